@@ -1,0 +1,1 @@
+"""cutlint: an offline static analyzer for CUTLASS instantiation sources."""

@@ -1,0 +1,1 @@
+"""Rule engine: rule files (data) evaluated against the model's resources -> diagnostics."""

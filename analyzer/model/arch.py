@@ -1,0 +1,34 @@
+"""The arch database: per-arch limits loaded from data/arches.toml, each number with its source."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache
+from importlib import resources
+
+from cutlint.records import ArchLimits
+
+
+@cache
+def arches() -> dict[str, ArchLimits]:
+    with resources.files("cutlint.model").joinpath("data", "arches.toml").open("rb") as f:
+        data = tomllib.load(f)
+    return {
+        name: ArchLimits(name=name, runs_kernels_of=tuple(d.pop("runs_kernels_of")), **d)
+        for name, d in data.items()
+    }
+
+
+def arch_for(spec: str | int) -> ArchLimits:
+    """`sm_120`, `sm120`, `sm_120a`, `120`, `12.0` -> the sm_120 record. KeyError if unknown."""
+    text = str(spec).strip().lower()
+    m = re.fullmatch(r"(?:sm_?|compute_?)?(\d+)(?:\.(\d))?[af]?", text)
+    if not m:
+        raise KeyError(spec)
+    sm = int(m[1]) * 10 + int(m[2]) if m[2] is not None else int(m[1])
+    name = f"sm_{sm}"
+    table = arches()
+    if name not in table:
+        raise KeyError(spec)
+    return table[name]

@@ -1,0 +1,151 @@
+"""Which CUTLASS version an instantiation is built against, and what that version's code does.
+
+The version decides the builder's stage budget and parts of the mainloop layout (see
+data/cutlass.toml). It comes, in this order, from the user (`--cutlass-version`), from a header
+directory's `cutlass/version.h`, from the FlashInfer version in a JIT cache path
+(data/flashinfer.toml), or else is the newest version modeled, and the output says which.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+Version = tuple[int, int, int]
+
+
+def parse_version(text: str) -> Version:
+    """`4.5.0` -> (4, 5, 0); `4.5` -> (4, 5, 0)."""
+    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", text)
+    if not m:
+        raise ValueError(f"not a CUTLASS version: {text!r}")
+    return int(m[1]), int(m[2]), int(m[3] or 0)
+
+
+def format_version(v: Version) -> str:
+    return ".".join(map(str, v))
+
+
+def _load(name: str) -> dict[str, Any]:
+    with resources.files("cutlint.model").joinpath("data", name).open("rb") as f:
+        return tomllib.load(f)
+
+
+@dataclass(frozen=True)
+class Knob:
+    name: str
+    since: Version
+    what: str
+    source: str
+
+
+@dataclass(frozen=True)
+class CutlassModel:
+    """The knobs of one CUTLASS version, and how the version was decided."""
+
+    version: Version
+    origin: str
+    knobs: frozenset[str]
+    verified: bool
+
+    def has(self, knob: str) -> bool:
+        return knob in self.knobs
+
+    @property
+    def label(self) -> str:
+        return format_version(self.version)
+
+
+@cache
+def _cutlass_table() -> tuple[Version, Version, tuple[Version, ...], tuple[Knob, ...]]:
+    data = _load("cutlass.toml")
+    knobs = tuple(
+        Knob(name, parse_version(k["since"]), k["what"], k["source"])
+        for name, k in data["knobs"].items()
+    )
+    verified = tuple(parse_version(v) for v in data["verified"])
+    return (
+        parse_version(data["modeled"]["first"]),
+        parse_version(data["modeled"]["last"]),
+        verified,
+        knobs,
+    )
+
+
+def knobs() -> tuple[Knob, ...]:
+    return _cutlass_table()[3]
+
+
+def modeled_range() -> tuple[Version, Version]:
+    first, last, _, _ = _cutlass_table()
+    return first, last
+
+
+def cutlass_model(version: Version, origin: str) -> CutlassModel:
+    _, _, verified, all_knobs = _cutlass_table()
+    on = frozenset(k.name for k in all_knobs if version >= k.since)
+    return CutlassModel(version, origin, on, version in verified)
+
+
+@dataclass(frozen=True)
+class FlashInferRelease:
+    version: str
+    cutlass: Version
+    sm120_tiles: frozenset[tuple[int, int, int]]
+    sm120_tiles_source: str
+
+
+@cache
+def flashinfer_releases() -> dict[str, FlashInferRelease]:
+    data = _load("flashinfer.toml")["versions"]
+    return {
+        v: FlashInferRelease(
+            v,
+            parse_version(d["cutlass"]),
+            frozenset((t[0], t[1], t[2]) for t in d["sm120_tiles"]),
+            d["sm120_tiles_source"],
+        )
+        for v, d in data.items()
+    }
+
+
+def read_version_h(include_dir: Path) -> Version | None:
+    """CUTLASS_MAJOR/MINOR/PATCH from `<include_dir>/cutlass/version.h`, if it is there."""
+    path = include_dir / "cutlass" / "version.h"
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    parts = [re.search(rf"#define\s+CUTLASS_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+    if not all(parts):
+        return None
+    return tuple(int(p[1]) for p in parts if p)  # type: ignore[return-value]
+
+
+def resolve(
+    override: str | None,
+    flashinfer_version: str | None,
+) -> CutlassModel:
+    """Decide the CUTLASS version for one file (see the module docstring for the order)."""
+    if override is not None:
+        if Path(override).is_dir():
+            found = read_version_h(Path(override))
+            if found is None:
+                raise ValueError(f"{override}: no cutlass/version.h with CUTLASS_MAJOR/MINOR/PATCH")
+            return cutlass_model(found, f"{override}/cutlass/version.h")
+        return cutlass_model(parse_version(override), "--cutlass-version")
+    release = flashinfer_releases().get(flashinfer_version or "")
+    if release is not None:
+        return cutlass_model(release.cutlass, f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}")
+    _, last = modeled_range()
+    why = (
+        f"FlashInfer {flashinfer_version} is not in cutlint's table"
+        if flashinfer_version
+        else "no version in the path and no --cutlass-version"
+    )
+    return cutlass_model(last, f"newest modeled ({why})")

@@ -1,0 +1,297 @@
+"""The records that flow between the pipeline stages: parse -> model -> rules -> report.
+
+Every record is a frozen pydantic model, so a stage can hand its output on without fearing that a
+later stage edits it, and every record serializes to JSON the same way for every reporter.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Record(BaseModel):
+    """Base of all records: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- parse -------------------------------------------------------------------------------------
+
+
+class SourceSpan(Record):
+    path: str
+    line: int = Field(description="1-based line of the first token")
+    column: int = Field(description="1-based column of the first token")
+    end_line: int = Field(description="1-based line of the last token (the closing parenthesis)")
+
+
+class Shape3(Record):
+    m: int
+    n: int
+    k: int
+
+    def __str__(self) -> str:
+        return f"{self.m}x{self.n}x{self.k}"
+
+
+class Family(StrEnum):
+    """Which kind of instantiation a record came from."""
+
+    TMA_WS_MOE_GEMM = "tma_ws_moe_gemm"
+    """`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(...)` (FlashInfer / TensorRT-LLM, SM90+)."""
+    EXPLICIT_LAUNCHER = "explicit_launcher"
+    """`template void <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, ...)."""
+
+
+class ElementType(StrEnum):
+    """Element types in CUTLASS's own short names (cutlass_library's DataTypeNames)."""
+
+    E2M1 = "e2m1"
+    E4M3 = "e4m3"
+    E5M2 = "e5m2"
+    F16 = "f16"
+    BF16 = "bf16"
+    F32 = "f32"
+
+
+class Fusion(StrEnum):
+    """TensorRT-LLM's `EpilogueFusion`."""
+
+    NONE = "NONE"
+    FINALIZE = "FINALIZE"
+    ACTIVATION = "ACTIVATION"
+
+
+class Guard(Record):
+    """The preprocessor condition that decides whether an instantiation is compiled."""
+
+    text: str = Field(description="the condition as written, e.g. `defined(ENABLE_FP4)`")
+    active: bool = Field(description="whether the condition holds for the define set in force")
+
+
+class MoeGemmArgs(Record):
+    """The 17 arguments of `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, typed.
+
+    Element types are None when the spelling is not one cutlint knows; the raw spelling is kept
+    in `Instantiation.args`.
+    """
+
+    arch_tag: str = Field(description="`Sm120`, `Sm100`, ... as written")
+    sm: int | None = Field(description="the compute capability the arch tag names, e.g. 120")
+    act_type: ElementType | None
+    weight_type: ElementType | None
+    output_type: ElementType | None
+    epilogue_schedule: str
+    epilogue_tag: str
+    fusion: Fusion | None
+    cta_tile: Shape3
+    cluster: Shape3
+    mxfpx: bool
+    dynamic_cga: bool
+    bias: bool
+    swap_ab: bool
+
+
+class Instantiation(Record):
+    """One instantiation found in a source file, whether or not the model covers it."""
+
+    span: SourceSpan
+    family: Family
+    name: str = Field(description="macro or launcher name")
+    args: tuple[str, ...] = Field(description="arguments as written, whitespace-normalized")
+    guard: Guard | None = Field(default=None, description="innermost enclosing #if, if any")
+    moe: MoeGemmArgs | None = Field(
+        default=None, description="typed arguments, for the TMA WS MoE GEMM family"
+    )
+
+
+class InputProblem(Record):
+    """Something in the input that cutlint could not read. Becomes a CUT0xx diagnostic."""
+
+    code: str = Field(description="the CUT0xx rule id")
+    path: str
+    line: int | None = None
+    message: str
+
+
+class ParsedFile(Record):
+    path: str
+    generated_for_sm: int | None = Field(
+        default=None, description="the arch the file was generated for, from its path or name"
+    )
+    flashinfer_version: str | None = Field(
+        default=None, description="FlashInfer version read off a JIT cache path, if any"
+    )
+    instantiations: tuple[Instantiation, ...] = ()
+    problems: tuple[InputProblem, ...] = ()
+
+
+# --- model -------------------------------------------------------------------------------------
+
+
+class Region(Record):
+    """One member of a struct as the compiler lays it out: where it starts, how big it is."""
+
+    name: str = Field(description="member path, e.g. `tensors.mainloop.smem_A`")
+    offset: int
+    size: int
+    align: int
+    source: str = Field(description="the CUTLASS header and symbol this member mirrors")
+
+
+class StageTerm(Record):
+    """One term of the builder's stage-count arithmetic."""
+
+    name: str
+    bytes: int
+    source: str
+
+
+class StageCount(Record):
+    """The stage count as the CollectiveBuilder of the modeled CUTLASS version computes it."""
+
+    stages: int
+    capacity: int = Field(description="the capacity the builder starts from (bytes)")
+    budget: int = Field(description="capacity less the builder's reductions and the carveout")
+    carveout: int = Field(description="StageCountAutoCarveout bytes")
+    reductions: tuple[StageTerm, ...] = Field(description="what the builder subtracts up front")
+    per_stage: tuple[StageTerm, ...] = Field(description="what the builder counts per stage")
+    stage_bytes: int
+    formula: str = Field(description="the builder function this mirrors")
+
+
+class SmemLayout(Record):
+    """The kernel's `SharedStorage` as the compiler lays it out."""
+
+    regions: tuple[Region, ...]
+    size: int = Field(description="sizeof(GemmKernel::SharedStorage) = SharedStorageSize")
+    align: int = Field(description="alignof(GemmKernel::SharedStorage)")
+    mainloop_size: int = Field(description="sizeof(CollectiveMainloop::SharedStorage)")
+    epilogue_size: int = Field(description="sizeof(CollectiveEpilogue::SharedStorage)")
+
+
+class ArchLimits(Record):
+    """Per-arch limits, each with its source in the arch data file."""
+
+    name: str = Field(description="`sm_120`")
+    sm: int
+    parts: str
+    smem_optin: int = Field(description="opt-in shared memory per block (bytes)")
+    smem_per_sm: int
+    smem_reserved_per_block: int
+    registers_per_thread: int
+    registers_per_sm: int
+    threads_per_block: int
+    threads_per_sm: int
+    clusters: bool
+    max_cluster_size: int
+    tma: bool
+    tma_multicast: bool
+    tmem: bool
+    runs_kernels_of: tuple[int, ...] = Field(
+        description="the sm values whose `sm_XYa` cubins load on this part"
+    )
+    sources: dict[str, str] = Field(description="field -> where its value comes from")
+
+
+class Resources(Record):
+    """What one instantiation needs on one arch, with the arithmetic behind every number."""
+
+    arch: ArchLimits
+    cutlass_version: str
+    cutlass_version_origin: str = Field(description="how the version was decided")
+    stage_count: StageCount
+    layout: SmemLayout
+    max_threads_per_block: int
+    tma_descriptors: int = Field(description="TMA descriptors (tensormaps) in shared memory")
+    dispatch_supported: bool = Field(
+        description="whether the launcher's SM120 dispatch accepts this tile and cluster"
+    )
+    variants: tuple[Variant, ...] = Field(
+        default=(), description="nearby variants (SwapAB, fusion, tile) and whether they fit"
+    )
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.layout.size
+
+    @property
+    def slack(self) -> int:
+        return self.arch.smem_optin - self.layout.size
+
+
+class Variant(Record):
+    """A neighbouring tactic and its shared memory, for the "what would fit" advice."""
+
+    label: str = Field(description="e.g. `SwapAB on`")
+    tile: Shape3
+    swap_ab: bool
+    fusion: Fusion
+    stages: int
+    smem_bytes: int
+    fits: bool
+
+
+class NotModeled(Record):
+    """The model cannot decide for this instantiation; says why instead of guessing."""
+
+    reason: str
+
+
+# --- rules and results -------------------------------------------------------------------------
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return {"note": 0, "info": 1, "warning": 2, "error": 3}[self.value]
+
+
+class Diagnostic(Record):
+    rule: str = Field(description="rule id, e.g. CUT101")
+    name: str = Field(description="rule name, e.g. smem-exceeds-optin")
+    severity: Severity
+    path: str
+    line: int | None
+    message: str
+    why: str | None = Field(default=None, description="one line of arithmetic behind it")
+    fix: str | None = None
+
+
+class InstantiationResult(Record):
+    instantiation: Instantiation
+    resources: Resources | None
+    not_modeled: NotModeled | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+class FileResult(Record):
+    path: str
+    instantiations: tuple[InstantiationResult, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = Field(
+        default=(), description="file-level diagnostics (input problems)"
+    )
+
+
+class CheckResult(Record):
+    files: tuple[FileResult, ...]
+    arch_override: str | None = None
+    cutlass_version_override: str | None = None
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out: list[Diagnostic] = []
+        for f in self.files:
+            out.extend(f.diagnostics)
+            for r in f.instantiations:
+                out.extend(r.diagnostics)
+        return out
+
+
+Resources.model_rebuild()

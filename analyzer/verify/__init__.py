@@ -1,0 +1,1 @@
+"""Verify: ask the compiler for the numbers the model predicts."""

@@ -1,0 +1,1 @@
+"""The rule files (TOML), shipped inside the wheel as cutlint.rules."""
