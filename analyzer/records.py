@@ -265,9 +265,22 @@ class Diagnostic(Record):
     fix: str | None = None
 
 
+class Verdict(StrEnum):
+    """What will happen to this tactic, decided from its worst finding."""
+
+    FITS = "fits"
+    ZERO_SLACK = "fits, 0 B slack"
+    FAILS_INITIALIZE = "fails initialize()"
+    FAILS_COMPILE = "does not compile"
+    UNREACHABLE = "never dispatched"
+    NOT_MODELED = "not modeled"
+    INACTIVE = "inactive (#if)"
+
+
 class InstantiationResult(Record):
     instantiation: Instantiation
     resources: Resources | None
+    verdict: Verdict
     not_modeled: NotModeled | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
 

@@ -1,1 +1,11 @@
-"""Reporters: one module per output format, render(result) -> str."""
+"""Reporters: one module per output format, each `render(result) -> str`."""
+
+from collections.abc import Callable
+
+from cutlint.records import CheckResult
+from cutlint.report import json, text
+
+REPORTERS: dict[str, Callable[[CheckResult], str]] = {
+    "text": text.render,
+    "json": json.render,
+}

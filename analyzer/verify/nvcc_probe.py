@@ -4,8 +4,9 @@ This is the referee for cutlint's layout model: no GPU, no GEMM device code.
 
 FlashInfer's generated files (``*.generated.cu``) expand
 ``INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`` into a function whose CUTLASS types are local
-aliases, so they cannot be named from outside the function. We therefore compile the real generated file against a patched copy of the real
-launcher ``.inl`` of the same FlashInfer version, placed first on the include path:
+aliases, so they cannot be named from outside the function. We therefore compile the real
+generated file against a patched copy of the real launcher ``.inl`` of the same FlashInfer
+version, placed first on the include path:
 
 * everything up to and including ``using GemmGrouped = ...;`` is left byte-for-byte alone, so
   every CUTLASS type is built exactly as in a real build;
@@ -274,6 +275,15 @@ CUTLINT_PROBE_MEMBER(e_pipeline, pipeline)
 CUTLINT_PROBE_STATIC(s_sched_stages, TileSchedulerStages)
 CUTLINT_PROBE_STATIC(s_stages_c, StagesC)
 CUTLINT_PROBE_STATIC(s_stages_d, StagesD)
+CUTLINT_PROBE_STATIC(s_reuse_smem_c, ReuseSmemC)
+CUTLINT_PROBE_STATIC(s_sched_pipe_stages, SchedulerPipelineStageCount)
+
+// A collective's DispatchPolicy (where StagesC/StagesD are public), or an empty stand-in.
+struct no_policy {};
+template <class T, class = void> struct policy_of { using type = no_policy; };
+template <class T> struct policy_of<T, std::void_t<typename T::DispatchPolicy>> {
+  using type = typename T::DispatchPolicy;
+};
 
 template <class GemmKernel, class Mainloop, class Epilogue>
 void report(int line, const char* const* args, int nargs) {
@@ -289,7 +299,9 @@ void report(int line, const char* const* args, int nargs) {
               static_cast<long long>(GemmKernel::SharedStorageSize),
               static_cast<long long>(sizeof(KS)), static_cast<long long>(alignof(KS)),
               static_cast<long long>(GemmKernel::MaxThreadsPerBlock));
+  using EP = typename policy_of<Epilogue>::type;
   Members m;
+  m.add("kernel.sizeof", static_cast<long long>(sizeof(KS)));
   m.add("kernel.align", static_cast<long long>(alignof(KS)));
   m.add("mainloop.align", static_cast<long long>(alignof(MS)));
   m.add("epilogue.align", static_cast<long long>(alignof(ES)));
@@ -319,8 +331,11 @@ void report(int line, const char* const* args, int nargs) {
   emit_e_tensormaps<ES>(m, "epilogue");
   emit_e_pipeline<ES>(m, "epilogue");
   emit_s_sched_stages<GemmKernel>(m, "kernel.TileSchedulerStages");
-  emit_s_stages_c<Epilogue>(m, "epilogue.StagesC");
-  emit_s_stages_d<Epilogue>(m, "epilogue.StagesD");
+  emit_s_stages_c<EP>(m, "epilogue.StagesC");
+  emit_s_stages_d<EP>(m, "epilogue.StagesD");
+  emit_s_reuse_smem_c<EP>(m, "epilogue.ReuseSmemC");
+  emit_s_sched_pipe_stages<typename Mainloop::DispatchPolicy>(m,
+                                                             "mainloop.SchedulerPipelineStageCount");
   std::printf("}}\n");
   std::fflush(stdout);
   ++report_count();

@@ -1,0 +1,211 @@
+"""The public Python API: what the CLI calls, and what a build pipeline calls.
+
+`check(paths)` runs the whole pipeline (parse -> model -> rules) and returns a CheckResult, pure
+data for any reporter. `check_tactic(...)` answers for one tactic before any file is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cutlint import parse
+from cutlint.engine.evaluate import diagnose
+from cutlint.engine.facts import facts_for
+from cutlint.engine.loader import rules_by_id
+from cutlint.engine.schema import Kind, Rule
+from cutlint.model import ModelContext, model_instantiation
+from cutlint.model.arch import arch_for
+from cutlint.model.versions import flashinfer_releases, resolve
+from cutlint.records import (
+    CheckResult,
+    Diagnostic,
+    ElementType,
+    Family,
+    FileResult,
+    Fusion,
+    InputProblem,
+    Instantiation,
+    InstantiationResult,
+    MoeGemmArgs,
+    NotModeled,
+    ParsedFile,
+    Resources,
+    Severity,
+    Shape3,
+    SourceSpan,
+    Verdict,
+)
+
+DEFAULT_ARCH = "sm_120"
+"""Target arch when neither --arch nor the file's own path names one."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """`--select` / `--ignore`: rule ids or id prefixes (`CUT1` selects CUT100-CUT199)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def wants(self, rule_id: str) -> bool:
+        if self.select and not any(rule_id.startswith(s) for s in self.select):
+            return False
+        return not any(rule_id.startswith(s) for s in self.ignore)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    arch: str | None = None
+    cutlass_version: str | None = None
+    defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
+    undefines: Sequence[str] = ()
+    selection: Selection = Selection()
+    jobs: int | None = None
+
+
+def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
+    rule = rules[p.code]
+    return Diagnostic(
+        rule=rule.id, name=rule.name, severity=rule.severity, path=p.path, line=p.line, message=p.message
+    )
+
+
+def _not_modeled_diagnostic(inst: Instantiation, nm: NotModeled, rules: Mapping[str, Rule]) -> Diagnostic:
+    rule = next(r for r in rules.values() if r.kind is Kind.NOT_MODELED)
+    return Diagnostic(
+        rule=rule.id,
+        name=rule.name,
+        severity=rule.severity,
+        path=inst.span.path,
+        line=inst.span.line,
+        message=f"{rule.message}: {nm.reason}",
+    )
+
+
+def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
+    arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
+    release = flashinfer_releases().get(parsed.flashinfer_version or "")
+    return ModelContext(arch=arch, cutlass=resolve(options.cutlass_version, parsed.flashinfer_version), flashinfer=release)
+
+
+def evaluate_instantiation(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> InstantiationResult:
+    """Model one instantiation and run the resource rules on it."""
+    rules = rules_by_id()
+    if inst.guard is not None and not inst.guard.active:
+        nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
+        return InstantiationResult(instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm)
+    modeled = model_instantiation(inst, ctx)
+    if isinstance(modeled, NotModeled):
+        diags = [_not_modeled_diagnostic(inst, modeled, rules)]
+        return InstantiationResult(
+            instantiation=inst,
+            resources=None,
+            verdict=Verdict.NOT_MODELED,
+            not_modeled=modeled,
+            diagnostics=tuple(d for d in diags if options.selection.wants(d.rule)),
+        )
+    resource_rules = [r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)]
+    diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
+    return InstantiationResult(
+        instantiation=inst, resources=modeled, verdict=_verdict(diags, rules), diagnostics=tuple(diags)
+    )
+
+
+_VERDICT_PRIORITY = (Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.UNREACHABLE, Verdict.ZERO_SLACK)
+
+
+def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
+    """The worst outcome the findings imply (each rule file names its `verdict`)."""
+    implied = {rules[d.rule].verdict for d in diags}
+    return next((v for v in _VERDICT_PRIORITY if v in implied), Verdict.FITS)
+
+
+def evaluate_file(parsed: ParsedFile, options: CheckOptions) -> FileResult:
+    rules = rules_by_id()
+    file_diags = [_input_diagnostic(p, rules) for p in parsed.problems]
+    results: list[InstantiationResult] = []
+    if parsed.instantiations:
+        ctx = _context(parsed, options)
+        results = [evaluate_instantiation(i, ctx, options) for i in parsed.instantiations]
+    return FileResult(
+        path=parsed.path,
+        instantiations=tuple(results),
+        diagnostics=tuple(d for d in file_diags if options.selection.wants(d.rule)),
+    )
+
+
+def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
+    """Parse, model and judge every instantiation under `paths`."""
+    options = options or CheckOptions()
+    parsed = parse.parse_paths(
+        [Path(p) for p in paths], defines=options.defines, undefines=options.undefines, jobs=options.jobs
+    )
+    return CheckResult(
+        files=tuple(evaluate_file(p, options) for p in parsed),
+        arch_override=options.arch,
+        cutlass_version_override=options.cutlass_version,
+    )
+
+
+def check_tactic(
+    *,
+    arch: str = DEFAULT_ARCH,
+    act_type: ElementType,
+    weight_type: ElementType,
+    output_type: ElementType,
+    tile: tuple[int, int, int],
+    cluster: tuple[int, int, int] = (1, 1, 1),
+    fusion: Fusion = Fusion.NONE,
+    swap_ab: bool = False,
+    mxfpx: bool | None = None,
+    cutlass_version: str | None = None,
+    flashinfer_version: str | None = None,
+) -> InstantiationResult:
+    """One tactic, before generation: what it needs and which rules it breaks.
+
+    `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations with FP4 weights).
+    """
+    target = arch_for(arch)
+    sm = 121 if target.sm == 121 else 120
+    if mxfpx is None:
+        mxfpx = act_type is ElementType.E4M3 and weight_type is ElementType.E2M1
+    args = MoeGemmArgs(
+        arch_tag=f"Sm{sm}",
+        sm=sm,
+        act_type=act_type,
+        weight_type=weight_type,
+        output_type=output_type,
+        epilogue_schedule="void",
+        epilogue_tag="EpilogueOpDefault",
+        fusion=fusion,
+        cta_tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
+        cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
+        mxfpx=mxfpx,
+        dynamic_cga=False,
+        bias=False,
+        swap_ab=swap_ab,
+    )
+    inst = Instantiation(
+        span=SourceSpan(path="<tactic>", line=0, column=0, end_line=0),
+        family=Family.TMA_WS_MOE_GEMM,
+        name="INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM",
+        args=(),
+        moe=args,
+    )
+    ctx = ModelContext(
+        arch=target,
+        cutlass=resolve(cutlass_version, flashinfer_version),
+        flashinfer=flashinfer_releases().get(flashinfer_version or ""),
+    )
+    return evaluate_instantiation(inst, ctx, CheckOptions())
+
+
+def worst_severity(result: CheckResult) -> Severity | None:
+    diags = result.all_diagnostics()
+    return max((d.severity for d in diags), key=lambda s: s.rank, default=None)
+
+
+def resources_of(result: CheckResult) -> list[Resources]:
+    return [r.resources for f in result.files for r in f.instantiations if r.resources is not None]

@@ -1,0 +1,127 @@
+"""The `cutlint` command. Thin: parse flags, call the API, pick a reporter, choose the exit code.
+
+Exit codes (docs/usage.md): 0 no finding at or above --fail-on; 1 such findings; 2 a usage error
+or input that could not be read (CUT001, CUT002, CUT007) — every other file's result is still
+printed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from cutlint import api
+from cutlint.engine.loader import load_rules, rules_by_id
+from cutlint.engine.schema import FailsAt, Kind
+from cutlint.model.arch import arch_for
+from cutlint.model.versions import parse_version
+from cutlint.records import CheckResult, Severity
+from cutlint.report import REPORTERS
+from cutlint.report.rule_docs import render_rule
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+FAIL_ON = ["error", "warning", "info", "note", "never"]
+
+
+def _defines(define: Sequence[str], undefine: Sequence[str]) -> dict[str, str]:
+    from cutlint.parse import DEFAULT_DEFINES
+
+    out = dict(DEFAULT_DEFINES)
+    for d in define:
+        name, _, value = d.partition("=")
+        out[name] = value or "1"
+    for u in undefine:
+        out.pop(u, None)
+    return out
+
+
+def exit_code(result: CheckResult, fail_on: str) -> int:
+    rules = rules_by_id()
+    diags = result.all_diagnostics()
+    if any(rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags):
+        return EXIT_USAGE
+    if fail_on == "never":
+        return EXIT_OK
+    threshold = Severity(fail_on).rank
+    return EXIT_FINDINGS if any(d.severity.rank >= threshold for d in diags) else EXIT_OK
+
+
+def _check_options(arch: str | None, cutlass_version: str | None) -> None:
+    """Reject bad --arch / --cutlass-version before any work, as a usage error."""
+    if arch is not None:
+        try:
+            arch_for(arch)
+        except KeyError:
+            raise click.BadParameter(f"unknown arch {arch!r}; known: sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121", param_hint="--arch") from None
+    if cutlass_version is not None and not Path(cutlass_version).is_dir():
+        try:
+            parse_version(cutlass_version)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--cutlass-version") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cutlint")
+def main() -> None:
+    """Predict which CUTLASS tactics fail to launch, and why, before any GPU."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--arch", help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.")
+@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option("--select", multiple=True, help="Only these rules (ids or prefixes, e.g. CUT1). Repeatable.")
+@click.option("--ignore", multiple=True, help="Not these rules (ids or prefixes). Repeatable.")
+@click.option("-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE).")
+@click.option("-U", "undefine", multiple=True, help="Undefine a macro (default set: ENABLE_FP4, ENABLE_FP8, ENABLE_BF16).")
+@click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True, help="Lowest severity that makes the exit code 1.")
+@click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
+def check(
+    paths: tuple[Path, ...],
+    arch: str | None,
+    fmt: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    define: tuple[str, ...],
+    undefine: tuple[str, ...],
+    cutlass_version: str | None,
+    fail_on: str,
+    jobs: int | None,
+) -> None:
+    """Check generated CUTLASS instantiation files (or directories of them)."""
+    _check_options(arch, cutlass_version)
+    options = api.CheckOptions(
+        arch=arch,
+        cutlass_version=cutlass_version,
+        defines=_defines(define, undefine),
+        undefines=undefine,
+        selection=api.Selection(select=select, ignore=ignore),
+        jobs=jobs,
+    )
+    result = api.check(paths, options)
+    click.echo(REPORTERS[fmt](result), nl=False)
+    sys.exit(exit_code(result, fail_on))
+
+
+@main.command("rules")
+def list_rules() -> None:
+    """List every rule: id, name, severity, when it fails."""
+    from tabulate import tabulate
+
+    rows = [[r.id, r.name, r.severity.value, r.fails_at.value, r.failure_class, r.doc.what.split(". ")[0]] for r in load_rules()]
+    click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
+
+
+@main.command()
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Explain a rule (CUT101 or smem-exceeds-optin)."""
+    by_key = {r.id: r for r in load_rules()} | {r.name: r for r in load_rules()}
+    found = by_key.get(rule) or by_key.get(rule.upper())
+    if found is None:
+        raise click.BadParameter(f"no rule {rule!r}; see `cutlint rules`", param_hint="RULE")
+    click.echo(render_rule(found))

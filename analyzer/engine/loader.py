@@ -1,0 +1,68 @@
+"""Load and validate the rule files shipped in cutlint.rules (rules/<group>/CUTnnn-name.toml)."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from pydantic import ValidationError
+
+from cutlint.engine.evaluate import TEMPLATE_FIELD
+from cutlint.engine.facts import METRICS
+from cutlint.engine.schema import All, Any_, Compare, Condition, MetricRef, Not, Rule
+
+
+class RuleFileError(Exception):
+    """A rule file does not match the schema; names the file."""
+
+
+def _rule_files() -> list[Traversable]:
+    root = resources.files("cutlint.rules")
+    files = [f for group in root.iterdir() if group.is_dir() for f in group.iterdir()]
+    return sorted((f for f in files if f.name.endswith(".toml")), key=lambda f: f.name)
+
+
+def _metrics_named(cond: Condition) -> list[str]:
+    if isinstance(cond, Compare):
+        named = [cond.metric]
+        if isinstance(cond.operand, MetricRef):
+            named.append(cond.operand.metric)
+        return named
+    if isinstance(cond, All):
+        return [m for c in cond.all for m in _metrics_named(c)]
+    if isinstance(cond, Any_):
+        return [m for c in cond.any for m in _metrics_named(c)]
+    assert isinstance(cond, Not)
+    return _metrics_named(cond.not_)
+
+
+def parse_rule(name: str, text: str) -> Rule:
+    try:
+        rule = Rule.model_validate(tomllib.loads(text))
+    except (tomllib.TOMLDecodeError, ValidationError) as e:
+        raise RuleFileError(f"{name}: {e}") from e
+    if not name.startswith(f"{rule.id}-{rule.name}."):
+        raise RuleFileError(f"{name}: file name must be {rule.id}-{rule.name}.toml")
+    named = _metrics_named(rule.when) if rule.when else []
+    for template in (rule.message, rule.why or "", rule.fix or ""):
+        named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
+    unknown = sorted({m for m in named if m not in METRICS})
+    if unknown:
+        raise RuleFileError(f"{name}: unknown metric(s) {unknown}; known: {sorted(METRICS)}")
+    return rule
+
+
+@cache
+def load_rules() -> tuple[Rule, ...]:
+    rules = tuple(parse_rule(f.name, f.read_text(encoding="utf-8")) for f in _rule_files())
+    ids = [r.id for r in rules]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        raise RuleFileError(f"duplicate rule ids: {dupes}")
+    return rules
+
+
+def rules_by_id() -> dict[str, Rule]:
+    return {r.id: r for r in load_rules()}

@@ -1,0 +1,146 @@
+"""The rule file schema. A rule is data: what it predicts, when, and how it explains itself.
+
+Conditions are plain data (`{metric = "smem.total", gt = {metric = "smem.limit"}}`), validated here
+and interpreted by engine.evaluate; nothing in a rule file is ever passed to `eval`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cutlint.records import Severity, Verdict
+
+RULE_ID = re.compile(r"CUT\d{3}")
+RULE_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
+
+Scalar = Union[int, bool, str]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class MetricRef(Strict):
+    metric: str
+
+
+Operand = Union[MetricRef, Scalar]
+
+
+class Compare(Strict):
+    """`metric <op> operand`, exactly one op set."""
+
+    metric: str
+    gt: Operand | None = None
+    ge: Operand | None = None
+    lt: Operand | None = None
+    le: Operand | None = None
+    eq: Operand | None = None
+    ne: Operand | None = None
+
+    @model_validator(mode="after")
+    def _one_op(self) -> Compare:
+        ops = [op for op in ("gt", "ge", "lt", "le", "eq", "ne") if getattr(self, op) is not None]
+        if len(ops) != 1:
+            raise ValueError(f"a comparison needs exactly one of gt/ge/lt/le/eq/ne, got {ops or 'none'}")
+        return self
+
+    @property
+    def op(self) -> str:
+        return next(op for op in ("gt", "ge", "lt", "le", "eq", "ne") if getattr(self, op) is not None)
+
+    @property
+    def operand(self) -> Operand:
+        value: Operand = getattr(self, self.op)
+        return value
+
+
+class All(Strict):
+    all: list[Condition]
+
+
+class Any_(Strict):
+    any: list[Condition]
+
+
+class Not(Strict):
+    not_: Condition = Field(alias="not")
+
+
+Condition = Annotated[Union[Compare, All, Any_, Not], Field(union_mode="left_to_right")]
+
+
+class Kind(StrEnum):
+    INPUT = "input"
+    """Raised by the parser (CUT0xx); the rule file gives its severity, text and docs."""
+    NOT_MODELED = "not-modeled"
+    """Raised when the model cannot decide; the reason is the model's."""
+    RESOURCE = "resource"
+    """Evaluated on the model's Resources with `when`."""
+
+
+class FailsAt(StrEnum):
+    PARSE = "parse"
+    COMPILE = "compile"
+    INITIALIZE = "initialize"
+    DISPATCH = "dispatch"
+    NEVER = "never"
+
+
+class Doc(Strict):
+    what: str
+    why: str
+    example: str
+    fix: str
+    references: list[str] = Field(min_length=1)
+
+
+class Rule(Strict):
+    id: str
+    name: str
+    severity: Severity
+    kind: Kind
+    fails_at: FailsAt
+    failure_class: Literal["A", "B", "C", "D", "E", "F", "G", "-"] = Field(
+        description="DOMAIN.md section 6 failure class"
+    )
+    message: str
+    why: str | None = Field(default=None, description="template of the one line of arithmetic")
+    fix: str | None = Field(default=None, description="template of the concrete fix")
+    when: Condition | None = None
+    verdict: Verdict | None = Field(default=None, description="what a finding of this rule means for the tactic")
+    doc: Doc
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, v: str) -> str:
+        if not RULE_ID.fullmatch(v):
+            raise ValueError(f"rule id {v!r} is not CUTnnn")
+        return v
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not RULE_NAME.fullmatch(v):
+            raise ValueError(f"rule name {v!r} is not kebab-case")
+        return v
+
+    @model_validator(mode="after")
+    def _when(self) -> Rule:
+        if (self.kind is Kind.RESOURCE) != (self.when is not None):
+            raise ValueError("`when` is required for resource rules and only for them")
+        return self
+
+    @property
+    def label(self) -> str:
+        return f"{self.id} {self.name}"
+
+
+All.model_rebuild()
+Any_.model_rebuild()
+Not.model_rebuild()
+Rule.model_rebuild()

@@ -1,0 +1,88 @@
+"""Blank out comments and literals, keeping every byte offset, so later scans can use plain regexes.
+
+All scanning in the parse stage works on byte offsets into the file as read; libclang reports
+skipped ranges as byte offsets too, so nothing has to be translated between the two. A comma,
+parenthesis, `#` or macro name inside a comment or a string must not count, and a regex over the
+masked text sees none of them. Newlines stay where they were (a comment that spans lines is still
+"white space containing a new-line" for the directive rules, C++ [cpp.pre]/1).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+# One alternation, tried left to right; leftmost match wins, so `"//"` is a string and `/*"*/`
+# a comment. Every branch is linear (no nested quantifiers over the same characters), so a
+# 10 MB line costs one pass. Unterminated comments run to the end of the file and unterminated
+# literals to the end of the line, as clang's lexer treats them.
+_LEXEMES = re.compile(
+    rb"""
+      (?P<comment>
+          //(?:\\\r?\n|[^\n])*                    # line comment; a backslash-newline continues it
+        | /\*.*?(?:\*/|\Z)                        # block comment
+      )
+    | (?P<literal>
+          (?<![\w])(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)  # raw string
+        | (?<![\w])(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*(?:"|(?=\n)|\Z)     # string literal
+        | (?<![\w'])(?:u8|[uUL])?'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z)    # char literal; the
+                                          # look-behind keeps digit separators (1'000) out
+      )
+    """,
+    re.S | re.X,
+)
+
+# bytes.translate table: every byte becomes a space except the newline.
+_BLANK = bytes(10 if b == 10 else 32 for b in range(256))
+
+
+@dataclass(frozen=True)
+class MaskedText:
+    """The file three ways, all the same length as the original."""
+
+    original: bytes
+    uncommented: bytes
+    """Comments blanked: the text arguments and conditions are spelled from."""
+    code: bytes
+    """Comments and string/char literals blanked: what structure is scanned on."""
+    comment_spans: tuple[tuple[int, int], ...]
+    """(start, end) of every comment, for the directive-end rule."""
+
+    def newline_in_comment(self, offset: int) -> bool:
+        """Whether the newline at `offset` lies inside a comment (so it does not end a line)."""
+        i = bisect.bisect_right(self.comment_spans, (offset, 1 << 62)) - 1
+        return i >= 0 and self.comment_spans[i][0] <= offset < self.comment_spans[i][1]
+
+    def comments_within(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The comments overlapping [start, end), clipped to it. Comments do not overlap each
+        other, so they are sorted by start and by end alike."""
+        spans = self.comment_spans
+        i = bisect.bisect_right(spans, (start, 1 << 62)) - 1
+        i = max(i, 0)
+        out: list[tuple[int, int]] = []
+        while i < len(spans) and spans[i][0] < end:
+            cs, ce = spans[i]
+            if ce > start:
+                out.append((max(cs, start), min(ce, end)))
+            i += 1
+        return out
+
+
+def blank(text: bytes) -> bytes:
+    """Spaces for every byte of `text` except newlines."""
+    return text.translate(_BLANK)
+
+
+def mask(original: bytes) -> MaskedText:
+    uncommented = bytearray(original)
+    code = bytearray(original)
+    comments: list[tuple[int, int]] = []
+    for m in _LEXEMES.finditer(original):
+        start, end = m.span()
+        blanked = blank(original[start:end])
+        code[start:end] = blanked
+        if m.group("comment") is not None:
+            uncommented[start:end] = blanked
+            comments.append((start, end))
+    return MaskedText(original, bytes(uncommented), bytes(code), tuple(comments))

@@ -1,0 +1,89 @@
+"""The one place cutlint calls libclang: which `#if` branches a define set compiles.
+
+libclang's preprocessor is the authority on conditionals (`defined`, arithmetic, macros defined in
+the file, `__has_include`, clang's predefined macros), and `clang_getSkippedRanges` reports the
+branches it skipped as byte ranges. The bindings do not expose that function, so it is declared
+here through ctypes. `clang` is imported on first use only: a run whose files have no `#if`
+never loads the 68 MB library, and importing `cutlint.parse` stays cheap.
+
+libclang can still kill the process on pathological input (20,000 nested parentheses in an `#if`
+overflow its recursive-descent evaluator), which is why the pool calls this in worker processes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# Parsed as C++17 host code, as nvcc's host pass sees these files, with no header search path:
+# the headers are not needed and a missing one must not change what is found.
+_BASE_ARGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w")
+
+
+class ParserFailure(Exception):
+    """libclang could not produce a translation unit."""
+
+
+class _Clang:
+    """The loaded bindings and the declarations cutlint adds to them."""
+
+    def __init__(self) -> None:
+        import clang.cindex as cindex  # type: ignore[import-untyped]
+
+        class SourceRangeList(ctypes.Structure):
+            _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(cindex.SourceRange))]
+
+        lib = cindex.conf.lib
+        lib.clang_getSkippedRanges.argtypes = [cindex.TranslationUnit, ctypes.c_void_p]
+        lib.clang_getSkippedRanges.restype = ctypes.POINTER(SourceRangeList)
+        lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(SourceRangeList)]
+        lib.clang_disposeSourceRangeList.restype = None
+        self.cindex: Any = cindex
+        self.lib: Any = lib
+        self.index: Any = cindex.Index.create()
+        # The detailed processing record is where clang keeps the skipped ranges.
+        self.options: int = (
+            cindex.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+            | cindex.TranslationUnit.PARSE_INCOMPLETE
+        )
+
+
+_loaded: _Clang | None = None
+
+
+def _clang() -> _Clang:
+    global _loaded
+    if _loaded is None:
+        _loaded = _Clang()
+    return _loaded
+
+
+def command_line(defines: Mapping[str, str], undefines: Sequence[str]) -> list[str]:
+    args = list(_BASE_ARGS)
+    args += [f"-D{name}={value}" for name, value in defines.items()]
+    args += [f"-U{name}" for name in undefines]  # after the -D's, so an undefine wins
+    return args
+
+
+def skipped_ranges(path: str, text: bytes, args: Sequence[str]) -> list[tuple[int, int]]:
+    """Byte ranges [start, end) of the branches the preprocessor skipped in `text`.
+
+    `text` is given to libclang as the unsaved contents of `path`, so the file on disk is not
+    read again (and need not exist); `path` still anchors `__has_include("...")`.
+    """
+    cl = _clang()
+    try:
+        tu = cl.index.parse(path, list(args), unsaved_files=[(path, text)], options=cl.options)
+    except cl.cindex.TranslationUnitLoadError as err:
+        raise ParserFailure(f"libclang could not parse the file: {err}") from err
+    cxfile = cl.lib.clang_getFile(tu, path.encode())
+    if not cxfile:
+        raise ParserFailure("libclang lost track of the main file")
+    listed = cl.lib.clang_getSkippedRanges(tu, cxfile)
+    try:
+        ranges = listed.contents.ranges
+        out = [(ranges[i].start.offset, ranges[i].end.offset) for i in range(listed.contents.count)]
+    finally:
+        cl.lib.clang_disposeSourceRangeList(listed)
+    return sorted(out)

@@ -1,0 +1,35 @@
+"""The input problems the parse stage reports: CUT001-CUT007, one code per way an input can fail.
+
+The parser never raises on bad input; it returns an `InputProblem` naming the file (and the line
+where there is one) and goes on with the next file. The engine turns these into diagnostics; the
+names here are the rule names it shows beside the codes (`CUT003 truncated-instantiation`).
+"""
+
+from __future__ import annotations
+
+from cutlint.records import InputProblem
+
+UNREADABLE_INPUT = "CUT001"
+NOT_TEXT = "CUT002"
+TRUNCATED_INSTANTIATION = "CUT003"
+WRONG_ARGUMENT_COUNT = "CUT004"
+UNKNOWN_ARGUMENT = "CUT005"
+NO_INSTANTIATIONS = "CUT006"
+PARSER_FAILURE = "CUT007"
+
+PROBLEM_NAMES: dict[str, str] = {
+    UNREADABLE_INPUT: "unreadable-input",
+    NOT_TEXT: "not-text",
+    TRUNCATED_INSTANTIATION: "truncated-instantiation",
+    WRONG_ARGUMENT_COUNT: "wrong-argument-count",
+    UNKNOWN_ARGUMENT: "unknown-argument",
+    NO_INSTANTIATIONS: "no-instantiations",
+    PARSER_FAILURE: "parser-failure",
+}
+"""CUT0xx code -> rule name, for the engine's `CUT003 truncated-instantiation` headings."""
+
+
+def problem(code: str, path: str, message: str, line: int | None = None) -> InputProblem:
+    if code not in PROBLEM_NAMES:
+        raise ValueError(f"not an input-problem code: {code}")
+    return InputProblem(code=code, path=path, line=line, message=message)

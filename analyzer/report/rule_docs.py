@@ -1,0 +1,71 @@
+"""A rule's documentation page, rendered from its rule file (docs/rules/ is generated from this)."""
+
+from __future__ import annotations
+
+from cutlint.engine.schema import Rule
+
+
+def render_rule(rule: Rule) -> str:
+    doc = rule.doc
+    refs = "\n".join(f"- {r}" for r in doc.references)
+    return f"""# {rule.id} {rule.name}
+
+*Generated from `rules/` by `python -m cutlint.report.rule_docs docs/rules`; do not edit.*
+
+| severity | fails at | failure class |
+|---|---|---|
+| {rule.severity.value} | {rule.fails_at.value} | {rule.failure_class} |
+
+## What it predicts
+
+{doc.what}
+
+## Why it fails
+
+{doc.why}
+
+## Example
+
+```cpp
+{doc.example.strip()}
+```
+
+## How to fix
+
+{doc.fix}
+
+## References
+
+{refs}
+"""
+
+
+def index(rules: tuple[Rule, ...]) -> str:
+    rows = "\n".join(f"| [{r.id}]({r.id}.md) | {r.name} | {r.severity.value} | {r.fails_at.value} |" for r in rules)
+    return f"""# Rules
+
+*Generated from `rules/`; do not edit.*
+
+| id | name | severity | fails at |
+|---|---|---|---|
+{rows}
+"""
+
+
+def pages() -> dict[str, str]:
+    from cutlint.engine.loader import load_rules
+
+    rules = load_rules()
+    out = {f"{r.id}.md": render_rule(r) for r in rules}
+    out["README.md"] = index(rules)
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/rules")
+    target.mkdir(parents=True, exist_ok=True)
+    for name, text in pages().items():
+        (target / name).write_text(text, encoding="utf-8")

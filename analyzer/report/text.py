@@ -1,0 +1,75 @@
+"""Text output: a table per file, one line of why per failure, then a summary."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
+
+HEADERS = ["line", "tile", "cluster", "A x B -> D", "fusion", "SwapAB", "stages", "smem / limit (B)", "verdict", "rule"]
+
+
+def _types(r: InstantiationResult) -> str:
+    m = r.instantiation.moe
+    if m is None:
+        return r.instantiation.name
+    names = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
+    return f"{names[0]} x {names[1]} -> {names[2]}"
+
+
+def _row(r: InstantiationResult) -> list[str]:
+    m = r.instantiation.moe
+    res = r.resources
+    rules = ",".join(dict.fromkeys(d.rule for d in r.diagnostics)) or "-"
+    return [
+        str(r.instantiation.span.line),
+        str(m.cta_tile) if m else "-",
+        str(m.cluster) if m else "-",
+        _types(r),
+        (m.fusion.value if m.fusion else "?") if m else "-",
+        ("on" if m.swap_ab else "off") if m else "-",
+        str(res.stage_count.stages) if res else "-",
+        f"{res.layout.size:,} / {res.arch.smem_optin:,}" if res else "-",
+        r.verdict.value,
+        rules,
+    ]
+
+
+def _finding(d: Diagnostic) -> str:
+    where = f"{d.path}:{d.line}" if d.line else d.path
+    text = f"  {where}: {d.severity.value} {d.rule} {d.name}: {d.message}"
+    if d.why:
+        text += f"\n      {d.why}"
+    return text
+
+
+def render_file(f: FileResult) -> str:
+    parts = [f.path]
+    if f.instantiations:
+        parts.append(tabulate([_row(r) for r in f.instantiations], headers=HEADERS, tablefmt="simple"))
+    findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
+    parts.extend(_finding(d) for d in findings)
+    return "\n".join(parts)
+
+
+def summary(result: CheckResult) -> str:
+    rows = [r for f in result.files for r in f.instantiations]
+    count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
+    inputs = sum(len(f.diagnostics) for f in result.files)
+    fails = count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE]
+    line = (
+        f"{len(rows)} instantiations in {len(result.files)} files: {fails} predicted failures "
+        f"({count[Verdict.FAILS_INITIALIZE]} at initialize(), {count[Verdict.FAILS_COMPILE]} at compile time), "
+        f"{count[Verdict.ZERO_SLACK]} with zero slack, {count[Verdict.UNREACHABLE]} never dispatched, "
+        f"{count[Verdict.NOT_MODELED]} not modeled, {count[Verdict.INACTIVE]} inactive"
+    )
+    if inputs:
+        line += f"; {inputs} input problems"
+    versions = sorted({(r.resources.cutlass_version, r.resources.cutlass_version_origin) for r in rows if r.resources})
+    notes = [f"CUTLASS {v}: {origin}" for v, origin in versions]
+    return "\n".join([line, *notes])
+
+
+def render(result: CheckResult) -> str:
+    blocks = [render_file(f) for f in result.files]
+    return "\n\n".join([*blocks, summary(result)]) + "\n"
