@@ -63,6 +63,8 @@ class CheckOptions:
     undefines: Sequence[str] = ()
     selection: Selection = Selection()
     jobs: int | None = None
+    flashinfer_version: str | None = None
+    """The FlashInfer release that wrote the files, where their path does not say."""
 
 
 def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
@@ -86,8 +88,9 @@ def _not_modeled_diagnostic(inst: Instantiation, nm: NotModeled, rules: Mapping[
 
 def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
     arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
-    release = flashinfer_releases().get(parsed.flashinfer_version or "")
-    return ModelContext(arch=arch, cutlass=resolve(options.cutlass_version, parsed.flashinfer_version), flashinfer=release)
+    version = parsed.flashinfer_version or options.flashinfer_version
+    release = flashinfer_releases().get(version or "")
+    return ModelContext(arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release)
 
 
 def evaluate_instantiation(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> InstantiationResult:

@@ -1,0 +1,245 @@
+"""Find instantiations in the masked text and split their arguments.
+
+Two forms (DOMAIN.md section 5):
+
+- `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(...)`: arguments split the way the preprocessor
+  splits macro arguments, on commas outside parentheses only (C++ [cpp.replace]/11: `<>`, `{}`
+  and `[]` do not protect a comma), so the count is the one the compiler sees.
+- `template <decl-specifiers> NAME<targs>(params);`: an explicit instantiation of a function
+  template; template arguments split on commas outside (), [], {} and <>.
+
+A call that does not close before the next directive, the next instantiation or the end of the
+file is reported as truncated and nothing after it is lost: every instantiation is scanned from
+its own start, and a scan never runs past the next one.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cutlint.parse.lexmask import MaskedText
+from cutlint.records import Family
+
+MOE_MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+
+_MACRO = re.compile(rb"\b" + MOE_MACRO.encode() + rb"\b")
+_TEMPLATE = re.compile(rb"\btemplate\b")
+_PARENS = re.compile(rb"[(),]")
+_DECL_BRACKETS = re.compile(rb"[()\[\]{};]")
+_ARG_BRACKETS = re.compile(rb"[()\[\]{}<>,]")
+_NAME_AT_END = re.compile(rb"(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*(?:~\s*)?[A-Za-z_]\w*\s*$")
+_SPLICE = re.compile(r"\\[ \t]*\r?\n")
+_SPACES = re.compile(r"\s+")
+_OPEN_FOR = {ord(")"): ord("("), ord("]"): ord("["), ord("}"): ord("{")}
+
+
+@dataclass(frozen=True)
+class Call:
+    family: Family
+    name: str
+    start: int
+    """Offset of the first token: the macro name, or the `template` keyword."""
+    close: int
+    """Offset of the closing parenthesis (of the macro call, or of the parameter list)."""
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Truncated:
+    name: str
+    start: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Barrier:
+    offset: int
+    what: str
+
+
+def normalize(text: bytes) -> str:
+    """An argument as written: comment-free, line splices removed, whitespace runs collapsed."""
+    return _SPACES.sub(" ", _SPLICE.sub(" ", text.decode("utf-8", "replace"))).strip()
+
+
+def _is_explicit_instantiation(code: bytes, at: int) -> bool:
+    """`template` not followed by `<` (a template declaration) nor preceded by `::`, `.` or `->`
+    (a dependent-name disambiguator), nor by `extern` (a declaration, which instantiates
+    nothing)."""
+    after = code[at + 8 : at + 8 + 64].lstrip()
+    if after.startswith(b"<"):
+        return False
+    before = code[max(0, at - 64) : at].rstrip()
+    return not (before.endswith((b"::", b".", b"->")) or re.search(rb"\bextern$", before))
+
+
+def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> list[Call | Truncated]:
+    """Every instantiation in `body` (the code with directives blanked), in file order."""
+    starts = [(m.start(), "macro") for m in _MACRO.finditer(body)]
+    starts += [
+        (m.start(), "template")
+        for m in _TEMPLATE.finditer(body)
+        if _is_explicit_instantiation(body, m.start())
+    ]
+    starts.sort()
+    barriers = sorted(
+        [_Barrier(s, "the next instantiation") for s, _ in starts]
+        + [_Barrier(d, "the next preprocessor directive") for d in directive_starts],
+        key=lambda b: b.offset,
+    )
+    offsets = [b.offset for b in barriers]
+    found: list[Call | Truncated] = []
+    for start, kind in starts:
+        i = bisect.bisect_right(offsets, start)
+        limit = barriers[i] if i < len(barriers) else _Barrier(len(body), "the end of the file")
+        scan = _macro_call if kind == "macro" else _explicit_instantiation
+        result = scan(masked, body, start, limit)
+        if result is not None:
+            found.append(result)
+    return found
+
+
+def _macro_call(masked: MaskedText, body: bytes, start: int, limit: _Barrier) -> Call | Truncated | None:
+    open_at = start + len(MOE_MACRO)
+    while open_at < limit.offset and body[open_at] in b" \t\r\n\f\v":
+        open_at += 1
+    if open_at >= limit.offset or body[open_at] != ord("("):
+        return None  # the name without a call: not an instantiation
+    depth, cuts = 0, [open_at]
+    for m in _PARENS.finditer(body, open_at, limit.offset):
+        c = body[m.start()]
+        if c == ord("("):
+            depth += 1
+        elif c == ord(")"):
+            depth -= 1
+            if depth == 0:
+                cuts.append(m.start())
+                args = tuple(
+                    normalize(masked.uncommented[a + 1 : b]) for a, b in zip(cuts, cuts[1:])
+                )
+                return Call(Family.TMA_WS_MOE_GEMM, MOE_MACRO, start, m.start(), args)
+        elif depth == 1:
+            cuts.append(m.start())
+    return Truncated(MOE_MACRO, start, f"its parenthesis is not closed before {limit.what}")
+
+
+def _explicit_instantiation(
+    masked: MaskedText, body: bytes, start: int, limit: _Barrier
+) -> Call | Truncated | None:
+    head = start + len("template")
+    stack: list[int] = []
+    for m in _DECL_BRACKETS.finditer(body, head, limit.offset):
+        c = body[m.start()]
+        if c == ord(";"):
+            if not stack:
+                return _declaration(masked, body, start, head, m.start())
+        elif c in b"([{":
+            stack.append(c)
+        elif not stack or stack.pop() != _OPEN_FOR[c]:
+            return Truncated("template", start, f"an unmatched `{chr(c)}` before its `;`")
+    return Truncated("template", start, f"its `;` is missing before {limit.what}")
+
+
+def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: int) -> Call | None:
+    """`void NAME<targs>(params)` between `template` and `;`; None for a class instantiation."""
+    decl = body[head:semi]
+    brackets = Brackets(decl)
+    params = next((o for o in brackets.top_level if decl[o] == ord("(")), None)
+    if params is None:
+        return None  # `template class X<...>;` and the like: not a launcher
+    prefix = decl[:params].rstrip()
+    targs: tuple[str, ...] = ()
+    name_end = len(prefix)
+    opener = brackets.opener_of.get(len(prefix) - 1)
+    if opener is not None and decl[opener] == ord("<"):
+        targs = tuple(
+            normalize(masked.uncommented[head + a : head + b]) for a, b in brackets.args(opener)
+        )
+        name_end = opener
+        if targs == ("",):
+            targs = ()  # `f< >(...)`: no template arguments
+    name = _NAME_AT_END.search(prefix, 0, name_end)
+    if name is None:
+        return None
+    spelled = re.sub(r"\s+", "", name.group().decode("ascii", "replace"))
+    return Call(Family.EXPLICIT_LAUNCHER, spelled, start, head + brackets.pairs[params], targs)
+
+
+def _opens_template(text: bytes, pos: int) -> bool:
+    """A `<` opens template arguments when it follows a name (not a number) and is not `<<` or
+    `<=`. A heuristic, as in every tool that reads C++ without a symbol table; it is exact for
+    the generated sources, whose only `<` are template brackets."""
+    if text[pos + 1 : pos + 2] in (b"<", b"=") or (pos > 0 and text[pos - 1] == ord("<")):
+        return False
+    i = pos
+    while i > 0 and text[i - 1] in b" \t\r\n":
+        i -= 1
+    j = i
+    while j > 0 and (chr(text[j - 1]).isalnum() or text[j - 1] == ord("_")):
+        j -= 1
+    return j < i and not chr(text[j]).isdigit()
+
+
+class Brackets:
+    """The (), [], {} and template <> of a declaration, matched in one pass.
+
+    A `>` closes only a `<` on top of the stack (so `->` and `a > b` inside parentheses are left
+    alone); a closer drops any `<` still open inside it, which was a comparison after all, and
+    hands that `<`'s commas to the bracket around it.
+    """
+
+    def __init__(self, text: bytes) -> None:
+        self.pairs: dict[int, int] = {}
+        self.opener_of: dict[int, int] = {}
+        self.top_level: list[int] = []
+        self._commas: dict[int, list[int]] = {}
+        stack: list[int] = []
+        for m in _ARG_BRACKETS.finditer(text):
+            p, c = m.start(), text[m.start()]
+            if c == ord(","):
+                if stack:
+                    self._commas.setdefault(stack[-1], []).append(p)
+            elif c == ord("<"):
+                if _opens_template(text, p):
+                    self._push(stack, p)
+            elif c == ord(">"):
+                if stack and text[stack[-1]] == ord("<") and text[p - 1] != ord("-"):
+                    self._close(stack, p)
+            elif c in b"([{":
+                self._push(stack, p)
+            else:
+                while stack and text[stack[-1]] == ord("<"):
+                    self._drop(stack)
+                if stack and text[stack[-1]] == _OPEN_FOR[c]:
+                    self._close(stack, p)
+        while stack:
+            self._drop(stack)
+
+    def _push(self, stack: list[int], p: int) -> None:
+        if not stack:
+            self.top_level.append(p)
+        stack.append(p)
+
+    def _close(self, stack: list[int], p: int) -> None:
+        opener = stack.pop()
+        self.pairs[opener] = p
+        self.opener_of[p] = opener
+
+    def _drop(self, stack: list[int]) -> None:
+        dropped = stack.pop()
+        moved = self._commas.pop(dropped, [])
+        if stack:
+            self._commas.setdefault(stack[-1], []).extend(moved)
+            self._commas[stack[-1]].sort()
+        if not stack and dropped in self.top_level:
+            self.top_level.remove(dropped)
+
+    def args(self, opener: int) -> list[tuple[int, int]]:
+        """(start, end) of each comma-separated argument directly inside the bracket at `opener`;
+        none for an empty `<>`."""
+        cuts = [opener, *self._commas.get(opener, []), self.pairs[opener]]
+        spans = [(a + 1, b) for a, b in zip(cuts, cuts[1:])]
+        return [] if len(spans) == 1 and spans[0][0] == spans[0][1] else spans

@@ -1,0 +1,117 @@
+"""Expand the paths given on the command line into the files to parse, in a fixed order.
+
+A file given by name is parsed whatever its name; a directory contributes every `*.cu` below it,
+in sorted order. Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
+that is a directory or a FIFO (reading one would block the run), a symlink loop, all become a
+CUT001 entry in place, so the output still has one entry per input in a predictable order.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cutlint.parse.problems import UNREADABLE_INPUT, problem
+from cutlint.records import InputProblem
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str
+    problem: InputProblem | None = None
+    """Set when the path cannot be parsed at all; None for a regular file to parse."""
+
+
+def _stat_problem(path: str, err: OSError) -> InputProblem:
+    if err.errno == errno.ELOOP:
+        why = "is a symlink loop"
+    elif err.errno == errno.ENOENT:
+        why = "does not exist" if not os.path.islink(path) else "is a dangling symlink"
+    elif err.errno in (errno.EACCES, errno.EPERM):
+        why = "cannot be accessed (permission denied)"
+    else:
+        why = f"cannot be read ({err.strerror})"
+    return problem(UNREADABLE_INPUT, path, f"{path} {why}")
+
+
+def _not_regular(path: str, mode: int) -> InputProblem:
+    what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+    return problem(UNREADABLE_INPUT, path, f"{path} is {what}, not a source file")
+
+
+def expand(paths: Sequence[Path | str]) -> list[Entry]:
+    out: list[Entry] = []
+    seen: set[tuple[int, int]] = set()
+    for given in paths:
+        path = str(given)
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            out.append(Entry(path, _stat_problem(path, err)))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            out.extend(_walk(path, st, seen))
+        elif not stat.S_ISREG(st.st_mode):
+            out.append(Entry(path, _not_regular(path, st.st_mode)))
+        elif (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            out.append(Entry(path))
+    return out
+
+
+def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Iterator[Entry]:
+    """Depth-first in name order, iterative (a deep tree must not hit the recursion limit).
+
+    Directory symlinks are followed, so a link back to an ancestor is a loop: it is reported
+    and not entered. `seen` keeps a file reached twice (two links, or a file also named on the
+    command line) from being parsed twice.
+    """
+    # Each frame: the directory's remaining entries, and the (dev, ino) chain of its ancestors.
+    stack: list[tuple[Iterator[str], str, frozenset[tuple[int, int]]]] = []
+    listing = _listing(root)
+    if isinstance(listing, Entry):
+        yield listing
+        return
+    stack.append((iter(listing), root, frozenset({(root_st.st_dev, root_st.st_ino)})))
+    while stack:
+        names, directory, ancestors = stack[-1]
+        name = next(names, None)
+        if name is None:
+            stack.pop()
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            if name.endswith(".cu") or err.errno == errno.ELOOP:
+                yield Entry(path, _stat_problem(path, err))
+            continue
+        key = (st.st_dev, st.st_ino)
+        if stat.S_ISDIR(st.st_mode):
+            if name.endswith(".cu"):
+                yield Entry(path, _not_regular(path, st.st_mode))
+            if key in ancestors:
+                yield Entry(path, problem(UNREADABLE_INPUT, path, f"{path} is a symlink loop"))
+                continue
+            listing = _listing(path)
+            if isinstance(listing, Entry):
+                yield listing
+            else:
+                stack.append((iter(listing), path, ancestors | {key}))
+        elif name.endswith(".cu"):
+            if not stat.S_ISREG(st.st_mode):
+                yield Entry(path, _not_regular(path, st.st_mode))
+            elif key not in seen:
+                seen.add(key)
+                yield Entry(path)
+
+
+def _listing(directory: str) -> list[str] | Entry:
+    try:
+        return sorted(os.listdir(directory))
+    except OSError as err:
+        return Entry(directory, _stat_problem(directory, err))

@@ -1,0 +1,58 @@
+"""Shared fixtures: real generated caches (made at test time by FlashInfer's own generator from
+the flashinfer-python wheels) and the compiler truth committed in tests/data."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
+
+DATA = Path(__file__).parent / "data"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+VERSIONS = ("0.6.3", "0.7.2.post1")
+
+
+def _download_dir() -> Path:
+    return Path(os.environ.get("CUTLINT_TEST_CACHE", Path.home() / ".cache" / "cutlint-tests"))
+
+
+@pytest.fixture(scope="session")
+def flashinfer_root() -> Any:
+    """version -> unpacked wheel root; skips when the wheel cannot be had (no registry)."""
+    roots: dict[str, Path] = {}
+
+    def get(version: str) -> Path:
+        if version not in roots:
+            try:
+                roots[version] = download_wheel(version, _download_dir())
+            except FlashInferError as e:
+                pytest.skip(f"flashinfer-python {version} unavailable: {e}")
+        return roots[version]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def real_cache(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """version -> the SM120 gemm_grouped directory written by that release's own generator,
+    in FlashInfer's JIT cache layout (so the version is read off the path)."""
+    made: dict[str, Path] = {}
+    base = tmp_path_factory.mktemp("jit-cache")
+
+    def get(version: str) -> Path:
+        if version not in made:
+            made[version] = generate_cache(flashinfer_root(version), version, base)
+        return made[version]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def nvcc_truth() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads((DATA / "nvcc_sm120_truth.json").read_text())["rows"]
+    return rows
