@@ -125,3 +125,26 @@ def explain(rule: str) -> None:
     if found is None:
         raise click.BadParameter(f"no rule {rule!r}; see `cutlint rules`", param_hint="RULE")
     click.echo(render_rule(found))
+
+
+@main.group()
+def generate() -> None:
+    """Write real inputs with a generator's own code."""
+
+
+@generate.command("flashinfer")
+@click.argument("version")
+@click.option("--out", type=click.Path(path_type=Path), default=Path.home() / ".cache", show_default=True, help="Base directory; files go under <out>/flashinfer/<version>/120a/generated/.")
+@click.option("--sm", type=int, default=120, show_default=True)
+def generate_flashinfer(version: str, out: Path, sm: int) -> None:
+    """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
+    no torch) and write its files in FlashInfer's JIT cache layout. Prints the directory."""
+    from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
+
+    try:
+        root = download_wheel(version, out / "cutlint-wheels")
+        written = generate_cache(root, version, out, sm)
+    except FlashInferError as e:
+        click.echo(f"cutlint: {e}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(str(written))

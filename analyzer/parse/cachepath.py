@@ -38,6 +38,10 @@ def flashinfer_version(path: str) -> str | None:
     """`<version>` of a `flashinfer/<version>/.../generated/...` path, the JIT cache's shape."""
     parts = PurePath(path).parts
     for i, part in enumerate(parts[:-2]):
-        if part == "flashinfer" and _VERSION.fullmatch(parts[i + 1]) and "generated" in parts[i + 2 :]:
+        if (
+            part == "flashinfer"
+            and _VERSION.fullmatch(parts[i + 1])
+            and "generated" in parts[i + 2 :]
+        ):
             return parts[i + 1]
     return None

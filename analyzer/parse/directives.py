@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from cutlint.parse.lexmask import MaskedText, blank
 
 # A directive is a `#` that is the first token on a line (C++ [cpp.pre]/1). Searched on the
-# masked code, so a `#` inside a comment or string is never one.
-_DIRECTIVE_START = re.compile(rb"^[ \t\f\v\r]*#", re.M)
+# masked code, so a `#` inside a comment or string is never one. Anchored on the newline rather
+# than with `^` and re.MULTILINE, which defeats the engine's literal search (10x slower).
+_DIRECTIVE_START = re.compile(rb"\n[ \t\f\v\r]*#")
+_FIRST_LINE_DIRECTIVE = re.compile(rb"[ \t\f\v\r]*#")
 _DIRECTIVE_NAME = re.compile(rb"[ \t\f\v]*([A-Za-z_]\w*)?")
 _SPLICE = re.compile(rb"\\[ \t]*\r?\n")
 _SPACES = re.compile(r"\s+")
@@ -87,8 +89,10 @@ def _condition(masked: MaskedText, kind: str, begin: int, end: int) -> str:
 def scan(masked: MaskedText) -> list[Directive]:
     code = masked.code
     found: list[Directive] = []
-    for m in _DIRECTIVE_START.finditer(code):
-        line_start, hash_at = m.start(), m.end() - 1
+    first = _FIRST_LINE_DIRECTIVE.match(code)
+    hashes = [(0, first.end() - 1)] if first else []
+    hashes += [(m.start() + 1, m.end() - 1) for m in _DIRECTIVE_START.finditer(code)]
+    for line_start, hash_at in hashes:
         if found and line_start < found[-1].end:
             continue  # inside the continuation lines of the previous directive
         if line_start > 0 and _line_is_spliced(code, line_start):

@@ -29,7 +29,7 @@ class _Clang:
     """The loaded bindings and the declarations cutlint adds to them."""
 
     def __init__(self) -> None:
-        import clang.cindex as cindex  # type: ignore[import-untyped]
+        from clang import cindex  # type: ignore[import-untyped]
 
         class SourceRangeList(ctypes.Structure):
             _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(cindex.SourceRange))]

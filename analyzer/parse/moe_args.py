@@ -97,7 +97,7 @@ def typed(args: Sequence[str]) -> tuple[MoeGemmArgs | None, list[str]]:
     types = [element_type(a) for a in args[1:4]]
     for i, t in enumerate(types, start=1):
         if t is None:
-            note(i, f"not an element type cutlint knows ({', '.join(sorted(ELEMENT_TYPES))})")
+            note(i, "not an element type cutlint knows (SafeFP4, __nv_fp8_e4m3, half, ...)")
     fusion = Fusion.__members__.get(args[6])
     if fusion is None:
         note(6, "not an EpilogueFusion (NONE, FINALIZE, ACTIVATION)")

@@ -27,9 +27,9 @@ import hashlib
 import json
 import os
 import re
-import sys
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -145,7 +145,7 @@ def _strip_comments(text: str) -> str:
     def blank(m: re.Match[str]) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
 
-    return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.S)
+    return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.DOTALL)
 
 
 def find_macro_calls(source: str) -> list[MacroCall]:
@@ -396,7 +396,7 @@ ANCHOR_GEMM_GROUPED = re.compile(r"using\s+GemmGrouped\s*=[^;]*;[^\n]*\n")
 ANCHOR_FAST_BUILD_ELSE = re.compile(
     r"^[ \t]*\}\s*else\s*\{\s*\\\s*\n\s*"
     r'TLLM_THROW\(\s*"Configuration was disabled by FAST_BUILD"\s*\)\s*;',
-    flags=re.M,
+    flags=re.MULTILINE,
 )
 
 
@@ -417,13 +417,13 @@ def _absolutize_includes(text: str, launcher_dir: Path) -> str:
         target = (launcher_dir / m.group(2)).resolve()
         return f'{m.group(1)}"{target}"' if target.is_file() else m.group(0)
 
-    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', fix, text, flags=re.M)
+    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', fix, text, flags=re.MULTILINE)
 
 
 def _macro_span(text: str, launcher: Path) -> tuple[int, int]:
     """Offsets of the #define of the macro up to the end of its last continuation line."""
     m = _require(
-        re.search(rf"^[ \t]*#[ \t]*define[ \t]+{MACRO_NAME}[ \t]*\(", text, flags=re.M),
+        re.search(rf"^[ \t]*#[ \t]*define[ \t]+{MACRO_NAME}[ \t]*\(", text, flags=re.MULTILINE),
         f"#define {MACRO_NAME}(",
         launcher,
     )
@@ -623,8 +623,13 @@ def compile_flags(
     return [*flags, *SM120_DEFINES, SM120_GENCODE]
 
 
-def _tail(text: str, lines: int = 60) -> str:
-    return "\n".join(text.splitlines()[-lines:])
+def _tail(text: str, lines: int = 40, max_errors: int = 10) -> str:
+    """The compiler's error lines (EDG prints the static_assert text far above the end, under
+    pages of instantiation context) followed by the last lines of stderr."""
+    all_lines = text.splitlines()
+    errors = [ln for ln in all_lines[:-lines] if re.search(r"\berror\b", ln)][:max_errors]
+    head = [*errors, "..."] if errors else []
+    return "\n".join(head + all_lines[-lines:])
 
 
 def _run(
@@ -822,4 +827,3 @@ __all__ = [
     "probe_file",
     "timed_probe_file",
 ]
-

@@ -1,0 +1,5 @@
+"""`python -m cutlint` is `cutlint`."""
+
+from cutlint.cli import main
+
+main()

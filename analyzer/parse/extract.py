@@ -1,0 +1,195 @@
+"""One file's bytes -> a ParsedFile: the instantiations in it, their guards, and its problems.
+
+The steps, each in its own module: mask comments and literals (`lexmask`), find the directives
+(`directives`), find and split the instantiations (`calls`), type the MoE GEMM arguments
+(`moe_args`), and ask libclang which `#if` branches the define set compiles (`libclang`, only
+when the file has both an `#if` and an instantiation).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from cutlint.parse import cachepath, calls, directives, libclang, moe_args
+from cutlint.parse.lexmask import MaskedText, blank, mask
+from cutlint.parse.problems import (
+    NO_INSTANTIATIONS,
+    NOT_TEXT,
+    PARSER_FAILURE,
+    TRUNCATED_INSTANTIATION,
+    UNKNOWN_ARGUMENT,
+    WRONG_ARGUMENT_COUNT,
+    problem,
+)
+from cutlint.records import (
+    Family,
+    Guard,
+    InputProblem,
+    Instantiation,
+    MoeGemmArgs,
+    ParsedFile,
+    SourceSpan,
+)
+
+DEFAULT_DEFINES: Mapping[str, str] = {"ENABLE_FP4": "1", "ENABLE_FP8": "1", "ENABLE_BF16": "1"}
+"""What FlashInfer compiles the generated files with (flashinfer/jit/gemm: `-DENABLE_FP4`, ...)."""
+
+
+class Lines:
+    """Byte offset -> (1-based line, 1-based byte column), for offsets asked in rising order.
+
+    Counting incrementally keeps a 10 MB file linear; a table of every line start would not be
+    (and would cost memory in proportion to the line count).
+    """
+
+    def __init__(self, text: bytes) -> None:
+        self._text = text
+        self._rewind()
+
+    def _rewind(self) -> None:
+        self._offset = 0
+        self._line = 1
+        self._line_start = 0
+
+    def at(self, offset: int) -> tuple[int, int]:
+        if offset < self._offset:
+            self._rewind()
+        newlines = self._text.count(b"\n", self._offset, offset)
+        if newlines:
+            self._line += newlines
+            self._line_start = self._text.rfind(b"\n", self._offset, offset) + 1
+        self._offset = offset
+        return self._line, offset - self._line_start + 1
+
+
+@dataclass(frozen=True)
+class _Context:
+    path: str
+    masked: MaskedText
+    lines: Lines
+    branches: list[directives.Branch]
+    skipped: list[tuple[int, int]]
+
+
+def parse_source(
+    path: str,
+    text: bytes,
+    defines: Mapping[str, str] = DEFAULT_DEFINES,
+    undefines: Sequence[str] = (),
+) -> ParsedFile:
+    """Parse one file's contents in this process. Bad input gives problems, never an exception;
+    libclang runs in this process too, so prefer `parse_paths` for files you did not write."""
+    not_text = _not_text(path, text)
+    if not_text is not None:
+        return _parsed(path, problems=[not_text])
+    masked = mask(text)
+    found_directives = directives.scan(masked)
+    body = bytearray(masked.code)
+    for d in found_directives:
+        body[d.start : d.end] = blank(masked.code[d.start : d.end])
+    found = calls.find(masked, bytes(body), [d.start for d in found_directives])
+    skipped: list[tuple[int, int]] = []
+    if found and directives.has_conditionals(found_directives):
+        args = libclang.command_line(defines, undefines)
+        try:
+            skipped = libclang.skipped_ranges(
+                path, directives.skeleton(masked, found_directives), args
+            )
+        except libclang.ParserFailure as err:
+            return _parsed(path, problems=[problem(PARSER_FAILURE, path, str(err))])
+    ctx = _Context(
+        path, masked, Lines(text), directives.branches(found_directives, len(text)), skipped
+    )
+    records, problems = _records(ctx, found)
+    if not records and not problems:
+        problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text)))
+    return _parsed(path, records, problems)
+
+
+def _parsed(
+    path: str, records: Sequence[Instantiation] = (), problems: Sequence[InputProblem] = ()
+) -> ParsedFile:
+    return ParsedFile(
+        path=path,
+        generated_for_sm=cachepath.generated_for_sm(path),
+        flashinfer_version=cachepath.flashinfer_version(path),
+        instantiations=tuple(records),
+        problems=tuple(problems),
+    )
+
+
+def _not_text(path: str, text: bytes) -> InputProblem | None:
+    if b"\0" in text:
+        line = text.count(b"\n", 0, text.index(b"\0")) + 1
+        return problem(NOT_TEXT, path, "is a binary file (it contains a NUL byte)", line)
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = text.count(b"\n", 0, err.start) + 1
+        byte = text[err.start]
+        return problem(
+            NOT_TEXT, path, f"is not UTF-8 text (byte 0x{byte:02x} at line {line})", line
+        )
+    return None
+
+
+def _nothing_found(text: bytes) -> str:
+    if not text.strip():
+        return "is empty"
+    return (
+        f"has no `{calls.MOE_MACRO}(...)` and no explicit `template <type> <launcher><...>(...);`"
+        " instantiation"
+    )
+
+
+def _records(
+    ctx: _Context, found: Sequence[calls.Call | calls.Truncated]
+) -> tuple[list[Instantiation], list[InputProblem]]:
+    records: list[Instantiation] = []
+    problems: list[InputProblem] = []
+    starts = [c.start for c in found]
+    enclosing = directives.innermost(ctx.branches, starts)
+    for item, branch in zip(found, enclosing):
+        line, column = ctx.lines.at(item.start)
+        if isinstance(item, calls.Truncated):
+            where, _ = ctx.lines.at(item.barrier)
+            message = f"{item.what} is truncated: {item.reason} (line {where})"
+            problems.append(problem(TRUNCATED_INSTANTIATION, ctx.path, message, line))
+            continue
+        end_line, _ = ctx.lines.at(item.close)
+        span = SourceSpan(path=ctx.path, line=line, column=column, end_line=end_line)
+        guard = None if branch is None else Guard(text=branch.text, active=_active(ctx, item.start))
+        record, issues = _typed(ctx.path, line, item)
+        problems.extend(issues)
+        records.append(
+            Instantiation(
+                span=span,
+                family=item.family,
+                name=item.name,
+                args=item.args,
+                guard=guard,
+                moe=record,
+            )
+        )
+    return records, problems
+
+
+def _active(ctx: _Context, offset: int) -> bool:
+    """Whether the code at `offset` is compiled under the define set: outside every branch
+    libclang skipped. For an `#if` nested in a skipped one, this is False even when its own
+    condition would hold, since the condition is never evaluated."""
+    i = bisect.bisect_right(ctx.skipped, (offset, 1 << 62)) - 1
+    return not (i >= 0 and ctx.skipped[i][0] <= offset < ctx.skipped[i][1])
+
+
+def _typed(path: str, line: int, call: calls.Call) -> tuple[MoeGemmArgs | None, list[InputProblem]]:
+    if call.family is not Family.TMA_WS_MOE_GEMM:
+        return None, []
+    expected = len(moe_args.PARAMETERS)
+    if len(call.args) != expected:
+        message = f"`{call.name}` takes {expected} arguments; this call passes {len(call.args)}"
+        return None, [problem(WRONG_ARGUMENT_COUNT, path, message, line)]
+    record, unknown = moe_args.typed(call.args)
+    return record, [problem(UNKNOWN_ARGUMENT, path, f"`{call.name}` {u}", line) for u in unknown]

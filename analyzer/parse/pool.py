@@ -1,0 +1,195 @@
+"""A small pool of long-lived worker processes, so that one file cannot take the run down.
+
+libclang is C++ and can SIGSEGV on pathological input; Python cannot catch that. Each worker is
+forked once, limits its own address space, and parses batches of files, sending one result per
+file as it finishes. The parent knows which file each worker is on (the first unanswered one of
+its batch), so when a worker dies or stays silent past the per-file time limit, that file gets a
+CUT007 problem, the worker is replaced, and the rest of its batch goes to the new one.
+
+Forked rather than spawned: the child inherits the imported modules (pydantic and the records
+cost ~150 ms to import), so a worker is ready in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkContext, SpawnContext
+from multiprocessing.process import BaseProcess
+
+from cutlint.parse import worker
+from cutlint.parse.problems import PARSER_FAILURE, problem
+from cutlint.records import ParsedFile
+
+
+@dataclass(frozen=True)
+class Limits:
+    seconds_per_file: float = 20.0
+    """Wall-clock time one file may take in a worker before it is killed (CUT007)."""
+    memory_bytes: int | None = 2 << 30
+    """Address space a worker may add to what it starts with; None for no limit."""
+    batch_size: int = 16
+    """Files sent to a worker in one message (results still come back one by one)."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    batch: deque[tuple[int, str]] = field(default_factory=deque)
+    since: float = 0.0
+    """When the file it is on began: the batch was sent, or the previous result came back."""
+
+
+def _context() -> ForkContext | SpawnContext:
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _start(job: worker.Job, limits: Limits) -> _Worker | None:
+    """A fresh worker, or None when none can be started (then the pool parses in-process)."""
+    ctx = _context()
+    parent, child = ctx.Pipe(duplex=True)
+    proc = ctx.Process(target=worker.main, args=(child, job, limits.memory_bytes), daemon=True)
+    try:
+        proc.start()
+    except OSError:
+        return None
+    child.close()
+    if not parent.poll(30.0):  # generous: only start-up (a fork, some rlimits)
+        proc.kill()
+        return None
+    try:
+        ready = parent.recv()
+    except (EOFError, OSError):
+        ready = None
+    if ready != worker.READY:
+        proc.join(1.0)
+        return None
+    return _Worker(proc, parent)
+
+
+def _stop(w: _Worker, kill: bool) -> None:
+    if kill:
+        w.process.kill()  # our own child, by its handle: SIGKILL to that pid only
+    else:
+        try:
+            w.conn.send(None)
+        except OSError:
+            pass
+    w.process.join(2.0)
+    if w.process.is_alive():
+        w.process.kill()
+        w.process.join(2.0)
+    w.conn.close()
+
+
+def _death(w: _Worker) -> str:
+    w.process.join(2.0)
+    code = w.process.exitcode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the parser process was killed by {name} (libclang crashed on this file)"
+    return f"the parser process exited (status {code}) while on this file"
+
+
+def _failed(path: str, why: str) -> ParsedFile:
+    return ParsedFile(path=path, problems=(problem(PARSER_FAILURE, path, why),))
+
+
+def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> list[ParsedFile]:
+    """Parse `paths` in up to `jobs` workers; the results are in the order of `paths`."""
+    results: list[ParsedFile | None] = [None] * len(paths)
+    pending = deque(enumerate(paths))
+    workers: list[_Worker] = []
+    try:
+        for _ in range(min(jobs, len(paths))):
+            w = _start(job, limits)
+            if w is None:
+                break
+            workers.append(w)
+        _serve(workers, pending, results, job, limits)
+        # Only when no worker could be started at all (no fork, no pipes): do without isolation.
+        for i, path in pending:
+            results[i] = worker.parse_file(path, job)
+    finally:
+        for w in workers:
+            _stop(w, kill=bool(w.batch))
+    return [r for r in results if r is not None]
+
+
+def _serve(
+    workers: list[_Worker],
+    pending: deque[tuple[int, str]],
+    results: list[ParsedFile | None],
+    job: worker.Job,
+    limits: Limits,
+) -> None:
+    for w in workers:
+        _assign(w, pending, limits)
+    while busy := [w for w in workers if w.batch]:
+        deadline = min(w.since for w in busy) + limits.seconds_per_file
+        ready = wait([w.conn for w in busy], timeout=max(0.0, deadline - time.monotonic()))
+        for w in busy:
+            if w.conn in ready:
+                if not _receive(w, results):
+                    _replace(w, workers, pending, results, job, limits, _death(w))
+            elif time.monotonic() - w.since > limits.seconds_per_file:
+                why = f"parsing took longer than {limits.seconds_per_file:g} s; the parser was stopped"
+                _replace(w, workers, pending, results, job, limits, why)
+        for w in workers:
+            if not w.batch:
+                _assign(w, pending, limits)
+
+
+def _assign(w: _Worker, pending: deque[tuple[int, str]], limits: Limits) -> None:
+    while pending and len(w.batch) < limits.batch_size:
+        w.batch.append(pending.popleft())
+    if w.batch:
+        w.conn.send(list(w.batch))
+        w.since = time.monotonic()
+
+
+def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
+    """Take one result; False when the worker is gone."""
+    try:
+        index, parsed = w.conn.recv()
+    except (EOFError, OSError):
+        return False
+    w.batch.popleft()
+    results[index] = parsed
+    w.since = time.monotonic()
+    return True
+
+
+def _replace(
+    w: _Worker,
+    workers: list[_Worker],
+    pending: deque[tuple[int, str]],
+    results: list[ParsedFile | None],
+    job: worker.Job,
+    limits: Limits,
+    why: str,
+) -> None:
+    """Blame the file `w` is on, put the rest of its batch back in front, start a fresh worker."""
+    index, path = w.batch.popleft()
+    results[index] = _failed(path, why)
+    _stop(w, kill=True)
+    pending.extendleft(reversed(w.batch))
+    w.batch.clear()
+    fresh = _start(job, limits)
+    workers.remove(w)
+    if fresh is not None:
+        workers.append(fresh)

@@ -1,0 +1,84 @@
+"""The child side of the pool: read a file, parse it, send the ParsedFile back; repeat.
+
+Everything that can go wrong with one file ends here as an InputProblem for that file, except
+what kills the process (libclang's SIGSEGV, the address-space limit hit inside C++ code); the
+pool sees those as a dead worker and reports the file it was on.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+from cutlint.parse.extract import parse_source
+from cutlint.parse.problems import PARSER_FAILURE, UNREADABLE_INPUT, problem
+from cutlint.records import ParsedFile
+
+READY = "ready"
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every file of a run is parsed with."""
+
+    defines: Mapping[str, str]
+    undefines: Sequence[str]
+
+
+def parse_file(path: str, job: Job) -> ParsedFile:
+    """Read and parse one file; any failure is an InputProblem, never an exception."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError as err:
+        why = err.strerror or type(err).__name__
+        return ParsedFile(path=path, problems=(problem(UNREADABLE_INPUT, path, f"{path}: {why}"),))
+    try:
+        return parse_source(path, text, job.defines, job.undefines)
+    except MemoryError:
+        message = "parsing ran out of memory (the worker's address-space limit)"
+    except RecursionError:
+        message = "parsing nested too deeply"
+    except Exception as err:  # noqa: BLE001  # a cutlint bug: report it for this file, go on
+        message = f"internal error while parsing: {type(err).__name__}: {err}"
+    return ParsedFile(path=path, problems=(problem(PARSER_FAILURE, path, message),))
+
+
+def _limit_memory(extra_bytes: int) -> None:
+    """Cap the address space at what the worker has now plus `extra_bytes`.
+
+    Relative to the current size because a forked worker starts with its parent's mappings,
+    whatever they are; an absolute cap below them would fail every allocation.
+    """
+    try:
+        with open("/proc/self/statm") as f:
+            current = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return  # no /proc: leave the address space unlimited rather than guess
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    wanted = current + extra_bytes
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+
+
+def main(conn: Connection, job: Job, memory_bytes: int | None) -> None:
+    """Serve batches of (index, path) until the parent sends None or goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a libclang crash must not dump core
+    if memory_bytes is not None:
+        _limit_memory(memory_bytes)
+    conn.send(READY)
+    while True:
+        try:
+            batch = conn.recv()
+        except (EOFError, OSError):
+            return
+        if batch is None:
+            return
+        for index, path in batch:
+            conn.send((index, parse_file(path, job)))

@@ -1,0 +1,111 @@
+"""Benchmark: whole-process time and instantiations per second of `cutlint check`.
+
+    python tests/benchmark.py [--runs 5] [--synthetic 10000] [--workdir DIR]
+
+1. the real FlashInfer 0.7.2.post1 SM120 cache, written by FlashInfer's own generator;
+2. a synthetic cache of N instantiations: copies of those real files under new names.
+
+Each case runs `cutlint check DIR --format json` as a fresh process (Python start-up and imports
+included) and reports the best and median wall time over the runs, instantiations per second,
+and the peak resident memory of the process tree (GNU time's maximum RSS of the main process and
+of the largest parser worker). This is a script, not a timed test: timings belong in a report,
+not in a pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cutlint.verify.flashinfer import download_wheel, generate_cache
+
+VERSION = "0.7.2.post1"
+
+
+def count_instantiations(out: str) -> int:
+    n: int = json.loads(out)["summary"]["instantiations"]
+    return n
+
+
+def run_once(target: Path) -> tuple[float, int]:
+    """Wall seconds and instantiations of one whole `cutlint check` process."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "cutlint", "check", str(target), "--format", "json", "--fail-on", "never"],
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"cutlint failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds, count_instantiations(done.stdout)
+
+
+def gnu_time_peak(target: Path) -> int | None:
+    """Max RSS (KiB) of the whole run via /usr/bin/time, when it is there."""
+    if not Path("/usr/bin/time").exists():
+        return None
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "cutlint", "check", str(target), "--format", "json", "--fail-on", "never"],
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stderr.strip().splitlines()[-1])
+
+
+def synthetic(real: Path, dest: Path, wanted: int) -> Path:
+    files = sorted(real.glob("*.generated.cu"))
+    per_file = {f: f.read_text().count("INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(") for f in files}
+    out = dest / "gemm_grouped" / "120"
+    out.mkdir(parents=True, exist_ok=True)
+    total, i = 0, 0
+    while total < wanted:
+        src = files[i % len(files)]
+        shutil.copyfile(src, out / f"copy{i:05d}_{src.name}")
+        total += per_file[src]
+        i += 1
+    return out
+
+
+def report(label: str, target: Path, runs: int) -> None:
+    times: list[float] = []
+    count = 0
+    for _ in range(runs):
+        seconds, count = run_once(target)
+        times.append(seconds)
+    peak = gnu_time_peak(target)
+    best, median = min(times), statistics.median(times)
+    files = len(list(target.rglob("*.cu")))
+    memory = f"; peak RSS {peak / 1024:.0f} MiB (largest process of the run)" if peak else ""
+    print(
+        f"{label}: {count:,} instantiations in {files:,} files; whole process best {best:.3f} s, "
+        f"median {median:.3f} s over {runs} runs; {count / best:,.0f} instantiations/s{memory}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--synthetic", type=int, default=10000)
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
+    root = download_wheel(VERSION, work / "wheels")
+    real = generate_cache(root, VERSION, work / "jit")
+    import os
+
+    print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    report(f"real FlashInfer {VERSION} SM120 cache", real, args.runs)
+    big = synthetic(real, work / "synthetic", args.synthetic)
+    report(f"synthetic cache ({args.synthetic:,} wanted)", big, max(1, args.runs // 2))
+
+
+if __name__ == "__main__":
+    main()
