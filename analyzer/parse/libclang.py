@@ -12,6 +12,7 @@ overflow its recursive-descent evaluator), which is why the pool calls this in w
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -55,8 +56,19 @@ _loaded: _Clang | None = None
 def _clang() -> _Clang:
     global _loaded
     if _loaded is None:
-        _loaded = _Clang()
+        try:
+            _loaded = _Clang()
+        except (ImportError, OSError, AttributeError) as err:  # AttributeError: an old libclang
+            raise ParserFailure(f"libclang could not be loaded: {err}") from err
+        # Drop the index while the bindings are still alive: at interpreter shutdown its
+        # __del__ would otherwise run after `clang.cindex.conf` is gone, and print a traceback.
+        atexit.register(_unload)
     return _loaded
+
+
+def _unload() -> None:
+    global _loaded
+    _loaded = None
 
 
 def command_line(defines: Mapping[str, str], undefines: Sequence[str]) -> list[str]:

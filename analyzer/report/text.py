@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tabulate import tabulate
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
@@ -35,21 +37,51 @@ def _row(r: InstantiationResult) -> list[str]:
     ]
 
 
+def _display(path: str) -> str:
+    """Relative to the working directory when under it, as ruff and clang-tidy print paths."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def _finding(d: Diagnostic) -> str:
-    where = f"{d.path}:{d.line}" if d.line else d.path
+    where = f"line {d.line}" if d.line else "file"
     text = f"  {where}: {d.severity.value} {d.rule} {d.name}: {d.message}"
     if d.why:
         text += f"\n      {d.why}"
     return text
 
 
+def _not_modeled_only(f: FileResult) -> str | None:
+    """A file none of whose instantiations is modeled gets one line per reason, not a table."""
+    if not f.instantiations or any(r.verdict is not Verdict.NOT_MODELED for r in f.instantiations):
+        return None
+    reasons: dict[str, list[int]] = {}
+    for r in f.instantiations:
+        reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(r.instantiation.span.line)
+    lines = [_display(f.path)]
+    for reason, at in reasons.items():
+        first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
+        lines.append(f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}")
+    lines.extend(_finding(d) for d in f.diagnostics)
+    return "\n".join(lines)
+
+
 def render_file(f: FileResult) -> str:
-    parts = [f.path]
+    collapsed = _not_modeled_only(f)
+    if collapsed is not None:
+        return collapsed
+    parts = [_display(f.path)]
     if f.instantiations:
         parts.append(tabulate([_row(r) for r in f.instantiations], headers=HEADERS, tablefmt="simple"))
     findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
     parts.extend(_finding(d) for d in findings)
     return "\n".join(parts)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def summary(result: CheckResult) -> str:
@@ -58,13 +90,13 @@ def summary(result: CheckResult) -> str:
     inputs = sum(len(f.diagnostics) for f in result.files)
     fails = count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE]
     line = (
-        f"{len(rows)} instantiations in {len(result.files)} files: {fails} predicted failures "
+        f"{_n(len(rows), 'instantiation')} in {_n(len(result.files), 'file')}: {_n(fails, 'predicted failure')} "
         f"({count[Verdict.FAILS_INITIALIZE]} at initialize(), {count[Verdict.FAILS_COMPILE]} at compile time), "
         f"{count[Verdict.ZERO_SLACK]} with zero slack, {count[Verdict.UNREACHABLE]} never dispatched, "
         f"{count[Verdict.NOT_MODELED]} not modeled, {count[Verdict.INACTIVE]} inactive"
     )
     if inputs:
-        line += f"; {inputs} input problems"
+        line += f"; {_n(inputs, 'input problem')}"
     versions = sorted({(r.resources.cutlass_version, r.resources.cutlass_version_origin) for r in rows if r.resources})
     notes = [f"CUTLASS {v}: {origin}" for v, origin in versions]
     return "\n".join([line, *notes])

@@ -32,10 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from cutlint.verify import cublas
 
 MACRO_NAME = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 LAUNCHER_REL = Path(
@@ -579,16 +582,12 @@ class FlashInferTree:
         return flags
 
 
-# cudaUtils.h (included by the launcher) includes <cublasLt.h> and <cublas_v2.h> for error-string
-# helpers. A CUDA install without cuBLAS (like a bare nvcc) lacks them; the pip wheel
-# nvidia-cublas ships them under nvidia/cu13/include. They declare nothing CUTLASS uses.
-CUBLAS_HEADER = "cublasLt.h"
+# cudaUtils.h (included by the launcher) includes <cublasLt.h> and <cublas_v2.h> for an
+# error-string helper. A CUDA install without cuBLAS (like a bare nvcc) lacks them; the pip wheel
+# nvidia-cublas ships them under nvidia/cu13/include. They declare nothing CUTLASS uses: when the
+# compiler finds none, the probe uses cutlint's minimal shim (cutlint.verify.cublas).
+CUBLAS_HEADER = cublas.HEADERS[0]
 INCLUDE_ENV = "CUTLINT_PROBE_INCLUDE"  # extra -isystem dirs, os.pathsep-separated
-
-
-def _toolkit_include(nvcc: str) -> Path | None:
-    found = shutil.which(nvcc)
-    return Path(found).resolve().parent.parent / "include" if found else None
 
 
 def _site_package_includes() -> list[Path]:
@@ -597,20 +596,15 @@ def _site_package_includes() -> list[Path]:
 
 
 def extra_system_includes(nvcc: str, extra: Sequence[Path] = ()) -> list[Path]:
-    """Directories to add with -isystem: the caller's, $CUTLINT_PROBE_INCLUDE, and a cuBLAS
-    header directory when the toolkit's include directory does not have one."""
+    """Directories to add with -isystem: the caller's, $CUTLINT_PROBE_INCLUDE, and the cuBLAS
+    header directory of an installed nvidia-cublas wheel, if there is one. Whether the compiler
+    then finds real cuBLAS headers is asked of the compiler itself (cublas.find_real_headers)."""
     dirs = [Path(d) for d in extra]
     dirs += [Path(d) for d in os.environ.get(INCLUDE_ENV, "").split(os.pathsep) if d]
-    toolkit = _toolkit_include(nvcc)
-    candidates = ([toolkit] if toolkit else []) + dirs + _site_package_includes()
-    if not any((d / CUBLAS_HEADER).is_file() for d in candidates):
-        raise ProbeError(
-            f"{CUBLAS_HEADER} not found (needed by TensorRT-LLM's cudaUtils.h): install the "
-            f"nvidia-cublas wheel or point {INCLUDE_ENV} at a directory holding it"
-        )
-    cublas = next(d for d in candidates if (d / CUBLAS_HEADER).is_file())
-    if cublas != toolkit and cublas not in dirs:
-        dirs.append(cublas)
+    if not any((d / CUBLAS_HEADER).is_file() for d in dirs):
+        wheel = next((d for d in _site_package_includes() if (d / CUBLAS_HEADER).is_file()), None)
+        if wheel is not None:
+            dirs.append(wheel)
     return dirs
 
 
@@ -662,7 +656,8 @@ def _support_objects(
     tree: FlashInferTree, nvcc: str, cache: Path, system_includes: Sequence[Path]
 ) -> list[Path]:
     """Compile (once per FlashInfer tree) the TensorRT-LLM host helpers and the empty main()."""
-    key = hashlib.sha256(f"{tree.root.resolve()}|{nvcc}".encode()).hexdigest()[:12]
+    ident = "|".join([str(tree.root.resolve()), nvcc, *map(str, system_includes)])
+    key = hashlib.sha256(ident.encode()).hexdigest()[:12]
     out = cache / f"support-{key}"
     objs = [out / (Path(src).stem + ".o") for src in SUPPORT_SOURCES] + [out / "probe_main.o"]
     with _locked(cache / f"support-{key}.lock"):
@@ -677,8 +672,10 @@ def _support_objects(
         sources = [tree.nv_internal / s for s in SUPPORT_SOURCES] + [main_src]
         base_flags = ["-std=c++17", "-O1", "-D_GLIBCXX_USE_CXX11_ABI=1", *includes]
         for src, obj in zip(sources, objs):
-            cmd = [nvcc, *base_flags, "-c", str(src), "-o", str(obj)]
+            partial = obj.with_suffix(".o.partial")  # an interrupted build leaves no .o behind
+            cmd = [nvcc, *base_flags, "-c", str(src), "-o", str(partial)]
             _run(cmd, f"compiling support file {src.name}")
+            partial.replace(obj)
         return objs
 
 
@@ -758,19 +755,48 @@ def _job_dir(workdir: Path, generated_cu: Path) -> Path:
     return workdir / f"{generated_cu.name.split('.')[0]}-{key}"
 
 
-def probe_file(
+def _search_flags(flags: Sequence[str]) -> list[str]:
+    """The -I / -isystem part of a compile command, for asking the preprocessor alone."""
+    out: list[str] = []
+    it = iter(flags)
+    for flag in it:
+        if flag.startswith("-I"):
+            out.append(flag)
+        elif flag == "-isystem":
+            out += [flag, next(it)]
+    return out
+
+
+@dataclass(frozen=True)
+class ProbeRun:
+    """What one probe of one file produced, and how."""
+
+    rows: tuple[ProbeRow, ...]
+    cublas_headers: Path | None  # the real cuBLAS header directory; None: cutlint's shim
+    seconds: float  # wall time: compile (dominant), link, run
+
+
+Log = Callable[[str], None]
+
+
+def run_probe(
     generated_cu: Path,
     flashinfer_root: Path,
     nvcc: str = "nvcc",
     workdir: Path | None = None,
     extra_include_dirs: Sequence[Path] = (),
-) -> list[ProbeRow]:
+    keep_build: bool = True,
+    log: Log | None = None,
+) -> ProbeRun:
     """Compile one generated file against the probe launcher, run it on the host, return rows.
 
     ``workdir`` keeps the build (and caches the support objects across calls); without it a
-    temporary directory is used and removed. ``extra_include_dirs`` are added with -isystem
-    after FlashInfer's own paths (see extra_system_includes for the cuBLAS headers).
+    temporary directory is used and removed. ``keep_build=False`` removes this file's build
+    directory after a successful probe (the support objects stay). ``extra_include_dirs`` are
+    added with -isystem after FlashInfer's own paths. When the compiler finds no cuBLAS headers,
+    cutlint's minimal shim is used (cutlint.verify.cublas) and ``log`` is told so.
     """
+    t0 = time.monotonic()
     generated_cu = Path(generated_cu)
     tree = FlashInferTree(Path(flashinfer_root))
     if not tree.launcher.is_file():
@@ -786,21 +812,50 @@ def probe_file(
     try:
         job = _job_dir(base, generated_cu)
         overlay = job / "overlay"
+        probe_flags = compile_flags(tree, overlay, generated_cu.parent, system_includes)
+        real_cublas = cublas.find_real_headers(nvcc, _search_flags(probe_flags))
+        if real_cublas is None:
+            # Searched last, so it never shadows real headers (see cutlint.verify.cublas).
+            shim = cublas.write_shim(base / "cublas-shim")
+            system_includes = [*system_includes, shim]
+            probe_flags = compile_flags(tree, overlay, generated_cu.parent, system_includes)
+            if log is not None:
+                log(f"cuBLAS headers not found: using cutlint's minimal shim in {shim}")
+        elif log is not None:
+            log(f"cuBLAS headers: {real_cublas}")
         patched = overlay / LAUNCHER_REL
         patched.parent.mkdir(parents=True, exist_ok=True)
         patched.write_text(patch_launcher(tree.launcher.read_text(), tree.launcher))
-        support = _support_objects(tree, nvcc, base, system_includes)
         obj = job / "probe.o"
         exe = job / "probe"
-        flags = compile_flags(tree, overlay, generated_cu.parent, system_includes)
-        compile_cmd = [nvcc, *flags, "-c", str(generated_cu), "-o", str(obj)]
-        _run(compile_cmd, f"compiling {generated_cu.name}")
+        compile_cmd = [nvcc, *probe_flags, "-c", str(generated_cu), "-o", str(obj)]
+        # The support objects (once per tree) build beside the file's own compile.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            support_job = pool.submit(_support_objects, tree, nvcc, base, system_includes)
+            try:
+                _run(compile_cmd, f"compiling {generated_cu.name}")
+            finally:
+                support = support_job.result()
         _run([nvcc, SM120_GENCODE, "-o", str(exe), str(obj), *map(str, support)], "linking probe")
         proc = _run([str(exe)], "running probe", cwd=job)
-        return _match_rows(generated_cu, calls, _parse_output(proc.stdout))
+        rows = _match_rows(generated_cu, calls, _parse_output(proc.stdout))
+        if not keep_build and not owned:
+            shutil.rmtree(job, ignore_errors=True)
+        return ProbeRun(tuple(rows), real_cublas, time.monotonic() - t0)
     finally:
         if owned:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def probe_file(
+    generated_cu: Path,
+    flashinfer_root: Path,
+    nvcc: str = "nvcc",
+    workdir: Path | None = None,
+    extra_include_dirs: Sequence[Path] = (),
+) -> list[ProbeRow]:
+    """run_probe's rows (see there)."""
+    return list(run_probe(generated_cu, flashinfer_root, nvcc, workdir, extra_include_dirs).rows)
 
 
 def timed_probe_file(
@@ -811,19 +866,20 @@ def timed_probe_file(
     extra_include_dirs: Sequence[Path] = (),
 ) -> tuple[list[ProbeRow], float]:
     """probe_file plus its wall time in seconds (compile dominates)."""
-    t0 = time.monotonic()
-    rows = probe_file(generated_cu, flashinfer_root, nvcc, workdir, extra_include_dirs)
-    return rows, time.monotonic() - t0
+    run = run_probe(generated_cu, flashinfer_root, nvcc, workdir, extra_include_dirs)
+    return list(run.rows), run.seconds
 
 
 __all__ = [
     "MacroCall",
     "ProbeError",
     "ProbeRow",
+    "ProbeRun",
     "compile_flags",
     "extra_system_includes",
     "find_macro_calls",
     "patch_launcher",
     "probe_file",
+    "run_probe",
     "timed_probe_file",
 ]

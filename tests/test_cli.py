@@ -1,0 +1,80 @@
+"""The command line: flags, exit codes, formats."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from cutlint.cli import main
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+HEADLINE = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.6.3.cu"
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_errors_exit_1_and_fail_on_never_exits_0() -> None:
+    assert invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1").exit_code == 1
+    assert invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1", "--fail-on", "never").exit_code == 0
+
+
+def test_ignore_and_select() -> None:
+    assert invoke("check", str(HEADLINE), "--ignore", "CUT101").exit_code == 0
+    out = invoke("check", str(HEADLINE), "--select", "CUT104", "--format", "json", "--fail-on", "warning")
+    assert out.exit_code == 1
+    rules = {f["rule"] for i in json.loads(out.output)["instantiations"] for f in i["findings"]}
+    assert rules == {"CUT104"}
+
+
+def test_fail_on_warning_counts_warnings() -> None:
+    dispatched = FIXTURES / "launch" / "CUT202-tile-not-dispatched.cu"
+    assert invoke("check", str(dispatched)).exit_code == 0
+    # the path does not name the FlashInfer release, so the dispatch table is unknown: quiet
+    data = json.loads(invoke("check", str(dispatched), "--format", "json").output)
+    assert data["summary"]["findings_by_rule"] == {}
+
+
+def test_json_has_schema_and_required_fields() -> None:
+    out = invoke("check", str(HEADLINE), "--format", "json", "--cutlass-version", "4.2.1")
+    data = json.loads(out.output)
+    assert data["schema_version"] == 1
+    first = data["instantiations"][0]
+    for key in ("path", "line", "tile", "stages", "smem_bytes", "breakdown", "findings"):
+        assert key in first
+    assert first["smem_bytes"] == 102400 and first["stages"] == 3
+    assert sum(r["size"] for r in first["breakdown"]) == first["smem_bytes"]
+    assert [f["rule"] for f in first["findings"]] == ["CUT101", "CUT104"]
+
+
+def test_usage_errors_exit_2() -> None:
+    assert CliRunner().invoke(main, ["check", str(HEADLINE), "--arch", "sm_99"]).exit_code == 2
+    assert CliRunner().invoke(main, ["check", str(HEADLINE), "--cutlass-version", "four"]).exit_code == 2
+    assert CliRunner().invoke(main, ["check"]).exit_code == 2
+
+
+def test_unreadable_input_exits_2_and_keeps_other_results(tmp_path: Path) -> None:
+    out = invoke("check", str(HEADLINE), str(tmp_path / "missing.cu"), "--format", "json")
+    assert out.exit_code == 2
+    data = json.loads(out.output)
+    assert any(d["rule"] == "CUT001" for f in data["files"] for d in f["diagnostics"])
+    assert len(data["instantiations"]) == 4
+
+
+def test_explain_and_rules() -> None:
+    assert "GemmUniversalAdapter::initialize()" in invoke("explain", "CUT101").output
+    assert "CUT101" in invoke("explain", "smem-exceeds-optin").output
+    assert CliRunner().invoke(main, ["explain", "CUT999"]).exit_code == 2
+    listing = invoke("rules").output
+    assert "CUT101" in listing and "smem-exceeds-optin" in listing
+
+
+def test_arch_override_to_a_bigger_part_changes_the_verdict() -> None:
+    """sm_90's 232,448 B is not the point for an SM120 kernel: it does not run there at all."""
+    out = invoke("check", str(HEADLINE), "--arch", "sm_90", "--format", "json")
+    data = json.loads(out.output)
+    assert {i["verdict"] for i in data["instantiations"]} == {"not modeled"}
