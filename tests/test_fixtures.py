@@ -31,7 +31,9 @@ class Expectations:
     verdict: str | None = None
 
 
-def read_expectations(text: str) -> tuple[dict[str, str], list[tuple[str, str, str | None]], list[Expectations]]:
+def read_expectations(
+    text: str,
+) -> tuple[dict[str, str], list[tuple[str, str, str | None]], list[Expectations]]:
     header: dict[str, str] = {}
     file_level: list[tuple[str, str, str | None]] = []
     out: list[Expectations] = []
@@ -48,7 +50,11 @@ def read_expectations(text: str) -> tuple[dict[str, str], list[tuple[str, str, s
             pending.model.append((m[1], m[2]))
         elif m := VERDICT.match(line):
             pending.verdict = m[1]
-        elif line and not line.startswith("//") and (pending.expect or pending.ok or pending.model or pending.verdict):
+        elif (
+            line
+            and not line.startswith("//")
+            and (pending.expect or pending.ok or pending.model or pending.verdict)
+        ):
             pending.line = n
             out.append(pending)
             pending = Expectations(0)
@@ -80,7 +86,11 @@ def test_fixture(path: Path) -> None:
     unmatched = [(d.rule, d.line) for d in result.diagnostics]
     unmatched += [(d.rule, d.line) for r in result.instantiations for d in r.diagnostics]
     for rule, name, text in file_level:
-        hit = [d for d in result.diagnostics if d.rule == rule and d.name == name and (text is None or text in d.message)]
+        hit = [
+            d
+            for d in result.diagnostics
+            if d.rule == rule and d.name == name and (text is None or text in d.message)
+        ]
         assert hit, f"file-level {rule} {name} {text!r} not found in {result.diagnostics}"
         unmatched.remove((hit[0].rule, hit[0].line))
     for e in expectations:
@@ -89,20 +99,36 @@ def test_fixture(path: Path) -> None:
         if r is not None:
             diags += list(r.diagnostics)
         for rule, name, text in e.expect:
-            hit = [d for d in diags if d.rule == rule and d.name == name and (text is None or text in f"{d.message} {d.why or ''}")]
-            assert hit, f"line {e.line}: expected [{rule} {name}] {text!r}; got {[(d.rule, d.message, d.why) for d in diags]}"
+            hit = [
+                d
+                for d in diags
+                if d.rule == rule
+                and d.name == name
+                and (text is None or text in f"{d.message} {d.why or ''}")
+            ]
+            assert hit, (
+                f"line {e.line}: expected [{rule} {name}] {text!r}; got {[(d.rule, d.message, d.why) for d in diags]}"
+            )
             unmatched.remove((hit[0].rule, hit[0].line))
         for rule in e.ok:
-            assert not [d for d in diags if d.rule == rule], f"line {e.line}: {rule} fired but the fixture says ok"
+            assert not [d for d in diags if d.rule == rule], (
+                f"line {e.line}: {rule} fired but the fixture says ok"
+            )
         if e.model or e.verdict:
             assert r is not None, f"line {e.line}: no instantiation starts here"
         if e.verdict:
-            assert r is not None and r.verdict.value == e.verdict, f"line {e.line}: verdict {r.verdict.value if r else None!r}"
+            assert r is not None and r.verdict.value == e.verdict, (
+                f"line {e.line}: verdict {r.verdict.value if r else None!r}"
+            )
         if e.model:
-            assert r is not None and r.resources is not None, f"line {e.line}: not modeled: {r.not_modeled if r else None}"
+            assert r is not None and r.resources is not None, (
+                f"line {e.line}: not modeled: {r.not_modeled if r else None}"
+            )
             facts = facts_for(r.instantiation, r.resources)
             for metric, value in e.model:
-                assert str(facts[metric]) == value, f"line {e.line}: {metric} = {facts[metric]}, fixture says {value}"
+                assert str(facts[metric]) == value, (
+                    f"line {e.line}: {metric} = {facts[metric]}, fixture says {value}"
+                )
     assert not unmatched, f"findings the fixture does not expect: {unmatched}"
 
 

@@ -16,12 +16,16 @@ SM120_OPTIN = 101376
 
 
 @pytest.mark.parametrize("version", sorted(EXPECTED))
-def test_check_equals_compiler_on_real_files(version: str, real_cache: Any, nvcc_truth: list[dict[str, Any]]) -> None:
+def test_check_equals_compiler_on_real_files(
+    version: str, real_cache: Any, nvcc_truth: list[dict[str, Any]]
+) -> None:
     directory: Path = real_cache(version)
     result = api.check([directory])
     rows = [r for f in result.files for r in f.instantiations]
     assert len(rows) == EXPECTED[version]
-    assert not result.all_diagnostics() or all(d.rule in ("CUT101", "CUT102", "CUT104") for d in result.all_diagnostics())
+    assert not result.all_diagnostics() or all(
+        d.rule in ("CUT101", "CUT102", "CUT104") for d in result.all_diagnostics()
+    )
     truth = {(t["file"], t["line"]): t for t in nvcc_truth if t["version"] == version}
     for r in rows:
         t = truth[(Path(r.instantiation.span.path).name, r.instantiation.span.line)]
@@ -39,7 +43,11 @@ def test_predicted_failures_are_the_headline_tactics(real_cache: Any) -> None:
     for version in EXPECTED:
         result = api.check([real_cache(version)])
         failing = {
-            (str(r.instantiation.moe.cta_tile), r.instantiation.moe.output_type, r.instantiation.moe.swap_ab)
+            (
+                str(r.instantiation.moe.cta_tile),
+                r.instantiation.moe.output_type,
+                r.instantiation.moe.swap_ab,
+            )
             for f in result.files
             for r in f.instantiations
             if r.verdict is Verdict.FAILS_INITIALIZE and r.instantiation.moe

@@ -48,9 +48,7 @@ def render(template: str, facts: Facts) -> str:
     return TEMPLATE_FIELD.sub(one, template)
 
 
-def diagnose(
-    rules: Iterable[Rule], facts: Facts, path: str, line: int | None
-) -> list[Diagnostic]:
+def diagnose(rules: Iterable[Rule], facts: Facts, path: str, line: int | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for rule in rules:
         if rule.when is None or not holds(rule.when, facts):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -17,7 +17,7 @@ from cutlint.records import Severity, Verdict
 RULE_ID = re.compile(r"CUT\d{3}")
 RULE_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
-Scalar = Union[int, bool, str]
+Scalar = int | bool | str
 
 
 class Strict(BaseModel):
@@ -28,7 +28,7 @@ class MetricRef(Strict):
     metric: str
 
 
-Operand = Union[MetricRef, Scalar]
+Operand = MetricRef | Scalar
 
 
 class Compare(Strict):
@@ -46,12 +46,16 @@ class Compare(Strict):
     def _one_op(self) -> Compare:
         ops = [op for op in ("gt", "ge", "lt", "le", "eq", "ne") if getattr(self, op) is not None]
         if len(ops) != 1:
-            raise ValueError(f"a comparison needs exactly one of gt/ge/lt/le/eq/ne, got {ops or 'none'}")
+            raise ValueError(
+                f"a comparison needs exactly one of gt/ge/lt/le/eq/ne, got {ops or 'none'}"
+            )
         return self
 
     @property
     def op(self) -> str:
-        return next(op for op in ("gt", "ge", "lt", "le", "eq", "ne") if getattr(self, op) is not None)
+        return next(
+            op for op in ("gt", "ge", "lt", "le", "eq", "ne") if getattr(self, op) is not None
+        )
 
     @property
     def operand(self) -> Operand:
@@ -71,7 +75,7 @@ class Not(Strict):
     not_: Condition = Field(alias="not")
 
 
-Condition = Annotated[Union[Compare, All, Any_, Not], Field(union_mode="left_to_right")]
+Condition = Annotated[Compare | All | Any_ | Not, Field(union_mode="left_to_right")]
 
 
 class Kind(StrEnum):
@@ -112,7 +116,9 @@ class Rule(Strict):
     why: str | None = Field(default=None, description="template of the one line of arithmetic")
     fix: str | None = Field(default=None, description="template of the concrete fix")
     when: Condition | None = None
-    verdict: Verdict | None = Field(default=None, description="what a finding of this rule means for the tactic")
+    verdict: Verdict | None = Field(
+        default=None, description="what a finding of this rule means for the tactic"
+    )
     doc: Doc
 
     @field_validator("id")

@@ -80,7 +80,9 @@ def struct(
     for m in members:
         start = round_up(offset, m.align)
         if start > offset:
-            pieces.append(Piece("(padding)", offset, start - offset, 1, f"alignas({m.align}) of {m.name}"))
+            pieces.append(
+                Piece("(padding)", offset, start - offset, 1, f"alignas({m.align}) of {m.name}")
+            )
         pieces.extend(m.flat(base=start))
         offset = start + m.size
         align = max(align, m.align)
@@ -88,7 +90,15 @@ def struct(
         return empty(name, source)
     size = round_up(offset, align)
     if size > offset:
-        pieces.append(Piece("(tail padding)", offset, size - offset, 1, f"sizeof rounded up to alignof = {align}"))
+        pieces.append(
+            Piece(
+                "(tail padding)",
+                offset,
+                size - offset,
+                1,
+                f"sizeof rounded up to alignof = {align}",
+            )
+        )
     return Block(name, size, align, source, tuple(pieces))
 
 
@@ -99,5 +109,13 @@ def union(name: str, members: Sequence[Block], source: str) -> Block:
     size = round_up(largest, align)
     pieces = [p for m in members for p in m.flat()]
     if size > largest:
-        pieces.append(Piece("(tail padding)", largest, size - largest, 1, f"sizeof rounded up to alignof = {align}"))
+        pieces.append(
+            Piece(
+                "(tail padding)",
+                largest,
+                size - largest,
+                1,
+                f"sizeof rounded up to alignof = {align}",
+            )
+        )
     return Block(name, size, align, source, tuple(pieces))

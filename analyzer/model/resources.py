@@ -41,9 +41,13 @@ class ModelContext:
 
 def model_instantiation(inst: Instantiation, ctx: ModelContext) -> Resources | NotModeled:
     if inst.family is Family.EXPLICIT_LAUNCHER:
-        return NotModeled(reason=f"explicit launcher instantiation `{inst.name}`: this family is not modeled yet")
+        return NotModeled(
+            reason=f"explicit launcher instantiation `{inst.name}`: this family is not modeled yet"
+        )
     if inst.moe is None:
-        return NotModeled(reason="the macro's arguments could not be read (see the CUT0xx diagnostic)")
+        return NotModeled(
+            reason="the macro's arguments could not be read (see the CUT0xx diagnostic)"
+        )
     tactic_or_reason = _sm120_tactic(inst.moe, ctx)
     if isinstance(tactic_or_reason, str):
         return NotModeled(reason=tactic_or_reason)
@@ -88,7 +92,13 @@ def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
 
 def _regions(block: Block) -> tuple[Region, ...]:
     return tuple(
-        Region(name=p.name.removeprefix("SharedStorage."), offset=p.offset, size=p.size, align=p.align, source=p.source)
+        Region(
+            name=p.name.removeprefix("SharedStorage."),
+            offset=p.offset,
+            size=p.size,
+            align=p.align,
+            source=p.source,
+        )
         for p in block.flat()
     )
 

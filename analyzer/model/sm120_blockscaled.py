@@ -78,7 +78,9 @@ class BlockScaledOperands:
 NVFP4 = BlockScaledOperands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16, "ue4m3")
 # MXF8F6F4: SmemAllocTypeA/B = uint8_t (MB: `cute::conditional_t<UseMxf8f6f4, uint8_t, ...>`),
 # so FP4 B is stored unpacked, one byte per element.
-MXFP8_MXFP4 = BlockScaledOperands("MXFP8 x MXFP4 (e4m3 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32, "ue8m0")
+MXFP8_MXFP4 = BlockScaledOperands(
+    "MXFP8 x MXFP4 (e4m3 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32, "ue8m0"
+)
 
 
 def operands_for(act: ElementType, weight: ElementType, mxfpx: bool) -> BlockScaledOperands | None:
@@ -139,10 +141,30 @@ def mainloop_tensor_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
     return struct(
         "mainloop",
         [
-            array("smem_A", stages * s.a, 1024, f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A"),
-            array("smem_B", stages * s.b, 1024, f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B"),
-            array("smem_SFA", stages * s.sfa, 16, f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA (array_aligned, 16)"),
-            array("smem_SFB", stages * s.sfb, 16, f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB (array_aligned, 16)"),
+            array(
+                "smem_A",
+                stages * s.a,
+                1024,
+                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+            ),
+            array(
+                "smem_B",
+                stages * s.b,
+                1024,
+                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+            ),
+            array(
+                "smem_SFA",
+                stages * s.sfa,
+                16,
+                f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA (array_aligned, 16)",
+            ),
+            array(
+                "smem_SFB",
+                stages * s.sfb,
+                16,
+                f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB (array_aligned, 16)",
+            ),
         ],
         f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
@@ -153,7 +175,12 @@ def mainloop_tensormaps() -> Block:
     return struct(
         "mainloop",
         [
-            array(f"smem_tensormap_{x}", TMA_DESCRIPTOR_BYTES, TMA_DESCRIPTOR_ALIGN, f"{ML}: cute::TmaDescriptor smem_tensormap_{x}")
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{ML}: cute::TmaDescriptor smem_tensormap_{x}",
+            )
             for x in ("A", "B", "SFA", "SFB")
         ],
         f"{ML}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
@@ -162,7 +189,12 @@ def mainloop_tensormaps() -> Block:
 
 
 def mainloop_pipeline(stages: int) -> Block:
-    return array("mainloop", pipeline_storage(stages), BARRIER_BYTES, f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage")
+    return array(
+        "mainloop",
+        pipeline_storage(stages),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
+    )
 
 
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
@@ -225,13 +257,26 @@ def _swizzle_align(t: Tactic, epi_m: int, epi_n: int) -> int:
 def _fusion_storage(t: Tactic) -> Block:
     """`FusionCallbacks::SharedStorage`, the `thread` member of the epilogue's TensorStorage."""
     if t.fusion is Fusion.NONE:
-        return empty("thread", "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty")
+        return empty(
+            "thread",
+            "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
+        )
     n = t.tile.n
     if t.swap_ab:
         # ScaledAccPerRowBiasPerColScaleScatter: the router scale is a Sm90RowBroadcast of float.
-        return array("thread.scale", 4 * n, 16, f"{SCATTER}: Sm90RowBroadcast<..., ElementScalar* (float)>: array_aligned<ElementInput, CTA_N> smem")
+        return array(
+            "thread.scale",
+            4 * n,
+            16,
+            f"{SCATTER}: Sm90RowBroadcast<..., ElementScalar* (float)>: array_aligned<ElementInput, CTA_N> smem",
+        )
     # ScaledAccPerColBiasPerRowScaleScatter: the bias is a Sm90RowBroadcast of the output type.
-    return array("thread.bias", t.output_bits // 8 * n, 16, f"{SCATTER}: Sm90RowBroadcast<..., ElementBias*>: array_aligned<ElementInput, CTA_N> smem")
+    return array(
+        "thread.bias",
+        t.output_bits // 8 * n,
+        16,
+        f"{SCATTER}: Sm90RowBroadcast<..., ElementBias*>: array_aligned<ElementInput, CTA_N> smem",
+    )
 
 
 def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
@@ -241,8 +286,18 @@ def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
         collective = union(
             "collective",
             [
-                array("smem_C", e.stages_c * tile_bytes, e.swizzle_align, f"{EP}: CollectiveStorageReuseC::smem_C, StagesC = {e.stages_c}"),
-                array("smem_D", e.stages_c * tile_bytes, e.swizzle_align, f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = {e.stages_c}"),
+                array(
+                    "smem_C",
+                    e.stages_c * tile_bytes,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageReuseC::smem_C, StagesC = {e.stages_c}",
+                ),
+                array(
+                    "smem_D",
+                    e.stages_c * tile_bytes,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = {e.stages_c}",
+                ),
             ],
             f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
         )
@@ -250,20 +305,44 @@ def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
         collective = struct(
             "collective",
             [
-                array("smem_C", e.stages_c * tile_bytes, e.swizzle_align, f"{EP}: CollectiveStorageWithC::smem_C, StagesC = {e.stages_c}"),
-                array("smem_D", e.stages_d * tile_bytes, e.swizzle_align, f"{EP}: CollectiveStorageWithC::smem_D, StagesD = {e.stages_d}"),
+                array(
+                    "smem_C",
+                    e.stages_c * tile_bytes,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageWithC::smem_C, StagesC = {e.stages_c}",
+                ),
+                array(
+                    "smem_D",
+                    e.stages_d * tile_bytes,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageWithC::smem_D, StagesD = {e.stages_d}",
+                ),
             ],
             f"{EP}: struct CollectiveStorageWithC",
         )
-    return struct("epilogue", [collective, _fusion_storage(t)], f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage")
+    return struct(
+        "epilogue",
+        [collective, _fusion_storage(t)],
+        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+    )
 
 
 def epilogue_tensormaps() -> Block:
     return struct(
         "epilogue",
         [
-            array("smem_tensormap_C", TMA_DESCRIPTOR_BYTES, TMA_DESCRIPTOR_ALIGN, f"{EP}: cute::TmaDescriptor smem_tensormap_C"),
-            array("smem_tensormap_D", EPILOGUE_WARP_GROUPS * TMA_DESCRIPTOR_BYTES, TMA_DESCRIPTOR_ALIGN, f"{EP}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {EPILOGUE_WARP_GROUPS}>"),
+            array(
+                "smem_tensormap_C",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EP}: cute::TmaDescriptor smem_tensormap_C",
+            ),
+            array(
+                "smem_tensormap_D",
+                EPILOGUE_WARP_GROUPS * TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EP}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {EPILOGUE_WARP_GROUPS}>",
+            ),
         ],
         f"{EP}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
@@ -272,7 +351,12 @@ def epilogue_tensormaps() -> Block:
 
 def epilogue_pipeline(t: Tactic, cutlass: CutlassModel) -> Block:
     stages_c = epilogue_shape(t, cutlass).stages_c
-    return array("epi_load", pipeline_storage(stages_c), BARRIER_BYTES, f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage")
+    return array(
+        "epi_load",
+        pipeline_storage(stages_c),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+    )
 
 
 def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
@@ -297,10 +381,24 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     reductions: list[StageTerm] = []
     if cutlass.has("reduced_capacity"):
         reductions = [
-            StageTerm(name="SchedulerPipelineStorage", bytes=pipeline_storage(TILE_SCHEDULER_STAGES), source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)"),
-            StageTerm(name="TensorMapStorage", bytes=2 * TMA_DESCRIPTOR_BYTES, source=f"{MB}: sizeof(cute::TmaDescriptor) * 2"),
-            StageTerm(name="TensorMapReadyPipelineStorage", bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES), source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)"),
-            StageTerm(name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."),
+            StageTerm(
+                name="SchedulerPipelineStorage",
+                bytes=pipeline_storage(TILE_SCHEDULER_STAGES),
+                source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+            ),
+            StageTerm(
+                name="TensorMapStorage",
+                bytes=2 * TMA_DESCRIPTOR_BYTES,
+                source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+            ),
+            StageTerm(
+                name="TensorMapReadyPipelineStorage",
+                bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES),
+                source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+            ),
+            StageTerm(
+                name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
+            ),
         ]
     carveout = epilogue_shared_storage(t, cutlass).size
     s = stage_bytes(t, cutlass)
@@ -308,7 +406,9 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     pipeline_source = f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage)"
     if cutlass.has("pipeline_round_up"):
         pipeline = round_up(pipeline, 128)
-        pipeline_source = f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
+        pipeline_source = (
+            f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
+        )
     per_stage = (
         StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
         StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
@@ -344,10 +444,20 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
     pipelines = struct(
         "pipelines",
         [
-            array("scheduler", pipeline_storage(TILE_SCHEDULER_STAGES), 16, f"{KS}: alignas(16) TileScheduler::PipelineStorage = PipelineAsyncSharedStorage<8>"),
+            array(
+                "scheduler",
+                pipeline_storage(TILE_SCHEDULER_STAGES),
+                16,
+                f"{KS}: alignas(16) TileScheduler::PipelineStorage = PipelineAsyncSharedStorage<8>",
+            ),
             mainloop_pipeline(stages).at("mainloop", 16),
             epilogue_pipeline(t, cutlass).at("epi_load", 16),
-            array("load_order", 2 * BARRIER_BYTES, 16, f"{KS}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])"),
+            array(
+                "load_order",
+                2 * BARRIER_BYTES,
+                16,
+                f"{KS}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
+            ),
         ],
         f"{KS}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
         base_align=16,
@@ -364,7 +474,11 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
         f"{KS}: SharedStorage::TensorMapStorage : cute::aligned_struct<128, _1>",
         base_align=128,
     )
-    return struct("SharedStorage", [tensors, pipelines, responses, tensormaps], f"{KS}: GemmKernel::SharedStorage")
+    return struct(
+        "SharedStorage",
+        [tensors, pipelines, responses, tensormaps],
+        f"{KS}: GemmKernel::SharedStorage",
+    )
 
 
 def max_threads_per_block() -> int:

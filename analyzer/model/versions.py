@@ -121,7 +121,9 @@ def read_version_h(include_dir: Path) -> Version | None:
         text = path.read_text(errors="replace")
     except OSError:
         return None
-    parts = [re.search(rf"#define\s+CUTLASS_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+    parts = [
+        re.search(rf"#define\s+CUTLASS_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")
+    ]
     if not all(parts):
         return None
     return tuple(int(p[1]) for p in parts if p)  # type: ignore[return-value]
@@ -141,7 +143,10 @@ def resolve(
         return cutlass_model(parse_version(override), "--cutlass-version")
     release = flashinfer_releases().get(flashinfer_version or "")
     if release is not None:
-        return cutlass_model(release.cutlass, f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}")
+        return cutlass_model(
+            release.cutlass,
+            f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}",
+        )
     _, last = modeled_range()
     why = (
         f"FlashInfer {flashinfer_version} is not in cutlint's table"

@@ -70,13 +70,17 @@ def to_data(result: CheckResult) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
         "files": [
-            {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]} for f in result.files
+            {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]}
+            for f in result.files
         ],
         "instantiations": [_instantiation(r) for r in rows],
         "summary": {
             "files": len(result.files),
             "instantiations": len(rows),
-            "by_verdict": {v: sum(1 for r in rows if r.verdict.value == v) for v in sorted({r.verdict.value for r in rows})},
+            "by_verdict": {
+                v: sum(1 for r in rows if r.verdict.value == v)
+                for v in sorted({r.verdict.value for r in rows})
+            },
             "findings_by_rule": _by_rule(result.all_diagnostics()),
         },
     }

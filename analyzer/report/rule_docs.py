@@ -41,7 +41,10 @@ def render_rule(rule: Rule) -> str:
 
 
 def index(rules: tuple[Rule, ...]) -> str:
-    rows = "\n".join(f"| [{r.id}]({r.id}.md) | {r.name} | {r.severity.value} | {r.fails_at.value} |" for r in rules)
+    rows = "\n".join(
+        f"| [{r.id}]({r.id}.md) | {r.name} | {r.severity.value} | {r.fails_at.value} |"
+        for r in rules
+    )
     return f"""# Rules
 
 *Generated from `rules/`; do not edit.*

@@ -8,7 +8,18 @@ from tabulate import tabulate
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 
-HEADERS = ["line", "tile", "cluster", "A x B -> D", "fusion", "SwapAB", "stages", "smem / limit (B)", "verdict", "rule"]
+HEADERS = [
+    "line",
+    "tile",
+    "cluster",
+    "A x B -> D",
+    "fusion",
+    "SwapAB",
+    "stages",
+    "smem / limit (B)",
+    "verdict",
+    "rule",
+]
 
 
 def _types(r: InstantiationResult) -> str:
@@ -59,11 +70,15 @@ def _not_modeled_only(f: FileResult) -> str | None:
         return None
     reasons: dict[str, list[int]] = {}
     for r in f.instantiations:
-        reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(r.instantiation.span.line)
+        reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(
+            r.instantiation.span.line
+        )
     lines = [_display(f.path)]
     for reason, at in reasons.items():
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
-        lines.append(f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}")
+        lines.append(
+            f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}"
+        )
     lines.extend(_finding(d) for d in f.diagnostics)
     return "\n".join(lines)
 
@@ -74,7 +89,9 @@ def render_file(f: FileResult) -> str:
         return collapsed
     parts = [_display(f.path)]
     if f.instantiations:
-        parts.append(tabulate([_row(r) for r in f.instantiations], headers=HEADERS, tablefmt="simple"))
+        parts.append(
+            tabulate([_row(r) for r in f.instantiations], headers=HEADERS, tablefmt="simple")
+        )
     findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
     parts.extend(_finding(d) for d in findings)
     return "\n".join(parts)
@@ -97,7 +114,13 @@ def summary(result: CheckResult) -> str:
     )
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
-    versions = sorted({(r.resources.cutlass_version, r.resources.cutlass_version_origin) for r in rows if r.resources})
+    versions = sorted(
+        {
+            (r.resources.cutlass_version, r.resources.cutlass_version_origin)
+            for r in rows
+            if r.resources
+        }
+    )
     notes = [f"CUTLASS {v}: {origin}" for v, origin in versions]
     return "\n".join([line, *notes])
 

@@ -15,6 +15,7 @@ was checked on a real file against the real headers (docs/validation.md).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -65,7 +66,11 @@ def write_shim(directory: Path) -> Path:
         path = directory / header
         text = shim_text(header)
         if not path.is_file() or path.read_text() != text:
-            path.write_text(text)
+            # Parallel probes share the directory: never let a compile see a half-written file.
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{header}.")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
     return directory
 
 

@@ -30,7 +30,7 @@ def download_wheel(version: str, dest: Path) -> Path:
         return root
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dest), f"flashinfer-python=={version}"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise FlashInferError(f"pip download flashinfer-python=={version} failed: {done.stderr.strip()[-500:]}")
     wheels = sorted(dest.glob(f"flashinfer_python-{version}-*.whl"))

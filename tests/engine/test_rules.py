@@ -12,7 +12,7 @@ from cutlint.engine.schema import Compare
 from cutlint.report.rule_docs import pages
 
 DOCS = Path(__file__).parent.parent.parent / "docs" / "rules"
-GOOD = '''
+GOOD = """
 id = "CUT199"
 name = "example-rule"
 severity = "warning"
@@ -27,7 +27,7 @@ why = "y"
 example = "e"
 fix = "f"
 references = ["r"]
-'''
+"""
 
 
 def test_rules_load_and_ids_are_grouped_by_hundreds() -> None:
@@ -41,8 +41,12 @@ def test_rules_load_and_ids_are_grouped_by_hundreds() -> None:
 def test_every_rule_page_is_generated_and_fresh() -> None:
     for name, text in pages().items():
         path = DOCS / name
-        assert path.exists(), f"docs/rules/{name} missing: run python -m cutlint.report.rule_docs docs/rules"
-        assert path.read_text() == text, f"docs/rules/{name} is stale: run python -m cutlint.report.rule_docs docs/rules"
+        assert path.exists(), (
+            f"docs/rules/{name} missing: run python -m cutlint.report.rule_docs docs/rules"
+        )
+        assert path.read_text() == text, (
+            f"docs/rules/{name} is stale: run python -m cutlint.report.rule_docs docs/rules"
+        )
 
 
 def test_a_good_rule_parses() -> None:

@@ -55,7 +55,12 @@ def test_member_offsets_equal_compiler(nvcc_truth: list[dict[str, Any]], index: 
     blocks = {p.name.removeprefix("SharedStorage."): p for p in kernel.flat()}
     members = row["members"]
     checked = 0
-    for name in ("tensors.mainloop.smem_A", "tensors.mainloop.smem_B", "tensors.mainloop.smem_SFA", "tensors.mainloop.smem_SFB"):
+    for name in (
+        "tensors.mainloop.smem_A",
+        "tensors.mainloop.smem_B",
+        "tensors.mainloop.smem_SFA",
+        "tensors.mainloop.smem_SFB",
+    ):
         key = "mainloop." + name.removeprefix("tensors.mainloop.").replace("smem", "tensors.smem")
         if f"{key}.size" in members:
             assert blocks[name].size == members[f"{key}.size"], name
@@ -63,13 +68,17 @@ def test_member_offsets_equal_compiler(nvcc_truth: list[dict[str, Any]], index: 
             checked += 1
     for name in ("pipelines", "scheduler_response", "tensormaps"):
         if f"kernel.{name}.offset" in members:
-            starts = [p.offset for key, p in blocks.items() if key.startswith(name + ".") or key == name]
+            starts = [
+                p.offset for key, p in blocks.items() if key.startswith(name + ".") or key == name
+            ]
             assert min(starts) == members[f"kernel.{name}.offset"], name
             checked += 1
     assert checked, "the probe reported no member offsets for this row"
 
 
-def offending(version: str, tile: tuple[int, int, int], fusion: Fusion, swap: bool) -> tuple[int, int]:
+def offending(
+    version: str, tile: tuple[int, int, int], fusion: Fusion, swap: bool
+) -> tuple[int, int]:
     cutlass = cutlass_model(flashinfer_releases()[version].cutlass, "test")
     t = sm120.Tactic(Shape3(m=tile[0], n=tile[1], k=tile[2]), sm120.NVFP4, 16, fusion, swap)
     stages = sm120.stage_count(t, cutlass).stages

@@ -1,0 +1,128 @@
+"""The compiler's answers, kept so that a second `cutlint verify` is instant.
+
+A result is keyed by everything that decides it:
+
+- the toolchain: the FlashInfer release, a hash of its launcher `.inl` (the kernel recipe) and
+  of its `cutlass/version.h`, the whole `nvcc --version` text, and a hash of the probe's own
+  source (its flags and the code it appends: a change to the method invalidates every entry);
+- the file: a hash of its bytes;
+- the instantiation: its macro arguments as written.
+
+One JSON file per key, under `<cache>/verify/results/<key[:2]>/<key>.json`. Writes go through a
+temporary file and a rename, so parallel runs never read half an entry. The cache directory is
+`--cache-dir`, else `$CUTLINT_CACHE`, else `~/.cache/cutlint`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from cutlint.verify import nvcc_probe
+from cutlint.verify.nvcc_probe import ProbeRow
+
+CACHE_ENV = "CUTLINT_CACHE"
+CACHE_FORMAT = 1
+"""Bump when what an entry holds changes."""
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get(CACHE_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "cutlint"
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def probe_source_hash() -> str:
+    """The probe's method: its module source (flags, patch anchors, appended C++)."""
+    return sha256_file(Path(nvcc_probe.__file__))
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What, besides the file, decides the compiler's numbers."""
+
+    flashinfer_version: str
+    launcher_sha256: str
+    cutlass_version_h_sha256: str
+    nvcc_version: str
+    probe_sha256: str
+
+    @classmethod
+    def of(cls, flashinfer_version: str, launcher: Path, cutlass_include: Path, nvcc_version: str) -> Toolchain:
+        version_h = cutlass_include / "cutlass" / "version.h"
+        return cls(
+            flashinfer_version=flashinfer_version,
+            launcher_sha256=sha256_file(launcher),
+            cutlass_version_h_sha256=sha256_file(version_h) if version_h.is_file() else "",
+            nvcc_version=nvcc_version,
+            probe_sha256=probe_source_hash(),
+        )
+
+
+def cache_key(toolchain: Toolchain, file_sha256: str, args: Sequence[str]) -> str:
+    """The key of one instantiation's result."""
+    material = {
+        "format": CACHE_FORMAT,
+        "toolchain": asdict(toolchain),
+        "file": file_sha256,
+        "args": [" ".join(a.split()) for a in args],
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def _row_to_json(row: ProbeRow) -> dict[str, Any]:
+    data = asdict(row)
+    data["args"] = list(row.args)
+    del data["path"]  # the same bytes may live at another path; the caller's path is used
+    return data
+
+
+def _row_from_json(data: dict[str, Any], path: str) -> ProbeRow:
+    return ProbeRow(
+        path=path,
+        line=int(data["line"]),
+        args=tuple(str(a) for a in data["args"]),
+        stages=int(data["stages"]),
+        mainloop_smem=int(data["mainloop_smem"]),
+        epilogue_smem=int(data["epilogue_smem"]),
+        kernel_smem=int(data["kernel_smem"]),
+        kernel_align=int(data["kernel_align"]),
+        max_threads_per_block=int(data["max_threads_per_block"]),
+        members={str(k): int(v) for k, v in data.get("members", {}).items()},
+    )
+
+
+class ResultCache:
+    """Compiler results on disk, one entry per instantiation."""
+
+    def __init__(self, base: Path) -> None:
+        self.root = base / "verify" / "results"
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str, path: str) -> ProbeRow | None:
+        """The cached row (with `path` as its path), or None; an unreadable entry is a miss."""
+        try:
+            data = json.loads(self._path(key).read_text())
+            return _row_from_json(data["row"], path)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, row: ProbeRow, seconds: float) -> None:
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        entry = {"format": CACHE_FORMAT, "row": _row_to_json(row), "file_seconds": round(seconds, 1)}
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".entry-")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(entry, fh)
+        os.replace(tmp, target)

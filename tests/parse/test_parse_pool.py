@@ -1,0 +1,93 @@
+"""Worker processes: a crash, a hang or a memory blow-up costs one file (CUT007), never the run,
+and every other file's result is exactly what it is when parsed alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cutlint.parse import Limits, parse_paths, parse_source
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
+GOOD_FILES = sorted(FIXTURES.rglob("*.cu"))
+CALL = (
+    "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault,"
+    " NONE, 128, 128, 128, 1, 1, 1, false, false, false, false);\n"
+)
+
+
+def crash_file(directory: Path) -> Path:
+    """20,000 nested parentheses in an `#if`: libclang's recursive evaluator overflows its stack
+    (SIGSEGV, measured with libclang 22)."""
+    path = directory / "crash.cu"
+    path.write_text("#if " + "(" * 20000 + "1" + ")" * 20000 + "\n" + CALL + "#endif\n")
+    return path
+
+
+def slow_file(directory: Path) -> Path:
+    """A macro doubling 60 times: evaluating `#if A59` takes longer than anyone waits."""
+    path = directory / "slow.cu"
+    chain = ["#define A0 1"] + [f"#define A{i} A{i - 1}+A{i - 1}" for i in range(1, 60)]
+    path.write_text("\n".join(chain) + "\n#if A59\n" + CALL + "#endif\n")
+    return path
+
+
+def alone(path: Path) -> object:
+    return parse_source(str(path), path.read_bytes())
+
+
+def test_workers_match_in_process() -> None:
+    results = parse_paths(GOOD_FILES, jobs=2)
+    assert [r.path for r in results] == [str(p) for p in GOOD_FILES]
+    assert results == [alone(p) for p in GOOD_FILES]
+    assert parse_paths(GOOD_FILES, jobs=0) == results
+
+
+def test_a_string_is_one_path_not_its_characters() -> None:
+    path = GOOD_FILES[0]
+    assert parse_paths([str(path)]) == [alone(path)]
+
+
+def test_libclang_crash_costs_one_file(tmp_path: Path) -> None:
+    bad = crash_file(tmp_path)
+    inputs = [GOOD_FILES[0], bad, *GOOD_FILES[1:3], bad.with_name("crash2.cu")]
+    inputs[-1].write_bytes(bad.read_bytes())
+    results = parse_paths(inputs, jobs=2, limits=Limits(batch_size=4))
+    crashed = [r for r in results if r.path in (str(inputs[1]), str(inputs[-1]))]
+    assert len(crashed) == 2
+    for r in crashed:
+        assert [p.code for p in r.problems] == ["CUT007"] and "SIGSEGV" in r.problems[0].message
+        assert r.instantiations == ()
+    good = [r for r in results if r not in crashed]
+    assert good == [alone(p) for p in [GOOD_FILES[0], *GOOD_FILES[1:3]]]
+
+
+def test_timeout_costs_one_file(tmp_path: Path) -> None:
+    slow = slow_file(tmp_path)
+    results = parse_paths([slow, GOOD_FILES[0]], jobs=1, limits=Limits(seconds_per_file=1.0))
+    assert [p.code for p in results[0].problems] == ["CUT007"]
+    assert "longer than 1 s" in results[0].problems[0].message
+    assert results[1] == alone(GOOD_FILES[0])
+
+
+def test_memory_limit_is_a_parser_failure(tmp_path: Path) -> None:
+    """400,000 macro definitions need far more than 16 MB to parse: the worker hits its
+    address-space limit on that file (CUT007) and the next file is parsed as if alone."""
+    greedy = tmp_path / "greedy.cu"
+    defines = "".join(f"#define M{i} {i}\n" for i in range(400_000))
+    greedy.write_text(defines + "#if 1\n" + CALL + "#endif\n")
+    results = parse_paths([greedy, GOOD_FILES[0]], jobs=1, limits=Limits(memory_bytes=16 << 20))
+    assert [p.code for p in results[0].problems] == ["CUT007"]
+    assert results[1] == alone(GOOD_FILES[0])
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_many_files_in_batches(tmp_path: Path, jobs: int) -> None:
+    paths = []
+    for i in range(40):
+        p = tmp_path / f"f{i:02d}.cu"
+        p.write_text(f"#if defined(ENABLE_FP4)\n{CALL}#endif\n" * (i % 3 + 1))
+        paths.append(p)
+    results = parse_paths([tmp_path], jobs=jobs, limits=Limits(batch_size=3))
+    assert [len(r.instantiations) for r in results] == [i % 3 + 1 for i in range(40)]
