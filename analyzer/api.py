@@ -13,11 +13,13 @@ from pathlib import Path
 from cutlint import parse
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import facts_for
+from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import Kind, Rule
 from cutlint.model import ModelContext, model_instantiation
 from cutlint.model.arch import arch_for
 from cutlint.model.versions import flashinfer_releases, resolve
+from cutlint.pregen.spec import TacticSpec, context_of, instantiation_of
 from cutlint.records import (
     CheckResult,
     Diagnostic,
@@ -65,6 +67,8 @@ class CheckOptions:
     jobs: int | None = None
     flashinfer_version: str | None = None
     """The FlashInfer release that wrote the files, where their path does not say."""
+    root: Path | None = None
+    """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
 
 
 def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
@@ -145,11 +149,12 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
     parsed = parse.parse_paths(
         [Path(p) for p in paths], defines=options.defines, undefines=options.undefines, jobs=options.jobs
     )
-    return CheckResult(
+    result = CheckResult(
         files=tuple(evaluate_file(p, options) for p in parsed),
         arch_override=options.arch,
         cutlass_version_override=options.cutlass_version,
     )
+    return with_fingerprints(result, options.root or Path.cwd())
 
 
 def check_tactic(
@@ -169,40 +174,32 @@ def check_tactic(
     """One tactic, before generation: what it needs and which rules it breaks.
 
     `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations with FP4 weights).
+    The same as `validate_tactics([TacticSpec(...)])[0]`.
     """
-    target = arch_for(arch)
-    sm = 121 if target.sm == 121 else 120
-    if mxfpx is None:
-        mxfpx = act_type is ElementType.E4M3 and weight_type is ElementType.E2M1
-    args = MoeGemmArgs(
-        arch_tag=f"Sm{sm}",
-        sm=sm,
+    spec = TacticSpec(
+        arch=arch,
         act_type=act_type,
         weight_type=weight_type,
         output_type=output_type,
-        epilogue_schedule="void",
-        epilogue_tag="EpilogueOpDefault",
-        fusion=fusion,
-        cta_tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
+        tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
         cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
-        mxfpx=mxfpx,
-        dynamic_cga=False,
-        bias=False,
+        fusion=fusion,
         swap_ab=swap_ab,
+        mxfpx=mxfpx,
+        cutlass_version=cutlass_version,
+        flashinfer_version=flashinfer_version,
     )
-    inst = Instantiation(
-        span=SourceSpan(path="<tactic>", line=0, column=0, end_line=0),
-        family=Family.TMA_WS_MOE_GEMM,
-        name="INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM",
-        args=(),
-        moe=args,
-    )
-    ctx = ModelContext(
-        arch=target,
-        cutlass=resolve(cutlass_version, flashinfer_version),
-        flashinfer=flashinfer_releases().get(flashinfer_version or ""),
-    )
-    return evaluate_instantiation(inst, ctx, CheckOptions())
+    return validate_tactics([spec])[0]
+
+
+def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
+    """Judge tactics before any file is written: for each, its Resources, findings and verdict,
+    exactly as `check` would report the generated file's instantiation of it.
+
+    A generator calls this with the operations it is about to write and drops (or blocklists)
+    those whose verdict is a failure; see docs/pregen.md.
+    """
+    return [evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs]
 
 
 def worst_severity(result: CheckResult) -> Severity | None:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from cutlint import api
+from cutlint import baseline as baseline_file
+from cutlint import config as config_file
 from cutlint.engine.loader import load_rules, rules_by_id
 from cutlint.engine.schema import FailsAt, Kind
 from cutlint.model.arch import arch_for
@@ -26,16 +29,37 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ["error", "warning", "info", "note", "never"]
 
 
-def _defines(define: Sequence[str], undefine: Sequence[str]) -> dict[str, str]:
+def _defines(
+    define: Sequence[str], undefine: Sequence[str], cfg: config_file.Config | None = None
+) -> dict[str, str]:
+    """The default set, then the config's `defines`/`undefines`, then -D/-U."""
     from cutlint.parse import DEFAULT_DEFINES
 
     out = dict(DEFAULT_DEFINES)
+    if cfg is not None:
+        out.update(cfg.defines or {})
+        for u in cfg.undefines or ():
+            out.pop(u, None)
     for d in define:
         name, _, value = d.partition("=")
         out[name] = value or "1"
     for u in undefine:
         out.pop(u, None)
     return out
+
+
+def _undefines(
+    define: Sequence[str], undefine: Sequence[str], cfg: config_file.Config
+) -> tuple[str, ...]:
+    """The -U list for libclang: the config's undefines that no -D brings back, then -U."""
+    redefined = {d.partition("=")[0] for d in define}
+    kept = [u for u in cfg.undefines or () if u not in redefined]
+    return tuple(dict.fromkeys([*kept, *undefine]))
+
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"cutlint: {message}", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 def exit_code(result: CheckResult, fail_on: str) -> int:
@@ -72,39 +96,75 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--arch", help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.")
-@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default=None, help="Output format.  [default: text]")
 @click.option("--select", multiple=True, help="Only these rules (ids or prefixes, e.g. CUT1). Repeatable.")
 @click.option("--ignore", multiple=True, help="Not these rules (ids or prefixes). Repeatable.")
 @click.option("-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE).")
 @click.option("-U", "undefine", multiple=True, help="Undefine a macro (default set: ENABLE_FP4, ENABLE_FP8, ENABLE_BF16).")
 @click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True, help="Lowest severity that makes the exit code 1.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None, help="Lowest severity that makes the exit code 1.  [default: error]")
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this file (a pyproject.toml with [tool.cutlint], or a TOML file of those keys) instead of discovering pyproject.toml from the current directory upward.")
+@click.option("--no-config", is_flag=True, help="Ignore every config file.")
+@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), help="Leave out findings whose fingerprint is in this baseline file (they are counted as 'in baseline').")
+@click.option("--write-baseline", is_flag=True, help="Write the current findings' fingerprints to the --baseline file and exit 0.")
+@click.option("--root", "--sarif-root", "root", type=click.Path(path_type=Path, file_okay=False), help="Project root that SARIF/annotation paths and fingerprints are relative to. Default: the config file's directory, else the current directory.")
 def check(
     paths: tuple[Path, ...],
     arch: str | None,
-    fmt: str,
+    fmt: str | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     define: tuple[str, ...],
     undefine: tuple[str, ...],
     cutlass_version: str | None,
-    fail_on: str,
+    fail_on: str | None,
     jobs: int | None,
+    config_path: Path | None,
+    no_config: bool,
+    baseline_path: Path | None,
+    write_baseline: bool,
+    root: Path | None,
 ) -> None:
     """Check generated CUTLASS instantiation files (or directories of them)."""
     _check_options(arch, cutlass_version)
+    if config_path is not None and no_config:
+        _usage_error("--config and --no-config exclude each other")
+    try:
+        loaded = config_file.find(config_path, use_files=not no_config)
+    except config_file.ConfigError as e:
+        _usage_error(str(e))
+    cfg = loaded.config
     options = api.CheckOptions(
-        arch=arch,
-        cutlass_version=cutlass_version,
-        defines=_defines(define, undefine),
-        undefines=undefine,
-        selection=api.Selection(select=select, ignore=ignore),
+        arch=arch or cfg.arch,
+        cutlass_version=cutlass_version or loaded.cutlass_version(),
+        defines=_defines(define, undefine, cfg),
+        undefines=_undefines(define, undefine, cfg),
+        selection=api.Selection(select=select or cfg.select or (), ignore=ignore or cfg.ignore or ()),
         jobs=jobs,
+        root=root or loaded.directory or Path.cwd(),
     )
+    if baseline_path is None and cfg.baseline is not None:
+        baseline_path = loaded.resolve(cfg.baseline)
+    if write_baseline and baseline_path is None:
+        _usage_error("--write-baseline needs --baseline FILE (or `baseline` in [tool.cutlint])")
+    accepted = None
+    if baseline_path is not None and not write_baseline:
+        try:
+            accepted = baseline_file.load(baseline_path)
+        except baseline_file.BaselineError as e:
+            _usage_error(str(e))
     result = api.check(paths, options)
-    click.echo(REPORTERS[fmt](result), nl=False)
-    sys.exit(exit_code(result, fail_on))
+    if write_baseline:
+        assert baseline_path is not None
+        written = baseline_file.from_result(result)
+        baseline_file.write(written, baseline_path)
+        click.echo(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True)
+        sys.exit(EXIT_OK)
+    if accepted is not None:
+        result = baseline_file.apply(result, accepted)
+    click.echo(REPORTERS[fmt or cfg.format or "text"](result), nl=False)
+    sys.exit(exit_code(result, fail_on or cfg.fail_on or "error"))
 
 
 @main.command("rules")
@@ -148,3 +208,8 @@ def generate_flashinfer(version: str, out: Path, sm: int) -> None:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(str(written))
+
+
+from cutlint.verify.cli import verify_command  # noqa: E402  (registered last: see verify/cli.py)
+
+main.add_command(verify_command)

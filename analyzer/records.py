@@ -160,6 +160,25 @@ class StageCount(Record):
     per_stage: tuple[StageTerm, ...] = Field(description="what the builder counts per stage")
     stage_bytes: int
     formula: str = Field(description="the builder function this mirrors")
+    capacity_source: str = Field(
+        default="", description="the CUTLASS header and symbol the capacity comes from"
+    )
+
+
+class EpilogueTile(Record):
+    """The epilogue's subtile and buffer counts, as the epilogue builder picks them.
+
+    Kept on Resources so that an explanation can name these intermediate quantities (the carveout
+    and the C/D buffers are built from them) without running the model again.
+    """
+
+    m: int = Field(description="epilogue subtile M (EpilogueTileAuto)")
+    n: int = Field(description="epilogue subtile N")
+    stages_c: int = Field(description="StagesC: C buffers (and the epi_load pipeline depth)")
+    stages_d: int = Field(description="StagesD: D buffers")
+    reuse_smem_c: bool = Field(description="ReuseSmemC: C and D share one union of buffers")
+    swizzle_align: int = Field(description="alignment of the C/D smem layout's swizzle atom")
+    source: str
 
 
 class SmemLayout(Record):
@@ -212,6 +231,9 @@ class Resources(Record):
     variants: tuple[Variant, ...] = Field(
         default=(), description="nearby variants (SwapAB, fusion, tile) and whether they fit"
     )
+    epilogue: EpilogueTile | None = Field(
+        default=None, description="the epilogue subtile and StagesC/StagesD behind the carveout"
+    )
 
     @property
     def smem_bytes(self) -> int:
@@ -263,6 +285,11 @@ class Diagnostic(Record):
     message: str
     why: str | None = Field(default=None, description="one line of arithmetic behind it")
     fix: str | None = None
+    fingerprint: str | None = Field(
+        default=None,
+        description="stable identity across runs and line shifts (engine/fingerprint.py); "
+        "SARIF's partialFingerprints and the baseline file use it",
+    )
 
 
 class Verdict(StrEnum):
@@ -297,6 +324,12 @@ class CheckResult(Record):
     files: tuple[FileResult, ...]
     arch_override: str | None = None
     cutlass_version_override: str | None = None
+    root: str | None = Field(
+        default=None, description="the directory fingerprints and reported URIs are relative to"
+    )
+    baselined: tuple[Diagnostic, ...] = Field(
+        default=(), description="findings left out because their fingerprint is in the baseline"
+    )
 
     def all_diagnostics(self) -> list[Diagnostic]:
         out: list[Diagnostic] = []

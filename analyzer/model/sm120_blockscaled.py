@@ -375,6 +375,12 @@ def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
 # --- stage count (the builder's arithmetic) ----------------------------------------------------
 
 
+def _cpp_div(a: int, b: int) -> int:
+    """C++ integer division truncates toward zero; Python's // floors."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
     StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC)."""
@@ -419,7 +425,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     per = sum(x.bytes for x in per_stage)
     budget = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
     return StageCount(
-        stages=int(budget / per),  # C++ int division truncates toward zero
+        stages=_cpp_div(budget, per),
         capacity=SM120_SMEM_CAPACITY,
         budget=budget,
         carveout=carveout,
@@ -427,6 +433,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
         per_stage=per_stage,
         stage_bytes=per,
         formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled = (capacity - carveout) / stage_bytes",
+        capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
     )
 
 

@@ -10,6 +10,7 @@ generate_kernels.py; the directories from flashinfer/jit/env.py (`FLASHINFER_CAC
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import PurePath
 
@@ -35,8 +36,11 @@ def generated_for_sm(path: str) -> int | None:
 
 
 def flashinfer_version(path: str) -> str | None:
-    """`<version>` of a `flashinfer/<version>/.../generated/...` path, the JIT cache's shape."""
-    parts = PurePath(path).parts
+    """`<version>` of a `flashinfer/<version>/.../generated/...` path, the JIT cache's shape.
+
+    Read off the absolute path, so that `cutlint check generated/` run inside the cache finds it.
+    """
+    parts = PurePath(os.path.abspath(path)).parts
     for i, part in enumerate(parts[:-2]):
         if (
             part == "flashinfer"

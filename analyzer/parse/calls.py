@@ -33,9 +33,9 @@ _TEMPLATE = re.compile(rb"template")
 _PARENS = re.compile(rb"[(),]")
 _DECL_BRACKETS = re.compile(rb"[()\[\]{};]")
 _ARG_BRACKETS = re.compile(rb"[()\[\]{}<>,]")
-_NAME_AT_END = re.compile(rb"(?:::\s*)?(?:[A-Za-z_]\w*\s*::\s*)*(?:~\s*)?[A-Za-z_]\w*\s*$")
+# A `(` after one of these opens a specifier's operand, not the parameter list.
+_NOT_A_DECLARATOR = frozenset({"decltype", "__attribute__", "alignas", "__declspec", "noexcept"})
 _SPLICE = re.compile(r"\\[ \t]*\r?\n")
-_SPACES = re.compile(r"\s+")
 _EXPLICIT = "explicit instantiation"
 _OPEN_FOR = {ord(")"): ord("("), ord("]"): ord("["), ord("}"): ord("{")}
 
@@ -62,6 +62,17 @@ class Truncated:
 
 
 @dataclass(frozen=True)
+class ClassInstantiation:
+    """`template class X<...>;` and the like: explicit, but of no launcher. Not a record; counted
+    so that a file holding only these is not reported as if it held nothing."""
+
+    start: int
+
+
+Found = Call | Truncated | ClassInstantiation
+
+
+@dataclass(frozen=True)
 class _Barrier:
     offset: int
     what: str
@@ -69,7 +80,10 @@ class _Barrier:
 
 def normalize(text: bytes) -> str:
     """An argument as written: comment-free, line splices removed, whitespace runs collapsed."""
-    return _SPACES.sub(" ", _SPLICE.sub(" ", text.decode("utf-8", "replace"))).strip()
+    spelled = text.decode("utf-8", "replace")
+    if "\\" in spelled:
+        spelled = _SPLICE.sub(" ", spelled)
+    return " ".join(spelled.split())
 
 
 def _is_word(text: bytes, m: re.Match[bytes]) -> bool:
@@ -91,9 +105,7 @@ def _is_explicit_instantiation(code: bytes, at: int) -> bool:
     return not (before.endswith((b"::", b".", b"->")) or re.search(rb"\bextern$", before))
 
 
-def find(
-    masked: MaskedText, body: bytes, directive_starts: Sequence[int]
-) -> list[Call | Truncated]:
+def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> list[Found]:
     """Every instantiation in `body` (the code with directives blanked), in file order."""
     starts = [(m.start(), "macro") for m in _MACRO.finditer(body) if _is_word(body, m)]
     starts += [
@@ -108,7 +120,7 @@ def find(
         key=lambda b: b.offset,
     )
     offsets = [b.offset for b in barriers]
-    found: list[Call | Truncated] = []
+    found: list[Found] = []
     for start, kind in starts:
         i = bisect.bisect_right(offsets, start)
         limit = barriers[i] if i < len(barriers) else _Barrier(len(body), "the end of the file")
@@ -119,9 +131,7 @@ def find(
     return found
 
 
-def _macro_call(
-    masked: MaskedText, body: bytes, start: int, limit: _Barrier
-) -> Call | Truncated | None:
+def _macro_call(masked: MaskedText, body: bytes, start: int, limit: _Barrier) -> Found | None:
     open_at = start + len(MOE_MACRO)
     while open_at < limit.offset and body[open_at] in b" \t\r\n\f\v":
         open_at += 1
@@ -149,7 +159,7 @@ def _macro_call(
 
 def _explicit_instantiation(
     masked: MaskedText, body: bytes, start: int, limit: _Barrier
-) -> Call | Truncated | None:
+) -> Found | None:
     head = start + len("template")
     stack: list[int] = []
     for m in _DECL_BRACKETS.finditer(body, head, limit.offset):
@@ -164,13 +174,20 @@ def _explicit_instantiation(
     return Truncated(_EXPLICIT, start, f"its `;` is missing before {limit.what}", limit.offset)
 
 
-def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: int) -> Call | None:
-    """`void NAME<targs>(params)` between `template` and `;`; None for a class instantiation."""
+def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: int) -> Found | None:
+    """`void NAME<targs>(params)` between `template` and `;`."""
     decl = body[head:semi]
     brackets = Brackets(decl)
-    params = next((o for o in brackets.top_level if decl[o] == ord("(")), None)
+    params = next(
+        (
+            o
+            for o in brackets.top_level
+            if decl[o] == ord("(") and _name_before(decl, o) not in _NOT_A_DECLARATOR
+        ),
+        None,
+    )
     if params is None:
-        return None  # `template class X<...>;` and the like: not a launcher
+        return ClassInstantiation(start)
     prefix = decl[:params].rstrip()
     targs: tuple[str, ...] = ()
     name_end = len(prefix)
@@ -182,11 +199,39 @@ def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: i
         name_end = opener
         if targs == ("",):
             targs = ()  # `f< >(...)`: no template arguments
-    name = _NAME_AT_END.search(prefix, 0, name_end)
-    if name is None:
+    name = _name_before(decl, name_end)
+    if not name:
         return None
-    spelled = re.sub(r"\s+", "", name.group().decode("ascii", "replace"))
-    return Call(Family.EXPLICIT_LAUNCHER, spelled, start, head + brackets.pairs[params], targs)
+    return Call(Family.EXPLICIT_LAUNCHER, name, start, head + brackets.pairs[params], targs)
+
+
+def _is_ident(c: int) -> bool:
+    return c == 0x5F or (0x30 <= c <= 0x39) or (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A)
+
+
+def _name_before(text: bytes, end: int) -> str:
+    """The (possibly qualified) name that ends just before `end`, spaces removed: `ns::f`.
+
+    Scanned backwards by hand, so that it costs the length of the name, whatever precedes it.
+    """
+    parts: list[bytes] = []
+    i = end
+    while True:
+        while i > 0 and text[i - 1] in b" \t\r\n":
+            i -= 1
+        j = i
+        while j > 0 and _is_ident(text[j - 1]):
+            j -= 1
+        if j == i or (0x30 <= text[j] <= 0x39):
+            break  # no identifier here (or a number)
+        parts.append(text[j:i])
+        k = j
+        while k > 0 and text[k - 1] in b" \t\r\n":
+            k -= 1
+        if text[max(0, k - 2) : k] != b"::":
+            break
+        i = k - 2
+    return "::".join(p.decode("ascii") for p in reversed(parts))
 
 
 def _opens_template(text: bytes, pos: int) -> bool:

@@ -49,7 +49,7 @@ class Branch:
     start: int
     end: int
     text: str
-    """The condition under which this branch is compiled, e.g. `!(defined(A)) && B` for an
+    """The condition under which this branch is compiled, e.g. `!defined(A) && B` for an
     `#elif B` after `#if defined(A)`."""
 
 
@@ -111,8 +111,10 @@ def has_conditionals(directives: Sequence[Directive]) -> bool:
 
 
 def _negate(condition: str) -> str:
-    simple = re.fullmatch(r"!?(?:defined\s*\(\s*\w+\s*\)|\w+)", condition)
-    return f"!{condition}" if simple else f"!({condition})"
+    """`!A`, `!defined(A)`, `defined(A)` for `!defined(A)`, and `!(A && B)`."""
+    if re.fullmatch(r"!?(?:defined\s*\(\s*\w+\s*\)|\w+)", condition):
+        return condition[1:] if condition.startswith("!") else f"!{condition}"
+    return f"!({condition})"
 
 
 def branches(directives: Sequence[Directive], length: int) -> list[Branch]:
@@ -133,7 +135,7 @@ def branches(directives: Sequence[Directive], length: int) -> list[Branch]:
             if d.kind == "else":
                 stack.append((conds, d.end, negated))
             else:
-                stack.append((conds + [d.condition], d.end, f"{negated} && {d.condition}"))
+                stack.append(([*conds, d.condition], d.end, f"{negated} && {d.condition}"))
     out.extend(Branch(begin, length, text) for _, begin, text in stack)
     out.sort(key=lambda b: (b.start, -b.end))
     return out

@@ -27,6 +27,8 @@ def parse_paths(
     `jobs`: worker processes; None for min(2, CPUs); 0 parses in this process, without the
     protection against libclang crashes (for debugging).
     """
+    if isinstance(paths, str | Path):
+        paths = [paths]  # a str is a Sequence[str] too: one path, not one per character
     entries = walk.expand(paths)
     files = [e.path for e in entries if e.problem is None]
     job = worker.Job(defines=dict(defines), undefines=tuple(undefines))

@@ -62,7 +62,7 @@ def _start(job: worker.Job, limits: Limits) -> _Worker | None:
     proc = ctx.Process(target=worker.main, args=(child, job, limits.memory_bytes), daemon=True)
     try:
         proc.start()
-    except OSError:
+    except (OSError, AssertionError):  # AssertionError: we are a daemonic process ourselves
         return None
     child.close()
     if not parent.poll(30.0):  # generous: only start-up (a fork, some rlimits)
@@ -101,7 +101,7 @@ def _death(w: _Worker) -> str:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"the parser process was killed by {name} (libclang crashed on this file)"
+        return f"the parser process was killed by {name} on this file (a libclang crash, or its memory limit)"
     return f"the parser process exited (status {code}) while on this file"
 
 
@@ -120,10 +120,13 @@ def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> lis
             if w is None:
                 break
             workers.append(w)
+        isolated = bool(workers)
         _serve(workers, pending, results, job, limits)
-        # Only when no worker could be started at all (no fork, no pipes): do without isolation.
         for i, path in pending:
-            results[i] = worker.parse_file(path, job)
+            if isolated:  # workers ran, then none could be restarted: do not risk this process
+                results[i] = _failed(path, "no parser process could be started for this file")
+            else:  # no worker could be started at all (no fork, no pipes): parse without one
+                results[i] = worker.parse_file(path, job)
     finally:
         for w in workers:
             _stop(w, kill=bool(w.batch))
@@ -137,8 +140,7 @@ def _serve(
     job: worker.Job,
     limits: Limits,
 ) -> None:
-    for w in workers:
-        _assign(w, pending, limits)
+    _assign_idle(workers, pending, results, job, limits)
     while busy := [w for w in workers if w.batch]:
         deadline = min(w.since for w in busy) + limits.seconds_per_file
         ready = wait([w.conn for w in busy], timeout=max(0.0, deadline - time.monotonic()))
@@ -149,27 +151,39 @@ def _serve(
             elif time.monotonic() - w.since > limits.seconds_per_file:
                 why = f"parsing took longer than {limits.seconds_per_file:g} s; the parser was stopped"
                 _replace(w, workers, pending, results, job, limits, why)
-        for w in workers:
-            if not w.batch:
-                _assign(w, pending, limits)
+        _assign_idle(workers, pending, results, job, limits)
 
 
-def _assign(w: _Worker, pending: deque[tuple[int, str]], limits: Limits) -> None:
-    while pending and len(w.batch) < limits.batch_size:
-        w.batch.append(pending.popleft())
-    if w.batch:
-        w.conn.send(list(w.batch))
+def _assign_idle(
+    workers: list[_Worker],
+    pending: deque[tuple[int, str]],
+    results: list[ParsedFile | None],
+    job: worker.Job,
+    limits: Limits,
+) -> None:
+    """Send the next batch to every idle worker. One that died while idle (killed from
+    outside) is replaced; no file is blamed, since it was on none."""
+    for w in list(workers):
+        if w.batch or not pending:
+            continue
+        while pending and len(w.batch) < limits.batch_size:
+            w.batch.append(pending.popleft())
+        try:
+            w.conn.send(list(w.batch))
+        except OSError:
+            _replace(w, workers, pending, results, job, limits, blame=None)
+            continue
         w.since = time.monotonic()
 
 
 def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
     """Take one result; False when the worker is gone."""
     try:
-        index, parsed = w.conn.recv()
+        index, payload = w.conn.recv()
     except (EOFError, OSError):
         return False
     w.batch.popleft()
-    results[index] = parsed
+    results[index] = ParsedFile.model_validate_json(payload)
     w.since = time.monotonic()
     return True
 
@@ -181,11 +195,13 @@ def _replace(
     results: list[ParsedFile | None],
     job: worker.Job,
     limits: Limits,
-    why: str,
+    blame: str | None,
 ) -> None:
-    """Blame the file `w` is on, put the rest of its batch back in front, start a fresh worker."""
-    index, path = w.batch.popleft()
-    results[index] = _failed(path, why)
+    """Blame the file `w` is on (when `blame` says why), put the rest of its batch back in
+    front, and start a fresh worker in its place."""
+    if blame is not None:
+        index, path = w.batch.popleft()
+        results[index] = _failed(path, blame)
     _stop(w, kill=True)
     pending.extendleft(reversed(w.batch))
     w.batch.clear()

@@ -26,21 +26,26 @@ class Entry:
     """Set when the path cannot be parsed at all; None for a regular file to parse."""
 
 
+# Messages are read after the path (`path: CUT001 unreadable-input: <message>`), so they do not
+# repeat it.
 def _stat_problem(path: str, err: OSError) -> InputProblem:
     if err.errno == errno.ELOOP:
-        why = "is a symlink loop"
+        why = "a symlink loop: its links never reach a file"
     elif err.errno == errno.ENOENT:
-        why = "does not exist" if not os.path.islink(path) else "is a dangling symlink"
+        why = "a dangling symlink" if os.path.islink(path) else "does not exist"
     elif err.errno in (errno.EACCES, errno.EPERM):
-        why = "cannot be accessed (permission denied)"
+        why = "permission denied"
     else:
-        why = f"cannot be read ({err.strerror})"
-    return problem(UNREADABLE_INPUT, path, f"{path} {why}")
+        why = f"cannot be read: {err.strerror}"
+    return problem(UNREADABLE_INPUT, path, why)
 
 
 def _not_regular(path: str, mode: int) -> InputProblem:
-    what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-    return problem(UNREADABLE_INPUT, path, f"{path} is {what}, not a source file")
+    if stat.S_ISDIR(mode):
+        why = "is a directory named like a source file (its contents are checked)"
+    else:
+        why = "is not a regular file (a FIFO, socket or device), so it is not read"
+    return problem(UNREADABLE_INPUT, path, why)
 
 
 def expand(paths: Sequence[Path | str]) -> list[Entry]:
@@ -54,6 +59,8 @@ def expand(paths: Sequence[Path | str]) -> list[Entry]:
             out.append(Entry(path, _stat_problem(path, err)))
             continue
         if stat.S_ISDIR(st.st_mode):
+            if path.rstrip(os.sep).endswith(".cu"):
+                out.append(Entry(path, _not_regular(path, st.st_mode)))  # and walked all the same
             out.extend(_walk(path, st, seen))
         elif not stat.S_ISREG(st.st_mode):
             out.append(Entry(path, _not_regular(path, st.st_mode)))
@@ -95,7 +102,8 @@ def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Ite
             if name.endswith(".cu"):
                 yield Entry(path, _not_regular(path, st.st_mode))
             if key in ancestors:
-                yield Entry(path, problem(UNREADABLE_INPUT, path, f"{path} is a symlink loop"))
+                loop = "a symlink loop: it leads back to a directory above it"
+                yield Entry(path, problem(UNREADABLE_INPUT, path, loop))
                 continue
             listing = _listing(path)
             if isinstance(listing, Entry):

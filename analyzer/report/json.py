@@ -20,6 +20,7 @@ def _finding(d: Diagnostic) -> dict[str, Any]:
         "message": d.message,
         "why": d.why,
         "fix": d.fix,
+        "fingerprint": d.fingerprint,
     }
 
 
@@ -82,6 +83,7 @@ def to_data(result: CheckResult) -> dict[str, Any]:
                 for v in sorted({r.verdict.value for r in rows})
             },
             "findings_by_rule": _by_rule(result.all_diagnostics()),
+            "baselined": len(result.baselined),
         },
     }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from tabulate import tabulate
 
@@ -50,10 +50,8 @@ def _row(r: InstantiationResult) -> list[str]:
 
 def _display(path: str) -> str:
     """Relative to the working directory when under it, as ruff and clang-tidy print paths."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return path
+    relative = os.path.relpath(os.path.abspath(path))
+    return path if relative.startswith("..") else relative
 
 
 def _finding(d: Diagnostic) -> str:
@@ -114,6 +112,8 @@ def summary(result: CheckResult) -> str:
     )
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
+    if result.baselined:
+        line += f"; {len(result.baselined):,} in baseline"
     versions = sorted(
         {
             (r.resources.cutlass_version, r.resources.cutlass_version_origin)

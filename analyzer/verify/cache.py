@@ -3,8 +3,9 @@
 A result is keyed by everything that decides it:
 
 - the toolchain: the FlashInfer release, a hash of its launcher `.inl` (the kernel recipe) and
-  of its `cutlass/version.h`, the whole `nvcc --version` text, and a hash of the probe's own
-  source (its flags and the code it appends: a change to the method invalidates every entry);
+  of its `cutlass/version.h`, the whole `nvcc --version` text, and a hash of the probe's method
+  (the patched launcher as nvcc sees it and the probe's flags: a change to either invalidates
+  every entry made with the old one);
 - the file: a hash of its bytes;
 - the instantiation: its macro arguments as written.
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cutlint.verify import nvcc_probe
+from cutlint.verify.headers import Headers
 from cutlint.verify.nvcc_probe import ProbeRow
 
 CACHE_ENV = "CUTLINT_CACHE"
@@ -41,9 +43,21 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def probe_source_hash() -> str:
-    """The probe's method: its module source (flags, patch anchors, appended C++)."""
-    return sha256_file(Path(nvcc_probe.__file__))
+def probe_method_hash(launcher: Path, root: Path) -> str:
+    """The probe's method for this launcher: the patched launcher as compiled (the patch and the
+    C++ it appends), the flags that do not name a path, and the support sources. Cosmetic edits
+    of the probe's Python leave it alone; any change to what nvcc is given changes it."""
+    patched = nvcc_probe.patch_launcher(launcher.read_text(), launcher)
+    patched = patched.replace(str(root.resolve()), "<root>")
+    method = [
+        patched,
+        *nvcc_probe.JIT_DEFAULT_FLAGS,
+        *nvcc_probe.SM120_DEFINES,
+        nvcc_probe.SM120_GENCODE,
+        *nvcc_probe.SUPPORT_SOURCES,
+        nvcc_probe.PROBE_MAIN_CPP,
+    ]
+    return hashlib.sha256("\n".join(method).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -57,14 +71,15 @@ class Toolchain:
     probe_sha256: str
 
     @classmethod
-    def of(cls, flashinfer_version: str, launcher: Path, cutlass_include: Path, nvcc_version: str) -> Toolchain:
-        version_h = cutlass_include / "cutlass" / "version.h"
+    def of(cls, flashinfer_version: str, headers: Headers, nvcc_version: str) -> Toolchain:
+        """Raises ProbeError when the launcher cannot be patched."""
+        version_h = headers.cutlass_include / "cutlass" / "version.h"
         return cls(
             flashinfer_version=flashinfer_version,
-            launcher_sha256=sha256_file(launcher),
+            launcher_sha256=sha256_file(headers.launcher),
             cutlass_version_h_sha256=sha256_file(version_h) if version_h.is_file() else "",
             nvcc_version=nvcc_version,
-            probe_sha256=probe_source_hash(),
+            probe_sha256=probe_method_hash(headers.launcher, headers.root),
         )
 
 
@@ -121,7 +136,11 @@ class ResultCache:
     def put(self, key: str, row: ProbeRow, seconds: float) -> None:
         target = self._path(key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        entry = {"format": CACHE_FORMAT, "row": _row_to_json(row), "file_seconds": round(seconds, 1)}
+        entry = {
+            "format": CACHE_FORMAT,
+            "row": _row_to_json(row),
+            "file_seconds": round(seconds, 1),
+        }
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".entry-")
         with os.fdopen(fd, "w") as fh:
             json.dump(entry, fh)

@@ -39,17 +39,34 @@ STATUS_VALUES: tuple[tuple[str, int], ...] = (
 
 SHIM_MARKER = "cutlint minimal cuBLAS shim"
 
+# What cuBLAS 13's cublasLt.h and cublas_api.h include themselves, all from libc or the CUDA
+# toolkit. The shim includes the same, so that code relying on them transitively (cudaUtils.h
+# calls expf/sqrtf/std::isnan without <cmath>; cuComplex.h brings it) sees the same declarations.
+TRANSITIVE_INCLUDES = (
+    "<stdint.h>",
+    "<stddef.h>",
+    "<stdio.h>",
+    '"driver_types.h"',
+    '"cuComplex.h"',
+    "<cuda_fp16.h>",
+    "<cuda_bf16.h>",
+    "<library_types.h>",
+)
+
 
 def shim_text(header: str) -> str:
     """The shim's text for one of HEADERS: `cublasStatus_t` and its enumerators, nothing else."""
     enumerators = "\n".join(f"  {name} = {value}," for name, value in STATUS_VALUES)
+    includes = "\n".join(f"#include {h}" for h in TRANSITIVE_INCLUDES)
     return f"""/* {header}: {SHIM_MARKER} (written by cutlint.verify.cublas).
  *
  * cutlint's compiler probe needs only what TensorRT-LLM's cudaUtils.h uses from cuBLAS:
  * cublasStatus_t and the enumerators _cudaGetErrorEnum(cublasStatus_t) switches over. Values as
- * in cuBLAS's cublas_api.h. Used only when the compiler finds no real cuBLAS headers.
+ * in cuBLAS's cublas_api.h; the includes are the ones cuBLAS's own headers make. Used only when
+ * the compiler finds no real cuBLAS headers.
  */
 #pragma once
+{includes}
 #ifndef CUTLINT_CUBLAS_SHIM_STATUS_T
 #define CUTLINT_CUBLAS_SHIM_STATUS_T
 typedef enum {{

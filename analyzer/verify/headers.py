@@ -63,8 +63,13 @@ def find_nvcc(given: str | None) -> Nvcc:
         if found is None:
             raise SetupError(f"nvcc not found: --nvcc {given} is not an executable")
     else:
-        cuda_home = [f"{os.environ[v]}/bin/nvcc" for v in ("CUDA_HOME", "CUDA_PATH") if v in os.environ]
-        candidates = [shutil.which("nvcc"), *(shutil.which(c) for c in (*cuda_home, *NVCC_CANDIDATES))]
+        cuda_home = [
+            f"{os.environ[v]}/bin/nvcc" for v in ("CUDA_HOME", "CUDA_PATH") if v in os.environ
+        ]
+        candidates = [
+            shutil.which("nvcc"),
+            *(shutil.which(c) for c in (*cuda_home, *NVCC_CANDIDATES)),
+        ]
         found = next((c for c in candidates if c), None)
         if found is None:
             raise SetupError(
@@ -76,7 +81,9 @@ def find_nvcc(given: str | None) -> Nvcc:
     except OSError as e:
         raise SetupError(f"nvcc not usable: {found} --version: {e}") from e
     if proc.returncode != 0 or "Cuda compilation tools" not in proc.stdout:
-        raise SetupError(f"nvcc not usable: `{found} --version` printed {proc.stdout.strip()[-200:]!r}")
+        raise SetupError(
+            f"nvcc not usable: `{found} --version` printed {proc.stdout.strip()[-200:]!r}"
+        )
     return Nvcc(found, proc.stdout.strip())
 
 
@@ -110,7 +117,9 @@ def root_version(root: Path) -> str | None:
     """The FlashInfer release of a root: `flashinfer/_build_meta.py`, else its `.dist-info`."""
     meta = root / "flashinfer" / "_build_meta.py"
     if meta.is_file():
-        m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", meta.read_text(errors="replace"), re.M)
+        m = re.search(
+            r"""^__version__\s*=\s*["']([^"']+)["']""", meta.read_text(errors="replace"), re.M
+        )
         if m:
             return m.group(1)
     for info in sorted(root.glob("flashinfer_python-*.dist-info")):
@@ -125,7 +134,11 @@ def root_version(root: Path) -> str | None:
 def open_root(directory: Path, origin: str) -> Headers:
     """A FlashInfer root at `directory` (or its parent, when given the `flashinfer` package)."""
     root = directory
-    if not (root / "flashinfer" / "data").is_dir() and (root / "data").is_dir() and root.name == "flashinfer":
+    if (
+        not (root / "flashinfer" / "data").is_dir()
+        and (root / "data").is_dir()
+        and root.name == "flashinfer"
+    ):
         root = root.parent
     headers = Headers(root, root_version(root), None, origin)
     if not headers.launcher.is_file():
@@ -166,13 +179,18 @@ def _mismatch(headers: Headers, version: str) -> str | None:
         return f"they are FlashInfer {headers.flashinfer_version}, the file's release is {version}"
     expected = _expected_cutlass(version)
     if expected is not None and headers.cutlass_version != expected:
-        found = format_version(headers.cutlass_version) if headers.cutlass_version else "no version.h"
+        found = (
+            format_version(headers.cutlass_version) if headers.cutlass_version else "no version.h"
+        )
         return (
             f"FlashInfer {version} vendors CUTLASS {format_version(expected)}, their "
             f"{headers.cutlass_include}/cutlass/version.h says {found}"
         )
     if headers.flashinfer_version is None and expected is None:
-        return f"neither they nor cutlint's table say which FlashInfer release they are ({version} is unknown)"
+        return (
+            f"neither they nor cutlint's table say which FlashInfer release they are "
+            f"({version} is unknown)"
+        )
     return None
 
 

@@ -671,7 +671,7 @@ def _support_objects(
             includes += ["-isystem", str(d)]
         sources = [tree.nv_internal / s for s in SUPPORT_SOURCES] + [main_src]
         base_flags = ["-std=c++17", "-O1", "-D_GLIBCXX_USE_CXX11_ABI=1", *includes]
-        for src, obj in zip(sources, objs):
+        for src, obj in zip(sources, objs, strict=True):
             partial = obj.with_suffix(".o.partial")  # an interrupted build leaves no .o behind
             cmd = [nvcc, *base_flags, "-c", str(src), "-o", str(partial)]
             _run(cmd, f"compiling support file {src.name}")

@@ -139,4 +139,6 @@ class VerifyResult(_Record):
 
     @property
     def errors(self) -> int:
-        return self.count(Status.ERROR) + sum(1 for f in self.files if f.error and not f.instantiations)
+        return self.count(Status.ERROR) + sum(
+            1 for f in self.files if f.error and not f.instantiations
+        )

@@ -45,11 +45,21 @@ def test_flashinfer_sm120_file() -> None:
     moe = first.moe
     assert moe is not None
     assert (moe.arch_tag, moe.sm) == ("Sm120", 120)
-    assert (moe.act_type, moe.weight_type, moe.output_type) == (ElementType.E2M1,) * 2 + (ElementType.F16,)
-    assert (moe.epilogue_schedule, moe.epilogue_tag, moe.fusion) == ("void", "EpilogueOpDefault", Fusion.FINALIZE)
+    assert (moe.act_type, moe.weight_type, moe.output_type) == (ElementType.E2M1,) * 2 + (
+        ElementType.F16,
+    )
+    assert (moe.epilogue_schedule, moe.epilogue_tag, moe.fusion) == (
+        "void",
+        "EpilogueOpDefault",
+        Fusion.FINALIZE,
+    )
     assert moe.cta_tile == Shape3(m=128, n=128, k=128) and moe.cluster == Shape3(m=1, n=1, k=1)
     assert (moe.mxfpx, moe.dynamic_cga, moe.bias, moe.swap_ab) == (False, False, False, False)
-    types = [(i.moe.act_type, i.moe.output_type, i.moe.mxfpx, i.moe.swap_ab) for i in parsed.instantiations if i.moe]
+    types = [
+        (i.moe.act_type, i.moe.output_type, i.moe.mxfpx, i.moe.swap_ab)
+        for i in parsed.instantiations
+        if i.moe
+    ]
     assert types == [
         (ElementType.E2M1, ElementType.F16, False, False),
         (ElementType.E2M1, ElementType.BF16, False, True),
@@ -61,7 +71,9 @@ def test_flashinfer_sm120_file() -> None:
 
 
 def test_guard_texts_name_the_branch() -> None:
-    texts = [(i.guard.text if i.guard else None) for i in parse(FIXTURES / "guards.cu").instantiations]
+    texts = [
+        (i.guard.text if i.guard else None) for i in parse(FIXTURES / "guards.cu").instantiations
+    ]
     assert texts[:5] == [
         "0",
         "!0 && defined(ENABLE_FP4)",
@@ -76,12 +88,17 @@ def test_guard_texts_name_the_branch() -> None:
 
 def test_define_set_decides_activity() -> None:
     def active(**kw: object) -> list[bool]:
-        return [bool(i.guard and i.guard.active) for i in parse(FIXTURES / "guards.cu", **kw).instantiations]
+        return [
+            bool(i.guard and i.guard.active)
+            for i in parse(FIXTURES / "guards.cu", **kw).instantiations
+        ]
 
     assert active()[:6] == [False, True, False, False, True, False]
     assert active(undefines=["ENABLE_FP4"])[:6] == [False, False, True, False, False, False]
     assert active(defines={"NOT_DEFINED_ANYWHERE": "1"})[5] is True
-    assert active(defines={"LOCAL_SWITCH": "0", "ENABLE_FP4": "1"})[4] is True  # the file's #define wins
+    assert (
+        active(defines={"LOCAL_SWITCH": "0", "ENABLE_FP4": "1"})[4] is True
+    )  # the file's #define wins
 
 
 def test_explicit_launchers() -> None:
@@ -102,7 +119,10 @@ def test_explicit_launchers() -> None:
         ("sm90_generic_mixed_gemm_kernelLauncher", 11),
         ("launcher_with_a_return_type", 2),
     ]
-    assert sm90.instantiations[0].args[4] == "cute::Shape<cute::Int<128>, cute::Int<16>, cute::Int<128>>"
+    assert (
+        sm90.instantiations[0].args[4]
+        == "cute::Shape<cute::Int<128>, cute::Int<16>, cute::Int<128>>"
+    )
     assert sm90.instantiations[2].args == ("cute::Int<(1 << 2)>", "64")
     assert sm90.instantiations[2].guard == Guard(text="defined(ENABLE_FP8)", active=True)
 
@@ -140,7 +160,9 @@ def test_comments_and_splices_inside_arguments() -> None:
 
 
 def test_integer_spellings() -> None:
-    parsed = src(f"{MACRO}(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault, NONE, 0x80, 128u, 0200, 1, 1, 1, 0, 1, false, true);")
+    parsed = src(
+        f"{MACRO}(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault, NONE, 0x80, 128u, 0200, 1, 1, 1, 0, 1, false, true);"
+    )
     moe = parsed.instantiations[0].moe
     assert parsed.problems == () and moe is not None
     assert moe.cta_tile == Shape3(m=128, n=128, k=128)
@@ -155,8 +177,12 @@ def test_columns_are_bytes_and_crlf_lines_count() -> None:
 
 
 def test_spliced_directive_condition() -> None:
-    parsed = src(f"#if defined(ENABLE_FP4) && \\\n    defined(ENABLE_FP8)\n{MACRO}({GOOD_ARGS});\n#endif\n")
-    assert parsed.instantiations[0].guard == Guard(text="defined(ENABLE_FP4) && defined(ENABLE_FP8)", active=True)
+    parsed = src(
+        f"#if defined(ENABLE_FP4) && \\\n    defined(ENABLE_FP8)\n{MACRO}({GOOD_ARGS});\n#endif\n"
+    )
+    assert parsed.instantiations[0].guard == Guard(
+        text="defined(ENABLE_FP4) && defined(ENABLE_FP8)", active=True
+    )
 
 
 def test_unterminated_if_runs_to_the_end() -> None:
@@ -182,7 +208,12 @@ def test_file_level_problems(text: bytes, code: str, line: int | None) -> None:
 
 
 def test_a_10mb_line_is_linear() -> None:
-    text = b"int x = " + b"1+" * 5_000_000 + b"1;\n#if 1\n" + f"{MACRO}({GOOD_ARGS});\n#endif\n".encode()
+    text = (
+        b"int x = "
+        + b"1+" * 5_000_000
+        + b"1;\n#if 1\n"
+        + f"{MACRO}({GOOD_ARGS});\n#endif\n".encode()
+    )
     start = time.perf_counter()
     parsed = parse_source("big.cu", text)
     assert time.perf_counter() - start < 5.0
@@ -196,5 +227,9 @@ def test_deep_nesting_in_arguments_is_counted_not_recursed() -> None:
 
 
 def test_missing_includes_do_not_matter() -> None:
-    with_include = src(f'#include "does/not/exist.h"\n#include <neither.h>\n#if 1\n{MACRO}({GOOD_ARGS});\n#endif\n')
-    assert with_include.problems == () and with_include.instantiations[0].guard == Guard(text="1", active=True)
+    with_include = src(
+        f'#include "does/not/exist.h"\n#include <neither.h>\n#if 1\n{MACRO}({GOOD_ARGS});\n#endif\n'
+    )
+    assert with_include.problems == () and with_include.instantiations[0].guard == Guard(
+        text="1", active=True
+    )

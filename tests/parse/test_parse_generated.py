@@ -31,7 +31,9 @@ def test_every_instantiation_is_found(generated_cache: Callable[[str], Path], ve
     assert len(insts) == COUNTS[version]["sm120"]
     assert all(i.family is Family.TMA_WS_MOE_GEMM and i.moe is not None for i in insts)
     assert all(i.guard is not None and i.guard.active for i in insts)
-    assert sum(1 for i in insts if i.guard and "ENABLE_FP8" in i.guard.text) == COUNTS[version]["fp8"]
+    assert (
+        sum(1 for i in insts if i.guard and "ENABLE_FP8" in i.guard.text) == COUNTS[version]["fp8"]
+    )
     for kind, sm in (("gemm_grouped", "80"), ("gemm", "90")):
         parsed = parse_paths([root / kind / sm])
         assert all(r.problems == () and r.generated_for_sm == int(sm) for r in parsed)
@@ -50,7 +52,7 @@ def test_typed_fields_match_the_text(generated_cache: Callable[[str], Path], ver
     ]
     insts = [i for r in parse_paths([directory]) for i in r.instantiations]
     assert [list(i.args) for i in insts] == expected
-    for inst, args in zip(insts, expected):
+    for inst, args in zip(insts, expected, strict=True):
         moe = inst.moe
         assert moe is not None
         assert (moe.cta_tile.m, moe.cta_tile.n, moe.cta_tile.k) == tuple(int(a) for a in args[7:10])
@@ -61,12 +63,16 @@ def test_typed_fields_match_the_text(generated_cache: Callable[[str], Path], ver
 
 def test_undefining_a_flag_deactivates_its_guards(generated_cache: Callable[[str], Path]) -> None:
     directory = generated_cache("0.7.2.post1") / "gemm_grouped" / "120"
-    insts = [i for r in parse_paths([directory], undefines=["ENABLE_FP8"]) for i in r.instantiations]
+    insts = [
+        i for r in parse_paths([directory], undefines=["ENABLE_FP8"]) for i in r.instantiations
+    ]
     inactive = [i for i in insts if i.guard and not i.guard.active]
     assert len(inactive) == 24 and all("ENABLE_FP8" in i.guard.text for i in inactive if i.guard)
 
 
-def test_version_is_read_off_a_jit_cache_path(generated_cache: Callable[[str], Path], tmp_path: Path) -> None:
+def test_version_is_read_off_a_jit_cache_path(
+    generated_cache: Callable[[str], Path], tmp_path: Path
+) -> None:
     source = generated_cache("0.7.2.post1") / "gemm_grouped" / "120"
     cache = tmp_path / ".cache" / "flashinfer" / "0.7.2.post1" / "120a" / "generated"
     target = cache / "cutlass_instantiations" / "120" / "gemm_grouped" / "120"

@@ -46,7 +46,7 @@ def test_workers_match_in_process() -> None:
 
 def test_a_string_is_one_path_not_its_characters() -> None:
     path = GOOD_FILES[0]
-    assert parse_paths([str(path)]) == [alone(path)]
+    assert parse_paths(str(path)) == [alone(path)]
 
 
 def test_libclang_crash_costs_one_file(tmp_path: Path) -> None:
@@ -91,3 +91,47 @@ def test_many_files_in_batches(tmp_path: Path, jobs: int) -> None:
         paths.append(p)
     results = parse_paths([tmp_path], jobs=jobs, limits=Limits(batch_size=3))
     assert [len(r.instantiations) for r in results] == [i % 3 + 1 for i in range(40)]
+
+
+def test_no_macro_survives_into_the_next_file(tmp_path: Path) -> None:
+    """Files of one directory share a reparsed translation unit in a worker (libclang.py)."""
+    first = tmp_path / "a.cu"
+    first.write_text("#define LEAK 1\n#if 1\n" + CALL + "#endif\n")
+    second = tmp_path / "b.cu"
+    second.write_text("#ifdef LEAK\n" + CALL + "#endif\n")
+    for jobs in (0, 1):
+        results = parse_paths([tmp_path], jobs=jobs)
+        assert results == [alone(first), alone(second)]
+        guard = results[1].instantiations[0].guard
+        assert guard is not None and not guard.active
+
+
+def test_has_include_looks_beside_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sibling.h").write_text("")
+    f = tmp_path / "k.cu"
+    f.write_text(
+        '#if __has_include("sibling.h") && !__has_include("absent.h")\n' + CALL + "#endif\n"
+    )
+    (result,) = parse_paths([f])
+    guard = result.instantiations[0].guard
+    assert guard is not None and guard.active
+
+
+def test_read_errors_are_unreadable_input(tmp_path: Path) -> None:
+    from cutlint.parse.worker import Job, parse_file
+
+    parsed = parse_file(str(tmp_path), Job(defines={}, undefines=()))  # a directory: EISDIR
+    assert [p.code for p in parsed.problems] == ["CUT001"]
+    assert parsed.problems[0].path == str(tmp_path)
+
+
+def test_importing_the_parser_does_not_load_libclang() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from cutlint.parse import parse_paths; "
+        f"parse_paths([{str(GOOD_FILES[0])!r}]); "
+        "assert 'clang' not in sys.modules, 'the parent loaded libclang'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

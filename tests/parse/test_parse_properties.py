@@ -13,8 +13,12 @@ from cutlint.records import ParsedFile
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
 _REAL = [
-    Path("/work/dl/gen072/gemm_grouped/120/cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"),
-    Path("/work/dl/gen072/gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group0.generated.cu"),
+    Path(
+        "/work/dl/gen072/gemm_grouped/120/cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"
+    ),
+    Path(
+        "/work/dl/gen072/gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group0.generated.cu"
+    ),
     Path("/work/dl/gen072/gemm/90/cutlass_kernel_file_gemm_sm90_M64_group0.generated.cu"),
 ]
 # The real generator's files when they are on this machine, the hand-written ones always.
@@ -63,7 +67,11 @@ def test_mutations_in_process(text: bytes) -> None:
     check(parse_source("mutated.cu", text), "mutated.cu")
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(mutated(), min_size=1, max_size=4))
 def test_mutations_through_workers(tmp_path_factory: object, texts: list[bytes]) -> None:
     directory = tmp_path_factory.mktemp("mutated")  # type: ignore[attr-defined]
@@ -73,6 +81,6 @@ def test_mutations_through_workers(tmp_path_factory: object, texts: list[bytes])
         paths.append(directory / f"m{i}.cu")
     results = parse_paths(paths, jobs=2, limits=Limits(seconds_per_file=10))
     assert len(results) == len(paths)
-    for path, parsed in zip(paths, results):
+    for path, parsed in zip(paths, results, strict=True):
         check(parsed, str(path))
         assert parsed == parse_source(str(path), path.read_bytes())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cutlint.parse import cachepath, directives, moe_args
@@ -11,7 +13,7 @@ from cutlint.records import ElementType
 
 
 def test_mask_keeps_offsets_and_newlines() -> None:
-    text = b"int a = 1'000; char c = '\"'; // \"x\nconst char* s = \"a//b/*\"; /* 'q\n */ R\"xy(a\")\"b)xy\";"
+    text = b'int a = 1\'000; char c = \'"\'; // "x\nconst char* s = "a//b/*"; /* \'q\n */ R"xy(a")"b)xy";'
     m = mask(text)
     assert len(m.code) == len(m.uncommented) == len(text)
     assert m.code.count(b"\n") == text.count(b"\n")
@@ -49,6 +51,13 @@ def test_innermost_branch() -> None:
     offsets = [text.index(w) for w in (b" a", b" b", b" c", b" d", b" e")]
     inner = directives.innermost(branches, offsets)
     assert [b.text if b else None for b in inner] == ["A", "B", "A", "!A && C", None]
+    m = mask(b"#ifndef X\n#else\n x\n#endif\n#if A || B\n#else\n y\n#endif\n")
+    found = directives.scan(m)
+    offsets = [m.code.index(b" x"), m.code.index(b" y")]
+    texts = [
+        b.text if b else None for b in directives.innermost(directives.branches(found, 99), offsets)
+    ]
+    assert texts == ["defined(X)", "!(A || B)"]
 
 
 def test_skeleton_is_directives_only() -> None:
@@ -93,8 +102,20 @@ def test_element_types_and_arch() -> None:
     assert moe_args.element_type("__nv_fp8_e5m2") is ElementType.E5M2
     assert moe_args.element_type("float") is ElementType.F32
     assert moe_args.element_type("double") is None
-    assert [moe_args.arch_sm(a) for a in ("Sm120", "Sm90", "Sm100", "SM120", "Sm")] == [120, 90, 100, None, None]
-    assert [moe_args.boolean(b) for b in ("true", "false", "1", "0", "yes")] == [True, False, True, False, None]
+    assert [moe_args.arch_sm(a) for a in ("Sm120", "Sm90", "Sm100", "SM120", "Sm")] == [
+        120,
+        90,
+        100,
+        None,
+        None,
+    ]
+    assert [moe_args.boolean(b) for b in ("true", "false", "1", "0", "yes")] == [
+        True,
+        False,
+        True,
+        False,
+        None,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -106,9 +127,17 @@ def test_element_types_and_arch() -> None:
             120,
             "0.7.2.post1",
         ),
-        ("/x/.cache/flashinfer/0.6.3/90a/generated/gemm/90/cutlass_kernel_file_gemm_sm90_M64_group3.generated.cu", 90, "0.6.3"),
+        (
+            "/x/.cache/flashinfer/0.6.3/90a/generated/gemm/90/cutlass_kernel_file_gemm_sm90_M64_group3.generated.cu",
+            90,
+            "0.6.3",
+        ),
         ("/x/flashinfer/0.6.3/notes/sm_100a/file.cu", 100, None),  # no `generated`: not the cache
-        ("gen/gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group2.generated.cu", 80, None),
+        (
+            "gen/gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group2.generated.cu",
+            80,
+            None,
+        ),
         ("/src/kernels/moe.cu", None, None),
         ("/a/flashinfer/latest/generated/x_sm120_.cu", 120, None),
     ],
@@ -116,3 +145,12 @@ def test_element_types_and_arch() -> None:
 def test_path_facts(path: str, sm: int | None, version: str | None) -> None:
     assert cachepath.generated_for_sm(path) == sm
     assert cachepath.flashinfer_version(path) == version
+
+
+def test_version_of_a_relative_path_inside_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / ".cache" / "flashinfer" / "0.6.3" / "120a"
+    cache.mkdir(parents=True)
+    monkeypatch.chdir(cache)
+    assert cachepath.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"

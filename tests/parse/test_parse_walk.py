@@ -71,6 +71,9 @@ def test_directory_named_like_a_source(tmp_path: Path) -> None:
     entries = expand([tmp_path])
     assert "is a directory" in _problem(entries, d)
     assert str(d / "inner.cu") in [e.path for e in entries if e.problem is None]
+    named = expand([d])  # named on the command line: the same problem, and walked all the same
+    assert "is a directory" in _problem(named, d)
+    assert [e.path for e in named if e.problem is None] == [str(d / "inner.cu")]
 
 
 def test_symlink_loops(tmp_path: Path) -> None:

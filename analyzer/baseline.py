@@ -1,0 +1,150 @@
+"""The baseline: findings a project has accepted, so that CI reports only new ones.
+
+`cutlint check --write-baseline --baseline FILE` writes the current findings' fingerprints
+(engine/fingerprint.py, the same ones SARIF's partialFingerprints carry); `--baseline FILE` then
+leaves out every finding whose fingerprint is in it and counts them as "N in baseline". The file
+is JSON with a version (docs/ci.md#baseline-file):
+
+    {"version": 1, "tool": "cutlint", "fingerprint_version": 1,
+     "findings": [{"fingerprint": "3f0c...:1", "rule": "CUT101", "name": "...", "path": "...",
+                   "line": 53, "message": "..."}]}
+
+Only `fingerprint` is matched; the other fields are there for the reviewer of the file. Input that
+cannot be read (CUT001, CUT002, CUT007: exit code 2) is never baselined: it is not a finding
+about the code but a run that did not see all of it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from cutlint.engine.fingerprint import FINGERPRINT_VERSION, relative_path
+from cutlint.engine.loader import rules_by_id
+from cutlint.engine.schema import FailsAt, Kind
+from cutlint.records import CheckResult, Diagnostic, FileResult
+
+BASELINE_VERSION: Final = 1
+
+
+class BaselineError(Exception):
+    """The baseline file is missing, not JSON, or not in this version's format; names the file."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class BaselineEntry(_Strict):
+    fingerprint: str
+    rule: str
+    name: str
+    path: str
+    line: int | None
+    message: str
+
+
+class Baseline(_Strict):
+    version: Literal[1] = BASELINE_VERSION
+    tool: Literal["cutlint"] = "cutlint"
+    fingerprint_version: int = FINGERPRINT_VERSION
+    findings: tuple[BaselineEntry, ...] = ()
+
+    @property
+    def fingerprints(self) -> frozenset[str]:
+        return frozenset(e.fingerprint for e in self.findings)
+
+
+def baselinable(d: Diagnostic) -> bool:
+    """Everything but the input problems that make the run exit 2."""
+    rule = rules_by_id()[d.rule]
+    return not (rule.kind is Kind.INPUT and rule.fails_at is FailsAt.PARSE)
+
+
+def _findings(result: CheckResult) -> Iterator[Diagnostic]:
+    for f in result.files:
+        yield from f.diagnostics
+        for r in f.instantiations:
+            yield from r.diagnostics
+
+
+def from_result(result: CheckResult) -> Baseline:
+    """The baseline that accepts every current finding (sorted, so that diffs stay small)."""
+    root = Path(result.root) if result.root else Path.cwd()
+    entries = [
+        BaselineEntry(
+            fingerprint=d.fingerprint,
+            rule=d.rule,
+            name=d.name,
+            path=relative_path(d.path, root),
+            line=d.line,
+            message=d.message,
+        )
+        for d in _findings(result)
+        if d.fingerprint is not None and baselinable(d)
+    ]
+    entries.sort(key=lambda e: (e.path, e.line or 0, e.rule, e.fingerprint))
+    return Baseline(findings=tuple(entries))
+
+
+def dumps(baseline: Baseline) -> str:
+    return json.dumps(baseline.model_dump(mode="json"), indent=2) + "\n"
+
+
+def write(baseline: Baseline, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(baseline), encoding="utf-8")
+
+
+def load(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(
+            f"baseline {path} does not exist; write it with `cutlint check --write-baseline`"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BaselineError(f"baseline {path} cannot be read: {e}") from None
+    if isinstance(data, dict) and data.get("version") != BASELINE_VERSION:
+        raise BaselineError(
+            f"baseline {path} has version {data.get('version')!r}; this cutlint reads version "
+            f"{BASELINE_VERSION}: write it again with `cutlint check --write-baseline`"
+        )
+    try:
+        baseline = Baseline.model_validate(data)
+    except ValidationError as e:
+        raise BaselineError(f"baseline {path} is not a cutlint baseline: {e}") from None
+    if baseline.fingerprint_version != FINGERPRINT_VERSION:
+        raise BaselineError(
+            f"baseline {path} holds fingerprints of version {baseline.fingerprint_version}; this "
+            f"cutlint computes version {FINGERPRINT_VERSION}: write it again with --write-baseline"
+        )
+    return baseline
+
+
+def apply(result: CheckResult, baseline: Baseline) -> CheckResult:
+    """`result` without the findings the baseline accepts; they move to `result.baselined`."""
+    known = baseline.fingerprints
+    suppressed: list[Diagnostic] = list(result.baselined)
+
+    def keep(diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+        kept = []
+        for d in diags:
+            if d.fingerprint in known and baselinable(d):
+                suppressed.append(d)
+            else:
+                kept.append(d)
+        return tuple(kept)
+
+    def one(f: FileResult) -> FileResult:
+        rows = tuple(
+            r.model_copy(update={"diagnostics": keep(r.diagnostics)}) for r in f.instantiations
+        )
+        return f.model_copy(update={"diagnostics": keep(f.diagnostics), "instantiations": rows})
+
+    files = tuple(one(f) for f in result.files)
+    return result.model_copy(update={"files": files, "baselined": tuple(suppressed)})

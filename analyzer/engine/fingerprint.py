@@ -1,0 +1,90 @@
+"""A finding's fingerprint: its identity across runs, machines and line shifts.
+
+One function decides it, and everything that needs a finding's identity reads it from here: SARIF's
+`partialFingerprints`, the JSON `fingerprint` field and the baseline file (`--baseline`).
+
+The identity of a finding is
+
+- the rule id;
+- the file's path relative to the project root (posix separators), or its absolute path when the
+  file lies outside the root;
+- what it is about: for a finding on an instantiation, the macro or launcher name and its
+  arguments as written, whitespace-collapsed; for a file-level finding, its message with the
+  path made relative and line numbers taken out;
+- which occurrence of that identity it is in the file (1, 2, ...), so that two identical
+  instantiations in one file keep two fingerprints.
+
+Line numbers are not part of it: inserting lines above an instantiation keeps its fingerprint.
+The fingerprint is `<16 hex digits of sha256>:<occurrence>`, the shape of GitHub's
+`primaryLocationLineHash`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from pathlib import Path
+
+from cutlint.records import CheckResult, Diagnostic, FileResult, Instantiation
+
+FINGERPRINT_VERSION = 1
+"""Bumped when the identity changes; a baseline written by another version is rejected."""
+
+_LINE_NUMBER = re.compile(r"\bline \d+")
+
+
+def relative_path(path: str, root: Path) -> str:
+    """`path` relative to `root` in posix form when it lies under it, else absolute."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def instantiation_subject(inst: Instantiation) -> str:
+    """`NAME(arg, arg, ...)` with whitespace collapsed: what a finding on it is about."""
+    args = ", ".join(" ".join(a.split()) for a in inst.args)
+    return f"{inst.name}({args})"
+
+
+def file_subject(d: Diagnostic, rel_path: str) -> str:
+    """A file-level finding's message, free of the machine's path and of line numbers."""
+    return _LINE_NUMBER.sub("line #", d.message.replace(d.path, rel_path))
+
+
+def fingerprint(rule: str, rel_path: str, subject: str, occurrence: int) -> str:
+    """The fingerprint of the `occurrence`-th (1-based) finding with this identity in the file."""
+    identity = "\0".join([f"v{FINGERPRINT_VERSION}", rule, rel_path, subject])
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+    return f"{digest}:{occurrence}"
+
+
+def _fingerprint_file(f: FileResult, root: Path) -> FileResult:
+    rel = relative_path(f.path, root)
+    seen: Counter[tuple[str, str]] = Counter()
+    starts = {r.instantiation.span.line: r.instantiation for r in f.instantiations}
+
+    def one(d: Diagnostic, inst: Instantiation | None) -> Diagnostic:
+        subject = instantiation_subject(inst) if inst is not None else file_subject(d, rel)
+        seen[(d.rule, subject)] += 1
+        fp = fingerprint(d.rule, rel, subject, seen[(d.rule, subject)])
+        return d.model_copy(update={"fingerprint": fp})
+
+    # A file-level finding at the first line of an instantiation (CUT004, CUT005) is about that
+    # instantiation: it takes the instantiation's identity, so it too survives line shifts.
+    file_diags = tuple(
+        one(d, starts.get(d.line) if d.line is not None else None) for d in f.diagnostics
+    )
+    rows = tuple(
+        r.model_copy(update={"diagnostics": tuple(one(d, r.instantiation) for d in r.diagnostics)})
+        for r in f.instantiations
+    )
+    return f.model_copy(update={"diagnostics": file_diags, "instantiations": rows})
+
+
+def with_fingerprints(result: CheckResult, root: Path) -> CheckResult:
+    """`result` with every finding's fingerprint set, relative to `root` (recorded in it)."""
+    files = tuple(_fingerprint_file(f, root) for f in result.files)
+    return result.model_copy(update={"files": files, "root": str(root.resolve())})

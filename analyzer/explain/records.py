@@ -1,0 +1,106 @@
+"""What `cutlint explain --log` finds: each distinct failure of a log, mapped and judged.
+
+Pure data, like CheckResult: the text renderer and the JSON dump read the same records.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from cutlint.logs.events import LogEvent, LogEventKind
+from cutlint.records import InstantiationResult, Record
+
+
+class FailureClass(StrEnum):
+    """DOMAIN.md section 6: what kind of failure, and whether the source alone decides it."""
+
+    A = "A"
+    """Shared storage above the opt-in limit: initialize() fails. Static."""
+    B = "B"
+    """No dispatch case for the tile/cluster in the launcher. Static."""
+    C = "C"
+    """A compile-time static_assert. Static."""
+    D = "D"
+    """can_implement / the TMA descriptor rejects the problem shape. Needs the shape."""
+    E = "E"
+    """A binary built for another arch. From the build flags."""
+    F = "F"
+    """CUTLASS 2.x path with zero occupancy. Static."""
+    G = "G"
+    """A sticky error from an earlier kernel, blamed on the next tactic. Not static."""
+
+    @property
+    def static(self) -> bool:
+        """Whether the instantiation's source decides this class (D and G need the run)."""
+        return self not in (FailureClass.D, FailureClass.G)
+
+
+CLASS_TITLES: dict[FailureClass, str] = {
+    FailureClass.A: "shared storage above the opt-in limit (initialize() fails)",
+    FailureClass.B: "tile or cluster with no dispatch case in the launcher",
+    FailureClass.C: "compile-time static_assert",
+    FailureClass.D: "can_implement() / TMA descriptor rejects the problem shape",
+    FailureClass.E: "binary built for another arch",
+    FailureClass.F: "CUTLASS 2.x path with zero occupancy",
+    FailureClass.G: "sticky CUDA error from an earlier kernel",
+}
+
+
+class Agreement(StrEnum):
+    """How cutlint's prediction stands to what the log says."""
+
+    EXPLAINED = "explained"
+    """The model predicts this failure, for the reason the log gives."""
+    CONTRADICTS = "contradicts the model"
+    """The log says it failed where the model says it fits, or with other numbers."""
+    NOT_DECIDABLE = "not decidable statically"
+    """The class depends on the run (problem shape, an earlier fault), not on the source."""
+    NOT_MODELED = "not modeled"
+    """The failing instantiation is outside what cutlint's model covers."""
+    UNMAPPED = "not found in the cache"
+    """No instantiation of the given cache matches what the log names."""
+
+
+class Failure(Record):
+    """One distinct failure: every log line that reports the same thing, and what it maps to."""
+
+    kind: LogEventKind
+    event: LogEvent = Field(description="the first line that reports it")
+    log_lines: tuple[int, ...] = Field(description="every log line that reports it")
+    matches: tuple[InstantiationResult, ...] = Field(
+        default=(), description="the cache's instantiations it maps to, with cutlint's verdicts"
+    )
+    match_note: str = Field(description="how the mapping was made, or why it could not be")
+    failure_class: FailureClass | None
+    agreement: Agreement
+    explanation: str = Field(description="plain sentences: why it failed, or why cutlint cannot say")
+    tactic_reading: str | None = Field(
+        default=None,
+        description="what the autotuner's tactic id names in FlashInfer's tactic order, if known",
+    )
+
+
+class Summary(Record):
+    """An autotuner summary line (`Skipped N unsupported tactic(s) for <op>`) and the model's count."""
+
+    event: LogEvent
+    predicted: str = Field(description="what the model predicts for the same op, in words")
+
+
+class LogExplanation(Record):
+    log_path: str
+    log_lines: int
+    cache: str
+    cache_flashinfer_version: str | None = Field(
+        default=None, description="the FlashInfer version read off the cache's paths"
+    )
+    failures: tuple[Failure, ...] = ()
+    summaries: tuple[Summary, ...] = ()
+    notes: tuple[str, ...] = Field(
+        default=(), description="what the reader should know first (version mismatches, ...)"
+    )
+
+    def count(self, agreement: Agreement) -> int:
+        return sum(1 for f in self.failures if f.agreement is agreement)

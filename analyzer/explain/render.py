@@ -1,0 +1,129 @@
+"""Text and JSON for explanations. Renders records; computes nothing."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import networkx as nx
+
+from cutlint.explain.records import CLASS_TITLES, Agreement, Failure, LogExplanation
+from cutlint.explain.tree import render_tree
+from cutlint.records import InstantiationResult
+
+WIDTH = 100
+LABEL = 11  # width of the "maps to:" column
+
+
+def describe(r: InstantiationResult) -> str:
+    """`e2m1 x e2m1 -> bf16, FINALIZE, 256x128x128, SwapAB off`."""
+    m = r.instantiation.moe
+    if m is None:
+        return r.instantiation.name
+    names = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
+    fusion = m.fusion.value if m.fusion else "?"
+    swap = "on" if m.swap_ab else "off"
+    return f"{names[0]} x {names[1]} -> {names[2]}, {fusion}, {m.cta_tile}, SwapAB {swap}"
+
+
+def prediction(r: InstantiationResult) -> str:
+    """`fails initialize(): 3 stages, 102,400 / 101,376 B [CUT101, CUT104]`."""
+    res = r.resources
+    rules = ", ".join(dict.fromkeys(d.rule for d in r.diagnostics))
+    tail = f"  [{rules}]" if rules else ""
+    if res is None:
+        reason = r.not_modeled.reason if r.not_modeled else ""
+        return f"{r.verdict.value}: {reason}"
+    stages = res.stage_count.stages
+    return f"{r.verdict.value}: {stages} stages, {res.layout.size:,} / {res.arch.smem_optin:,} B{tail}"
+
+
+def _field(label: str, text: str, first_width: int = WIDTH) -> list[str]:
+    head = f"  {label + ':':<{LABEL}}"
+    indent = " " * len(head)
+    return textwrap.wrap(text, width=first_width, initial_indent=head, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False) or [head]  # fmt: skip
+
+
+def _where(r: InstantiationResult) -> str:
+    return f"{r.instantiation.span.path}:{r.instantiation.span.line}"
+
+
+def _failure(i: int, total: int, f: Failure) -> list[str]:
+    lines = [f"failure {i} of {total}: log line {f.log_lines[0]}"
+             + (f" (and {len(f.log_lines) - 1} more)" if len(f.log_lines) > 1 else "")]  # fmt: skip
+    lines.append(f"  {'log:':<{LABEL}}{f.event.text}")
+    if f.matches:
+        lines.append(f"  {'maps to:':<{LABEL}}{_where(f.matches[0])}  ({f.match_note})")
+        for r in f.matches[1:4]:
+            lines.append(" " * (LABEL + 2) + _where(r))
+        if len(f.matches) > 4:
+            lines.append(" " * (LABEL + 2) + f"... {len(f.matches) - 4} more")
+        shown = f.matches[0]
+        lines.append(f"  {'tactic:':<{LABEL}}{describe(shown)}")
+        lines.append(f"  {'cutlint:':<{LABEL}}{prediction(shown)}")
+    else:
+        lines += _field("maps to", f"nothing in the cache: {f.match_note}")
+    if f.tactic_reading:
+        lines += _field("tactic id", f.tactic_reading)
+    cls = f"{f.failure_class.value}: {CLASS_TITLES[f.failure_class]}" if f.failure_class else "?"
+    static = "" if f.failure_class is None else (
+        "" if f.failure_class.static else " (decided by the run, not the source)"
+    )
+    lines.append(f"  {'class:':<{LABEL}}{cls}{static}")
+    lines.append(f"  {'status:':<{LABEL}}{f.agreement.value}")
+    lines += _field("why", f.explanation)
+    return lines
+
+
+def summary_line(e: LogExplanation) -> str:
+    n = len(e.failures)
+    counts = [
+        f"{e.count(Agreement.EXPLAINED)} explained",
+        f"{e.count(Agreement.NOT_DECIDABLE)} not decidable statically",
+        f"{e.count(Agreement.CONTRADICTS)} contradicting the model",
+        f"{e.count(Agreement.NOT_MODELED)} not modeled",
+        f"{e.count(Agreement.UNMAPPED)} not found in the cache",
+    ]
+    return f"{n} distinct failure{'' if n == 1 else 's'}: " + ", ".join(counts)
+
+
+def render_log_text(e: LogExplanation) -> str:
+    version = f" (FlashInfer {e.cache_flashinfer_version})" if e.cache_flashinfer_version else ""
+    out = [f"{e.log_path}: {e.log_lines:,} lines, explained against {e.cache}{version}"]
+    out += [f"note: {n}" for n in e.notes]
+    for i, f in enumerate(e.failures, start=1):
+        out.append("")
+        out += _failure(i, len(e.failures), f)
+    for s in e.summaries:
+        out.append("")
+        out.append(f"autotuner summary, log line {s.event.line_no}: {s.event.text}")
+        out += _field("model", s.predicted)
+    out += ["", summary_line(e)]
+    return "\n".join(out) + "\n"
+
+
+def render_log_json(e: LogExplanation) -> str:
+    data = json.loads(e.model_dump_json())
+    data["summary"] = {a.name.lower(): e.count(a) for a in Agreement} | {"failures": len(e.failures)}
+    return json.dumps(data, indent=2) + "\n"
+
+
+def render_derivation_text(r: InstantiationResult, g: nx.DiGraph) -> str:
+    inst = r.instantiation
+    where = "tactic" if inst.span.line == 0 else f"{Path(inst.span.path)}:{inst.span.line}"
+    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", ""]
+    return "\n".join(head) + render_tree(g)
+
+
+def render_derivation_json(r: InstantiationResult, g: nx.DiGraph) -> str:
+    data = {
+        "instantiation": json.loads(r.instantiation.model_dump_json()),
+        "verdict": r.verdict.value,
+        # Written out rather than nx.node_link_data, whose key for edges differs across the
+        # networkx versions cutlint accepts (`links` before 3.4, `edges` after).
+        "nodes": [{"id": n, **g.nodes[n]} for n in g.nodes],
+        "edges": [{"node": u, "derived_from": v} for u, v in g.edges],
+    }
+    return json.dumps(data, indent=2, default=str) + "\n"

@@ -1,0 +1,89 @@
+"""The records the log reader produces: one `LogEvent` per failure line, pure data.
+
+A log is input like a source file: this stage says what the lines say (which message, which
+tactic, which file:line on the machine that wrote it) and nothing about why. Mapping an event to
+an instantiation and explaining it is `cutlint.explain`'s job.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from cutlint.records import Record, Shape3
+
+
+class LogEventKind(StrEnum):
+    """Which message a line carries. Each names the code that prints it (see patterns.py)."""
+
+    INIT_FAILED = "init-failed"
+    """`Failed to initialize cutlass TMA WS grouped gemm. Error: <status>` (launcher)."""
+    CAN_IMPLEMENT_FAILED = "can-implement-failed"
+    """`Grouped GEMM kernel will fail for params. Error: <status>` (launcher, can_implement)."""
+    RUN_FAILED = "run-failed"
+    """`Failed to run cutlass TMA WS grouped gemm. Error: <status>` (launcher, run)."""
+    SMEM_EXCEEDS_DEVICE = "smem-exceeds-device"
+    """`MoE grouped GEMM requires N bytes shared memory but device supports M` (TensorRT-LLM)."""
+    TMA_DESCRIPTOR = "tma-descriptor"
+    """`Failed to initialize the TMA descriptor N` (cute, cuTensorMapEncodeTiled's CUresult)."""
+    ZERO_OCCUPANCY = "zero-occupancy"
+    """`GPU lacks the shared memory resources to run GroupedGEMM kernel` (CUTLASS 2.x path)."""
+    UNSUPPORTED_TILE = "unsupported-tile"
+    """`Unsupported tile (M, N, K) and cluster (a, b, c) shape combination for arch S`."""
+    SKIPPED_SUMMARY = "skipped-summary"
+    """`[Autotuner]: Skipped N unsupported tactic(s) for <custom_op>` (FlashInfer autotuner)."""
+
+
+class LogSite(Record):
+    """Where the failing check sits, as the writing machine printed it: `(<path>:<line>)`."""
+
+    path: str = Field(description="the path as printed; it names a file on another machine")
+    name: str = Field(description="the file name alone, which is what survives the move")
+    line: int = Field(description="__LINE__ of the check: for a check inside the INSTANTIATE "
+                      "macro, the line of the macro name in the generated file")
+
+    @property
+    def generated(self) -> bool:
+        """Whether the site is a generated instantiation file (else a header or launcher)."""
+        return self.name.endswith(".generated.cu")
+
+
+class LogEvent(Record):
+    """One failure, or one autotuner summary, read off one line of a log."""
+
+    kind: LogEventKind
+    line_no: int = Field(description="1-based line in the log")
+    text: str = Field(description="the line, without its logger prefix")
+    tactic: int | None = Field(default=None, description="the autotuner's tactic id, if printed")
+    tactic_text: str | None = Field(
+        default=None, description="the tactic as printed, when it is not a plain int ([32, 15])"
+    )
+    runner: str | None = Field(default=None, description="the runner class, e.g. MoERunner")
+    custom_op: str | None = Field(
+        default=None, description="the autotuned op, e.g. trtllm::fused_moe::gemm2"
+    )
+    site: LogSite | None = None
+    status: str | None = Field(default=None, description="CUTLASS status string: Error Internal")
+    smem_required: int | None = None
+    smem_available: int | None = None
+    cu_result: int | None = Field(
+        default=None, description="CUresult of cuTensorMapEncodeTiled (1 bad params, 700/715 sticky)"
+    )
+    tile: Shape3 | None = Field(default=None, description="the CTA tile in elements, as printed")
+    cluster: Shape3 | None = None
+    arch_sm: int | None = Field(default=None, description="the arch the message names, e.g. 120")
+    count: int | None = Field(default=None, description="how many tactics a summary counts")
+
+
+class LogFile(Record):
+    """A whole log: its events in order, and what the log says about the process that wrote it."""
+
+    path: str
+    lines: int
+    events: tuple[LogEvent, ...] = ()
+    flashinfer_versions: tuple[str, ...] = Field(
+        default=(),
+        description="FlashInfer versions named by JIT cache paths in the log "
+        "(`.cache/flashinfer/<version>/<arch>/...` in stack frames), in order of appearance",
+    )

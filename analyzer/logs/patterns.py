@@ -1,0 +1,112 @@
+"""The messages cutlint reads in logs, each with the code that prints it.
+
+Frameworks wrap these messages in their own logger prefixes (vLLM's `(Worker_PP0 pid=1) INFO
+11-11 06:41:27 [autotuner.py:485]`, SGLang's `[2025-11-11 06:41:27 TP0]`, Python's
+`2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit:`), so every pattern is
+searched anywhere in a line and none is anchored at its start.
+
+Paths below are FlashInfer's `data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/`
+(TensorRT-LLM's `cpp/tensorrt_llm/kernels/cutlass_kernels/`) unless they say otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cutlint.logs.events import LogEventKind
+
+# An op name: `trtllm::fused_moe::gemm2`, `flashinfer::trtllm_fp4_block_scale_moe`.
+_OP = r"\w+(?:(?:::|\.)\w+)*"
+
+# CUTLASS's status strings (cutlass/cutlass.h: cutlassGetStatusString): "Error Internal",
+# "Error Invalid Problem", "Error Misaligned Operand", ...
+_STATUS = r"(?P<status>Error(?: [A-Z][a-z]+)+|Success|Invalid status)"
+
+FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
+    # TensorRT-LLM >= #12704, moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl: a check of
+    # sizeof(GemmKernel::SharedStorage) against the device's opt-in limit before initialize().
+    (
+        LogEventKind.SMEM_EXCEEDS_DEVICE,
+        re.compile(
+            r"requires (?P<required>\d+) bytes (?:of )?shared memory,? but (?:the )?device "
+            r"supports (?:only )?(?P<available>\d+)"
+        ),
+    ),
+    # moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl (and the mixed-input launcher):
+    # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
+    (
+        LogEventKind.INIT_FAILED,
+        re.compile(r"Failed to initialize cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+    ),
+    # The same launchers, can_implement(): "Grouped GEMM kernel will fail for params. Error: ..."
+    # (moe_gemm_template_dispatch.h: "MoE FC kernel will fail for params" on the 2.x path).
+    (
+        LogEventKind.CAN_IMPLEMENT_FAILED,
+        re.compile(r"(?:Grouped GEMM|MoE FC|grouped cutlass) kernel will fail for params\. "
+                   r"Error: " + _STATUS),
+    ),
+    (
+        LogEventKind.RUN_FAILED,
+        re.compile(r"Failed to run cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+    ),
+    # CUTLASS cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc): printed when
+    # cuTensorMapEncodeTiled returns a CUresult other than CUDA_SUCCESS.
+    (
+        LogEventKind.TMA_DESCRIPTOR,
+        re.compile(r"Failed to initialize the TMA descriptor (?P<cu_result>-?\d+)"),
+    ),
+    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher) and
+    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: occupancy == 0 on the CUTLASS 2.x path.
+    (
+        LogEventKind.ZERO_OCCUPANCY,
+        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w+) kernel"),
+    ),
+    # moe_gemm/moe_gemm_template_dispatch_tma_ws.h, SHAPE_CASE of
+    # dispatchMoeGemmSelectClusterShapeTmaWarpSpecialized: the tile is printed in elements.
+    (
+        LogEventKind.UNSUPPORTED_TILE,
+        re.compile(
+            r"Unsupported tile \((?P<m>\d+), ?(?P<n>\d+), ?(?P<k>\d+)\) and cluster "
+            r"\((?P<cm>\d+), ?(?P<cn>\d+), ?(?P<ck>\d+)\) shape combination for arch (?P<sm>\d+)"
+        ),
+    ),
+    # flashinfer/autotuner.py (0.6.x) / autotuner/autotuner.py (0.7.x), choose_one.
+    (
+        LogEventKind.SKIPPED_SUMMARY,
+        re.compile(r"Skipped (?P<count>\d+) unsupported tactic\(s\) for (?P<op>" + _OP + r")"),
+    ),
+)
+
+# The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
+# (tensorrt_llm/common/assert.h, tllmException.cpp): `... (<file>:<line>)`.
+SITE = re.compile(
+    r"\((?P<path>[^()\s]*?(?P<name>[^/\\()\s]+\.(?:cu|cuh|h|hpp|inl|cpp|cc))):(?P<line>\d+)\)"
+)
+
+# A runner as Python prints an object without __repr__: `<pkg.mod.<locals>.MoERunner object at
+# 0x7c70ccce8350>`; `<locals>` nests angle brackets, so the qualified name is matched loosely.
+_RUNNER = r"<(?:[\w.<>]+\.)?(?P<runner>\w+) object at 0x[0-9a-fA-F]+>"
+_TACTIC = r"(?P<tactic>-?\d+|\[[^\]]*\]|\([^)]*\))"
+
+TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
+    # FlashInfer: "[Autotuner]: Skipping tactic {runner} {tactic}, due to failure while
+    # profiling: {e}" and 0.7.x's "Skipping tactic {runner} {tactic} while ranking {op}: {e}".
+    re.compile(r"Skipping tactic " + _RUNNER + " " + _TACTIC + r"(?: while ranking (?P<op>" + _OP + r"))?"),
+    # FlashInfer: "[Autotuner]: Failed when profiling {runner} {tactic}, shapes=..."
+    re.compile(r"Failed when profiling " + _RUNNER + " " + _TACTIC),
+    # TensorRT-LLM (tensorrt_llm/_torch/autotuner.py): "[Autotuner] Failed when profiling
+    # runner=<...>, tactic=15, shapes=[...]".
+    re.compile(r"runner=(?:" + _RUNNER + r"|(?P<runner_name>\w+)[^,]*),\s*tactic=" + _TACTIC),
+)
+
+# "[AutoTuner]: Tuning trtllm::fused_moe::gemm1: 0/21": the op profiled by the lines that follow.
+TUNING_OP = re.compile(r"\[Auto[Tt]uner\]:? Tuning (?P<op>" + _OP + r")")
+
+# FlashInfer's JIT cache in paths of stack frames: `.cache/flashinfer/0.5.2/120a/cached_ops/...`
+# (flashinfer/jit/env.py: FLASHINFER_CACHE_DIR / <version> / <arch>).
+FLASHINFER_CACHE = re.compile(
+    r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
+)
+
+# Where a message starts once the logger prefix is cut off.
+ANCHORS = re.compile(r"\[Auto[Tt]uner\]|\[TensorRT-LLM\]|RuntimeError: |Error: ")

@@ -1,0 +1,1 @@
+"""Validation before generation: a generator's operations, judged before any file is written."""

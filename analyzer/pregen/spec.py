@@ -1,0 +1,119 @@
+"""`TacticSpec`: a tactic as a generator knows it before writing any file.
+
+A generator holds its operations as objects (FlashInfer's TrtLlm_GemmLauncher, a dict of
+TensorRT-LLM enums, ...), not as source text, so the typed API takes the fields that decide
+what the kernel needs and builds the same Instantiation record the parser would have read.
+Element types take cutlint's names (`e2m1`, `bf16`) or the spellings the generated files use
+(`SafeFP4`, `__nv_bfloat16`, `half`): parse/moe_args.py maps both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from cutlint.model import ModelContext
+from cutlint.model.arch import arch_for
+from cutlint.model.versions import flashinfer_releases, resolve
+from cutlint.parse.moe_args import element_type
+from cutlint.records import (
+    ElementType,
+    Family,
+    Fusion,
+    Instantiation,
+    MoeGemmArgs,
+    Record,
+    Shape3,
+    SourceSpan,
+)
+
+MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+
+
+class TacticSpec(Record):
+    """One TMA warp-specialized grouped GEMM tactic, as `INSTANTIATE_..._MOE_GEMM` takes it."""
+
+    arch: str = Field(default="sm_120", description="target arch: sm_120, sm120, 12.0, ...")
+    act_type: ElementType
+    weight_type: ElementType
+    output_type: ElementType
+    tile: Shape3 = Field(description="CTA tile in elements; a (m, n, k) tuple is accepted")
+    cluster: Shape3 = Shape3(m=1, n=1, k=1)
+    fusion: Fusion = Fusion.NONE
+    swap_ab: bool = False
+    mxfpx: bool | None = Field(
+        default=None,
+        description="the launcher's IsMXFPX; None means what FlashInfer's generator sets "
+        "(true exactly for e4m3 activations with e2m1 weights)",
+    )
+    cutlass_version: str | None = Field(
+        default=None, description="4.5.0, or a CUTLASS include dir; else from flashinfer_version"
+    )
+    flashinfer_version: str | None = Field(
+        default=None, description="the release whose CUTLASS and dispatch table apply"
+    )
+    name: str | None = Field(
+        default=None, description="the caller's name for it; reported as the result's path"
+    )
+
+    @field_validator("act_type", "weight_type", "output_type", mode="before")
+    @classmethod
+    def _element(cls, v: Any) -> Any:
+        if isinstance(v, str) and v not in ElementType._value2member_map_:
+            mapped = element_type(v)
+            if mapped is None:
+                raise ValueError(f"unknown element type {v!r}: e2m1, e4m3, f16, bf16, SafeFP4, half, ...")
+            return mapped
+        return v
+
+    @field_validator("tile", "cluster", mode="before")
+    @classmethod
+    def _shape(cls, v: Any) -> Any:
+        if isinstance(v, (tuple, list)) and len(v) == 3:
+            return Shape3(m=v[0], n=v[1], k=v[2])
+        if isinstance(v, str):
+            m, n, k = (int(x) for x in v.lower().split("x"))
+            return Shape3(m=m, n=n, k=k)
+        return v
+
+
+def instantiation_of(spec: TacticSpec) -> Instantiation:
+    """The record the parser would produce for this tactic's macro call."""
+    target = arch_for(spec.arch)
+    # The generator writes Sm120 for both 12.0 and 12.1 builds (generate_sm120_operations).
+    sm = 121 if target.sm == 121 else 120
+    mxfpx = spec.mxfpx
+    if mxfpx is None:
+        mxfpx = spec.act_type is ElementType.E4M3 and spec.weight_type is ElementType.E2M1
+    args = MoeGemmArgs(
+        arch_tag=f"Sm{sm}",
+        sm=sm,
+        act_type=spec.act_type,
+        weight_type=spec.weight_type,
+        output_type=spec.output_type,
+        epilogue_schedule="void",
+        epilogue_tag="EpilogueOpDefault",
+        fusion=spec.fusion,
+        cta_tile=spec.tile,
+        cluster=spec.cluster,
+        mxfpx=mxfpx,
+        dynamic_cga=False,
+        bias=False,
+        swap_ab=spec.swap_ab,
+    )
+    return Instantiation(
+        span=SourceSpan(path=spec.name or "<tactic>", line=0, column=0, end_line=0),
+        family=Family.TMA_WS_MOE_GEMM,
+        name=MACRO,
+        args=(),
+        moe=args,
+    )
+
+
+def context_of(spec: TacticSpec) -> ModelContext:
+    return ModelContext(
+        arch=arch_for(spec.arch),
+        cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
+        flashinfer=flashinfer_releases().get(spec.flashinfer_version or ""),
+    )

@@ -1,0 +1,155 @@
+"""SARIF 2.1.0 output, in the subset GitHub code scanning reads (docs/ci.md).
+
+One run; `tool.driver.rules` lists every rule (so a rule's `ruleIndex` does not depend on what a
+run found), each with its page from docs/rules/ as `help`. A result's level comes from the rule's
+severity, its `partialFingerprints` from engine/fingerprint.py, and its URI is relative to the
+project root (`uriBaseId` SRCROOT, declared in `originalUriBaseIds`). A file-level finding has a
+location without a region.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from cutlint.engine.loader import load_rules
+from cutlint.engine.schema import Rule
+from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
+from cutlint.report.located import findings, path_of, root_of
+from cutlint.report.rule_docs import render_rule
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+PROJECT_URL = "https://github.com/cutlint/cutlint"
+"""Where the tool and its rule pages live (`informationUri`, each rule's `helpUri`)."""
+SRCROOT = "SRCROOT"
+FINGERPRINT_KEY = "cutlint/v1"
+"""cutlint's own name for the fingerprint. GitHub matches alerts on `primaryLocationLineHash`
+only, so the same value goes there too: an alert then follows its instantiation when lines move."""
+
+LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "note",
+    Severity.NOTE: "note",
+}
+"""SARIF's `level` from cutlint's severity (SARIF has no `info`)."""
+PROBLEM_SEVERITY = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFO: "recommendation",
+    Severity.NOTE: "recommendation",
+}
+"""GitHub's `problem.severity` rule property."""
+
+
+def help_uri(rule: Rule) -> str:
+    return f"{PROJECT_URL}/blob/main/docs/rules/{rule.id}.md"
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first `. ` outside a code span (`...`)."""
+    in_code = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            in_code = not in_code
+        elif ch == "." and not in_code and text[i + 1 : i + 2] in (" ", ""):
+            return text[: i + 1]
+    return text
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    doc = rule.doc
+    tags = ["cutlass", f"fails-at-{rule.fails_at.value}"]
+    if rule.failure_class != "-":
+        tags.append(f"failure-class-{rule.failure_class}")
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": _first_sentence(doc.what)},
+        "fullDescription": {"text": doc.what},
+        "help": {
+            "text": f"{doc.what}\n\nWhy it fails: {doc.why}\n\nHow to fix: {doc.fix}",
+            "markdown": render_rule(rule),
+        },
+        "helpUri": help_uri(rule),
+        "defaultConfiguration": {"level": LEVEL[rule.severity]},
+        "properties": {"tags": tags, "problem.severity": PROBLEM_SEVERITY[rule.severity]},
+    }
+
+
+def _artifact(d: Diagnostic, root: Path) -> dict[str, Any]:
+    path = path_of(d, root)
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+
+
+def _region(d: Diagnostic, span: SourceSpan | None) -> dict[str, Any] | None:
+    if d.line is None:
+        return None
+    region: dict[str, Any] = {"startLine": d.line}
+    if span is not None and span.line == d.line:
+        region["startColumn"] = span.column
+        if span.end_line > span.line:
+            region["endLine"] = span.end_line
+    return region
+
+
+def _result(
+    d: Diagnostic, span: SourceSpan | None, index: dict[str, int], root: Path
+) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": _artifact(d, root)}
+    region = _region(d, span)
+    if region is not None:
+        physical["region"] = region
+    out: dict[str, Any] = {
+        "ruleId": d.rule,
+        "ruleIndex": index[d.rule],
+        "level": LEVEL[d.severity],
+        "message": {"text": f"{d.message}\n{d.why}" if d.why else d.message},
+        "locations": [{"physicalLocation": physical}],
+    }
+    if d.fingerprint is not None:
+        out["partialFingerprints"] = {
+            "primaryLocationLineHash": d.fingerprint,
+            FINGERPRINT_KEY: d.fingerprint,
+        }
+    if d.fix:
+        out["properties"] = {"fix": d.fix}
+    return out
+
+
+def _version() -> str:
+    try:
+        return metadata.version("cutlint")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def to_data(result: CheckResult) -> dict[str, Any]:
+    rules = load_rules()
+    index = {r.id: i for i, r in enumerate(rules)}
+    root = root_of(result)
+    driver = {
+        "name": "cutlint",
+        "version": _version(),
+        "informationUri": PROJECT_URL,
+        "rules": [_rule(r) for r in rules],
+    }
+    run: dict[str, Any] = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri().rstrip("/") + "/"}},
+        "results": [_result(d, span, index, root) for d, span in findings(result)],
+        "properties": {"baselined": len(result.baselined)},
+    }
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render(result: CheckResult) -> str:
+    return json.dumps(to_data(result), indent=2) + "\n"

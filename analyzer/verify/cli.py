@@ -1,0 +1,127 @@
+"""`cutlint verify`: flags in, `verify()` called, a renderer out, the exit code.
+
+Exit codes: 0 every compared instantiation agrees; 1 the model and the compiler disagree on at
+least one; 2 nothing could be compared, or something is missing (nvcc, headers, a version
+mismatch), or a file could not be compiled or read — the other files' results are still printed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from cutlint.engine.loader import rules_by_id
+from cutlint.engine.schema import FailsAt, Kind
+from cutlint.verify.headers import SetupError
+from cutlint.verify.nvcc_probe import ProbeError
+from cutlint.verify.report import RENDERERS
+from cutlint.verify.result import Status, VerifyResult
+from cutlint.verify.run import VerifyOptions, verify
+
+EXIT_OK, EXIT_DISAGREE, EXIT_USAGE = 0, 1, 2
+
+
+def exit_code(result: VerifyResult) -> int:
+    rules = rules_by_id()
+    unreadable = any(
+        rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE
+        for d in result.input_diagnostics
+    )
+    failed = any(f.error for f in result.files) or result.count(Status.ERROR) > 0
+    if unreadable or failed or result.compared == 0:
+        return EXIT_USAGE
+    return EXIT_DISAGREE if result.count(Status.DISAGREE) else EXIT_OK
+
+
+def _say(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--headers",
+    "headers",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A FlashInfer root holding flashinfer/data (an unpacked flashinfer-python wheel or a "
+    "site-packages). Repeatable: one per FlashInfer release. Default: an installed "
+    "flashinfer-python of the file's release.",
+)
+@click.option(
+    "--download",
+    is_flag=True,
+    help="Fetch missing flashinfer-python wheels (pip download --no-deps) into <cache>/wheels.",
+)
+@click.option("--nvcc", help="The nvcc to ask. Default: nvcc on PATH, then $CUDA_HOME/bin/nvcc.")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Files compiled in parallel (~30 s and ~1.5 GB each).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="cutlint's cache (results under verify/). Default: $CUTLINT_CACHE or ~/.cache/cutlint.",
+)
+@click.option(
+    "--no-cache", is_flag=True, help="Compile every file again (results are still cached)."
+)
+@click.option(
+    "--keep-build", is_flag=True, help="Keep each file's probe build under <cache>/verify/build."
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Say which headers, cuBLAS headers and cache entries are used.",
+)
+def verify_command(
+    paths: tuple[Path, ...],
+    headers: tuple[Path, ...],
+    download: bool,
+    nvcc: str | None,
+    jobs: int,
+    fmt: str,
+    cache_dir: Path | None,
+    no_cache: bool,
+    keep_build: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Ask nvcc for the numbers cutlint's model predicts and compare them.
+
+    For every instantiation `check` finds, compiles the generated file against the real
+    headers and launcher of the FlashInfer release that wrote it (host pass only, no GPU, no
+    GEMM device code) and compares the stage count, the kernel's SharedStorageSize, the
+    mainloop's and epilogue's SharedStorage and MaxThreadsPerBlock with the model's.
+    """
+    options = VerifyOptions(
+        headers=headers,
+        nvcc=nvcc,
+        jobs=jobs,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+        download=download,
+        keep_build=keep_build,
+    )
+    try:
+        result = verify(
+            paths, options, progress=None if quiet else _say, log=_say if verbose else None
+        )
+    except (SetupError, ProbeError, OSError) as e:
+        _say(f"cutlint verify: {e}")
+        sys.exit(EXIT_USAGE)
+    except KeyboardInterrupt:
+        _say("cutlint verify: interrupted")
+        sys.exit(130)
+    click.echo(RENDERERS[fmt](result), nl=False)
+    sys.exit(exit_code(result))

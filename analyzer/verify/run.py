@@ -1,0 +1,336 @@
+"""`verify(paths)`: check's model beside the compiler's numbers, for every instantiation.
+
+1. `cutlint.api.check` finds the instantiations and models them.
+2. Each file that holds an SM120 grouped MoE GEMM is matched with the headers of the FlashInfer
+   release that wrote it (cutlint.verify.headers); a missing nvcc or missing or mismatched
+   headers stop the run before any compile, with every missing thing named.
+3. Files whose every instantiation is in the cache (cutlint.verify.cache) are not compiled; the
+   rest are compiled by the nvcc probe (cutlint.verify.nvcc_probe), `jobs` at a time.
+4. Each instantiation's numbers are compared, field by field (cutlint.verify.result.COMPARED).
+
+A probe that fails costs only its own file: its instantiations are marked as compiler errors and
+the other files' results are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cutlint import api
+from cutlint.parse.cachepath import flashinfer_version as version_in_path
+from cutlint.records import (
+    CheckResult,
+    Family,
+    FileResult,
+    Instantiation,
+    InstantiationResult,
+    SourceSpan,
+    Verdict,
+)
+from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
+from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
+from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
+from cutlint.verify.result import (
+    CompilerNumbers,
+    FileRun,
+    Numbers,
+    Status,
+    Verified,
+    VerifyResult,
+    differences,
+)
+
+Say = Callable[[str], None]
+PROBED_ARCH_TAGS = ("Sm120",)
+"""Arch tags the nvcc probe builds with its flags (FlashInfer's SM120 module flags)."""
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    headers: tuple[Path, ...] = ()
+    """`--headers`: FlashInfer roots (one per release verified)."""
+    nvcc: str | None = None
+    jobs: int = 2
+    cache_dir: Path | None = None
+    """Base of cutlint's cache (results in `verify/results`, wheels in `wheels`)."""
+    use_cache: bool = True
+    """False: compile every file again (results are still written)."""
+    download: bool = False
+    keep_build: bool = False
+    extra_include_dirs: tuple[Path, ...] = field(default_factory=tuple)
+
+
+def _arch_tag(inst: Instantiation) -> str:
+    if inst.moe is not None:
+        return inst.moe.arch_tag
+    return inst.args[0] if inst.args else ""
+
+
+def _probed(r: InstantiationResult) -> bool:
+    """Whether the nvcc probe builds this instantiation (and it is compiled at all)."""
+    inst = r.instantiation
+    if inst.family is not Family.TMA_WS_MOE_GEMM or _arch_tag(inst) not in PROBED_ARCH_TAGS:
+        return False
+    return r.verdict is not Verdict.INACTIVE
+
+
+def _norm(args: Sequence[str]) -> tuple[str, ...]:
+    return tuple(" ".join(a.split()) for a in args)
+
+
+@dataclass
+class _FileJob:
+    """One file that has instantiations the probe builds."""
+
+    result: FileResult
+    version: str | None
+    headers: Headers
+    toolchain: Toolchain
+    file_sha256: str
+    rows: dict[int, ProbeRow] = field(default_factory=dict)  # by line
+    cached: bool = False
+    run: FileRun | None = None
+
+    @property
+    def probed(self) -> list[InstantiationResult]:
+        return [r for r in self.result.instantiations if _probed(r)]
+
+    def key(self, args: Sequence[str]) -> str:
+        return cache_key(self.toolchain, self.file_sha256, args)
+
+
+def _plan(
+    check: Sequence[FileResult], search: HeaderSearch, nvcc: Nvcc
+) -> tuple[list[_FileJob], list[str]]:
+    jobs: list[_FileJob] = []
+    missing: list[str] = []
+    toolchains: dict[tuple[Path, str], Toolchain] = {}
+    for f in check:
+        if not any(_probed(r) for r in f.instantiations):
+            continue
+        version = version_in_path(f.path) or search.single_version()
+        try:
+            headers = search.for_version(version, f.path)
+        except SetupError as e:
+            if str(e) not in missing:
+                missing.append(str(e))
+            continue
+        label = headers.flashinfer_version or version or "unknown"
+        tkey = (headers.root, label)
+        if tkey not in toolchains:
+            try:
+                toolchains[tkey] = Toolchain.of(label, headers, nvcc.version_text)
+            except ProbeError as e:
+                why = f"headers not usable: {headers.root}: {e}"
+                missing += [] if why in missing else [why]
+                continue
+        sha = hashlib.sha256(Path(f.path).read_bytes()).hexdigest()
+        jobs.append(
+            _FileJob(f, version or headers.flashinfer_version, headers, toolchains[tkey], sha)
+        )
+    return jobs, missing
+
+
+def _from_cache(job: _FileJob, cache: ResultCache) -> bool:
+    rows: dict[int, ProbeRow] = {}
+    for r in job.probed:
+        row = cache.get(job.key(r.instantiation.args), job.result.path)
+        if row is None:
+            return False
+        rows[r.instantiation.span.line] = row
+    job.rows, job.cached = rows, True
+    return True
+
+
+def _probe(
+    job: _FileJob, nvcc: Nvcc, options: VerifyOptions, build: Path, log: Say | None
+) -> ProbeRun:
+    return run_probe(
+        Path(job.result.path),
+        job.headers.root,
+        nvcc.path,
+        workdir=build,
+        extra_include_dirs=options.extra_include_dirs,
+        keep_build=options.keep_build,
+        log=log,
+    )
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache) -> None:
+    """Record a compiled file's rows (and cache them), or its error."""
+    seconds: float | None = None
+    cublas: str | None = None
+    error: str | None = None
+    rows: tuple[ProbeRow, ...]
+    if isinstance(outcome, ProbeRun):
+        rows, seconds = outcome.rows, outcome.seconds
+        cublas = str(outcome.cublas_headers) if outcome.cublas_headers else "shim"
+    elif isinstance(outcome, ProbeError):
+        rows, error = outcome.rows, str(outcome)
+    else:
+        rows, error = (), f"{type(outcome).__name__}: {outcome}"
+    job.rows = {row.line: row for row in rows}
+    for row in rows:
+        cache.put(job.key(row.args), row, seconds or 0.0)
+    job.run = FileRun(
+        path=job.result.path,
+        flashinfer_version=job.version,
+        headers=str(job.headers.root),
+        instantiations=len(job.probed),
+        compiled=True,
+        seconds=round(seconds, 1) if seconds is not None else None,
+        cublas=cublas,
+        error=error,
+    )
+
+
+def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) -> Verified:
+    inst = r.instantiation
+    model = Numbers.of_model(r.resources) if r.resources is not None else None
+    base = {"instantiation": inst, "flashinfer_version": version, "model": model}
+    if r.verdict is Verdict.INACTIVE:
+        note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
+        return Verified(**base, status=Status.INACTIVE, note=note)
+    if job is None or not _probed(r):
+        why = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
+        return Verified(**base, status=Status.NO_BACKEND, note=why)
+    row = job.rows.get(inst.span.line)
+    if row is None or _norm(row.args) != _norm(inst.args):
+        error = job.run.error if job.run and job.run.error else "the probe reported nothing for it"
+        return Verified(**base, status=Status.ERROR, note=_first_line(error))
+    compiler = CompilerNumbers.of_row(row)
+    if model is None:
+        reason = r.not_modeled.reason if r.not_modeled else "not modeled"
+        return Verified(
+            **base, status=Status.NOT_MODELED, compiler=compiler, note=reason, cached=job.cached
+        )
+    diffs = differences(model, compiler)
+    status = Status.DISAGREE if diffs else Status.AGREE
+    return Verified(**base, status=status, compiler=compiler, differences=diffs, cached=job.cached)
+
+
+def _missed_by_check(job: _FileJob) -> list[Verified]:
+    """Rows the compiler reported at lines where check found no instantiation: a parser miss."""
+    found = {r.instantiation.span.line for r in job.result.instantiations}
+    out: list[Verified] = []
+    for line, row in sorted(job.rows.items()):
+        if line in found:
+            continue
+        inst = Instantiation(
+            span=SourceSpan(path=job.result.path, line=line, column=1, end_line=line),
+            family=Family.TMA_WS_MOE_GEMM,
+            name=MACRO_NAME,
+            args=row.args,
+        )
+        out.append(
+            Verified(
+                instantiation=inst,
+                flashinfer_version=job.version,
+                status=Status.DISAGREE,
+                compiler=CompilerNumbers.of_row(row),
+                note="the compiler built this instantiation; cutlint check did not find it",
+                cached=job.cached,
+            )
+        )
+    return out
+
+
+def _check(paths: Sequence[Path | str], search: HeaderSearch, jobs: int) -> CheckResult:
+    """check's result, modeled for the release of the one `--headers` where paths do not say."""
+    options = api.CheckOptions(jobs=jobs, flashinfer_version=search.single_version())
+    if len(search.given) == 1 and search.given[0].flashinfer_version is None:
+        options = api.CheckOptions(jobs=jobs, cutlass_version=str(search.given[0].cutlass_include))
+    return api.check(paths, options)
+
+
+def _compile(
+    todo: Sequence[_FileJob],
+    nvcc: Nvcc,
+    options: VerifyOptions,
+    cache: ResultCache,
+    progress: Say | None,
+    log: Say | None,
+) -> None:
+    """Probe `todo`, `options.jobs` files at a time; one progress line per file done."""
+    if todo and progress is not None:
+        progress(
+            f"compiling {len(todo)} file(s) with nvcc {nvcc.release}, {options.jobs} at a time"
+        )
+    build = cache.root.parent / "build"
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        futures: dict[Future[ProbeRun], _FileJob] = {
+            pool.submit(_probe, j, nvcc, options, build, log): j for j in todo
+        }
+        for done, fut in enumerate(as_completed(futures), 1):
+            job = futures[fut]
+            exc = fut.exception()
+            _finish(job, fut.result() if exc is None else exc, cache)
+            if progress is not None and job.run is not None:
+                took = "failed" if job.run.seconds is None else f"{job.run.seconds:5.1f} s"
+                name = Path(job.result.path).name
+                progress(f"[{done}/{len(todo)}] {took}  {job.version or '?'}  {name}")
+
+
+def _file_run(job: _FileJob) -> FileRun:
+    if job.run is not None:
+        return job.run
+    return FileRun(
+        path=job.result.path,
+        flashinfer_version=job.version,
+        headers=str(job.headers.root),
+        instantiations=len(job.probed),
+        compiled=False,
+    )
+
+
+def verify(
+    paths: Sequence[Path | str],
+    options: VerifyOptions | None = None,
+    progress: Say | None = None,
+    log: Say | None = None,
+) -> VerifyResult:
+    """Verify every instantiation under `paths`. Raises SetupError before any compile when nvcc
+    or headers are missing; `progress` hears one line per compiled file, `log` the details."""
+    t0 = time.monotonic()
+    options = options or VerifyOptions()
+    base = options.cache_dir or default_cache_dir()
+    nvcc = find_nvcc(options.nvcc)
+    search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
+    checked = _check(paths, search, options.jobs)
+    jobs, missing = _plan(checked.files, search, nvcc)
+    if missing:
+        raise SetupError("\n".join(missing))
+    cache = ResultCache(base)
+    todo = [j for j in jobs if not (options.use_cache and _from_cache(j, cache))]
+    if log is not None:
+        for job in jobs:
+            log(f"{job.result.path}: {job.headers.label} ({job.headers.origin} {job.headers.root})")
+        log(f"nvcc {nvcc.release} ({nvcc.path}); cache {cache.root}")
+        log(f"{len(jobs) - len(todo)} of {len(jobs)} file(s) in the cache")
+    _compile(todo, nvcc, options, cache, progress, log)
+
+    by_path = {j.result.path: j for j in jobs}
+    verified: list[Verified] = []
+    for f in checked.files:
+        probed = by_path.get(f.path)
+        version = probed.version if probed else version_in_path(f.path) or search.single_version()
+        verified += [_compare(r, probed, version) for r in f.instantiations]
+        if probed is not None:
+            verified += _missed_by_check(probed)
+    verified.sort(key=lambda v: (v.instantiation.span.path, v.instantiation.span.line))
+    return VerifyResult(
+        instantiations=tuple(verified),
+        files=tuple(sorted((_file_run(j) for j in jobs), key=lambda f: f.path)),
+        nvcc=nvcc.release,
+        input_diagnostics=tuple(d for f in checked.files for d in f.diagnostics),
+        seconds=round(time.monotonic() - t0, 1),
+    )

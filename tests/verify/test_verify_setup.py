@@ -1,0 +1,130 @@
+"""`cutlint verify` says exactly what is missing (nvcc, headers, a version mismatch) and exits 2,
+before any compile. No real compiler needed: a stand-in nvcc answers --version."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cutlint.cli import main
+from cutlint.verify import headers
+
+
+@pytest.fixture(autouse=True)
+def no_installed_flashinfer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever this machine has installed must not answer for the tests."""
+    monkeypatch.setattr(headers, "installed", lambda: None)
+
+
+def run(*args: str | Path) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["verify", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stderr
+
+
+def test_no_nvcc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, generated_file: Callable[..., Path]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setattr(headers, "NVCC_CANDIDATES", (str(tmp_path / "none" / "nvcc"),))
+    code, err = run(generated_file("0.6.3"), "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "nvcc not found" in err and "--nvcc" in err
+    assert "Traceback" not in err
+
+
+def test_given_nvcc_missing(tmp_path: Path, generated_file: Callable[..., Path]) -> None:
+    code, err = run(generated_file("0.6.3"), "--nvcc", tmp_path / "no-nvcc")
+    assert code == 2
+    assert f"--nvcc {tmp_path / 'no-nvcc'} is not an executable" in err
+
+
+def test_no_headers(tmp_path: Path, fake_nvcc: Path, generated_file: Callable[..., Path]) -> None:
+    code, err = run(generated_file("0.6.3"), "--nvcc", fake_nvcc, "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "headers not found for FlashInfer 0.6.3" in err
+    assert "--headers DIR" in err and "pip install flashinfer-python==0.6.3" in err
+    assert "--download" in err and str(tmp_path / "c" / "wheels") in err
+
+
+def test_flashinfer_version_mismatch(
+    tmp_path: Path,
+    fake_nvcc: Path,
+    generated_file: Callable[..., Path],
+    fake_root: Callable[[str | None, str], Path],
+) -> None:
+    root = fake_root("0.7.2.post1", "4.5.0")
+    code, err = run(
+        generated_file("0.6.3"), "--nvcc", fake_nvcc, "--headers", root, "--cache-dir", tmp_path
+    )
+    assert code == 2
+    assert "version mismatch" in err
+    assert "they are FlashInfer 0.7.2.post1, the file's release is 0.6.3" in err
+
+
+def test_cutlass_version_mismatch(
+    tmp_path: Path,
+    fake_nvcc: Path,
+    generated_file: Callable[..., Path],
+    fake_root: Callable[[str | None, str], Path],
+) -> None:
+    """A root that does not say its release is judged by the CUTLASS it vendors."""
+    root = fake_root(None, "4.5.0")
+    code, err = run(
+        generated_file("0.6.3"), "--nvcc", fake_nvcc, "--headers", root, "--cache-dir", tmp_path
+    )
+    assert code == 2
+    assert "FlashInfer 0.6.3 vendors CUTLASS 4.2.1" in err and "says 4.5.0" in err
+
+
+def test_headers_not_a_flashinfer_root(
+    tmp_path: Path, fake_nvcc: Path, generated_file: Callable[..., Path]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    code, err = run(generated_file("0.6.3"), "--nvcc", fake_nvcc, "--headers", tmp_path / "empty")
+    assert code == 2
+    assert "is not a FlashInfer root" in err and "flashinfer/data" in err
+
+
+def test_path_without_version_needs_headers(tmp_path: Path, fake_nvcc: Path) -> None:
+    f = tmp_path / "kernels.cu"
+    f.write_text(
+        "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void, "
+        "EpilogueOpDefault, FINALIZE, 256, 128, 128, 1, 1, 1, false, false, false, false);\n"
+    )
+    code, err = run(f, "--nvcc", fake_nvcc, "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "its path does not say which FlashInfer release wrote it" in err
+
+
+def test_every_missing_release_is_named(
+    tmp_path: Path,
+    fake_nvcc: Path,
+    generated_file: Callable[..., Path],
+    fake_root: Callable[[str | None, str], Path],
+) -> None:
+    """Files of two releases, headers for one: the other is named, nothing compiles."""
+    a = generated_file("0.6.3", "a")
+    b = generated_file("0.7.2.post1", "b")
+    root = fake_root("0.6.3", "4.2.1")
+    code, err = run(a, b, "--nvcc", fake_nvcc, "--headers", root, "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "headers not found for FlashInfer 0.7.2.post1" in err
+    assert "headers not found for FlashInfer 0.6.3" not in err
+
+
+def test_matching_root_is_accepted(fake_root: Callable[[str | None, str], Path]) -> None:
+    search = headers.HeaderSearch.from_options([fake_root("0.6.3", "4.2.1")], False, Path("/nx"))
+    found = search.for_version("0.6.3", "f.cu")
+    assert found.flashinfer_version == "0.6.3" and found.cutlass_version == (4, 2, 1)
+    assert found.origin == "--headers"
+
+
+def test_root_given_as_the_package_directory(fake_root: Callable[[str | None, str], Path]) -> None:
+    root = fake_root("0.6.3", "4.2.1")
+    assert headers.open_root(root / "flashinfer", "--headers").root == root
