@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cutlint import parse
 from cutlint.engine.evaluate import diagnose
@@ -19,26 +20,30 @@ from cutlint.engine.schema import Kind, Rule
 from cutlint.model import ModelContext, model_instantiation
 from cutlint.model.arch import arch_for
 from cutlint.model.versions import flashinfer_releases, resolve
-from cutlint.pregen.spec import TacticSpec, context_of, instantiation_of
+from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
+from cutlint.pregen.spec import context_of, instantiation_of
 from cutlint.records import (
     CheckResult,
     Diagnostic,
     ElementType,
-    Family,
     FileResult,
     Fusion,
     InputProblem,
     Instantiation,
     InstantiationResult,
-    MoeGemmArgs,
     NotModeled,
     ParsedFile,
     Resources,
     Severity,
     Shape3,
-    SourceSpan,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from cutlint.explain.records import LogExplanation
+    from cutlint.pregen.records import PregenResult
 
 DEFAULT_ARCH = "sm_120"
 """Target arch when neither --arch nor the file's own path names one."""
@@ -97,26 +102,64 @@ def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
     return ModelContext(arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release)
 
 
-def evaluate_instantiation(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> InstantiationResult:
-    """Model one instantiation and run the resource rules on it."""
+@dataclass(frozen=True)
+class _Judgement:
+    """What the model and the rules say about one tactic, before it is given a place in a file."""
+
+    resources: Resources | None
+    not_modeled: NotModeled | None
+    verdict: Verdict
+    findings: tuple[Diagnostic, ...]
+    """Diagnostics with a placeholder location; `_placed` gives them the instantiation's."""
+
+
+Memo = dict[tuple[object, ...], _Judgement]
+"""Judgements by (family, name, typed arguments, context): a cache of 1,250 copies of one file
+models each distinct tactic once, and the results share one Resources record."""
+
+
+def _context_key(ctx: ModelContext) -> tuple[object, ...]:
+    release = ctx.flashinfer.version if ctx.flashinfer else None
+    return (ctx.arch.name, ctx.cutlass.version, ctx.cutlass.origin, release)
+
+
+def _judge(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> _Judgement:
     rules = rules_by_id()
+    modeled = model_instantiation(inst, ctx)
+    if isinstance(modeled, NotModeled):
+        diag = _not_modeled_diagnostic(inst, modeled, rules)
+        wanted = (diag,) if options.selection.wants(diag.rule) else ()
+        return _Judgement(None, modeled, Verdict.NOT_MODELED, wanted)
+    resource_rules = [r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)]
+    diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
+    return _Judgement(modeled, None, _verdict(diags, rules), tuple(diags))
+
+
+def _placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
+    if (d.path, d.line) == (inst.span.path, inst.span.line):
+        return d
+    return d.model_copy(update={"path": inst.span.path, "line": inst.span.line})
+
+
+def evaluate_instantiation(
+    inst: Instantiation, ctx: ModelContext, options: CheckOptions, memo: Memo | None = None
+) -> InstantiationResult:
+    """Model one instantiation and run the resource rules on it."""
     if inst.guard is not None and not inst.guard.active:
         nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
         return InstantiationResult(instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm)
-    modeled = model_instantiation(inst, ctx)
-    if isinstance(modeled, NotModeled):
-        diags = [_not_modeled_diagnostic(inst, modeled, rules)]
-        return InstantiationResult(
-            instantiation=inst,
-            resources=None,
-            verdict=Verdict.NOT_MODELED,
-            not_modeled=modeled,
-            diagnostics=tuple(d for d in diags if options.selection.wants(d.rule)),
-        )
-    resource_rules = [r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)]
-    diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
+    key = (inst.family, inst.name, inst.moe, _context_key(ctx))
+    judged = memo.get(key) if memo is not None else None
+    if judged is None:
+        judged = _judge(inst, ctx, options)
+        if memo is not None:
+            memo[key] = judged
     return InstantiationResult(
-        instantiation=inst, resources=modeled, verdict=_verdict(diags, rules), diagnostics=tuple(diags)
+        instantiation=inst,
+        resources=judged.resources,
+        verdict=judged.verdict,
+        not_modeled=judged.not_modeled,
+        diagnostics=tuple(_placed(d, inst) for d in judged.findings),
     )
 
 
@@ -129,13 +172,13 @@ def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
     return next((v for v in _VERDICT_PRIORITY if v in implied), Verdict.FITS)
 
 
-def evaluate_file(parsed: ParsedFile, options: CheckOptions) -> FileResult:
+def evaluate_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
     rules = rules_by_id()
     file_diags = [_input_diagnostic(p, rules) for p in parsed.problems]
     results: list[InstantiationResult] = []
     if parsed.instantiations:
         ctx = _context(parsed, options)
-        results = [evaluate_instantiation(i, ctx, options) for i in parsed.instantiations]
+        results = [evaluate_instantiation(i, ctx, options, memo) for i in parsed.instantiations]
     return FileResult(
         path=parsed.path,
         instantiations=tuple(results),
@@ -149,8 +192,9 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
     parsed = parse.parse_paths(
         [Path(p) for p in paths], defines=options.defines, undefines=options.undefines, jobs=options.jobs
     )
+    memo: Memo = {}
     result = CheckResult(
-        files=tuple(evaluate_file(p, options) for p in parsed),
+        files=tuple(evaluate_file(p, options, memo) for p in parsed),
         arch_override=options.arch,
         cutlass_version_override=options.cutlass_version,
     )
@@ -209,3 +253,58 @@ def worst_severity(result: CheckResult) -> Severity | None:
 
 def resources_of(result: CheckResult) -> list[Resources]:
     return [r.resources for f in result.files for r in f.instantiations if r.resources is not None]
+
+
+# --- explanations and validation before generation --------------------------------------------
+# Imported inside the functions: networkx and the log reader are not needed by `check`, and
+# keeping them out of `import cutlint.api` keeps every check run's start-up as it was.
+
+
+def instantiation_at(path: Path | str, line: int, options: CheckOptions | None = None) -> InstantiationResult | None:
+    """The judged instantiation of `path` whose call covers `line` (its macro name's line, or
+    any line up to its closing parenthesis), or None."""
+    result = check([path], options)
+    spans = [r for f in result.files for r in f.instantiations]
+    exact = [r for r in spans if r.instantiation.span.line == line]
+    inside = [r for r in spans if r.instantiation.span.line <= line <= r.instantiation.span.end_line]
+    found = exact or inside
+    return found[0] if found else None
+
+
+def derivation(result: InstantiationResult) -> nx.DiGraph[str]:
+    """How `result`'s verdict was derived: a networkx DiGraph rooted at the node "verdict",
+    edges "derived from", every node with its value and source (cutlint.explain.graph)."""
+    from cutlint.explain.graph import derivation as build
+
+    return build(result)
+
+
+def explain_log(log: Path | str, cache: Path | str, options: CheckOptions | None = None) -> LogExplanation:
+    """Each distinct failure of an autotuner/launcher log, mapped to the instantiation it names
+    in `cache` (a FlashInfer JIT cache directory, or any directory of generated files) and
+    judged against cutlint's prediction. Raises cutlint.logs.LogReadError for an unreadable log."""
+    from cutlint.explain import explain_log as explain
+    from cutlint.logs import read_log
+
+    parsed = read_log(Path(log))
+    return explain(parsed, str(cache), check([cache], options))
+
+
+def pregen_flashinfer(
+    *,
+    version: str | None = None,
+    arch: str = DEFAULT_ARCH,
+    root: Path | None = None,
+    wheel_dir: Path | None = None,
+    cutlass_version: str | None = None,
+) -> PregenResult:
+    """Run FlashInfer's generator enumeration in-process (no file written) and judge every
+    operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
+    when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
+    Raises cutlint.verify.flashinfer.FlashInferError when no generator can be had or run."""
+    from cutlint.pregen.run import find_flashinfer
+    from cutlint.pregen.run import pregen_flashinfer as run
+
+    if root is None:
+        root, version = find_flashinfer(version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels")
+    return run(root, version, arch, cutlass_version)

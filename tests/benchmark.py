@@ -34,28 +34,42 @@ def count_instantiations(out: str) -> int:
     return n
 
 
-def run_once(target: Path) -> tuple[float, int]:
-    """Wall seconds and instantiations of one whole `cutlint check` process."""
+def command(target: Path, fmt: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "cutlint",
+        "check",
+        str(target),
+        "--format",
+        fmt,
+        "--fail-on",
+        "never",
+        "--no-config",
+    ]
+
+
+def run_once(target: Path, fmt: str) -> float:
+    """Wall seconds of one whole `cutlint check` process."""
     start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "cutlint", "check", str(target), "--format", "json", "--fail-on", "never"],
-        capture_output=True,
-        text=True,
-    )
+    done = subprocess.run(command(target, fmt), capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"cutlint failed ({done.returncode}): {done.stderr[-2000:]}")
-    return seconds, count_instantiations(done.stdout)
+    return seconds
 
 
-def gnu_time_peak(target: Path) -> int | None:
-    """Max RSS (KiB) of the whole run via /usr/bin/time, when it is there."""
+def count(target: Path) -> int:
+    done = subprocess.run(command(target, "json"), capture_output=True, text=True)
+    return count_instantiations(done.stdout)
+
+
+def gnu_time_peak(target: Path, fmt: str) -> int | None:
+    """Max RSS (KiB) of the largest process of the run via GNU time, when it is there."""
     if not Path("/usr/bin/time").exists():
         return None
     done = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "cutlint", "check", str(target), "--format", "json", "--fail-on", "never"],
-        capture_output=True,
-        text=True,
+        ["/usr/bin/time", "-f", "%M", *command(target, fmt)], capture_output=True, text=True
     )
     return int(done.stderr.strip().splitlines()[-1])
 
@@ -75,23 +89,24 @@ def synthetic(real: Path, dest: Path, wanted: int) -> Path:
 
 
 def report(label: str, target: Path, runs: int) -> None:
-    times: list[float] = []
-    count = 0
-    for _ in range(runs):
-        seconds, count = run_once(target)
-        times.append(seconds)
-    peak = gnu_time_peak(target)
-    best, median = min(times), statistics.median(times)
+    n = count(target)
     files = len(list(target.rglob("*.cu")))
-    memory = f"; peak RSS {peak / 1024:.0f} MiB (largest process of the run)" if peak else ""
-    print(
-        f"{label}: {count:,} instantiations in {files:,} files; whole process best {best:.3f} s, "
-        f"median {median:.3f} s over {runs} runs; {count / best:,.0f} instantiations/s{memory}"
-    )
+    print(f"{label}: {n:,} instantiations in {files:,} files")
+    for fmt in ("text", "json"):
+        times = [run_once(target, fmt) for _ in range(runs)]
+        peak = gnu_time_peak(target, fmt)
+        best, median = min(times), statistics.median(times)
+        memory = f"; peak RSS {peak / 1024:.0f} MiB" if peak else ""
+        print(
+            f"  --format {fmt}: whole process best {best:.3f} s, median {median:.3f} s over {runs} "
+            f"runs; {n / best:,.0f} instantiations/s{memory}"
+        )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)

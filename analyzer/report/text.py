@@ -8,6 +8,7 @@ from tabulate import tabulate
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 
+ALIGN = ("right", "left", "left", "left", "left", "left", "right", "right", "left", "left")
 HEADERS = [
     "line",
     "tile",
@@ -88,7 +89,13 @@ def render_file(f: FileResult) -> str:
     parts = [_display(f.path)]
     if f.instantiations:
         parts.append(
-            tabulate([_row(r) for r in f.instantiations], headers=HEADERS, tablefmt="simple")
+            tabulate(
+                [_row(r) for r in f.instantiations],
+                headers=HEADERS,
+                tablefmt="simple",
+                disable_numparse=True,  # every cell is already text; type sniffing costs 2 s per 10,000 rows
+                colalign=ALIGN,
+            )
         )
     findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
     parts.extend(_finding(d) for d in findings)
