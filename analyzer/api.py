@@ -7,7 +7,7 @@ data for any reporter. `check_tactic(...)` answers for one tactic before any fil
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,6 +72,8 @@ class CheckOptions:
     jobs: int | None = None
     flashinfer_version: str | None = None
     """The FlashInfer release that wrote the files, where their path does not say."""
+    parse_timeout: float = parse.DEFAULT_LIMITS.seconds_per_file
+    """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
 
@@ -190,7 +192,11 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
     """Parse, model and judge every instantiation under `paths`."""
     options = options or CheckOptions()
     parsed = parse.parse_paths(
-        [Path(p) for p in paths], defines=options.defines, undefines=options.undefines, jobs=options.jobs
+        [Path(p) for p in paths],
+        defines=options.defines,
+        undefines=options.undefines,
+        jobs=options.jobs,
+        limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
     )
     memo: Memo = {}
     result = CheckResult(

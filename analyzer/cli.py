@@ -104,6 +104,7 @@ def main() -> None:
 @click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None, help="Lowest severity that makes the exit code 1.  [default: error]")
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
+@click.option("--parse-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True, envvar="CUTLINT_PARSE_TIMEOUT", help="Seconds one file may take in a parser worker before it is reported as CUT007.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this file (a pyproject.toml with [tool.cutlint], or a TOML file of those keys) instead of discovering pyproject.toml from the current directory upward.")
 @click.option("--no-config", is_flag=True, help="Ignore every config file.")
 @click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), help="Leave out findings whose fingerprint is in this baseline file (they are counted as 'in baseline').")
@@ -120,6 +121,7 @@ def check(
     cutlass_version: str | None,
     fail_on: str | None,
     jobs: int | None,
+    parse_timeout: float,
     config_path: Path | None,
     no_config: bool,
     baseline_path: Path | None,
@@ -142,6 +144,7 @@ def check(
         undefines=_undefines(define, undefine, cfg),
         selection=api.Selection(select=select or cfg.select or (), ignore=ignore or cfg.ignore or ()),
         jobs=jobs,
+        parse_timeout=parse_timeout,
         root=root or loaded.directory or Path.cwd(),
     )
     if baseline_path is None and cfg.baseline is not None:
@@ -177,14 +180,66 @@ def list_rules() -> None:
 
 
 @main.command()
-@click.argument("rule")
-def explain(rule: str) -> None:
-    """Explain a rule (CUT101 or smem-exceeds-optin)."""
-    by_key = {r.id: r for r in load_rules()} | {r.name: r for r in load_rules()}
-    found = by_key.get(rule) or by_key.get(rule.upper())
-    if found is None:
-        raise click.BadParameter(f"no rule {rule!r}; see `cutlint rules`", param_hint="RULE")
-    click.echo(render_rule(found))
+@click.argument("target", required=False)
+@click.option("--log", "log_path", type=click.Path(path_type=Path, exists=True, dir_okay=False), help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain; needs --cache.")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), help="The generated files the log's paths point at: a FlashInfer JIT cache directory (e.g. ~/.cache/flashinfer/0.6.3).")
+@click.option("--arch", help="Target arch for FILE:LINE or a tactic (default: the file's, else sm_120).")
+@click.option("--act", default="e2m1", show_default=True, help="Tactic: activation (A) type: e2m1, e4m3, or a spelling such as SafeFP4.")
+@click.option("--weight", default="e2m1", show_default=True, help="Tactic: weight (B) type.")
+@click.option("--out", "out_type", default="bf16", show_default=True, help="Tactic: output (D) type: f16, bf16, half, __nv_bfloat16.")
+@click.option("--tile", help="Tactic: CTA tile MxNxK in elements, e.g. 256x128x128.")
+@click.option("--cluster", default="1x1x1", show_default=True, help="Tactic: cluster MxNxK.")
+@click.option("--fusion", type=click.Choice(["NONE", "FINALIZE"], case_sensitive=False), default="NONE", show_default=True, help="Tactic: epilogue fusion.")
+@click.option("--swap-ab/--no-swap-ab", default=False, show_default=True, help="Tactic: SwapAB.")
+@click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir.")
+@click.option("--flashinfer-version", help="Tactic or FILE:LINE: the FlashInfer release (its CUTLASS and dispatch table).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--no-sources", is_flag=True, help="Derivation tree without the source line under each node.")
+def explain(
+    target: str | None,
+    log_path: Path | None,
+    cache_dir: Path | None,
+    arch: str | None,
+    act: str,
+    weight: str,
+    out_type: str,
+    tile: str | None,
+    cluster: str,
+    fusion: str,
+    swap_ab: bool,
+    cutlass_version: str | None,
+    flashinfer_version: str | None,
+    fmt: str,
+    no_sources: bool,
+) -> None:
+    """Explain a rule (CUT101, smem-exceeds-optin), a log's failures (--log FILE --cache DIR),
+    or how a verdict was derived: FILE:LINE, or a tactic (--tile MxNxK --act ... --fusion ...).
+
+    Exit codes: 0 nothing fails (a rule page; a log with no failure; a tactic that fits);
+    1 the log holds failures, or the tactic fails; 2 usage error or unreadable input."""
+    _check_options(arch, cutlass_version)
+    if log_path is not None:
+        if cache_dir is None:
+            raise click.UsageError("--log needs --cache: the directory of generated files the log names")
+        sys.exit(_explain_log(log_path, cache_dir, fmt))
+    if target is not None:
+        by_key = {r.id: r for r in load_rules()} | {r.name: r for r in load_rules()}
+        found = by_key.get(target) or by_key.get(target.upper())
+        if found is not None:
+            click.echo(render_rule(found))
+            return
+        where = _file_line(target)
+        if where is None:
+            raise click.BadParameter(f"no rule {target!r} (see `cutlint rules`) and not FILE:LINE", param_hint="TARGET")
+        options = api.CheckOptions(arch=arch, cutlass_version=cutlass_version, flashinfer_version=flashinfer_version)
+        result = api.instantiation_at(where[0], where[1], options)
+        if result is None:
+            _usage_error(f"{where[0]}:{where[1]}: no instantiation cutlint reads covers this line")
+        sys.exit(_explain_result(result, fmt, not no_sources))
+    if tile is None:
+        raise click.UsageError("give a rule, FILE:LINE, --log FILE --cache DIR, or a tactic (--tile MxNxK ...)")
+    spec = _tactic_spec(arch, act, weight, out_type, tile, cluster, fusion, swap_ab, cutlass_version, flashinfer_version)
+    sys.exit(_explain_result(api.validate_tactics([spec])[0], fmt, not no_sources))
 
 
 @main.group()
@@ -213,3 +268,117 @@ def generate_flashinfer(version: str, out: Path, sm: int) -> None:
 from cutlint.verify.cli import verify_command  # noqa: E402  (registered last: see verify/cli.py)
 
 main.add_command(verify_command)
+
+
+# --- explain: logs and derivations; pregen ----------------------------------------------------
+
+import typing  # noqa: E402  (kept with the code below that needs it)
+
+if typing.TYPE_CHECKING:
+    from cutlint.records import InstantiationResult
+
+
+def _file_line(target: str) -> tuple[Path, int] | None:
+    """`path/to/file.cu:60` -> (path, 60), when the file exists."""
+    path, sep, line = target.rpartition(":")
+    if not sep or not line.isdigit() or not Path(path).is_file():
+        return None
+    return Path(path), int(line)
+
+
+def _tactic_spec(
+    arch: str | None,
+    act: str,
+    weight: str,
+    out_type: str,
+    tile: str,
+    cluster: str,
+    fusion: str,
+    swap_ab: bool,
+    cutlass_version: str | None,
+    flashinfer_version: str | None,
+) -> api.TacticSpec:
+    from pydantic import ValidationError
+
+    try:
+        return api.TacticSpec(
+            arch=arch or api.DEFAULT_ARCH, act_type=act, weight_type=weight, output_type=out_type,
+            tile=tile, cluster=cluster, fusion=fusion.upper(), swap_ab=swap_ab,
+            cutlass_version=cutlass_version, flashinfer_version=flashinfer_version,
+        )  # fmt: skip
+    except (ValidationError, ValueError) as e:
+        raise click.BadParameter(str(e).splitlines()[-1] if str(e) else repr(e)) from None
+
+
+def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int:
+    """Print the derivation of one verdict; exit 1 for an error finding, as `check` does."""
+    from cutlint.explain.render import render_derivation_json, render_derivation_text
+
+    graph = api.derivation(result)
+    if fmt == "json":
+        click.echo(render_derivation_json(result, graph), nl=False)
+    else:
+        click.echo(render_derivation_text(result, graph, sources), nl=False)
+    failing = any(d.severity is Severity.ERROR for d in result.diagnostics)
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _explain_log(log_path: Path, cache_dir: Path, fmt: str) -> int:
+    """Print each distinct failure of the log; exit 1 when it holds any failure."""
+    from cutlint.explain.render import render_log_json, render_log_text
+    from cutlint.logs import LogReadError
+
+    try:
+        explained = api.explain_log(log_path, cache_dir)
+    except LogReadError as e:
+        _usage_error(str(e))
+    click.echo((render_log_json if fmt == "json" else render_log_text)(explained), nl=False)
+    return EXIT_FINDINGS if explained.failures else EXIT_OK
+
+
+@main.group()
+def pregen() -> None:
+    """Validate a generator's operations before it writes any file."""
+
+
+@pregen.command("flashinfer")
+@click.option("--version", "fi_version", help="FlashInfer release; default: the installed flashinfer-python. Another release is fetched with pip download --no-deps.")
+@click.option("--arch", default="sm120", show_default=True, help="Target arch.")
+@click.option("--root", type=click.Path(path_type=Path, exists=True, file_okay=False), help="An unpacked FlashInfer tree (the directory holding flashinfer/) to use instead.")
+@click.option("--wheel-dir", type=click.Path(path_type=Path, file_okay=False), default=Path.home() / ".cache" / "cutlint-wheels", show_default=True, help="Where downloaded wheels are unpacked.")
+@click.option("--cutlass-version", help="CUTLASS version or include dir (default: the release's).")
+@click.option("--emit-blocklist", "blocklist_path", type=click.Path(path_type=Path, dir_okay=False), help="Write FlashInfer's tactics-blocklist JSON (FLASHINFER_TACTICS_BLOCKLIST) for the failing tactics.")
+@click.option("--gpu", help="GPU name the blocklist applies to, as torch.cuda.get_device_name() prints it. Default: any GPU ('*').")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--all", "show_all", is_flag=True, help="List every operation, not only the failing ones.")
+def pregen_flashinfer(
+    fi_version: str | None,
+    arch: str,
+    root: Path | None,
+    wheel_dir: Path,
+    cutlass_version: str | None,
+    blocklist_path: Path | None,
+    gpu: str | None,
+    fmt: str,
+    show_all: bool,
+) -> None:
+    """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
+    operations would fail on the target arch. Exit 0 none fails, 1 some do, 2 usage error or no
+    generator."""
+    from cutlint.pregen import render
+    from cutlint.pregen.run import find_flashinfer, write_blocklist
+    from cutlint.verify.flashinfer import FlashInferError
+
+    _check_options(arch, cutlass_version)
+    try:
+        if root is None:
+            root, fi_version = find_flashinfer(fi_version, wheel_dir)
+        result = api.pregen_flashinfer(version=fi_version, arch=arch, root=root, cutlass_version=cutlass_version)
+    except FlashInferError as e:
+        _usage_error(str(e))
+    click.echo(render.render_json(result) if fmt == "json" else render.render_text(result, show_all), nl=False)
+    if blocklist_path is not None:
+        write_blocklist(result, root, blocklist_path, gpu)
+        scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
+        click.echo(f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}", err=True)
+    sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)
