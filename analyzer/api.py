@@ -1,7 +1,9 @@
 """The public Python API: what the CLI calls, and what a build pipeline calls.
 
 `check(paths)` runs the whole pipeline (parse -> model -> rules) and returns a CheckResult, pure
-data for any reporter. `check_tactic(...)` answers for one tactic before any file is written.
+data for any reporter. `check_tactic(...)` and `validate_tactics(specs)` answer for tactics before
+any file is written; `explain_log`, `derivation` and `pregen_flashinfer` are the explain and
+pregen commands' data (docs/guide.md, docs/pregen.md).
 """
 
 from __future__ import annotations

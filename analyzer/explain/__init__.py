@@ -27,8 +27,10 @@ def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
             "once per version; point --cache at one version's directory to be sure"
         )
     if not versions:
-        notes.append("the cache's paths name no FlashInfer version: tactic ids and the dispatch "
-                     "table cannot be read")
+        notes.append(
+            "the cache's paths name no FlashInfer version: tactic ids and the dispatch "
+            "table cannot be read"
+        )
     if log.flashinfer_versions and version and version not in log.flashinfer_versions:
         notes.append(
             f"the log's process ran FlashInfer {', '.join(log.flashinfer_versions)} (its JIT cache "
@@ -46,13 +48,17 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
     failures = []
     for events in distinct(log.events):
         mapped = map_failure(events, cache)
-        failures.append(judge(mapped, log.events, release, reading(mapped.first, version, mapped.matches)))
+        failures.append(
+            judge(mapped, log.events, release, reading(mapped.first, version, mapped.matches))
+        )
     summaries = []
     seen: set[str] = set()
     for e in log.events:
         if e.kind is LogEventKind.SKIPPED_SUMMARY and e.text not in seen:
             seen.add(e.text)
-            summaries.append(Summary(event=e, predicted=summary_prediction(e, version, cache, release)))
+            summaries.append(
+                Summary(event=e, predicted=summary_prediction(e, version, cache, release))
+            )
     return LogExplanation(
         log_path=log.path,
         log_lines=log.lines,

@@ -55,81 +55,127 @@ def _failing(r: InstantiationResult) -> bool:
 def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
     status = m.first.status or "?"
     if status != "Error Internal":
-        return FailureClass.D, Agreement.NOT_DECIDABLE, (
-            f"initialize() returned {status}, not the Error Internal of a refused shared-memory "
-            "attribute: it depends on the arguments (workspace, problem shape), not on the source."
+        return (
+            FailureClass.D,
+            Agreement.NOT_DECIDABLE,
+            (
+                f"initialize() returned {status}, not the Error Internal of a refused shared-memory "
+                "attribute: it depends on the arguments (workspace, problem shape), not on the source."
+            ),
         )
     if not m.matches:
-        return FailureClass.A, Agreement.UNMAPPED, (
-            "initialize() failed with Error Internal, which is how CUTLASS reports a refused "
-            "cudaFuncSetAttribute(MaxDynamicSharedMemorySize): most likely class A, but the "
-            f"instantiation is not in this cache ({m.note}); point --cache at the cache the "
-            "logging process used."
+        return (
+            FailureClass.A,
+            Agreement.UNMAPPED,
+            (
+                "initialize() failed with Error Internal, which is how CUTLASS reports a refused "
+                "cudaFuncSetAttribute(MaxDynamicSharedMemorySize): most likely class A, but the "
+                f"instantiation is not in this cache ({m.note}); point --cache at the cache the "
+                "logging process used."
+            ),
         )
     modeled = [r for r in m.matches if r.resources is not None]
     if not modeled:
         reason = m.matches[0].not_modeled.reason if m.matches[0].not_modeled else "?"
-        return FailureClass.A, Agreement.NOT_MODELED, (
-            f"initialize() failed with Error Internal (most likely class A); cutlint does not "
-            f"model this instantiation: {reason}."
+        return (
+            FailureClass.A,
+            Agreement.NOT_MODELED,
+            (
+                f"initialize() failed with Error Internal (most likely class A); cutlint does not "
+                f"model this instantiation: {reason}."
+            ),
         )
     failing = [r for r in modeled if _failing(r)]
     if failing:
         why = _rule_text(failing[0], "CUT101", "CUT104")
-        extra = "" if len(failing) == len(modeled) else (
-            f" ({len(failing)} of the {len(modeled)} matching instantiations are predicted to fail)"
+        extra = (
+            ""
+            if len(failing) == len(modeled)
+            else (
+                f" ({len(failing)} of the {len(modeled)} matching instantiations are predicted to fail)"
+            )
         )
-        return FailureClass.A, Agreement.EXPLAINED, (
-            "initialize() asks cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for "
-            f"sizeof(GemmKernel::SharedStorage) and the device refuses: {why}{extra}."
+        return (
+            FailureClass.A,
+            Agreement.EXPLAINED,
+            (
+                "initialize() asks cudaFuncSetAttribute(MaxDynamicSharedMemorySize) for "
+                f"sizeof(GemmKernel::SharedStorage) and the device refuses: {why}{extra}."
+            ),
         )
     r = modeled[0]
-    return FailureClass.A, Agreement.CONTRADICTS, (
-        f"The log says initialize() failed (Error Internal), but {_fits_text(r)} "
-        f"(verdict: {r.verdict.value}). Either the model is wrong for this instantiation "
-        "(`cutlint verify` asks the compiler for its numbers), or initialize() failed for a "
-        "reason that is not this kernel's: cudaFuncSetAttribute also fails on a sticky error "
-        "left by an earlier kernel (class G), and CUTLASS reports any such failure as Error "
-        "Internal."
+    return (
+        FailureClass.A,
+        Agreement.CONTRADICTS,
+        (
+            f"The log says initialize() failed (Error Internal), but {_fits_text(r)} "
+            f"(verdict: {r.verdict.value}). Either the model is wrong for this instantiation "
+            "(`cutlint verify` asks the compiler for its numbers), or initialize() failed for a "
+            "reason that is not this kernel's: cudaFuncSetAttribute also fails on a sticky error "
+            "left by an earlier kernel (class G), and CUTLASS reports any such failure as Error "
+            "Internal."
+        ),
     )
 
 
 def _smem_exceeds(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
     e = m.first
-    said = f"the launcher measured {e.smem_required:,} B against the device's {e.smem_available:,} B"
+    said = (
+        f"The launcher measured {e.smem_required:,} B against the device's {e.smem_available:,} B"
+    )
     modeled = [r for r in m.matches if r.resources is not None]
     if not modeled:
         agreement = Agreement.UNMAPPED if not m.matches else Agreement.NOT_MODELED
-        return FailureClass.A, agreement, (
-            f"{said.capitalize()}: class A, decidable from the source; cutlint could not judge "
-            f"the instantiation ({m.note})."
+        return (
+            FailureClass.A,
+            agreement,
+            (
+                f"{said}: class A, decidable from the source; cutlint could not judge "
+                f"the instantiation ({m.note})."
+            ),
         )
     r = modeled[0]
     res = r.resources
     assert res is not None
     if res.layout.size != e.smem_required:
-        return FailureClass.A, Agreement.CONTRADICTS, (
-            f"{said.capitalize()}, but cutlint's layout of sizeof(GemmKernel::SharedStorage) "
-            f"gives {res.layout.size:,} B ({r.verdict.value}): the model disagrees with the "
-            "compiler here; `cutlint verify` on this file says which is right."
+        return (
+            FailureClass.A,
+            Agreement.CONTRADICTS,
+            (
+                f"{said}, but cutlint's layout of sizeof(GemmKernel::SharedStorage) "
+                f"gives {res.layout.size:,} B ({r.verdict.value}): the model disagrees with the "
+                "compiler here; `cutlint verify` on this file says which is right."
+            ),
         )
     if not _failing(r):
-        return FailureClass.A, Agreement.CONTRADICTS, (
-            f"{said.capitalize()}; cutlint computes the same {res.layout.size:,} B but judges it "
-            f"against {res.arch.name}'s {res.arch.smem_optin:,} B ({r.verdict.value})."
+        return (
+            FailureClass.A,
+            Agreement.CONTRADICTS,
+            (
+                f"{said}; cutlint computes the same {res.layout.size:,} B but judges it "
+                f"against {res.arch.name}'s {res.arch.smem_optin:,} B ({r.verdict.value})."
+            ),
         )
-    return FailureClass.A, Agreement.EXPLAINED, (
-        f"{said.capitalize()}, and cutlint's layout gives the same {res.layout.size:,} B: "
-        f"{_rule_text(r, 'CUT101', 'CUT104')}."
+    return (
+        FailureClass.A,
+        Agreement.EXPLAINED,
+        (
+            f"{said}, and cutlint's layout gives the same {res.layout.size:,} B: "
+            f"{_rule_text(r, 'CUT101', 'CUT104')}."
+        ),
     )
 
 
 def _earliest_before(e: LogEvent, events: Sequence[LogEvent]) -> LogEvent | None:
-    earlier = [x for x in events if x.line_no < e.line_no and x.kind is not LogEventKind.SKIPPED_SUMMARY]
+    earlier = [
+        x for x in events if x.line_no < e.line_no and x.kind is not LogEventKind.SKIPPED_SUMMARY
+    ]
     return earlier[0] if earlier else None
 
 
-def _tma_descriptor(m: Mapped, events: Sequence[LogEvent]) -> tuple[FailureClass | None, Agreement, str]:
+def _tma_descriptor(
+    m: Mapped, events: Sequence[LogEvent]
+) -> tuple[FailureClass | None, Agreement, str]:
     code = m.first.cu_result
     if code in STICKY_CU_RESULTS:
         first = _earliest_before(m.first, events)
@@ -140,49 +186,78 @@ def _tma_descriptor(m: Mapped, events: Sequence[LogEvent]) -> tuple[FailureClass
             else "no failure cutlint reads comes before it: look for the first CUDA error "
             f"before line {m.first.line_no}"
         )
-        return FailureClass.G, Agreement.NOT_DECIDABLE, (
-            f"cuTensorMapEncodeTiled returned {code} ({STICKY_CU_RESULTS[code]}): a sticky error "
-            "left in the context by an earlier kernel, so every CUDA call after it fails and the "
-            f"tactic named here is not the one that faulted; {where}. Not decidable from the "
-            "source."
+        return (
+            FailureClass.G,
+            Agreement.NOT_DECIDABLE,
+            (
+                f"cuTensorMapEncodeTiled returned {code} ({STICKY_CU_RESULTS[code]}): a sticky error "
+                "left in the context by an earlier kernel, so every CUDA call after it fails and the "
+                f"tactic named here is not the one that faulted; {where}. Not decidable from the "
+                "source."
+            ),
         )
     if code == INVALID_VALUE:
-        return FailureClass.D, Agreement.NOT_DECIDABLE, (
-            "cuTensorMapEncodeTiled returned 1 (CUDA_ERROR_INVALID_VALUE): the descriptor's "
-            "address, strides or box do not suit TMA for the tensors it was given (the problem "
-            "shape, or the autotuner's dummy inputs); decided by the run, not by the source."
+        return (
+            FailureClass.D,
+            Agreement.NOT_DECIDABLE,
+            (
+                "cuTensorMapEncodeTiled returned 1 (CUDA_ERROR_INVALID_VALUE): the descriptor's "
+                "address, strides or box do not suit TMA for the tensors it was given (the problem "
+                "shape, or the autotuner's dummy inputs); decided by the run, not by the source."
+            ),
         )
-    return None, Agreement.NOT_DECIDABLE, (
-        f"cuTensorMapEncodeTiled returned CUresult {code}; cutlint cannot tell from the source "
-        "why."
+    return (
+        None,
+        Agreement.NOT_DECIDABLE,
+        (
+            f"cuTensorMapEncodeTiled returned CUresult {code}; cutlint cannot tell from the source "
+            "why."
+        ),
     )
 
 
-def _unsupported_tile(m: Mapped, release: FlashInferRelease | None) -> tuple[FailureClass | None, Agreement, str]:
+def _unsupported_tile(
+    m: Mapped, release: FlashInferRelease | None
+) -> tuple[FailureClass | None, Agreement, str]:
     e = m.first
     assert e.tile is not None and e.cluster is not None
     compiled = (
         f" The cache compiles {len(m.matches)} instantiation(s) of this tile that are never "
-        "dispatched." if m.matches else ""
+        "dispatched."
+        if m.matches
+        else ""
     )
     if release is None:
-        return FailureClass.B, Agreement.NOT_MODELED, (
-            "The launcher's dispatch (are_tile_shapes_supported_sm120) refused the tile; "
-            "cutlint's table holds no dispatch list for this cache's FlashInfer release." + compiled
+        return (
+            FailureClass.B,
+            Agreement.NOT_MODELED,
+            (
+                "The launcher's dispatch (are_tile_shapes_supported_sm120) refused the tile; "
+                "cutlint's table holds no dispatch list for this cache's FlashInfer release."
+                + compiled
+            ),
         )
     tile = (e.tile.m, e.tile.n, e.tile.k)
     single = e.cluster.m * e.cluster.n * e.cluster.k == 1
     if tile in release.sm120_tiles and single:
-        return FailureClass.B, Agreement.CONTRADICTS, (
-            f"The launcher refused tile {e.tile} with cluster {e.cluster}, but cutlint's dispatch "
-            f"table for FlashInfer {release.version} ({release.sm120_tiles_source}) accepts it."
+        return (
+            FailureClass.B,
+            Agreement.CONTRADICTS,
+            (
+                f"The launcher refused tile {e.tile} with cluster {e.cluster}, but cutlint's dispatch "
+                f"table for FlashInfer {release.version} ({release.sm120_tiles_source}) accepts it."
+            ),
         )
     accepted = ", ".join("x".join(map(str, t)) for t in sorted(release.sm120_tiles))
-    return FailureClass.B, Agreement.EXPLAINED, (
-        f"FlashInfer {release.version}'s are_tile_shapes_supported_sm120 accepts {accepted} with "
-        f"a 1x1x1 cluster; tile {e.tile} with cluster {e.cluster} is not among them, so the "
-        "config throws before any kernel runs: a config the heuristic offers but the launcher "
-        "cannot dispatch." + compiled
+    return (
+        FailureClass.B,
+        Agreement.EXPLAINED,
+        (
+            f"FlashInfer {release.version}'s are_tile_shapes_supported_sm120 accepts {accepted} with "
+            f"a 1x1x1 cluster; tile {e.tile} with cluster {e.cluster} is not among them, so the "
+            "config throws before any kernel runs: a config the heuristic offers but the launcher "
+            "cannot dispatch." + compiled
+        ),
     )
 
 
@@ -202,22 +277,34 @@ def judge(
     elif kind is LogEventKind.UNSUPPORTED_TILE:
         cls, agreement, text = _unsupported_tile(m, release)
     elif kind is LogEventKind.ZERO_OCCUPANCY:
-        cls, agreement, text = FailureClass.F, Agreement.NOT_MODELED, (
-            "The CUTLASS 2.x grouped GEMM (the SM80/SM89 fallback FlashInfer uses on SM120 for "
-            "types with no SM120 kernel, such as pure FP8 or BF16) has zero occupancy: its "
-            "shared storage does not fit one block. Decidable from the source, but cutlint does "
-            "not model the explicit-launcher family yet (CUT010)."
+        cls, agreement, text = (
+            FailureClass.F,
+            Agreement.NOT_MODELED,
+            (
+                "The CUTLASS 2.x grouped GEMM (the SM80/SM89 fallback FlashInfer uses on SM120 for "
+                "types with no SM120 kernel, such as pure FP8 or BF16) has zero occupancy: its "
+                "shared storage does not fit one block. Decidable from the source, but cutlint does "
+                "not model the explicit-launcher family yet (CUT010)."
+            ),
         )
     elif kind is LogEventKind.CAN_IMPLEMENT_FAILED:
-        cls, agreement, text = FailureClass.D, Agreement.NOT_DECIDABLE, (
-            f"can_implement() rejected the arguments ({m.first.status}): alignment, a K = 0 "
-            "group or the problem shape the autotuner profiled; it depends on the shape, not on "
-            "the instantiation."
+        cls, agreement, text = (
+            FailureClass.D,
+            Agreement.NOT_DECIDABLE,
+            (
+                f"can_implement() rejected the arguments ({m.first.status}): alignment, a K = 0 "
+                "group or the problem shape the autotuner profiled; it depends on the shape, not on "
+                "the instantiation."
+            ),
         )
     else:  # RUN_FAILED
-        cls, agreement, text = FailureClass.G, Agreement.NOT_DECIDABLE, (
-            f"The kernel initialized, then its launch or run failed ({m.first.status}): a fault "
-            "during the run, or a sticky error from an earlier one; not decidable from the source."
+        cls, agreement, text = (
+            FailureClass.G,
+            Agreement.NOT_DECIDABLE,
+            (
+                f"The kernel initialized, then its launch or run failed ({m.first.status}): a fault "
+                "during the run, or a sticky error from an earlier one; not decidable from the source."
+            ),
         )
     return Failure(
         kind=kind,

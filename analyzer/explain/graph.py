@@ -42,7 +42,13 @@ REGION_INPUTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "epilogue.collective.smem_D",
-        ("epilogue.tile", "epilogue.stages_d", "epilogue.stages_c", "epilogue.swizzle", "input.types"),
+        (
+            "epilogue.tile",
+            "epilogue.stages_d",
+            "epilogue.stages_c",
+            "epilogue.swizzle",
+            "input.types",
+        ),
     ),
     ("epilogue.thread", ("input.tile", "input.fusion", "input.swap_ab", "input.types")),
     ("pipelines.mainloop", ("builder.stages",)),
@@ -102,7 +108,7 @@ def _metrics(cond: Condition) -> list[str]:
 
 
 def _add(
-    g: nx.DiGraph,
+    g: nx.DiGraph[str],
     node: str,
     label: str,
     value: object,
@@ -116,7 +122,7 @@ def _add(
         g.add_edge(node, v)
 
 
-def _expand(g: nx.DiGraph, names: Iterable[str]) -> list[str]:
+def _expand(g: nx.DiGraph[str], names: Iterable[str]) -> list[str]:
     """Node names present in `g`, with `prefix.*` standing for every node under that prefix."""
     out: list[str] = []
     for name in names:
@@ -127,24 +133,41 @@ def _expand(g: nx.DiGraph, names: Iterable[str]) -> list[str]:
     return out
 
 
-def _inputs(g: nx.DiGraph, r: InstantiationResult) -> None:
+def _inputs(g: nx.DiGraph[str], r: InstantiationResult) -> None:
     inst, m = r.instantiation, r.instantiation.moe
     where = f"{inst.span.path}:{inst.span.line}" if inst.span.line else "the tactic as given"
-    _add(g, "input.instantiation", inst.name, where, where, "input")
+    _add(g, "inputs", f"inputs ({inst.name})", where, "the instantiation's arguments, the "
+         "CUTLASS version and the target arch", "input")  # fmt: skip
     if m is None:
         return
     names = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
     types = f"{names[0]} x {names[1]} -> {names[2]}" + (", MXFPX" if m.mxfpx else "")
     arg = f"{inst.name} argument"
     fusion = m.fusion.value if m.fusion else "?"
-    _add(g, "input.tile", "CTA tile", str(m.cta_tile), f"{arg}s CTA_M, CTA_N, CTA_K ({where})", "input")
+    _add(
+        g,
+        "input.tile",
+        "CTA tile",
+        str(m.cta_tile),
+        f"{arg}s CTA_M, CTA_N, CTA_K ({where})",
+        "input",
+    )
     _add(g, "input.cluster", "cluster", str(m.cluster), f"{arg}s CGA_M, CGA_N, CGA_K", "input")
-    _add(g, "input.types", "A x B -> D", types, f"{arg}s DataType, WeightType, OutputType, MXFPX", "input")
+    _add(
+        g,
+        "input.types",
+        "A x B -> D",
+        types,
+        f"{arg}s DataType, WeightType, OutputType, MXFPX",
+        "input",
+    )
     _add(g, "input.fusion", "epilogue fusion", fusion, f"{arg} FUSION", "input")
     _add(g, "input.swap_ab", "SwapAB", "on" if m.swap_ab else "off", f"{arg} SWAP_AB", "input")
+    for node in ("input.tile", "input.cluster", "input.types", "input.fusion", "input.swap_ab"):
+        g.add_edge("inputs", node)
 
 
-def _epilogue(g: nx.DiGraph, res: Resources) -> None:
+def _epilogue(g: nx.DiGraph[str], res: Resources) -> None:
     e = res.epilogue
     if e is None:
         return
@@ -160,7 +183,7 @@ def _epilogue(g: nx.DiGraph, res: Resources) -> None:
          "quantity", ["input.swap_ab", "input.types", "epilogue.tile"], "B")  # fmt: skip
 
 
-def _builder(g: nx.DiGraph, res: Resources) -> None:
+def _builder(g: nx.DiGraph[str], res: Resources) -> None:
     sc = res.stage_count
     _add(g, "builder.capacity", "capacity", sc.capacity, sc.capacity_source or sc.formula,
          "quantity", unit="B")  # fmt: skip
@@ -201,7 +224,7 @@ def _region_inputs(name: str) -> tuple[str, ...]:
     return ()
 
 
-def _layout(g: nx.DiGraph, res: Resources) -> None:
+def _layout(g: nx.DiGraph[str], res: Resources) -> None:
     lay = res.layout
     _add(g, "layout.align", "alignof(SharedStorage)", lay.align,
          "the largest alignas of its members (smem_A, smem_B: alignas(1024))", "quantity",
@@ -215,7 +238,15 @@ def _layout(g: nx.DiGraph, res: Resources) -> None:
         for reg in regions:
             child = f"region.{reg.name}"
             value = f"{reg.size:,} B at offset {reg.offset:,}, align {reg.align}"
-            _add(g, child, reg.name, value, reg.source, "region", _expand(g, _region_inputs(reg.name)))
+            _add(
+                g,
+                child,
+                reg.name,
+                value,
+                reg.source,
+                "region",
+                _expand(g, _region_inputs(reg.name)),
+            )
             children.append(child)
         if len(regions) == 1 and regions[0].name == top:
             members.append(children[0])
@@ -230,7 +261,7 @@ def _layout(g: nx.DiGraph, res: Resources) -> None:
          "B")  # fmt: skip
 
 
-def _metric_node(g: nx.DiGraph, metric: str, facts: Facts) -> str:
+def _metric_node(g: nx.DiGraph[str], metric: str, facts: Facts) -> str:
     """A node for an engine metric that no record holds as such (builder.undercount, ...)."""
     node = f"metric.{metric}"
     if node not in g:
@@ -244,7 +275,7 @@ def _metric_node(g: nx.DiGraph, metric: str, facts: Facts) -> str:
     return node
 
 
-def _findings(g: nx.DiGraph, r: InstantiationResult, res: Resources) -> list[str]:
+def _findings(g: nx.DiGraph[str], r: InstantiationResult, res: Resources) -> list[str]:
     """A node per finding, derived from the metrics its rule's `when` and templates name."""
     rules = rules_by_id()
     facts = facts_for(r.instantiation, res)
@@ -265,7 +296,7 @@ def _findings(g: nx.DiGraph, r: InstantiationResult, res: Resources) -> list[str
     return out
 
 
-def _limits(g: nx.DiGraph, res: Resources) -> None:
+def _limits(g: nx.DiGraph[str], res: Resources) -> None:
     _add(g, "limit", "opt-in shared memory per block", res.arch.smem_optin,
          res.arch.sources.get("smem_optin", "model/data/arches.toml"), "limit", ["input.arch"],
          "B")  # fmt: skip
@@ -282,28 +313,34 @@ def _limits(g: nx.DiGraph, res: Resources) -> None:
          "quantity", variants)  # fmt: skip
 
 
-def derivation(r: InstantiationResult) -> nx.DiGraph:
+def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     """The derivation graph of one result; its root is the node "verdict"."""
-    g: nx.DiGraph = nx.DiGraph()
+    g: nx.DiGraph[str] = nx.DiGraph()
     _inputs(g, r)
     res = r.resources
     if res is None:
         reason = r.not_modeled.reason if r.not_modeled else "?"
         _add(g, "not_modeled", "not modeled", reason, "cutlint.model", "finding",
-             _expand(g, ["input.instantiation", "input.types", "input.tile"]))  # fmt: skip
+             ["inputs"])  # fmt: skip
         _add(g, "verdict", "verdict", r.verdict.value, "api.evaluate_instantiation", "verdict",
-             ["not_modeled"])  # fmt: skip
+             ["inputs", "not_modeled"])  # fmt: skip
         return g
     _add(g, "input.cutlass", "CUTLASS version", res.cutlass_version, res.cutlass_version_origin,
          "input")  # fmt: skip
     _add(g, "input.arch", "target arch", res.arch.name, res.arch.parts, "input")
+    g.add_edge("inputs", "input.cutlass")
+    g.add_edge("inputs", "input.arch")
     _epilogue(g, res)
     _builder(g, res)
     _layout(g, res)
     _limits(g, res)
     findings = _findings(g, r, res)
-    basis = findings or ["layout.total", "limit", "builder.stages", "dispatch"]
+    # The inputs come first, so that the tree shows what was given before what was derived.
+    basis = ["inputs", *(findings or ["layout.total", "limit", "builder.stages", "dispatch"])]
     _add(g, "verdict", "verdict", r.verdict.value,
          "api.evaluate_instantiation: the worst verdict its findings imply", "verdict",
          basis)  # fmt: skip
+    # A quantity no finding names (the dispatch check of a tactic that fails for its size) is
+    # not part of this verdict's derivation.
+    g.remove_nodes_from(set(g) - set(nx.single_source_shortest_path_length(g, "verdict")))
     return g

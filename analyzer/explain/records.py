@@ -75,7 +75,9 @@ class Failure(Record):
     match_note: str = Field(description="how the mapping was made, or why it could not be")
     failure_class: FailureClass | None
     agreement: Agreement
-    explanation: str = Field(description="plain sentences: why it failed, or why cutlint cannot say")
+    explanation: str = Field(
+        description="plain sentences: why it failed, or why cutlint cannot say"
+    )
     tactic_reading: str | None = Field(
         default=None,
         description="what the autotuner's tactic id names in FlashInfer's tactic order, if known",

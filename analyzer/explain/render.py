@@ -36,7 +36,9 @@ def prediction(r: InstantiationResult) -> str:
         reason = r.not_modeled.reason if r.not_modeled else ""
         return f"{r.verdict.value}: {reason}"
     stages = res.stage_count.stages
-    return f"{r.verdict.value}: {stages} stages, {res.layout.size:,} / {res.arch.smem_optin:,} B{tail}"
+    return (
+        f"{r.verdict.value}: {stages} stages, {res.layout.size:,} / {res.arch.smem_optin:,} B{tail}"
+    )
 
 
 def _field(label: str, text: str, first_width: int = WIDTH) -> list[str]:
@@ -46,8 +48,16 @@ def _field(label: str, text: str, first_width: int = WIDTH) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or [head]  # fmt: skip
 
 
+def display(path: str) -> str:
+    """Relative to the working directory when under it, as the text reporter prints paths."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return path
+
+
 def _where(r: InstantiationResult) -> str:
-    return f"{r.instantiation.span.path}:{r.instantiation.span.line}"
+    return f"{display(r.instantiation.span.path)}:{r.instantiation.span.line}"
 
 
 def _failure(i: int, total: int, f: Failure) -> list[str]:
@@ -68,8 +78,10 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
     if f.tactic_reading:
         lines += _field("tactic id", f.tactic_reading)
     cls = f"{f.failure_class.value}: {CLASS_TITLES[f.failure_class]}" if f.failure_class else "?"
-    static = "" if f.failure_class is None else (
-        "" if f.failure_class.static else " (decided by the run, not the source)"
+    static = (
+        ""
+        if f.failure_class is None
+        else ("" if f.failure_class.static else " (decided by the run, not the source)")
     )
     lines.append(f"  {'class:':<{LABEL}}{cls}{static}")
     lines.append(f"  {'status:':<{LABEL}}{f.agreement.value}")
@@ -91,7 +103,8 @@ def summary_line(e: LogExplanation) -> str:
 
 def render_log_text(e: LogExplanation) -> str:
     version = f" (FlashInfer {e.cache_flashinfer_version})" if e.cache_flashinfer_version else ""
-    out = [f"{e.log_path}: {e.log_lines:,} lines, explained against {e.cache}{version}"]
+    lines = f"{e.log_lines:,} line{'' if e.log_lines == 1 else 's'}"
+    out = [f"{e.log_path}: {lines}, explained against {e.cache}{version}"]
     out += [f"note: {n}" for n in e.notes]
     for i, f in enumerate(e.failures, start=1):
         out.append("")
@@ -106,18 +119,20 @@ def render_log_text(e: LogExplanation) -> str:
 
 def render_log_json(e: LogExplanation) -> str:
     data = json.loads(e.model_dump_json())
-    data["summary"] = {a.name.lower(): e.count(a) for a in Agreement} | {"failures": len(e.failures)}
+    data["summary"] = {a.name.lower(): e.count(a) for a in Agreement} | {
+        "failures": len(e.failures)
+    }
     return json.dumps(data, indent=2) + "\n"
 
 
-def render_derivation_text(r: InstantiationResult, g: nx.DiGraph) -> str:
+def render_derivation_text(r: InstantiationResult, g: nx.DiGraph[str], sources: bool = True) -> str:
     inst = r.instantiation
-    where = "tactic" if inst.span.line == 0 else f"{Path(inst.span.path)}:{inst.span.line}"
-    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", ""]
-    return "\n".join(head) + render_tree(g)
+    where = inst.span.path if inst.span.line == 0 else f"{display(inst.span.path)}:{inst.span.line}"
+    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", "", ""]
+    return "\n".join(head) + render_tree(g, sources=sources)
 
 
-def render_derivation_json(r: InstantiationResult, g: nx.DiGraph) -> str:
+def render_derivation_json(r: InstantiationResult, g: nx.DiGraph[str]) -> str:
     data = {
         "instantiation": json.loads(r.instantiation.model_dump_json()),
         "verdict": r.verdict.value,

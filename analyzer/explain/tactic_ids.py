@@ -11,23 +11,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
-from cutlint.logs.events import LogEvent
+from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.model.versions import FlashInferRelease
 from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.records import InstantiationResult, Verdict
 
 MODE_LABELS = {QuantMode.NVFP4: "NVFP4", QuantMode.MXFP8_MXFP4: "MXFP8 x MXFP4"}
+SPELLED_OUT = 4
+"""Up to this many predicted failures are named with their configs; more are listed by id."""
 
 
 def _same_config(c: TacticConfig, r: InstantiationResult) -> bool:
     m = r.instantiation.moe
-    return m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
+    return (
+        m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
+    )
 
 
 def reading(e: LogEvent, version: str | None, matches: Sequence[InstantiationResult]) -> str | None:
     """What `e.tactic` names for each runner of `version`, and whether it agrees with `matches`."""
-    if e.tactic is None or version is None:
-        return None
+    if e.tactic is None or version is None or e.kind is LogEventKind.ZERO_OCCUPANCY:
+        return None  # zero occupancy is the SM80/SM89 fallback: its ids are not in the table
     found: list[tuple[QuantMode, TacticConfig]] = []
     runner = None
     for mode in QuantMode:
@@ -49,15 +53,24 @@ def reading(e: LogEvent, version: str | None, matches: Sequence[InstantiationRes
     checks: list[str] = []
     for r in matches:
         m = r.instantiation.moe
-        mode = quant_mode_of(m) if m else None
-        config = next((c for md, c in found if md is mode), None)
-        if mode is None:
+        here = quant_mode_of(m) if m else None
+        if here is None:
             continue
+        config = next((c for md, c in found if md is here), None)
         if config is not None and _same_config(config, r):
             checks.append("agrees with the file:line")
         else:
-            checks.append("does NOT agree with the file:line: the cache may not be the one the "
-                          "logging process used")
+            checks.append(
+                "does NOT agree with the file:line: the cache may not be the one the "
+                "logging process used"
+            )
+    if e.tile is not None:
+        printed = [mode for mode, c in found if c.tile == e.tile]
+        checks = [
+            f"agrees with the tile the launcher printed, for the {MODE_LABELS[printed[0]]} runner"
+            if printed
+            else "names no config of the printed tile"
+        ]
     tail = f" ({checks[0]})" if checks and len(set(checks)) == 1 else ""
     return f"tactic {e.tactic} in FlashInfer {version}'s order: {text}{tail}"
 
@@ -71,7 +84,8 @@ def _predicted_failures(
     """The configs the model predicts to fail: their instantiations fail initialize(), or none is
     compiled and the launcher's dispatch refuses the tile (class B)."""
     results = [
-        r for r in cache.all_instantiations()
+        r
+        for r in cache.all_instantiations()
         if r.instantiation.moe is not None and quant_mode_of(r.instantiation.moe) is mode
     ]
     failing: list[TacticConfig] = []
@@ -79,7 +93,11 @@ def _predicted_failures(
         mine = [r for r in results if _same_config(c, r)]
         if mine and any(r.verdict in (Verdict.FAILS_INITIALIZE, Verdict.UNREACHABLE) for r in mine):
             failing.append(c)
-        elif not mine and release is not None and (c.tile.m, c.tile.n, c.tile.k) not in release.sm120_tiles:
+        elif (
+            not mine
+            and release is not None
+            and (c.tile.m, c.tile.n, c.tile.k) not in release.sm120_tiles
+        ):
             failing.append(c)
     return failing
 
@@ -99,8 +117,13 @@ def summary_prediction(
             return f"{e.custom_op} is not the CUTLASS fused-MoE runner's op; cutlint has no count"
         gemm = table.custom_ops.index(e.custom_op) + 1
         fails = _predicted_failures(table.of_gemm(gemm), mode, cache, release)
-        ids = ", ".join(f"{c.tactic} = {c.describe()}" for c in fails)
-        parts.append(f"{len(fails)} for the {MODE_LABELS[mode]} runner" + (f" ({ids})" if ids else ""))
+        if len(fails) <= SPELLED_OUT:
+            ids = ", ".join(f"{c.tactic} = {c.describe()}" for c in fails)
+        else:
+            ids = "ids " + ", ".join(str(c.tactic) for c in fails)
+        parts.append(
+            f"{len(fails)} for the {MODE_LABELS[mode]} runner" + (f" ({ids})" if fails else "")
+        )
     count = e.count if e.count is not None else 0
     return (
         f"the log counts {count}; the model predicts " + " and ".join(parts) + ". More than "

@@ -18,7 +18,7 @@ def _value(value: object, unit: str) -> str:
     return str(value)
 
 
-def render_tree(g: nx.DiGraph, root: str = "verdict", sources: bool = True) -> str:
+def render_tree(g: nx.DiGraph[str], root: str = "verdict", sources: bool = True) -> str:
     """`root` and everything it is derived from, one node a line, its source (`·`) below it."""
     depth: dict[str, int] = nx.single_source_shortest_path_length(g, root)
     lines: list[str] = []
@@ -30,7 +30,9 @@ def render_tree(g: nx.DiGraph, root: str = "verdict", sources: bool = True) -> s
         text = f"{data['label']}: {_value(data['value'], data.get('unit', ''))}"
         here = node not in expanded and level == depth[node]
         if not here:
-            lines.append(prefix + branch + text + ("  (see above)" if node in expanded else "  (see below)"))
+            lines.append(
+                prefix + branch + text + ("  (see above)" if node in expanded else "  (see below)")
+            )
             return
         expanded.add(node)
         lines.append(prefix + branch + text)

@@ -10,4 +10,12 @@ no cache, no model and no failure class.
 from cutlint.logs.events import LogEvent, LogEventKind, LogFile, LogSite
 from cutlint.logs.reader import LogReadError, parse_log, read_log
 
-__all__ = ["LogEvent", "LogEventKind", "LogFile", "LogReadError", "LogSite", "parse_log", "read_log"]
+__all__ = [
+    "LogEvent",
+    "LogEventKind",
+    "LogFile",
+    "LogReadError",
+    "LogSite",
+    "parse_log",
+    "read_log",
+]

@@ -40,8 +40,10 @@ class LogSite(Record):
 
     path: str = Field(description="the path as printed; it names a file on another machine")
     name: str = Field(description="the file name alone, which is what survives the move")
-    line: int = Field(description="__LINE__ of the check: for a check inside the INSTANTIATE "
-                      "macro, the line of the macro name in the generated file")
+    line: int = Field(
+        description="__LINE__ of the check: for a check inside the INSTANTIATE "
+        "macro, the line of the macro name in the generated file"
+    )
 
     @property
     def generated(self) -> bool:
@@ -68,7 +70,8 @@ class LogEvent(Record):
     smem_required: int | None = None
     smem_available: int | None = None
     cu_result: int | None = Field(
-        default=None, description="CUresult of cuTensorMapEncodeTiled (1 bad params, 700/715 sticky)"
+        default=None,
+        description="CUresult of cuTensorMapEncodeTiled (1 bad params, 700/715 sticky)",
     )
     tile: Shape3 | None = Field(default=None, description="the CTA tile in elements, as printed")
     cluster: Shape3 | None = None

@@ -42,8 +42,10 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # (moe_gemm_template_dispatch.h: "MoE FC kernel will fail for params" on the 2.x path).
     (
         LogEventKind.CAN_IMPLEMENT_FAILED,
-        re.compile(r"(?:Grouped GEMM|MoE FC|grouped cutlass) kernel will fail for params\. "
-                   r"Error: " + _STATUS),
+        re.compile(
+            r"(?:Grouped GEMM|MoE FC|grouped cutlass) kernel will fail for params\. "
+            r"Error: " + _STATUS
+        ),
     ),
     (
         LogEventKind.RUN_FAILED,
@@ -91,7 +93,9 @@ _TACTIC = r"(?P<tactic>-?\d+|\[[^\]]*\]|\([^)]*\))"
 TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
     # FlashInfer: "[Autotuner]: Skipping tactic {runner} {tactic}, due to failure while
     # profiling: {e}" and 0.7.x's "Skipping tactic {runner} {tactic} while ranking {op}: {e}".
-    re.compile(r"Skipping tactic " + _RUNNER + " " + _TACTIC + r"(?: while ranking (?P<op>" + _OP + r"))?"),
+    re.compile(
+        r"Skipping tactic " + _RUNNER + " " + _TACTIC + r"(?: while ranking (?P<op>" + _OP + r"))?"
+    ),
     # FlashInfer: "[Autotuner]: Failed when profiling {runner} {tactic}, shapes=..."
     re.compile(r"Failed when profiling " + _RUNNER + " " + _TACTIC),
     # TensorRT-LLM (tensorrt_llm/_torch/autotuner.py): "[Autotuner] Failed when profiling

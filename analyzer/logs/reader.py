@@ -58,10 +58,12 @@ def _site(line: str) -> LogSite | None:
     return LogSite(path=path, name=name, line=int(m["line"]))
 
 
-def _message_text(line: str) -> str:
-    """The line from its first message anchor on: the logger's prefix is the framework's."""
+def _message_text(line: str, message_start: int) -> str:
+    """The line from its first message anchor (or the message itself) on: the logger's prefix
+    is the framework's, not the failure's."""
     m = patterns.ANCHORS.search(line)
-    return (line[m.start():] if m else line).strip()
+    start = min(m.start(), message_start) if m else message_start
+    return line[start:].strip()
 
 
 def _arch_from_site(site: LogSite | None) -> int | None:
@@ -75,14 +77,23 @@ def _arch_from_site(site: LogSite | None) -> int | None:
 
 
 def _event(
-    kind: LogEventKind, m: re.Match[str], line: str, line_no: int, tactic: _Tactic | None, op: str | None
+    kind: LogEventKind,
+    m: re.Match[str],
+    line: str,
+    line_no: int,
+    tactic: _Tactic | None,
+    op: str | None,
 ) -> LogEvent:
     g = m.groupdict()
     site = _site(line)
     fields: dict[str, object] = {}
     if kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
         fields = {"smem_required": int(g["required"]), "smem_available": int(g["available"])}
-    elif kind in (LogEventKind.INIT_FAILED, LogEventKind.CAN_IMPLEMENT_FAILED, LogEventKind.RUN_FAILED):
+    elif kind in (
+        LogEventKind.INIT_FAILED,
+        LogEventKind.CAN_IMPLEMENT_FAILED,
+        LogEventKind.RUN_FAILED,
+    ):
         fields = {"status": g["status"]}
     elif kind is LogEventKind.TMA_DESCRIPTOR:
         fields = {"cu_result": int(g["cu_result"])}
@@ -100,13 +111,13 @@ def _event(
     return LogEvent(
         kind=kind,
         line_no=line_no,
-        text=_message_text(line),
+        text=_message_text(line, m.start()),
         tactic=tactic.tactic if tactic else None,
         tactic_text=tactic.text if tactic and tactic.tactic is None else None,
         runner=tactic.runner if tactic else None,
         custom_op=(tactic.op if tactic and tactic.op else None) or op,
         site=site,
-        **fields,  # type: ignore[arg-type]
+        **fields,
     )
 
 
@@ -139,13 +150,17 @@ def parse_log(text: str, path: str = "<log>") -> LogFile:
         if found is None:
             continue
         kind, m = found
-        near = last_tactic if last_tactic and line_no - last_tactic.line_no <= TACTIC_REACH else None
+        near = (
+            last_tactic if last_tactic and line_no - last_tactic.line_no <= TACTIC_REACH else None
+        )
         if kind is LogEventKind.SKIPPED_SUMMARY:
             near = None  # a summary counts tactics; it names none
         events.append(_event(kind, m, line, line_no, near, op))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             op = None  # the op's tuning is over
-    return LogFile(path=path, lines=len(lines), events=tuple(events), flashinfer_versions=tuple(versions))
+    return LogFile(
+        path=path, lines=len(lines), events=tuple(events), flashinfer_versions=tuple(versions)
+    )
 
 
 def read_log(path: Path) -> LogFile:

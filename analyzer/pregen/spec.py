@@ -63,7 +63,9 @@ class TacticSpec(Record):
         if isinstance(v, str) and v not in ElementType._value2member_map_:
             mapped = element_type(v)
             if mapped is None:
-                raise ValueError(f"unknown element type {v!r}: e2m1, e4m3, f16, bf16, SafeFP4, half, ...")
+                raise ValueError(
+                    f"unknown element type {v!r}: e2m1, e4m3, f16, bf16, SafeFP4, half, ..."
+                )
             return mapped
         return v
 

@@ -182,6 +182,9 @@ def _instantiation(v: Verified) -> dict[str, Any]:
     return {
         "path": inst.span.path,
         "line": inst.span.line,
+        "column": inst.span.column,
+        "end_line": inst.span.end_line,
+        "family": inst.family.value,
         "name": inst.name,
         "args": list(inst.args),
         "arch_tag": m.arch_tag if m else None,
@@ -190,6 +193,7 @@ def _instantiation(v: Verified) -> dict[str, Any]:
         "output_type": m.output_type.value if m and m.output_type else None,
         "fusion": m.fusion.value if m and m.fusion else None,
         "tile": [m.cta_tile.m, m.cta_tile.n, m.cta_tile.k] if m else None,
+        "cluster": [m.cluster.m, m.cluster.n, m.cluster.k] if m else None,
         "swap_ab": m.swap_ab if m else None,
         "mxfpx": m.mxfpx if m else None,
         "flashinfer_version": v.flashinfer_version,

@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from cutlint.cli import main
 from cutlint.verify import headers
 
+INSTALLED = headers.installed  # the real lookup, before the fixture below replaces it
+
 
 @pytest.fixture(autouse=True)
 def no_installed_flashinfer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,3 +130,53 @@ def test_matching_root_is_accepted(fake_root: Callable[[str | None, str], Path])
 def test_root_given_as_the_package_directory(fake_root: Callable[[str | None, str], Path]) -> None:
     root = fake_root("0.6.3", "4.2.1")
     assert headers.open_root(root / "flashinfer", "--headers").root == root
+
+
+def _install(monkeypatch: pytest.MonkeyPatch, root: Path, version: str) -> None:
+    """Pretend `root` is the site-packages of an installed flashinfer-python `version`."""
+    import importlib.machinery
+
+    spec = importlib.machinery.ModuleSpec("flashinfer", None, is_package=True)
+    spec.submodule_search_locations = [str(root / "flashinfer")]
+    monkeypatch.setattr(headers, "installed", INSTALLED)
+    monkeypatch.setattr(headers.importlib.metadata, "version", lambda name: version)
+    monkeypatch.setattr(headers.importlib.util, "find_spec", lambda name: spec)
+
+
+def test_installed_flashinfer_of_the_files_release_is_used(
+    monkeypatch: pytest.MonkeyPatch, fake_root: Callable[[str | None, str], Path]
+) -> None:
+    root = fake_root("0.6.3", "4.2.1")
+    _install(monkeypatch, root, "0.6.3")
+    found = headers.HeaderSearch.from_options([], False, Path("/nx")).for_version("0.6.3", "f.cu")
+    assert found.root == root and found.origin == "installed flashinfer-python"
+
+
+def test_installed_flashinfer_of_another_release_is_a_mismatch(
+    monkeypatch: pytest.MonkeyPatch, fake_root: Callable[[str | None, str], Path]
+) -> None:
+    root = fake_root("0.7.2.post1", "4.5.0")
+    _install(monkeypatch, root, "0.7.2.post1")
+    search = headers.HeaderSearch.from_options([], False, Path("/nx"))
+    with pytest.raises(headers.SetupError) as e:
+        search.for_version("0.6.3", "f.cu")
+    assert f"version mismatch: installed flashinfer-python at {root}" in str(e.value)
+    assert "they are FlashInfer 0.7.2.post1, the file's release is 0.6.3" in str(e.value)
+
+
+def test_download_fetches_into_the_wheel_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fake_root: Callable[[str | None, str], Path]
+) -> None:
+    root = fake_root("0.6.3", "4.2.1")
+    asked: list[tuple[str, Path]] = []
+
+    def download_wheel(version: str, dest: Path) -> Path:
+        asked.append((version, dest))
+        return root
+
+    monkeypatch.setattr(headers, "download_wheel", download_wheel)
+    wheels = tmp_path / "wheels"
+    assert headers.HeaderSearch.from_options([], False, wheels).download is False
+    found = headers.HeaderSearch.from_options([], True, wheels).for_version("0.6.3", "f.cu")
+    assert asked == [("0.6.3", wheels)] and found.root == root
+    assert found.origin == "downloaded wheel"

@@ -1,0 +1,182 @@
+"""FlashInfer's tactics blocklist: which runtime tactic ids to block, and the JSON file.
+
+The format is `flashinfer/tactics_blocklist.py` (FlashInfer >= 0.7): `TacticsBlocklist.save`
+writes `{"_metadata": {...}, "invalid_tactics": {"<custom_op>::<RunnerClass>": [tactic, ...]}}`
+and `load` skips the whole file unless every key of the running environment's
+`_collect_metadata()` equals the saved value or the wildcard `"*"`.
+
+The key names no dtype: the NVFP4 runner, the MXFP8 x MXFP4 runner and the BF16/FP8 fallback
+runners of the same op share it, with different tactic lists. So an id is blocked only when
+every runner cutlint can number fails it; an id that one runner fails and another runs is
+withheld and reported (a false positive costs throughput: flashinfer#2992).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cutlint.model.versions import FlashInferRelease
+from cutlint.pregen.records import FAILING, BlockedTactic, PregenOperation, WithheldTactic
+from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
+from cutlint.records import Verdict
+
+METADATA_KEY = "_metadata"
+"""flashinfer/autotuner/autotuner.py: _METADATA_KEY (read from the wheel when it has one)."""
+METADATA_FIELDS = (
+    "flashinfer_version", "cuda_version", "cublas_version", "cudnn_version",
+    "cudnn_frontend_version", "cutlass_dsl_version", "gpu",
+)  # fmt: skip
+"""The keys of 0.7.2.post1's _collect_metadata(), for a wheel whose source cannot be read."""
+WILDCARD = "*"
+BLOCKING = (Verdict.FAILS_INITIALIZE, Verdict.UNREACHABLE)
+"""Run-time failures: the autotuner skips these. FAILS_COMPILE breaks the build instead."""
+
+
+def _autotuner_source(root: Path) -> Path | None:
+    for rel in ("flashinfer/autotuner/autotuner.py", "flashinfer/autotuner.py"):
+        if (root / rel).is_file():
+            return root / rel
+    return None
+
+
+def metadata_fields(root: Path) -> tuple[str, tuple[str, ...], bool]:
+    """_METADATA_KEY and the keys `_collect_metadata()` fills, read from the wheel's autotuner
+    with `ast` (importing it needs torch); the fallback when absent; and whether it was found."""
+    path = _autotuner_source(root)
+    if path is None:
+        return METADATA_KEY, METADATA_FIELDS, False
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    key, fields = METADATA_KEY, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "_METADATA_KEY" for t in node.targets
+        ):
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                key = node.value.value
+        if isinstance(node, ast.FunctionDef) and node.name == "_collect_metadata":
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store):
+                    if isinstance(sub.slice, ast.Constant) and isinstance(sub.slice.value, str):
+                        fields.append(sub.slice.value)
+    if not fields:
+        return key, METADATA_FIELDS, False
+    return key, tuple(dict.fromkeys(fields)), True
+
+
+def has_loader(root: Path) -> bool:
+    return (root / "flashinfer" / "tactics_blocklist.py").is_file()
+
+
+def _same(c: TacticConfig, op: PregenOperation) -> bool:
+    m = op.result.instantiation.moe
+    return (
+        m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
+    )
+
+
+def _where(op: PregenOperation) -> str:
+    span = op.result.instantiation.span
+    return f"{Path(span.path).name}:{span.line}"
+
+
+def _reason(op: PregenOperation) -> str:
+    d = next((d for d in op.result.diagnostics if d.severity.value == "error"), None)
+    d = d or (op.result.diagnostics[0] if op.result.diagnostics else None)
+    return f"{d.rule} {d.name}: {d.message}" if d else op.result.verdict.value
+
+
+def _status(
+    c: TacticConfig,
+    mode: QuantMode,
+    ops: Sequence[PregenOperation],
+    release: FlashInferRelease | None,
+) -> tuple[str, str, tuple[str, ...]]:
+    """("fails" | "runs" | "partly" | "unknown", reason, failing operations) for one config."""
+    mine = [
+        o
+        for o in ops
+        if o.result.instantiation.moe
+        and quant_mode_of(o.result.instantiation.moe) is mode
+        and _same(c, o)
+    ]
+    if not mine:
+        tile = (c.tile.m, c.tile.n, c.tile.k)
+        if release is not None and tile not in release.sm120_tiles:
+            return "fails", f"B: no generated kernel and no dispatch case for {c.tile}", ()
+        return "unknown", "no generated operation for this config", ()
+    failing = [o for o in mine if o.result.verdict in BLOCKING]
+    where = tuple(_where(o) for o in failing)
+    if failing and len(failing) == len(mine):
+        return "fails", _reason(failing[0]), where
+    if failing:
+        return "partly", f"fails for {len(failing)} of its {len(mine)} output types only", where
+    return "runs", "", ()
+
+
+def select(
+    version: str, ops: Sequence[PregenOperation], release: FlashInferRelease | None
+) -> tuple[list[BlockedTactic], list[WithheldTactic]]:
+    """The ids to block, and the failing ids withheld because another runner runs them."""
+    by_id: dict[
+        tuple[str, int], list[tuple[QuantMode, TacticConfig, str, str, tuple[str, ...]]]
+    ] = {}
+    for mode in QuantMode:
+        table = runner_tactics(version, mode)
+        if table is None:
+            return [], []
+        for c in table.configs:
+            key = f"{table.custom_ops[c.gemm - 1]}::{table.runner}"
+            status, reason, where = _status(c, mode, ops, release)
+            by_id.setdefault((key, c.tactic), []).append((mode, c, status, reason, where))
+    blocked: list[BlockedTactic] = []
+    withheld: list[WithheldTactic] = []
+    for (key, tactic), entries in sorted(by_id.items()):
+        if not any(s in ("fails", "partly") for _, _, s, _, _ in entries):
+            continue
+        config = "; ".join(f"{c.describe()} ({mode.value})" for mode, c, _, _, _ in entries)
+        if all(s == "fails" for _, _, s, _, _ in entries):
+            reason = "; ".join(dict.fromkeys(r for _, _, _, r, _ in entries))
+            where = tuple(w for *_, ws in entries for w in ws)
+            blocked.append(
+                BlockedTactic(
+                    key=key, tactic=tactic, config=config, reason=reason, operations=where
+                )
+            )
+        else:
+            why = "; ".join(
+                f"{mode.value}: {s}" + (f" ({r})" if r else "") for mode, _, s, r, _ in entries
+            )
+            withheld.append(WithheldTactic(key=key, tactic=tactic, config=config, reason=why))
+    return blocked, withheld
+
+
+def blocklist_json(
+    blocked: Sequence[BlockedTactic],
+    metadata_key: str,
+    fields: Sequence[str],
+    flashinfer_version: str,
+    gpu: str | None,
+    arch: str,
+) -> str:
+    """The file TacticsBlocklist.save would write for these tactics."""
+    meta = {f: WILDCARD for f in fields}
+    meta["flashinfer_version"] = flashinfer_version  # tactic ids are this release's order
+    if gpu is not None:
+        meta["gpu"] = gpu
+    meta["generated_at"] = datetime.now(UTC).isoformat()
+    meta["generator"] = f"cutlint pregen (static, no GPU probe) for {arch}"
+    invalid: dict[str, list[int]] = {}
+    for b in blocked:
+        invalid.setdefault(b.key, []).append(b.tactic)
+    out = {
+        metadata_key: meta,
+        "invalid_tactics": {k: sorted(v) for k, v in sorted(invalid.items())},
+    }
+    return json.dumps(out, indent=2) + "\n"
+
+
+__all__ = ["FAILING", "blocklist_json", "has_loader", "metadata_fields", "select"]

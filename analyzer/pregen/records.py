@@ -1,0 +1,58 @@
+"""What `cutlint pregen` finds: a generator's operations judged, and the tactics to block."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from cutlint.records import InstantiationResult, Record, Verdict
+
+FAILING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_COMPILE, Verdict.UNREACHABLE)
+"""The verdicts pregen reports as failures (the same ones `check` counts and flags)."""
+
+
+class PregenOperation(Record):
+    kernel: str = Field(description="the generator's name for the operation (its repr)")
+    result: InstantiationResult = Field(
+        description="cutlint's judgement, with the span the written file would have"
+    )
+    tactics: tuple[int, ...] = Field(
+        default=(), description="the runtime tactic ids this operation serves, where known"
+    )
+
+    @property
+    def fails(self) -> bool:
+        return self.result.verdict in FAILING
+
+
+class BlockedTactic(Record):
+    """One entry of the blocklist: a runtime tactic id every runner sharing its key fails."""
+
+    key: str = Field(description="`<custom_op>::<runner class>`, FlashInfer's blocklist key")
+    tactic: int
+    config: str = Field(description="what the id names, e.g. GEMM2 FINALIZE 256x128x128 SwapAB off")
+    reason: str
+    operations: tuple[str, ...] = Field(default=(), description="file:line of the failing ops")
+
+
+class WithheldTactic(Record):
+    """A tactic id that fails for some runner but is left out of the blocklist, and why."""
+
+    key: str
+    tactic: int
+    config: str
+    reason: str
+
+
+class PregenResult(Record):
+    flashinfer_version: str
+    generator: str = Field(description="the generate_kernels.py that was run")
+    arch: str
+    architectures: str = Field(description="the generator's architectures argument, 120;120-real")
+    operations: tuple[PregenOperation, ...] = ()
+    blocked: tuple[BlockedTactic, ...] = ()
+    withheld: tuple[WithheldTactic, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failing(self) -> tuple[PregenOperation, ...]:
+        return tuple(o for o in self.operations if o.fails)

@@ -1,0 +1,61 @@
+"""Text and JSON for `cutlint pregen`. Renders a PregenResult; computes nothing."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from tabulate import tabulate
+
+from cutlint.explain.render import describe, prediction
+from cutlint.pregen.records import PregenOperation, PregenResult
+
+WITHHELD_SHOWN = 3
+
+
+def _row(o: PregenOperation) -> list[str]:
+    span = o.result.instantiation.span
+    ids = ", ".join(map(str, o.tactics)) or "-"
+    return [f"{span.path}:{span.line}", describe(o.result), prediction(o.result), ids]
+
+
+def render_text(r: PregenResult, show_all: bool = False) -> str:
+    verdicts = Counter(o.result.verdict.value for o in r.operations)
+    versions = sorted({
+        f"CUTLASS {o.result.resources.cutlass_version} ({o.result.resources.cutlass_version_origin})"
+        for o in r.operations if o.result.resources
+    })  # fmt: skip
+    counts = "; ".join(f"{n} {v}" for v, n in verdicts.most_common())
+    out = [
+        f"FlashInfer {r.flashinfer_version}: {r.generator}",
+        f"  enumerated for {r.architectures!r} without writing files; judged for {r.arch}"
+        + (f"; {versions[0]}" if len(versions) == 1 else ""),
+        f"{len(r.operations)} operations: {len(r.failing)} would fail on {r.arch} ({counts})",
+    ]
+    shown = r.operations if show_all else r.failing
+    if shown:
+        headers = ["would be written at", "tactic", "cutlint", "tactic ids"]
+        out += ["", tabulate([_row(o) for o in shown], headers=headers, tablefmt="simple")]
+    if r.blocked:
+        out += ["", "blocklist (FlashInfer's tactics_blocklist.py format):"]
+        rows = [[b.key, b.tactic, b.config, b.reason] for b in r.blocked]
+        out.append(tabulate(rows, headers=["key", "tactic", "config", "why"], tablefmt="simple"))
+    if r.withheld:
+        out += ["", f"withheld from the blocklist: {len(r.withheld)} id(s) another runner of the "
+                "same key runs (the key names no dtype)"]  # fmt: skip
+        out += [f"  {w.key} {w.tactic}: {w.reason}" for w in r.withheld[:WITHHELD_SHOWN]]
+        if len(r.withheld) > WITHHELD_SHOWN:
+            out.append(f"  ... {len(r.withheld) - WITHHELD_SHOWN} more (--format json lists all)")
+    out += [f"note: {n}" for n in r.notes]
+    return "\n".join(out) + "\n"
+
+
+def render_json(r: PregenResult) -> str:
+    data = json.loads(r.model_dump_json())
+    data["summary"] = {
+        "operations": len(r.operations),
+        "failing": len(r.failing),
+        "blocked": len(r.blocked),
+        "withheld": len(r.withheld),
+    }
+    return json.dumps(data, indent=2) + "\n"

@@ -1,0 +1,134 @@
+"""`pregen`: judge every operation a FlashInfer generator would write, before it writes one.
+
+find_flashinfer(version, wheel_dir)   an installed FlashInfer tree, or the release's wheel
+pregen_flashinfer(root, ...)          its operations for an arch, judged, and the blocklist
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+from cutlint.api import CheckOptions, evaluate_instantiation
+from cutlint.model import ModelContext
+from cutlint.model.arch import arch_for
+from cutlint.model.versions import CutlassModel, flashinfer_releases, resolve
+from cutlint.parse import DEFAULT_DEFINES
+from cutlint.pregen import blocklist
+from cutlint.pregen.convert import instantiation
+from cutlint.pregen.enumerate import enumerate_operations
+from cutlint.pregen.records import PregenOperation, PregenResult
+from cutlint.pregen.tactics import configs_for, known_versions
+from cutlint.records import Instantiation
+from cutlint.verify.flashinfer import GENERATOR, FlashInferError, download_wheel, load_generator
+
+DIST = "flashinfer-python"
+
+
+def version_of(root: Path) -> str | None:
+    """The flashinfer-python version whose files are at `root` (its dist-info)."""
+    for dist in importlib.metadata.distributions(path=[str(root)]):
+        if dist.metadata["Name"] in (DIST, "flashinfer_python"):
+            return dist.version
+    return None
+
+
+def installed() -> tuple[Path, str] | None:
+    """The FlashInfer installed in this environment, found without importing it (torch)."""
+    try:
+        dist = importlib.metadata.distribution(DIST)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    root = Path(str(dist.locate_file("")))
+    return (root, dist.version) if (root / "flashinfer" / "jit").is_dir() else None
+
+
+def find_flashinfer(version: str | None, wheel_dir: Path) -> tuple[Path, str]:
+    """The installed FlashInfer when it is `version` (or no version is asked for), else the
+    release's wheel, downloaded into `wheel_dir` (pip download --no-deps) and unpacked."""
+    here = installed()
+    if here is not None and version in (None, here[1]):
+        return here
+    if version is None:
+        raise FlashInferError(f"no {DIST} is installed here; pass --version to download one")
+    return download_wheel(version, wheel_dir), version
+
+
+def _cutlass(root: Path, version: str, override: str | None) -> CutlassModel:
+    """As `check` decides it for the release's files; for a release cutlint's table lacks, the
+    wheel's own cutlass/version.h."""
+    if override is None and version not in flashinfer_releases():
+        headers = root / "flashinfer" / "data" / "cutlass" / "include"
+        if (headers / "cutlass" / "version.h").is_file():
+            return resolve(str(headers), None)
+    return resolve(override, version)
+
+
+def _kernel_name(op: object, inst: Instantiation) -> str:
+    """The generator's name for the op (its __repr__), or the macro's arguments where that
+    __repr__ fails (0.6.3's and 0.7.2's raise KeyError for SM120 ops: epi_schedule is None)."""
+    try:
+        return repr(op)
+    except Exception:
+        return f"{inst.name}({', '.join(inst.args)})" if inst.args else type(op).__name__
+
+
+def _architectures(sm: int) -> str:
+    """What FlashInfer's JIT passes for one arch (jit/gemm: `"120;120-real"`)."""
+    return f"{sm};{sm}-real"
+
+
+def pregen_flashinfer(
+    root: Path,
+    version: str | None = None,
+    arch: str = "sm_120",
+    cutlass_version: str | None = None,
+) -> PregenResult:
+    """Every operation of the generator at `root` for `arch`, judged as `check` would judge the
+    file it writes, with the tactic ids to block."""
+    version = version or version_of(root)
+    if version is None:
+        raise FlashInferError(f"{root}: no {DIST} dist-info says which version this is")
+    target = arch_for(arch)
+    architectures = _architectures(target.sm)
+    generated = enumerate_operations(load_generator(root), architectures)
+    release = flashinfer_releases().get(version)
+    ctx = ModelContext(
+        arch=target, cutlass=_cutlass(root, version, cutlass_version), flashinfer=release
+    )
+    options = CheckOptions(arch=target.name)
+    ops: list[PregenOperation] = []
+    for g in generated:
+        inst = instantiation(g, f"cutlass_instantiations/{target.sm}/{g.file}", DEFAULT_DEFINES)
+        result = evaluate_instantiation(inst, ctx, options)
+        tactics = tuple(c.tactic for c in configs_for(inst.moe, version)) if inst.moe else ()
+        ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
+    notes: list[str] = []
+    blocked, withheld = blocklist.select(version, ops, release)
+    if version not in known_versions():
+        notes.append(f"FlashInfer {version} is not in cutlint's tactic table: no blocklist ids")
+    if not blocklist.has_loader(root):
+        notes.append(f"FlashInfer {version} has no tactics_blocklist.py: it cannot load a "
+                     "blocklist (0.7 and later can)")  # fmt: skip
+    return PregenResult(
+        flashinfer_version=version,
+        generator=str(root / (GENERATOR.replace(".", "/") + ".py")),
+        arch=target.name,
+        architectures=architectures,
+        operations=tuple(ops),
+        blocked=tuple(blocked),
+        withheld=tuple(withheld),
+        notes=tuple(notes),
+    )
+
+
+def write_blocklist(result: PregenResult, root: Path, path: Path, gpu: str | None) -> None:
+    """Write FlashInfer's blocklist JSON for `result` to `path` (atomically, like save())."""
+    key, fields, _found = blocklist.metadata_fields(root)
+    text = blocklist.blocklist_json(
+        result.blocked, key, fields, result.flashinfer_version, gpu, result.arch
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

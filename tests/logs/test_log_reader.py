@@ -1,0 +1,132 @@
+"""The log reader: each message as FlashInfer, TensorRT-LLM, vLLM and SGLang print it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from cutlint.logs import LogEventKind, LogReadError, parse_log, read_log
+from cutlint.records import Shape3
+
+HEADLINE = (
+    "[Autotuner]: Skipping tactic <flashinfer.fused_moe.core.get_cutlass_fused_moe_module.<locals>"
+    ".MoERunner object at 0x7c70ccce8350> 15, due to failure while profiling: [TensorRT-LLM][ERROR] "
+    "Assertion failed: Failed to initialize cutlass TMA WS grouped gemm. Error: Error Internal "
+    "(/workspace/flashinfer/csrc/nv_internal/tensorrt_llm/cutlass_instantiations/120/gemm_grouped/"
+    "120/cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu:60)"
+)
+M256 = "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
+PREFIXES = [
+    "",
+    "(Worker_PP0 pid=38385) 2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit: ",
+    "(EngineCore_0 pid=77) WARNING 11-11 06:41:27 [autotuner.py:485] ",
+    "[2025-11-11 06:41:27 TP0] ",
+    "[TensorRT-LLM][WARNING] ",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_the_headline_line_under_every_framework_prefix(prefix: str) -> None:
+    (e,) = parse_log(prefix + HEADLINE).events
+    assert e.kind is LogEventKind.INIT_FAILED
+    assert (e.tactic, e.runner, e.status) == (15, "MoERunner", "Error Internal")
+    assert e.site is not None and e.site.generated
+    assert (e.site.name, e.site.line) == (M256, 60)
+    assert e.arch_sm == 120
+    assert e.text.endswith(HEADLINE) and "pid=" not in e.text and "TP0" not in e.text
+
+
+def test_each_message_kind_and_its_numbers() -> None:
+    text = "\n".join(
+        [
+            "[TensorRT-LLM][ERROR] Assertion failed: MoE grouped GEMM requires 102400 bytes shared "
+            f"memory but device supports 101376 (/build/cutlass_instantiations/120/gemm_grouped/120/{M256}:39)",
+            "Error: Failed to initialize the TMA descriptor 715",
+            "[TensorRT-LLM][ERROR] Assertion failed: GPU lacks the shared memory resources to run "
+            "GroupedGEMM kernel (/w/moe_gemm_template_dispatch.h:176)",
+            "Unsupported tile (128, 128, 64) and cluster (1, 1, 1) shape combination for arch 120.",
+            "[Autotuner]: Skipped 20 unsupported tactic(s) for trtllm::fused_moe::gemm1",
+            "Assertion failed: Grouped GEMM kernel will fail for params. Error: Error Invalid Problem",
+            "Assertion failed: Failed to run cutlass TMA WS grouped gemm. Error: Error Internal",
+        ]
+    )
+    kinds = [e.kind for e in parse_log(text).events]
+    assert kinds == [
+        LogEventKind.SMEM_EXCEEDS_DEVICE,
+        LogEventKind.TMA_DESCRIPTOR,
+        LogEventKind.ZERO_OCCUPANCY,
+        LogEventKind.UNSUPPORTED_TILE,
+        LogEventKind.SKIPPED_SUMMARY,
+        LogEventKind.CAN_IMPLEMENT_FAILED,
+        LogEventKind.RUN_FAILED,
+    ]
+    smem, tma, zero, tile, summary, can, run = parse_log(text).events
+    assert (smem.smem_required, smem.smem_available, smem.site and smem.site.line) == (
+        102400,
+        101376,
+        39,
+    )
+    assert tma.cu_result == 715
+    assert zero.site is not None and not zero.site.generated
+    assert (tile.tile, tile.cluster, tile.arch_sm) == (
+        Shape3(m=128, n=128, k=64),
+        Shape3(m=1, n=1, k=1),
+        120,
+    )
+    assert (summary.count, summary.custom_op) == (20, "trtllm::fused_moe::gemm1")
+    assert can.status == "Error Invalid Problem" and run.status == "Error Internal"
+
+
+def test_the_tactic_of_an_autotuner_line_carries_to_the_error_below_it() -> None:
+    """TensorRT-LLM's autotuner logs the tactic and the exception on separate lines."""
+    text = (
+        "[TensorRT-LLM][WARNING] [Autotuner] Failed when profiling runner=<tensorrt_llm._torch."
+        "custom_ops.MoERunner object at 0x7f00>, tactic=15, shapes=[[8, 3584]].\n"
+        "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Failed to initialize cutlass TMA WS "
+        f"grouped gemm. Error: Error Internal (/b/{M256}:60)\n"
+        + "unrelated\n" * 4
+        + "Error: Failed to initialize the TMA descriptor 1\n"
+    )
+    init, tma = parse_log(text).events
+    assert (init.tactic, init.runner) == (15, "MoERunner")
+    assert tma.tactic is None  # too far below: another tactic's
+
+
+def test_the_op_being_tuned_and_flashinfer_versions_in_stack_paths() -> None:
+    text = (
+        "[AutoTuner]: Tuning trtllm::fused_moe::gemm1: 0/21\n"
+        "Error: Failed to initialize the TMA descriptor 715\n"
+        "2  0x7c6d /home/u/.cache/flashinfer/0.5.2/120a/cached_ops/fused_moe_120/fused_moe_120.so\n"
+    )
+    log = parse_log(text)
+    assert log.events[0].custom_op == "trtllm::fused_moe::gemm1"
+    assert log.flashinfer_versions == ("0.5.2",)
+
+
+def test_a_list_tactic_is_kept_as_printed() -> None:
+    (e,) = parse_log(
+        "[Autotuner]: Skipping tactic <x.MoERunner object at 0xff> [32, 15], due to failure while "
+        "profiling: Failed to initialize the TMA descriptor 715"
+    ).events
+    assert (e.tactic, e.tactic_text) == (None, "[32, 15]")
+
+
+def test_lines_without_failures_give_no_events() -> None:
+    assert parse_log("[Autotuner]: Autotuning process ends\nINFO all good\n").events == ()
+
+
+def test_unreadable_logs_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(LogReadError):
+        read_log(tmp_path / "missing.log")
+    binary = tmp_path / "core.log"
+    binary.write_bytes(b"\x7fELF\0\0\0")
+    with pytest.raises(LogReadError):
+        read_log(binary)
+
+
+def test_events_are_frozen() -> None:
+    (e,) = parse_log(HEADLINE).events
+    with pytest.raises(ValidationError):
+        e.tactic = 3  # type: ignore[misc]
