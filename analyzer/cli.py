@@ -265,7 +265,7 @@ def generate_flashinfer(version: str, out: Path, sm: int) -> None:
     click.echo(str(written))
 
 
-from cutlint.verify.cli import verify_command  # noqa: E402  (registered last: see verify/cli.py)
+from cutlint.verify.cli import verify_command  # noqa: E402  (the command lives in verify/cli.py)
 
 main.add_command(verify_command)
 

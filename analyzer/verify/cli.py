@@ -61,7 +61,7 @@ def _say(message: str) -> None:
     type=click.IntRange(min=1),
     default=2,
     show_default=True,
-    help="Files compiled in parallel (~30 s and ~1.5 GB each).",
+    help="Files compiled in parallel (~30 s and ~1.3 GB of memory each).",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True

@@ -29,10 +29,22 @@ def download_wheel(version: str, dest: Path) -> Path:
     if (root / "flashinfer" / "jit").is_dir():
         return root
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(dest), f"flashinfer-python=={version}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "-d",
+        str(dest),
+        f"flashinfer-python=={version}",
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise FlashInferError(f"pip download flashinfer-python=={version} failed: {done.stderr.strip()[-500:]}")
+        raise FlashInferError(
+            f"pip download flashinfer-python=={version} failed: {done.stderr.strip()[-500:]}"
+        )
     wheels = sorted(dest.glob(f"flashinfer_python-{version}-*.whl"))
     if not wheels:
         raise FlashInferError(f"no wheel for flashinfer-python=={version} in {dest}")
@@ -52,7 +64,12 @@ def load_generator(root: Path) -> types.ModuleType:
     for name in list(sys.modules):
         if name == "flashinfer" or name.startswith("flashinfer."):
             del sys.modules[name]
-    for name in ("flashinfer", "flashinfer.jit", "flashinfer.jit.gemm", "flashinfer.jit.gemm.cutlass"):
+    for name in (
+        "flashinfer",
+        "flashinfer.jit",
+        "flashinfer.jit.gemm",
+        "flashinfer.jit.gemm.cutlass",
+    ):
         pkg = types.ModuleType(name)
         pkg.__path__ = [str(root / name.replace(".", "/"))]
         sys.modules[name] = pkg
@@ -68,7 +85,9 @@ def load_generator(root: Path) -> types.ModuleType:
 def cache_dir(base: Path, version: str, sm: int = 120) -> Path:
     """Where FlashInfer's JIT puts the generated files: `<base>/flashinfer/<version>/<sm>a/
     generated/cutlass_instantiations/<sm>` (jit/fused_moe.py, jit/env.py FLASHINFER_GEN_SRC_DIR)."""
-    return base / "flashinfer" / version / f"{sm}a" / "generated" / "cutlass_instantiations" / str(sm)
+    return (
+        base / "flashinfer" / version / f"{sm}a" / "generated" / "cutlass_instantiations" / str(sm)
+    )
 
 
 def generate_cache(root: Path, version: str, base: Path, sm: int = 120) -> Path:

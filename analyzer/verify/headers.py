@@ -54,6 +54,8 @@ class Nvcc:
 
 
 NVCC_CANDIDATES = ("/usr/local/cuda/bin/nvcc",)
+MIN_NVCC = (12, 8)
+"""The first CUDA with sm_120 (CUDA 12.8 release notes)."""
 
 
 def find_nvcc(given: str | None) -> Nvcc:
@@ -84,7 +86,14 @@ def find_nvcc(given: str | None) -> Nvcc:
         raise SetupError(
             f"nvcc not usable: `{found} --version` printed {proc.stdout.strip()[-200:]!r}"
         )
-    return Nvcc(found, proc.stdout.strip())
+    nvcc = Nvcc(found, proc.stdout.strip())
+    release = tuple(int(x) for x in nvcc.release.split(".")[:2] if x.isdigit())
+    if len(release) == 2 and release < MIN_NVCC:
+        raise SetupError(
+            f"nvcc too old: {found} is CUDA {nvcc.release}; sm_120a needs CUDA "
+            f"{'.'.join(map(str, MIN_NVCC))} or newer"
+        )
+    return nvcc
 
 
 # --- FlashInfer headers ------------------------------------------------------------------------

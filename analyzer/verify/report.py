@@ -77,8 +77,7 @@ def _pair(v: Verified, name: str) -> str:
 def _tactic(v: Verified) -> list[str]:
     m = v.instantiation.moe
     if m is None:
-        args = v.instantiation.args
-        return [" ".join(args[7:10]) if len(args) >= 10 else "?", v.instantiation.name, "?", "?"]
+        return ["-", v.instantiation.name, "-", "-"]
     types = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
     return [
         str(m.cta_tile),
@@ -133,6 +132,21 @@ def _notes(rows: list[Verified]) -> list[str]:
     return out
 
 
+_NOT_ASKED = (Status.NO_BACKEND, Status.INACTIVE)
+
+
+def _collapsed(rows: list[Verified]) -> list[str]:
+    """A file the compiler was not asked about: one line per reason, not a table."""
+    reasons: dict[tuple[Status, str], list[int]] = {}
+    for v in rows:
+        reasons.setdefault((v.status, v.note or ""), []).append(v.instantiation.span.line)
+    out: list[str] = []
+    for (status, note), lines in reasons.items():
+        at = ", ".join(map(str, lines[:4])) + (", ..." if len(lines) > 4 else "")
+        out.append(f"  {_n(len(lines), 'instantiation')}: {status.value} (lines {at}): {note}")
+    return out
+
+
 def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
@@ -149,10 +163,15 @@ def summary(result: VerifyResult) -> str:
     )
     seconds = sum(f.seconds or 0.0 for f in compiled)
     files = (
-        f"{_n(len(result.files), 'file')}: {len(compiled)} compiled ({seconds:.1f} s of compile), "
-        f"{len(result.files) - len(compiled)} from the cache; {result.seconds:.1f} s wall"
+        f"{_n(len(result.files), 'file')} for the compiler: {len(compiled)} compiled "
+        f"({seconds:.1f} s of compile), {len(result.files) - len(compiled)} from the cache; "
+        f"{result.seconds:.1f} s wall"
     )
     lines = [line, files]
+    if result.compared == 0:
+        lines.append(
+            "nothing was compared: no instantiation both modeled and built by the compiler"
+        )
     lines += [f"{_display(f.path)}: {f.error}" for f in result.files if f.error]
     lines += [f"{d.path}: {d.rule} {d.name}: {d.message}" for d in result.input_diagnostics]
     return "\n".join(lines)
@@ -165,8 +184,11 @@ def render_text(result: VerifyResult) -> str:
         by_file.setdefault(v.instantiation.span.path, []).append(v)
     blocks: list[str] = []
     for path, rows in by_file.items():
-        text = table([_row(v) for v in rows], HEADERS)
-        blocks.append("\n".join([_file_heading(path, runs.get(path)), text, *_notes(rows)]))
+        heading = _file_heading(path, runs.get(path))
+        if all(v.status in _NOT_ASKED for v in rows):
+            blocks.append("\n".join([heading, *_collapsed(rows)]))
+            continue
+        blocks.append("\n".join([heading, table([_row(v) for v in rows], HEADERS), *_notes(rows)]))
     return "\n\n".join([*blocks, summary(result)]) + "\n"
 
 

@@ -136,9 +136,3 @@ class VerifyResult(_Record):
     @property
     def compared(self) -> int:
         return self.count(Status.AGREE) + self.count(Status.DISAGREE)
-
-    @property
-    def errors(self) -> int:
-        return self.count(Status.ERROR) + sum(
-            1 for f in self.files if f.error and not f.instantiations
-        )

@@ -15,6 +15,7 @@ the other files' results are kept.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -104,36 +105,39 @@ class _FileJob:
         return cache_key(self.toolchain, self.file_sha256, args)
 
 
+def _describe(paths: Sequence[str]) -> str:
+    """One path, or `N files in DIR`, for a message about a release's headers."""
+    if len(paths) == 1:
+        return paths[0]
+    return f"{len(paths)} files in {os.path.commonpath(paths)}"
+
+
 def _plan(
     check: Sequence[FileResult], search: HeaderSearch, nvcc: Nvcc
 ) -> tuple[list[_FileJob], list[str]]:
+    """The files to probe, each with its release's headers; or what is missing, per release."""
+    by_version: dict[str | None, list[FileResult]] = {}
+    for f in check:
+        if any(_probed(r) for r in f.instantiations):
+            version = version_in_path(f.path) or search.single_version()
+            by_version.setdefault(version, []).append(f)
     jobs: list[_FileJob] = []
     missing: list[str] = []
-    toolchains: dict[tuple[Path, str], Toolchain] = {}
-    for f in check:
-        if not any(_probed(r) for r in f.instantiations):
-            continue
-        version = version_in_path(f.path) or search.single_version()
+    for version, files in by_version.items():
         try:
-            headers = search.for_version(version, f.path)
+            headers = search.for_version(version, _describe([f.path for f in files]))
+            label = headers.flashinfer_version or version or "unknown"
+            toolchain = Toolchain.of(label, headers, nvcc.version_text)
         except SetupError as e:
-            if str(e) not in missing:
-                missing.append(str(e))
+            missing.append(str(e))
             continue
-        label = headers.flashinfer_version or version or "unknown"
-        tkey = (headers.root, label)
-        if tkey not in toolchains:
-            try:
-                toolchains[tkey] = Toolchain.of(label, headers, nvcc.version_text)
-            except ProbeError as e:
-                why = f"headers not usable: {headers.root}: {e}"
-                missing += [] if why in missing else [why]
-                continue
-        sha = hashlib.sha256(Path(f.path).read_bytes()).hexdigest()
-        jobs.append(
-            _FileJob(f, version or headers.flashinfer_version, headers, toolchains[tkey], sha)
-        )
-    return jobs, missing
+        except ProbeError as e:
+            missing.append(f"headers not usable: {headers.root}: {e}")
+            continue
+        for f in files:
+            sha = hashlib.sha256(Path(f.path).read_bytes()).hexdigest()
+            jobs.append(_FileJob(f, version or headers.flashinfer_version, headers, toolchain, sha))
+    return sorted(jobs, key=lambda j: j.result.path), missing
 
 
 def _from_cache(job: _FileJob, cache: ResultCache) -> bool:
@@ -193,6 +197,13 @@ def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache
     )
 
 
+def _no_backend(inst: Instantiation) -> str:
+    built = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
+    if inst.family is Family.EXPLICIT_LAUNCHER:
+        return f"explicit instantiation of `{inst.name}`: {built}"
+    return f"{_arch_tag(inst) or 'unknown arch tag'}: {built}"
+
+
 def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) -> Verified:
     inst = r.instantiation
     model = Numbers.of_model(r.resources) if r.resources is not None else None
@@ -201,8 +212,7 @@ def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) 
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
     if job is None or not _probed(r):
-        why = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
-        return Verified(**base, status=Status.NO_BACKEND, note=why)
+        return Verified(**base, status=Status.NO_BACKEND, note=_no_backend(inst))
     row = job.rows.get(inst.span.line)
     if row is None or _norm(row.args) != _norm(inst.args):
         error = job.run.error if job.run and job.run.error else "the probe reported nothing for it"

@@ -3,6 +3,9 @@ before any compile. No real compiler needed: a stand-in nvcc answers --version."
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.metadata
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -134,13 +137,11 @@ def test_root_given_as_the_package_directory(fake_root: Callable[[str | None, st
 
 def _install(monkeypatch: pytest.MonkeyPatch, root: Path, version: str) -> None:
     """Pretend `root` is the site-packages of an installed flashinfer-python `version`."""
-    import importlib.machinery
-
     spec = importlib.machinery.ModuleSpec("flashinfer", None, is_package=True)
     spec.submodule_search_locations = [str(root / "flashinfer")]
     monkeypatch.setattr(headers, "installed", INSTALLED)
-    monkeypatch.setattr(headers.importlib.metadata, "version", lambda name: version)
-    monkeypatch.setattr(headers.importlib.util, "find_spec", lambda name: spec)
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: version)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
 
 
 def test_installed_flashinfer_of_the_files_release_is_used(
@@ -180,3 +181,12 @@ def test_download_fetches_into_the_wheel_cache(
     found = headers.HeaderSearch.from_options([], True, wheels).for_version("0.6.3", "f.cu")
     assert asked == [("0.6.3", wheels)] and found.root == root
     assert found.origin == "downloaded wheel"
+
+
+def test_nvcc_too_old(tmp_path: Path, generated_file: Callable[..., Path]) -> None:
+    old = tmp_path / "nvcc-12.4"
+    old.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.4, V12.4.131'\n")
+    old.chmod(0o755)
+    code, err = run(generated_file("0.6.3"), "--nvcc", old, "--cache-dir", tmp_path / "c")
+    assert code == 2
+    assert "nvcc too old" in err and "CUDA 12.4.131; sm_120a needs CUDA 12.8 or newer" in err
