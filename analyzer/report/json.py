@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cutlint.records import CheckResult, Diagnostic, InstantiationResult, Resources
+from cutlint.records import CheckResult, Diagnostic, Instantiation, InstantiationResult, Resources
 
 SCHEMA_VERSION = 1
 
@@ -24,9 +24,10 @@ def _finding(d: Diagnostic) -> dict[str, Any]:
     }
 
 
-def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
-    inst, res, m = r.instantiation, r.resources, r.instantiation.moe
-    out: dict[str, Any] = {
+def instantiation_fields(inst: Instantiation) -> dict[str, Any]:
+    """Where an instantiation is and what it says: the fields every JSON output shares."""
+    m = inst.moe
+    return {
         "path": inst.span.path,
         "line": inst.span.line,
         "column": inst.span.column,
@@ -44,6 +45,13 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         "cluster": [m.cluster.m, m.cluster.n, m.cluster.k] if m else None,
         "swap_ab": m.swap_ab if m else None,
         "mxfpx": m.mxfpx if m else None,
+    }
+
+
+def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
+    res = r.resources
+    out: dict[str, Any] = {
+        **instantiation_fields(r.instantiation),
         "verdict": r.verdict.value,
         "not_modeled": r.not_modeled.reason if r.not_modeled else None,
         "arch": res.arch.name if res else None,

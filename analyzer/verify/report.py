@@ -11,6 +11,7 @@ import json
 import os
 from typing import Any
 
+from cutlint.report.json import instantiation_fields
 from cutlint.verify.result import COMPARED, FileRun, Numbers, Status, Verified, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -200,24 +201,9 @@ def _numbers(n: Numbers | None) -> dict[str, int] | None:
 
 
 def _instantiation(v: Verified) -> dict[str, Any]:
-    inst, m, c = v.instantiation, v.instantiation.moe, v.compiler
+    c = v.compiler
     return {
-        "path": inst.span.path,
-        "line": inst.span.line,
-        "column": inst.span.column,
-        "end_line": inst.span.end_line,
-        "family": inst.family.value,
-        "name": inst.name,
-        "args": list(inst.args),
-        "arch_tag": m.arch_tag if m else None,
-        "act_type": m.act_type.value if m and m.act_type else None,
-        "weight_type": m.weight_type.value if m and m.weight_type else None,
-        "output_type": m.output_type.value if m and m.output_type else None,
-        "fusion": m.fusion.value if m and m.fusion else None,
-        "tile": [m.cta_tile.m, m.cta_tile.n, m.cta_tile.k] if m else None,
-        "cluster": [m.cluster.m, m.cluster.n, m.cluster.k] if m else None,
-        "swap_ab": m.swap_ab if m else None,
-        "mxfpx": m.mxfpx if m else None,
+        **instantiation_fields(v.instantiation),
         "flashinfer_version": v.flashinfer_version,
         "status": v.status.value,
         "agree": v.agree,
