@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.parse.problems import UNREADABLE_INPUT, problem
+from cutlint.parse.problems import NO_INSTANTIATIONS, UNREADABLE_INPUT, problem
 from cutlint.records import InputProblem
 
 
@@ -61,7 +61,16 @@ def expand(paths: Sequence[Path | str]) -> list[Entry]:
         if stat.S_ISDIR(st.st_mode):
             if path.rstrip(os.sep).endswith(".cu"):
                 out.append(Entry(path, _not_regular(path, st.st_mode)))  # and walked all the same
-            out.extend(_walk(path, st, seen))
+            found = list(_walk(path, st, seen))
+            if not found:
+                # A directory with no source at all is said out loud: `cutlint check wrong/dir`
+                # must not pass in silence.
+                found = [
+                    Entry(
+                        path, problem(NO_INSTANTIATIONS, path, "no `*.cu` file in this directory")
+                    )
+                ]
+            out.extend(found)
         elif not stat.S_ISREG(st.st_mode):
             out.append(Entry(path, _not_regular(path, st.st_mode)))
         elif (st.st_dev, st.st_ino) not in seen:

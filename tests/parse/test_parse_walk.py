@@ -119,3 +119,10 @@ def test_unreadable_inputs_do_not_stop_the_run(tmp_path: Path) -> None:
     results = parse_paths([tmp_path / "missing", tmp_path], jobs=1)
     assert [r.problems[0].code for r in results if r.problems] == ["CUT001", "CUT001"]
     assert sum(len(r.instantiations) for r in results) == 4
+
+
+def test_a_directory_without_sources_is_said_out_loud(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a source")
+    [only] = parse_paths([tmp_path])
+    assert [p.code for p in only.problems] == ["CUT006"]
+    assert "no `*.cu` file" in only.problems[0].message
