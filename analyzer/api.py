@@ -83,11 +83,18 @@ class CheckOptions:
 def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
     rule = rules[p.code]
     return Diagnostic(
-        rule=rule.id, name=rule.name, severity=rule.severity, path=p.path, line=p.line, message=p.message
+        rule=rule.id,
+        name=rule.name,
+        severity=rule.severity,
+        path=p.path,
+        line=p.line,
+        message=p.message,
     )
 
 
-def _not_modeled_diagnostic(inst: Instantiation, nm: NotModeled, rules: Mapping[str, Rule]) -> Diagnostic:
+def _not_modeled_diagnostic(
+    inst: Instantiation, nm: NotModeled, rules: Mapping[str, Rule]
+) -> Diagnostic:
     rule = next(r for r in rules.values() if r.kind is Kind.NOT_MODELED)
     return Diagnostic(
         rule=rule.id,
@@ -103,7 +110,9 @@ def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
     arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     version = parsed.flashinfer_version or options.flashinfer_version
     release = flashinfer_releases().get(version or "")
-    return ModelContext(arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release)
+    return ModelContext(
+        arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
+    )
 
 
 @dataclass(frozen=True)
@@ -134,7 +143,9 @@ def _judge(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> _Ju
         diag = _not_modeled_diagnostic(inst, modeled, rules)
         wanted = (diag,) if options.selection.wants(diag.rule) else ()
         return _Judgement(None, modeled, Verdict.NOT_MODELED, wanted)
-    resource_rules = [r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)]
+    resource_rules = [
+        r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)
+    ]
     diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
     return _Judgement(modeled, None, _verdict(diags, rules), tuple(diags))
 
@@ -151,7 +162,9 @@ def evaluate_instantiation(
     """Model one instantiation and run the resource rules on it."""
     if inst.guard is not None and not inst.guard.active:
         nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
-        return InstantiationResult(instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm)
+        return InstantiationResult(
+            instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
+        )
     key = (inst.family, inst.name, inst.moe, _context_key(ctx))
     judged = memo.get(key) if memo is not None else None
     if judged is None:
@@ -167,7 +180,12 @@ def evaluate_instantiation(
     )
 
 
-_VERDICT_PRIORITY = (Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.UNREACHABLE, Verdict.ZERO_SLACK)
+_VERDICT_PRIORITY = (
+    Verdict.FAILS_COMPILE,
+    Verdict.FAILS_INITIALIZE,
+    Verdict.UNREACHABLE,
+    Verdict.ZERO_SLACK,
+)
 
 
 def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
@@ -176,7 +194,9 @@ def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
     return next((v for v in _VERDICT_PRIORITY if v in implied), Verdict.FITS)
 
 
-def evaluate_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
+def evaluate_file(
+    parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None
+) -> FileResult:
     rules = rules_by_id()
     file_diags = [_input_diagnostic(p, rules) for p in parsed.problems]
     results: list[InstantiationResult] = []
@@ -251,7 +271,9 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
-    return [evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs]
+    return [
+        evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs
+    ]
 
 
 def worst_severity(result: CheckResult) -> Severity | None:
@@ -268,13 +290,17 @@ def resources_of(result: CheckResult) -> list[Resources]:
 # keeping them out of `import cutlint.api` keeps every check run's start-up as it was.
 
 
-def instantiation_at(path: Path | str, line: int, options: CheckOptions | None = None) -> InstantiationResult | None:
+def instantiation_at(
+    path: Path | str, line: int, options: CheckOptions | None = None
+) -> InstantiationResult | None:
     """The judged instantiation of `path` whose call covers `line` (its macro name's line, or
     any line up to its closing parenthesis), or None."""
     result = check([path], options)
     spans = [r for f in result.files for r in f.instantiations]
     exact = [r for r in spans if r.instantiation.span.line == line]
-    inside = [r for r in spans if r.instantiation.span.line <= line <= r.instantiation.span.end_line]
+    inside = [
+        r for r in spans if r.instantiation.span.line <= line <= r.instantiation.span.end_line
+    ]
     found = exact or inside
     return found[0] if found else None
 
@@ -287,7 +313,9 @@ def derivation(result: InstantiationResult) -> nx.DiGraph[str]:
     return build(result)
 
 
-def explain_log(log: Path | str, cache: Path | str, options: CheckOptions | None = None) -> LogExplanation:
+def explain_log(
+    log: Path | str, cache: Path | str, options: CheckOptions | None = None
+) -> LogExplanation:
     """Each distinct failure of an autotuner/launcher log, mapped to the instantiation it names
     in `cache` (a FlashInfer JIT cache directory, or any directory of generated files) and
     judged against cutlint's prediction. Raises cutlint.logs.LogReadError for an unreadable log."""
@@ -314,5 +342,7 @@ def pregen_flashinfer(
     from cutlint.pregen.run import pregen_flashinfer as run
 
     if root is None:
-        root, version = find_flashinfer(version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels")
+        root, version = find_flashinfer(
+            version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels"
+        )
     return run(root, version, arch, cutlass_version)

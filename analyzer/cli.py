@@ -65,7 +65,9 @@ def _usage_error(message: str) -> NoReturn:
 def exit_code(result: CheckResult, fail_on: str) -> int:
     rules = rules_by_id()
     diags = result.all_diagnostics()
-    if any(rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags):
+    if any(
+        rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags
+    ):
         return EXIT_USAGE
     if fail_on == "never":
         return EXIT_OK
@@ -79,7 +81,10 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
         try:
             arch_for(arch)
         except KeyError:
-            raise click.BadParameter(f"unknown arch {arch!r}; known: sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121", param_hint="--arch") from None
+            raise click.BadParameter(
+                f"unknown arch {arch!r}; known: sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121",
+                param_hint="--arch",
+            ) from None
     if cutlass_version is not None and not Path(cutlass_version).is_dir():
         try:
             parse_version(cutlass_version)
@@ -95,21 +100,74 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--arch", help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.")
-@click.option("--format", "fmt", type=click.Choice(sorted(REPORTERS)), default=None, help="Output format.  [default: text]")
-@click.option("--select", multiple=True, help="Only these rules (ids or prefixes, e.g. CUT1). Repeatable.")
+@click.option(
+    "--arch",
+    help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(REPORTERS)),
+    default=None,
+    help="Output format.  [default: text]",
+)
+@click.option(
+    "--select", multiple=True, help="Only these rules (ids or prefixes, e.g. CUT1). Repeatable."
+)
 @click.option("--ignore", multiple=True, help="Not these rules (ids or prefixes). Repeatable.")
-@click.option("-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE).")
-@click.option("-U", "undefine", multiple=True, help="Undefine a macro (default set: ENABLE_FP4, ENABLE_FP8, ENABLE_BF16).")
-@click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None, help="Lowest severity that makes the exit code 1.  [default: error]")
+@click.option(
+    "-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE)."
+)
+@click.option(
+    "-U",
+    "undefine",
+    multiple=True,
+    help="Undefine a macro (default set: ENABLE_FP4, ENABLE_FP8, ENABLE_BF16).",
+)
+@click.option(
+    "--cutlass-version",
+    help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default=None,
+    help="Lowest severity that makes the exit code 1.  [default: error]",
+)
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
-@click.option("--parse-timeout", type=click.FloatRange(min=0.1), default=20.0, show_default=True, envvar="CUTLINT_PARSE_TIMEOUT", help="Seconds one file may take in a parser worker before it is reported as CUT007.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), help="Read settings from this file (a pyproject.toml with [tool.cutlint], or a TOML file of those keys) instead of discovering pyproject.toml from the current directory upward.")
+@click.option(
+    "--parse-timeout",
+    type=click.FloatRange(min=0.1),
+    default=20.0,
+    show_default=True,
+    envvar="CUTLINT_PARSE_TIMEOUT",
+    help="Seconds one file may take in a parser worker before it is reported as CUT007.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read settings from this file (a pyproject.toml with [tool.cutlint], or a TOML file of those keys) instead of discovering pyproject.toml from the current directory upward.",
+)
 @click.option("--no-config", is_flag=True, help="Ignore every config file.")
-@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path, dir_okay=False), help="Leave out findings whose fingerprint is in this baseline file (they are counted as 'in baseline').")
-@click.option("--write-baseline", is_flag=True, help="Write the current findings' fingerprints to the --baseline file and exit 0.")
-@click.option("--root", "--sarif-root", "root", type=click.Path(path_type=Path, file_okay=False), help="Project root that SARIF/annotation paths and fingerprints are relative to. Default: the config file's directory, else the current directory.")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Leave out findings whose fingerprint is in this baseline file (they are counted as 'in baseline').",
+)
+@click.option(
+    "--write-baseline",
+    is_flag=True,
+    help="Write the current findings' fingerprints to the --baseline file and exit 0.",
+)
+@click.option(
+    "--root",
+    "--sarif-root",
+    "root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Project root that SARIF/annotation paths and fingerprints are relative to. Default: the config file's directory, else the current directory.",
+)
 def check(
     paths: tuple[Path, ...],
     arch: str | None,
@@ -142,7 +200,9 @@ def check(
         cutlass_version=cutlass_version or loaded.cutlass_version(),
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),
-        selection=api.Selection(select=select or cfg.select or (), ignore=ignore or cfg.ignore or ()),
+        selection=api.Selection(
+            select=select or cfg.select or (), ignore=ignore or cfg.ignore or ()
+        ),
         jobs=jobs,
         parse_timeout=parse_timeout,
         root=root or loaded.directory or Path.cwd(),
@@ -162,7 +222,9 @@ def check(
         assert baseline_path is not None
         written = baseline_file.from_result(result)
         baseline_file.write(written, baseline_path)
-        click.echo(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True)
+        click.echo(
+            f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True
+        )
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
@@ -175,26 +237,72 @@ def list_rules() -> None:
     """List every rule: id, name, severity, when it fails."""
     from tabulate import tabulate
 
-    rows = [[r.id, r.name, r.severity.value, r.fails_at.value, r.failure_class, r.doc.what.split(". ")[0]] for r in load_rules()]
+    rows = [
+        [
+            r.id,
+            r.name,
+            r.severity.value,
+            r.fails_at.value,
+            r.failure_class,
+            r.doc.what.split(". ")[0],
+        ]
+        for r in load_rules()
+    ]
     click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
 
 
 @main.command()
 @click.argument("target", required=False)
-@click.option("--log", "log_path", type=click.Path(path_type=Path, exists=True, dir_okay=False), help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain; needs --cache.")
-@click.option("--cache", "cache_dir", type=click.Path(path_type=Path, exists=True, file_okay=False), help="The generated files the log's paths point at: a FlashInfer JIT cache directory (e.g. ~/.cache/flashinfer/0.6.3).")
-@click.option("--arch", help="Target arch for FILE:LINE or a tactic (default: the file's, else sm_120).")
-@click.option("--act", default="e2m1", show_default=True, help="Tactic: activation (A) type: e2m1, e4m3, or a spelling such as SafeFP4.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain; needs --cache.",
+)
+@click.option(
+    "--cache",
+    "cache_dir",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="The generated files the log's paths point at: a FlashInfer JIT cache directory (e.g. ~/.cache/flashinfer/0.6.3).",
+)
+@click.option(
+    "--arch", help="Target arch for FILE:LINE or a tactic (default: the file's, else sm_120)."
+)
+@click.option(
+    "--act",
+    default="e2m1",
+    show_default=True,
+    help="Tactic: activation (A) type: e2m1, e4m3, or a spelling such as SafeFP4.",
+)
 @click.option("--weight", default="e2m1", show_default=True, help="Tactic: weight (B) type.")
-@click.option("--out", "out_type", default="bf16", show_default=True, help="Tactic: output (D) type: f16, bf16, half, __nv_bfloat16.")
+@click.option(
+    "--out",
+    "out_type",
+    default="bf16",
+    show_default=True,
+    help="Tactic: output (D) type: f16, bf16, half, __nv_bfloat16.",
+)
 @click.option("--tile", help="Tactic: CTA tile MxNxK in elements, e.g. 256x128x128.")
 @click.option("--cluster", default="1x1x1", show_default=True, help="Tactic: cluster MxNxK.")
-@click.option("--fusion", type=click.Choice(["NONE", "FINALIZE"], case_sensitive=False), default="NONE", show_default=True, help="Tactic: epilogue fusion.")
+@click.option(
+    "--fusion",
+    type=click.Choice(["NONE", "FINALIZE"], case_sensitive=False),
+    default="NONE",
+    show_default=True,
+    help="Tactic: epilogue fusion.",
+)
 @click.option("--swap-ab/--no-swap-ab", default=False, show_default=True, help="Tactic: SwapAB.")
 @click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir.")
-@click.option("--flashinfer-version", help="Tactic or FILE:LINE: the FlashInfer release (its CUTLASS and dispatch table).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--no-sources", is_flag=True, help="Derivation tree without the source line under each node.")
+@click.option(
+    "--flashinfer-version",
+    help="Tactic or FILE:LINE: the FlashInfer release (its CUTLASS and dispatch table).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--no-sources", is_flag=True, help="Derivation tree without the source line under each node."
+)
 def explain(
     target: str | None,
     log_path: Path | None,
@@ -220,7 +328,9 @@ def explain(
     _check_options(arch, cutlass_version)
     if log_path is not None:
         if cache_dir is None:
-            raise click.UsageError("--log needs --cache: the directory of generated files the log names")
+            raise click.UsageError(
+                "--log needs --cache: the directory of generated files the log names"
+            )
         sys.exit(_explain_log(log_path, cache_dir, fmt))
     if target is not None:
         by_key = {r.id: r for r in load_rules()} | {r.name: r for r in load_rules()}
@@ -230,15 +340,32 @@ def explain(
             return
         where = _file_line(target)
         if where is None:
-            raise click.BadParameter(f"no rule {target!r} (see `cutlint rules`) and not FILE:LINE", param_hint="TARGET")
-        options = api.CheckOptions(arch=arch, cutlass_version=cutlass_version, flashinfer_version=flashinfer_version)
+            raise click.BadParameter(
+                f"no rule {target!r} (see `cutlint rules`) and not FILE:LINE", param_hint="TARGET"
+            )
+        options = api.CheckOptions(
+            arch=arch, cutlass_version=cutlass_version, flashinfer_version=flashinfer_version
+        )
         result = api.instantiation_at(where[0], where[1], options)
         if result is None:
             _usage_error(f"{where[0]}:{where[1]}: no instantiation cutlint reads covers this line")
         sys.exit(_explain_result(result, fmt, not no_sources))
     if tile is None:
-        raise click.UsageError("give a rule, FILE:LINE, --log FILE --cache DIR, or a tactic (--tile MxNxK ...)")
-    spec = _tactic_spec(arch, act, weight, out_type, tile, cluster, fusion, swap_ab, cutlass_version, flashinfer_version)
+        raise click.UsageError(
+            "give a rule, FILE:LINE, --log FILE --cache DIR, or a tactic (--tile MxNxK ...)"
+        )
+    spec = _tactic_spec(
+        arch,
+        act,
+        weight,
+        out_type,
+        tile,
+        cluster,
+        fusion,
+        swap_ab,
+        cutlass_version,
+        flashinfer_version,
+    )
     sys.exit(_explain_result(api.validate_tactics([spec])[0], fmt, not no_sources))
 
 
@@ -249,7 +376,13 @@ def generate() -> None:
 
 @generate.command("flashinfer")
 @click.argument("version")
-@click.option("--out", type=click.Path(path_type=Path), default=Path.home() / ".cache", show_default=True, help="Base directory; files go under <out>/flashinfer/<version>/120a/generated/.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path.home() / ".cache",
+    show_default=True,
+    help="Base directory; files go under <out>/flashinfer/<version>/120a/generated/.",
+)
 @click.option("--sm", type=int, default=120, show_default=True)
 def generate_flashinfer(version: str, out: Path, sm: int) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
@@ -342,15 +475,41 @@ def pregen() -> None:
 
 
 @pregen.command("flashinfer")
-@click.option("--version", "fi_version", help="FlashInfer release; default: the installed flashinfer-python. Another release is fetched with pip download --no-deps.")
+@click.option(
+    "--version",
+    "fi_version",
+    help="FlashInfer release; default: the installed flashinfer-python. Another release is fetched with pip download --no-deps.",
+)
 @click.option("--arch", default="sm120", show_default=True, help="Target arch.")
-@click.option("--root", type=click.Path(path_type=Path, exists=True, file_okay=False), help="An unpacked FlashInfer tree (the directory holding flashinfer/) to use instead.")
-@click.option("--wheel-dir", type=click.Path(path_type=Path, file_okay=False), default=Path.home() / ".cache" / "cutlint-wheels", show_default=True, help="Where downloaded wheels are unpacked.")
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="An unpacked FlashInfer tree (the directory holding flashinfer/) to use instead.",
+)
+@click.option(
+    "--wheel-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path.home() / ".cache" / "cutlint-wheels",
+    show_default=True,
+    help="Where downloaded wheels are unpacked.",
+)
 @click.option("--cutlass-version", help="CUTLASS version or include dir (default: the release's).")
-@click.option("--emit-blocklist", "blocklist_path", type=click.Path(path_type=Path, dir_okay=False), help="Write FlashInfer's tactics-blocklist JSON (FLASHINFER_TACTICS_BLOCKLIST) for the failing tactics.")
-@click.option("--gpu", help="GPU name the blocklist applies to, as torch.cuda.get_device_name() prints it. Default: any GPU ('*').")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--all", "show_all", is_flag=True, help="List every operation, not only the failing ones.")
+@click.option(
+    "--emit-blocklist",
+    "blocklist_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write FlashInfer's tactics-blocklist JSON (FLASHINFER_TACTICS_BLOCKLIST) for the failing tactics.",
+)
+@click.option(
+    "--gpu",
+    help="GPU name the blocklist applies to, as torch.cuda.get_device_name() prints it. Default: any GPU ('*').",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--all", "show_all", is_flag=True, help="List every operation, not only the failing ones."
+)
 def pregen_flashinfer(
     fi_version: str | None,
     arch: str,
@@ -373,12 +532,20 @@ def pregen_flashinfer(
     try:
         if root is None:
             root, fi_version = find_flashinfer(fi_version, wheel_dir)
-        result = api.pregen_flashinfer(version=fi_version, arch=arch, root=root, cutlass_version=cutlass_version)
+        result = api.pregen_flashinfer(
+            version=fi_version, arch=arch, root=root, cutlass_version=cutlass_version
+        )
     except FlashInferError as e:
         _usage_error(str(e))
-    click.echo(render.render_json(result) if fmt == "json" else render.render_text(result, show_all), nl=False)
+    click.echo(
+        render.render_json(result) if fmt == "json" else render.render_text(result, show_all),
+        nl=False,
+    )
     if blocklist_path is not None:
         write_blocklist(result, root, blocklist_path, gpu)
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
-        click.echo(f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}", err=True)
+        click.echo(
+            f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",
+            err=True,
+        )
     sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)

@@ -20,12 +20,17 @@ def invoke(*args: str) -> Any:
 
 def test_errors_exit_1_and_fail_on_never_exits_0() -> None:
     assert invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1").exit_code == 1
-    assert invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1", "--fail-on", "never").exit_code == 0
+    assert (
+        invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1", "--fail-on", "never").exit_code
+        == 0
+    )
 
 
 def test_ignore_and_select() -> None:
     assert invoke("check", str(HEADLINE), "--ignore", "CUT101").exit_code == 0
-    out = invoke("check", str(HEADLINE), "--select", "CUT104", "--format", "json", "--fail-on", "warning")
+    out = invoke(
+        "check", str(HEADLINE), "--select", "CUT104", "--format", "json", "--fail-on", "warning"
+    )
     assert out.exit_code == 1
     rules = {f["rule"] for i in json.loads(out.output)["instantiations"] for f in i["findings"]}
     assert rules == {"CUT104"}
@@ -53,7 +58,10 @@ def test_json_has_schema_and_required_fields() -> None:
 
 def test_usage_errors_exit_2() -> None:
     assert CliRunner().invoke(main, ["check", str(HEADLINE), "--arch", "sm_99"]).exit_code == 2
-    assert CliRunner().invoke(main, ["check", str(HEADLINE), "--cutlass-version", "four"]).exit_code == 2
+    assert (
+        CliRunner().invoke(main, ["check", str(HEADLINE), "--cutlass-version", "four"]).exit_code
+        == 2
+    )
     assert CliRunner().invoke(main, ["check"]).exit_code == 2
 
 

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from cutlint.cli import main
 from cutlint.model import sm120_blockscaled as sm120
 from cutlint.model.layout import Block
-from cutlint.verify import nvcc_probe
+from cutlint.verify import nvcc_probe, probe_flags
 
 M256 = "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
 OPTIN = 101376  # sm_120 opt-in shared memory per block (DOMAIN.md section 3)
@@ -175,7 +175,7 @@ def test_cublas_shim_gives_the_real_headers_numbers(
     if not real or not (Path(real) / "cublasLt.h").is_file():
         pytest.skip("CUTLINT_CUBLAS_INCLUDE does not name a directory with the real cublasLt.h")
     monkeypatch.delenv(nvcc_probe.INCLUDE_ENV, raising=False)
-    monkeypatch.setattr(nvcc_probe, "_site_package_includes", list)
+    monkeypatch.setattr(probe_flags, "_site_package_includes", list)
     path, root = real_cache("0.6.3") / M256, flashinfer_root("0.6.3")
     with_real = nvcc_probe.run_probe(path, root, nvcc, tmp_path / "a", [Path(real)])
     with_shim = nvcc_probe.run_probe(path, root, nvcc, tmp_path / "b")

@@ -1,0 +1,178 @@
+"""The probe copy of FlashInfer's launcher ``.inl``: the real file, patched at four anchors.
+
+Everything up to ``using GemmGrouped = ...;`` is kept byte for byte; the run-time part after it
+becomes a call that prints the kernel's compile-time numbers; each macro expansion also registers
+a static object that calls the launcher once at program start. nvcc_probe's docstring has the
+reasons. The C++ that does the printing is probe_cpp/probe_helpers.hpp.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from cutlint.verify.macro_calls import MACRO_NAME
+from cutlint.verify.probe_records import ProbeError
+
+# C++ appended to the end of the patched launcher. Macro bodies are looked up where the macro
+# is expanded (the generated file, after this include), so helpers at the end are visible there.
+# Its bytes are part of the cache's probe method hash (cutlint.verify.cache): an edit, even to a
+# comment, invalidates every cached result.
+PROBE_HELPERS_CPP = "\n" + (  # the newline: a blank line after the launcher's own text
+    resources.files("cutlint.verify")
+    .joinpath("probe_cpp", "probe_helpers.hpp")
+    .read_text(encoding="utf-8")
+)
+
+
+# Patch anchors, in the order they must appear inside the macro body.
+# 2: the function the macro defines; its ##-pasted name is reused for the static registrar.
+ANCHOR_LAUNCHER_NAME = re.compile(
+    r"static\s+void\s*(?:\\\s*)?"
+    r"(tma_warp_specialized_generic_moe_gemm_kernelLauncher_[\w#]+)\s*\("
+)
+# 3: the last type definition; kept, with everything before it, byte for byte.
+ANCHOR_GEMM_GROUPED = re.compile(r"using\s+GemmGrouped\s*=[^;]*;[^\n]*\n")
+# 4: the end of the run-time part; kept, with everything after it.
+ANCHOR_FAST_BUILD_ELSE = re.compile(
+    r"^[ \t]*\}\s*else\s*\{\s*\\\s*\n\s*"
+    r'TLLM_THROW\(\s*"Configuration was disabled by FAST_BUILD"\s*\)\s*;',
+    flags=re.MULTILINE,
+)
+
+
+def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
+    if match is None:
+        raise ProbeError(f"patch anchor not found in {launcher}: {what}")
+    return match
+
+
+def _absolutize_includes(text: str, launcher_dir: Path) -> str:
+    """Make quoted includes that resolve next to the real launcher absolute.
+
+    The copy lives in another directory, so "../moe_tma_warp_specialized_traits.h" etc. would
+    otherwise stop resolving; pointing them at the very same files changes nothing else.
+    """
+
+    def fix(m: re.Match[str]) -> str:
+        target = (launcher_dir / m.group(2)).resolve()
+        return f'{m.group(1)}"{target}"' if target.is_file() else m.group(0)
+
+    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', fix, text, flags=re.MULTILINE)
+
+
+def _macro_span(text: str, launcher: Path) -> tuple[int, int]:
+    """Offsets of the #define of the macro up to the end of its last continuation line."""
+    m = _require(
+        re.search(rf"^[ \t]*#[ \t]*define[ \t]+{MACRO_NAME}[ \t]*\(", text, flags=re.MULTILINE),
+        f"#define {MACRO_NAME}(",
+        launcher,
+    )
+    pos = m.start()
+    while True:
+        eol = text.find("\n", pos)
+        if eol < 0:
+            return m.start(), len(text)
+        if not text[pos:eol].rstrip().endswith("\\"):
+            return m.start(), eol
+        pos = eol + 1
+
+
+def _macro_params(body: str, launcher: Path) -> list[str]:
+    m = _require(
+        re.search(rf"{MACRO_NAME}\s*\(([^)]*)\)", body), f"{MACRO_NAME} parameter list", launcher
+    )
+    params = [p.strip() for p in m.group(1).replace("\\", " ").split(",")]
+    if not all(re.fullmatch(r"\w+", p) for p in params):
+        raise ProbeError(f"unexpected {MACRO_NAME} parameter list in {launcher}: {params}")
+    return params
+
+
+def _probe_lines(params: Sequence[str]) -> list[str]:
+    """Macro-body lines (without trailing backslash) that report the kernel's numbers."""
+    arg_list = ", ".join(f"#{p}" for p in params)
+    return [
+        "      /* cutlint probe: the run-time part of the launcher is replaced by this report */",
+        f"      static const char* const cutlint_probe_args[] = {{{arg_list}}};",
+        "      ::cutlint_probe::report<GemmKernel, CollectiveMainloop, CollectiveEpilogue>(",
+        f"          __LINE__, cutlint_probe_args, {len(params)});",
+    ]
+
+
+def _registrar_lines(params: Sequence[str], launcher_name: str, swap_param: str) -> list[str]:
+    """Macro-body lines that call the launcher once at program start."""
+    arg_list = ", ".join(f"#{p}" for p in params)
+    return [
+        f"  static const char* const cutlint_probe_args_##{launcher_name}[] = {{{arg_list}}};",
+        f"  static const bool cutlint_probe_registered_##{launcher_name} = ::cutlint_probe::run(",
+        f"      &{launcher_name}, {swap_param}, __LINE__, cutlint_probe_args_##{launcher_name},",
+        f"      {len(params)});",
+    ]
+
+
+def _continued(lines: Sequence[str]) -> str:
+    return "".join(f"{line} \\\n" for line in lines)
+
+
+def patch_launcher(text: str, launcher: Path) -> str:
+    """Return the probe copy of the launcher .inl.
+
+    Anchors (all inside the macro, each must be found exactly where expected):
+      1. ``#define INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(params...)``
+      2. ``static void <launcher name with ##-pasted params>(`` -- the function the macro defines
+      3. ``using GemmGrouped = ...;`` after ``using GemmKernel``, ``CollectiveMainloop``,
+         ``CollectiveEpilogue``: the last type definition, kept with everything before it
+      4. ``} else {`` followed by ``TLLM_THROW("Configuration was disabled by FAST_BUILD");``:
+         the end of the run-time part, kept with everything after it
+    """
+    text = _absolutize_includes(text, launcher.parent)
+    start, end = _macro_span(text, launcher)
+    body = text[start:end]
+    params = _macro_params(body, launcher)
+    swap_param = params[-1]
+    if "SWAP" not in swap_param.upper():
+        raise ProbeError(f"last {MACRO_NAME} parameter is not SWAP_AB in {launcher}: {params}")
+
+    name_m = _require(
+        ANCHOR_LAUNCHER_NAME.search(body),
+        "static void tma_warp_specialized_generic_moe_gemm_kernelLauncher_##...(",
+        launcher,
+    )
+    launcher_name = name_m.group(1)
+
+    alias_m = _require(ANCHOR_GEMM_GROUPED.search(body), "using GemmGrouped = ...;", launcher)
+    for needed in ("GemmKernel", "CollectiveMainloop", "CollectiveEpilogue"):
+        if not re.search(rf"using\s+{needed}\s*=", body[: alias_m.start()]):
+            raise ProbeError(
+                f"patch anchor not found in {launcher}: using {needed} = ... before GemmGrouped"
+            )
+
+    tail_m = _require(
+        ANCHOR_FAST_BUILD_ELSE.search(body, alias_m.end()),
+        '} else { TLLM_THROW("Configuration was disabled by FAST_BUILD");',
+        launcher,
+    )
+    removed = body[alias_m.end() : tail_m.start()]
+    if "gemm.run" not in removed and ".run(" not in removed:
+        raise ProbeError(f"run-time part between anchors 3 and 4 looks wrong in {launcher}")
+
+    new_body = (
+        body[: alias_m.end()]
+        + _continued(_probe_lines(params))
+        + body[tail_m.start() :]
+        + " \\\n"
+        + _continued(_registrar_lines(params, launcher_name, swap_param)[:-1])
+        + _registrar_lines(params, launcher_name, swap_param)[-1]
+    )
+    return text[:start] + new_body + text[end:] + "\n" + PROBE_HELPERS_CPP
+
+
+__all__ = [
+    "ANCHOR_FAST_BUILD_ELSE",
+    "ANCHOR_GEMM_GROUPED",
+    "ANCHOR_LAUNCHER_NAME",
+    "PROBE_HELPERS_CPP",
+    "patch_launcher",
+]

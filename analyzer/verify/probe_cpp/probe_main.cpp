@@ -1,0 +1,2 @@
+// Everything happens in static initializers of the probed translation unit.
+int main() { return 0; }

@@ -1,0 +1,166 @@
+"""The probe's compile command: FlashInfer's JIT flags, its include layout, extra system headers.
+
+Mirrors what FlashInfer's own JIT build of the SM120 fused-MoE module passes, so the probe
+compiles the generated file exactly as a real build would (the sources are named beside each
+flag list).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cutlint.verify import cublas
+
+LAUNCHER_REL = Path(
+    "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
+)
+
+# The flags gen_cutlass_fused_moe_sm120_module() passes (flashinfer/jit/fused_moe.py), plus the
+# defaults gen_jit_spec()/build_cuda_cflags() add (flashinfer/jit/core.py, cpp_ext.py).
+# -Xfatbin/--compress-mode only affect the fatbin container and are left out.
+SM120_DEFINES: tuple[str, ...] = (
+    "-DCOMPILE_BLACKWELL_TMA_GEMMS",
+    "-DCOMPILE_BLACKWELL_SM120_TMA_GROUPED_GEMMS",
+    "-DENABLE_BF16",
+    "-DENABLE_FP8",
+    "-DENABLE_FP4",
+    "-DUSING_OSS_CUTLASS_MOE_GEMM",
+    "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
+)
+SM120_GENCODE = "-gencode=arch=compute_120a,code=sm_120a"
+JIT_DEFAULT_FLAGS: tuple[str, ...] = (
+    "-std=c++17",
+    "-use_fast_math",
+    "-DFLASHINFER_ENABLE_F16",
+    "-DFLASHINFER_ENABLE_BF16",
+    "-DFLASHINFER_ENABLE_FP8_E4M3",
+    "-DFLASHINFER_ENABLE_FP8_E5M2",
+    "-DNDEBUG",
+    "-O3",
+    # torch's ABI flag; 1 is what current torch wheels and gcc both default to.
+    "-D_GLIBCXX_USE_CXX11_ABI=1",
+    "--compiler-options=-fPIC",
+    "--expt-relaxed-constexpr",
+    "-static-global-template-stub=false",
+)
+# Host helpers of TensorRT-LLM that the kept part of the launcher references (TLLM_CHECK /
+# TLLM_THROW build a TllmException, which formats with fmtstr). FlashInfer links the same files.
+SUPPORT_SOURCES: tuple[str, ...] = (
+    "cpp/common/tllmException.cpp",
+    "cpp/common/stringUtils.cpp",
+    "cpp/common/logger.cpp",
+)
+
+
+@dataclass(frozen=True)
+class FlashInferTree:
+    """Paths inside an unpacked flashinfer-python wheel (root contains flashinfer/data)."""
+
+    root: Path
+
+    @property
+    def data(self) -> Path:
+        return self.root / "flashinfer" / "data"
+
+    @property
+    def nv_internal(self) -> Path:
+        return self.data / "csrc" / "nv_internal"
+
+    @property
+    def launcher(self) -> Path:
+        return self.nv_internal / LAUNCHER_REL
+
+    def include_flags(self, overlay: Path, generated_dir: Path) -> list[str]:
+        """Include paths in the order gen_cutlass_fused_moe_module()/build_common_cflags() use."""
+        nv = self.nv_internal
+        flags = [f"-I{overlay}"]  # the probe copy of the launcher must win
+        for d in (
+            nv,
+            nv / "include",
+            nv / "tensorrt_llm" / "cutlass_extensions" / "include",
+            nv / "tensorrt_llm" / "kernels" / "cutlass_kernels" / "include",
+            nv / "tensorrt_llm" / "kernels" / "cutlass_kernels",
+            generated_dir,
+        ):
+            flags.append(f"-I{d}")
+        # 0.7.x vendors CCCL with -I so it beats the toolkit's copy; 0.6.x uses the toolkit's.
+        cccl = self.data / "cccl"
+        for d in (cccl / "cub", cccl / "libcudacxx" / "include", cccl / "thrust"):
+            if d.is_dir():
+                flags.append(f"-I{d}")
+        for d in (
+            self.data / "include",
+            self.data / "csrc",
+            self.data / "cutlass" / "include",
+            self.data / "cutlass" / "tools" / "util" / "include",
+            self.data / "spdlog" / "include",
+        ):
+            if d.is_dir():
+                flags += ["-isystem", str(d)]
+        return flags
+
+
+# cudaUtils.h (included by the launcher) includes <cublasLt.h> and <cublas_v2.h> for an
+# error-string helper. A CUDA install without cuBLAS (like a bare nvcc) lacks them; the pip wheel
+# nvidia-cublas ships them under nvidia/cu13/include. They declare nothing CUTLASS uses: when the
+# compiler finds none, the probe uses cutlint's minimal shim (cutlint.verify.cublas).
+CUBLAS_HEADER = cublas.HEADERS[0]
+INCLUDE_ENV = "CUTLINT_PROBE_INCLUDE"  # extra -isystem dirs, os.pathsep-separated
+
+
+def _site_package_includes() -> list[Path]:
+    roots = [Path(p) for p in sys.path if p and Path(p).is_dir()]
+    return [r / "nvidia" / sub / "include" for r in roots for sub in ("cu13", "cublas", "cu12")]
+
+
+def extra_system_includes(nvcc: str, extra: Sequence[Path] = ()) -> list[Path]:
+    """Directories to add with -isystem: the caller's, $CUTLINT_PROBE_INCLUDE, and the cuBLAS
+    header directory of an installed nvidia-cublas wheel, if there is one. Whether the compiler
+    then finds real cuBLAS headers is asked of the compiler itself (cublas.find_real_headers)."""
+    dirs = [Path(d) for d in extra]
+    dirs += [Path(d) for d in os.environ.get(INCLUDE_ENV, "").split(os.pathsep) if d]
+    if not any((d / CUBLAS_HEADER).is_file() for d in dirs):
+        wheel = next((d for d in _site_package_includes() if (d / CUBLAS_HEADER).is_file()), None)
+        if wheel is not None:
+            dirs.append(wheel)
+    return dirs
+
+
+def compile_flags(
+    tree: FlashInferTree, overlay: Path, generated_dir: Path, system_includes: Sequence[Path] = ()
+) -> list[str]:
+    flags = [*JIT_DEFAULT_FLAGS, *tree.include_flags(overlay, generated_dir)]
+    for d in system_includes:
+        flags += ["-isystem", str(d)]
+    return [*flags, *SM120_DEFINES, SM120_GENCODE]
+
+
+def search_flags(flags: Sequence[str]) -> list[str]:
+    """The -I / -isystem part of a compile command, for asking the preprocessor alone."""
+    out: list[str] = []
+    it = iter(flags)
+    for flag in it:
+        if flag.startswith("-I"):
+            out.append(flag)
+        elif flag == "-isystem":
+            out += [flag, next(it)]
+    return out
+
+
+__all__ = [
+    "CUBLAS_HEADER",
+    "INCLUDE_ENV",
+    "JIT_DEFAULT_FLAGS",
+    "LAUNCHER_REL",
+    "SM120_DEFINES",
+    "SM120_GENCODE",
+    "SUPPORT_SOURCES",
+    "FlashInferTree",
+    "compile_flags",
+    "extra_system_includes",
+    "search_flags",
+]
