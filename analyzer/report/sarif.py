@@ -25,7 +25,19 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-PROJECT_URL = "https://github.com/cutlint/cutlint"
+def _project_url() -> str:
+    """`[project.urls] Homepage` of pyproject.toml, as the installed metadata carries it."""
+    try:
+        for entry in metadata.metadata("cutlint").get_all("Project-URL") or []:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() == "homepage":
+                return url.strip()
+    except metadata.PackageNotFoundError:
+        pass
+    return "https://github.com/cutlint/cutlint"
+
+
+PROJECT_URL = _project_url()
 """Where the tool and its rule pages live (`informationUri`, each rule's `helpUri`)."""
 SRCROOT = "SRCROOT"
 FINGERPRINT_KEY = "cutlint/v1"
