@@ -14,10 +14,12 @@ from cutlint.records import ArchLimits
 def arches() -> dict[str, ArchLimits]:
     with resources.files("cutlint.model").joinpath("data", "arches.toml").open("rb") as f:
         data = tomllib.load(f)
-    return {
-        name: ArchLimits(name=name, runs_kernels_of=tuple(d.pop("runs_kernels_of")), **d)
-        for name, d in data.items()
-    }
+    common = data.pop("common_sources")
+    out: dict[str, ArchLimits] = {}
+    for name, d in data.items():
+        d["sources"] = common | d.get("sources", {})
+        out[name] = ArchLimits(name=name, runs_kernels_of=tuple(d.pop("runs_kernels_of")), **d)
+    return out
 
 
 def arch_for(spec: str | int) -> ArchLimits:
