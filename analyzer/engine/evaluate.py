@@ -23,6 +23,19 @@ def _value(operand: Operand, facts: Facts) -> int | bool | str:
     return facts[operand.metric] if isinstance(operand, MetricRef) else operand
 
 
+def metrics_named(cond: Condition) -> list[str]:
+    """Every metric a condition reads, in order (the loader checks them, explain draws them)."""
+    if isinstance(cond, Compare):
+        extra = [cond.operand.metric] if isinstance(cond.operand, MetricRef) else []
+        return [cond.metric, *extra]
+    if isinstance(cond, All):
+        return [m for c in cond.all for m in metrics_named(c)]
+    if isinstance(cond, Any_):
+        return [m for c in cond.any for m in metrics_named(c)]
+    assert isinstance(cond, Not)
+    return metrics_named(cond.not_)
+
+
 def holds(cond: Condition, facts: Facts) -> bool:
     if isinstance(cond, Compare):
         left, right = facts[cond.metric], _value(cond.operand, facts)

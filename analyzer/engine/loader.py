@@ -9,9 +9,9 @@ from importlib.resources.abc import Traversable
 
 from pydantic import ValidationError
 
-from cutlint.engine.evaluate import TEMPLATE_FIELD
+from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
 from cutlint.engine.facts import METRICS
-from cutlint.engine.schema import All, Any_, Compare, Condition, MetricRef, Not, Rule
+from cutlint.engine.schema import Rule
 
 
 class RuleFileError(Exception):
@@ -24,20 +24,6 @@ def _rule_files() -> list[Traversable]:
     return sorted((f for f in files if f.name.endswith(".toml")), key=lambda f: f.name)
 
 
-def _metrics_named(cond: Condition) -> list[str]:
-    if isinstance(cond, Compare):
-        named = [cond.metric]
-        if isinstance(cond.operand, MetricRef):
-            named.append(cond.operand.metric)
-        return named
-    if isinstance(cond, All):
-        return [m for c in cond.all for m in _metrics_named(c)]
-    if isinstance(cond, Any_):
-        return [m for c in cond.any for m in _metrics_named(c)]
-    assert isinstance(cond, Not)
-    return _metrics_named(cond.not_)
-
-
 def parse_rule(name: str, text: str) -> Rule:
     try:
         rule = Rule.model_validate(tomllib.loads(text))
@@ -45,7 +31,7 @@ def parse_rule(name: str, text: str) -> Rule:
         raise RuleFileError(f"{name}: {e}") from e
     if not name.startswith(f"{rule.id}-{rule.name}."):
         raise RuleFileError(f"{name}: file name must be {rule.id}-{rule.name}.toml")
-    named = _metrics_named(rule.when) if rule.when else []
+    named = metrics_named(rule.when) if rule.when else []
     for template in (rule.message, rule.why or "", rule.fix or ""):
         named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
     unknown = sorted({m for m in named if m not in METRICS})

@@ -19,10 +19,9 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from cutlint.engine.evaluate import TEMPLATE_FIELD
+from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
 from cutlint.engine.facts import METRICS, Facts, facts_for
 from cutlint.engine.loader import rules_by_id
-from cutlint.engine.schema import All, Any_, Compare, Condition, MetricRef, Not
 from cutlint.records import InstantiationResult, Region, Resources
 
 LAUNCHER = "launcher moe_gemm_tma_ws_launcher.inl"
@@ -93,18 +92,6 @@ METRIC_INPUTS: dict[str, tuple[str, ...]] = {
     "smem.mainloop": ("layout.tensors",),
     "smem.epilogue": ("builder.carveout",),
 }
-
-
-def _metrics(cond: Condition) -> list[str]:
-    if isinstance(cond, Compare):
-        extra = [cond.operand.metric] if isinstance(cond.operand, MetricRef) else []
-        return [cond.metric, *extra]
-    if isinstance(cond, All):
-        return [m for c in cond.all for m in _metrics(c)]
-    if isinstance(cond, Any_):
-        return [m for c in cond.any for m in _metrics(c)]
-    assert isinstance(cond, Not)
-    return _metrics(cond.not_)
 
 
 def _add(
@@ -282,7 +269,7 @@ def _findings(g: nx.DiGraph[str], r: InstantiationResult, res: Resources) -> lis
     out = []
     for d in r.diagnostics:
         rule = rules[d.rule]
-        named = _metrics(rule.when) if rule.when else []
+        named = metrics_named(rule.when) if rule.when else []
         for template in (rule.message, rule.why or "", rule.fix or ""):
             named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
         deps: list[str] = []
