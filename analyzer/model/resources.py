@@ -15,7 +15,6 @@ from cutlint.model.versions import CutlassModel, FlashInferRelease, format_versi
 from cutlint.records import (
     ArchLimits,
     ElementType,
-    EpilogueTile,
     Family,
     Fusion,
     Instantiation,
@@ -149,20 +148,5 @@ def _resources(a: MoeGemmArgs, t: sm120.Tactic, ctx: ModelContext) -> Resources:
         tma_descriptors=sm120.TMA_DESCRIPTORS,
         dispatch_supported=_dispatch_supported(a, ctx),
         variants=_variants(t, ctx),
-        epilogue=_epilogue_tile(t, ctx),
-    )
-
-
-def _epilogue_tile(t: sm120.Tactic, ctx: ModelContext) -> EpilogueTile:
-    """The epilogue builder's choices, recorded so that explanations need not re-run the model."""
-    e = sm120.epilogue_shape(t, ctx.cutlass)
-    return EpilogueTile(
-        m=e.tile_m,
-        n=e.tile_n,
-        stages_c=e.stages_c,
-        stages_d=e.stages_d,
-        reuse_smem_c=e.reuse_smem_c,
-        swizzle_align=e.swizzle_align,
-        source=f"{sm120.EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto), "
-        "sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)",
+        epilogue=sm120.epilogue_shape(t, ctx.cutlass),
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from cutlint.model.layout import Block, array, empty, round_up, struct, union
 from cutlint.model.versions import CutlassModel
-from cutlint.records import ElementType, Fusion, Shape3, StageCount, StageTerm
+from cutlint.records import ElementType, EpilogueTile, Fusion, Shape3, StageCount, StageTerm
 
 ML = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
 MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
@@ -212,17 +212,7 @@ def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
 # --- epilogue ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EpilogueShape:
-    tile_m: int
-    tile_n: int
-    stages_c: int
-    stages_d: int
-    reuse_smem_c: bool
-    swizzle_align: int
-
-
-def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueShape:
+def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
     """EB: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
     sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
     m, n = t.tile.m, t.tile.n
@@ -236,7 +226,16 @@ def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueShape:
     # ElementD on SM120); ElementD is void with FINALIZE, so ReuseSmem needs NONE.
     reuse = t.fusion is Fusion.NONE and t.output_bits > 8
     stages_c = max(min(epi_tiles, 2), stages_d + 1) if reuse else stages_d
-    return EpilogueShape(epi_m, epi_n, stages_c, stages_d, reuse, _swizzle_align(t, epi_m, epi_n))
+    return EpilogueTile(
+        m=epi_m,
+        n=epi_n,
+        stages_c=stages_c,
+        stages_d=stages_d,
+        reuse_smem_c=reuse,
+        swizzle_align=_swizzle_align(t, epi_m, epi_n),
+        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto), "
+        "sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)",
+    )
 
 
 def _swizzle_align(t: Tactic, epi_m: int, epi_n: int) -> int:
@@ -281,7 +280,7 @@ def _fusion_storage(t: Tactic) -> Block:
 
 def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     e = epilogue_shape(t, cutlass)
-    tile_bytes = e.tile_m * e.tile_n * t.output_bits // 8
+    tile_bytes = e.m * e.n * t.output_bits // 8
     if e.reuse_smem_c:
         collective = union(
             "collective",
