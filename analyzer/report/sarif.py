@@ -31,7 +31,7 @@ def _project_url() -> str:
         for entry in metadata.metadata("cutlint").get_all("Project-URL") or []:
             label, _, url = entry.partition(",")
             if label.strip().lower() == "homepage":
-                return url.strip()
+                return str(url).strip()
     except metadata.PackageNotFoundError:
         pass
     return "https://github.com/cutlint/cutlint"
