@@ -129,6 +129,17 @@ def summary(result: CheckResult) -> str:
         }
     )
     notes = [f"CUTLASS {v}: {origin}" for v, origin in versions]
+    targets = sorted(
+        {
+            (r.resources.arch.name, r.resources.arch.parts, r.resources.arch.smem_optin)
+            for r in rows
+            if r.resources
+        }
+    )
+    notes += [
+        f"target {name} ({parts}): {optin:,} B opt-in shared memory per block"
+        for name, parts, optin in targets
+    ]
     return "\n".join([line, *notes])
 
 
