@@ -3,8 +3,10 @@ and its file. (Hypothesis shrinks a failure to the smallest mutation that shows 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,17 +14,22 @@ from cutlint.parse import PROBLEM_NAMES, Limits, parse_paths, parse_source
 from cutlint.records import ParsedFile
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
-_REAL = [
-    Path(
-        "/work/dl/gen072/gemm_grouped/120/cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"
-    ),
-    Path(
-        "/work/dl/gen072/gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group0.generated.cu"
-    ),
-    Path("/work/dl/gen072/gemm/90/cutlass_kernel_file_gemm_sm90_M64_group0.generated.cu"),
-]
-# The real generator's files when they are on this machine, the hand-written ones always.
-SEEDS = [p.read_bytes() for p in [*_REAL, *sorted(FIXTURES.rglob("*.cu"))] if p.is_file()]
+HAND_WRITTEN = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.cu"))]
+REAL_FILES = (
+    "gemm_grouped/120/cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu",
+    "gemm_grouped/80/cutlass_kernel_file_gemm_grouped_sm80_M16_group0.generated.cu",
+    "gemm/90/cutlass_kernel_file_gemm_sm90_M64_group0.generated.cu",
+)
+
+
+@pytest.fixture(scope="session")
+def seeds(generated_cache: Callable[[str], Path]) -> list[bytes]:
+    """The real generator's files (FlashInfer 0.7.2.post1, written at test time), and the
+    hand-written fixtures."""
+    root = generated_cache("0.7.2.post1")
+    return [(root / name).read_bytes() for name in REAL_FILES] + HAND_WRITTEN
+
+
 # Bytes that change structure most: brackets, separators, directive and comment openers, quotes,
 # a NUL, an invalid UTF-8 byte, and the macro name itself.
 INTERESTING = [b"(", b")", b",", b";", b"<", b">", b"#", b"#if 0\n", b"#endif\n", b"/*", b"*/", b"//",
@@ -31,8 +38,8 @@ INTERESTING = [b"(", b")", b",", b";", b"<", b">", b"#", b"#if 0\n", b"#endif\n"
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> bytes:
-    text = draw(st.sampled_from(SEEDS))
+def mutated(draw: st.DrawFn, seeds: list[bytes]) -> bytes:
+    text = draw(st.sampled_from(seeds))
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(text)))
         op = draw(st.sampled_from(["truncate", "insert", "duplicate", "delete"]))
@@ -62,8 +69,9 @@ def check(parsed: ParsedFile, path: str) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated())
-def test_mutations_in_process(text: bytes) -> None:
+@given(data=st.data())
+def test_mutations_in_process(seeds: list[bytes], data: st.DataObject) -> None:
+    text = data.draw(mutated(seeds))
     check(parse_source("mutated.cu", text), "mutated.cu")
 
 
@@ -72,8 +80,11 @@ def test_mutations_in_process(text: bytes) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(st.lists(mutated(), min_size=1, max_size=4))
-def test_mutations_through_workers(tmp_path_factory: object, texts: list[bytes]) -> None:
+@given(data=st.data())
+def test_mutations_through_workers(
+    tmp_path_factory: object, seeds: list[bytes], data: st.DataObject
+) -> None:
+    texts = data.draw(st.lists(mutated(seeds), min_size=1, max_size=4))
     directory = tmp_path_factory.mktemp("mutated")  # type: ignore[attr-defined]
     paths = []
     for i, text in enumerate(texts):
