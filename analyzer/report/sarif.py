@@ -25,6 +25,8 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
+
+
 def _project_url() -> str:
     """`[project.urls] Homepage` of pyproject.toml, as the installed metadata carries it."""
     try:

@@ -18,7 +18,7 @@ from cutlint.verify.headers import SetupError
 from cutlint.verify.nvcc_probe import ProbeError
 from cutlint.verify.report import RENDERERS
 from cutlint.verify.result import Status, VerifyResult
-from cutlint.verify.run import VerifyOptions, verify
+from cutlint.verify.run import BACKENDS, VerifyOptions, verify
 
 EXIT_OK, EXIT_DISAGREE, EXIT_USAGE = 0, 1, 2
 
@@ -55,6 +55,14 @@ def _say(message: str) -> None:
     is_flag=True,
     help="Fetch missing flashinfer-python wheels (pip download --no-deps) into <cache>/wheels.",
 )
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="nvcc",
+    show_default=True,
+    help="Who answers: nvcc (compile and run the probe) or libclang (clang's record layout of "
+    "the same types, no nvcc run; needs the CUDA toolkit's headers and the libclang-ng package).",
+)
 @click.option("--nvcc", help="The nvcc to ask. Default: nvcc on PATH, then $CUDA_HOME/bin/nvcc.")
 @click.option(
     "--jobs",
@@ -88,6 +96,7 @@ def verify_command(
     paths: tuple[Path, ...],
     headers: tuple[Path, ...],
     download: bool,
+    backend: str,
     nvcc: str | None,
     jobs: int,
     fmt: str,
@@ -112,6 +121,7 @@ def verify_command(
         use_cache=not no_cache,
         download=download,
         keep_build=keep_build,
+        backend=backend,
     )
     try:
         result = verify(

@@ -15,6 +15,8 @@ from cutlint.report.json import instantiation_fields
 from cutlint.verify.result import COMPARED, FileRun, Numbers, Status, Verified, VerifyResult
 
 SCHEMA_VERSION = 1
+# How each backend (`cutlint verify --backend`) obtains the compiler's numbers.
+METHODS = {"nvcc": "host-only probe", "libclang": "libclang record layout, no nvcc"}
 
 # --- text --------------------------------------------------------------------------------------
 
@@ -156,7 +158,7 @@ def summary(result: VerifyResult) -> str:
     agree, disagree = result.count(Status.AGREE), result.count(Status.DISAGREE)
     compiled = [f for f in result.files if f.compiled]
     line = (
-        f"{agree} of {result.compared} compared instantiations agree with nvcc {result.nvcc} "
+        f"{agree} of {result.compared} compared instantiations agree with {result.backend} {result.nvcc} "
         f"(stages, SharedStorageSize, mainloop and epilogue SharedStorage, MaxThreadsPerBlock); "
         f"{disagree} disagree; {result.count(Status.NOT_MODELED)} not modeled, "
         f"{result.count(Status.NO_BACKEND)} without a compiler backend, "
@@ -229,7 +231,11 @@ def to_data(result: VerifyResult) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
         "command": "verify",
-        "compiler": {"name": "nvcc", "version": result.nvcc, "method": "host-only probe"},
+        "compiler": {
+            "name": result.backend,
+            "version": result.nvcc,
+            "method": METHODS.get(result.backend, result.backend),
+        },
         "files": [f.model_dump() for f in result.files],
         "instantiations": [_instantiation(v) for v in result.instantiations],
         "input_diagnostics": [d.model_dump(mode="json") for d in result.input_diagnostics],

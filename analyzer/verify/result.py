@@ -124,7 +124,10 @@ class FileRun(_Record):
 class VerifyResult(_Record):
     instantiations: tuple[Verified, ...]
     files: tuple[FileRun, ...]
-    nvcc: str | None = Field(default=None, description="`nvcc --version` release, e.g. 13.0.88")
+    nvcc: str | None = Field(
+        default=None, description="the backend's release: `nvcc --version`'s, e.g. 13.0.88"
+    )
+    backend: str = Field(default="nvcc", description="`nvcc` (compile and run) or `libclang`")
     input_diagnostics: tuple[Diagnostic, ...] = Field(
         default=(), description="check's file-level diagnostics: input that could not be read"
     )

@@ -47,6 +47,7 @@ from cutlint.verify.result import (
 )
 
 Say = Callable[[str], None]
+BACKENDS = ("nvcc", "libclang")
 PROBED_ARCH_TAGS = ("Sm120",)
 """Arch tags the nvcc probe builds with its flags (FlashInfer's SM120 module flags)."""
 
@@ -64,6 +65,8 @@ class VerifyOptions:
     download: bool = False
     keep_build: bool = False
     extra_include_dirs: tuple[Path, ...] = field(default_factory=tuple)
+    backend: str = "nvcc"
+    """`--backend`: BACKENDS; `libclang` reads clang's record layout and needs no nvcc."""
 
 
 def _arch_tag(inst: Instantiation) -> str:
@@ -154,6 +157,10 @@ def _from_cache(job: _FileJob, cache: ResultCache) -> bool:
 def _probe(
     job: _FileJob, nvcc: Nvcc, options: VerifyOptions, build: Path, log: Say | None
 ) -> ProbeRun:
+    if options.backend == "libclang":
+        from cutlint.verify import libclang_layout  # loads the clang bindings only when asked
+
+        return libclang_layout.run_layout(Path(job.result.path), job.headers.root, build, log=log)
     return run_probe(
         Path(job.result.path),
         job.headers.root,
@@ -273,7 +280,8 @@ def _compile(
     """Probe `todo`, `options.jobs` files at a time; one progress line per file done."""
     if todo and progress is not None:
         progress(
-            f"compiling {len(todo)} file(s) with nvcc {nvcc.release}, {options.jobs} at a time"
+            f"compiling {len(todo)} file(s) with {options.backend} {nvcc.release}, "
+            f"{options.jobs} at a time"
         )
     build = cache.root.parent / "build"
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
@@ -302,6 +310,22 @@ def _file_run(job: _FileJob) -> FileRun:
     )
 
 
+def _backend(options: VerifyOptions) -> Nvcc:
+    """The backend as an Nvcc record: its version text keys the cache, so the two backends'
+    answers are cached apart. The libclang backend runs no nvcc at all."""
+    if options.backend == "nvcc":
+        return find_nvcc(options.nvcc)
+    if options.backend != "libclang":
+        raise SetupError(f"unknown backend {options.backend!r}: one of {', '.join(BACKENDS)}")
+    from cutlint.verify import libclang_layout
+
+    try:
+        libclang_layout.cindex()  # only to fail here, before any parse
+    except ImportError as e:
+        raise SetupError(f"the libclang backend needs the clang bindings (libclang-ng): {e}") from e
+    return Nvcc(path="", version_text=libclang_layout.method_text())
+
+
 def verify(
     paths: Sequence[Path | str],
     options: VerifyOptions | None = None,
@@ -313,7 +337,7 @@ def verify(
     t0 = time.monotonic()
     options = options or VerifyOptions()
     base = options.cache_dir or default_cache_dir()
-    nvcc = find_nvcc(options.nvcc)
+    nvcc = _backend(options)
     search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
     checked = _check(paths, search, options.jobs)
     jobs, missing = _plan(checked.files, search, nvcc)
@@ -324,7 +348,8 @@ def verify(
     if log is not None:
         for job in jobs:
             log(f"{job.result.path}: {job.headers.label} ({job.headers.origin} {job.headers.root})")
-        log(f"nvcc {nvcc.release} ({nvcc.path}); cache {cache.root}")
+        where = f" ({nvcc.path})" if nvcc.path else ""
+        log(f"{options.backend} {nvcc.release}{where}; cache {cache.root}")
         log(f"{len(jobs) - len(todo)} of {len(jobs)} file(s) in the cache")
     _compile(todo, nvcc, options, cache, progress, log)
 
@@ -341,6 +366,7 @@ def verify(
         instantiations=tuple(verified),
         files=tuple(sorted((_file_run(j) for j in jobs), key=lambda f: f.path)),
         nvcc=nvcc.release,
+        backend=options.backend,
         input_diagnostics=tuple(d for f in checked.files for d in f.diagnostics),
         seconds=round(time.monotonic() - t0, 1),
     )
