@@ -191,7 +191,8 @@ def render_text(result: VerifyResult) -> str:
         if all(v.status in _NOT_ASKED for v in rows):
             blocks.append("\n".join([heading, *_collapsed(rows)]))
             continue
-        blocks.append("\n".join([heading, table([_row(v) for v in rows], HEADERS), *_notes(rows)]))
+        headers = [h.replace("/ nvcc", f"/ {result.backend}") for h in HEADERS]
+        blocks.append("\n".join([heading, table([_row(v) for v in rows], headers), *_notes(rows)]))
     return "\n\n".join([*blocks, summary(result)]) + "\n"
 
 
