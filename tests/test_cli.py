@@ -36,12 +36,31 @@ def test_ignore_and_select() -> None:
     assert rules == {"CUT104"}
 
 
-def test_fail_on_warning_counts_warnings() -> None:
+def test_unknown_release_keeps_the_dispatch_rule_quiet() -> None:
+    """The path does not name the FlashInfer release, so its dispatch table is unknown: CUT202
+    says nothing rather than guess (no false positives)."""
     dispatched = FIXTURES / "launch" / "CUT202-tile-not-dispatched.cu"
     assert invoke("check", str(dispatched)).exit_code == 0
-    # the path does not name the FlashInfer release, so the dispatch table is unknown: quiet
     data = json.loads(invoke("check", str(dispatched), "--format", "json").output)
     assert data["summary"]["findings_by_rule"] == {}
+
+
+def test_fail_on_warning_counts_warnings(tmp_path: Path) -> None:
+    """The same file in a FlashInfer 0.6.3 cache: CUT202 is a warning, so only --fail-on
+    warning turns it into exit 1."""
+    cache = (
+        tmp_path / "flashinfer" / "0.6.3" / "120a" / "generated" / "cutlass_instantiations" / "120"
+    )
+    target = (
+        cache
+        / "gemm_grouped"
+        / "120"
+        / "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
+    )
+    target.parent.mkdir(parents=True)
+    target.write_text((FIXTURES / "launch" / "CUT202-tile-not-dispatched.cu").read_text())
+    assert invoke("check", str(target)).exit_code == 0
+    assert invoke("check", str(target), "--fail-on", "warning").exit_code == 1
 
 
 def test_json_has_schema_and_required_fields() -> None:
