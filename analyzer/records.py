@@ -181,6 +181,25 @@ class EpilogueTile(Record):
     source: str
 
 
+class RegisterPlan(Record):
+    """How the kernel divides the register file between its warp groups (setmaxnreg)."""
+
+    accumulator_registers: int = Field(
+        description="RegsPerThread: accumulator registers per MMA thread"
+    )
+    reconfigured: bool = Field(description="whether the load / MMA warp groups call setmaxnreg")
+    load_warpgroup_registers: int | None = Field(
+        description="LoadRegisterRequirement, when reconfigured"
+    )
+    mma_warpgroup_registers: int | None = Field(
+        description="MmaRegisterRequirement, when reconfigured"
+    )
+    block_registers: int | None = Field(
+        description="registers the block holds after the split, when reconfigured"
+    )
+    source: str
+
+
 class SmemLayout(Record):
     """The kernel's `SharedStorage` as the compiler lays it out."""
 
@@ -225,6 +244,9 @@ class Resources(Record):
     layout: SmemLayout
     max_threads_per_block: int
     tma_descriptors: int = Field(description="TMA descriptors (tensormaps) in shared memory")
+    registers: RegisterPlan | None = Field(
+        default=None, description="the warp groups' register split"
+    )
     dispatch_supported: bool = Field(
         description="whether the launcher's SM120 dispatch accepts this tile and cluster"
     )

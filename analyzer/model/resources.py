@@ -149,4 +149,5 @@ def _resources(a: MoeGemmArgs, t: sm120.Tactic, ctx: ModelContext) -> Resources:
         dispatch_supported=_dispatch_supported(a, ctx),
         variants=_variants(t, ctx),
         epilogue=sm120.epilogue_shape(t, ctx.cutlass),
+        registers=sm120.register_plan(t, ctx.cutlass),
     )

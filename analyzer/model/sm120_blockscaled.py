@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 from cutlint.model.layout import Block, array, empty, round_up, struct, union
 from cutlint.model.versions import CutlassModel
-from cutlint.records import ElementType, EpilogueTile, Fusion, Shape3, StageCount, StageTerm
+from cutlint.records import (
+    ElementType,
+    EpilogueTile,
+    Fusion,
+    RegisterPlan,
+    Shape3,
+    StageCount,
+    StageTerm,
+)
 
 ML = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
 MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
@@ -484,6 +492,38 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
         "SharedStorage",
         [tensors, pipelines, responses, tensormaps],
         f"{KS}: GemmKernel::SharedStorage",
+    )
+
+
+# KS: LoadRegisterRequirement = 40, MmaRegisterRequirement = 232 (warpgroup_reg_dealloc/alloc)
+LOAD_WARPGROUP_REGISTERS = 40
+MMA_WARPGROUP_REGISTERS = 232
+
+
+def register_plan(t: Tactic, cutlass: CutlassModel) -> RegisterPlan:
+    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t); since
+    CUTLASS 4.5.0 the SM120 block-scaled kernel keeps the compiler's allocation (no setmaxnreg)
+    when that is <= 64 (IsLowRegisterPressure)."""
+    accumulators = 2 * t.tile.m * t.tile.n // MMA_THREADS
+    reconfigured = not (cutlass.has("low_register_pressure") and accumulators <= 64)
+    if not reconfigured:
+        return RegisterPlan(
+            accumulator_registers=accumulators,
+            reconfigured=False,
+            load_warpgroup_registers=None,
+            mma_warpgroup_registers=None,
+            block_registers=None,
+            source=f"{KS}: IsLowRegisterPressure, RegsPerThread",
+        )
+    mma_warpgroups = MMA_THREADS // THREADS_PER_WARP_GROUP
+    return RegisterPlan(
+        accumulator_registers=accumulators,
+        reconfigured=True,
+        load_warpgroup_registers=LOAD_WARPGROUP_REGISTERS,
+        mma_warpgroup_registers=MMA_WARPGROUP_REGISTERS,
+        block_registers=THREADS_PER_WARP_GROUP
+        * (LOAD_WARPGROUP_REGISTERS + mma_warpgroups * MMA_WARPGROUP_REGISTERS),
+        source=f"{KS}: LoadRegisterRequirement, MmaRegisterRequirement, RegsPerThread",
     )
 
 

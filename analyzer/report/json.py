@@ -68,7 +68,7 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         **(
             _model_parts(res, cache)
             if res
-            else {"breakdown": None, "stage_count": None, "variants": None}
+            else {"breakdown": None, "stage_count": None, "variants": None, "registers": None}
         ),
         "findings": [_finding(d) for d in r.diagnostics],
     }
@@ -87,6 +87,7 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
             "breakdown": [reg.model_dump() for reg in res.layout.regions],
             "stage_count": res.stage_count.model_dump(),
             "variants": [v.model_dump(mode="json") for v in res.variants],
+            "registers": res.registers.model_dump() if res.registers else None,
         }
         cached = cache[id(res)] = (res, parts)  # holding res keeps its id from being reused
     return cached[1]
