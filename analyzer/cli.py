@@ -7,10 +7,11 @@ printed.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import ClassVar, NoReturn
 
 import click
 
@@ -92,7 +93,24 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
             raise click.BadParameter(str(e), param_hint="--cutlass-version") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group, with commands that live in other packages imported only when used:
+    `cutlint check` should not pay for importing the compiler probe."""
+
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"verify": ("cutlint.verify.cli", "verify_command")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY:
+            module, attr = self.LAZY[name]
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cutlint")
 def main() -> None:
     """Predict which CUTLASS tactics fail to launch, and why, before any GPU."""
@@ -396,11 +414,6 @@ def generate_flashinfer(version: str, out: Path, sm: int) -> None:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(str(written))
-
-
-from cutlint.verify.cli import verify_command  # noqa: E402  (the command lives in verify/cli.py)
-
-main.add_command(verify_command)
 
 
 # --- explain: logs and derivations; pregen ----------------------------------------------------
