@@ -24,6 +24,7 @@ from cutlint.model.arch import arch_for
 from cutlint.model.versions import parse_version
 from cutlint.records import CheckResult, Severity
 from cutlint.report import REPORTERS
+from cutlint.report import write as write_report
 from cutlint.report.rule_docs import render_rule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -97,7 +98,9 @@ class _Group(click.Group):
     """The command group, with commands that live in other packages imported only when used:
     `cutlint check` should not pay for importing the compiler probe."""
 
-    LAZY: ClassVar[dict[str, tuple[str, str]]] = {"verify": ("cutlint.verify.cli", "verify_command")}
+    LAZY: ClassVar[dict[str, tuple[str, str]]] = {
+        "verify": ("cutlint.verify.cli", "verify_command")
+    }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
@@ -246,7 +249,7 @@ def check(
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
-    click.echo(REPORTERS[fmt or cfg.format or "text"](result), nl=False)
+    write_report(fmt or cfg.format or "text", result, sys.stdout)
     sys.exit(exit_code(result, fail_on or cfg.fail_on or "error"))
 
 
