@@ -36,7 +36,6 @@ from cutlint.records import (
     NotModeled,
     ParsedFile,
     Resources,
-    Severity,
     Shape3,
     Verdict,
 )
@@ -223,8 +222,6 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
     memo: Memo = {}
     result = CheckResult(
         files=tuple(evaluate_file(p, options, memo) for p in parsed),
-        arch_override=options.arch,
-        cutlass_version_override=options.cutlass_version,
     )
     return with_fingerprints(result, options.root or Path.cwd())
 
@@ -274,15 +271,6 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     return [
         evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs
     ]
-
-
-def worst_severity(result: CheckResult) -> Severity | None:
-    diags = result.all_diagnostics()
-    return max((d.severity for d in diags), key=lambda s: s.rank, default=None)
-
-
-def resources_of(result: CheckResult) -> list[Resources]:
-    return [r.resources for f in result.files for r in f.instantiations if r.resources is not None]
 
 
 # --- explanations and validation before generation --------------------------------------------

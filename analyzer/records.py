@@ -344,8 +344,6 @@ class FileResult(Record):
 
 class CheckResult(Record):
     files: tuple[FileResult, ...]
-    arch_override: str | None = None
-    cutlass_version_override: str | None = None
     root: str | None = Field(
         default=None, description="the directory fingerprints and reported URIs are relative to"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cutlint.engine.loader import rules_by_id
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.logs.events import LogEvent, LogEventKind
@@ -30,11 +31,13 @@ STICKY_CU_RESULTS = {
 INVALID_VALUE = 1  # CUDA_ERROR_INVALID_VALUE: the descriptor's parameters are rejected
 
 
-def _rule_text(r: InstantiationResult, *rules: str) -> str:
-    """The rendered message and why-line of the named rules' findings, as `check` prints them."""
+def _rule_text(r: InstantiationResult) -> str:
+    """The rendered message and why-line of the findings that say `initialize()` fails (the
+    rules whose file names that verdict), as `check` prints them."""
+    rules = rules_by_id()
     parts: list[str] = []
     for d in r.diagnostics:
-        if d.rule in rules:
+        if rules[d.rule].verdict is Verdict.FAILS_INITIALIZE:
             parts.append(d.message + (f" ({d.why})" if d.why else ""))
     return "; ".join(parts)
 
@@ -87,7 +90,7 @@ def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
         )
     failing = [r for r in modeled if _failing(r)]
     if failing:
-        why = _rule_text(failing[0], "CUT101", "CUT104")
+        why = _rule_text(failing[0])
         extra = (
             ""
             if len(failing) == len(modeled)
@@ -159,10 +162,7 @@ def _smem_exceeds(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
     return (
         FailureClass.A,
         Agreement.EXPLAINED,
-        (
-            f"{said}, and cutlint's layout gives the same {res.layout.size:,} B: "
-            f"{_rule_text(r, 'CUT101', 'CUT104')}."
-        ),
+        (f"{said}, and cutlint's layout gives the same {res.layout.size:,} B: {_rule_text(r)}."),
     )
 
 

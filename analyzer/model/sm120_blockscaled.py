@@ -83,6 +83,9 @@ class BlockScaledOperands:
     scale_type: str
 
 
+# cutlass/gemm/collective/builders/sm1xx_common.inl: blockscaled_type<.., nv_float4_t<T>>::SfVectorSize
+# = 16 and blockscaled_type<.., mx_float4_t<T>>::SfVectorSize = 32 (dense kernels); sf_type
+# float_ue4m3_t / float_ue8m0_t. Element widths: cutlass/float_subbyte.h (e2m1: 4 bits).
 NVFP4 = BlockScaledOperands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16, "ue4m3")
 # MXF8F6F4: SmemAllocTypeA/B = uint8_t (MB: `cute::conditional_t<UseMxf8f6f4, uint8_t, ...>`),
 # so FP4 B is stored unpacked, one byte per element.

@@ -108,7 +108,11 @@ def test_register_plan() -> None:
     64,512 of 65,536); since CUTLASS 4.5.0 no split when the accumulator needs <= 64 registers."""
     t = sm120.Tactic(Shape3(m=128, n=128, k=128), sm120.NVFP4, 16, Fusion.NONE, False)
     plan = sm120.register_plan(t, cutlass_model((4, 5, 0), "test"))
-    assert (plan.accumulator_registers, plan.reconfigured, plan.block_registers) == (128, True, 64512)
+    assert (plan.accumulator_registers, plan.reconfigured, plan.block_registers) == (
+        128,
+        True,
+        64512,
+    )
     small = sm120.Tactic(Shape3(m=128, n=32, k=128), sm120.NVFP4, 16, Fusion.NONE, False)
     assert not sm120.register_plan(small, cutlass_model((4, 5, 0), "test")).reconfigured
     assert sm120.register_plan(small, cutlass_model((4, 4, 2), "test")).reconfigured
