@@ -1,4 +1,4 @@
-from cutlint.model.layout import array, empty, round_up, struct, union
+from cutlint.cutlass.layout import array, empty, round_up, struct, union
 
 
 def test_round_up() -> None:

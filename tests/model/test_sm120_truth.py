@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from cutlint.cutlass.versions import cutlass_model
 from cutlint.model import sm120_blockscaled as sm120
-from cutlint.model.versions import cutlass_model, flashinfer_releases
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import ElementType, Fusion, Shape3
 
 TYPES = {"SafeFP4": ElementType.E2M1, "__nv_fp8_e4m3": ElementType.E4M3}

@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from cutlint.cli import main
+from cutlint.cutlass.layout import Block
 from cutlint.model import sm120_blockscaled as sm120
-from cutlint.model.layout import Block
 from cutlint.verify import nvcc_probe, probe_flags
 
 M256 = "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"

@@ -32,7 +32,7 @@ def format_version(v: Version) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with resources.files("cutlint.model").joinpath("data", name).open("rb") as f:
+    with resources.files("cutlint.cutlass").joinpath("data", name).open("rb") as f:
         return tomllib.load(f)
 
 
@@ -92,28 +92,6 @@ def cutlass_model(version: Version, origin: str) -> CutlassModel:
     return CutlassModel(version, origin, on, version in verified)
 
 
-@dataclass(frozen=True)
-class FlashInferRelease:
-    version: str
-    cutlass: Version
-    sm120_tiles: frozenset[tuple[int, int, int]]
-    sm120_tiles_source: str
-
-
-@cache
-def flashinfer_releases() -> dict[str, FlashInferRelease]:
-    data = _load("flashinfer.toml")["versions"]
-    return {
-        v: FlashInferRelease(
-            v,
-            parse_version(d["cutlass"]),
-            frozenset((t[0], t[1], t[2]) for t in d["sm120_tiles"]),
-            d["sm120_tiles_source"],
-        )
-        for v, d in data.items()
-    }
-
-
 def read_version_h(include_dir: Path) -> Version | None:
     """CUTLASS_MAJOR/MINOR/PATCH from `<include_dir>/cutlass/version.h`, if it is there."""
     path = include_dir / "cutlass" / "version.h"
@@ -141,6 +119,8 @@ def resolve(
                 raise ValueError(f"{override}: no cutlass/version.h with CUTLASS_MAJOR/MINOR/PATCH")
             return cutlass_model(found, f"{override}/cutlass/version.h")
         return cutlass_model(parse_version(override), "--cutlass-version")
+    from cutlint.producers.flashinfer.releases import flashinfer_releases
+
     release = flashinfer_releases().get(flashinfer_version or "")
     if release is not None:
         return cutlass_model(

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cutlint.model.versions import FlashInferRelease
 from cutlint.pregen.records import FAILING, BlockedTactic, PregenOperation, WithheldTactic
 from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
+from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import Verdict
 
 METADATA_KEY = "_metadata"

@@ -19,8 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cutlint.model.layout import Block, array, empty, round_up, struct, union
-from cutlint.model.versions import CutlassModel
+from cutlint.cutlass.layout import Block, array, empty, round_up, struct, union
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    THREADS_PER_WARP_GROUP,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    cpp_div,
+    pipeline_storage,
+)
+from cutlint.cutlass.versions import CutlassModel
 from cutlint.records import (
     ElementType,
     EpilogueTile,
@@ -37,16 +46,10 @@ SC = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
 EB = "cutlass/epilogue/collective/builders/sm120_builder.inl"
 EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
 KS = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp"
-PL = "cutlass/pipeline/sm90_pipeline.hpp"
 SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInfer)"
 
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
 SM120_SMEM_CAPACITY = 101376
-# cute/arch/copy_sm90_desc.hpp: TmaDescriptor = CUtensorMap, `struct alignas(64) { char bytes[128]; }`
-TMA_DESCRIPTOR_BYTES = 128
-TMA_DESCRIPTOR_ALIGN = 64
-# cutlass/arch/barrier.h: ClusterBarrier / ClusterTransactionBarrier hold one uint64_t
-BARRIER_BYTES = 8
 # KS: TileSchedulerStages = 8 (the grouped scheduler's pipeline depth)
 TILE_SCHEDULER_STAGES = 8
 # cutlass/gemm/kernel/sm90_tile_scheduler_group.hpp: WorkTileInfo {int32 M_idx, N_idx, L_idx, is_valid_tile}
@@ -57,17 +60,9 @@ BUILDER_SCHEDULER_PIPELINE_STAGES = 3
 EPILOGUE_WARP_GROUPS = 2
 # cutlass/detail/sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig, Blk_MN = 128
 SF_BLOCK_MN = 128
-# KS: NumLoadWarpGroups = 1; NumThreadsPerWarpGroup = 128 (cutlass/cutlass.h)
-THREADS_PER_WARP_GROUP = 128
+# KS: NumLoadWarpGroups = 1
 # MB: AtomLayoutMNK = Layout<Shape<_4,_2,_1>> for cooperative (KernelScheduleAuto) -> 8 warps
 MMA_THREADS = 8 * 32
-
-
-def pipeline_storage(stages: int) -> int:
-    """`FullBarrier full_barrier_[Stages]; EmptyBarrier empty_barrier_[Stages];` (PL): the
-    shared storage of PipelineTmaAsync, PipelineTransactionAsync, PipelineAsync and
-    PipelineTmaUmmaAsync alike."""
-    return 2 * stages * BARRIER_BYTES
 
 
 @dataclass(frozen=True)
@@ -385,12 +380,6 @@ def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
 # --- stage count (the builder's arithmetic) ----------------------------------------------------
 
 
-def _cpp_div(a: int, b: int) -> int:
-    """C++ integer division truncates toward zero; Python's // floors."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
     StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC)."""
@@ -435,7 +424,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     per = sum(x.bytes for x in per_stage)
     budget = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
     return StageCount(
-        stages=_cpp_div(budget, per),
+        stages=cpp_div(budget, per),
         capacity=SM120_SMEM_CAPACITY,
         budget=budget,
         carveout=carveout,

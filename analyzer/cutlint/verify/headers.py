@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.model.versions import Version, flashinfer_releases, format_version, read_version_h
+from cutlint.cutlass.versions import Version, format_version, read_version_h
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.verify.flashinfer import FlashInferError, download_wheel
 from cutlint.verify.nvcc_probe import LAUNCHER_REL
 

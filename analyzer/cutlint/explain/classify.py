@@ -13,7 +13,7 @@ from cutlint.engine.loader import rules_by_id
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.model.versions import FlashInferRelease
+from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
 
 # CUDA driver API, cuda.h `enum cudaError_enum` (CUresult): the codes cuTensorMapEncodeTiled

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
+from cutlint.cutlass.versions import resolve
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import facts_for
 from cutlint.engine.fingerprint import with_fingerprints
@@ -21,9 +22,9 @@ from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import Kind, Rule
 from cutlint.model import ModelContext, model_instantiation
 from cutlint.model.arch import arch_for
-from cutlint.model.versions import flashinfer_releases, resolve
 from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 from cutlint.pregen.spec import context_of, instantiation_of
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
     CheckResult,
     Diagnostic,

@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from cutlint.cutlass.versions import resolve
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
-from cutlint.model.versions import flashinfer_releases, resolve
 from cutlint.parse.moe_args import element_type
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
     ElementType,
     Family,

@@ -18,10 +18,10 @@ import click
 from cutlint import api
 from cutlint import baseline as baseline_file
 from cutlint import config as config_file
+from cutlint.cutlass.versions import parse_version
 from cutlint.engine.loader import load_rules, rules_by_id
 from cutlint.engine.schema import FailsAt, Kind
 from cutlint.model.arch import arch_for
-from cutlint.model.versions import parse_version
 from cutlint.records import CheckResult, Severity
 from cutlint.report import REPORTERS
 from cutlint.report import write as write_report

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cutlint.cutlass.layout import Block
+from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
 from cutlint.model import sm120_blockscaled as sm120
-from cutlint.model.layout import Block
-from cutlint.model.versions import CutlassModel, FlashInferRelease, format_version, modeled_range
+from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import (
     ArchLimits,
     ElementType,

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.model.versions import FlashInferRelease
 from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
+from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
 
 MODE_LABELS = {QuantMode.NVFP4: "NVFP4", QuantMode.MXFP8_MXFP4: "MXFP8 x MXFP4"}

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from cutlint.cutlass.versions import parse_version
 from cutlint.model.arch import arch_for
-from cutlint.model.versions import parse_version
 
 FailOn = Literal["error", "warning", "info", "note", "never"]
 Format = Literal["text", "json", "sarif", "github"]

@@ -10,15 +10,16 @@ import importlib.metadata
 from pathlib import Path
 
 from cutlint.api import CheckOptions, evaluate_instantiation
+from cutlint.cutlass.versions import CutlassModel, resolve
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
-from cutlint.model.versions import CutlassModel, flashinfer_releases, resolve
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
 from cutlint.pregen.enumerate import enumerate_operations
 from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.tactics import configs_for, known_versions
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import Instantiation
 from cutlint.verify.flashinfer import GENERATOR, FlashInferError, download_wheel, load_generator
 

@@ -14,7 +14,7 @@ from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
 from cutlint.logs.events import LogEventKind, LogFile
-from cutlint.model.versions import flashinfer_releases
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import CheckResult
 
 

@@ -1,0 +1,1 @@
+"""FlashInfer: its releases, cache layout, launchers ' dispatch lists and generator."""
