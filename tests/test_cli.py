@@ -66,10 +66,27 @@ def test_fail_on_warning_counts_warnings(tmp_path: Path) -> None:
 def test_json_has_schema_and_required_fields() -> None:
     out = invoke("check", str(HEADLINE), "--format", "json", "--cutlass-version", "4.2.1")
     data = json.loads(out.output)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     first = data["instantiations"][0]
-    for key in ("path", "line", "tile", "stages", "smem_bytes", "breakdown", "findings"):
+    for key in (
+        "path",
+        "line",
+        "family",
+        "recipe",
+        "stages",
+        "smem_bytes",
+        "breakdown",
+        "findings",
+    ):
         assert key in first
+    assert first["family"] == "sm120-blockscaled-grouped"
+    assert set(first["recipe"]["args"]["cta_tile"]) == {"m", "n", "k"}
+    assert (
+        first["stage_count"]["stage_budget"]
+        + first["stage_count"]["reserved"]
+        + first["stage_count"]["carveout"]
+        == first["stage_count"]["capacity"]
+    )
     assert first["smem_bytes"] == 102400 and first["stages"] == 3
     assert sum(r["size"] for r in first["breakdown"]) == first["smem_bytes"]
     assert [f["rule"] for f in first["findings"]] == ["CUT101", "CUT104"]

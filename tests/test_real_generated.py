@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from cutlint import api
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.records import Verdict
 
 EXPECTED = {"0.6.3": 40, "0.7.2.post1": 88}
@@ -44,13 +45,13 @@ def test_predicted_failures_are_the_headline_tactics(real_cache: Any) -> None:
         result = api.check([real_cache(version)])
         failing = {
             (
-                str(r.instantiation.moe.cta_tile),
-                r.instantiation.moe.output_type,
-                r.instantiation.moe.swap_ab,
+                str(moe_args(r).cta_tile),
+                moe_args(r).output_type,
+                moe_args(r).swap_ab,
             )
             for f in result.files
             for r in f.instantiations
-            if r.verdict is Verdict.FAILS_INITIALIZE and r.instantiation.moe
+            if r.verdict is Verdict.FAILS_INITIALIZE and moe_args(r)
         }
         assert {(t, s) for t, _, s in failing} == {("128x256x128", False), ("256x128x128", False)}
         assert len(failing) == 4

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.parse import cachepath, directives, moe_args
+from cutlint.parse import cachepath, directives
 from cutlint.parse.calls import Brackets
 from cutlint.parse.lexmask import mask
+from cutlint.producers.trtllm import moe_macro as moe_args
 from cutlint.records import ElementType
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.producers.flashinfer.releases import FlashInferRelease
@@ -22,7 +23,7 @@ SPELLED_OUT = 4
 
 
 def _same_config(c: TacticConfig, r: InstantiationResult) -> bool:
-    m = r.instantiation.moe
+    m = moe_args(r)
     return (
         m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
     )
@@ -52,7 +53,7 @@ def reading(e: LogEvent, version: str | None, matches: Sequence[InstantiationRes
     text = "; ".join(f"{c.describe()} for the {MODE_LABELS[mode]} runner" for mode, c in found)
     checks: list[str] = []
     for r in matches:
-        m = r.instantiation.moe
+        m = moe_args(r)
         here = quant_mode_of(m) if m else None
         if here is None:
             continue
@@ -86,7 +87,7 @@ def _predicted_failures(
     results = [
         r
         for r in cache.all_instantiations()
-        if r.instantiation.moe is not None and quant_mode_of(r.instantiation.moe) is mode
+        if (m := moe_args(r)) is not None and quant_mode_of(m) is mode
     ]
     failing: list[TacticConfig] = []
     for c in configs:

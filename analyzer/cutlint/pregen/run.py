@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
-from cutlint.api import CheckOptions, evaluate_instantiation
 from cutlint.cutlass.versions import CutlassModel, resolve
+from cutlint.engine.judge import evaluate_instantiation
+from cutlint.engine.selection import Selection
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
@@ -97,12 +99,12 @@ def pregen_flashinfer(
     ctx = ModelContext(
         arch=target, cutlass=_cutlass(root, version, cutlass_version), flashinfer=release
     )
-    options = CheckOptions(arch=target.name)
     ops: list[PregenOperation] = []
     for g in generated:
         inst = instantiation(g, f"cutlass_instantiations/{target.sm}/{g.file}", DEFAULT_DEFINES)
-        result = evaluate_instantiation(inst, ctx, options)
-        tactics = tuple(c.tactic for c in configs_for(inst.moe, version)) if inst.moe else ()
+        result = evaluate_instantiation(inst, ctx, Selection())
+        args = moe_args(result)
+        tactics = tuple(c.tactic for c in configs_for(args, version)) if args else ()
         ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
     notes: list[str] = []
     blocked, withheld = blocklist.select(version, ops, release)
