@@ -146,7 +146,7 @@ def pregen_flashinfer(
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
     operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
     when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
-    Raises cutlint.verify.flashinfer.FlashInferError when no generator can be had or run."""
+    Raises cutlint.producers.flashinfer.wheel.FlashInferError when no generator can be had or run."""
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 

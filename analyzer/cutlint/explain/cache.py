@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from cutlint.families.moe_macro_family import moe_args
-from cutlint.parse.cachepath import flashinfer_version
+from cutlint.producers.flashinfer.cache_layout import flashinfer_version
 from cutlint.records import CheckResult, FileResult, InstantiationResult, Shape3
 
 

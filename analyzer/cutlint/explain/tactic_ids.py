@@ -1,4 +1,4 @@
-"""Read the autotuner's tactic ids in FlashInfer's tactic order (cutlint.pregen.tactics).
+"""Read the autotuner's tactic ids in FlashInfer's tactic order (cutlint.producers.flashinfer.tactics).
 
 A log's file:line names the instantiation; the tactic id is a second witness. Where both are
 there, they must name the same config, and saying whether they do catches a cache that is not
@@ -13,8 +13,13 @@ from collections.abc import Sequence
 from cutlint.explain.cache import CacheIndex
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.producers.flashinfer.tactics import (
+    QuantMode,
+    TacticConfig,
+    quant_mode_of,
+    runner_tactics,
+)
 from cutlint.records import InstantiationResult, Verdict
 
 MODE_LABELS = {QuantMode.NVFP4: "NVFP4", QuantMode.MXFP8_MXFP4: "MXFP8 x MXFP4"}

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from cutlint.parse import cachepath, calls, directives, libclang
+from cutlint.parse import calls, directives, libclang
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
     NO_INSTANTIATIONS,
@@ -33,6 +33,7 @@ from cutlint.parse.problems import (
     TRUNCATED_INSTANTIATION,
     problem,
 )
+from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
     Guard,
     InputProblem,
@@ -131,8 +132,8 @@ def _parsed(
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
-        generated_for_sm=cachepath.generated_for_sm(path),
-        flashinfer_version=cachepath.flashinfer_version(path),
+        generated_for_sm=cache_layout.generated_for_sm(path),
+        flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),
         problems=tuple(problems),
     )

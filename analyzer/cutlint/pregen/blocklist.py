@@ -21,8 +21,13 @@ from pathlib import Path
 
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.pregen.records import FAILING, BlockedTactic, PregenOperation, WithheldTactic
-from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.producers.flashinfer.tactics import (
+    QuantMode,
+    TacticConfig,
+    quant_mode_of,
+    runner_tactics,
+)
 from cutlint.records import Verdict
 
 METADATA_KEY = "_metadata"

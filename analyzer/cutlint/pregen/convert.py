@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from cutlint.pregen.enumerate import GeneratedOp
+from cutlint.producers.flashinfer.enumerate import GeneratedOp
 from cutlint.records import FormKind, Guard, Instantiation, SourceSpan
 
 _MACRO = re.compile(r"(INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM)\s*\((?P<args>.*?)\)\s*;", re.S)

@@ -18,12 +18,17 @@ from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
-from cutlint.pregen.enumerate import enumerate_operations
 from cutlint.pregen.records import PregenOperation, PregenResult
-from cutlint.pregen.tactics import configs_for, known_versions
+from cutlint.producers.flashinfer.enumerate import enumerate_operations
 from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.tactics import configs_for, known_versions
+from cutlint.producers.flashinfer.wheel import (
+    GENERATOR,
+    FlashInferError,
+    download_wheel,
+    load_generator,
+)
 from cutlint.records import Instantiation
-from cutlint.verify.flashinfer import GENERATOR, FlashInferError, download_wheel, load_generator
 
 DIST = "flashinfer-python"
 

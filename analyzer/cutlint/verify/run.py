@@ -26,7 +26,7 @@ from cutlint import parse
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.families.registry import family_of
-from cutlint.parse.cachepath import flashinfer_version as version_in_path
+from cutlint.producers.flashinfer.cache_layout import flashinfer_version as version_in_path
 from cutlint.records import (
     CheckResult,
     FileResult,
