@@ -310,6 +310,10 @@ class Resources(Record):
     dispatch_source: str = Field(
         default="", description="the launcher function (and data) the dispatch answer mirrors"
     )
+    dispatch_reason: str = Field(
+        default="",
+        description="why the dispatch refuses the tactic, when it does (empty: no reason given)",
+    )
     tmem_columns: int | None = Field(
         default=None, description="tensor-memory columns the kernel allocates (SM100 and later)"
     )
@@ -382,6 +386,7 @@ class Verdict(StrEnum):
     ZERO_SLACK = "fits, 0 B slack"
     FAILS_INITIALIZE = "fails initialize()"
     FAILS_COMPILE = "does not compile"
+    FAILS_RUN = "fails at run time"
     UNREACHABLE = "never dispatched"
     NOT_MODELED = "not modeled"
     INACTIVE = "inactive (#if)"

@@ -127,6 +127,18 @@ def struct(
     return Block(name, size, align, source, tuple(pieces))
 
 
+def member_offsets(members: Sequence[Block]) -> dict[str, tuple[int, int]]:
+    """name -> (offset, size) of each member of a struct laid out from `members` (as `struct`
+    places them): for comparing a layout with a compiler's offsetof/sizeof of its members."""
+    out: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for m in members:
+        start = round_up(offset, m.align)
+        out[m.name] = (start, m.size)
+        offset = start + m.size
+    return out
+
+
 def union(name: str, members: Sequence[Block], source: str) -> Block:
     """All members at offset 0; size of the largest, rounded up to the union's alignment."""
     align = max(m.align for m in members)

@@ -29,6 +29,7 @@ CORE_METRICS: dict[str, str] = {
     "arch.name": "the target arch, e.g. sm_120",
     "arch.max_cluster_size": "largest cluster the arch's builders accept",
     "dispatch.supported": "the launcher's dispatch accepts this tile and cluster (true when it has no list, or the release is unknown)",
+    "dispatch.reason": "why the launcher's dispatch refuses the tactic, in its own terms (empty when it does not)",
     "variant.fits": "a neighbouring variant fits",
     "variant.advice": "which neighbouring variant fits, in words",
     "cutlass.version": "the CUTLASS version modeled",
@@ -51,6 +52,7 @@ CORE_METRIC_NODES: dict[str, tuple[str, ...]] = {
     "arch.max_cluster_size": ("input.arch",),
     "cutlass.version": ("input.cutlass",),
     "dispatch.supported": ("dispatch",),
+    "dispatch.reason": ("dispatch",),
     "variant.fits": ("variants",),
     "variant.advice": ("variants",),
 }
@@ -105,6 +107,7 @@ def core_facts(res: Resources) -> Facts:
         "arch.name": res.arch.name,
         "arch.max_cluster_size": res.arch.max_cluster_size,
         "dispatch.supported": res.dispatch_supported is not False,
+        "dispatch.reason": res.dispatch_reason,
         "variant.fits": any(v.fits for v in res.variants),
         "variant.advice": _advice(res.variants),
         "cutlass.version": res.cutlass_version,

@@ -48,6 +48,7 @@ Memo = dict[tuple[object, ...], Judgement]
 VERDICT_PRIORITY = (
     Verdict.FAILS_COMPILE,
     Verdict.FAILS_INITIALIZE,
+    Verdict.FAILS_RUN,
     Verdict.UNREACHABLE,
     Verdict.ZERO_SLACK,
 )

@@ -92,6 +92,8 @@ class FailsAt(StrEnum):
     COMPILE = "compile"
     INITIALIZE = "initialize"
     DISPATCH = "dispatch"
+    RUN = "run"
+    """Compiles, initializes and launches, then faults (e.g. tensor memory past its allocation)."""
     NEVER = "never"
 
 

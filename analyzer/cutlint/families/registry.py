@@ -4,11 +4,12 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
 
-FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED,)
+FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM100_TMA_WS_GROUPED)
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 

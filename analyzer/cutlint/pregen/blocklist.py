@@ -38,8 +38,9 @@ METADATA_FIELDS = (
 )  # fmt: skip
 """The keys of 0.7.2.post1's _collect_metadata(), for a wheel whose source cannot be read."""
 WILDCARD = "*"
-BLOCKING = (Verdict.FAILS_INITIALIZE, Verdict.UNREACHABLE)
-"""Run-time failures: the autotuner skips these. FAILS_COMPILE breaks the build instead."""
+BLOCKING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_RUN, Verdict.UNREACHABLE)
+"""Run-time failures: the autotuner skips these (or would fault on FAILS_RUN). FAILS_COMPILE
+breaks the build instead."""
 
 
 def _autotuner_source(root: Path) -> Path | None:

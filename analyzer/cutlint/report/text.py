@@ -109,10 +109,13 @@ def summary(result: CheckResult) -> str:
     rows = [r for f in result.files for r in f.instantiations]
     count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
     inputs = sum(len(f.diagnostics) for f in result.files)
-    fails = count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE]
+    fails = (
+        count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE] + count[Verdict.FAILS_RUN]
+    )
+    at_run = f", {count[Verdict.FAILS_RUN]} at run time" if count[Verdict.FAILS_RUN] else ""
     line = (
         f"{_n(len(rows), 'instantiation')} in {_n(len(result.files), 'file')}: {_n(fails, 'predicted failure')} "
-        f"({count[Verdict.FAILS_INITIALIZE]} at initialize(), {count[Verdict.FAILS_COMPILE]} at compile time), "
+        f"({count[Verdict.FAILS_INITIALIZE]} at initialize(), {count[Verdict.FAILS_COMPILE]} at compile time{at_run}), "
         f"{count[Verdict.ZERO_SLACK]} with zero slack, {count[Verdict.UNREACHABLE]} never dispatched, "
         f"{count[Verdict.NOT_MODELED]} not modeled, {count[Verdict.INACTIVE]} inactive"
     )

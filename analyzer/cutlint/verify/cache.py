@@ -52,8 +52,7 @@ def probe_method_hash(launcher: Path, root: Path) -> str:
     method = [
         patched,
         *nvcc_probe.JIT_DEFAULT_FLAGS,
-        *nvcc_probe.SM120_DEFINES,
-        nvcc_probe.SM120_GENCODE,
+        *(f for target in nvcc_probe.TARGETS.values() for f in (*target.defines, target.gencode)),
         *nvcc_probe.SUPPORT_SOURCES,
         nvcc_probe.PROBE_MAIN_CPP,
     ]

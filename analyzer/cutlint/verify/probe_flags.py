@@ -1,6 +1,6 @@
 """The probe's compile command: FlashInfer's JIT flags, its include layout, extra system headers.
 
-Mirrors what FlashInfer's own JIT build of the SM120 fused-MoE module passes, so the probe
+Mirrors what FlashInfer's own JIT build of the fused-MoE module of the file's arch passes, so the probe
 compiles the generated file exactly as a real build would (the sources are named beside each
 flag list).
 """
@@ -13,8 +13,48 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.producers.flashinfer.jit_flags import JIT_DEFAULT_FLAGS, SM120_DEFINES, SM120_GENCODE
+from cutlint.producers.flashinfer.jit_flags import (
+    JIT_DEFAULT_FLAGS,
+    SM100_DEFINES,
+    SM100_GENCODE,
+    SM103_DEFINES,
+    SM103_GENCODE,
+    SM120_DEFINES,
+    SM120_GENCODE,
+)
 from cutlint.verify import cublas
+
+
+@dataclass(frozen=True)
+class ProbeTarget:
+    """The arch-specific part of the compile command: the module's defines and its gencode."""
+
+    arch_tag: str
+    defines: tuple[str, ...]
+    gencode: str
+
+
+SM120_TARGET = ProbeTarget("Sm120", SM120_DEFINES, SM120_GENCODE)
+SM100_TARGET = ProbeTarget("Sm100", SM100_DEFINES, SM100_GENCODE)
+SM103_TARGET = ProbeTarget("Sm103", SM103_DEFINES, SM103_GENCODE)
+TARGETS: dict[str, ProbeTarget] = {
+    t.arch_tag: t for t in (SM120_TARGET, SM100_TARGET, SM103_TARGET)
+}
+"""The FlashInfer module whose flags build each arch tag's files (one arch per file:
+`gemm_grouped/<sm>/`)."""
+
+
+def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
+    """The target of a generated file from its macro calls' arch tags. Raises ValueError for a
+    mix or an arch without flags."""
+    tags = {t.strip() for t in arch_tags}
+    if len(tags) != 1 or next(iter(tags)) not in TARGETS:
+        raise ValueError(
+            f"the probe builds one arch per file, one of {sorted(TARGETS)}; this file has "
+            f"{sorted(tags)}"
+        )
+    return TARGETS[next(iter(tags))]
+
 
 LAUNCHER_REL = Path(
     "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
@@ -104,12 +144,16 @@ def extra_system_includes(nvcc: str, extra: Sequence[Path] = ()) -> list[Path]:
 
 
 def compile_flags(
-    tree: FlashInferTree, overlay: Path, generated_dir: Path, system_includes: Sequence[Path] = ()
+    tree: FlashInferTree,
+    overlay: Path,
+    generated_dir: Path,
+    system_includes: Sequence[Path] = (),
+    target: ProbeTarget = SM120_TARGET,
 ) -> list[str]:
     flags = [*JIT_DEFAULT_FLAGS, *tree.include_flags(overlay, generated_dir)]
     for d in system_includes:
         flags += ["-isystem", str(d)]
-    return [*flags, *SM120_DEFINES, SM120_GENCODE]
+    return [*flags, *target.defines, target.gencode]
 
 
 def search_flags(flags: Sequence[str]) -> list[str]:
@@ -131,9 +175,13 @@ __all__ = [
     "LAUNCHER_REL",
     "SM120_DEFINES",
     "SM120_GENCODE",
+    "SM120_TARGET",
     "SUPPORT_SOURCES",
+    "TARGETS",
     "FlashInferTree",
+    "ProbeTarget",
     "compile_flags",
     "extra_system_includes",
     "search_flags",
+    "target_for",
 ]

@@ -38,7 +38,7 @@ from cutlint.records import (
 )
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
-from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
+from cutlint.verify.nvcc_probe import MACRO_NAME, TARGETS, ProbeError, ProbeRow, ProbeRun, run_probe
 from cutlint.verify.result import (
     CompilerNumbers,
     FileRun,
@@ -53,8 +53,8 @@ Say = Callable[[str], None]
 BACKENDS = ("nvcc", "libclang")
 PROBE = "tma-ws-moe-launcher"
 """The probe this module runs (families name it as their `probe`)."""
-PROBED_ARCH_TAGS = ("Sm120",)
-"""Arch tags the nvcc probe builds with its flags (FlashInfer's SM120 module flags)."""
+PROBED_ARCH_TAGS = tuple(TARGETS)
+"""Arch tags the nvcc probe builds, each with its FlashInfer module's flags (probe_flags.TARGETS)."""
 
 
 @dataclass(frozen=True)

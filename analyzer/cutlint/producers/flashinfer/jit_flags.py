@@ -17,6 +17,24 @@ SM120_DEFINES: tuple[str, ...] = (
     "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
 )
 SM120_GENCODE = "-gencode=arch=compute_120a,code=sm_120a"
+# gen_cutlass_fused_moe_sm100_module() (flashinfer/jit/fused_moe.py); the gencode is
+# CompilationContext.get_nvcc_flags_list() for a 10.0 part (flashinfer/compilation_context.py:
+# _normalize_cuda_arch gives SM 10+ the `a` suffix). 0.6.x lacks CUTLASS_ENABLE_GDC_FOR_SM100=1
+# (grid-dependency control: device code only, no type changes); the 0.7.x set is passed to all.
+SM100_DEFINES: tuple[str, ...] = (
+    "-DCOMPILE_BLACKWELL_TMA_GEMMS",
+    "-DCOMPILE_BLACKWELL_TMA_GROUPED_GEMMS",
+    "-DENABLE_BF16",
+    "-DENABLE_FP8",
+    "-DENABLE_FP4",
+    "-DUSING_OSS_CUTLASS_MOE_GEMM",
+    "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
+)
+SM100_GENCODE = "-gencode=arch=compute_100a,code=sm_100a"
+# gen_cutlass_fused_moe_sm103_module(): the SM100 set plus COMPILE_BLACKWELL_SM103_TMA_GROUPED_GEMMS,
+# for a 10.3 part. (The SM103 module also compiles the gemm_grouped/100 files, with these flags.)
+SM103_DEFINES: tuple[str, ...] = (*SM100_DEFINES, "-DCOMPILE_BLACKWELL_SM103_TMA_GROUPED_GEMMS")
+SM103_GENCODE = "-gencode=arch=compute_103a,code=sm_103a"
 JIT_DEFAULT_FLAGS: tuple[str, ...] = (
     "-std=c++17",
     "-use_fast_math",

@@ -80,6 +80,19 @@ CUTLINT_PROBE_MEMBER(k_scheduler_response, scheduler_response)
 CUTLINT_PROBE_MEMBER(k_tensormaps, tensormaps)
 CUTLINT_PROBE_MEMBER(k_tensormaps_mainloop, tensormaps.mainloop)
 CUTLINT_PROBE_MEMBER(k_tensormaps_epilogue, tensormaps.epilogue)
+// Kernel SharedStorage of the SM100/SM103 shells (sm100_gemm_array_tma_warpspecialized.hpp,
+// sm103_blockscaled_gemm_array_tma_warpspecialized.hpp): CLC/accumulator pipelines, TMEM pointer,
+// one tensormap set per tensormap-updater warp.
+CUTLINT_PROBE_MEMBER(k_pipelines_clc, pipelines.clc)
+CUTLINT_PROBE_MEMBER(k_pipelines_accumulator, pipelines.accumulator)
+CUTLINT_PROBE_MEMBER(k_pipelines_clc_throttle, pipelines.clc_throttle)
+CUTLINT_PROBE_MEMBER(k_pipelines_tmem_dealloc, pipelines.tmem_dealloc)
+CUTLINT_PROBE_MEMBER(k_pipelines_tensor_map_ready, pipelines.tensor_map_ready)
+CUTLINT_PROBE_MEMBER(k_clc_response, clc_response)
+CUTLINT_PROBE_MEMBER(k_tmem_base_ptr, tmem_base_ptr)
+CUTLINT_PROBE_MEMBER(k_tensormaps0, tensormaps[0])
+CUTLINT_PROBE_MEMBER(k_tensormaps0_mainloop, tensormaps[0].mainloop)
+CUTLINT_PROBE_MEMBER(k_tensormaps0_epilogue, tensormaps[0].epilogue)
 // Mainloop SharedStorage (sm120_blockscaled_mma_array_tma.hpp and relatives).
 CUTLINT_PROBE_MEMBER(m_tensors, tensors)
 CUTLINT_PROBE_MEMBER(m_smem_A, tensors.smem_A)
@@ -94,12 +107,82 @@ CUTLINT_PROBE_MEMBER(e_tensors, tensors)
 CUTLINT_PROBE_MEMBER(e_collective, tensors.collective)
 CUTLINT_PROBE_MEMBER(e_thread, tensors.thread)
 CUTLINT_PROBE_MEMBER(e_tensormaps, tensormaps)
+CUTLINT_PROBE_MEMBER(e_smem_C, tensors.collective.smem_C)
+CUTLINT_PROBE_MEMBER(e_smem_D, tensors.collective.smem_D)
 CUTLINT_PROBE_MEMBER(e_pipeline, pipeline)
 CUTLINT_PROBE_STATIC(s_sched_stages, TileSchedulerStages)
 CUTLINT_PROBE_STATIC(s_stages_c, StagesC)
 CUTLINT_PROBE_STATIC(s_stages_d, StagesD)
 CUTLINT_PROBE_STATIC(s_reuse_smem_c, ReuseSmemC)
 CUTLINT_PROBE_STATIC(s_sched_pipe_stages, SchedulerPipelineStageCount)
+// SM100/SM103 kernel shells and their epilogues (the statics live on the classes themselves).
+CUTLINT_PROBE_STATIC(s_acc_pipe_stages, AccumulatorPipelineStageCount)
+CUTLINT_PROBE_STATIC(s_overlapping_accum, IsOverlappingAccum)
+CUTLINT_PROBE_STATIC(s_tma_update_async, IsTensorMapUpdateAsync)
+CUTLINT_PROBE_STATIC(s_tma_updater_threads, NumTensorMapUpdaterThreads)
+CUTLINT_PROBE_STATIC(s_epilogue_threads, NumEpilogueThreads)
+CUTLINT_PROBE_STATIC(s_dynamic_persistent, IsSchedDynamicPersistent)
+CUTLINT_PROBE_STATIC(s_clc_response_size, CLCResponseSize)
+CUTLINT_PROBE_STATIC(s_thread_count, ThreadCount)
+
+// The epilogue subtile (EpilogueTile) M and N, where the epilogue names one.
+template <class E, class = void> struct has_epilogue_tile : std::false_type {};
+template <class E>
+struct has_epilogue_tile<E, std::void_t<typename E::EpilogueTile>> : std::true_type {};
+template <class E> void emit_epilogue_tile(Members& out) {
+  if constexpr (has_epilogue_tile<E>::value) {
+    out.add("epilogue.EpilogueTile.M", static_cast<long long>(cute::size<0>(typename E::EpilogueTile{})));
+    out.add("epilogue.EpilogueTile.N", static_cast<long long>(cute::size<1>(typename E::EpilogueTile{})));
+  }
+}
+
+// TMEM columns of the SM100 accumulators (cutlass/detail/sm100_tmem_helper.hpp:
+// make_sm100_accumulator, find_tmem_tensor_col_offset = cosize of the layout recast to 32-bit
+// columns), laid out as the mainloop's init_tmem_tensors lays them out, and what the kernel's
+// TmemAllocator allocates. Only types are computed (decltype): no CuTe code runs on the host.
+template <class T, class = void> struct static_value {
+  static constexpr long long value = -1;  // not a compile-time constant
+};
+template <class T> struct static_value<T, std::void_t<decltype(T::value)>> {
+  static constexpr long long value = static_cast<long long>(T::value);
+};
+template <class Tensor>
+using tmem_cols_t = decltype(cute::cosize(cute::recast<uint32_t>(std::declval<Tensor&>()).layout()));
+// TmemColMask: a TMEM address holds the lane in its upper and the column in its lower 16 bits.
+template <class Tensor> constexpr long long tmem_columns() {
+  constexpr long long cosize = static_value<tmem_cols_t<Tensor>>::value;
+  return cosize < 0 ? -1 : (cosize & 0xFFFF);
+}
+template <class K, class = void> struct has_tmem_allocator : std::false_type {};
+template <class K>
+struct has_tmem_allocator<K, std::void_t<typename K::TmemAllocator,
+                                         decltype(K::AccumulatorPipelineStageCount)>>
+    : std::true_type {};
+template <class M, class = void> struct has_sf_tmem : std::false_type {};
+template <class M>
+struct has_sf_tmem<M, std::void_t<typename M::TiledMma::FrgTypeSFA, typename M::SmemLayoutAtomSFA,
+                                  typename M::TiledMma::FrgTypeSFB, typename M::SmemLayoutAtomSFB>>
+    : std::true_type {};
+template <class K, class M, class E> void emit_tmem(Members& out) {
+  if constexpr (has_tmem_allocator<K>::value && has_epilogue_tile<E>::value) {
+    using TiledMma = typename M::TiledMma;
+    using AccShape = decltype(cute::partition_shape_C(
+        TiledMma{}, cute::take<0, 2>(typename M::TileShape{})));
+    using Acc = decltype(cutlass::detail::make_sm100_accumulator<K::AccumulatorPipelineStageCount,
+                                                                 K::IsOverlappingAccum>(
+        TiledMma{}, AccShape{}, typename E::EpilogueTile{}));
+    out.add("tmem.accumulators", tmem_columns<Acc>());
+    out.add("tmem.allocated", static_cast<long long>(K::TmemAllocator::Sm100TmemCapacityColumns));
+    if constexpr (has_sf_tmem<M>::value) {
+      using SFA = decltype(cute::make_tensor<typename TiledMma::FrgTypeSFA>(
+          cute::shape(typename M::SmemLayoutAtomSFA{})));
+      using SFB = decltype(cute::make_tensor<typename TiledMma::FrgTypeSFB>(
+          cute::shape(typename M::SmemLayoutAtomSFB{})));
+      out.add("tmem.sfa", tmem_columns<SFA>());
+      out.add("tmem.sfb", tmem_columns<SFB>());
+    }
+  }
+}
 
 // A collective's DispatchPolicy (where StagesC/StagesD are public), or an empty stand-in.
 struct no_policy {};
@@ -152,6 +235,18 @@ void report(int line, const char* const* args, int nargs) {
   emit_e_collective<ES>(m, "epilogue");
   emit_e_thread<ES>(m, "epilogue");
   emit_e_tensormaps<ES>(m, "epilogue");
+  emit_e_smem_C<ES>(m, "epilogue");
+  emit_e_smem_D<ES>(m, "epilogue");
+  emit_k_pipelines_clc<KS>(m, "kernel");
+  emit_k_pipelines_accumulator<KS>(m, "kernel");
+  emit_k_pipelines_clc_throttle<KS>(m, "kernel");
+  emit_k_pipelines_tmem_dealloc<KS>(m, "kernel");
+  emit_k_pipelines_tensor_map_ready<KS>(m, "kernel");
+  emit_k_clc_response<KS>(m, "kernel");
+  emit_k_tmem_base_ptr<KS>(m, "kernel");
+  emit_k_tensormaps0<KS>(m, "kernel");
+  emit_k_tensormaps0_mainloop<KS>(m, "kernel");
+  emit_k_tensormaps0_epilogue<KS>(m, "kernel");
   emit_e_pipeline<ES>(m, "epilogue");
   emit_s_sched_stages<GemmKernel>(m, "kernel.TileSchedulerStages");
   emit_s_stages_c<EP>(m, "epilogue.StagesC");
@@ -159,6 +254,20 @@ void report(int line, const char* const* args, int nargs) {
   emit_s_reuse_smem_c<EP>(m, "epilogue.ReuseSmemC");
   emit_s_sched_pipe_stages<typename Mainloop::DispatchPolicy>(m,
                                                              "mainloop.SchedulerPipelineStageCount");
+  emit_s_sched_pipe_stages<GemmKernel>(m, "kernel.SchedulerPipelineStageCount");
+  emit_s_acc_pipe_stages<GemmKernel>(m, "kernel.AccumulatorPipelineStageCount");
+  emit_s_overlapping_accum<GemmKernel>(m, "kernel.IsOverlappingAccum");
+  emit_s_tma_update_async<GemmKernel>(m, "kernel.IsTensorMapUpdateAsync");
+  emit_s_tma_updater_threads<GemmKernel>(m, "kernel.NumTensorMapUpdaterThreads");
+  emit_s_epilogue_threads<GemmKernel>(m, "kernel.NumEpilogueThreads");
+  emit_s_dynamic_persistent<GemmKernel>(m, "kernel.IsSchedDynamicPersistent");
+  emit_s_clc_response_size<GemmKernel>(m, "kernel.CLCResponseSize");
+  emit_s_stages_c<Epilogue>(m, "epilogue.class.StagesC");
+  emit_s_stages_d<Epilogue>(m, "epilogue.class.StagesD");
+  emit_s_reuse_smem_c<Epilogue>(m, "epilogue.class.ReuseSmemC");
+  emit_s_thread_count<Epilogue>(m, "epilogue.ThreadCount");
+  emit_epilogue_tile<Epilogue>(m);
+  emit_tmem<GemmKernel, Mainloop, Epilogue>(m);
   std::printf("}}\n");
   std::fflush(stdout);
   ++report_count();

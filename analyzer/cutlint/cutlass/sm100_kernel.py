@@ -1,0 +1,251 @@
+"""CUTLASS's SM100 / SM103 ptr-array (grouped) kernel shells: `GemmKernel::SharedStorage` as the
+compiler lays it out, the threads per block, and the tensor memory the accumulators take.
+
+`sm100_gemm_array_tma_warpspecialized.hpp` (dense and block-scaled SM100 mainloops) and
+`sm103_blockscaled_gemm_array_tma_warpspecialized.hpp` (SM103 ultra block-scaled). Both
+`static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)`: a tactic above the capacity
+does not compile.
+
+Header paths are relative to CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.cutlass.layout import Block, array, empty, struct
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    THREADS_PER_WARP,
+    ordered_sequence_barrier_storage,
+    pipeline_storage,
+)
+from cutlint.cutlass.versions import CutlassModel
+
+KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
+KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
+GROUP_SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler_group.hpp"
+PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
+
+WORK_TILE_INFO_BYTES = 16
+"""GROUP_SCHED: CLCResponse = WorkTileInfo of the SM90 group scheduler (int32 M_idx, N_idx,
+L_idx, is_valid_tile)."""
+TENSORMAP_UPDATE_INFO_BYTES = 4
+"""KS: WithTensorMapUpdateInfo<BaseResponse> adds `uint16_t batch_changed, TMA_stage`."""
+TENSORMAP_UPDATER_WARPS = 4
+"""KS: NumTensorMapUpdaterThreads = IsTensorMapUpdateAsync ? NumThreadsPerWarp * 4 : 0."""
+SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
+    # CUTLASS release -> where the SM100 and the SM103 shell assert
+    # `SharedStorageSize <= cutlass::arch::sm100_smem_capacity_bytes` (read from each release's
+    # headers). 4.2.1 asserts at class scope (any instantiation of the kernel type); since the
+    # asynchronous tensormap update it is in `operator()` (when the kernel is built for the device).
+    "4.2.1": (f"{KS}:229", f"{KS103}:236"),
+    "4.5.0": (f"{KS}:553 (operator())", f"{KS103}:518 (operator())"),
+}
+
+
+def smem_static_assert(cutlass_label: str, sm103: bool) -> str:
+    """Where the shell's static_assert on SharedStorageSize is, for the CUTLASS release."""
+    where = SMEM_STATIC_ASSERT.get(cutlass_label)
+    if where is None:
+        return f"{KS103 if sm103 else KS}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)"
+    return where[1] if sm103 else where[0]
+
+
+STATIC_SCHEDULER_STAGE_COUNT = 8
+"""The builders' SchedulerPipelineStageCount for a grouped GEMM."""
+
+
+@dataclass(frozen=True)
+class KernelShell:
+    """What of the kernel shell is not the mainloop's or the epilogue's."""
+
+    sm103: bool
+    accumulator_stages: int
+    epilogue_threads: int
+    async_tensormap_update: bool
+    """KS since CUTLASS 4.3.0: IsTensorMapUpdateAsync (grouped, not dynamic-persistent)."""
+
+    @property
+    def header(self) -> str:
+        return KS103 if self.sm103 else KS
+
+    @property
+    def tensormap_sets(self) -> int:
+        """`tensormaps[(NumTensorMapUpdaterThreads / NumThreadsPerWarp) + 1]`."""
+        return TENSORMAP_UPDATER_WARPS + 1 if self.async_tensormap_update else 1
+
+
+def shell(sm103: bool, accumulator_stages: int, cutlass: CutlassModel) -> KernelShell:
+    return KernelShell(
+        sm103=sm103,
+        accumulator_stages=accumulator_stages,
+        epilogue_threads=128,
+        async_tensormap_update=not sm103 and cutlass.has("sm100_async_tensormap_update"),
+    )
+
+
+def max_threads_per_block(k: KernelShell) -> int:
+    """KS: MaxThreadsPerBlock = NumSchedThreads + NumTensorMapUpdaterThreads +
+    NumMainloopLoadThreads + NumMMAThreads + NumEpilogueLoadThreads + NumEpilogueThreads (one
+    warp each but the epilogue's 128 threads and the four tensormap-updater warps)."""
+    updaters = TENSORMAP_UPDATER_WARPS * THREADS_PER_WARP if k.async_tensormap_update else 0
+    return 4 * THREADS_PER_WARP + updaters + k.epilogue_threads
+
+
+GENERIC_REGISTERS = 136
+"""KS: GenericRegisterRequirement (warpgroup_reg_dealloc of the non-epilogue warp groups)."""
+ACCUM_REGISTERS = 232
+"""KS: AccumRegisterRequirement (warpgroup_reg_alloc of the epilogue warp group)."""
+SM103_NON_EPILOGUE_REGISTERS = 128
+"""KS103: NonEpilogueWarpRegs."""
+SM103_EPILOGUE_REGISTERS = 248
+"""KS103: EpilogueWarpRegs."""
+
+
+def register_split(k: KernelShell) -> tuple[int, int, int, str] | None:
+    """(registers of each non-epilogue warp group, of the epilogue warp group, of the block, the
+    source) where the shell calls setmaxnreg; None where it does not (the SM100 shell before the
+    asynchronous tensormap update reconfigures nothing)."""
+    warp_groups = max_threads_per_block(k) // (4 * THREADS_PER_WARP)
+    if k.sm103:
+        other, epilogue = SM103_NON_EPILOGUE_REGISTERS, SM103_EPILOGUE_REGISTERS
+        source = f"{KS103}: NonEpilogueWarpRegs, EpilogueWarpRegs"
+    elif k.async_tensormap_update:
+        other, epilogue = GENERIC_REGISTERS, ACCUM_REGISTERS
+        source = (
+            f"{KS}: GenericRegisterRequirement, AccumRegisterRequirement (IsTensorMapUpdateAsync)"
+        )
+    else:
+        return None
+    block = 4 * THREADS_PER_WARP * (other * (warp_groups - 1) + epilogue)
+    return other, epilogue, block, source
+
+
+def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block) -> Block:
+    """`SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>`, every member alignas(16)."""
+    h = k.header
+    stages = STATIC_SCHEDULER_STAGE_COUNT
+    members = [
+        mainloop_pipeline.at("mainloop", 16),
+        epi_load_pipeline.at("epi_load", 16),
+        array(
+            "load_order",
+            ordered_sequence_barrier_storage(1, 2),
+            16,
+            f"{h}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage",
+        ),
+        array(
+            "clc",
+            pipeline_storage(stages),
+            16,
+            f"{h}: alignas(16) CLCPipeline::SharedStorage = PipelineAsync<{stages}> (group scheduler: not dynamic-persistent)",
+        ),
+        array(
+            "accumulator",
+            pipeline_storage(k.accumulator_stages),
+            16,
+            f"{h}: alignas(16) PipelineUmmaAsync<AccumulatorPipelineStageCount = {k.accumulator_stages}>::SharedStorage",
+            ("builder.accumulator_stages",),
+        ),
+        empty(
+            "clc_throttle",
+            f"{h}: alignas(16) CLCThrottlePipeline::SharedStorage = PipelineEmpty ({PL100}: empty struct)",
+        ).at("clc_throttle", 16),
+        array(
+            "tmem_dealloc",
+            BARRIER_BYTES,
+            8 if k.sm103 else 16,
+            f"{h}: alignas({8 if k.sm103 else 16}) arch::ClusterBarrier tmem_dealloc",
+        ),
+    ]
+    if k.async_tensormap_update:
+        members.append(
+            array(
+                "tensor_map_ready",
+                pipeline_storage(stages),
+                16,
+                f"{h}: alignas(16) TensorMapReadyPipeline::SharedStorage = PipelineAsync<{stages}> ({PL})",
+            )
+        )
+    return struct(
+        "pipelines",
+        members,
+        f"{h}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
+        base_align=16,
+    )
+
+
+def clc_responses(k: KernelShell) -> Block:
+    stages = STATIC_SCHEDULER_STAGE_COUNT
+    if k.async_tensormap_update:
+        return array(
+            "clc_response",
+            2 * stages * (WORK_TILE_INFO_BYTES + TENSORMAP_UPDATE_INFO_BYTES),
+            16,
+            f"{k.header}: alignas(16) WithTensorMapUpdateInfo<CLCResponse> clc_response[2][{stages}] "
+            f"({GROUP_SCHED}: WorkTileInfo, 16 B, + 2 x uint16_t)",
+        )
+    return array(
+        "clc_response",
+        stages * WORK_TILE_INFO_BYTES,
+        16,
+        f"{k.header}: alignas(16) CLCResponse clc_response[{stages}] ({GROUP_SCHED}: WorkTileInfo, 16 B)",
+    )
+
+
+def tensormap_sets(k: KernelShell, epilogue_maps: Block, mainloop_maps: Block) -> Block:
+    """`struct TensorMapStorage : aligned_struct<128, _1> { alignas(128) epilogue; alignas(128)
+    mainloop; } tensormaps[N]`."""
+    one = struct(
+        "tensormaps",
+        [epilogue_maps.at("epilogue", 128), mainloop_maps.at("mainloop", 128)],
+        f"{k.header}: SharedStorage::TensorMapStorage : cute::aligned_struct<128, _1>",
+        base_align=128,
+    )
+    if k.tensormap_sets == 1:
+        return one
+    return array(
+        "tensormaps",
+        one.size * k.tensormap_sets,
+        one.align,
+        f"{k.header}: TensorMapStorage tensormaps[NumTensorMapUpdaterThreads / 32 + 1 = "
+        f"{k.tensormap_sets}] ({one.size} B each: the epilogue's and the mainloop's descriptors)",
+        ("input.cutlass",),
+    )
+
+
+def tensor_storage(k: KernelShell, mainloop_tensors: Block, epilogue_tensors: Block) -> Block:
+    """`SharedStorage::TensorStorage : cute::aligned_struct<128, _1> { epilogue; mainloop; }`."""
+    return struct(
+        "tensors",
+        [epilogue_tensors.at("epilogue"), mainloop_tensors.at("mainloop")],
+        f"{k.header}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1>",
+        base_align=128,
+    )
+
+
+def shared_storage_members(
+    k: KernelShell,
+    mainloop_tensors: Block,
+    mainloop_maps: Block,
+    mainloop_pipeline: Block,
+    epilogue_tensors: Block,
+    epilogue_maps: Block,
+    epi_load_pipeline: Block,
+) -> list[Block]:
+    """The members of `GemmKernel::SharedStorage`, in order: pipelines, CLC responses, the TMEM
+    base pointer, the tensormaps, then the tensors (epilogue first)."""
+    return [
+        pipelines(k, mainloop_pipeline, epi_load_pipeline),
+        clc_responses(k),
+        array("tmem_base_ptr", 4, 4, f"{k.header}: uint32_t tmem_base_ptr"),
+        tensormap_sets(k, epilogue_maps, mainloop_maps),
+        tensor_storage(k, mainloop_tensors, epilogue_tensors),
+    ]
+
+
+def shared_storage(members: list[Block], k: KernelShell) -> Block:
+    """`GemmKernel::SharedStorage` from shared_storage_members."""
+    return struct("SharedStorage", members, f"{k.header}: GemmKernel::SharedStorage")

@@ -1,0 +1,454 @@
+"""CUTLASS's SM100 / SM103 UMMA mainloops as their CollectiveBuilders build them.
+
+Per stage operand bytes, the kernel carve-out the builders subtract from the capacity first
+(`Sm100DenseGemmTmaUmmaCarveout`), the stage count (`sm100_compute_stage_count_or_override`,
+`..._blockscaled`, the SM103 builder's), the accumulator pipeline depth, and the mainloop's
+`SharedStorage`. One CUTLASS fact, one place: every family that builds an SM100 UMMA mainloop
+(FlashInfer's fused MoE, cutlass_library's SM100 kernels, ...) reads it here.
+
+Header paths are relative to CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from cutlint.cutlass.layout import Block, array, round_up, struct
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    cpp_div,
+    ordered_sequence_barrier_storage,
+    pipeline_storage,
+)
+from cutlint.cutlass.versions import CutlassModel
+from cutlint.records import StageCount, StageTerm
+
+ARCH_H = "cutlass/arch/arch.h"
+COMMON = "cutlass/gemm/collective/builders/sm100_common.inl"
+CARVEOUT = "cutlass/gemm/collective/builders/sm100_pipeline_carveout.inl"
+DENSE_BUILDER = "cutlass/gemm/collective/builders/sm100_umma_builder.inl"
+BS_BUILDER = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
+SM103_BUILDER = "cutlass/gemm/collective/builders/sm103_blockscaled_umma_builder.inl"
+DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
+BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
+SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
+SF_LAYOUT = "cutlass/detail/sm100_blockscaled_layout.hpp"
+PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
+
+SM100_SMEM_CAPACITY = 232448
+"""cutlass/arch/arch.h: sm100_smem_capacity_bytes (also the SM103 capacity: sm100_common.inl
+sm100_reduced_smem_capacity_bytes uses it for both)."""
+TMEM_COLUMNS = 512
+"""cute/arch/tmem_allocator_sm100.hpp: Allocator1Sm/2Sm::Sm100TmemCapacityColumns."""
+TMEM_LANES = 128
+"""sm100_umma_builder.inl: TotalTmemRows = 128."""
+CLC_RESPONSE_BYTES = 16
+"""sm100_common.inl: detail::CLCResponseSize = sizeof(PersistentTileSchedulerSm100::CLCResponse)
+(sm100_tile_scheduler.hpp: `uint32_t data[4]`)."""
+SCHEDULER_STAGES_GROUPED = 8
+"""The builders' SchedulerPipelineStageCount = IsGroupGemm ? 8 : 2 (grouped: 8)."""
+SF_BLOCK_MN = 128
+"""sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig Blk_MN = 128."""
+SF_BLOCK_K = 4
+"""sm100_blockscaled_layout.hpp: Blk_SF = 4 scale factors per 32-bit TMEM word."""
+MAX_ACCUMULATOR_STAGES = 4
+"""sm100_umma_builder.inl: AccumulatorPipelineStageCount = min(4u, ...) (the cap)."""
+
+
+class UmmaKind(StrEnum):
+    """Which SM10x builder and mainloop the launcher's types select."""
+
+    DENSE = "dense"
+    """OpClassTensorOp (tf32, f16, bf16, f8): sm100_umma_builder.inl, sm100_mma_array_warpspecialized.hpp."""
+    BLOCKSCALED = "blockscaled"
+    """OpClassBlockScaledTensorOp on Sm100 (NVF4 or MXF8F6F4): sm100_blockscaled_umma_builder.inl."""
+    SM103_BLOCKSCALED = "sm103-blockscaled"
+    """Sm103 ultra block-scaled FP4 (VS16): sm103_blockscaled_umma_builder.inl."""
+
+
+@dataclass(frozen=True)
+class Mainloop:
+    """What a SM10x UMMA builder is given, reduced to what sizes shared memory."""
+
+    kind: UmmaKind
+    mma_m: int
+    """size<0>(TileShape_MNK): the MMA tile M (2 x the CTA's M for a 2-SM MMA)."""
+    mma_n: int
+    mma_k: int
+    two_sm: bool
+    bits_a: int
+    """sizeof_bits of the builder's ElementAMma_SmemAllocType (A as the mainloop sees it)."""
+    bits_b: int
+    sf_vector: int = 0
+    """SFVecSize of a block-scaled MMA (16 for NVF4, 32 for MXF8F6F4); 0 for dense."""
+    tensormaps: int = 2
+    """TMA descriptors of the mainloop (A, B; + SFA, SFB when block-scaled)."""
+
+    @property
+    def cta_m(self) -> int:
+        return self.mma_m // 2 if self.two_sm else self.mma_m
+
+    @property
+    def cta_n_b(self) -> int:
+        """N of B per CTA: a 2-SM MMA splits B between the two CTAs (BlockTileB_N)."""
+        return self.mma_n // 2 if self.two_sm else self.mma_n
+
+
+@dataclass(frozen=True)
+class StageBytes:
+    a: int
+    b: int
+    sfa: int = 0
+    sfb: int = 0
+
+    @property
+    def tensors(self) -> int:
+        return self.a + self.b + self.sfa + self.sfb
+
+
+def stage_bytes(ml: Mainloop) -> StageBytes:
+    """One stage of A, B (bits_to_bytes(bits * M * K)) and of SFA, SFB.
+
+    SFA holds MMA_M x K / SFVecSize scale factors (SF_LAYOUT: deduce_smem_layoutSFA, MMA_M =
+    the tile M per MMA thread; the SFVecSize mode has stride 0); SFB is sized for N rounded up to
+    Blk_MN = 128 (deduce_smem_layoutSFB: MMA_N_SFB = ceil_div(MMA_N, Blk_MN) * Blk_MN).
+    """
+    a = ml.bits_a * ml.cta_m * ml.mma_k // 8
+    b = ml.bits_b * ml.cta_n_b * ml.mma_k // 8
+    if ml.kind is UmmaKind.DENSE:
+        return StageBytes(a, b)
+    sf_k = ml.mma_k // ml.sf_vector
+    n_sf = -(-ml.mma_n // SF_BLOCK_MN) * SF_BLOCK_MN
+    return StageBytes(a, b, sfa=ml.cta_m * sf_k, sfb=n_sf * sf_k)
+
+
+def accumulator_stages(ml: Mainloop) -> int:
+    """AccumulatorPipelineStageCount as the builder picks it.
+
+    Block-scaled (BS_BUILDER, SM103_BUILDER): `MMA_N == 256 ? 1 : 2`. Dense (DENSE_BUILDER):
+    TotalTmem / (CTA_M * CTA_N) for a 2-SM MMA or an MMA M > 64, else (512 / CTA_N) * 2, capped
+    at 4.
+    """
+    if ml.kind is not UmmaKind.DENSE:
+        return 1 if ml.mma_n == 256 else 2
+    if ml.two_sm or ml.cta_m > 64:
+        count = TMEM_LANES * TMEM_COLUMNS // (ml.cta_m * ml.mma_n)
+    else:
+        count = TMEM_COLUMNS // ml.mma_n * 2
+    return min(MAX_ACCUMULATOR_STAGES, count)
+
+
+def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...]:
+    """Sm100DenseGemmTmaUmmaCarveout<..., IsArrayOfPointersGemm = true, NumTensorMaps>::
+    KernelSmemCarveout (CARVEOUT): the kernel's storage that is not the mainloop's or the
+    epilogue's, subtracted from the capacity before the stages are counted.
+
+    Since CUTLASS 4.3.0 (`sm100_async_tensormap_update`) a grouped kernel keeps two CLC responses
+    (one for the tensormap-updater warps), five tensormap sets and a tensormap-ready pipeline.
+    """
+    stages = SCHEDULER_STAGES_GROUPED
+    acc = accumulator_stages(ml)
+    async_update = cutlass.has("sm100_async_tensormap_update")
+    responses = 2 if async_update else 1
+    sets = 5 if async_update else 1
+    src = f"{CARVEOUT}: Sm100DenseGemmTmaUmmaCarveout"
+    terms = [
+        StageTerm(
+            name="AccumulatorPipelineStorage",
+            bytes=pipeline_storage(acc),
+            source=f"{src}: sizeof(PipelineUmmaAsync<AccumulatorPipelineStageCount = {acc}>::SharedStorage)",
+            derived_from=("input.tile", "input.types"),
+        ),
+        StageTerm(
+            name="CLCPipelineStorage",
+            bytes=pipeline_storage(stages) * responses,
+            source=f"{src}: sizeof(PipelineCLCFetchAsync<{stages}>::SharedStorage) x NumCLCResponses = {responses}",
+            derived_from=("input.cutlass",),
+        ),
+        StageTerm(
+            name="LoadOrderBarrierStorage",
+            bytes=ordered_sequence_barrier_storage(1, 2),
+            source=f"{src}: sizeof(OrderedSequenceBarrier<1,2>::SharedStorage)",
+        ),
+        StageTerm(
+            name="CLCResponseStorage",
+            bytes=stages * CLC_RESPONSE_BYTES * responses,
+            source=f"{src}: SchedulerPipelineStageCount x CLCResponseSize x NumCLCResponses = {responses}",
+            derived_from=("input.cutlass",),
+        ),
+        StageTerm(
+            name="CLCThrottlePipelineStorage",
+            bytes=pipeline_storage(stages),
+            source=f"{src}: sizeof(PipelineAsync<{stages}>::SharedStorage)",
+        ),
+        StageTerm(
+            name="TmemDeallocStorage",
+            bytes=BARRIER_BYTES,
+            source=f"{src}: sizeof(cutlass::arch::ClusterBarrier)",
+        ),
+        StageTerm(
+            name="TmemBasePtrsStorage",
+            bytes=stages * 4,
+            source=f"{src}: SchedulerPipelineStageCount x sizeof(uint32_t)",
+        ),
+        StageTerm(
+            name="TensorMapStorage",
+            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps * sets,
+            source=f"{src}: sizeof(cute::TmaDescriptor) x NumTensorMaps = {ml.tensormaps} x {sets}",
+            derived_from=("input.types", "input.cutlass"),
+        ),
+    ]
+    if async_update:
+        terms.append(
+            StageTerm(
+                name="TensorMapReadyPipelineStorage",
+                bytes=pipeline_storage(stages),
+                source=f"{src}: sizeof(PipelineAsync<{stages}>::SharedStorage)",
+                derived_from=("input.cutlass",),
+            )
+        )
+    return tuple(terms)
+
+
+def _builder(ml: Mainloop) -> str:
+    return {
+        UmmaKind.DENSE: DENSE_BUILDER,
+        UmmaKind.BLOCKSCALED: BS_BUILDER,
+        UmmaKind.SM103_BLOCKSCALED: SM103_BUILDER,
+    }[ml.kind]
+
+
+def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCount:
+    """PipelineStages = sm100_compute_stage_count_or_override[_blockscaled]<
+    sm100_reduced_smem_capacity_bytes = capacity - KernelSmemCarveout, ...>(
+    StageCountAutoCarveout<carveout>) = (reduced capacity - carveout) / stage bytes.
+
+    The dense builder counts sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) per stage; the
+    block-scaled one rounds it up to 128 since CUTLASS 4.4.0 (`pipeline_round_up`).
+    """
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        raise NotImplementedError("SM103: see sm103_stage_count")
+    builder = _builder(ml)
+    s = stage_bytes(ml)
+    pipeline = pipeline_storage(1)
+    pipeline_source = f"{builder}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage)"
+    if ml.kind is UmmaKind.BLOCKSCALED and cutlass.has("pipeline_round_up"):
+        pipeline = round_up(pipeline, 128)
+        pipeline_source = (
+            f"{builder}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
+        )
+    tile = ("input.tile", "input.types", "input.cluster")
+    terms = [
+        StageTerm(
+            name="A",
+            bytes=s.a,
+            source=f"{builder}: bits_to_bytes(a_bits * M * K)",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="B",
+            bytes=s.b,
+            source=f"{builder}: bits_to_bytes(b_bits * N * K)",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="pipeline", bytes=pipeline, source=pipeline_source, derived_from=("input.cutlass",)
+        ),
+    ]
+    if ml.kind is UmmaKind.BLOCKSCALED:
+        terms += [
+            StageTerm(
+                name="SFA",
+                bytes=s.sfa,
+                source=f"{builder}: size(filter_zeros(SmemLayoutAtomSFA))",
+                derived_from=tile,
+            ),
+            StageTerm(
+                name="SFB",
+                bytes=s.sfb,
+                source=f"{builder}: size(filter_zeros(SmemLayoutAtomSFB))",
+                derived_from=tile,
+            ),
+        ]
+    reductions = kernel_carveout(ml, cutlass)
+    per = sum(t.bytes for t in terms)
+    budget = SM100_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
+    fn = (
+        "sm100_compute_stage_count_or_override_blockscaled"
+        if ml.kind is UmmaKind.BLOCKSCALED
+        else "sm100_compute_stage_count_or_override"
+    )
+    return StageCount(
+        stages=cpp_div(budget, per),
+        capacity=SM100_SMEM_CAPACITY,
+        reductions=reductions,
+        carveout=carveout,
+        stage_budget=budget,
+        per_stage=tuple(terms),
+        stage_bytes=per,
+        formula=f"{builder}: {fn} = (sm100_reduced_smem_capacity_bytes - carveout) / stage_bytes",
+        capacity_source=f"{ARCH_H}: sm100_smem_capacity_bytes",
+        carveout_derived_from=(
+            "epilogue.tile",
+            "epilogue.stages_c",
+            "epilogue.stages_d",
+            "epilogue.swizzle",
+            "input.tile",
+            "input.types",
+            "input.fusion",
+            "input.swap_ab",
+        ),
+    )
+
+
+# --- the mainloop's SharedStorage --------------------------------------------------------------
+
+
+def _ml_header(ml: Mainloop) -> str:
+    return {
+        UmmaKind.DENSE: DENSE_ML,
+        UmmaKind.BLOCKSCALED: BS_ML,
+        UmmaKind.SM103_BLOCKSCALED: SM103_ML,
+    }[ml.kind]
+
+
+def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
+    """`CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>`: A, B (and
+    SFA, SFB) for every stage, each `cosize_v` of its stage-appended smem layout."""
+    h = _ml_header(ml)
+    s = stage_bytes(ml)
+    sf = stages if sf_stages is None else sf_stages
+    members = [
+        array(
+            "smem_A",
+            stages * s.a,
+            1,
+            f"{h}: ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+            ("builder.stages", "builder.term.A"),
+        ),
+        array(
+            "smem_B",
+            stages * s.b,
+            1,
+            f"{h}: ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+            ("builder.stages", "builder.term.B"),
+        ),
+    ]
+    if ml.kind is not UmmaKind.DENSE:
+        members += [
+            array(
+                "smem_SFA",
+                sf * s.sfa,
+                1,
+                f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                ("builder.stages", "builder.term.SFA"),
+            ),
+            array(
+                "smem_SFB",
+                sf * s.sfb,
+                1,
+                f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                ("builder.stages", "builder.term.SFB"),
+            ),
+        ]
+    return struct(
+        "mainloop",
+        members,
+        f"{h}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def tensormap_storage(ml: Mainloop) -> Block:
+    h = _ml_header(ml)
+    names = ("A", "B") if ml.kind is UmmaKind.DENSE else ("A", "B", "SFA", "SFB")
+    return struct(
+        "mainloop",
+        [
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{h}: cute::TmaDescriptor smem_tensormap_{x}",
+            )
+            for x in names
+        ],
+        f"{h}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def pipeline(ml: Mainloop, stages: int) -> Block:
+    """`PipelineTmaUmmaAsync<Stages>::SharedStorage` (PL100): a full and an empty barrier per stage."""
+    return array(
+        "mainloop",
+        pipeline_storage(stages),
+        BARRIER_BYTES,
+        f"{PL100}: PipelineTmaUmmaAsync<{stages}>::SharedStorage ({PL}: full/empty barriers)",
+        ("builder.stages",),
+    )
+
+
+def shared_storage(ml: Mainloop, stages: int) -> Block:
+    """`CollectiveMma::SharedStorage`: tensors, tensormaps, pipeline (the dense and block-scaled
+    array mainloops)."""
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            tensor_storage(ml, stages).at("tensors"),
+            tensormap_storage(ml).at("tensormaps"),
+            pipeline(ml, stages).at("pipeline"),
+        ],
+        f"{_ml_header(ml)}: CollectiveMma::SharedStorage",
+    )
+
+
+# --- tensor memory -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TmemColumns:
+    """TMEM columns (32-bit, 128 lanes each) the mainloop lays out from the allocation's base:
+    the accumulators, then SFA, then SFB (`set_tmem_offsets`)."""
+
+    accumulators: int
+    sfa: int
+    sfb: int
+    source: str
+
+    @property
+    def total(self) -> int:
+        return self.accumulators + self.sfa + self.sfb
+
+
+def is_overlapping_accumulator(ml: Mainloop) -> bool:
+    """cutlass/gemm/dispatch_policy.hpp: the block-scaled array mainloops' IsOverlappingAccum =
+    AccumulatorPipelineStageCount == 1; the dense array mainloop's is false."""
+    return ml.kind is not UmmaKind.DENSE and accumulator_stages(ml) == 1
+
+
+def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
+    """cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator (AccumulatorPipelineStageCount
+    buffers of the CTA's N fp32 columns; with overlapping accumulators two buffers 256 - EPI_N
+    columns apart) and find_tmem_tensor_col_offset; the scale factors take (MMA_M / 128) x
+    K / SFVecSize columns for SFA and ceil(N / 128) x K / SFVecSize for SFB (BS_ML:
+    init_tmem_tensors, tCtSFA / tCtSFB from SmemLayoutAtomSFA / SFB)."""
+    src = (
+        "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
+    )
+    if ml.cta_m != 128:
+        return None  # not checked against the compiler yet
+    if is_overlapping_accumulator(ml):
+        acc = ml.mma_n + (256 - epilogue_tile_n)
+    else:
+        acc = accumulator_stages(ml) * ml.mma_n
+    if ml.kind is UmmaKind.DENSE:
+        return TmemColumns(acc, 0, 0, src)
+    sf_k = ml.mma_k // ml.sf_vector
+    sfa = ml.cta_m // SF_BLOCK_MN * sf_k
+    sfb = -(-ml.mma_n // SF_BLOCK_MN) * sf_k
+    return TmemColumns(acc, sfa, sfb, f"{src}; {BS_ML}: init_tmem_tensors")

@@ -1,0 +1,220 @@
+"""The SM100 / SM103 TMA warp-specialized grouped MoE GEMM family: claims
+`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM` with `Sm100` or `Sm103`, and computes its Resources
+with model.py (the builder's stage count, the compiler's layout of GemmKernel::SharedStorage, the
+tensor memory the accumulators take)."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from typing import ClassVar
+
+from cutlint.cutlass import sm100_kernel
+from cutlint.cutlass.layout import Block
+from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
+from cutlint.cutlass.versions import CutlassModel
+from cutlint.families import moe_macro_family as macro
+from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.sm100_tma_ws_grouped import model as sm100
+from cutlint.model.context import ModelContext
+from cutlint.producers.flashinfer import sm100_dispatch
+from cutlint.records import (
+    Instantiation,
+    MoeGemmArgs,
+    Recipe,
+    Region,
+    RegisterPlan,
+    Resources,
+    Shape3,
+    SmemLayout,
+    Variant,
+)
+
+PACKAGE = "cutlint.families.sm100_tma_ws_grouped"
+
+METRICS: Mapping[str, str] = {
+    **macro.METRICS,
+    "sm100.tmem.columns": "TMEM columns the accumulators and scale factors take",
+    "sm100.tmem.capacity": "TMEM columns per SM (the kernel allocates all of them)",
+    "sm100.two_sm": "a 2-SM MMA (CGA_M = 2)",
+    "sm100.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
+    "sm100.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
+}
+METRIC_INPUTS: Mapping[str, tuple[str, ...]] = {
+    **macro.METRIC_INPUTS,
+    "sm100.tmem.columns": ("input.tile", "input.types", "input.cluster"),
+    "sm100.tmem.capacity": ("input.arch",),
+    "sm100.two_sm": ("input.cluster",),
+    "sm100.smem.capacity": ("input.arch",),
+    "sm100.smem.assert": ("input.cutlass",),
+}
+
+
+class Sm100TmaWsGrouped:
+    name: ClassVar[str] = "sm100-tma-ws-grouped"
+    package: ClassVar[str] = PACKAGE
+    metrics: ClassVar[Mapping[str, str]] = METRICS
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = METRIC_INPUTS
+    columns: ClassVar[tuple[str, ...]] = macro.COLUMNS
+    probe: ClassVar[str | None] = "tma-ws-moe-launcher"
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        return macro.claim_macro(self.name, (100, 103), inst, ctx)
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        t = _tactic(macro.args_of(recipe), ctx)
+        return t if isinstance(t, str) else None
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        a = macro.args_of(recipe)
+        t = _tactic(a, ctx)
+        assert not isinstance(t, str), t  # the engine asks covers() first
+        stage_count = sm100.stage_count(t, ctx.cutlass)
+        supported, reason = sm100_dispatch.dispatched(
+            ctx.flashinfer.version if ctx.flashinfer else None, a
+        )
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=stage_count,
+            layout=_smem_layout(t, stage_count.stages, ctx.cutlass),
+            max_threads_per_block=sm100.max_threads_per_block(t, ctx.cutlass),
+            tma_descriptors=sm100.tma_descriptors(t, ctx.cutlass),
+            registers=_register_plan(t, ctx.cutlass),
+            dispatch_supported=supported,
+            dispatch_source=sm100_dispatch.source(
+                ctx.flashinfer.version if ctx.flashinfer else None
+            ),
+            dispatch_reason=reason,
+            tmem_columns=_tmem_total(t),
+            variants=_variants(t, ctx),
+            epilogue=sm100.epilogue_shape(t),
+        )
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        a = macro.args_of(recipe)
+        return {
+            **macro.facts(recipe),
+            "sm100.tmem.columns": res.tmem_columns or 0,
+            "sm100.tmem.capacity": TMEM_COLUMNS,
+            "sm100.two_sm": a.cluster.m == 2,
+            "sm100.smem.capacity": SM100_SMEM_CAPACITY,
+            "sm100.smem.assert": sm100_kernel.smem_static_assert(res.cutlass_version, a.sm == 103),
+        }
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        return macro.describe(recipe)
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        return macro.inputs(recipe)
+
+    def title(self, recipe: Recipe) -> str:
+        a = macro.args_of(recipe)
+        return f"{a.arch_tag} {macro.title(recipe)}, cluster {a.cluster}"
+
+
+FAMILY = Sm100TmaWsGrouped()
+
+
+def _tmem_total(t: sm100.Tactic) -> int | None:
+    cols = sm100.tmem_columns(t)
+    return cols.total if cols is not None else None
+
+
+def _load_covered() -> tuple[str, ...]:
+    with resources.files(PACKAGE).joinpath("data", "family.toml").open("rb") as f:
+        return tuple(tomllib.load(f)["covered_cutlass"]["versions"])
+
+
+COVERED_CUTLASS = _load_covered()
+"""The CUTLASS releases whose SM100 headers the model is checked against (family.toml)."""
+
+
+def _covered_cutlass(cutlass: CutlassModel) -> str | None:
+    if cutlass.label in COVERED_CUTLASS:
+        return None
+    return (
+        f"CUTLASS {cutlass.label}: the SM100 model is checked against the SM100 headers of "
+        f"CUTLASS {' and '.join(COVERED_CUTLASS)} only (builders, kernel shell and epilogue "
+        "change between releases)"
+    )
+
+
+def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm100.Tactic | str:
+    """The SM100 recipe's parts, or why this instantiation is outside what the model covers."""
+    if a.sm == 103 and ctx.arch.sm != 103:
+        return f"an Sm103 kernel runs only on sm_103 (the SM103 module's compute_103a), not on {ctx.arch.name}"
+    if ctx.arch.sm not in (100, 103):
+        return f"an {a.arch_tag} kernel does not run on {ctx.arch.name}"
+    why = _covered_cutlass(ctx.cutlass)
+    if why is not None:
+        return why
+    return sm100.tactic(a)
+
+
+def _smem_layout(t: sm100.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:
+    kernel = sm100.kernel_shared_storage(t, stages, cutlass)
+    return SmemLayout(
+        regions=regions(kernel),
+        size=kernel.size,
+        align=kernel.align,
+        mainloop_size=sm100.mainloop_shared_storage(t, stages).size,
+        epilogue_size=sm100.epilogue_shared_storage(t).size,
+    )
+
+
+def regions(block: Block) -> tuple[Region, ...]:
+    return tuple(
+        Region(
+            name=p.name.removeprefix("SharedStorage."),
+            offset=p.offset,
+            size=p.size,
+            align=p.align,
+            source=p.source,
+            derived_from=p.derived_from,
+        )
+        for p in block.flat()
+    )
+
+
+def _register_plan(t: sm100.Tactic, cutlass: CutlassModel) -> RegisterPlan | None:
+    """The kernel shells' setmaxnreg split, where they make one (sm100_kernel.register_split)."""
+    split = sm100_kernel.register_split(sm100.shell(t, cutlass))
+    if split is None:
+        return None
+    other, epilogue, block, source = split
+    return RegisterPlan(
+        accumulator_registers=0,
+        reconfigured=True,
+        load_warpgroup_registers=other,
+        mma_warpgroup_registers=epilogue,
+        block_registers=block,
+        source=f"{source}; the accumulators live in tensor memory, not registers",
+    )
+
+
+def _variant(label: str, t: sm100.Tactic, ctx: ModelContext) -> Variant:
+    stages = sm100.stage_count(t, ctx.cutlass).stages
+    size = sm100.kernel_shared_storage(t, stages, ctx.cutlass).size
+    return Variant(
+        label=label,
+        tile=t.cta_tile,
+        stages=stages,
+        smem_bytes=size,
+        fits=stages >= 1 and size <= SM100_SMEM_CAPACITY,
+    )
+
+
+def _variants(t: sm100.Tactic, ctx: ModelContext) -> tuple[Variant, ...]:
+    """The same tactic one tile-K step smaller, and the other epilogue (TMA <-> no-smem)."""
+    out: list[Variant] = []
+    if t.cta_tile.k >= 64:
+        smaller = sm100.with_tile(t, Shape3(m=t.cta_tile.m, n=t.cta_tile.n, k=t.cta_tile.k // 2))
+        if smaller is not None:
+            out.append(_variant(f"K = {t.cta_tile.k // 2}", smaller, ctx))
+    other = sm100.with_other_epilogue(t)
+    if other is not None:
+        out.append(_variant(f"{other.epilogue.kind.value} epilogue", other, ctx))
+    return tuple(out)

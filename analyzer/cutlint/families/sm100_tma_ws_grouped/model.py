@@ -1,0 +1,228 @@
+"""The SM100 / SM103 grouped MoE GEMM that FlashInfer's (TensorRT-LLM's) launcher builds.
+
+The recipe is the Sm100/Sm103 branch of `moe_gemm_tma_ws_launcher.inl`: the MMA tile is the CTA
+tile with M doubled for a 2-SM cluster (`Is2SM = cute::size<0>(ClusterShape) == 2`) and K tripled
+on SM103; the mainloop comes from `CollectiveBuilder<Sm100|Sm103, OpClass(BlockScaled)TensorOp,
+..., StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>, KernelPtrArray...Sm100>`,
+the epilogue from the SM100 epilogue builder with a ptr-array TMA or no-smem schedule, and the
+kernel is `GemmUniversal` with the SM100 (or SM103) ptr-array kernel shell.
+
+Two computations are kept apart, as for every family: the builder's stage count (its budget)
+and the compiler's layout of `GemmKernel::SharedStorage` for that count. The CUTLASS parts are
+in cutlint.cutlass.sm100_mainloop / sm100_epilogue / sm100_kernel; this module only decides,
+as the launcher does, which parts a macro call selects.
+
+`launcher` is FlashInfer's csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/
+launchers/moe_gemm_tma_ws_launcher.inl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.cutlass import sm100_epilogue as epi
+from cutlint.cutlass import sm100_kernel as kernel
+from cutlint.cutlass import sm100_mainloop as ml
+from cutlint.cutlass.layout import Block
+from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.base import family_data
+from cutlint.records import ElementType, EpilogueTile, Fusion, MoeGemmArgs, Shape3, StageCount
+
+LAUNCHER = "moe_gemm_tma_ws_launcher.inl"
+
+_C = family_data("cutlint.families.sm100_tma_ws_grouped").constants
+# Each constant's source is in data/family.toml beside this file.
+TWO_SM_M_FACTOR = _C["two_sm_m_factor"]
+SM103_K_FACTOR = _C["sm103_k_factor"]
+FP4_EPILOGUE_TILE = (_C["fp4_epilogue_tile_m"], _C["fp4_epilogue_tile_n"])
+FP4_EPILOGUE_TILE_CTA_N = _C["fp4_epilogue_tile_cta_n"]
+
+ELEMENT_BITS = {
+    ElementType.E2M1: 4,
+    ElementType.E4M3: 8,
+    ElementType.E5M2: 8,
+    ElementType.F16: 16,
+    ElementType.BF16: 16,
+    ElementType.F32: 32,
+}
+"""cutlass::sizeof_bits of the launcher's CUTLASS element types (TllmToCutlassTypeAdapter; float
+becomes tfloat32_t in the MMA, still 32 bits)."""
+
+EPILOGUE_SCHEDULES = {
+    "PtrArrayTmaWarpSpecialized": epi.EpilogueKind.TMA,
+    "PtrArrayNoSmemWarpSpecialized": epi.EpilogueKind.NO_SMEM,
+}
+"""The macro's EpilogueSchedule argument -> the SM10x epilogue the launcher builds
+(launcher: IsTmaSM10xEpilogue, EpilogueScheduleSM10x)."""
+
+
+@dataclass(frozen=True)
+class Tactic:
+    """The launcher's choices for one macro call, as CUTLASS parts."""
+
+    args: MoeGemmArgs
+    sm: int
+    """100 or 103: the arch tag."""
+    cta_tile: Shape3
+    two_sm: bool
+    mainloop: ml.Mainloop
+    epilogue: epi.Epilogue
+    block_scaled: bool
+
+
+def tactic(a: MoeGemmArgs) -> Tactic | str:
+    """The parts the launcher builds for `a`, or why the model does not cover it."""
+    if a.sm not in (100, 103):
+        return f"arch tag {a.arch_tag} is not an SM100/SM103 tag"
+    if a.act_type is None or a.weight_type is None or a.output_type is None or a.fusion is None:
+        return "an element type or the fusion is unknown (see the CUT0xx diagnostic)"
+    kind = EPILOGUE_SCHEDULES.get(a.epilogue_schedule)
+    if kind is None:
+        return f"epilogue schedule {a.epilogue_schedule} is not one the SM10x launcher builds"
+    act, weight, out = a.act_type, a.weight_type, a.output_type
+    is_fp4 = act is ElementType.E2M1
+    w4a8 = weight is ElementType.E2M1 and act is ElementType.E4M3
+    block_scaled = is_fp4 or w4a8 or a.mxfpx
+    if act is not weight and not w4a8:
+        return f"{act} x {weight}: the TMA WS MoE launcher does not support mixed input types"
+    two_sm = a.cluster.m == TWO_SM_M_FACTOR
+    if a.cluster.m not in (1, 2) or a.cluster.n != 1 or a.cluster.k != 1:
+        return f"cluster {a.cluster}: the model covers 1x1x1 and 2x1x1"
+    mma = Shape3(
+        m=a.cta_tile.m * (TWO_SM_M_FACTOR if two_sm else 1),
+        n=a.cta_tile.n,
+        k=a.cta_tile.k * (SM103_K_FACTOR if a.sm == 103 else 1),
+    )
+    act_bits, weight_bits = ELEMENT_BITS[act], ELEMENT_BITS[weight]
+    if a.sm == 103:
+        if not is_fp4 or a.mxfpx:
+            return "SM103 builds only NVFP4 (the ultra VS16 block-scaled schedule)"
+        mainloop = ml.Mainloop(
+            ml.UmmaKind.SM103_BLOCKSCALED, mma.m, mma.n, mma.k, two_sm, 4, 4, 16, tensormaps=4
+        )
+    elif block_scaled:
+        # launcher: KernelSchedule{1,2}SmSm100BlockScaled = IsMXFPX ? ...Mxf8f6f4Sm100 : ...Nvf4Sm100.
+        # MXF8F6F4 stores A and B as uint8_t (builder: ElementAMma_SmemAllocType), SFVec 32;
+        # NVF4 keeps the 4-bit elements, SFVec 16.
+        if a.mxfpx:
+            bits_a = bits_b = 8
+            sf_vector = 32
+        elif is_fp4:
+            bits_a = bits_b = 4
+            sf_vector = 16
+        else:
+            return f"{act} x {weight} without MXFPX: not a block-scaled MMA the model covers"
+        mainloop = ml.Mainloop(
+            ml.UmmaKind.BLOCKSCALED, mma.m, mma.n, mma.k, two_sm, bits_a, bits_b, sf_vector, 4
+        )
+    else:
+        bits_a, bits_b = (weight_bits, act_bits) if a.swap_ab else (act_bits, weight_bits)
+        mainloop = ml.Mainloop(ml.UmmaKind.DENSE, mma.m, mma.n, mma.k, two_sm, bits_a, bits_b)
+    if a.fusion is Fusion.ACTIVATION:
+        # launcher: ElementD = ElementAct, ActivationElementC = ElementD, always a TMA epilogue
+        # (EpilogueScheduleActivation).
+        d_bits = act_bits
+        c_bits: int | None = act_bits
+        kind = epi.EpilogueKind.TMA
+    else:
+        d_bits = ELEMENT_BITS[out]
+        c_bits = None  # launcher: ElementC = void on SM10x
+    fusion = epi.FusionStorage.EMPTY
+    fusion_bits = 0
+    if a.fusion is Fusion.FINALIZE:
+        if a.swap_ab:
+            fusion, fusion_bits = epi.FusionStorage.ROW_BROADCAST_SCALE, 32
+        else:
+            fusion, fusion_bits = epi.FusionStorage.ROW_BROADCAST_BIAS, ELEMENT_BITS[out]
+    fp4_subtile = a.sm == 100 and is_fp4 and a.cta_tile.n == FP4_EPILOGUE_TILE_CTA_N
+    override = FP4_EPILOGUE_TILE if fp4_subtile else None
+    epilogue = epi.Epilogue(
+        kind=kind,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        two_sm=two_sm,
+        c_bits=c_bits,
+        d_bits=d_bits,
+        d_void=a.fusion is Fusion.FINALIZE,
+        d_m_major=a.swap_ab,
+        blockscaled=block_scaled,
+        tile_override=override,
+        fusion=fusion,
+        fusion_bits=fusion_bits,
+    )
+    return Tactic(a, a.sm, a.cta_tile, two_sm, mainloop, epilogue, block_scaled)
+
+
+def with_tile(t: Tactic, tile: Shape3) -> Tactic | None:
+    """The same macro call with another CTA tile (None when the model does not cover it)."""
+    other = tactic(t.args.model_copy(update={"cta_tile": tile}))
+    return other if isinstance(other, Tactic) else None
+
+
+def with_other_epilogue(t: Tactic) -> Tactic | None:
+    """The same macro call with the other SM10x epilogue schedule (TMA <-> no-smem); None for
+    ACTIVATION, which always builds the TMA epilogue."""
+    if t.args.fusion is Fusion.ACTIVATION:
+        return None
+    names = {v: k for k, v in EPILOGUE_SCHEDULES.items()}
+    other_kind = (
+        epi.EpilogueKind.NO_SMEM
+        if t.epilogue.kind is epi.EpilogueKind.TMA
+        else epi.EpilogueKind.TMA
+    )
+    other = tactic(t.args.model_copy(update={"epilogue_schedule": names[other_kind]}))
+    return other if isinstance(other, Tactic) else None
+
+
+def epilogue_shared_storage(t: Tactic) -> Block:
+    return epi.shared_storage(t.epilogue)
+
+
+def epilogue_shape(t: Tactic) -> EpilogueTile:
+    return epi.tile_shape(t.epilogue)
+
+
+def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
+    return ml.stage_count(t.mainloop, epilogue_shared_storage(t).size, cutlass)
+
+
+def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
+    return kernel.shell(t.sm == 103, ml.accumulator_stages(t.mainloop), cutlass)
+
+
+def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    return ml.shared_storage(t.mainloop, stages)
+
+
+def kernel_members(t: Tactic, stages: int, cutlass: CutlassModel) -> list[Block]:
+    """The members of `GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members)."""
+    e = t.epilogue
+    return kernel.shared_storage_members(
+        shell(t, cutlass),
+        mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
+        mainloop_maps=ml.tensormap_storage(t.mainloop),
+        mainloop_pipeline=ml.pipeline(t.mainloop, stages),
+        epilogue_tensors=epi.tensor_storage(e),
+        epilogue_maps=epi.tensormap_storage(e),
+        epi_load_pipeline=epi.pipeline(e),
+    )
+
+
+def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
+    return kernel.shared_storage(kernel_members(t, stages, cutlass), shell(t, cutlass))
+
+
+def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
+    return kernel.max_threads_per_block(shell(t, cutlass))
+
+
+def tma_descriptors(t: Tactic, cutlass: CutlassModel) -> int:
+    """Tensormaps in shared memory: one set per tensormap-updater warp and one more (kernel),
+    each the mainloop's (A, B, SFA, SFB) and the TMA epilogue's (C, D)."""
+    per_set = t.mainloop.tensormaps + (2 if t.epilogue.kind is epi.EpilogueKind.TMA else 0)
+    return shell(t, cutlass).tensormap_sets * per_set
+
+
+def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
+    epi_n = epilogue_shape(t).n
+    return ml.tmem_columns(t.mainloop, epi_n)
