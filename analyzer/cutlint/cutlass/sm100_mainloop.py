@@ -433,19 +433,22 @@ def is_overlapping_accumulator(ml: Mainloop) -> bool:
 
 def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     """cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator (AccumulatorPipelineStageCount
-    buffers of the CTA's N fp32 columns; with overlapping accumulators two buffers 256 - EPI_N
-    columns apart) and find_tmem_tensor_col_offset; the scale factors take (MMA_M / 128) x
-    K / SFVecSize columns for SFA and ceil(N / 128) x K / SFVecSize for SFB (BS_ML:
-    init_tmem_tensors, tCtSFA / tCtSFB from SmemLayoutAtomSFA / SFB)."""
+    buffers of N fp32 columns for a 128-row CTA and of N / 2 for a 64-row one, as
+    DENSE_BUILDER's "1SM MMA_M = 64 case" counts (512 / N) x 2 buffers; with overlapping
+    accumulators two buffers 256 - EPI_N columns apart) and
+    find_tmem_tensor_col_offset; the scale factors take (MMA_M / 128) x K / SFVecSize columns
+    for SFA and ceil(N / 128) x K / SFVecSize for SFB (BS_ML: init_tmem_tensors, tCtSFA / tCtSFB
+    from SmemLayoutAtomSFA / SFB). None where the compiler has not confirmed the layout."""
     src = (
         "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
     )
-    if ml.cta_m != 128:
-        return None  # not checked against the compiler yet
+    if ml.cta_m not in (64, 128) or ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        return None
+    per_buffer = ml.mma_n if ml.cta_m == 128 else ml.mma_n // 2
     if is_overlapping_accumulator(ml):
-        acc = ml.mma_n + (256 - epilogue_tile_n)
+        acc = per_buffer + (256 - epilogue_tile_n)
     else:
-        acc = accumulator_stages(ml) * ml.mma_n
+        acc = accumulator_stages(ml) * per_buffer
     if ml.kind is UmmaKind.DENSE:
         return TmemColumns(acc, 0, 0, src)
     sf_k = ml.mma_k // ml.sf_vector

@@ -35,19 +35,19 @@ PACKAGE = "cutlint.families.sm100_tma_ws_grouped"
 
 METRICS: Mapping[str, str] = {
     **macro.METRICS,
-    "sm100.tmem.columns": "TMEM columns the accumulators and scale factors take",
-    "sm100.tmem.capacity": "TMEM columns per SM (the kernel allocates all of them)",
-    "sm100.two_sm": "a 2-SM MMA (CGA_M = 2)",
-    "sm100.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
-    "sm100.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
+    "umma.tmem.columns": "TMEM columns the accumulators and scale factors take",
+    "umma.tmem.capacity": "TMEM columns per SM (the kernel allocates all of them)",
+    "umma.two_sm": "a 2-SM MMA (CGA_M = 2)",
+    "umma.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
+    "umma.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
 }
 METRIC_INPUTS: Mapping[str, tuple[str, ...]] = {
     **macro.METRIC_INPUTS,
-    "sm100.tmem.columns": ("input.tile", "input.types", "input.cluster"),
-    "sm100.tmem.capacity": ("input.arch",),
-    "sm100.two_sm": ("input.cluster",),
-    "sm100.smem.capacity": ("input.arch",),
-    "sm100.smem.assert": ("input.cutlass",),
+    "umma.tmem.columns": ("input.tile", "input.types", "input.cluster"),
+    "umma.tmem.capacity": ("input.arch",),
+    "umma.two_sm": ("input.cluster",),
+    "umma.smem.capacity": ("input.arch",),
+    "umma.smem.assert": ("input.cutlass",),
 }
 
 
@@ -97,11 +97,11 @@ class Sm100TmaWsGrouped:
         a = macro.args_of(recipe)
         return {
             **macro.facts(recipe),
-            "sm100.tmem.columns": res.tmem_columns or 0,
-            "sm100.tmem.capacity": TMEM_COLUMNS,
-            "sm100.two_sm": a.cluster.m == 2,
-            "sm100.smem.capacity": SM100_SMEM_CAPACITY,
-            "sm100.smem.assert": sm100_kernel.smem_static_assert(res.cutlass_version, a.sm == 103),
+            "umma.tmem.columns": res.tmem_columns or 0,
+            "umma.tmem.capacity": TMEM_COLUMNS,
+            "umma.two_sm": a.cluster.m == 2,
+            "umma.smem.capacity": SM100_SMEM_CAPACITY,
+            "umma.smem.assert": sm100_kernel.smem_static_assert(res.cutlass_version, a.sm == 103),
         }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
@@ -216,5 +216,6 @@ def _variants(t: sm100.Tactic, ctx: ModelContext) -> tuple[Variant, ...]:
             out.append(_variant(f"K = {t.cta_tile.k // 2}", smaller, ctx))
     other = sm100.with_other_epilogue(t)
     if other is not None:
-        out.append(_variant(f"{other.epilogue.kind.value} epilogue", other, ctx))
+        name = "TMA" if other.epilogue.kind.value == "tma" else "no-smem"
+        out.append(_variant(f"{name} epilogue", other, ctx))
     return tuple(out)

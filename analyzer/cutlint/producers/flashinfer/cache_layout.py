@@ -21,14 +21,19 @@ _SM_DIRECTORY = re.compile(r"(?:sm_?)?(\d{2,3})[af]?")
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)?")
 
 
+ARCH_DIRECTORY_DEPTH = 2
+"""How far up an arch-named directory is looked for: the cache puts a file in `<sm>/`; further up
+(a checkout named `sm100`, say) says nothing about the file."""
+
+
 def generated_for_sm(path: str) -> int | None:
-    """The arch the file was generated for: `_sm<NNN>_` in its name, else the nearest
-    directory named for an arch."""
+    """The arch the file was generated for: `_sm<NNN>_` in its name, else the nearest of its
+    parent and grandparent directories named for an arch."""
     p = PurePath(path)
     m = _SM_IN_NAME.search(p.name)
     if m:
         return int(m.group(1))
-    for part in reversed(p.parent.parts):
+    for part in list(reversed(p.parent.parts))[:ARCH_DIRECTORY_DEPTH]:
         d = _SM_DIRECTORY.fullmatch(part)
         if d:
             return int(d.group(1))
