@@ -48,8 +48,12 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     kernel = sm100.kernel_shared_storage(t, stages, cutlass)
     at = member_offsets(members)
     tensors = next(m for m in members if m.name == "tensors")
+    sf_stages = sm100.sf_stages(t, cutlass) or stages
     inner = member_offsets(
-        [epi.tensor_storage(t.epilogue).at("epilogue"), ml.tensor_storage(t.mainloop, stages)]
+        [
+            epi.tensor_storage(t.epilogue).at("epilogue"),
+            ml.tensor_storage(t.mainloop, stages, sf_stages),
+        ]
     )
     s = ml.stage_bytes(t.mainloop)
     e = t.epilogue
@@ -57,7 +61,7 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     tmem = sm100.tmem_columns(t)
     got: dict[str, Any] = {
         "stages": stages,
-        "mainloop_smem": sm100.mainloop_shared_storage(t, stages).size,
+        "mainloop_smem": sm100.mainloop_shared_storage(t, stages, cutlass).size,
         "epilogue_smem": sm100.epilogue_shared_storage(t).size,
         "kernel_smem": kernel.size,
         "kernel_align": kernel.align,
@@ -75,15 +79,15 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
         "kernel.tensors.mainloop.offset": at["tensors"][0] + inner["mainloop"][0],
         "mainloop.tensors.smem_A.size": stages * s.a,
         "mainloop.tensors.smem_B.size": stages * s.b,
-        "mainloop.pipeline.size": pipeline_storage(stages),
+        "mainloop.pipeline.size": ml.pipeline(t.mainloop, stages, sf_stages).size,
         "epilogue.EpilogueTile.M": tile.m,
         "epilogue.EpilogueTile.N": tile.n,
         "kernel.AccumulatorPipelineStageCount": ml.accumulator_stages(t.mainloop),
         "kernel.NumTensorMapUpdaterThreads": 32 * (sm100.shell(t, cutlass).tensormap_sets - 1),
     }
     if t.mainloop.kind is not ml.UmmaKind.DENSE:
-        got["mainloop.tensors.smem_SFA.size"] = stages * s.sfa
-        got["mainloop.tensors.smem_SFB.size"] = stages * s.sfb
+        got["mainloop.tensors.smem_SFA.size"] = sf_stages * s.sfa
+        got["mainloop.tensors.smem_SFB.size"] = sf_stages * s.sfb
     if e.kind is epi.EpilogueKind.TMA:
         got["epilogue.tensors.collective.size"] = epi.collective_storage(e).size
         got["epilogue.tensors.thread.size"] = epi.fusion_storage(e).size

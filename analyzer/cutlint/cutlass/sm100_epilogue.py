@@ -278,10 +278,36 @@ def collective_storage(e: Epilogue) -> Block:
     )
 
 
+def nosmem_storage(e: Epilogue) -> Block:
+    """The no-smem epilogue's SharedStorage, which the kernel also takes for its TensorStorage and
+    TensorMapStorage (cutlass/epilogue/collective/detail.hpp: `using TensorStorage = typename
+    EpilogueOp::SharedStorage; using TensorMapStorage = ...`).
+
+    EB picks the legacy `thread::LinearCombination` collective (an empty SharedStorage) for the
+    default fusion of a non-block-scaled MMA, else the fusion-callbacks one: `{ FusionStorage
+    thread; array_aligned<uint8_t, 0> buffer; }` (no reduction buffer; cute::array<T, 0> is an
+    empty class, aligned 16)."""
+    if not e.blockscaled:
+        return empty("epilogue", f"{NOSMEM_EP}: CollectiveEpilogue<Sm100PtrArrayNoSmem, thread op>::SharedStorage {{ }}")
+    return struct(
+        "epilogue",
+        [
+            fusion_storage(e),
+            array(
+                "buffer",
+                16,
+                16,
+                f"{NOSMEM_EP}: array_aligned<uint8_t, ImplicitSharedStorageSize = 0> buffer (an empty class, alignas 16)",
+            ),
+        ],
+        f"{NOSMEM_EP}: CollectiveEpilogue<Sm100PtrArrayNoSmem, FusionCallbacks>::SharedStorage",
+    )
+
+
 def tensor_storage(e: Epilogue) -> Block:
-    """`CollectiveEpilogue::TensorStorage` (TMA: collective + fusion; no-smem: empty)."""
+    """`CollectiveEpilogue::TensorStorage` (TMA: collective + fusion; no-smem: its SharedStorage)."""
     if e.kind is EpilogueKind.NO_SMEM:
-        return empty("epilogue", f"{NOSMEM_EP}: struct TensorStorage {{ }}")
+        return nosmem_storage(e)
     return struct(
         "epilogue",
         [collective_storage(e), fusion_storage(e)],
@@ -291,7 +317,7 @@ def tensor_storage(e: Epilogue) -> Block:
 
 def tensormap_storage(e: Epilogue) -> Block:
     if e.kind is EpilogueKind.NO_SMEM:
-        return empty("epilogue", f"{NOSMEM_EP}: struct TensorMapStorage {{ }}")
+        return nosmem_storage(e)
     return struct(
         "epilogue",
         [
@@ -334,10 +360,8 @@ def pipeline(e: Epilogue) -> Block:
 def shared_storage(e: Epilogue) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
     if e.kind is EpilogueKind.NO_SMEM:
-        return empty(
-            "CollectiveEpilogue::SharedStorage",
-            f"{NOSMEM_EP}: struct SharedStorage {{ struct TensorStorage {{ }}; struct TensorMapStorage {{ }}; }}",
-        )
+        s = nosmem_storage(e)
+        return Block("CollectiveEpilogue::SharedStorage", s.size, s.align, s.source, s.pieces)
     return struct(
         "CollectiveEpilogue::SharedStorage",
         [

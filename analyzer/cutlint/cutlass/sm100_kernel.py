@@ -53,8 +53,13 @@ def smem_static_assert(cutlass_label: str, sm103: bool) -> str:
     return where[1] if sm103 else where[0]
 
 
-STATIC_SCHEDULER_STAGE_COUNT = 8
-"""The builders' SchedulerPipelineStageCount for a grouped GEMM."""
+SM100_SCHEDULER_STAGES = 8
+"""The SM100 builders' SchedulerPipelineStageCount for a grouped GEMM (IsGroupGemm ? 8 : 2)."""
+SM103_SCHEDULER_STAGES = 3
+"""sm103_blockscaled_umma_builder.inl: SchedulerPipelineStageCount = 3."""
+SM103_THREADS = 5 * THREADS_PER_WARP + 128 + 3 * THREADS_PER_WARP
+"""KS103: MaxThreadsPerBlock = scheduler, MMA, AB-load, SF-load and epilogue-load warps, the
+epilogue's 128 threads and NumEmptyThreads = 3 warps."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,7 @@ class KernelShell:
 
     sm103: bool
     accumulator_stages: int
+    scheduler_stages: int
     epilogue_threads: int
     async_tensormap_update: bool
     """KS since CUTLASS 4.3.0: IsTensorMapUpdateAsync (grouped, not dynamic-persistent)."""
@@ -81,6 +87,7 @@ def shell(sm103: bool, accumulator_stages: int, cutlass: CutlassModel) -> Kernel
     return KernelShell(
         sm103=sm103,
         accumulator_stages=accumulator_stages,
+        scheduler_stages=SM103_SCHEDULER_STAGES if sm103 else SM100_SCHEDULER_STAGES,
         epilogue_threads=128,
         async_tensormap_update=not sm103 and cutlass.has("sm100_async_tensormap_update"),
     )
@@ -89,7 +96,10 @@ def shell(sm103: bool, accumulator_stages: int, cutlass: CutlassModel) -> Kernel
 def max_threads_per_block(k: KernelShell) -> int:
     """KS: MaxThreadsPerBlock = NumSchedThreads + NumTensorMapUpdaterThreads +
     NumMainloopLoadThreads + NumMMAThreads + NumEpilogueLoadThreads + NumEpilogueThreads (one
-    warp each but the epilogue's 128 threads and the four tensormap-updater warps)."""
+    warp each but the epilogue's 128 threads and the four tensormap-updater warps); the SM103
+    shell: SM103_THREADS."""
+    if k.sm103:
+        return SM103_THREADS
     updaters = TENSORMAP_UPDATER_WARPS * THREADS_PER_WARP if k.async_tensormap_update else 0
     return 4 * THREADS_PER_WARP + updaters + k.epilogue_threads
 
@@ -126,7 +136,7 @@ def register_split(k: KernelShell) -> tuple[int, int, int, str] | None:
 def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block) -> Block:
     """`SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>`, every member alignas(16)."""
     h = k.header
-    stages = STATIC_SCHEDULER_STAGE_COUNT
+    stages = k.scheduler_stages
     members = [
         mainloop_pipeline.at("mainloop", 16),
         epi_load_pipeline.at("epi_load", 16),
@@ -178,7 +188,7 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
 
 
 def clc_responses(k: KernelShell) -> Block:
-    stages = STATIC_SCHEDULER_STAGE_COUNT
+    stages = k.scheduler_stages
     if k.async_tensormap_update:
         return array(
             "clc_response",

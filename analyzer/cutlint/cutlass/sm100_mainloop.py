@@ -55,6 +55,15 @@ SF_BLOCK_MN = 128
 """sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig Blk_MN = 128."""
 SF_BLOCK_K = 4
 """sm100_blockscaled_layout.hpp: Blk_SF = 4 scale factors per 32-bit TMEM word."""
+SM103_SCHEDULER_STAGES = 3
+"""SM103_BUILDER: SchedulerPipelineStageCount = 3."""
+SM103_STAGE_K_BYTES = 128
+"""SM103_BUILDER: SmemTileShape = (MMA_M, MMA_N / AtomThr, _128): one AB stage holds 128 B of K
+per row ("SmemAllocTypes are uint8_t. We always allocate 128bytes")."""
+SM103_SF_BUFFERS_PER_TILE_K = {16: 4, 32: 2}
+"""SM103_BUILDER: sm103_sfa/sfb_smem_atom_layout, SF_BUFFERS_PER_TILE_K = SFVecSize == 16 ? 4 : 2."""
+SM103_SFB_N_ROUND = {192: 256}
+"""SM103_BUILDER: MMA_N_SFB = (MMA_N == 192) ? 256 : MMA_N."""
 MAX_ACCUMULATOR_STAGES = 4
 """sm100_umma_builder.inl: AccumulatorPipelineStageCount = min(4u, ...) (the cap)."""
 
@@ -117,6 +126,8 @@ def stage_bytes(ml: Mainloop) -> StageBytes:
     the tile M per MMA thread; the SFVecSize mode has stride 0); SFB is sized for N rounded up to
     Blk_MN = 128 (deduce_smem_layoutSFB: MMA_N_SFB = ceil_div(MMA_N, Blk_MN) * Blk_MN).
     """
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        return sm103_stage_bytes(ml)
     a = ml.bits_a * ml.cta_m * ml.mma_k // 8
     b = ml.bits_b * ml.cta_n_b * ml.mma_k // 8
     if ml.kind is UmmaKind.DENSE:
@@ -124,6 +135,22 @@ def stage_bytes(ml: Mainloop) -> StageBytes:
     sf_k = ml.mma_k // ml.sf_vector
     n_sf = -(-ml.mma_n // SF_BLOCK_MN) * SF_BLOCK_MN
     return StageBytes(a, b, sfa=ml.cta_m * sf_k, sfb=n_sf * sf_k)
+
+
+def sm103_stage_bytes(ml: Mainloop) -> StageBytes:
+    """One SM103 AB stage (A and B, 128 B of K per row) and one SF stage (SFA, SFB).
+
+    SM103_BUILDER: SmemTileShape = (MMA_M, MMA_N / AtomThr, 128) of uint8_t; the SF atoms tile
+    (M, K / SF_BUFFERS_PER_TILE_K) and (MMA_N_SFB, K / SF_BUFFERS_PER_TILE_K) with one scale factor
+    per SFVecSize elements (sm103_sfa_smem_atom_layout, sm103_sfb_smem_atom_layout)."""
+    per_row = ml.mma_k // ml.sf_vector // SM103_SF_BUFFERS_PER_TILE_K[ml.sf_vector]
+    n_sfb = SM103_SFB_N_ROUND.get(ml.mma_n, ml.mma_n)
+    return StageBytes(
+        a=ml.cta_m * SM103_STAGE_K_BYTES,
+        b=ml.cta_n_b * SM103_STAGE_K_BYTES,
+        sfa=ml.cta_m * per_row,
+        sfb=n_sfb * per_row,
+    )
 
 
 def accumulator_stages(ml: Mainloop) -> int:
@@ -150,6 +177,8 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
     Since CUTLASS 4.3.0 (`sm100_async_tensormap_update`) a grouped kernel keeps two CLC responses
     (one for the tensormap-updater warps), five tensormap sets and a tensormap-ready pipeline.
     """
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        return sm103_kernel_carveout(ml)
     stages = SCHEDULER_STAGES_GROUPED
     acc = accumulator_stages(ml)
     async_update = cutlass.has("sm100_async_tensormap_update")
@@ -214,6 +243,74 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
     return tuple(terms)
 
 
+def sm103_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
+    """SM103_BUILDER: KernelSmemCarveout, its own sum (SchedulerPipelineStageCount = 3, one
+    tensormap set of A, B, SFA, SFB, TmemBasePtrsStorage per accumulator stage)."""
+    stages = SM103_SCHEDULER_STAGES
+    acc = accumulator_stages(ml)
+    src = f"{SM103_BUILDER}: KernelSmemCarveout"
+    return (
+        StageTerm(
+            name="AccumulatorPipelineStorage",
+            bytes=pipeline_storage(acc),
+            source=f"{src}: sizeof(PipelineUmmaAsync<{acc}>::SharedStorage)",
+            derived_from=("input.tile",),
+        ),
+        StageTerm(
+            name="CLCPipelineStorage",
+            bytes=pipeline_storage(stages),
+            source=f"{src}: sizeof(PipelineCLCFetchAsync<{stages}>::SharedStorage)",
+        ),
+        StageTerm(
+            name="LoadOrderBarrierStorage",
+            bytes=ordered_sequence_barrier_storage(1, 2),
+            source=f"{src}: sizeof(OrderedSequenceBarrier<1,2>::SharedStorage)",
+        ),
+        StageTerm(
+            name="CLCResponseStorage",
+            bytes=stages * CLC_RESPONSE_BYTES,
+            source=f"{src}: SchedulerPipelineStageCount x CLCResponseSize",
+        ),
+        StageTerm(
+            name="CLCThrottlePipelineStorage",
+            bytes=pipeline_storage(stages),
+            source=f"{src}: sizeof(PipelineAsync<{stages}>::SharedStorage)",
+        ),
+        StageTerm(
+            name="TmemDeallocStorage",
+            bytes=BARRIER_BYTES,
+            source=f"{src}: sizeof(cutlass::arch::ClusterBarrier)",
+        ),
+        StageTerm(
+            name="TmemBasePtrsStorage",
+            bytes=acc * 4,
+            source=f"{src}: AccumulatorPipelineStageCount x sizeof(uint32_t)",
+            derived_from=("input.tile",),
+        ),
+        StageTerm(
+            name="TensorMapStorage",
+            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps,
+            source=f"{src}: sizeof(cute::TmaDescriptor) x 4 (A, B, SFA, SFB)",
+        ),
+    )
+
+
+def _budget(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
+    reserved = sum(r.bytes for r in kernel_carveout(ml, cutlass))
+    return SM100_SMEM_CAPACITY - reserved - carveout
+
+
+def sm103_sf_stages(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
+    """SM103_BUILDER: sm103_compute_stage_count_or_override_blockscaled's second count: the AB
+    stages, plus as many more SF stages as the rest of the budget holds at
+    sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + SFA + SFB each."""
+    s = stage_bytes(ml)
+    budget = _budget(ml, carveout, cutlass)
+    per_ab = s.tensors + 2 * pipeline_storage(1)
+    ab = cpp_div(budget, per_ab)
+    return ab + cpp_div(budget - ab * per_ab, pipeline_storage(1) + s.sfa + s.sfb)
+
+
 def _builder(ml: Mainloop) -> str:
     return {
         UmmaKind.DENSE: DENSE_BUILDER,
@@ -230,13 +327,14 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
     The dense builder counts sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) per stage; the
     block-scaled one rounds it up to 128 since CUTLASS 4.4.0 (`pipeline_round_up`).
     """
-    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
-        raise NotImplementedError("SM103: see sm103_stage_count")
     builder = _builder(ml)
     s = stage_bytes(ml)
     pipeline = pipeline_storage(1)
     pipeline_source = f"{builder}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage)"
-    if ml.kind is UmmaKind.BLOCKSCALED and cutlass.has("pipeline_round_up"):
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        pipeline = 2 * pipeline_storage(1)
+        pipeline_source = f"{builder}: mainloop_pipeline_bytes x 2 (the AB and the SF pipeline)"
+    elif ml.kind is UmmaKind.BLOCKSCALED and cutlass.has("pipeline_round_up"):
         pipeline = round_up(pipeline, 128)
         pipeline_source = (
             f"{builder}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
@@ -259,7 +357,7 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
             name="pipeline", bytes=pipeline, source=pipeline_source, derived_from=("input.cutlass",)
         ),
     ]
-    if ml.kind is UmmaKind.BLOCKSCALED:
+    if ml.kind is not UmmaKind.DENSE:
         terms += [
             StageTerm(
                 name="SFA",
@@ -277,11 +375,11 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
     reductions = kernel_carveout(ml, cutlass)
     per = sum(t.bytes for t in terms)
     budget = SM100_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
-    fn = (
-        "sm100_compute_stage_count_or_override_blockscaled"
-        if ml.kind is UmmaKind.BLOCKSCALED
-        else "sm100_compute_stage_count_or_override"
-    )
+    fn = {
+        UmmaKind.DENSE: "sm100_compute_stage_count_or_override",
+        UmmaKind.BLOCKSCALED: "sm100_compute_stage_count_or_override_blockscaled",
+        UmmaKind.SM103_BLOCKSCALED: "sm103_compute_stage_count_or_override_blockscaled (the AB stages)",
+    }[ml.kind]
     return StageCount(
         stages=cpp_div(budget, per),
         capacity=SM100_SMEM_CAPACITY,
@@ -322,18 +420,22 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
     h = _ml_header(ml)
     s = stage_bytes(ml)
     sf = stages if sf_stages is None else sf_stages
+    # cute/tensor_impl.hpp: ArrayEngine is array_aligned<T, N> (alignas 16) for byte-sized
+    # elements, array_subbyte<T, N> otherwise.
+    align_a = 16 if ml.bits_a % 8 == 0 or ml.kind is UmmaKind.SM103_BLOCKSCALED else 1
+    align_b = 16 if ml.bits_b % 8 == 0 or ml.kind is UmmaKind.SM103_BLOCKSCALED else 1
     members = [
         array(
             "smem_A",
             stages * s.a,
-            1,
+            align_a,
             f"{h}: ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
             ("builder.stages", "builder.term.A"),
         ),
         array(
             "smem_B",
             stages * s.b,
-            1,
+            align_b,
             f"{h}: ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
             ("builder.stages", "builder.term.B"),
         ),
@@ -343,14 +445,14 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
             array(
                 "smem_SFA",
                 sf * s.sfa,
-                1,
+                16,
                 f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
                 ("builder.stages", "builder.term.SFA"),
             ),
             array(
                 "smem_SFB",
                 sf * s.sfb,
-                1,
+                16,
                 f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
                 ("builder.stages", "builder.term.SFB"),
             ),
@@ -382,8 +484,19 @@ def tensormap_storage(ml: Mainloop) -> Block:
     )
 
 
-def pipeline(ml: Mainloop, stages: int) -> Block:
-    """`PipelineTmaUmmaAsync<Stages>::SharedStorage` (PL100): a full and an empty barrier per stage."""
+def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
+    """`PipelineTmaUmmaAsync<Stages>::SharedStorage` (PL100): a full and an empty barrier per stage;
+    SM103: `struct PipelineStorage { pipeline_ab; pipeline_sf; }`, one per stage count."""
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        sf = stages if sf_stages is None else sf_stages
+        return array(
+            "mainloop",
+            pipeline_storage(stages) + pipeline_storage(sf),
+            BARRIER_BYTES,
+            f"{SM103_ML}: PipelineStorage {{ PipelineTmaUmmaAsync<{stages}> pipeline_ab; "
+            f"PipelineTmaUmmaAsync<{sf}> pipeline_sf; }}",
+            ("builder.stages",),
+        )
     return array(
         "mainloop",
         pipeline_storage(stages),
@@ -393,9 +506,18 @@ def pipeline(ml: Mainloop, stages: int) -> Block:
     )
 
 
-def shared_storage(ml: Mainloop, stages: int) -> Block:
+def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
     """`CollectiveMma::SharedStorage`: tensors, tensormaps, pipeline (the dense and block-scaled
-    array mainloops)."""
+    array mainloops); SM103's declares its PipelineStorage type but holds no member of it."""
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [
+                tensor_storage(ml, stages, sf_stages).at("tensors"),
+                tensormap_storage(ml).at("tensormaps"),
+            ],
+            f"{SM103_ML}: CollectiveMma::SharedStorage (tensors, tensormaps)",
+        )
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -442,7 +564,7 @@ def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     src = (
         "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
     )
-    if ml.cta_m not in (64, 128) or ml.kind is UmmaKind.SM103_BLOCKSCALED:
+    if ml.cta_m not in (64, 128):
         return None
     per_buffer = ml.mma_n if ml.cta_m == 128 else ml.mma_n // 2
     if is_overlapping_accumulator(ml):
@@ -452,6 +574,8 @@ def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     if ml.kind is UmmaKind.DENSE:
         return TmemColumns(acc, 0, 0, src)
     sf_k = ml.mma_k // ml.sf_vector
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED:
+        sf_k //= SM103_SF_BUFFERS_PER_TILE_K[ml.sf_vector]  # one SF stage of the K tile
     sfa = ml.cta_m // SF_BLOCK_MN * sf_k
     sfb = -(-ml.mma_n // SF_BLOCK_MN) * sf_k
-    return TmemColumns(acc, sfa, sfb, f"{src}; {BS_ML}: init_tmem_tensors")
+    return TmemColumns(acc, sfa, sfb, f"{src}; {_ml_header(ml)}: init_tmem_tensors")

@@ -72,7 +72,7 @@ class Sm100TmaWsGrouped:
         assert not isinstance(t, str), t  # the engine asks covers() first
         stage_count = sm100.stage_count(t, ctx.cutlass)
         supported, reason = sm100_dispatch.dispatched(
-            ctx.flashinfer.version if ctx.flashinfer else None, a
+            ctx.flashinfer.version if ctx.flashinfer else None, a, ctx.arch.sm
         )
         return Resources(
             arch=ctx.arch,
@@ -160,7 +160,7 @@ def _smem_layout(t: sm100.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
         regions=regions(kernel),
         size=kernel.size,
         align=kernel.align,
-        mainloop_size=sm100.mainloop_shared_storage(t, stages).size,
+        mainloop_size=sm100.mainloop_shared_storage(t, stages, cutlass).size,
         epilogue_size=sm100.epilogue_shared_storage(t).size,
     )
 

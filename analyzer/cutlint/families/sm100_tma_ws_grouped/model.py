@@ -190,18 +190,26 @@ def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
     return kernel.shell(t.sm == 103, ml.accumulator_stages(t.mainloop), cutlass)
 
 
-def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
-    return ml.shared_storage(t.mainloop, stages)
+def sf_stages(t: Tactic, cutlass: CutlassModel) -> int | None:
+    """The SM103 mainloop's scale-factor stages (None: the same as the AB stages)."""
+    if t.mainloop.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
+        return None
+    return ml.sm103_sf_stages(t.mainloop, epilogue_shared_storage(t).size, cutlass)
+
+
+def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
+    return ml.shared_storage(t.mainloop, stages, sf_stages(t, cutlass))
 
 
 def kernel_members(t: Tactic, stages: int, cutlass: CutlassModel) -> list[Block]:
     """The members of `GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members)."""
     e = t.epilogue
+    sf = sf_stages(t, cutlass)
     return kernel.shared_storage_members(
         shell(t, cutlass),
-        mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
+        mainloop_tensors=ml.tensor_storage(t.mainloop, stages, sf),
         mainloop_maps=ml.tensormap_storage(t.mainloop),
-        mainloop_pipeline=ml.pipeline(t.mainloop, stages),
+        mainloop_pipeline=ml.pipeline(t.mainloop, stages, sf),
         epilogue_tensors=epi.tensor_storage(e),
         epilogue_maps=epi.tensormap_storage(e),
         epi_load_pipeline=epi.pipeline(e),

@@ -153,12 +153,18 @@ def tile_config_listed(r: Sm100Dispatch, a: MoeGemmArgs) -> tuple[bool, str]:
     )
 
 
-def dispatched(release: str | None, a: MoeGemmArgs) -> tuple[bool | None, str]:
-    """(whether the launcher can select this instantiation, why not); None when the release's
-    rules are not in the table."""
+def dispatched(release: str | None, a: MoeGemmArgs, target_sm: int) -> tuple[bool | None, str]:
+    """(whether the launcher can select this instantiation on a `target_sm` part, why not); None
+    when the release's rules are not in the table."""
     r = sm100_dispatch_rules().get(release or "")
     if r is None:
         return None, ""
+    fp4 = a.act_type is ElementType.E2M1 and a.weight_type is ElementType.E2M1
+    if target_sm == 103 and a.sm == 100 and fp4:
+        return False, (
+            "on an SM103 part the dispatch sends FP4 x FP4 to the Sm103 kernels (its "
+            "gemm_config.sm_version == 103 case comes before the SM100 one)"
+        )
     ok, why = tile_shapes_supported(r, a)
     if not ok:
         return False, why
