@@ -41,7 +41,7 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     args, unknown = moe_macro.typed(tuple(row["args"].split(",")), moe_macro.PARAMETERS)
     assert args is not None and not unknown, row["args"]
     cutlass = cutlass_model(parse_version(row["cutlass"]), "test")
-    t = sm100.tactic(args)
+    t = sm100.tactic(args, cutlass)
     assert isinstance(t, sm100.Tactic), t
     stages = sm100.stage_count(t, cutlass).stages
     members = sm100.kernel_members(t, stages, cutlass)
@@ -136,3 +136,37 @@ def test_every_column_is_checked() -> None:
     for r in rows()[::97]:
         checked |= {k for k in model_numbers(r) if r.get(k) is not None}
     assert set(truth()["columns"][5:]) <= checked | {"tmem.sfa", "tmem.sfb"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("sm", "name"),
+    [
+        (100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group17.generated.cu"),
+        (103, "cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0.generated.cu"),
+    ],
+)
+def test_cutlint_verify_agrees_on_a_real_file(
+    flashinfer_root: Any, tmp_path: Path, sm: int, name: str
+) -> None:
+    """`cutlint verify` end to end on one generated SM100 and one SM103 file of FlashInfer
+    0.7.2.post1 (the launcher and CUTLASS headers of 0.7.4, whose rows are committed): nvcc
+    compiles it with the module's flags and every instantiation agrees with the model."""
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+    from cutlint.producers.flashinfer.wheel import generate_cache
+    from cutlint.verify.headers import find_nvcc
+
+    try:
+        find_nvcc(None)
+    except Exception as e:  # no nvcc: nothing to verify with
+        pytest.skip(f"nvcc unavailable: {e}")
+    root = flashinfer_root("0.7.2.post1")
+    generated = generate_cache(root, "0.7.2.post1", tmp_path / "cache", sm)
+    target = generated.parent / str(sm) / name
+    args = ["verify", str(target), "--headers", str(root), "--cache-dir", str(tmp_path / "cv")]
+    result = CliRunner().invoke(main, [*args, "--format", "json"])
+    data = json.loads(result.stdout)
+    statuses = Counter(i["status"] for i in data["instantiations"])
+    assert statuses == {"agree": 8}, (statuses, result.stderr[-2000:])

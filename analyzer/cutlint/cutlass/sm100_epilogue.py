@@ -77,6 +77,9 @@ class Epilogue:
     fusion: FusionStorage = FusionStorage.EMPTY
     fusion_bits: int = 0
     """Element bits of the fusion's row broadcast (ROW_BROADCAST_*)."""
+    n_divides: bool = True
+    """CUTLASS >= 4.3.0 (knob `sm100_epilogue_tile_n_divides`): an auto tile N that does not
+    divide CTA_N falls back to CTA_N."""
 
     @property
     def cta_m(self) -> int:
@@ -121,7 +124,7 @@ def epilogue_tile(e: Epilogue) -> tuple[int, int, int]:
     n_min_c = 8 * warp_n if (e.c_bits is None or e.d_m_major) else 128 // c_bits * warp_n
     n_min_d = 8 * warp_n if e.d_m_major else 128 // e.d_bits * warp_n
     n_tmp = min(cta_n, max(n_perf, n_min_c, n_min_d))
-    n = n_tmp if cta_n % n_tmp == 0 else cta_n
+    n = n_tmp if cta_n % n_tmp == 0 or not e.n_divides else cta_n
     # tile_n = coalesce(Layout<Shape<N/WarpN, WarpN>, Stride<1, CTA_N/WarpN>>)
     run = n if warp_n == 1 or n == cta_n else n // warp_n
     return m, n, run
@@ -288,7 +291,10 @@ def nosmem_storage(e: Epilogue) -> Block:
     thread; array_aligned<uint8_t, 0> buffer; }` (no reduction buffer; cute::array<T, 0> is an
     empty class, aligned 16)."""
     if not e.blockscaled:
-        return empty("epilogue", f"{NOSMEM_EP}: CollectiveEpilogue<Sm100PtrArrayNoSmem, thread op>::SharedStorage {{ }}")
+        return empty(
+            "epilogue",
+            f"{NOSMEM_EP}: CollectiveEpilogue<Sm100PtrArrayNoSmem, thread op>::SharedStorage {{ }}",
+        )
     return struct(
         "epilogue",
         [

@@ -151,7 +151,7 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm100.Tactic | str:
     why = _covered_cutlass(ctx.cutlass)
     if why is not None:
         return why
-    return sm100.tactic(a)
+    return sm100.tactic(a, ctx.cutlass)
 
 
 def _smem_layout(t: sm100.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:

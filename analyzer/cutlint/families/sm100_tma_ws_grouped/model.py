@@ -61,6 +61,7 @@ class Tactic:
     """The launcher's choices for one macro call, as CUTLASS parts."""
 
     args: MoeGemmArgs
+    cutlass: CutlassModel
     sm: int
     """100 or 103: the arch tag."""
     cta_tile: Shape3
@@ -70,7 +71,7 @@ class Tactic:
     block_scaled: bool
 
 
-def tactic(a: MoeGemmArgs) -> Tactic | str:
+def tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
     """The parts the launcher builds for `a`, or why the model does not cover it."""
     if a.sm not in (100, 103):
         return f"arch tag {a.arch_tag} is not an SM100/SM103 tag"
@@ -149,13 +150,14 @@ def tactic(a: MoeGemmArgs) -> Tactic | str:
         tile_override=override,
         fusion=fusion,
         fusion_bits=fusion_bits,
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
     )
-    return Tactic(a, a.sm, a.cta_tile, two_sm, mainloop, epilogue, block_scaled)
+    return Tactic(a, cutlass, a.sm, a.cta_tile, two_sm, mainloop, epilogue, block_scaled)
 
 
 def with_tile(t: Tactic, tile: Shape3) -> Tactic | None:
     """The same macro call with another CTA tile (None when the model does not cover it)."""
-    other = tactic(t.args.model_copy(update={"cta_tile": tile}))
+    other = tactic(t.args.model_copy(update={"cta_tile": tile}), t.cutlass)
     return other if isinstance(other, Tactic) else None
 
 
@@ -170,7 +172,7 @@ def with_other_epilogue(t: Tactic) -> Tactic | None:
         if t.epilogue.kind is epi.EpilogueKind.TMA
         else epi.EpilogueKind.TMA
     )
-    other = tactic(t.args.model_copy(update={"epilogue_schedule": names[other_kind]}))
+    other = tactic(t.args.model_copy(update={"epilogue_schedule": names[other_kind]}), t.cutlass)
     return other if isinstance(other, Tactic) else None
 
 
