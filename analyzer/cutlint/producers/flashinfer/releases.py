@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -56,9 +57,9 @@ def version_key(version: str) -> VersionKey:
 @dataclass(frozen=True)
 class ShapeCase:
     """One `SHAPE_CASE(arch, M, N, K)` of the launcher's tile dispatch: the enumerator it matches
-    (`CutlassTileConfigSM120::CtaShape128x128x64B`) names K in bytes of A."""
+    (`CtaShape128x128x64B`) names K in bytes of A."""
 
-    enumerator: str
+    name: str
     m: int
     n: int
     k_bytes: int
@@ -77,6 +78,8 @@ class TileDispatch:
     """Device `sm_version`s whose if / else-if chain can reach this switch."""
     arch_tag: str
     switch: str
+    tile_config: str
+    """The enum class of the cases (`CutlassTileConfigSM120`)."""
     when: tuple[str, ...]
     """The conditions on the way (C++ text; `!(c)` for an earlier branch of a chain)."""
     guards: tuple[str, ...]
@@ -195,6 +198,7 @@ def _release(version: str, d: dict[str, Any]) -> FlashInferRelease:
                 sm_versions=tuple(g["sm_versions"]),
                 arch_tag=g["arch_tag"],
                 switch=g["switch"],
+                tile_config=g["tile_config"],
                 when=tuple(g["when"]),
                 guards=tuple(g["guards"]),
                 shape_cases=tuple(
@@ -223,11 +227,44 @@ def _release(version: str, d: dict[str, Any]) -> FlashInferRelease:
     )
 
 
+class _Releases(Mapping[str, FlashInferRelease]):
+    """version -> release, oldest first. The table is large (every release, every source), so an
+    entry is parsed when it is first asked for: its tables are one run of lines of the generated
+    file (`[versions."X"]`, `[versions."X".sub]`, `[[versions."X".dispatch]]`)."""
+
+    def __init__(self, text: str) -> None:
+        chunks: dict[str, list[str]] = {}
+        heads = list(_TABLE.finditer(text))
+        for m, after in zip(heads, [*heads[1:], None], strict=True):
+            end = after.start() if after else len(text)
+            chunks.setdefault(m[1], []).append(text[m.start() : end])
+        self._text = {v: "".join(chunks[v]) for v in sorted(chunks, key=version_key)}
+        self._parsed: dict[str, FlashInferRelease] = {}
+
+    def __getitem__(self, version: str) -> FlashInferRelease:
+        if version not in self._parsed:
+            entry = tomllib.loads(self._text[version])["versions"][version]
+            self._parsed[version] = _release(version, entry)
+        return self._parsed[version]
+
+    def __contains__(self, version: object) -> bool:
+        return version in self._text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text)
+
+    def __len__(self) -> int:
+        return len(self._text)
+
+
+_TABLE = re.compile(r'^\[\[?versions\."([^"]+)"', re.M)
+
+
 @cache
-def flashinfer_releases() -> dict[str, FlashInferRelease]:
-    """version -> release, oldest first."""
-    data = _load_releases()["versions"]
-    return {v: _release(v, data[v]) for v in sorted(data, key=version_key)}
+def flashinfer_releases() -> Mapping[str, FlashInferRelease]:
+    """version -> release, oldest first (parsed as asked for)."""
+    text = resources.files("cutlint.producers.flashinfer").joinpath("data", "releases.toml")
+    return _Releases(text.read_text(encoding="utf-8"))
 
 
 def release_for(version: str) -> tuple[FlashInferRelease, str]:
@@ -238,20 +275,20 @@ def release_for(version: str) -> tuple[FlashInferRelease, str]:
     if version in releases:
         return releases[version], ""
     key = version_key(version)
-    for known, release in releases.items():
+    for known in releases:
         if version_key(known) == key:  # 0.7.0 asked, 0.7 known (or the reverse)
-            return release, ""
-    older = [r for v, r in releases.items() if version_key(v) < key]
+            return releases[known], ""
+    older = [v for v in releases if version_key(v) < key]
+    newest = list(releases)[-1]
     if older:
-        used = older[-1]
-        newest = list(releases)[-1]
+        used = releases[older[-1]]
         why = (
             f"it is newer than every release cutlint knows (newest {newest})"
             if used.version == newest
-            else "it is between known releases, and the older of the two is used"
+            else "it lies between two known releases and the older one is used"
         )
     else:
-        used = next(iter(releases.values()))
+        used = releases[next(iter(releases))]
         why = "it is older than every release cutlint knows"
     return used, (
         f"FlashInfer {version} is not in cutlint's release table; judged as FlashInfer "
@@ -266,6 +303,7 @@ def macro_parameters(version: str) -> tuple[str, ...]:
 
 
 def _load_releases() -> dict[str, Any]:
+    """The whole table as TOML (slow: the tests read it so; check time uses flashinfer_releases)."""
     with (
         resources.files("cutlint.producers.flashinfer")
         .joinpath("data", "releases.toml")

@@ -11,7 +11,7 @@ Sources (paths inside the wheel):
   `dispatchMoeGemmSelectTileShapeTmaWarpSpecialized` (the tile cases per `sm_version`).
 
 The tile cases name K in bytes of A: `SHAPE_CASE(120, 128, 128, 64)` is the enumerator
-`CutlassTileConfigSM120::CtaShape128x128x64B`, and the macro makes the CUTLASS tile
+`CtaShape128x128x64B` of `CutlassTileConfigSM120`, and the macro makes the CUTLASS tile
 `Shape<_128, _128, Int<64 * 8 / sizeof_bits<A>>>`: K = 128 elements for FP4, 64 for FP8, 32 for
 16-bit A. The data keeps the enumerator and (M, N, K bytes); releases.py converts.
 """
@@ -278,6 +278,9 @@ def _tile_cases(src: CppSource) -> list[tuple[int, TomlTable]]:
             raise DeriveError(f"{src.where(first, name)}: one switch, arch tags {sorted(arches)}")
         define = src.define_before("SHAPE_CASE", line)
         enum_of = _enumerator(define.text, src.path)
+        names = [enum_of(m[1], m[2], m[3], m[4]) for m in calls]
+        if len({enum for enum, _ in names}) != 1:
+            raise DeriveError(f"{src.where(first, name)}: one switch, several enum classes")
         path = path_conditions(blocks, first)
         groups.append(
             (
@@ -288,7 +291,8 @@ def _tile_cases(src: CppSource) -> list[tuple[int, TomlTable]]:
                     "switch": squash(sw.header),
                     "when": describe_path(path),
                     "guards": list(src.guards_at(line)),
-                    "shape_cases": [enum_of(m[1], m[2], m[3], m[4]) for m in calls],
+                    "tile_config": names[0][0],
+                    "shape_cases": [n for _, n in names],
                     "tiles_k_bytes": [[int(m[2]), int(m[3]), int(m[4])] for m in calls],
                     "source": src.where(first, f"{name}, {squash(sw.header)}"),
                 },
@@ -315,8 +319,7 @@ def _enumerator(define: str, path: str) -> _Enum:
     if not re.search(r"\(\s*K\s*\*\s*8\s*\)\s*/\s*cutlass::sizeof_bits<", define):
         raise DeriveError(f"{path}: #define SHAPE_CASE does not make K = K * 8 / sizeof_bits<A>")
     params = [p.strip() for p in m[1].split(",")]
-    label = m[2].replace("cutlass_extensions::", "")
-    return _Enum(params, label)
+    return _Enum(params, m[2].replace("cutlass_extensions::", ""))
 
 
 class _Enum:
@@ -324,7 +327,9 @@ class _Enum:
         self.params = params
         self.label = label
 
-    def __call__(self, *args: str) -> str:
+    def __call__(self, *args: str) -> tuple[str, str]:
+        """(enum class, enumerator): (`CutlassTileConfigSM120`, `CtaShape128x128x64B`)."""
         values = dict(zip(self.params, args, strict=True))
         text = re.sub(r"\b\w+\b", lambda t: values.get(t[0], t[0]), self.label)
-        return re.sub(r"\s*##\s*", "", text)
+        enum, _, name = re.sub(r"\s*##\s*", "", text).rpartition("::")
+        return enum, name
