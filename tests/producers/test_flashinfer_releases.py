@@ -12,7 +12,12 @@ import pytest
 
 from cutlint.producers.flashinfer.derive.cpp import DeriveError
 from cutlint.producers.flashinfer.derive.wheel import list_releases, open_release
-from cutlint.producers.flashinfer.derive_releases import DATA, derive_release, render
+from cutlint.producers.flashinfer.derive_releases import (
+    DATA,
+    derive_release,
+    render,
+    table_markdown,
+)
 from cutlint.producers.flashinfer.releases import (
     _load_releases,
     flashinfer_releases,
@@ -221,3 +226,8 @@ def test_every_release_on_pypi_gives_the_committed_entry(table: dict[str, Any]) 
     assert on_pypi == list(table), "new releases on PyPI: regenerate releases.toml"
     for version in on_pypi:
         assert _derived(version) == table[version], version
+
+
+def test_the_docs_table_is_current(table: dict[str, Any]) -> None:
+    docs = Path(__file__).parents[2] / "docs" / "flashinfer-releases.md"
+    assert table_markdown(table) in docs.read_text(), "regenerate with derive_releases --table"

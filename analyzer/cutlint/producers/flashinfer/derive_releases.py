@@ -1,10 +1,11 @@
 """Derive data/releases.toml from the flashinfer-python wheels on PyPI.
 
     python -m cutlint.producers.flashinfer.derive_releases [--cache DIR] [--out FILE]
-                                                           [--versions V ...]
+                                                           [--versions V ...] [--table]
 
 Without --versions: every release pip lists from 0.5.0 on (pre-releases included), and the file is
-written anew. With --versions: only those, merged into the entries --out already has. Wheels are
+written anew. With --versions: only those, merged into the entries --out already has. --table
+prints the table of docs/flashinfer-releases.md from --out and derives nothing. Wheels are
 taken from --cache (an unpacked `flashinfer-<v>/` tree or a `flashinfer_python-<v>-*.whl` there)
 or downloaded into it with `pip download --no-deps`. docs/flashinfer-releases.md says what each
 field is and where in the wheel it comes from.
@@ -16,8 +17,9 @@ import argparse
 import sys
 import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cutlint.producers.flashinfer.derive import jit, launcher
 from cutlint.producers.flashinfer.derive.cpp import DeriveError
@@ -72,6 +74,45 @@ def render(entries: dict[str, TomlTable]) -> str:
     return dumps(HEADER, {f'versions."{v}"': entries[v] for v in ordered})
 
 
+def table_markdown(entries: Mapping[str, Any]) -> str:
+    """The table of docs/flashinfer-releases.md: consecutive releases that agree on every column
+    share a row."""
+    rows: list[tuple[list[str], tuple[str, ...]]] = []
+    for v in sorted(entries, key=version_key):
+        e = entries[v]
+        dirs = e["jit_arch_dirs"]
+        sm120 = "/".join(d or "-" for d in dirs["120"])
+        sm121 = "/".join(d or "-" for d in dirs["121"])
+        cells = (
+            e["cutlass"],
+            str(len(e["macro_parameters"])),
+            str(len(e["sm120_tiles"])),
+            f"{sm120} ; {sm121}",
+            "generated/" if "GEN_SRC_DIR" in e["instantiations_dir"] else "csrc/ (package)",
+        )
+        if rows and rows[-1][1] == cells:
+            rows[-1][0].append(v)
+        else:
+            rows.append(([v], cells))
+    out = [
+        "| releases | n | CUTLASS | macro parameters | SM120 tiles "
+        "| JIT arch dir SM120 ; SM121 (CUDA " + "/".join(_cudas(entries)) + ") "
+        "| cutlass_instantiations under |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for versions, cells in rows:
+        span = versions[0] if len(versions) == 1 else f"{versions[0]} – {versions[-1]}"
+        out.append(f"| {span} | {len(versions)} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _cudas(entries: Mapping[str, Any]) -> list[str]:
+    found = {tuple(e["jit_arch_dirs"]["cuda"]) for e in entries.values()}
+    if len(found) != 1:
+        raise DeriveError(f"releases tabled for different CUDA versions: {sorted(found)}")
+    return list(found.pop())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=COMMAND, description=__doc__.split("\n\n")[0] if __doc__ else None
@@ -79,7 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="wheel directory")
     parser.add_argument("--out", default=str(DATA), help="TOML to write ('-': stdout)")
     parser.add_argument("--versions", nargs="+", help="derive only these (merged into --out)")
+    parser.add_argument(
+        "--table", action="store_true", help="print the docs table of --out and derive nothing"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        sys.stdout.write(table_markdown(tomllib.loads(Path(args.out).read_text())["versions"]))
+        return 0
     entries: dict[str, TomlTable] = {}
     versions: list[str] = args.versions or list_releases()
     if args.versions and args.out != "-" and Path(args.out).is_file():
