@@ -83,7 +83,7 @@ def table_markdown(entries: Mapping[str, Any]) -> str:
         dirs = e["jit_arch_dirs"]
         sm120 = "/".join(d or "-" for d in dirs["120"])
         sm121 = "/".join(d or "-" for d in dirs["121"])
-        cells = (
+        cells: tuple[str, ...] = (
             e["cutlass"],
             str(len(e["macro_parameters"])),
             str(len(e["sm120_tiles"])),
