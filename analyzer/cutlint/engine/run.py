@@ -11,7 +11,7 @@ from cutlint.engine.judge import Memo, evaluate_file
 from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.model.arch import arch_for
 from cutlint.model.context import ModelContext
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult, FileResult, ParsedFile
 
 
@@ -20,7 +20,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
     FlashInfer release that wrote the file."""
     arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     version = parsed.flashinfer_version or options.flashinfer_version
-    release = flashinfer_releases().get(version or "")
+    release = known_release(version)[0]
     return ModelContext(
         arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
     )

@@ -20,7 +20,7 @@ from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
 from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.releases import flashinfer_releases, known_release
 from cutlint.producers.flashinfer.tactics import configs_for, known_versions
 from cutlint.producers.flashinfer.wheel import (
     GENERATOR,
@@ -100,7 +100,7 @@ def pregen_flashinfer(
     target = arch_for(arch)
     architectures = _architectures(target.sm)
     generated = enumerate_operations(load_generator(root), architectures)
-    release = flashinfer_releases().get(version)
+    release = known_release(version)[0]
     ctx = ModelContext(
         arch=target, cutlass=_cutlass(root, version, cutlass_version), flashinfer=release
     )

@@ -17,7 +17,7 @@ from cutlint.cutlass.versions import resolve
 from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.releases import known_release
 from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
     ElementType,
@@ -116,5 +116,5 @@ def context_of(spec: TacticSpec) -> ModelContext:
     return ModelContext(
         arch=arch_for(spec.arch),
         cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
-        flashinfer=flashinfer_releases().get(spec.flashinfer_version or ""),
+        flashinfer=known_release(spec.flashinfer_version)[0],
     )

@@ -296,6 +296,16 @@ def release_for(version: str) -> tuple[FlashInferRelease, str]:
     )
 
 
+def known_release(version: str | None) -> tuple[FlashInferRelease | None, str]:
+    """release_for, where `version` may be absent or not a version at all: (None, why) then."""
+    if not version:
+        return None, ""
+    try:
+        return release_for(version)
+    except ValueError:
+        return None, f"{version!r} is not a FlashInfer version; no release's data applies."
+
+
 def macro_parameters(version: str) -> tuple[str, ...]:
     """The parameter names of INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM in `version` (or the
     nearest known release, as release_for picks it), in order, as the `#define` spells them."""
