@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from cutlint.verify.flashinfer import download_wheel, generate_cache
+from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 
 VERSION = "0.7.2.post1"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
+from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = Path(__file__).parent.parent / "fixtures"

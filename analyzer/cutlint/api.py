@@ -8,37 +8,25 @@ pregen commands' data (docs/guide.md, docs/pregen.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
-from cutlint.cutlass.versions import resolve
-from cutlint.engine.evaluate import diagnose
-from cutlint.engine.facts import facts_for
-from cutlint.engine.fingerprint import with_fingerprints
-from cutlint.engine.loader import rules_by_id
-from cutlint.engine.schema import Kind, Rule
-from cutlint.model import ModelContext, model_instantiation
-from cutlint.model.arch import arch_for
+from cutlint.engine.judge import evaluate_instantiation
+from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
+from cutlint.engine.options import CheckOptions as CheckOptions
+from cutlint.engine.run import judge_files
+from cutlint.engine.selection import Selection as Selection
 from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 from cutlint.pregen.spec import context_of, instantiation_of
-from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
     CheckResult,
-    Diagnostic,
     ElementType,
-    FileResult,
     Fusion,
-    InputProblem,
-    Instantiation,
     InstantiationResult,
-    NotModeled,
-    ParsedFile,
-    Resources,
     Shape3,
-    Verdict,
 )
 
 if TYPE_CHECKING:
@@ -46,168 +34,6 @@ if TYPE_CHECKING:
 
     from cutlint.explain.records import LogExplanation
     from cutlint.pregen.records import PregenResult
-
-DEFAULT_ARCH = "sm_120"
-"""Target arch when neither --arch nor the file's own path names one."""
-
-
-@dataclass(frozen=True)
-class Selection:
-    """`--select` / `--ignore`: rule ids or id prefixes (`CUT1` selects CUT100-CUT199)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def wants(self, rule_id: str) -> bool:
-        if self.select and not any(rule_id.startswith(s) for s in self.select):
-            return False
-        return not any(rule_id.startswith(s) for s in self.ignore)
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    arch: str | None = None
-    cutlass_version: str | None = None
-    defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
-    undefines: Sequence[str] = ()
-    selection: Selection = Selection()
-    jobs: int | None = None
-    flashinfer_version: str | None = None
-    """The FlashInfer release that wrote the files, where their path does not say."""
-    parse_timeout: float = parse.DEFAULT_LIMITS.seconds_per_file
-    """Seconds one file may take in a parser worker before it is reported as CUT007."""
-    root: Path | None = None
-    """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
-
-
-def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
-    rule = rules[p.code]
-    return Diagnostic(
-        rule=rule.id,
-        name=rule.name,
-        severity=rule.severity,
-        path=p.path,
-        line=p.line,
-        message=p.message,
-    )
-
-
-def _not_modeled_diagnostic(
-    inst: Instantiation, nm: NotModeled, rules: Mapping[str, Rule]
-) -> Diagnostic:
-    rule = next(r for r in rules.values() if r.kind is Kind.NOT_MODELED)
-    return Diagnostic(
-        rule=rule.id,
-        name=rule.name,
-        severity=rule.severity,
-        path=inst.span.path,
-        line=inst.span.line,
-        message=f"{rule.message}: {nm.reason}",
-    )
-
-
-def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
-    arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
-    version = parsed.flashinfer_version or options.flashinfer_version
-    release = flashinfer_releases().get(version or "")
-    return ModelContext(
-        arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
-    )
-
-
-@dataclass(frozen=True)
-class _Judgement:
-    """What the model and the rules say about one tactic, before it is given a place in a file."""
-
-    resources: Resources | None
-    not_modeled: NotModeled | None
-    verdict: Verdict
-    findings: tuple[Diagnostic, ...]
-    """Diagnostics with a placeholder location; `_placed` gives them the instantiation's."""
-
-
-Memo = dict[tuple[object, ...], _Judgement]
-"""Judgements by (family, name, typed arguments, context): a cache of 1,250 copies of one file
-models each distinct tactic once, and the results share one Resources record."""
-
-
-def _context_key(ctx: ModelContext) -> tuple[object, ...]:
-    release = ctx.flashinfer.version if ctx.flashinfer else None
-    return (ctx.arch.name, ctx.cutlass.version, ctx.cutlass.origin, release)
-
-
-def _judge(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> _Judgement:
-    rules = rules_by_id()
-    modeled = model_instantiation(inst, ctx)
-    if isinstance(modeled, NotModeled):
-        diag = _not_modeled_diagnostic(inst, modeled, rules)
-        wanted = (diag,) if options.selection.wants(diag.rule) else ()
-        return _Judgement(None, modeled, Verdict.NOT_MODELED, wanted)
-    resource_rules = [
-        r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)
-    ]
-    diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
-    return _Judgement(modeled, None, _verdict(diags, rules), tuple(diags))
-
-
-def _placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
-    if (d.path, d.line) == (inst.span.path, inst.span.line):
-        return d
-    return d.model_copy(update={"path": inst.span.path, "line": inst.span.line})
-
-
-def evaluate_instantiation(
-    inst: Instantiation, ctx: ModelContext, options: CheckOptions, memo: Memo | None = None
-) -> InstantiationResult:
-    """Model one instantiation and run the resource rules on it."""
-    if inst.guard is not None and not inst.guard.active:
-        nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
-        return InstantiationResult(
-            instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
-        )
-    key = (inst.family, inst.name, inst.moe, _context_key(ctx))
-    judged = memo.get(key) if memo is not None else None
-    if judged is None:
-        judged = _judge(inst, ctx, options)
-        if memo is not None:
-            memo[key] = judged
-    return InstantiationResult(
-        instantiation=inst,
-        resources=judged.resources,
-        verdict=judged.verdict,
-        not_modeled=judged.not_modeled,
-        diagnostics=tuple(_placed(d, inst) for d in judged.findings),
-    )
-
-
-_VERDICT_PRIORITY = (
-    Verdict.FAILS_COMPILE,
-    Verdict.FAILS_INITIALIZE,
-    Verdict.UNREACHABLE,
-    Verdict.ZERO_SLACK,
-)
-
-
-def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
-    """The worst outcome the findings imply (each rule file names its `verdict`)."""
-    implied = {rules[d.rule].verdict for d in diags}
-    return next((v for v in _VERDICT_PRIORITY if v in implied), Verdict.FITS)
-
-
-def evaluate_file(
-    parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None
-) -> FileResult:
-    rules = rules_by_id()
-    file_diags = [_input_diagnostic(p, rules) for p in parsed.problems]
-    results: list[InstantiationResult] = []
-    if parsed.instantiations:
-        ctx = _context(parsed, options)
-        results = [evaluate_instantiation(i, ctx, options, memo) for i in parsed.instantiations]
-    return FileResult(
-        path=parsed.path,
-        instantiations=tuple(results),
-        diagnostics=tuple(d for d in file_diags if options.selection.wants(d.rule)),
-    )
 
 
 def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
@@ -220,11 +46,7 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
         jobs=options.jobs,
         limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
     )
-    memo: Memo = {}
-    result = CheckResult(
-        files=tuple(evaluate_file(p, options, memo) for p in parsed),
-    )
-    return with_fingerprints(result, options.root or Path.cwd())
+    return judge_files(parsed, options)
 
 
 def check_tactic(
@@ -269,9 +91,7 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
-    return [
-        evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs
-    ]
+    return [evaluate_instantiation(instantiation_of(s), context_of(s), Selection()) for s in specs]
 
 
 # --- explanations and validation before generation --------------------------------------------
@@ -326,7 +146,7 @@ def pregen_flashinfer(
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
     operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
     when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
-    Raises cutlint.verify.flashinfer.FlashInferError when no generator can be had or run."""
+    Raises cutlint.producers.flashinfer.wheel.FlashInferError when no generator can be had or run."""
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 

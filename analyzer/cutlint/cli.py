@@ -408,7 +408,7 @@ def generate() -> None:
 def generate_flashinfer(version: str, out: Path, sm: int) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the directory."""
-    from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
+    from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
 
     try:
         root = download_wheel(version, out / "cutlint-wheels")
@@ -542,7 +542,7 @@ def pregen_flashinfer(
     generator."""
     from cutlint.pregen import render
     from cutlint.pregen.run import find_flashinfer, write_blocklist
-    from cutlint.verify.flashinfer import FlashInferError
+    from cutlint.producers.flashinfer.wheel import FlashInferError
 
     _check_options(arch, cutlass_version)
     try:

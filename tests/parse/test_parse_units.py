@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.parse import cachepath, directives, moe_args
+from cutlint.parse import directives
 from cutlint.parse.calls import Brackets
 from cutlint.parse.lexmask import mask
+from cutlint.producers.flashinfer import cache_layout
+from cutlint.producers.trtllm import moe_macro as moe_args
 from cutlint.records import ElementType
 
 
@@ -143,8 +145,8 @@ def test_element_types_and_arch() -> None:
     ],
 )
 def test_path_facts(path: str, sm: int | None, version: str | None) -> None:
-    assert cachepath.generated_for_sm(path) == sm
-    assert cachepath.flashinfer_version(path) == version
+    assert cache_layout.generated_for_sm(path) == sm
+    assert cache_layout.flashinfer_version(path) == version
 
 
 def test_version_of_a_relative_path_inside_the_cache(
@@ -153,4 +155,4 @@ def test_version_of_a_relative_path_inside_the_cache(
     cache = tmp_path / ".cache" / "flashinfer" / "0.6.3" / "120a"
     cache.mkdir(parents=True)
     monkeypatch.chdir(cache)
-    assert cachepath.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"
+    assert cache_layout.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"

@@ -119,14 +119,12 @@ def resolve(
                 raise ValueError(f"{override}: no cutlass/version.h with CUTLASS_MAJOR/MINOR/PATCH")
             return cutlass_model(found, f"{override}/cutlass/version.h")
         return cutlass_model(parse_version(override), "--cutlass-version")
-    from cutlint.producers.flashinfer.releases import flashinfer_releases
+    from cutlint.producers.flashinfer.releases import known_release
 
-    release = flashinfer_releases().get(flashinfer_version or "")
+    release, note = known_release(flashinfer_version)
     if release is not None:
-        return cutlass_model(
-            release.cutlass,
-            f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}",
-        )
+        origin = f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}"
+        return cutlass_model(release.cutlass, f"{note} {origin}" if note else origin)
     _, last = modeled_range()
     why = (
         f"FlashInfer {flashinfer_version} is not in cutlint's table"

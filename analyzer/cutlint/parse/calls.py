@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cutlint.parse.lexmask import MaskedText
-from cutlint.records import Family
+from cutlint.records import FormKind
 
 MOE_MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 
@@ -42,7 +42,7 @@ _OPEN_FOR = {ord(")"): ord("("), ord("]"): ord("["), ord("}"): ord("{")}
 
 @dataclass(frozen=True)
 class Call:
-    family: Family
+    form: FormKind
     name: str
     start: int
     """Offset of the first token: the macro name, or the `template` keyword."""
@@ -149,7 +149,7 @@ def _macro_call(masked: MaskedText, body: bytes, start: int, limit: _Barrier) ->
                 args = tuple(
                     normalize(masked.uncommented[a + 1 : b]) for a, b in itertools.pairwise(cuts)
                 )
-                return Call(Family.TMA_WS_MOE_GEMM, MOE_MACRO, start, m.start(), args)
+                return Call(FormKind.MACRO_CALL, MOE_MACRO, start, m.start(), args)
         elif depth == 1:
             cuts.append(m.start())
     return Truncated(
@@ -202,7 +202,7 @@ def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: i
     name = _name_before(decl, name_end)
     if not name:
         return None
-    return Call(Family.EXPLICIT_LAUNCHER, name, start, head + brackets.pairs[params], targs)
+    return Call(FormKind.EXPLICIT_INSTANTIATION, name, start, head + brackets.pairs[params], targs)
 
 
 def _is_ident(c: int) -> bool:

@@ -4,7 +4,7 @@ A generator holds its operations as objects (FlashInfer's TrtLlm_GemmLauncher, a
 TensorRT-LLM enums, ...), not as source text, so the typed API takes the fields that decide
 what the kernel needs and builds the same Instantiation record the parser would have read.
 Element types take cutlint's names (`e2m1`, `bf16`) or the spellings the generated files use
-(`SafeFP4`, `__nv_bfloat16`, `half`): parse/moe_args.py maps both.
+(`SafeFP4`, `__nv_bfloat16`, `half`): producers/trtllm/moe_macro.py maps both.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from cutlint.cutlass.versions import resolve
+from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
-from cutlint.parse.moe_args import element_type
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.releases import known_release
+from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
     ElementType,
-    Family,
+    FormKind,
     Fusion,
     Instantiation,
     MoeGemmArgs,
@@ -28,8 +29,6 @@ from cutlint.records import (
     Shape3,
     SourceSpan,
 )
-
-MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 
 
 class TacticSpec(Record):
@@ -107,10 +106,9 @@ def instantiation_of(spec: TacticSpec) -> Instantiation:
     )
     return Instantiation(
         span=SourceSpan(path=spec.name or "<tactic>", line=0, column=0, end_line=0),
-        family=Family.TMA_WS_MOE_GEMM,
+        form=FormKind.MACRO_CALL,
         name=MACRO,
-        args=(),
-        moe=args,
+        args=spell(args, parameters(context_of(spec))),
     )
 
 
@@ -118,5 +116,5 @@ def context_of(spec: TacticSpec) -> ModelContext:
     return ModelContext(
         arch=arch_for(spec.arch),
         cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
-        flashinfer=flashinfer_releases().get(spec.flashinfer_version or ""),
+        flashinfer=known_release(spec.flashinfer_version)[0],
     )

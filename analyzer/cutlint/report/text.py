@@ -6,47 +6,55 @@ import os
 
 from tabulate import tabulate
 
+from cutlint.families.registry import family_named, family_of
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 
-ALIGN = ("right", "left", "left", "left", "left", "left", "right", "right", "left", "left")
-HEADERS = [
-    "line",
-    "tile",
-    "cluster",
-    "A x B -> D",
-    "fusion",
-    "SwapAB",
-    "stages",
-    "smem / limit (B)",
-    "verdict",
-    "rule",
-]
+CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
+CORE_ALIGN = ("right", "right", "left", "left")
 
 
-def _types(r: InstantiationResult) -> str:
-    m = r.instantiation.moe
-    if m is None:
-        return r.instantiation.name
-    names = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
-    return f"{names[0]} x {names[1]} -> {names[2]}"
+def _columns(family: str | None) -> tuple[str, ...]:
+    """The family's own columns (from the registry); an unclaimed row shows its name."""
+    return family_named(family).columns if family is not None else ("instantiation",)
 
 
-def _row(r: InstantiationResult) -> list[str]:
-    m = r.instantiation.moe
+def _cells(r: InstantiationResult, width: int) -> list[str]:
+    if r.recipe is None:
+        return [r.instantiation.name] + ["-"] * (width - 1)
+    return list(family_of(r.recipe).describe(r.recipe))
+
+
+def _row(r: InstantiationResult, width: int) -> list[str]:
     res = r.resources
     rules = ",".join(dict.fromkeys(d.rule for d in r.diagnostics)) or "-"
     return [
         str(r.instantiation.span.line),
-        str(m.cta_tile) if m else "-",
-        str(m.cluster) if m else "-",
-        _types(r),
-        (m.fusion.value if m.fusion else "?") if m else "-",
-        ("on" if m.swap_ab else "off") if m else "-",
+        *_cells(r, width),
         str(res.stage_count.stages) if res else "-",
         f"{res.layout.size:,} / {res.arch.smem_optin:,}" if res else "-",
         r.verdict.value,
         rules,
     ]
+
+
+def _table(family: str | None, rows: list[InstantiationResult]) -> str:
+    columns = _columns(family)
+    return tabulate(
+        [_row(r, len(columns)) for r in rows],
+        headers=["line", *columns, *CORE_HEADERS],
+        tablefmt="simple",
+        disable_numparse=True,  # every cell is already text; type sniffing costs 2 s per 10,000 rows
+        colalign=("right", *["left"] * len(columns), *CORE_ALIGN),
+    )
+
+
+def _by_family(f: FileResult) -> dict[str | None, list[InstantiationResult]]:
+    """The file's instantiations grouped by the family that claimed them, in file order: each
+    family's table has its own columns."""
+    groups: dict[str | None, list[InstantiationResult]] = {}
+    for r in f.instantiations:
+        groups.setdefault(r.recipe.family if r.recipe else None, []).append(r)
+    return groups
 
 
 def _display(path: str) -> str:
@@ -87,16 +95,7 @@ def render_file(f: FileResult) -> str:
     if collapsed is not None:
         return collapsed
     parts = [_display(f.path)]
-    if f.instantiations:
-        parts.append(
-            tabulate(
-                [_row(r) for r in f.instantiations],
-                headers=HEADERS,
-                tablefmt="simple",
-                disable_numparse=True,  # every cell is already text; type sniffing costs 2 s per 10,000 rows
-                colalign=ALIGN,
-            )
-        )
+    parts.extend(_table(family, rows) for family, rows in _by_family(f).items())
     findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
     parts.extend(_finding(d) for d in findings)
     return "\n".join(parts)

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from cutlint.verify.flashinfer import FlashInferError
+from cutlint.producers.flashinfer.wheel import FlashInferError
 
 
 @dataclass(frozen=True)

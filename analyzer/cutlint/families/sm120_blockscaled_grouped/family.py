@@ -1,26 +1,24 @@
-"""From an instantiation record to its Resources on one arch, or to NotModeled with the reason.
-
-This is the model's one entry point: it chooses the recipe for the instantiation's family and
-arch, runs the stage-count and layout computations, and adds the neighbouring variants that the
-rules use to say what would fit.
-"""
+"""The SM120 block-scaled grouped MoE GEMM family: claims `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`
+with `Sm120`/`Sm121`, and computes its Resources with model.py (the builder's stage count and the
+compiler's layout of GemmKernel::SharedStorage)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import ClassVar
 
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
-from cutlint.model import sm120_blockscaled as sm120
-from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.families import moe_macro_family as macro
+from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.sm120_blockscaled_grouped import model as sm120
+from cutlint.model.context import ModelContext
 from cutlint.records import (
-    ArchLimits,
     ElementType,
-    Family,
     Fusion,
     Instantiation,
     MoeGemmArgs,
-    NotModeled,
+    Recipe,
     Region,
     Resources,
     SmemLayout,
@@ -31,34 +29,59 @@ OUTPUT_BITS = {ElementType.F16: 16, ElementType.BF16: 16}
 """Output types the SM120 epilogue model covers (ReuseSmem and the swizzle assume 16-bit)."""
 
 
-@dataclass(frozen=True)
-class ModelContext:
-    """What the model needs besides the instantiation: the target arch and the CUTLASS version."""
+class Sm120BlockscaledGrouped:
+    name: ClassVar[str] = "sm120-blockscaled-grouped"
+    package: ClassVar[str] = "cutlint.families.sm120_blockscaled_grouped"
+    metrics: ClassVar[Mapping[str, str]] = macro.METRICS
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = macro.METRIC_INPUTS
+    columns: ClassVar[tuple[str, ...]] = macro.COLUMNS
+    probe: ClassVar[str | None] = "tma-ws-moe-launcher"
 
-    arch: ArchLimits
-    cutlass: CutlassModel
-    flashinfer: FlashInferRelease | None = None
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        return macro.claim_macro(self.name, (120, 121), inst, ctx)
 
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        t = _tactic(macro.args_of(recipe), ctx)
+        return t if isinstance(t, str) else None
 
-def model_instantiation(inst: Instantiation, ctx: ModelContext) -> Resources | NotModeled:
-    if inst.family is Family.EXPLICIT_LAUNCHER:
-        return NotModeled(
-            reason=f"explicit launcher instantiation `{inst.name}`: this family is not modeled yet"
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        a = macro.args_of(recipe)
+        t = _tactic(a, ctx)
+        assert not isinstance(t, str), t  # the engine asks covers() first
+        stage_count = sm120.stage_count(t, ctx.cutlass)
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=stage_count,
+            layout=_smem_layout(t, stage_count.stages, ctx.cutlass),
+            max_threads_per_block=sm120.max_threads_per_block(),
+            tma_descriptors=sm120.TMA_DESCRIPTORS,
+            dispatch_supported=_dispatch_supported(a, ctx),
+            dispatch_source=DISPATCH_SOURCE,
+            variants=_variants(t, ctx),
+            epilogue=sm120.epilogue_shape(t, ctx.cutlass),
+            registers=sm120.register_plan(t, ctx.cutlass),
         )
-    if inst.moe is None:
-        return NotModeled(
-            reason="the macro's arguments could not be read (see the CUT0xx diagnostic)"
-        )
-    tactic_or_reason = _sm120_tactic(inst.moe, ctx)
-    if isinstance(tactic_or_reason, str):
-        return NotModeled(reason=tactic_or_reason)
-    return _resources(inst.moe, tactic_or_reason, ctx)
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        return macro.facts(recipe)
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        return macro.describe(recipe)
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        return macro.inputs(recipe)
+
+    def title(self, recipe: Recipe) -> str:
+        return macro.title(recipe)
 
 
-def _sm120_tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
+FAMILY = Sm120BlockscaledGrouped()
+
+
+def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
     """The SM120 recipe's inputs, or why this instantiation is outside what the model covers."""
-    if a.sm not in (120, 121):
-        return f"{a.arch_tag} TMA warp-specialized grouped GEMM: only the SM120 block-scaled recipe is modeled"
     if ctx.arch.sm not in (120, 121):
         return f"an {a.arch_tag} kernel does not run on {ctx.arch.name}"
     first, last = modeled_range()
@@ -83,7 +106,7 @@ def _sm120_tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
 def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:
     kernel = sm120.kernel_shared_storage(t, stages, cutlass)
     return SmemLayout(
-        regions=_regions(kernel),
+        regions=regions(kernel),
         size=kernel.size,
         align=kernel.align,
         mainloop_size=sm120.mainloop_shared_storage(t, stages, cutlass).size,
@@ -91,7 +114,7 @@ def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
     )
 
 
-def _regions(block: Block) -> tuple[Region, ...]:
+def regions(block: Block) -> tuple[Region, ...]:
     return tuple(
         Region(
             name=p.name.removeprefix("SharedStorage."),
@@ -99,6 +122,7 @@ def _regions(block: Block) -> tuple[Region, ...]:
             size=p.size,
             align=p.align,
             source=p.source,
+            derived_from=p.derived_from,
         )
         for p in block.flat()
     )
@@ -110,8 +134,6 @@ def _variant(label: str, t: sm120.Tactic, ctx: ModelContext) -> Variant:
     return Variant(
         label=label,
         tile=t.tile,
-        swap_ab=t.swap_ab,
-        fusion=t.fusion,
         stages=stages,
         smem_bytes=size,
         fits=stages >= 2 and size <= ctx.arch.smem_optin,
@@ -128,27 +150,17 @@ def _variants(t: sm120.Tactic, ctx: ModelContext) -> tuple[Variant, ...]:
     )
 
 
-def _dispatch_supported(a: MoeGemmArgs, ctx: ModelContext) -> bool:
-    """The launcher's are_tile_shapes_supported_sm120 for this FlashInfer release (1x1x1 only)."""
+DISPATCH_SOURCE = (
+    "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_gemm_template_dispatch_tma_ws.h: "
+    "are_tile_shapes_supported_sm120 (of the FlashInfer release that wrote the file)"
+)
+
+
+def _dispatch_supported(a: MoeGemmArgs, ctx: ModelContext) -> bool | None:
+    """The launcher's are_tile_shapes_supported_sm120 for this FlashInfer release (1x1x1 only);
+    None when the release is unknown: cannot say it is refused, so the rule stays quiet."""
     if a.cluster.m * a.cluster.n * a.cluster.k != 1 or a.dynamic_cga:
         return False
     if ctx.flashinfer is None:
-        return True  # unknown release: cannot say it is refused; the rule stays quiet
+        return None
     return (a.cta_tile.m, a.cta_tile.n, a.cta_tile.k) in ctx.flashinfer.sm120_tiles
-
-
-def _resources(a: MoeGemmArgs, t: sm120.Tactic, ctx: ModelContext) -> Resources:
-    stage_count = sm120.stage_count(t, ctx.cutlass)
-    return Resources(
-        arch=ctx.arch,
-        cutlass_version=ctx.cutlass.label,
-        cutlass_version_origin=ctx.cutlass.origin,
-        stage_count=stage_count,
-        layout=_smem_layout(t, stage_count.stages, ctx.cutlass),
-        max_threads_per_block=sm120.max_threads_per_block(),
-        tma_descriptors=sm120.TMA_DESCRIPTORS,
-        dispatch_supported=_dispatch_supported(a, ctx),
-        variants=_variants(t, ctx),
-        epilogue=sm120.epilogue_shape(t, ctx.cutlass),
-        registers=sm120.register_plan(t, ctx.cutlass),
-    )

@@ -78,7 +78,11 @@ class RunnerTactics:
 
 @cache
 def _table() -> dict[str, Any]:
-    with resources.files("cutlint.pregen").joinpath("data", "tactics.toml").open("rb") as f:
+    with (
+        resources.files("cutlint.producers.flashinfer")
+        .joinpath("data", "tactics.toml")
+        .open("rb") as f
+    ):
         versions: dict[str, Any] = tomllib.load(f)["versions"]
     return versions
 

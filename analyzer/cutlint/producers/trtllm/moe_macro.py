@@ -1,8 +1,10 @@
-"""The 17 arguments of `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, typed.
+"""The arguments of `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, typed.
 
 The macro is defined in TensorRT-LLM's
 `kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl` (vendored by FlashInfer
-under `data/csrc/nv_internal`); the argument order is its parameter list.
+under `data/csrc/nv_internal`); the argument order is its parameter list, which changed between
+releases (FlashInfer 0.5.2: 14 parameters; 0.5.3 on: 17). Every family that builds this macro's
+kernels (SM90, SM100, SM120) reads its arguments here.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import re
 from collections.abc import Sequence
 
 from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
+
+MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 
 PARAMETERS = (
     "ArchTag", "DataType", "WeightType", "OutputType", "EpilogueSchedule", "EpilogueTag",
@@ -79,13 +83,35 @@ def boolean(spelled: str) -> bool | None:
     return None if value is None else value != 0
 
 
-def typed(args: Sequence[str]) -> tuple[MoeGemmArgs | None, list[str]]:
-    """The typed record for 17 arguments, and a message for each argument cutlint cannot read.
+# What a parameter that a release's macro does not have means: the launcher's behaviour before the
+# parameter was added (no dynamic cluster, no bias, no SwapAB, no MXFPX operands).
+_ABSENT = {"MXFPX": "false", "DYNAMIC_CGA": "false", "BIAS": "false", "SWAP_AB": "false"}
 
+
+def arity_problem(args: Sequence[str], parameters: Sequence[str]) -> str | None:
+    """Why the call cannot be read against `parameters`, or None when its count matches."""
+    if len(args) == len(parameters):
+        return None
+    return f"`{MACRO}` takes {len(parameters)} arguments; this call passes {len(args)}"
+
+
+def in_canonical_order(args: Sequence[str], parameters: Sequence[str]) -> tuple[str, ...]:
+    """A release's arguments (by its own parameter names) in the 17-parameter order."""
+    by_name = dict(zip(parameters, args, strict=True))
+    return tuple(by_name.get(p, _ABSENT.get(p, "")) for p in PARAMETERS)
+
+
+def typed(
+    args: Sequence[str], parameters: Sequence[str] = PARAMETERS
+) -> tuple[MoeGemmArgs | None, list[str]]:
+    """The typed record, and a message for each argument cutlint cannot read.
+
+    `parameters` is the release's parameter list (the default: the 17 of FlashInfer 0.5.3 on).
     An unknown element type, arch tag or fusion leaves that field None and keeps the record; an
     integer or boolean that does not parse leaves no record (its fields have no "unknown").
     """
-    assert len(args) == len(PARAMETERS)
+    assert len(args) == len(parameters)
+    args = in_canonical_order(args, parameters)
     unknown: list[str] = []
 
     def note(index: int, what: str) -> None:
@@ -120,3 +146,46 @@ def typed(args: Sequence[str]) -> tuple[MoeGemmArgs | None, list[str]]:
         mxfpx=mxfpx, dynamic_cga=dynamic_cga, bias=bias, swap_ab=swap_ab,
     )  # fmt: skip
     return record, unknown
+
+
+# How a generator spells each element type in the macro call (FlashInfer's generate_kernels.py
+# writes the CUDA types: `__nv_fp4_e2m1` is written `SafeFP4` by TensorRT-LLM's).
+_SPELLING: dict[ElementType, str] = {
+    ElementType.E2M1: "SafeFP4",
+    ElementType.E4M3: "__nv_fp8_e4m3",
+    ElementType.E5M2: "__nv_fp8_e5m2",
+    ElementType.F16: "half",
+    ElementType.BF16: "__nv_bfloat16",
+    ElementType.F32: "float",
+}
+
+
+def spell(a: MoeGemmArgs, parameters: Sequence[str] = PARAMETERS) -> tuple[str, ...]:
+    """The macro call's arguments for `a`, as a generator writes them, in `parameters`' order."""
+
+    def flag(b: bool) -> str:
+        return "true" if b else "false"
+
+    def element(t: ElementType | None) -> str:
+        return _SPELLING[t] if t is not None else "?"
+
+    canonical = {
+        "ArchTag": a.arch_tag,
+        "DataType": element(a.act_type),
+        "WeightType": element(a.weight_type),
+        "OutputType": element(a.output_type),
+        "EpilogueSchedule": a.epilogue_schedule,
+        "EpilogueTag": a.epilogue_tag,
+        "FUSION": a.fusion.value if a.fusion else "?",
+        "CTA_M": str(a.cta_tile.m),
+        "CTA_N": str(a.cta_tile.n),
+        "CTA_K": str(a.cta_tile.k),
+        "CGA_M": str(a.cluster.m),
+        "CGA_N": str(a.cluster.n),
+        "CGA_K": str(a.cluster.k),
+        "MXFPX": flag(a.mxfpx),
+        "DYNAMIC_CGA": flag(a.dynamic_cga),
+        "BIAS": flag(a.bias),
+        "SWAP_AB": flag(a.swap_ab),
+    }
+    return tuple(canonical[p] for p in parameters)

@@ -30,6 +30,7 @@ from cutlint.cutlass.storage import (
     pipeline_storage,
 )
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.base import family_data
 from cutlint.records import (
     ElementType,
     EpilogueTile,
@@ -48,21 +49,17 @@ EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
 KS = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp"
 SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInfer)"
 
-# cutlass/arch/arch.h: sm120_smem_capacity_bytes
-SM120_SMEM_CAPACITY = 101376
-# KS: TileSchedulerStages = 8 (the grouped scheduler's pipeline depth)
-TILE_SCHEDULER_STAGES = 8
-# cutlass/gemm/kernel/sm90_tile_scheduler_group.hpp: WorkTileInfo {int32 M_idx, N_idx, L_idx, is_valid_tile}
-SCHEDULER_RESPONSE_BYTES = 16
-# MB: SchedulerPipelineStageCount = 3 (sizes the builder's TensorMapReadyPipelineStorage)
-BUILDER_SCHEDULER_PIPELINE_STAGES = 3
-# EB: GetNumEpilogueWarpGroups defaults to 2 for TmaWarpSpecialized
-EPILOGUE_WARP_GROUPS = 2
-# cutlass/detail/sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig, Blk_MN = 128
-SF_BLOCK_MN = 128
-# KS: NumLoadWarpGroups = 1
-# MB: AtomLayoutMNK = Layout<Shape<_4,_2,_1>> for cooperative (KernelScheduleAuto) -> 8 warps
-MMA_THREADS = 8 * 32
+_C = family_data("cutlint.families.sm120_blockscaled_grouped").constants
+# Each constant's source is in data/family.toml beside this file.
+SM120_SMEM_CAPACITY = _C["smem_capacity"]
+TILE_SCHEDULER_STAGES = _C["tile_scheduler_stages"]
+SCHEDULER_RESPONSE_BYTES = _C["scheduler_response_bytes"]
+BUILDER_SCHEDULER_PIPELINE_STAGES = _C["builder_scheduler_pipeline_stages"]
+EPILOGUE_WARP_GROUPS = _C["epilogue_warp_groups"]
+SF_BLOCK_MN = _C["sf_block_mn"]
+MMA_THREADS = _C["mma_threads"]
+LOAD_WARPGROUP_REGISTERS = _C["load_warpgroup_registers"]
+MMA_WARPGROUP_REGISTERS = _C["mma_warpgroup_registers"]
 
 
 @dataclass(frozen=True)
@@ -152,24 +149,28 @@ def mainloop_tensor_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
                 stages * s.a,
                 1024,
                 f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+                ("builder.stages", "builder.term.A"),
             ),
             array(
                 "smem_B",
                 stages * s.b,
                 1024,
                 f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+                ("builder.stages", "builder.term.B"),
             ),
             array(
                 "smem_SFA",
                 stages * s.sfa,
                 16,
                 f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA (array_aligned, 16)",
+                ("builder.stages", "builder.term.SFA"),
             ),
             array(
                 "smem_SFB",
                 stages * s.sfb,
                 16,
                 f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB (array_aligned, 16)",
+                ("builder.stages", "builder.term.SFB"),
             ),
         ],
         f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
@@ -200,6 +201,7 @@ def mainloop_pipeline(stages: int) -> Block:
         pipeline_storage(stages),
         BARRIER_BYTES,
         f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
+        ("builder.stages",),
     )
 
 
@@ -241,6 +243,12 @@ def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
         swizzle_align=_swizzle_align(t, epi_m, epi_n),
         source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto), "
         "sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)",
+        derived_from={
+            "tile": ("input.tile", "input.cutlass"),
+            "stages_c": ("input.tile", "epilogue.tile", "input.fusion", "input.types"),
+            "stages_d": ("input.tile", "epilogue.tile"),
+            "swizzle": ("input.swap_ab", "input.types", "epilogue.tile"),
+        },
     )
 
 
@@ -259,12 +267,24 @@ def _swizzle_align(t: Tactic, epi_m: int, epi_n: int) -> int:
     return 128
 
 
+_C_FROM = ("epilogue.tile", "epilogue.stages_c", "epilogue.swizzle", "input.types")
+_D_FROM = (
+    "epilogue.tile",
+    "epilogue.stages_d",
+    "epilogue.stages_c",
+    "epilogue.swizzle",
+    "input.types",
+)
+_FUSION_FROM = ("input.tile", "input.fusion", "input.swap_ab", "input.types")
+
+
 def _fusion_storage(t: Tactic) -> Block:
     """`FusionCallbacks::SharedStorage`, the `thread` member of the epilogue's TensorStorage."""
     if t.fusion is Fusion.NONE:
         return empty(
             "thread",
             "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
+            _FUSION_FROM,
         )
     n = t.tile.n
     if t.swap_ab:
@@ -274,6 +294,7 @@ def _fusion_storage(t: Tactic) -> Block:
             4 * n,
             16,
             f"{SCATTER}: Sm90RowBroadcast<..., ElementScalar* (float)>: array_aligned<ElementInput, CTA_N> smem",
+            _FUSION_FROM,
         )
     # ScaledAccPerColBiasPerRowScaleScatter: the bias is a Sm90RowBroadcast of the output type.
     return array(
@@ -281,6 +302,7 @@ def _fusion_storage(t: Tactic) -> Block:
         t.output_bits // 8 * n,
         16,
         f"{SCATTER}: Sm90RowBroadcast<..., ElementBias*>: array_aligned<ElementInput, CTA_N> smem",
+        _FUSION_FROM,
     )
 
 
@@ -296,12 +318,14 @@ def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
                     e.stages_c * tile_bytes,
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageReuseC::smem_C, StagesC = {e.stages_c}",
+                    _C_FROM,
                 ),
                 array(
                     "smem_D",
                     e.stages_c * tile_bytes,
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = {e.stages_c}",
+                    _D_FROM,
                 ),
             ],
             f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
@@ -315,12 +339,14 @@ def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
                     e.stages_c * tile_bytes,
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageWithC::smem_C, StagesC = {e.stages_c}",
+                    _C_FROM,
                 ),
                 array(
                     "smem_D",
                     e.stages_d * tile_bytes,
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageWithC::smem_D, StagesD = {e.stages_d}",
+                    _D_FROM,
                 ),
             ],
             f"{EP}: struct CollectiveStorageWithC",
@@ -361,6 +387,7 @@ def epilogue_pipeline(t: Tactic, cutlass: CutlassModel) -> Block:
         pipeline_storage(stages_c),
         BARRIER_BYTES,
         f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+        ("epilogue.stages_c",),
     )
 
 
@@ -390,16 +417,19 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
                 name="SchedulerPipelineStorage",
                 bytes=pipeline_storage(TILE_SCHEDULER_STAGES),
                 source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+                derived_from=("input.cutlass",),
             ),
             StageTerm(
                 name="TensorMapStorage",
                 bytes=2 * TMA_DESCRIPTOR_BYTES,
                 source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+                derived_from=("input.cutlass",),
             ),
             StageTerm(
                 name="TensorMapReadyPipelineStorage",
                 bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES),
                 source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+                derived_from=("input.cutlass",),
             ),
             StageTerm(
                 name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
@@ -414,25 +444,52 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
         pipeline_source = (
             f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
         )
+    tile = ("input.tile", "input.types")
     per_stage = (
-        StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
-        StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
-        StageTerm(name="pipeline", bytes=pipeline, source=pipeline_source),
-        StageTerm(name="SFA", bytes=s.sfa, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))"),
-        StageTerm(name="SFB", bytes=s.sfb, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))"),
+        StageTerm(
+            name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)", derived_from=tile
+        ),
+        StageTerm(
+            name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)", derived_from=tile
+        ),
+        StageTerm(
+            name="pipeline", bytes=pipeline, source=pipeline_source, derived_from=("input.cutlass",)
+        ),
+        StageTerm(
+            name="SFA",
+            bytes=s.sfa,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="SFB",
+            bytes=s.sfb,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))",
+            derived_from=(*tile, "input.cutlass"),
+        ),
     )
     per = sum(x.bytes for x in per_stage)
     budget = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
     return StageCount(
         stages=cpp_div(budget, per),
         capacity=SM120_SMEM_CAPACITY,
-        budget=budget,
+        stage_budget=budget,
         carveout=carveout,
         reductions=tuple(reductions),
         per_stage=per_stage,
         stage_bytes=per,
         formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled = (capacity - carveout) / stage_bytes",
         capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
+        carveout_derived_from=(
+            "epilogue.tile",
+            "epilogue.stages_c",
+            "epilogue.stages_d",
+            "epilogue.swizzle",
+            "input.tile",
+            "input.types",
+            "input.fusion",
+            "input.swap_ab",
+        ),
     )
 
 
@@ -485,11 +542,6 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
         [tensors, pipelines, responses, tensormaps],
         f"{KS}: GemmKernel::SharedStorage",
     )
-
-
-# KS: LoadRegisterRequirement = 40, MmaRegisterRequirement = 232 (warpgroup_reg_dealloc/alloc)
-LOAD_WARPGROUP_REGISTERS = 40
-MMA_WARPGROUP_REGISTERS = 232
 
 
 def register_plan(t: Tactic, cutlass: CutlassModel) -> RegisterPlan:
