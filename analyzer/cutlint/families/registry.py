@@ -4,11 +4,12 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
 
-FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED,)
+FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM80_FUSED_MOE)
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cutlint.verify.flashinfer import download_wheel, generate_cache
+from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify.probe_build import run_step
 from cutlint.verify.probe_flags import FlashInferTree
 from cutlint.verify.sm80_fused_moe_probe import SM80_LAUNCHER_REL, run_probe

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, runner_tactics, supported_sms
-from cutlint.verify.flashinfer import download_wheel
+from cutlint.producers.flashinfer.wheel import download_wheel
 from cutlint.verify.probe_flags import FlashInferTree
 from cutlint.verify.sm8x_grouped_probe import DISPATCH_REL, GroupedConfig, run_probe
 from cutlint.verify.sm80_fused_moe_truth import merge, nvcc_version, render

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from cutlint.cutlass.layout import Block, array, struct
+from cutlint.families import base
 from cutlint.records import ArchLimits, ElementType, Shape3
 
 LAUNCHER_NAME = "sm80_generic_fused_moe_gemm_kernelLauncher"
@@ -32,11 +33,19 @@ LAUNCHER = "moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl"
 _ELEMENTS = {"cutlass::half_t": ElementType.F16, "cutlass::bfloat16_t": ElementType.BF16}
 
 
+PACKAGE = "cutlint.families.sm80_fused_moe"
+
+
 @cache
 def family_data() -> dict[str, Any]:
-    path = resources.files("cutlint.families.sm80_fused_moe").joinpath("data", "family.toml")
-    with path.open("rb") as f:
+    """The data file's tables (the generator's lists, the tag routing, the launcher's texts)."""
+    with resources.files(PACKAGE).joinpath("data", "family.toml").open("rb") as f:
         return tomllib.load(f)
+
+
+def constant(name: str) -> int:
+    """A number of the data file's `[constants]`, each with its source (families/base.py)."""
+    return base.family_data(PACKAGE).constants[name]
 
 
 class Activation(StrEnum):
@@ -91,8 +100,9 @@ class Traits:
 
 
 def element_bytes(element: ElementType) -> int:
-    names = {v: k for k, v in _ELEMENTS.items()}
-    return int(family_data()["elements"][names[element]])
+    """f16 and bf16 (the only element types modeled): 2 bytes."""
+    assert element in _ELEMENTS.values(), element
+    return constant("element_bytes")
 
 
 def _activation(tag: str) -> Activation:
@@ -126,16 +136,15 @@ def tactic_of(name: str, template_args: tuple[str, ...]) -> Tactic | str:
 
 def traits_for(t: Tactic, tile_m: int) -> Traits:
     """The traits the kernel instantiates for a tile M (its own MaxTileM, or 16)."""
-    d = family_data()["traits"]
     tile_n = t.tile.n // 2 if t.activation.gated else t.tile.n
-    tile_k = t.tile.k if tile_m > 16 else max(t.tile.k, int(d["m16_min_tile_k"]))
-    block_k = int(d["block_k_smem_m16"]) if tile_m == 16 else int(d["block_k_smem"])
+    tile_k = t.tile.k if tile_m > 16 else max(t.tile.k, constant("m16_min_tile_k"))
+    block_k = constant("block_k_smem_m16") if tile_m == 16 else constant("block_k_smem")
     return Traits(tile_m, tile_n, tile_k, block_k, t.stages, t.activation.gated)
 
 
 def uses_m16(t: Tactic) -> bool:
     """kernel: `use_m16 = TileK_ >= 64`."""
-    return t.tile.k >= int(family_data()["traits"]["m16_from_tile_k"])
+    return t.tile.k >= constant("m16_from_tile_k")
 
 
 def kernel_traits(t: Tactic) -> tuple[Traits, ...]:
@@ -146,7 +155,7 @@ def kernel_traits(t: Tactic) -> tuple[Traits, ...]:
 
 def compile_problem(t: Tactic) -> str | None:
     """The traits' static_asserts, for the kernel's traits: why it would not compile, if so."""
-    atom_rows = int(family_data()["traits"]["atom_rows"])
+    atom_rows = constant("atom_rows")
     if t.stages < 2:
         return f"Stages = {t.stages}: traits static_assert(Stages >= 2)"
     for tr in kernel_traits(t):
@@ -163,9 +172,8 @@ def traits_shared_storage(tr: Traits, element: ElementType) -> Block:
     `cute::array_aligned<ElementInput, cosize_v<SmemLayoutX>>` members (alignas 16) in a struct
     deriving from `cute::aligned_struct<128>`. cosize of `tile_to_shape(atom, (M|N, K, Stages))`
     is M|N x K x Stages: the swizzled atom is compact and tiles without gaps."""
-    d = family_data()["traits"]
     b = element_bytes(element)
-    align = int(d["array_align"])
+    align = constant("array_align")
 
     def tile(name: str, extent: str, elements: int) -> Block:
         src = f"{TRAITS}: cute::array_aligned<ElementInput, cosize_v<{extent}>> {name}"
@@ -186,7 +194,7 @@ def traits_shared_storage(tr: Traits, element: ElementType) -> Block:
         members = [a, tile("smem_fc1_weight", "SmemLayoutB", w), o]
         name = "SharedStorageNormal"
     src = f"{TRAITS}: struct {name} : cute::aligned_struct<128> (tile M {tr.tile_m})"
-    return struct(name, members, src, base_align=int(d["storage_align"]))
+    return struct(name, members, src, base_align=constant("storage_align"))
 
 
 def kernel_smem(t: Tactic) -> int:
@@ -203,8 +211,7 @@ def shared_storage(t: Tactic) -> Block:
 
 def threads_per_block(t: Tactic) -> int:
     """`GemmType::kThreadCount` = traits kWarpsCount * 32, the launch's block size."""
-    d = family_data()["traits"]
-    return int(d["warps"]) * int(d["threads_per_warp"])
+    return constant("warps") * constant("threads_per_warp")
 
 
 class Check(StrEnum):
@@ -252,9 +259,9 @@ def launch_outcome(t: Tactic, arch: ArchLimits, static_smem: int | None = None) 
     shared memory per SM is its opt-in limit plus the 1 KiB reserved per block.
     """
     d = family_data()["launcher"]
-    static = int(d["static_smem"]) if static_smem is None else static_smem
+    static = constant("static_smem") if static_smem is None else static_smem
     smem = kernel_smem(t)
-    opt_in_above = int(d["dynamic_smem_opt_in_above"])
+    opt_in_above = constant("dynamic_smem_opt_in_above")
     per_block = smem + static + arch.smem_reserved_per_block
     blocks = arch.smem_per_sm // per_block
     if smem > opt_in_above:
@@ -278,13 +285,16 @@ def launch_outcome(t: Tactic, arch: ArchLimits, static_smem: int | None = None) 
 
 
 __all__ = [
+    "LAUNCHER",
     "LAUNCHER_NAME",
+    "PACKAGE",
     "Activation",
     "Check",
     "LaunchOutcome",
     "Tactic",
     "Traits",
     "compile_problem",
+    "constant",
     "family_data",
     "kernel_smem",
     "kernel_traits",

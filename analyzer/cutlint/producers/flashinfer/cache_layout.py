@@ -22,9 +22,18 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)
 
 
 def generated_for_sm(path: str) -> int | None:
-    """The arch the file was generated for: `_sm<NNN>_` in its name, else the nearest
-    directory named for an arch."""
+    """The arch the file was generated for: in a JIT cache, the device of
+    `cutlass_instantiations/<sm>/` (the JIT runs `generate_gemm_operations(out, "<sm>;<sm>-real")`
+    there, and the generator writes arch-generic kernels beside the device's own: an SM120 cache's
+    `gemm_grouped/80/..._sm80_...` files are Ampere kernels that run on the SM120 device); else
+    `_sm<NNN>_` in its name, else the nearest directory named for an arch."""
     p = PurePath(path)
+    parts = p.parent.parts
+    for i, part in enumerate(parts[:-1]):
+        if part == "cutlass_instantiations":
+            device = _SM_DIRECTORY.fullmatch(parts[i + 1])
+            if device:
+                return int(device.group(1))
     m = _SM_IN_NAME.search(p.name)
     if m:
         return int(m.group(1))
