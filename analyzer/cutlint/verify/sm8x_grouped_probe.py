@@ -131,7 +131,7 @@ QUERY_TAG = "CUTLINT_GROUPED_QUERY "
 
 
 def _query_lines(t: str, o: str, launcher: str) -> list[str]:
-    """What MoeGemmRunner::queryOccupancyForConfig does (FlashInfer >= 0.6.11): `call` on a
+    """What MoeGemmRunner::queryOccupancyForConfig does (FlashInfer 0.6.11.post2 and later): `call` on a
     default GroupedGemmInput with only `occupancy` set. Prints the exception it throws, if any."""
     return [
         "    try {",

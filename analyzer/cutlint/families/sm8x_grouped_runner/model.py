@@ -212,7 +212,7 @@ class TacticVerdict:
     run: Verdict
     """What running (profiling) the tactic does."""
     prefilter_query: int | None
-    """The pre-filter's query (FlashInfer >= 0.6.11): the occupancy it reports, as a class:
+    """The pre-filter's query (0.6.11.post2 and later; absent in 0.6.8.post1): the occupancy it reports, as a class:
     0 = filtered out, 1 = kept; None when the release has no pre-filter."""
     query_smem: int | None
     """The shared memory of the kernel the pre-filter asks about (the unfused one), if it asks."""
