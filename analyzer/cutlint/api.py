@@ -8,7 +8,8 @@ pregen commands' data (docs/guide.md, docs/pregen.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from cutlint.engine.facts import facts_for
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import Kind, Rule
+from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
 from cutlint.model import ModelContext, model_instantiation
 from cutlint.model.arch import arch_for
 from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
@@ -52,25 +54,12 @@ DEFAULT_ARCH = "sm_120"
 
 
 @dataclass(frozen=True)
-class Selection:
-    """`--select` / `--ignore`: rule ids or id prefixes (`CUT1` selects CUT100-CUT199)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def wants(self, rule_id: str) -> bool:
-        if self.select and not any(rule_id.startswith(s) for s in self.select):
-            return False
-        return not any(rule_id.startswith(s) for s in self.ignore)
-
-
-@dataclass(frozen=True)
 class CheckOptions:
     arch: str | None = None
     cutlass_version: str | None = None
     defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
     undefines: Sequence[str] = ()
-    selection: Selection = Selection()
+    selection: Selection = field(default_factory=Selection)
     jobs: int | None = None
     flashinfer_version: str | None = None
     """The FlashInfer release that wrote the files, where their path does not say."""
@@ -78,6 +67,24 @@ class CheckOptions:
     """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+    exclude: Sequence[str] = ()
+    """Glob patterns (`--exclude`): files and directories found inside a directory that match
+    one are skipped; a file named in `paths` is always checked, as ruff does."""
+
+    def __post_init__(self) -> None:
+        if self.arch is not None:
+            known_arch(self.arch)  # an unknown arch is a ValueError naming the known ones
+
+
+def known_arch(arch: str) -> str:
+    """`arch` when cutlint knows it; else a ValueError that lists the arches it knows."""
+    from cutlint.model.arch import arches
+
+    try:
+        arch_for(arch)
+    except KeyError:
+        raise ValueError(f"unknown arch {arch!r}; known: {', '.join(arches())}") from None
+    return arch
 
 
 def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
@@ -143,11 +150,11 @@ def _judge(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> _Ju
         diag = _not_modeled_diagnostic(inst, modeled, rules)
         wanted = (diag,) if options.selection.wants(diag.rule) else ()
         return _Judgement(None, modeled, Verdict.NOT_MODELED, wanted)
-    resource_rules = [
-        r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)
-    ]
+    resource_rules = [r for r in rules.values() if r.kind is Kind.RESOURCE]
     diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
-    return _Judgement(modeled, None, _verdict(diags, rules), tuple(diags))
+    # The verdict comes from every rule; --select/--ignore only choose the findings shown.
+    shown = tuple(d for d in diags if options.selection.wants(d.rule))
+    return _Judgement(modeled, None, _verdict(diags, rules), shown)
 
 
 def _placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
@@ -210,15 +217,27 @@ def evaluate_file(
     )
 
 
-def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
-    """Parse, model and judge every instantiation under `paths`."""
+PathArg = str | os.PathLike[str]
+
+
+def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
+    """One path or many: a str is one path, not a sequence of one-letter paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [Path(paths)]
+    return [Path(p) for p in paths]
+
+
+def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
+    """Parse, model and judge every instantiation under `paths` (one path or several: files
+    or directories)."""
     options = options or CheckOptions()
     parsed = parse.parse_paths(
-        [Path(p) for p in paths],
+        _path_list(paths),
         defines=options.defines,
         undefines=options.undefines,
         jobs=options.jobs,
         limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
+        exclude=options.exclude,
     )
     memo: Memo = {}
     result = CheckResult(
@@ -227,15 +246,25 @@ def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> C
     return with_fingerprints(result, options.root or Path.cwd())
 
 
+Shape = tuple[int, int, int] | str | Shape3
+"""A tile or cluster: `(256, 128, 128)`, `"256x128x128"` or a Shape3."""
+
+DEFAULT_ACT_TYPE = ElementType.E2M1
+DEFAULT_WEIGHT_TYPE = ElementType.E2M1
+DEFAULT_OUTPUT_TYPE = ElementType.BF16
+"""A tactic's element types when the caller does not say: FlashInfer's FP4 MoE (NVFP4 weights and
+activations, bf16 out). `cutlint explain --act/--weight/--out` has the same defaults."""
+
+
 def check_tactic(
     *,
+    tile: Shape,
     arch: str = DEFAULT_ARCH,
-    act_type: ElementType,
-    weight_type: ElementType,
-    output_type: ElementType,
-    tile: tuple[int, int, int],
-    cluster: tuple[int, int, int] = (1, 1, 1),
-    fusion: Fusion = Fusion.NONE,
+    act_type: ElementType | str = DEFAULT_ACT_TYPE,
+    weight_type: ElementType | str = DEFAULT_WEIGHT_TYPE,
+    output_type: ElementType | str = DEFAULT_OUTPUT_TYPE,
+    cluster: Shape = (1, 1, 1),
+    fusion: Fusion | str = Fusion.NONE,
     swap_ab: bool = False,
     mxfpx: bool | None = None,
     cutlass_version: str | None = None,
@@ -243,16 +272,19 @@ def check_tactic(
 ) -> InstantiationResult:
     """One tactic, before generation: what it needs and which rules it breaks.
 
-    `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations with FP4 weights).
-    The same as `validate_tactics([TacticSpec(...)])[0]`.
+    Element types take cutlint's names (`e2m1`, `bf16`) or the generated files' spellings
+    (`SafeFP4`, `half`); `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations
+    with FP4 weights). The same as `validate_tactics([TacticSpec(...)])[0]`; a bad argument
+    (an unknown arch or type, a tile that is not MxNxK) raises pydantic's ValidationError, a
+    ValueError that names the field and the reason.
     """
     spec = TacticSpec(
         arch=arch,
-        act_type=act_type,
+        act_type=act_type,  # strings are mapped by TacticSpec
         weight_type=weight_type,
         output_type=output_type,
-        tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
-        cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
+        tile=tile,  # tuples and MxNxK strings are parsed
+        cluster=cluster,
         fusion=fusion,
         swap_ab=swap_ab,
         mxfpx=mxfpx,
@@ -325,13 +357,14 @@ def pregen_flashinfer(
 ) -> PregenResult:
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
     operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
-    when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
+    when it is `version`, else the release's wheel (downloaded into `wheel_dir`, default
+    cutlint's wheel cache, cutlint.cache_dir).
     Raises cutlint.verify.flashinfer.FlashInferError when no generator can be had or run."""
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 
     if root is None:
-        root, version = find_flashinfer(
-            version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels"
-        )
+        from cutlint.cache_dir import wheels_dir as cached_wheels
+
+        root, version = find_flashinfer(version, wheel_dir or cached_wheels())
     return run(root, version, arch, cutlass_version)

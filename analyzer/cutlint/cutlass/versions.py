@@ -86,6 +86,11 @@ def modeled_range() -> tuple[Version, Version]:
     return first, last
 
 
+def verified_versions() -> tuple[Version, ...]:
+    """The versions whose numbers the compiler confirmed (docs/validation.md)."""
+    return _cutlass_table()[2]
+
+
 def cutlass_model(version: Version, origin: str) -> CutlassModel:
     _, _, verified, all_knobs = _cutlass_table()
     on = frozenset(k.name for k in all_knobs if version >= k.since)

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator
 
 from cutlint.cutlass.versions import resolve
 from cutlint.model import ModelContext
-from cutlint.model.arch import arch_for
+from cutlint.model.arch import arch_for, arches
 from cutlint.parse.moe_args import element_type
 from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
@@ -73,11 +73,32 @@ class TacticSpec(Record):
     @field_validator("tile", "cluster", mode="before")
     @classmethod
     def _shape(cls, v: Any) -> Any:
-        if isinstance(v, (tuple, list)) and len(v) == 3:
+        if isinstance(v, (tuple, list)):
+            if len(v) != 3:
+                raise ValueError(
+                    f"{tuple(v)} has {len(v)} values; give M, N and K, e.g. (256, 128, 128)"
+                )
             return Shape3(m=v[0], n=v[1], k=v[2])
         if isinstance(v, str):
-            m, n, k = (int(x) for x in v.lower().split("x"))
+            parts = v.strip().lower().split("x")
+            if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+                raise ValueError(f"{v!r} is not MxNxK in elements, e.g. 256x128x128")
+            m, n, k = (int(p) for p in parts)
             return Shape3(m=m, n=n, k=k)
+        return v
+
+    @field_validator("fusion", mode="before")
+    @classmethod
+    def _fusion(cls, v: Any) -> Any:
+        return v.upper() if isinstance(v, str) else v
+
+    @field_validator("arch")
+    @classmethod
+    def _arch(cls, v: str) -> str:
+        try:
+            arch_for(v)
+        except KeyError:
+            raise ValueError(f"unknown arch {v!r}; known: {', '.join(arches())}") from None
         return v
 
 

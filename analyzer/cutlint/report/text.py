@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-
-from tabulate import tabulate
+from collections.abc import Iterable
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
+from cutlint.report.style import PLAIN, Style
 
 ALIGN = ("right", "left", "left", "left", "left", "left", "right", "right", "left", "left")
 HEADERS = [
@@ -49,21 +49,27 @@ def _row(r: InstantiationResult) -> list[str]:
     ]
 
 
-def _display(path: str) -> str:
+def display_path(path: str) -> str:
     """Relative to the working directory when under it, as ruff and clang-tidy print paths."""
     relative = os.path.relpath(os.path.abspath(path))
     return path if relative.startswith("..") else relative
 
 
-def _finding(d: Diagnostic) -> str:
+def _finding(d: Diagnostic, style: Style = PLAIN) -> str:
     where = f"line {d.line}" if d.line else "file"
-    text = f"  {where}: {d.severity.value} {d.rule} {d.name}: {d.message}"
+    rule = style.rule(d.severity, f"{d.rule} {d.name}")
+    text = f"  {where}: {style.severity(d.severity)} {rule}: {d.message}"
     if d.why:
         text += f"\n      {d.why}"
     return text
 
 
-def _not_modeled_only(f: FileResult) -> str | None:
+def in_line_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """A file's findings by line (file-level ones, with no line, first); stable otherwise."""
+    return sorted(diagnostics, key=lambda d: d.line or 0)
+
+
+def _not_modeled_only(f: FileResult, style: Style = PLAIN) -> str | None:
     """A file none of whose instantiations is modeled gets one line per reason, not a table."""
     if not f.instantiations or any(r.verdict is not Verdict.NOT_MODELED for r in f.instantiations):
         return None
@@ -72,33 +78,46 @@ def _not_modeled_only(f: FileResult) -> str | None:
         reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(
             r.instantiation.span.line
         )
-    lines = [_display(f.path)]
+    lines = [style.path(display_path(f.path))]
     for reason, at in reasons.items():
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
         lines.append(
-            f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}"
+            style.dim(
+                f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}"
+            )
         )
-    lines.extend(_finding(d) for d in f.diagnostics)
+    lines.extend(_finding(d, style) for d in in_line_order(f.diagnostics))
     return "\n".join(lines)
 
 
-def render_file(f: FileResult) -> str:
-    collapsed = _not_modeled_only(f)
+def render_file(f: FileResult, quiet: bool = False, style: Style = PLAIN) -> str | None:
+    """One file's block; with `quiet`, only the instantiations with a finding (None: nothing)."""
+    shown = [r for r in f.instantiations if r.diagnostics] if quiet else list(f.instantiations)
+    if quiet and not shown and not f.diagnostics:
+        return None
+    collapsed = None if quiet else _not_modeled_only(f, style)
     if collapsed is not None:
         return collapsed
-    parts = [_display(f.path)]
-    if f.instantiations:
+    from tabulate import tabulate  # imported when a table is drawn: not on every start-up
+
+    parts = [style.path(display_path(f.path))]
+    if shown:
+        rows = [_row(r) for r in shown]
+        if style.color:
+            at = HEADERS.index("verdict")
+            for row, r in zip(rows, shown, strict=True):
+                row[at] = style.verdict(r.verdict, row[at])
         parts.append(
             tabulate(
-                [_row(r) for r in f.instantiations],
+                rows,
                 headers=HEADERS,
                 tablefmt="simple",
                 disable_numparse=True,  # every cell is already text; type sniffing costs 2 s per 10,000 rows
                 colalign=ALIGN,
             )
         )
-    findings = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
-    parts.extend(_finding(d) for d in findings)
+    findings = list(f.diagnostics) + [d for r in shown for d in r.diagnostics]
+    parts.extend(_finding(d, style) for d in in_line_order(findings))
     return "\n".join(parts)
 
 
@@ -143,6 +162,8 @@ def summary(result: CheckResult) -> str:
     return "\n".join([line, *notes])
 
 
-def render(result: CheckResult) -> str:
-    blocks = [render_file(f) for f in result.files]
+def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
+    """Every file's block, then the summary. `quiet`: only the instantiations with a finding,
+    and no block for a file without one (`-q`)."""
+    blocks = [b for f in result.files if (b := render_file(f, quiet, style)) is not None]
     return "\n\n".join([*blocks, summary(result)]) + "\n"
