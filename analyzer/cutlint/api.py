@@ -24,8 +24,6 @@ from cutlint.engine.schema import Kind, Rule
 from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
 from cutlint.model import ModelContext, model_instantiation
 from cutlint.model.arch import arch_for
-from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
-from cutlint.pregen.spec import context_of, instantiation_of
 from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
     CheckResult,
@@ -48,6 +46,7 @@ if TYPE_CHECKING:
 
     from cutlint.explain.records import LogExplanation
     from cutlint.pregen.records import PregenResult
+    from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 
 DEFAULT_ARCH = "sm_120"
 """Target arch when neither --arch nor the file's own path names one."""
@@ -256,6 +255,15 @@ DEFAULT_OUTPUT_TYPE = ElementType.BF16
 activations, bf16 out). `cutlint explain --act/--weight/--out` has the same defaults."""
 
 
+def __getattr__(name: str) -> object:
+    """`api.TacticSpec`, imported on first use: `check` does not need it."""
+    if name == "TacticSpec":
+        from cutlint.pregen.spec import TacticSpec
+
+        return TacticSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_tactic(
     *,
     tile: Shape,
@@ -278,6 +286,8 @@ def check_tactic(
     (an unknown arch or type, a tile that is not MxNxK) raises pydantic's ValidationError, a
     ValueError that names the field and the reason.
     """
+    from cutlint.pregen.spec import TacticSpec
+
     spec = TacticSpec(
         arch=arch,
         act_type=act_type,  # strings are mapped by TacticSpec
@@ -301,6 +311,8 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
+    from cutlint.pregen.spec import context_of, instantiation_of
+
     return [
         evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs
     ]

@@ -295,6 +295,10 @@ def check(
     root: Path | None,
 ) -> None:
     """Check generated CUTLASS instantiation files (or directories of them)."""
+    if jobs != 0:
+        from cutlint.parse import pool
+
+        pool.prestart()  # a parser process loads libclang while this one imports the rest
     from cutlint import api
     from cutlint import baseline as baseline_file
     from cutlint import config as config_file

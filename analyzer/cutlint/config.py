@@ -45,7 +45,7 @@ def _define(spec: str) -> tuple[str, str]:
 class Config(BaseModel):
     """The `[tool.cutlint]` table. Keys are spelled as in the file (`fail-on`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str | None = Field(default=None, description="target arch, as --arch (sm_120)")
     select: tuple[str, ...] | None = Field(default=None, description="rule ids or prefixes")
@@ -110,6 +110,11 @@ class Config(BaseModel):
             except KeyError:
                 raise ValueError(f"unknown arch {v!r}") from None
         return v
+
+
+DEFAULTS = Config.model_construct()
+"""No file: every key unset. Made without validation (there is nothing to validate), so that a
+run without a config does not build the Config validator."""
 
 
 @dataclass(frozen=True)
@@ -220,8 +225,8 @@ def find(
 ) -> LoadedConfig:
     """The config `cutlint check` runs with: `--config`, else discovery, else the defaults."""
     if not use_files:
-        return LoadedConfig(Config())
+        return LoadedConfig(DEFAULTS)
     if explicit is not None:
         return load(explicit)
     found = discover(cwd or Path.cwd())
-    return load(found) if found else LoadedConfig(Config())
+    return load(found) if found else LoadedConfig(DEFAULTS)

@@ -12,7 +12,6 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,9 @@ def format_version(v: Version) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with resources.files("cutlint.cutlass").joinpath("data", name).open("rb") as f:
+    # Beside this module, read as a file: importlib.resources would add its imports to
+    # `cutlint --version`, which reads this table.
+    with (Path(__file__).parent / "data" / name).open("rb") as f:
         return tomllib.load(f)
 
 

@@ -40,7 +40,7 @@ class TacticSpec(Record):
     weight_type: ElementType
     output_type: ElementType
     tile: Shape3 = Field(description="CTA tile in elements; a (m, n, k) tuple is accepted")
-    cluster: Shape3 = Shape3(m=1, n=1, k=1)
+    cluster: Shape3 = Field(default_factory=lambda: Shape3(m=1, n=1, k=1))  # not built at import
     fusion: Fusion = Fusion.NONE
     swap_ab: bool = False
     mxfpx: bool | None = Field(
