@@ -4,9 +4,10 @@
 never FlashInfer's own JIT cache (`~/.cache/flashinfer`):
 
     wheels/flashinfer-<version>/   unpacked flashinfer-python wheels: FlashInfer's generator,
-                                   headers and launchers (~430 MB each; the ~60 MB .whl is
-                                   deleted once unpacked). `generate`, `pregen`, `verify
-                                   --download` and the tests fetch into it and share it.
+                                   headers and launchers (0.6.3: 8 MB download, 48 MB unpacked;
+                                   0.7.2.post1: 62 MB, 427 MB; the .whl is deleted once
+                                   unpacked). `generate`, `pregen`, `verify --download` and the
+                                   tests fetch into it and share it.
     verify/results/                the compiler's answers (`cutlint verify`), ~2 KB each
     verify/build/                  probe builds, only with `verify --keep-build`
     generated/                     `cutlint generate`'s output when no --out is given

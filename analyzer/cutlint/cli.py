@@ -541,8 +541,8 @@ def generate_flashinfer(version: str, out: Path | None, sm: int, quiet: bool) ->
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the `generated/`
     directory it wrote, for `cutlint check`.
 
-    The wheel is fetched once into cutlint's cache ($CUTLINT_CACHE/wheels: ~60 MB download,
-    ~430 MB unpacked), never into --out; `verify` and `pregen` use the same copy."""
+    The wheel is fetched once into cutlint's cache ($CUTLINT_CACHE/wheels; 0.7.x: 62 MB download,
+    427 MB unpacked), never into --out; `verify` and `pregen` use the same copy."""
     from cutlint.cache_dir import generated_dir
     from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
 

@@ -27,17 +27,13 @@ class FlashInferError(Exception):
     """A FlashInfer wheel could not be fetched or its generator could not run; says why."""
 
 
-WHEEL_MB = 62
-"""The download's size, about: flashinfer-python 0.6.x-0.7.x wheels are 55-65 MB."""
-
-
 def download_wheel(
     version: str, dest: Path | None = None, progress: Callable[[str], None] | None = None
 ) -> Path:
     """`pip download --no-deps flashinfer-python==VERSION` into `dest` (default: the wheel cache,
     cutlint.cache_dir); returns the unpacked root (the directory that holds `flashinfer/`).
     Reuses an earlier download; the .whl is deleted once unpacked. `progress` hears what is
-    happening (a ~60 MB download, ~430 MB unpacked) before it happens."""
+    happening (up to ~60 MB to download, ~430 MB unpacked) before it happens."""
     dest = dest if dest is not None else wheels_dir()
     root = dest / f"flashinfer-{version}"
     if (root / "flashinfer" / "jit").is_dir():
@@ -45,7 +41,8 @@ def download_wheel(
     dest.mkdir(parents=True, exist_ok=True)
     say = progress or (lambda _: None)
     say(
-        f"downloading flashinfer-python=={version} (about {WHEEL_MB} MB, pip download --no-deps) into {dest}"
+        f"downloading flashinfer-python=={version} with pip (--no-deps; 8 MB for 0.6.x, "
+        f"60 MB for 0.7.x) into {dest}"
     )
     started = time.monotonic()
     cmd = [
