@@ -13,7 +13,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from kernels import CB_KERNELS, FLASHINFER_VERSION, GROUPED_KERNELS, MIXED_KERNELS, SM90_OPTIN
+from kernels import (
+    CB_KERNELS,
+    FLASHINFER_VERSION,
+    GROUPED_KERNELS,
+    MIXED_KERNELS,
+    SM90_OPTIN,
+    CbKernel,
+)
 
 GEMM_KERNEL_PREFIX = "_ZN7cutlass13device_kernel"  # cutlass::device_kernel<GemmKernel>
 
@@ -98,6 +105,10 @@ def _versions(text: str) -> dict[str, str]:
     return v
 
 
+def _cb_kernel(name: str) -> CbKernel:
+    return next(k for k in CB_KERNELS if k.name == name)
+
+
 def _config(name: str) -> dict[str, Any]:
     for k in CB_KERNELS:
         if k.name == name:
@@ -131,6 +142,9 @@ def build_results(src: Path) -> dict[str, Any]:
         if name in origin:
             row["generated_file"] = origin[name]["file"]
             row["source"] = origin[name]["source"]
+        elif config["recipe"] == "CollectiveBuilder":
+            row["generated_file"] = f"{name}.cu"
+            row["source"] = _cb_kernel(name).source()
         if "initialize_status" not in r:
             row["outcome"] = {k: v for k, v in r.items() if k != "name"}
             rows.append(row)
@@ -139,6 +153,7 @@ def build_results(src: Path) -> dict[str, Any]:
         optin = device["smem_optin_per_block"]
         row["shared_storage_size"] = r["shared_storage_size"]
         row["stages"] = r["stages"]
+        row["max_threads_per_block"] = r["max_threads_per_block"]
         row["smem_optin"] = optin
         row["slack"] = optin - r["shared_storage_size"]
         row["gpu"] = {
@@ -190,7 +205,7 @@ def build_results(src: Path) -> dict[str, Any]:
 def _cell_run(row: dict[str, Any]) -> str:
     gpu = row["gpu"]
     if gpu["run_status"] != "Success":
-        return f"launch refused ({gpu['launch_error']})" if row["slack"] < 0 else gpu["run_status"]
+        return f"not launched: run() = {gpu['run_status']}"
     err = gpu.get("relative_error")
     return "ran, output not checked" if err is None else f"ran, rel. err {err:.1e}"
 

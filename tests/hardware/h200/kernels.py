@@ -36,6 +36,60 @@ class CbKernel:
     cluster: tuple[int, int] = (1, 1)
     why: str = ""
 
+    def source(self) -> str:
+        """The same kernel as CUTLASS's own generator (cutlass_library) writes its kernels: a
+        `using` chain of the two CollectiveBuilders and GemmUniversal. This is the form in which
+        cutlint can be asked about it (tests/hardware/test_h200_replay.py)."""
+        t = {"f16": "cutlass::half_t", "e4m3": "cutlass::float_e4m3_t", "void": "void"}
+        m, n, k = self.tile
+        a, c, d = t[self.element_ab], t[self.element_c], t[self.element_d]
+        align_ab = 8 if self.element_ab == "f16" else 16
+        align_c = 8
+        tile = f"cute::Shape<cute::_{m}, cute::_{n}, cute::_{k}>"
+        cluster = f"cute::Shape<cute::_{self.cluster[0]}, cute::_{self.cluster[1]}, cute::_1>"
+        epi_tile = (
+            "cutlass::epilogue::collective::EpilogueTileAuto"
+            if self.epilogue_tile == (0, 0)
+            else f"cute::Shape<cute::_{self.epilogue_tile[0]}, cute::_{self.epilogue_tile[1]}>"
+        )
+        source_c = d if c == "void" else c
+        if self.bias == "NoBias":
+            fusion = f"cutlass::epilogue::fusion::LinearCombination<{d}, float, {source_c}, float>"
+        else:
+            bias = "cutlass::half_t" if "f16" in self.bias else "float"
+            fusion = (
+                f"cutlass::epilogue::fusion::LinCombPerColBias<{d}, float, {bias}, "
+                f"{source_c}, float>"
+            )
+        kernel_schedule = f"cutlass::gemm::KernelTmaWarpSpecialized{self.schedule}"
+        epi_schedule = (
+            "cutlass::epilogue::TmaWarpSpecializedCooperative"
+            if self.schedule == "Cooperative"
+            else "cutlass::epilogue::TmaWarpSpecialized"
+        )
+        name = f"cutlass3x_sm90_{self.name}"
+        return (
+            f"// {self.name}: {self.why} (tests/hardware/h200/kernels.py)\n"
+            f"using {name}_epilogue =\n"
+            "  typename cutlass::epilogue::collective::CollectiveBuilder<\n"
+            "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,\n"
+            f"    {tile},\n    {cluster},\n    {epi_tile},\n    float, float,\n"
+            f"    {c}, cutlass::layout::RowMajor, {align_c},\n"
+            f"    {d}, cutlass::layout::RowMajor, 8,\n"
+            f"    {epi_schedule},\n    {fusion}\n  >::CollectiveOp;\n\n"
+            f"using {name}_mainloop =\n"
+            "  typename cutlass::gemm::collective::CollectiveBuilder<\n"
+            "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,\n"
+            f"    {a}, cutlass::layout::RowMajor, {align_ab},\n"
+            f"    {a}, cutlass::layout::ColumnMajor, {align_ab},\n"
+            f"    float,\n    {tile},\n    {cluster},\n"
+            f"    cutlass::gemm::collective::StageCount<{self.stages}>,\n"
+            f"    {kernel_schedule}\n  >::CollectiveOp;\n\n"
+            f"using {name} = cutlass::gemm::kernel::GemmUniversal<\n"
+            f"    cute::Shape<int, int, int, int>,\n    {name}_mainloop,\n"
+            f"    {name}_epilogue>;\n"
+        )
+
     def template_args(self) -> str:
         types = {"f16": "cutlass::half_t", "e4m3": "cutlass::float_e4m3_t", "void": "void"}
         bias = self.bias.replace("<f16>", "<cutlass::half_t>")
