@@ -405,18 +405,34 @@ def generate() -> None:
     help="Base directory; files go under <out>/flashinfer/<version>/120a/generated/.",
 )
 @click.option("--sm", type=int, default=120, show_default=True)
-def generate_flashinfer(version: str, out: Path, sm: int) -> None:
+@click.option(
+    "--jit-gemm",
+    is_flag=True,
+    help="Also render the SM120 GEMM modules the JIT writes from the wheel's jinja templates "
+    "(generated/gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant); prints their directory too.",
+)
+def generate_flashinfer(version: str, out: Path, sm: int, jit_gemm: bool) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the directory."""
+    from cutlint.producers.flashinfer.jit_modules import (
+        JitRenderError,
+        arch_dir_for,
+        gen_src_dir,
+        render_sm120_modules,
+    )
     from cutlint.verify.flashinfer import FlashInferError, download_wheel, generate_cache
 
     try:
         root = download_wheel(version, out / "cutlint-wheels")
         written = generate_cache(root, version, out, sm)
-    except FlashInferError as e:
+        if jit_gemm:
+            render_sm120_modules(root, version, out, arch_dir_for(sm))
+    except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(str(written))
+    if jit_gemm:
+        click.echo(str(gen_src_dir(out, version, arch_dir_for(sm))))
 
 
 # --- explain: logs and derivations; pregen ----------------------------------------------------

@@ -42,7 +42,11 @@ class Family(StrEnum):
     TMA_WS_MOE_GEMM = "tma_ws_moe_gemm"
     """`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(...)` (FlashInfer / TensorRT-LLM, SM90+)."""
     EXPLICIT_LAUNCHER = "explicit_launcher"
-    """`template void <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, ...)."""
+    """`template <type> <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, FlashInfer's
+    SM120 groupwise launchers, ...)."""
+    MACRO_CALL = "macro_call"
+    """`INSTANTIATE_<NAME>(...)` of any other macro (FlashInfer's JIT-rendered GEMM modules, ...):
+    the arguments as written; the family that claims the macro types them."""
 
 
 class ElementType(StrEnum):

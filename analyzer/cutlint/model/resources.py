@@ -45,6 +45,8 @@ def model_instantiation(inst: Instantiation, ctx: ModelContext) -> Resources | N
         return NotModeled(
             reason=f"explicit launcher instantiation `{inst.name}`: this family is not modeled yet"
         )
+    if inst.family is Family.MACRO_CALL:
+        return NotModeled(reason=f"`{inst.name}(...)`: this family is not modeled yet")
     if inst.moe is None:
         return NotModeled(
             reason="the macro's arguments could not be read (see the CUT0xx diagnostic)"
