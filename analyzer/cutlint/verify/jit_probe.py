@@ -135,7 +135,11 @@ def include_flags(root: Path, overlay: Path) -> list[str]:
     include, csrc, CUTLASS, CUTLASS tools/util and spdlog (jit/env.py); the probe copy first."""
     data = root / "flashinfer" / "data"
     flags = [f"-I{overlay}"]
-    for d in (data / "cccl" / "cub", data / "cccl" / "libcudacxx" / "include", data / "cccl" / "thrust"):
+    for d in (
+        data / "cccl" / "cub",
+        data / "cccl" / "libcudacxx" / "include",
+        data / "cccl" / "thrust",
+    ):
         if d.is_dir():
             flags.append(f"-I{d}")
     for d in (
@@ -188,8 +192,7 @@ def run_probe(
         copy.write_text(text)
     tu = workdir / "probe.cu"
     tu.write_text(
-        "".join(f'#include "{Path(s).resolve()}"\n' for s in sources)
-        + "int main() { return 0; }\n"
+        "".join(f'#include "{Path(s).resolve()}"\n' for s in sources) + "int main() { return 0; }\n"
     )
     exe = workdir / "probe"
     includes = include_flags(root, overlay)

@@ -10,6 +10,7 @@ and replaces the rest of the macro (argument packing, the launcher specializatio
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from cutlint.verify.jit_probe import HeaderPatch
 
@@ -36,3 +37,11 @@ matches."""
 
 MODULE = "mxfp8_gemm_cutlass_sm120"
 """The JIT module whose rendered files this family's instantiations live in."""
+
+INSTANTIATIONS = frozenset({"INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120"})
+"""The macro (or launcher) names whose instantiations this probe reports."""
+
+
+def claims_file(path: Path) -> bool:
+    """The module's rendered files that hold this family's instantiations (not the copies)."""
+    return path.name.startswith("mxfp8_gemm_cutlass_sm120_")
