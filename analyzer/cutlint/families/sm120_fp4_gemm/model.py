@@ -21,6 +21,7 @@ from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 
@@ -112,3 +113,37 @@ def max_threads_per_block() -> int:
 
 def register_plan(t: Tactic) -> RegisterPlan:
     return shell.register_plan(t.tile, sm120_blockscaled=True)
+
+
+def release_known(version: str | None) -> str | None:
+    """None when the release's header builds this recipe, else why not modeled."""
+    recipes: dict[str, Any] = family_data()["recipes"]
+    if version in recipes:
+        return None
+    known = ", ".join(recipes)
+    if version is None:
+        return f"unknown FlashInfer release: the recipe is known for {known}"
+    return f"FlashInfer {version}: the recipe is known for {known}"
+
+
+def evaluate(
+    name: str, args: tuple[str, ...], version: str | None, kernel: str = "default"
+) -> KernelNumbers | str:
+    """The numbers of one instantiation's kernel (`default` or `streamk`) under a release's
+    header, or why not modeled."""
+    t = tactic_of(name, args)
+    if isinstance(t, str):
+        return t
+    why = release_known(version)
+    if why is not None:
+        return why
+    if kernel not in family_data()["kernels"]:
+        return f"`{name}` builds the kernels {', '.join(kernels())}, not `{kernel}`"
+    sc = stage_count(t)
+    return KernelNumbers(
+        family=family_data()["name"],
+        kernel=kernel,
+        stage_count=sc,
+        layout=kernel_shared_storage(t, sc.stages, kernel),
+        max_threads_per_block=max_threads_per_block(),
+    )

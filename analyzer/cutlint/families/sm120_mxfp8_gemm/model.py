@@ -24,6 +24,7 @@ from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 
@@ -138,3 +139,25 @@ def max_threads_per_block() -> int:
 
 def register_plan(t: Tactic) -> RegisterPlan:
     return shell.register_plan(t.tile, sm120_blockscaled=True)
+
+
+def evaluate(
+    name: str, args: tuple[str, ...], version: str | None, kernel: str = "default"
+) -> KernelNumbers | str:
+    """The numbers of one instantiation's kernel under a release's recipe, or why not modeled."""
+    t = tactic_of(name, args)
+    if isinstance(t, str):
+        return t
+    recipe = recipe_for(version)
+    if isinstance(recipe, str):
+        return recipe
+    if kernel != "default":
+        return f"`{name}` builds one kernel (`default`), not `{kernel}`"
+    sc = stage_count(t, recipe)
+    return KernelNumbers(
+        family=family_data()["name"],
+        kernel=kernel,
+        stage_count=sc,
+        layout=kernel_shared_storage(t, sc.stages),
+        max_threads_per_block=max_threads_per_block(),
+    )
