@@ -16,12 +16,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, round_up, struct
-from cutlint.cutlass.storage import BARRIER_BYTES, PL, cpp_div, pipeline_storage
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    cpp_div,
+    pipeline_storage,
+)
 from cutlint.records import Shape3, StageCount, StageTerm
 
 MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
 SC = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
 ML = "cutlass/gemm/collective/sm120_blockscaled_mma_tma.hpp"
+MLA = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
 SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
 
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
@@ -52,6 +60,12 @@ class Operands:
 # value type (4-bit e2m1) for MXF4NVF4 (nv_float4_t x nv_float4_t).
 NVFP4 = Operands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16)
 MXFP8 = Operands("MXFP8 (e4m3 x e4m3, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# An FP8 x FP4 pair (mx_float8_t / mx_float4_t, or cute::tuple<e4m3|e5m2|e2m1, ue8m0>) is
+# MXF8F6F4 too: both stored as uint8_t.
+MXFP8_MXFP4 = Operands("MXFP8 x MXFP4 (e4m3/e5m2 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32)
+
+# MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
+GROUPED_SCHEDULER_STAGES = 8
 
 
 @dataclass(frozen=True)
@@ -83,9 +97,31 @@ def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
     )
 
 
-def capacity_reductions() -> tuple[StageTerm, ...]:
-    """MB: ReducedSmemCapacityBytes for a kernel that is not grouped (IsGroupedGemmKernel false):
-    the CLC scheduler's pipeline and its responses; no tensormaps."""
+def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
+    """MB: ReducedSmemCapacityBytes. Not grouped: the CLC scheduler's pipeline and its responses,
+    no tensormaps. Grouped (a stride that is a pointer): the grouped scheduler's pipeline, two
+    tensormaps and the tensormap-ready pipeline, no CLC responses."""
+    if grouped:
+        return (
+            StageTerm(
+                name="SchedulerPipelineStorage",
+                bytes=pipeline_storage(GROUPED_SCHEDULER_STAGES),
+                source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+            ),
+            StageTerm(
+                name="TensorMapStorage",
+                bytes=2 * TMA_DESCRIPTOR_BYTES,
+                source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+            ),
+            StageTerm(
+                name="TensorMapReadyPipelineStorage",
+                bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
+                source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+            ),
+            StageTerm(
+                name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
+            ),
+        )
     return (
         StageTerm(
             name="SchedulerPipelineStorage",
@@ -122,7 +158,11 @@ def per_stage_terms(tile: Shape3, ops: Operands) -> tuple[StageTerm, ...]:
 
 
 def stage_count(
-    tile: Shape3, ops: Operands, carveout: int | None, fixed: int | None = None
+    tile: Shape3,
+    ops: Operands,
+    carveout: int | None,
+    fixed: int | None = None,
+    grouped: bool = False,
 ) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
     ReducedSmemCapacityBytes, ...>(StageCountType{}) (SC).
@@ -130,7 +170,7 @@ def stage_count(
     `fixed`: the launcher passes `StageCount<N>` and the builder returns N. Otherwise
     `StageCountAutoCarveout<carveout>`: (ReducedSmemCapacityBytes - carveout) / stage_bytes.
     """
-    reductions = capacity_reductions()
+    reductions = capacity_reductions(grouped)
     per_stage = per_stage_terms(tile, ops)
     per = sum(t.bytes for t in per_stage)
     reduced = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions)
@@ -161,7 +201,10 @@ def stage_count(
     )
 
 
-def mainloop_tensor_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+def mainloop_tensor_storage(
+    tile: Shape3, ops: Operands, stages: int, grouped: bool = False
+) -> Block:
+    """ML (MLA for a grouped kernel: the same members)."""
     s = stage_bytes(tile, ops)
     return struct(
         "mainloop",
@@ -213,4 +256,35 @@ def mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
         f"{ML}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
+    )
+
+
+def mainloop_tensormaps() -> Block:
+    """MLA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A,
+    _B, _SFA, _SFB;}` (a grouped kernel's mainloop)."""
+    return struct(
+        "mainloop",
+        [
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{MLA}: cute::TmaDescriptor smem_tensormap_{x}",
+            )
+            for x in ("A", "B", "SFA", "SFB")
+        ],
+        f"{MLA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def grouped_mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            mainloop_tensor_storage(tile, ops, stages, grouped=True).at("tensors"),
+            mainloop_tensormaps().at("tensormaps"),
+            mainloop_pipeline(stages).at("pipeline_storage", 16),
+        ],
+        f"{MLA}: CollectiveMma::SharedStorage {{tensors; tensormaps; alignas(16) pipeline_storage;}}",
     )

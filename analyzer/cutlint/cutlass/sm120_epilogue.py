@@ -13,7 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, empty, struct, union
-from cutlint.cutlass.storage import BARRIER_BYTES, PL, pipeline_storage
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    pipeline_storage,
+)
 from cutlint.records import EpilogueTile, Shape3
 
 EB = "cutlass/epilogue/collective/builders/sm120_builder.inl"
@@ -147,4 +153,51 @@ def linear_combination_storage() -> Block:
         "thread",
         "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombination: "
         "every node's SharedStorage is empty",
+    )
+
+
+# --- the ptr-array (grouped) epilogue ------------------------------------------------------------
+
+EPA = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
+# EB: GetNumEpilogueWarpGroups<Schedule> = 2 unless the schedule names its own
+EPILOGUE_WARP_GROUPS = 2
+
+
+def array_tensormaps(warp_groups: int = EPILOGUE_WARP_GROUPS) -> Block:
+    """EPA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_C;
+    cute::array<TmaDescriptor, NumEpilogueWarpGroups> smem_tensormap_D;}`."""
+    return struct(
+        "epilogue",
+        [
+            array(
+                "smem_tensormap_C",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EPA}: cute::TmaDescriptor smem_tensormap_C",
+            ),
+            array(
+                "smem_tensormap_D",
+                warp_groups * TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EPA}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
+            ),
+        ],
+        f"{EPA}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def array_shared_storage(
+    tile: Shape3, ops: EpilogueOperands, fusion: Block, warp_groups: int = EPILOGUE_WARP_GROUPS
+) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)` of the ptr-array epilogue (a grouped kernel's:
+    `Sm120PtrArrayTmaWarpSpecialized`, whose collective is EPA): tensors, tensormaps, pipeline."""
+    return struct(
+        "CollectiveEpilogue::SharedStorage",
+        [
+            tensor_storage(tile, ops, fusion).at("tensors"),
+            array_tensormaps(warp_groups).at("tensormaps"),
+            load_pipeline(tile, ops).at("pipeline"),
+        ],
+        f"{EPA}: CollectiveEpilogue::SharedStorage {{tensors; tensormaps; pipeline;}}",
     )

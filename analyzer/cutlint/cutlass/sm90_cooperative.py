@@ -39,7 +39,8 @@ SM90_TS = "cutlass/gemm/kernel/sm90_tile_scheduler.hpp"
 COOPERATIVE_MMA_THREADS = 8 * 32
 # KS: NumLoadWarpGroups = 1
 LOAD_WARP_GROUPS = 1
-# The builders' SchedulerPipelineStageCount = 3 (KS: TileSchedulerPipelineStageCount)
+# The block-scaled builder's SchedulerPipelineStageCount = 3 (the blockwise one's is 2), which
+# KS passes on as TileSchedulerPipelineStageCount
 SCHEDULER_STAGES = 3
 # SM100_TS: struct CLCResponse { uint32_t data[4]; }
 CLC_RESPONSE_BYTES = 16
@@ -66,7 +67,7 @@ def scheduler_for(tag: str) -> Scheduler:
     }[tag]
 
 
-def scheduler_storage(s: Scheduler) -> Block:
+def scheduler_storage(s: Scheduler, stages: int = SCHEDULER_STAGES) -> Block:
     if s is Scheduler.STATIC:
         return empty("scheduler", f"{SM90_TS}: PersistentTileSchedulerSm90::SharedStorage (empty)")
     return struct(
@@ -74,21 +75,21 @@ def scheduler_storage(s: Scheduler) -> Block:
         [
             array(
                 "pipeline_",
-                pipeline_storage(SCHEDULER_STAGES),
+                pipeline_storage(stages),
                 16,
-                f"{SM100_TS}: alignas(16) PipelineCLCFetchAsync<3>::SharedStorage pipeline_",
+                f"{SM100_TS}: alignas(16) PipelineCLCFetchAsync<{stages}>::SharedStorage pipeline_",
             ),
             array(
                 "throttle_pipeline_",
-                pipeline_storage(SCHEDULER_STAGES),
+                pipeline_storage(stages),
                 16,
-                f"{SM100_TS}: alignas(16) PipelineAsync<3>::SharedStorage throttle_pipeline_",
+                f"{SM100_TS}: alignas(16) PipelineAsync<{stages}>::SharedStorage throttle_pipeline_",
             ),
             array(
                 "data_",
-                SCHEDULER_STAGES * CLC_RESPONSE_BYTES,
+                stages * CLC_RESPONSE_BYTES,
                 16,
-                f"{SM100_TS}: alignas(16) CLCResponse data_[Stages = 3]",
+                f"{SM100_TS}: alignas(16) CLCResponse data_[Stages = {stages}]",
             ),
         ],
         f"{SM100_TS}: PersistentTileSchedulerSm100::SharedStorage"
@@ -102,6 +103,7 @@ def kernel_shared_storage(
     epilogue_tensors: Block,
     epilogue_pipeline: Block,
     scheduler: Scheduler,
+    scheduler_stages: int = SCHEDULER_STAGES,
 ) -> Block:
     """`GemmKernel::SharedStorage` of KS for the given parts."""
     pipelines = struct(
@@ -127,7 +129,7 @@ def kernel_shared_storage(
     )
     return struct(
         "SharedStorage",
-        [pipelines, scheduler_storage(scheduler).at("scheduler", 16), tensors],
+        [pipelines, scheduler_storage(scheduler, scheduler_stages).at("scheduler", 16), tensors],
         f"{KS}: GemmKernel::SharedStorage",
     )
 

@@ -42,6 +42,7 @@ HELPER_CPP = (
 OUTPUT_TAG = "CUTLINT_JIT_PROBE "
 # What the JIT passes for a 12.0 part on CUDA >= 12.9 (compilation_context.py: compute_120f).
 SM120F_GENCODE = "-gencode=arch=compute_120f,code=sm_120f"
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(", re.M)
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"]+)"', re.MULTILINE)
 
 
@@ -52,12 +53,16 @@ class HeaderPatch:
     The copy keeps the header up to the end of `keep_through`'s match, inserts `insert`, and
     resumes at `resume`'s match (kept), or, when `resume` is None, after the end of the
     `#define` that holds `keep_through` (its last backslash-continued line). `insert` then is
-    the tail of that macro: continuation lines, the last without a backslash. Every match of
-    `keep_through` is patched (a header may define the macro once per #if branch)."""
+    the tail of that macro: continuation lines, the last without a backslash, and the patched
+    macro is defined for the host pass only (`#ifndef __CUDA_ARCH__`; an empty variadic macro
+    in the device pass). Every match of `keep_through` is patched (a header may define the
+    macro once per #if branch)."""
 
     header: str
     """Relative to the wheel's `flashinfer/data/include`: `flashinfer/gemm/..._sm120.h`."""
-    keep_through: re.Pattern[str]
+    keep_through: re.Pattern[str] | None
+    """None: the header is copied unchanged (a header that includes a patched one by a path
+    relative to itself must live beside the copy)."""
     insert: str
     """C++ to insert; `$name` is replaced by the named group `name` of `keep_through`'s match."""
     resume: re.Pattern[str] | None = None
@@ -82,12 +87,36 @@ class JitProbeRow:
     members: dict[str, int] = field(default_factory=dict)
 
 
-def patch_header(text: str, patch: HeaderPatch, header_dir: Path) -> str:
-    """The probe copy of one header (see HeaderPatch); raises ProbeError if an anchor is missing."""
+def patch_header(
+    text: str, patch: HeaderPatch, header_dir: Path, overlaid: frozenset[Path] = frozenset()
+) -> str:
+    """The probe copy of one header (see HeaderPatch); raises ProbeError if an anchor is missing.
+    `overlaid`: the real paths of the headers that have probe copies (includes of them are left
+    relative, so that they resolve to the copies)."""
+    if patch.keep_through is None:
+        return _absolutize_includes(text, header_dir, overlaid)
     out: list[str] = []
     pos = 0
     for m in patch.keep_through.finditer(text):
         if m.start() < pos:
+            continue
+        if patch.resume is None:
+            # The macro expands to nothing in the device pass (__CUDA_ARCH__ defined): the
+            # numbers are the host pass's, and the device front-end then instantiates none of
+            # the kernel types (it otherwise costs gigabytes for a module's worth of them).
+            define = _DEFINE.search(text, pos, m.start())
+            last = None
+            while define is not None:
+                last = define
+                define = _DEFINE.search(text, define.end(), m.start())
+            if last is None:
+                raise ProbeError(f"probe patch of {patch.header}: no #define before the anchor")
+            out.append(text[pos : last.start()])
+            out.append("#ifndef __CUDA_ARCH__  // cutlint probe: host pass only\n")
+            out.append(text[last.start() : m.end()])
+            out.append(string.Template(patch.insert).substitute(m.groupdict()))
+            pos = _end_of_macro(text, m.end())
+            out.append(f"#else\n#define {last['name']}(...)\n#endif\n")
             continue
         out.append(text[pos : m.end()])
         out.append(string.Template(patch.insert).substitute(m.groupdict()))
@@ -103,7 +132,7 @@ def patch_header(text: str, patch: HeaderPatch, header_dir: Path) -> str:
             f"probe patch of {patch.header}: anchor {patch.keep_through.pattern!r} not found"
         )
     out.append(text[pos:])
-    return f'#include "{HELPER_NAME}"\n' + _absolutize_includes("".join(out), header_dir)
+    return f'#include "{HELPER_NAME}"\n' + _absolutize_includes("".join(out), header_dir, overlaid)
 
 
 def _end_of_macro(text: str, pos: int) -> int:
@@ -119,13 +148,16 @@ def _end_of_macro(text: str, pos: int) -> int:
     return pos
 
 
-def _absolutize_includes(text: str, header_dir: Path) -> str:
+def _absolutize_includes(text: str, header_dir: Path, overlaid: frozenset[Path]) -> str:
     """Quoted includes that resolve next to the real header point at it: the copy lives
-    elsewhere, and the very same files change nothing else."""
+    elsewhere, and the very same files change nothing else. Includes of headers that have probe
+    copies stay as written: they resolve to the copy beside this one."""
 
     def fix(m: re.Match[str]) -> str:
-        target = header_dir / m.group(2)
-        return f'{m.group(1)}"{target.resolve()}"' if target.is_file() else m.group(0)
+        target = (header_dir / m.group(2)).resolve()
+        if not target.is_file() or target in overlaid:
+            return m.group(0)
+        return f'{m.group(1)}"{target}"'
 
     return _QUOTED_INCLUDE.sub(fix, text)
 
@@ -180,13 +212,14 @@ def run_probe(
     by_header: dict[str, list[HeaderPatch]] = {}
     for p in patches:
         by_header.setdefault(p.header, []).append(p)
+    overlaid = frozenset((include / h).resolve() for h in by_header)
     for header, group in by_header.items():
         real = include / header
         if not real.is_file():
             raise ProbeError(f"{real} does not exist: not a FlashInfer tree with this family")
         text = real.read_text(encoding="utf-8")
         for p in group:
-            text = patch_header(text, p, real.parent)
+            text = patch_header(text, p, real.parent, overlaid)
         copy = overlay / header
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_text(text)
@@ -215,7 +248,13 @@ def run_probe(
     started = time.monotonic()
     _run([*(["nice", "-n", str(nice)] if nice else []), *cmd], "compiling the probe")
     out = _run([str(exe)], "running the probe").stdout
-    return JitProbeRun(parse_output(out), time.monotonic() - started, tuple(cmd))
+    rows = parse_output(out)
+    if not rows:
+        raise ProbeError(
+            "the probe printed nothing: the generated files did not expand the patched headers "
+            f"({', '.join(by_header)})"
+        )
+    return JitProbeRun(rows, time.monotonic() - started, tuple(cmd))
 
 
 def _run(cmd: Sequence[str], what: str) -> subprocess.CompletedProcess[str]:

@@ -33,6 +33,10 @@ from cutlint.verify.probe_records import ProbeError
 
 Log = Callable[[str], None]
 
+FILES_PER_COMPILE = 8
+"""Files per translation unit: the host pass's memory grows with the kernels in it (~1.3 GB for
+8 FP4 kernels); eight files keep a compile near 2-3 GB on a shared machine."""
+
 
 def _probe_module(family: str) -> ModuleType:
     return importlib.import_module(f"cutlint.families.{family}.probe")
@@ -103,15 +107,19 @@ def collect(
             if i.name in probe.INSTANTIATIONS
         ]
         todo = sorted({Path(i.span.path) for i in insts if (header_key, row_key(i)) not in done})
-        if todo:
-            log(f"{version}: compiling {len(todo)} file(s) of {module.name}")
+        found: list[JitProbeRow] = []
+        for start in range(0, len(todo), FILES_PER_COMPILE):
+            batch = todo[start : start + FILES_PER_COMPILE]
+            log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
             run = run_probe(
-                root, todo, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}"
+                root, batch, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}-{start}"
             )
             log(f"{version}: {len(run.rows)} rows in {run.seconds:.0f} s")
+            found.extend(run.rows)
+        if todo:
             for i in insts:
                 if Path(i.span.path) in todo:
-                    rows = match(run.rows, i)
+                    rows = match(found, i)
                     if not rows:
                         raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
                     done[(header_key, row_key(i))] = (version, rows)

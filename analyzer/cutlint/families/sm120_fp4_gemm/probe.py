@@ -20,6 +20,8 @@ _ARGS = "{#T, #CTA_M_, #CTA_N_, #CTA_K_, #CGA_M_, #CGA_N_, #CGA_K_, #XSM_, #SWAP
 _NAME = "T##_##CTA_M_##_##CTA_N_##_##CTA_K_##_##CGA_M_##_##CGA_N_##_##CGA_K_##XSM_##SWAP_AB_"
 
 PATCHES = (
+    # Copied unchanged, so that its `#include "fp4_gemm_template_sm120.h"` finds the patched copy.
+    HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template_sm120.h", None, ""),
     HeaderPatch(
         header=HEADER,
         keep_through=re.compile(
@@ -28,10 +30,10 @@ PATCHES = (
             re.S,
         ),
         insert=(
-            f"  static const bool cutlint_probe_default_{_NAME} =                  \\\n"
+            f"  static const bool cutlint_probe_default_##{_NAME} =                \\\n"
             "      ::cutlint_jit_probe::report<$struct::GemmKernelDefault>(        \\\n"
             f'          "default", __FILE__, __LINE__, {_ARGS});                    \\\n'
-            f"  static const bool cutlint_probe_streamk_{_NAME} =                  \\\n"
+            f"  static const bool cutlint_probe_streamk_##{_NAME} =                \\\n"
             "      ::cutlint_jit_probe::report<$struct::GemmKernelStreamK>(        \\\n"
             f'          "streamk", __FILE__, __LINE__, {_ARGS});\n'
         ),
