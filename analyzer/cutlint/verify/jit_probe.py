@@ -104,11 +104,10 @@ def patch_header(
             # The macro expands to nothing in the device pass (__CUDA_ARCH__ defined): the
             # numbers are the host pass's, and the device front-end then instantiates none of
             # the kernel types (it otherwise costs gigabytes for a module's worth of them).
-            define = _DEFINE.search(text, pos, m.start())
             last = None
-            while define is not None:
-                last = define
-                define = _DEFINE.search(text, define.end(), m.start())
+            for define in _DEFINE.finditer(text, pos, m.end()):
+                if define.start() <= m.start():
+                    last = define
             if last is None:
                 raise ProbeError(f"probe patch of {patch.header}: no #define before the anchor")
             out.append(text[pos : last.start()])

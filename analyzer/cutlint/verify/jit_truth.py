@@ -47,7 +47,9 @@ def _patched_hash(root: Path, probe: ModuleType) -> str:
     include = root / "flashinfer" / "data" / "include"
     for p in probe.PATCHES:
         real = include / p.header
-        h.update(patch_header(real.read_text(encoding="utf-8"), p, real.parent).encode())
+        text = patch_header(real.read_text(encoding="utf-8"), p, real.parent)
+        # absolutized includes name the wheel's own directory: not part of what is compiled
+        h.update(text.replace(str(root.resolve()), "<wheel>").encode())
     version_h = root / "flashinfer" / "data" / "cutlass" / "include" / "cutlass" / "version.h"
     h.update(version_h.read_bytes())
     return h.hexdigest()[:16]
