@@ -119,3 +119,11 @@ def test_every_runner_tactic_is_instantiated_by_its_module(jit_modules: Any, rel
         # and a module that lacks one is a finding of its own
         dropped = judge_runner(key, release, "sm_120", insts - {verdicts[0].instantiation})
         assert not isinstance(dropped, str) and dropped[0].verdict is Verdict.NOT_INSTANTIATED
+
+
+def test_blocklists() -> None:
+    from cutlint.producers.flashinfer.runner_tactics import blocked_tactics
+
+    assert blocked_tactics("mxfp8_sm120", "0.6.11.post2", "sm_121") == (6, 7, 8, 9)
+    assert blocked_tactics("mxfp8_sm120", "0.7.4", "sm_120") == ()
+    assert blocked_tactics("fp4_sm120", "0.7.4", "sm_121") == ()

@@ -366,3 +366,14 @@ def _candidates(
             "can_implement() rejected the problem shape (class D): decided by the shape, not the tactic",
         )
     return [], "the line names no step this module judges"
+
+
+def blocked_tactics(runner: str, release: str, arch: str = "sm_120") -> tuple[int, ...] | str:
+    """The tactic ids a blocklist should hold for a runner (pregen --emit-blocklist): those that
+    cannot initialize or do not compile on the arch. A string when the runner or release is not
+    known."""
+    verdicts = judge_runner(runner, release, arch)
+    if isinstance(verdicts, str):
+        return verdicts
+    bad = (Verdict.FAILS_INITIALIZE, Verdict.DOES_NOT_COMPILE)
+    return tuple(v.tactic.id for v in verdicts if v.verdict in bad)
