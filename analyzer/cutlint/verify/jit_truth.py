@@ -110,11 +110,21 @@ def collect(
         ]
         todo = sorted({Path(i.span.path) for i in insts if (header_key, row_key(i)) not in done})
         found: list[JitProbeRow] = []
-        for start in range(0, len(todo), FILES_PER_COMPILE):
-            batch = todo[start : start + FILES_PER_COMPILE]
+        # Files whose headers cannot share a translation unit (each is its own TU in the real
+        # build) are compiled apart: the probe module's `tu_key`, if it has one.
+        tu_key = getattr(probe, "tu_key", lambda _: "")
+        groups: dict[str, list[Path]] = {}
+        for f in todo:
+            groups.setdefault(tu_key(f), []).append(f)
+        batches = [
+            g[i : i + FILES_PER_COMPILE]
+            for g in groups.values()
+            for i in range(0, len(g), FILES_PER_COMPILE)
+        ]
+        for n, batch in enumerate(batches):
             log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
             run = run_probe(
-                root, batch, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}-{start}"
+                root, batch, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}-{n}"
             )
             log(f"{version}: {len(run.rows)} rows in {run.seconds:.0f} s")
             found.extend(run.rows)

@@ -68,3 +68,9 @@ def claims_file(path: Path) -> bool:
     return path.name.startswith(
         ("group_gemm_nvfp4_groupwise_", "group_gemm_mxfp4_groupwise_")
     ) and (path.name.count("_") > 4)
+
+
+def tu_key(path: Path) -> str:
+    """The NVFP4 and MXFP4 headers both define `safe_inc_ptr` in an unnamed namespace: in the
+    real build they are separate translation units, and so are their probes."""
+    return "nvfp4" if "nvfp4" in path.name else "mxfp4"
