@@ -536,7 +536,15 @@ def generate() -> None:
 )
 @click.option("--sm", type=click.IntRange(min=1), default=120, show_default=True)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
-def generate_flashinfer(version: str, out: Path | None, sm: int, quiet: bool) -> None:
+@click.option(
+    "--jit-gemm",
+    is_flag=True,
+    help="Also render the SM120 GEMM modules the JIT writes from the wheel's jinja templates "
+    "(generated/gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
+)
+def generate_flashinfer(
+    version: str, out: Path | None, sm: int, quiet: bool, jit_gemm: bool
+) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the `generated/`
     directory it wrote, for `cutlint check`.
@@ -544,6 +552,7 @@ def generate_flashinfer(version: str, out: Path | None, sm: int, quiet: bool) ->
     The wheel is fetched once into cutlint's cache ($CUTLINT_CACHE/wheels; 0.7.x: 62 MB download,
     427 MB unpacked), never into --out; `verify` and `pregen` use the same copy."""
     from cutlint.cache_dir import generated_dir
+    from cutlint.producers.flashinfer.jit_modules import JitRenderError
     from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
 
     base = out if out is not None else generated_dir()
@@ -551,7 +560,11 @@ def generate_flashinfer(version: str, out: Path | None, sm: int, quiet: bool) ->
     try:
         root = download_wheel(version, progress=say)
         written = generate_cache(root, version, base, sm)
-    except FlashInferError as e:
+        if jit_gemm:
+            from cutlint.producers.flashinfer.jit_modules import arch_dir_for, render_sm120_modules
+
+            render_sm120_modules(root, version, base, arch_dir_for(sm))
+    except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
     # <base>/flashinfer/<version>/<sm>a/generated/cutlass_instantiations/<sm>/gemm_grouped/<sm>:

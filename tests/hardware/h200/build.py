@@ -14,7 +14,7 @@ builds every kernel in parallel, runs each binary, reads registers and spills wi
 ``cuobjdump --dump-resource-usage`` and writes everything to ``$OUT`` (docs/hardware.md).
 
 Needs the cutlint checkout's venv (FlashInfer's generator is loaded through
-``cutlint.verify.flashinfer``) and nvcc for ``nvcc -M``.
+``cutlint.producers.flashinfer.wheel``) and nvcc for ``nvcc -M``.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from kernels import (  # noqa: E402
     MixedKernel,
 )
 
+from cutlint.producers.flashinfer.wheel import download_wheel, load_generator  # noqa: E402
 from cutlint.verify import cublas  # noqa: E402
-from cutlint.verify.flashinfer import download_wheel, load_generator  # noqa: E402
 from cutlint.verify.macro_calls import MACRO_NAME, find_macro_calls  # noqa: E402
 from cutlint.verify.probe_flags import (  # noqa: E402
     JIT_DEFAULT_FLAGS,
