@@ -164,7 +164,7 @@ def test_any_instantiate_macro_and_any_return_type() -> None:
         "int MY_INSTANTIATE_Y(int); int z = INSTANTIATE_SIZE; INSTANTIATE_Z\n"
     )
     assert parsed.problems == ()
-    got = [(i.family, i.name, i.args, i.span.line, i.span.end_line) for i in parsed.instantiations]
+    got = [(i.form, i.name, i.args, i.span.line, i.span.end_line) for i in parsed.instantiations]
     assert got == [
         (
             FormKind.MACRO_CALL,
