@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
+from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
@@ -37,8 +38,12 @@ if TYPE_CHECKING:
 
 
 def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
-    """Parse, model and judge every instantiation under `paths`."""
+    """Parse, model and judge every instantiation under `paths`. Raises ValueError for an
+    option no file can be judged with (a --cutlass-version directory without version.h, a
+    define that is no macro name)."""
     options = options or CheckOptions()
+    if options.cutlass_version is not None:
+        check_cutlass_version(options.cutlass_version)
     parsed = parse.parse_paths(
         [Path(p) for p in paths],
         defines=options.defines,

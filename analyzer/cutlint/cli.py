@@ -7,8 +7,12 @@ printed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import re
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar, NoReturn
@@ -18,13 +22,15 @@ import click
 from cutlint import api
 from cutlint import baseline as baseline_file
 from cutlint import config as config_file
-from cutlint.cutlass.versions import parse_version
+from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.loader import load_rules, rules_by_id
 from cutlint.engine.schema import FailsAt, Kind
 from cutlint.model.arch import arch_for
+from cutlint.model.arch import known as known_arches
 from cutlint.records import CheckResult, Severity
 from cutlint.report import REPORTERS
 from cutlint.report import write as write_report
+from cutlint.report.escape import printable
 from cutlint.report.rule_docs import render_rule
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -44,10 +50,22 @@ def _defines(
             out.pop(u, None)
     for d in define:
         name, _, value = d.partition("=")
+        _valid_define(name, value or "1", f"-D {d!r}")
         out[name] = value or "1"
     for u in undefine:
+        _valid_define(u, None, f"-U {u!r}")
         out.pop(u, None)
     return out
+
+
+def _valid_define(name: str, value: str | None, given: str) -> None:
+    """A -D/-U libclang can take: a macro name, a one-line value (a newline would add
+    directives to libclang's predefines)."""
+    from cutlint.parse.libclang import define_problem
+
+    why = define_problem(name, value)
+    if why is not None:
+        _usage_error(f"{given}: {why}")
 
 
 def _undefines(
@@ -60,7 +78,7 @@ def _undefines(
 
 
 def _usage_error(message: str) -> NoReturn:
-    click.echo(f"cutlint: {message}", err=True)
+    click.echo(f"cutlint: {printable(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -84,19 +102,27 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
             arch_for(arch)
         except KeyError:
             raise click.BadParameter(
-                f"unknown arch {arch!r}; known: sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121",
+                printable(f"unknown arch {arch[:40]!r}; known: {known_arches()}"),
                 param_hint="--arch",
             ) from None
-    if cutlass_version is not None and not Path(cutlass_version).is_dir():
+    if cutlass_version is not None:
         try:
-            parse_version(cutlass_version)
+            check_cutlass_version(cutlass_version)
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--cutlass-version") from None
+            raise click.BadParameter(printable(str(e)), param_hint="--cutlass-version") from None
+
+
+ISSUES = "https://github.com/cutlint/cutlint/issues"
 
 
 class _Group(click.Group):
     """The command group, with commands that live in other packages imported only when used:
-    `cutlint check` should not pay for importing the compiler probe."""
+    `cutlint check` should not pay for importing the compiler probe.
+
+    It is also the last line of defence: an exception nothing foresaw becomes one line that says
+    what failed and asks for a report, and exit code 2, never a traceback. (Each file's own
+    failures are caught where the file is read and judged, so the other files' results are
+    printed first.)"""
 
     LAZY: ClassVar[dict[str, tuple[str, str]]] = {
         "verify": ("cutlint.verify.cli", "verify_command")
@@ -105,12 +131,42 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
 
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:  # the top-level handler: see the class docstring
+            _internal_error(err)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.LAZY:
             module, attr = self.LAZY[name]
             command: click.Command = getattr(importlib.import_module(module), attr)
             return command
         return super().get_command(ctx, name)
+
+
+def _internal_error(err: BaseException) -> NoReturn:
+    where = ""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    text = f"{type(err).__name__}: {err}"
+    if len(text) > 300:
+        text = text[:297] + "..."
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    click.echo(
+        f"cutlint: internal error{where}: {printable(text)} (a bug in cutlint: please report it at "
+        f"{ISSUES} with the command line; CUTLINT_TRACEBACK=1 shows the traceback)",
+        err=True,
+    )
+    if os.environ.get("CUTLINT_TRACEBACK"):
+        traceback.print_exception(err)
+    sys.exit(EXIT_USAGE)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -242,9 +298,13 @@ def check(
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)
-        baseline_file.write(written, baseline_path)
+        try:
+            baseline_file.write(written, baseline_path)
+        except baseline_file.BaselineError as e:
+            _usage_error(str(e))
         click.echo(
-            f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True
+            printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
+            err=True,
         )
         sys.exit(EXIT_OK)
     if accepted is not None:
@@ -430,7 +490,7 @@ if typing.TYPE_CHECKING:
 def _file_line(target: str) -> tuple[Path, int] | None:
     """`path/to/file.cu:60` -> (path, 60), when the file exists."""
     path, sep, line = target.rpartition(":")
-    if not sep or not line.isdigit() or not Path(path).is_file():
+    if not sep or not re.fullmatch(r"[0-9]{1,9}", line) or not Path(path).is_file():
         return None
     return Path(path), int(line)
 
@@ -456,7 +516,20 @@ def _tactic_spec(
             cutlass_version=cutlass_version, flashinfer_version=flashinfer_version,
         )  # fmt: skip
     except (ValidationError, ValueError) as e:
-        raise click.BadParameter(str(e).splitlines()[-1] if str(e) else repr(e)) from None
+        raise click.BadParameter(_first_error(e)) from None
+
+
+def _first_error(e: Exception) -> str:
+    """One line of a pydantic ValidationError (its first error's message), or of any error."""
+    from pydantic import ValidationError
+
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        text = f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    else:
+        text = str(e).splitlines()[0] if str(e) else repr(e)
+    return printable(text)
 
 
 def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int:

@@ -223,29 +223,37 @@ def lines(path: str | Path, limit: Limit, max_line: int) -> Iterator[tuple[bytes
     so that memory stays bounded by the longest line kept, not by the file."""
     fd, _ = _open(path, limit)
     try:
-        pending = b""
-        skipping = False
+        pending = b""  # the start of the line the previous chunks did not finish
+        skipping = False  # that line is longer than max_line: only its head is kept
         for chunk in _chunks(fd, path, limit):
-            start = 0
-            while True:
-                nl = chunk.find(b"\n", start)
-                piece = chunk[start:] if nl < 0 else chunk[start:nl]
-                if not skipping:
-                    pending += piece
-                    if len(pending) > max_line:
-                        skipping = True
-                if nl < 0:
-                    break
-                if skipping:
-                    yield pending[:max_line].rstrip(b"\r"), True
-                else:
-                    yield pending.rstrip(b"\r"), False
-                pending, skipping = b"", False
-                start = nl + 1
-        if pending or skipping:
-            yield (pending[:max_line], True) if skipping else (pending.rstrip(b"\r"), False)
+            pieces = chunk.split(b"\n")
+            rest = pieces.pop()  # after the chunk's last newline: a line not finished yet
+            for i, piece in enumerate(pieces):
+                if i == 0:
+                    if skipping:
+                        yield pending, True
+                        pending, skipping = b"", False
+                        continue
+                    piece, pending = pending + piece, b""
+                yield _line(piece, max_line)
+            if pieces:
+                pending = rest
+            elif not skipping:
+                pending += rest
+            if not skipping and len(pending) > max_line:
+                pending, skipping = pending[:max_line], True
+        if skipping:
+            yield pending, True
+        elif pending:
+            yield _line(pending, max_line)
     finally:
         os.close(fd)
+
+
+def _line(piece: bytes, max_line: int) -> tuple[bytes, bool]:
+    if len(piece) > max_line:
+        return piece[:max_line], True
+    return (piece[:-1] if piece.endswith(b"\r") else piece), False
 
 
 # --- structured files ------------------------------------------------------------------------

@@ -13,11 +13,13 @@ from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.engine.schema import Kind
 from cutlint.model.arch import arch_for, known
 from cutlint.model.context import ModelContext
+from cutlint.parse.problems import INTERNAL_ERROR
 from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import (
     CheckResult,
     Diagnostic,
     FileResult,
+    InputProblem,
     Instantiation,
     InstantiationResult,
     NotModeled,
@@ -84,7 +86,18 @@ def _unjudged(parsed: ParsedFile, reason: str, options: CheckOptions) -> FileRes
     )
 
 
+def _judged(parsed: ParsedFile, options: CheckOptions, memo: Memo) -> FileResult:
+    """`judge_file`, or, when cutlint fails on this file, a result that says so (CUT012): a bug
+    must cost one file's result, never the others'."""
+    try:
+        return judge_file(parsed, options, memo)
+    except Exception as err:
+        why = f"internal error while judging: {type(err).__name__}: {err}"[:2000]
+        bug = InputProblem(code=INTERNAL_ERROR, path=parsed.path, message=why)
+        return FileResult(path=parsed.path, diagnostics=(input_diagnostic(bug),))
+
+
 def judge_files(parsed: Iterable[ParsedFile], options: CheckOptions) -> CheckResult:
     memo: Memo = {}
-    result = CheckResult(files=tuple(judge_file(p, options, memo) for p in parsed))
+    result = CheckResult(files=tuple(_judged(p, options, memo) for p in parsed))
     return with_fingerprints(result, options.root or Path.cwd())

@@ -134,8 +134,9 @@ def number_problem(spelled: str) -> str | None:
 
 def template_argument_problems(args: tuple[str, ...]) -> list[tuple[str, str]]:
     """(problem code, message) for each template argument of an explicit instantiation that no
-    template can take, whatever its parameters: an empty one, a character that is no C++ token,
-    a number that is none ([lex.icon], [lex.fcon]) or that no integer type holds. What is left
+    template can take, whatever its parameters: an empty one, a number that is none ([lex.icon],
+    [lex.fcon]) or that no integer type holds. (A character that is part of no token is
+    reported for the whole file, by parse/wellformed.py.) What is left
     (is it a type? does it fit the parameter?) is the compiler's, or a family's, to say."""
     out: list[tuple[str, str]] = []
     for i, arg in enumerate(args, start=1):
@@ -145,8 +146,7 @@ def template_argument_problems(args: tuple[str, ...]) -> list[tuple[str, str]]:
             continue
         found = tokens(arg)
         if isinstance(found, str):
-            out.append(("CUT009", f"{where}: {found}"))
-            continue
+            continue  # a character no token has: the file-level check (wellformed) reports it
         for t in found:
             if t.kind != "number":
                 continue

@@ -1,4 +1,4 @@
-"""Would the compiler accept this file at all? CUT009, one problem per reason it would not.
+r"""Would the compiler accept this file at all? CUT009, one problem per reason it would not.
 
 The instantiation scanner (`calls`) reads what it can and keeps going where the compiler stops, so
 a file cut short after a complete instantiation, or one with a stray `#endif`, would otherwise be
@@ -9,6 +9,8 @@ judged as if it compiled. What is checked, each at its first occurrence:
 - an `#error` in compiled code (outside every branch libclang skipped);
 - a block comment left open (anywhere), a string or character literal left open in compiled
   code outside a directive (clang lexes an unterminated one as an invalid token there);
+- a character of compiled code that belongs to no token: a control character, `@`, a backtick,
+  a stray `#` or `\` (when one is found the brackets are not checked: they mean little then);
 - the brackets of compiled code outside directives: a `}`, `)` or `]` that closes nothing or the
   wrong opener, or a `{`, `(` or `[` never closed (a file that ends inside its namespace). Not
   checked when a `#define` body opens or closes brackets of its own, since expanding it might
@@ -29,6 +31,11 @@ from cutlint.parse.problems import ILL_FORMED_SOURCE, problem
 from cutlint.records import InputProblem
 
 _BRACKETS = re.compile(rb"[(){}\[\]]")
+# What no C++ token is made of, outside literals, comments and directives: control characters,
+# `@`, a backtick, a `#` or `\` not in a directive or a line splice. (`$` is an identifier
+# character for every CUDA host compiler; a non-ASCII letter may be one, C++23 XID.)
+_SPLICE = re.compile(rb"\\[ \t]*\r?\n")
+_STRAY = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f@`#\\]")
 _CLOSER = {ord(")"): ord("("), ord("]"): ord("["), ord("}"): ord("{")}
 
 
@@ -70,8 +77,12 @@ def problems(
             )
         elif not _inside(skipped, u.start) and not _inside(directive_spans, u.start):
             found.append((u.start, f"a {u.what} is not closed on its line"))
+    stray = _stray(body, skipped)
+    if stray is not None:
+        found.append(stray)
     if (
-        not truncated
+        stray is None
+        and not truncated
         and not masked.unterminated
         and not _defines_brackets(masked, found_directives)
     ):
@@ -103,6 +114,20 @@ def _known(message: str) -> bool:
             message,
         )
     ) or message.startswith(("#error", '"', "'"))
+
+
+def _stray(body: bytes, skipped: Sequence[tuple[int, int]]) -> tuple[int, str] | None:
+    """The first character of compiled code that is part of no C++ token."""
+    for m in _STRAY.finditer(body):
+        at = m.start()
+        c = body[at]
+        if c == 0x5C and _SPLICE.match(body, at):
+            continue  # a line splice
+        if skipped and _inside(skipped, at):
+            continue
+        shown = chr(c) if 0x20 < c < 0x7F else f"\\x{c:02x}"
+        return at, f"`{shown}` is not part of any C++ token"
+    return None
 
 
 def _defines_brackets(masked: MaskedText, found_directives: Sequence[Directive]) -> bool:

@@ -8,6 +8,7 @@ from tabulate import tabulate
 
 from cutlint.families.registry import family_named, family_of
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
+from cutlint.report.escape import printable
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
 CORE_ALIGN = ("right", "right", "left", "left")
@@ -58,16 +59,17 @@ def _by_family(f: FileResult) -> dict[str | None, list[InstantiationResult]]:
 
 
 def _display(path: str) -> str:
-    """Relative to the working directory when under it, as ruff and clang-tidy print paths."""
+    """Relative to the working directory when under it, as ruff and clang-tidy print paths;
+    escaped for the terminal (report/escape.py), as is every text from the input."""
     relative = os.path.relpath(os.path.abspath(path))
-    return path if relative.startswith("..") else relative
+    return printable(path if relative.startswith("..") else relative)
 
 
 def _finding(d: Diagnostic) -> str:
     where = f"line {d.line}" if d.line else "file"
-    text = f"  {where}: {d.severity.value} {d.rule} {d.name}: {d.message}"
+    text = f"  {where}: {d.severity.value} {d.rule} {d.name}: {printable(d.message)}"
     if d.why:
-        text += f"\n      {d.why}"
+        text += f"\n      {printable(d.why)}"
     return text
 
 
@@ -84,9 +86,12 @@ def _not_modeled_only(f: FileResult) -> str | None:
     for reason, at in reasons.items():
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
         lines.append(
-            f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}"
+            f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {printable(reason)}"
         )
     lines.extend(_finding(d) for d in f.diagnostics)
+    # The findings that say why an instantiation could not be read (CUT004, CUT005, CUT009,
+    # CUT011): the reason above points at them. The CUT010 lines are the reasons themselves.
+    lines.extend(_finding(d) for r in f.instantiations for d in r.diagnostics if d.rule != "CUT010")
     return "\n".join(lines)
 
 
@@ -144,4 +149,6 @@ def summary(result: CheckResult) -> str:
 
 def render(result: CheckResult) -> str:
     blocks = [render_file(f) for f in result.files]
-    return "\n\n".join([*blocks, summary(result)]) + "\n"
+    # The fields above are escaped one by one; this pass catches what reaches a table cell or a
+    # note from the input by another way (a reason, a version header's path).
+    return printable("\n\n".join([*blocks, summary(result)]) + "\n", newlines=True)
