@@ -158,6 +158,7 @@ def parse_source(
         preprocessed.errors,
         line_of,
         truncated=any(isinstance(f, calls.Truncated) for f in found),
+        has_instantiations=bool(found),
     )
     problems += shapes.unread(
         path, masked, found_directives, (f.start for f in everything), line_of, bytes(body)

@@ -32,8 +32,8 @@ _LEXEMES = re.compile(
     | (?P<literal>
           (?<=R)"(?P<delim>[^()\\\s"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)   # raw string R"d(...)d"
         | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|(?=\n)|\Z)                   # string literal
-        | (?<![\w'])'[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|(?=\n)|\Z)        # char literal; the
-                                    # look-behind keeps digit separators (1'000) out
+        | '[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|(?=\n)|\Z)        # char literal (digit
+                                    # separators, 1'000, are told apart in `mask`)
       )
     """,
     re.DOTALL | re.VERBOSE,
@@ -103,6 +103,25 @@ def blank(text: bytes) -> bytes:
     return text.translate(_BLANK)
 
 
+_NUMBER_CHAR = frozenset(b"0123456789abcdefABCDEFxXbBpPeEuUlLzZ_.'")
+
+
+def _digit_separator(text: bytes, at: int) -> bool:
+    """Whether the `'` at `at` is inside a number ([lex.icon]: 1'000, 0x1'F), not a character
+    literal, prefixed (L'x', u8'x') or not: the token it continues starts with a digit."""
+    if text[at] != 0x27 or at == 0:
+        return False
+    i = at
+    while i > 0 and text[i - 1] in _NUMBER_CHAR:
+        i -= 1
+    if i == at:
+        return False  # not preceded by any part of a token: a character literal
+    if i > 0 and (chr(text[i - 1]).isalnum() or text[i - 1] == 0x5F or text[i - 1] >= 0x80):
+        return False  # part of an identifier (say `chars'...`): not a number
+    first = text[i]
+    return 0x30 <= first <= 0x39 or (first == 0x2E and at > i + 1 and 0x30 <= text[i + 1] <= 0x39)
+
+
 def mask(original: bytes) -> MaskedText:
     uncommented = bytearray(original)
     code = bytearray(original)
@@ -111,9 +130,10 @@ def mask(original: bytes) -> MaskedText:
     open_ended: list[Unterminated] = []
     pos = 0
     while (opener := _OPENERS.search(original, pos)) is not None:
-        m = _LEXEMES.match(original, opener.start())
-        if m is None:  # a division sign, or a quote after a digit (1'000)
-            pos = opener.start() + 1
+        at = opener.start()
+        m = None if _digit_separator(original, at) else _LEXEMES.match(original, at)
+        if m is None:  # a division sign, or a digit separator (1'000)
+            pos = at + 1
             continue
         start, end = m.span()
         pos = end

@@ -15,8 +15,8 @@ judged as if it compiled. What is checked, each at its first occurrence:
   wrong opener, or a `{`, `(` or `[` never closed (a file that ends inside its namespace). Not
   checked when a `#define` body opens or closes brackets of its own, since expanding it might
   balance them, nor when an instantiation is already reported cut short (CUT003);
-- every other error libclang's preprocessor reports on the directives (an `#if` expression it
-  cannot evaluate, a function-like macro called with the wrong argument count, ...).
+- the errors libclang's preprocessor reports that do not depend on the headers it is not given
+  (an unknown directive in compiled code, a `#define` without a name, ...).
 """
 
 from __future__ import annotations
@@ -59,9 +59,12 @@ def problems(
     clang_errors: Sequence[tuple[int, str]],
     line_of: Callable[[int], int],
     truncated: bool = False,
+    has_instantiations: bool = True,
 ) -> list[InputProblem]:
     """`truncated`: an instantiation was reported cut short (CUT003), which already says why its
-    brackets do not pair up; they are not checked then."""
+    brackets do not pair up; they are not checked then. `has_instantiations`: the brackets and
+    characters of the code are checked only in a file that has instantiations to judge, where
+    libclang has said which branches are compiled (code in a skipped `#if` need not be C++)."""
     found: list[tuple[int, str]] = []  # (offset, message)
     for d, why in conditional_errors(found_directives):
         found.append((d.start, why))
@@ -77,11 +80,12 @@ def problems(
             )
         elif not _inside(skipped, u.start) and not _inside(directive_spans, u.start):
             found.append((u.start, f"a {u.what} is not closed on its line"))
-    stray = _stray(body, skipped)
+    stray = _stray(body, skipped) if has_instantiations else None
     if stray is not None:
         found.append(stray)
     if (
         stray is None
+        and has_instantiations
         and not truncated
         and not masked.unterminated
         and not _defines_brackets(masked, found_directives)
@@ -91,7 +95,7 @@ def problems(
             found.append(unbalanced)
     lines_reported = {line_of(offset) for offset, _ in found}
     for offset, message in clang_errors:
-        if line_of(offset) not in lines_reported and not _known(message):
+        if line_of(offset) not in lines_reported and _header_independent(message):
             found.append((offset, f"the preprocessor reports: {message}"))
     found.sort()
     return [
@@ -105,15 +109,19 @@ def problems(
     ]
 
 
-def _known(message: str) -> bool:
-    """Whether libclang's error is one the checks above already report."""
-    return bool(
-        re.search(
-            r"#endif without #if|#else without #if|#elif without #if|#else after #else|"
-            r"#elif after #else|unterminated conditional directive|^\s*$",
-            message,
-        )
-    ) or message.startswith(("#error", '"', "'"))
+# The errors of libclang's preprocessor that hold whatever the headers define. libclang sees the
+# file without its #include'd headers (parse/extract.py), so an `#if` on a macro a header defines
+# ("function-like macro 'X' is not defined") is its blindness, not the file's fault: only these
+# are reported. (`#error` and the `#if` structure are checked above, without libclang.)
+_HEADER_INDEPENDENT = re.compile(
+    r"invalid preprocessing directive|macro name must be an identifier|macro name (?:is )?missing"
+    r"|is not followed by a macro parameter|cannot appear at (?:either|the start|the end)"
+    r"|with no expression|in macro parameter list|missing terminating"
+)
+
+
+def _header_independent(message: str) -> bool:
+    return bool(_HEADER_INDEPENDENT.search(message))
 
 
 def _stray(body: bytes, skipped: Sequence[tuple[int, int]]) -> tuple[int, str] | None:
