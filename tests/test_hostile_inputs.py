@@ -127,6 +127,13 @@ def test_file_name_not_utf8(tmp_path: Path) -> None:
     assert "k\\xff.cu" in r.stdout and r.exit_code == 1
     out = json.loads(check(d, "--format", "json").stdout)
     assert [Path(f["path"]).name for f in out["files"]] == [NAME, "k\udcff.cu"]
+    sarif = json.loads(check(d, "--format", "sarif").stdout)
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert any(u.endswith("k%FF.cu") for u in uris)  # percent-encoded from the bytes on disk
+    assert "k\\xff.cu" in check(d, "--format", "github").stdout
     assert alone(good) == alone(good)
 
 

@@ -631,7 +631,10 @@ def pregen_flashinfer(
         nl=False,
     )
     if blocklist_path is not None:
-        write_blocklist(result, root, blocklist_path, gpu)
+        try:
+            write_blocklist(result, root, blocklist_path, gpu)
+        except OSError as e:
+            _usage_error(f"{blocklist_path}: cannot be written: {e.strerror or e}")
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
         click.echo(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",

@@ -25,6 +25,11 @@ def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
         notes.append(
             f"{log.cut_lines:,} line(s) longer than {MAX_LINE:,} bytes were read up to that length"
         )
+    if log.unreadable_lines:
+        notes.append(
+            f"{log.unreadable_lines:,} line(s) look like failure messages but carry a number no "
+            "launcher prints there (more than its C++ type holds): not read"
+        )
     if log.dropped_events:
         notes.append(
             f"{log.dropped_events:,} failure line(s) after the first {MAX_EVENTS:,} distinct ones "

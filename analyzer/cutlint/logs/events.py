@@ -106,3 +106,8 @@ class LogFile(Record):
     dropped_events: int = Field(
         default=0, description="failure lines past the first logs.reader.MAX_EVENTS distinct ones"
     )
+    unreadable_lines: int = Field(
+        default=0,
+        description="lines with a failure message's words but a number more than the C++ type "
+        "the launcher prints it as holds: not that message, so not read",
+    )

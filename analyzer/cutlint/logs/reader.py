@@ -32,9 +32,10 @@ here, and counted in LogFile.cut_lines)."""
 MAX_EVENTS = 50_000
 """Distinct events kept; further ones are counted in LogFile.dropped_events. (A million lines
 of one failure are one event with a million line numbers.)"""
-_DIGITS = 18
-"""A number in a log is read when it has at most this many digits (any int64); a longer one is
-no value cutlint can use, and the field is left empty rather than the line dropped."""
+SIZE_MAX = 2**64 - 1
+"""What the launchers print byte counts as (size_t)."""
+INT_MAX = 2**31 - 1
+"""What they print tile and cluster sizes, arch numbers, CUresults and line numbers as (int)."""
 
 
 class LogReadError(Exception):
@@ -63,14 +64,24 @@ def _tactic_on(line: str, line_no: int) -> _Tactic | None:
     return None
 
 
-def _int(text: str | None) -> int | None:
-    """A number of the log, or None when it is none or has more than _DIGITS digits."""
+def _int(text: str | None, maximum: int = INT_MAX) -> int | None:
+    """A number of the log, or None when it is none or more than the C++ type the code that
+    prints it holds (`maximum`; the same bound below zero for a signed type)."""
     if text is None:
         return None
     digits = text.removeprefix("-")
-    if not digits.isascii() or not digits.isdigit() or len(digits) > _DIGITS:
+    if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(maximum)):
         return None
-    return int(text)
+    value = int(text)
+    return value if -maximum - 1 <= value <= maximum else None
+
+
+_UNREADABLE = -1
+
+
+class _Unreadable(Exception):
+    """The line has a message's words but a number no launcher prints there (more than its C++
+    type holds): it is not that message, and it is counted, not read."""
 
 
 def _name(path: str) -> str:
@@ -125,7 +136,10 @@ def _event(
     site = _site(line)
     fields: dict[str, object] = {}
     if kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
-        fields = {"smem_required": _int(g["required"]), "smem_available": _int(g["available"])}
+        fields = {
+            "smem_required": _int(g["required"], SIZE_MAX),
+            "smem_available": _int(g["available"], SIZE_MAX),
+        }
     elif kind in (
         LogEventKind.INIT_FAILED,
         LogEventKind.CAN_IMPLEMENT_FAILED,
@@ -141,8 +155,10 @@ def _event(
             "arch_sm": _int(g["sm"]),
         }
     elif kind is LogEventKind.SKIPPED_SUMMARY:
-        fields = {"count": _int(g["count"])}
+        fields = {"count": _int(g["count"], SIZE_MAX)}
         op = g["op"]
+    if any(v is None for v in fields.values()):
+        raise _Unreadable
     if "arch_sm" not in fields:
         fields["arch_sm"] = _arch_from_site(site)
     return LogEvent(
@@ -217,6 +233,7 @@ class _Reader:
         self.op: str | None = None
         self.cut_lines = 0
         self.dropped = 0
+        self.unreadable = 0
 
     def line(self, line: str, cut: bool = False) -> None:
         self.line_no += 1
@@ -246,14 +263,21 @@ class _Reader:
         context = (near.tactic, near.text, near.runner, near.op) if near else None
         key = (line, context, self.op)
         index = self.seen.get(key)
-        if index is not None:
-            self.repeats[index].append(line_no)
-        elif len(self.events) >= MAX_EVENTS:
+        if index is None and len(self.events) >= MAX_EVENTS:
             self.dropped += 1
+        elif index is None:
+            try:
+                event = _event(kind, m, line, line_no, near, self.op)
+                self.seen[key] = len(self.events)
+                self.events.append(event)
+                self.repeats.append([])
+            except _Unreadable:
+                self.seen[key] = _UNREADABLE
+                self.unreadable += 1
+        elif index == _UNREADABLE:
+            self.unreadable += 1
         else:
-            self.seen[key] = len(self.events)
-            self.events.append(_event(kind, m, line, line_no, near, self.op))
-            self.repeats.append([])
+            self.repeats[index].append(line_no)
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
 
@@ -269,6 +293,7 @@ class _Reader:
             flashinfer_versions=tuple(self.versions),
             cut_lines=self.cut_lines,
             dropped_events=self.dropped,
+            unreadable_lines=self.unreadable,
         )
 
 
