@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from cutlint.engine.schema import Rule
     from cutlint.records import CheckResult, InstantiationResult
 
-from cutlint.report.escape import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ["error", "warning", "info", "note", "never"]
@@ -80,7 +79,7 @@ def _undefines(
 
 
 def _usage_error(message: str) -> NoReturn:
-    click.echo(f"cutlint: {printable(message)}", err=True)
+    click.echo(f"cutlint: {_printable(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -110,7 +109,7 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
             arch_for(arch)
         except KeyError:
             raise click.BadParameter(
-                printable(f"unknown arch {arch[:40]!r}; known: {' '.join(arches())}"),
+                _printable(f"unknown arch {arch[:40]!r}; known: {' '.join(arches())}"),
                 param_hint="--arch",
             ) from None
     if cutlass_version is not None:
@@ -119,10 +118,26 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
         try:
             check_cutlass_version(cutlass_version)
         except ValueError as e:
-            raise click.BadParameter(printable(str(e)), param_hint="--cutlass-version") from None
+            raise click.BadParameter(_printable(str(e)), param_hint="--cutlass-version") from None
 
 
 ISSUES = "https://github.com/cutlint/cutlint/issues"
+
+
+def _printable(text: str) -> str:
+    """Input text escaped for the terminal (report/escape.py), imported when first needed: the
+    report package imports the records, which `--version` should not pay for."""
+    from cutlint.report.escape import printable
+
+    return printable(text)
+
+
+def _is(path: str, test: str) -> bool:
+    """Path(path).exists() / .is_file(), False for a name the OS refuses (too long, NUL)."""
+    try:
+        return bool(getattr(Path(path), test)())
+    except (OSError, ValueError):
+        return False
 
 
 class _Group(click.Group):
@@ -170,7 +185,7 @@ def _internal_error(err: BaseException) -> NoReturn:
     with contextlib.suppress(Exception):
         sys.stdout.flush()
     click.echo(
-        f"cutlint: internal error{where}: {printable(text)} (a bug in cutlint: please report it at "
+        f"cutlint: internal error{where}: {_printable(text)} (a bug in cutlint: please report it at "
         f"{ISSUES} with the command line; CUTLINT_TRACEBACK=1 shows the traceback)",
         err=True,
     )
@@ -401,7 +416,7 @@ def check(
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
         click.echo(
-            printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
+            _printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
             err=True,
         )
         sys.exit(EXIT_OK)
@@ -654,17 +669,17 @@ def _file_line(target: str) -> tuple[Path, int]:
     target is not and what to give instead."""
     path, sep, line = target.rpartition(":")
     if sep and re.fullmatch(r"[0-9]{1,9}", line):
-        if not Path(path).exists():
+        if not _is(path, "exists"):
             _usage_error(f"{path}: no such file (explain FILE:LINE needs an existing file)")
-        if not Path(path).is_file():
+        if not _is(path, "is_file"):
             _usage_error(f"{path}: not a file (explain FILE:LINE needs a .cu file)")
         return Path(path), int(line)
-    if Path(target).is_file():
+    if _is(target, "is_file"):
         _usage_error(
             f"{target}: give a line, FILE:LINE: {_lines_of(Path(target))} "
             "(or `cutlint check FILE` for every verdict)"
         )
-    if Path(target).exists():
+    if _is(target, "exists"):
         _usage_error(f"{target}: a directory; explain takes FILE:LINE (or check the directory)")
     if ":" in target or "/" in target or target.endswith(".cu"):
         _usage_error(f"{path if sep else target}: no such file")
@@ -757,7 +772,7 @@ def _tactic_spec(
         name = str(first["loc"][0]) if first["loc"] else ""
         message = first["msg"].removeprefix("Value error, ")
         raise click.BadParameter(
-            printable(message), param_hint=_SPEC_FIELDS.get(name, name)
+            _printable(message), param_hint=_SPEC_FIELDS.get(name, name)
         ) from None
     except ValueError as e:
         raise click.BadParameter(_first_error(e)) from None
@@ -773,7 +788,7 @@ def _first_error(e: Exception) -> str:
         text = f"{where}: {first['msg'].removeprefix('Value error, ')}"
     else:
         text = str(e).splitlines()[0] if str(e) else repr(e)
-    return printable(text)
+    return _printable(text)
 
 
 def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int:

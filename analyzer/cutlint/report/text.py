@@ -196,6 +196,8 @@ def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> st
     """Every file's block, then the summary. `quiet`: only the instantiations with a finding,
     and no block for a file without one (`-q`)."""
     blocks = [b for f in result.files if (b := render_file(f, quiet, style)) is not None]
+    text = "\n\n".join([*blocks, summary(result)]) + "\n"
     # The fields are escaped one by one; this pass catches what reaches a table cell or a note
-    # from the input by another way (a reason, a version header's path).
-    return printable("\n\n".join([*blocks, summary(result)]) + "\n", newlines=True)
+    # from the input by another way (a reason, a version header's path). With colour on, the
+    # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.
+    return text if style.color else printable(text, newlines=True)

@@ -133,7 +133,13 @@ def compile_problems(
 
 # What a parameter that a release's macro does not have means: the launcher's behaviour before the
 # parameter was added (no dynamic cluster, no bias, no SwapAB, no MXFPX operands).
-_ABSENT = {"MXFPX": "false", "DYNAMIC_CGA": "false", "BIAS": "false", "SWAP_AB": "false"}
+_ABSENT = {
+    "EpilogueSchedule": "void",
+    "MXFPX": "false",
+    "DYNAMIC_CGA": "false",
+    "BIAS": "false",
+    "SWAP_AB": "false",
+}
 
 
 def arity_problem(args: Sequence[str], parameters: Sequence[str]) -> str | None:
