@@ -11,18 +11,30 @@ from cutlint.engine.judge import Memo, evaluate_file
 from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.model.arch import arch_for
 from cutlint.model.context import ModelContext
+from cutlint.parse import DEFAULT_DEFINES
+from cutlint.producers.flashinfer import modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult, FileResult, ParsedFile
 
 
 def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
-    """The target arch (option, else the file's path, else sm_120), the CUTLASS version and the
-    FlashInfer release that wrote the file."""
+    """The target arch (option, else the file's path, else sm_120), the CUTLASS version, the
+    FlashInfer release that wrote the file and the JIT module that compiles it."""
     arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     version = parsed.flashinfer_version or options.flashinfer_version
     release = known_release(version)[0]
+    module = modules.module_for(parsed.path, release)
+    defined = (
+        modules.defined(module, options.defines, options.undefines, DEFAULT_DEFINES)
+        if module
+        else frozenset()
+    )
     return ModelContext(
-        arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
+        arch=arch,
+        cutlass=resolve(options.cutlass_version, version),
+        flashinfer=release,
+        module=module,
+        defines=defined,
     )
 
 

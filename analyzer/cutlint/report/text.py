@@ -71,20 +71,27 @@ def _finding(d: Diagnostic) -> str:
     return text
 
 
+_UNJUDGED = {
+    Verdict.NOT_MODELED: "not modeled (CUT010, lines {})",
+    Verdict.INACTIVE: "inactive (lines {})",
+}
+"""Verdicts with no model behind them: a file of only these gets one line per reason."""
+
+
 def _not_modeled_only(f: FileResult) -> str | None:
-    """A file none of whose instantiations is modeled gets one line per reason, not a table."""
-    if not f.instantiations or any(r.verdict is not Verdict.NOT_MODELED for r in f.instantiations):
+    """A file none of whose instantiations is modeled (not modeled, or inactive: compiled out)
+    gets one line per reason, not a table."""
+    if not f.instantiations or any(r.verdict not in _UNJUDGED for r in f.instantiations):
         return None
-    reasons: dict[str, list[int]] = {}
+    reasons: dict[tuple[Verdict, str], list[int]] = {}
     for r in f.instantiations:
-        reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(
-            r.instantiation.span.line
-        )
+        reason = r.not_modeled.reason if r.not_modeled else "?"
+        reasons.setdefault((r.verdict, reason), []).append(r.instantiation.span.line)
     lines = [_display(f.path)]
-    for reason, at in reasons.items():
+    for (verdict, reason), at in reasons.items():
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
         lines.append(
-            f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): {reason}"
+            f"  {_n(len(at), 'instantiation')} {_UNJUDGED[verdict].format(first)}: {reason}"
         )
     lines.extend(_finding(d) for d in f.diagnostics)
     return "\n".join(lines)
