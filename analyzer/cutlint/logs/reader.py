@@ -95,6 +95,8 @@ def _event(
         LogEventKind.RUN_FAILED,
     ):
         fields = {"status": g["status"]}
+    elif kind is LogEventKind.STICKY_CUDA_ERROR:
+        fields = {"cu_result": patterns.STICKY_ERRORS[g["sticky"]]}
     elif kind is LogEventKind.TMA_DESCRIPTOR:
         fields = {"cu_result": int(g["cu_result"])}
     elif kind is LogEventKind.UNSUPPORTED_TILE:
