@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from cutlint.engine.loader import rules_by_id
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.logmap import Mapped
-from cutlint.explain.runner import judge_runner
 from cutlint.explain.records import Agreement, Failure, FailureClass
-from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.explain.runner import judge_runner
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
+from cutlint.logs.events import LogEvent, LogEventKind
+from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
 
 # CUDA driver API, cuda.h `enum cudaError_enum` (CUresult): the codes cuTensorMapEncodeTiled
