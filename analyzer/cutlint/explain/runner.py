@@ -194,9 +194,9 @@ def judge_runner(m: Mapped, cache: CacheIndex, version: str | None) -> Judged:
             Agreement.CONTRADICTS,
             f"The runner says its {what} kernel has zero occupancy, but cutlint computes that "
             + "; ".join(
-                f"{_name(r)} needs {(r.fused if fused and r.fused else r.unfused).smem:,} B, "
-                f"which fits {arch.name}'s {arch.smem_optin:,} B"
-                for r in found
+                f"{_names(g)} needs {(g[0].fused if fused and g[0].fused else g[0].unfused).smem:,}"
+                f" B, which fits {arch.name}'s {arch.smem_optin:,} B"
+                for g in _grouped(found)
             )
             + ". The model or the tactic order is wrong here, or the log is another release's.",
             reading_text,

@@ -131,14 +131,40 @@ def _failure(line: str) -> tuple[LogEventKind, re.Match[str]] | None:
     return None
 
 
+def _signals_failure(line: str) -> bool:
+    """Whether the line says a tactic or kernel failed (patterns.FAILURE_SIGNALS)."""
+    low = line.lower()
+    return any(s in low for s in patterns.FAILURE_SIGNALS)
+
+
+def _unrecognized(line: str, line_no: int, tactic: _Tactic | None, op: str | None) -> LogEvent:
+    return LogEvent(
+        kind=LogEventKind.UNRECOGNIZED,
+        line_no=line_no,
+        text=_message_text(line, len(line)),
+        tactic=tactic.tactic if tactic else None,
+        tactic_text=tactic.text if tactic and tactic.tactic is None else None,
+        runner=tactic.runner if tactic else None,
+        custom_op=(tactic.op if tactic and tactic.op else None) or op,
+        site=_site(line),
+    )
+
+
 def parse_log(text: str, path: str = "<log>") -> LogFile:
-    """Every failure and summary line of `text`, in order."""
+    """Every failure and summary line of `text`, in order.
+
+    A line that says a tactic or kernel failed but matches no failure pattern becomes an
+    `unrecognized` event, unless a failure the reader recognizes follows within TACTIC_REACH
+    lines (a logger that prints the message on the next line)."""
     events: list[LogEvent] = []
+    pending: list[LogEvent] = []
     versions: list[str] = []
     last_tactic: _Tactic | None = None
     op: str | None = None
     lines = text.splitlines()
     for line_no, line in enumerate(lines, start=1):
+        while pending and line_no - pending[0].line_no > TACTIC_REACH:
+            events.append(pending.pop(0))  # no failure followed it: unrecognized for good
         for v in patterns.FLASHINFER_CACHE.finditer(line):
             if v["version"] not in versions:
                 versions.append(v["version"])
@@ -150,6 +176,8 @@ def parse_log(text: str, path: str = "<log>") -> LogFile:
             last_tactic = here
         found = _failure(line)
         if found is None:
+            if _signals_failure(line):
+                pending.append(_unrecognized(line, line_no, here, op))
             continue
         kind, m = found
         near = (
@@ -157,9 +185,18 @@ def parse_log(text: str, path: str = "<log>") -> LogFile:
         )
         if kind is LogEventKind.SKIPPED_SUMMARY:
             near = None  # a summary counts tactics; it names none
+        if kind is not LogEventKind.SKIPPED_SUMMARY and pending:
+            # The line above that said "failed" without a message was this failure's start: the
+            # one that named the tactic this failure takes, else the nearest within reach.
+            near_at = near.line_no if near is not None else None
+            started = [p for p in pending if p.line_no == near_at] or [
+                p for p in pending[-1:] if line_no - p.line_no <= TACTIC_REACH
+            ]
+            pending = [p for p in pending if p not in started]
         events.append(_event(kind, m, line, line_no, near, op))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             op = None  # the op's tuning is over
+    events = sorted([*events, *pending], key=lambda e: e.line_no)
     return LogFile(
         path=path, lines=len(lines), events=tuple(events), flashinfer_versions=tuple(versions)
     )
