@@ -47,5 +47,12 @@ def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = No
 
 def judge_files(parsed: Iterable[ParsedFile], options: CheckOptions) -> CheckResult:
     memo: Memo = {}
-    result = CheckResult(files=tuple(judge_file(p, options, memo) for p in parsed))
+    files: list[FileResult] = []
+    skipped: list[str] = []
+    for p in parsed:
+        if p.skipped:
+            skipped.append(p.path)  # not an instantiation file (cache_layout.jit_source)
+        else:
+            files.append(judge_file(p, options, memo))
+    result = CheckResult(files=tuple(files), skipped=tuple(skipped))
     return with_fingerprints(result, options.root or Path.cwd())

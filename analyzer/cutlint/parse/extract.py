@@ -20,6 +20,7 @@ the macro defined empty, as docs/architecture.md first planned (measured with li
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -35,6 +36,7 @@ from cutlint.parse.problems import (
 )
 from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
+    FormKind,
     Guard,
     InputProblem,
     Instantiation,
@@ -108,6 +110,8 @@ def parse_source(
         body[d.start : d.end] = blank(masked.code[d.start : d.end])
     everything = calls.find(masked, bytes(body), [d.start for d in found_directives])
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
+    if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
+        return ParsedFile(path=path, skipped=True)
     skipped: list[tuple[int, int]] = []
     if found and directives.has_conditionals(found_directives):
         args = libclang.command_line(defines, undefines)
@@ -125,6 +129,23 @@ def parse_source(
         classes = len(everything) - len(found)
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
     return _parsed(path, records, problems)
+
+
+# Any instantiation macro, read or not (INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(...), ...).
+_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTANTIATE_\w*+\s*+\(")
+
+
+def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
+    """Whether a file holds a CUTLASS GEMM instantiation: a macro call (any `INSTANTIATE_*`,
+    read or not), or an explicit instantiation of a template whose name says GEMM. A FlashInfer
+    JIT source without one is an attention, norm or sampling module's kernel or a binding
+    (cache_layout.jit_source): skipped, not reported file by file."""
+    for f in found:
+        if not isinstance(f, calls.Call) or f.form is not FormKind.EXPLICIT_INSTANTIATION:
+            return True  # a macro call, or a truncated instantiation: a problem to report
+        if cache_layout.names_a_gemm(f.name):
+            return True
+    return _ANY_INSTANTIATE_MACRO.search(code) is not None
 
 
 def _parsed(

@@ -7,6 +7,7 @@ import os
 from tabulate import tabulate
 
 from cutlint.families.registry import family_named, family_of
+from cutlint.producers.flashinfer.cache_layout import NON_GEMM
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
@@ -127,6 +128,8 @@ def summary(result: CheckResult) -> str:
         line += f"; {_n(inputs, 'input problem')}"
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
+    if result.skipped:
+        line += f"\nskipped {_n(len(result.skipped), 'file')}: {NON_GEMM}"
     versions = sorted(
         {
             (r.resources.cutlass_version, r.resources.cutlass_version_origin)
