@@ -5,6 +5,7 @@ file of a FlashInfer JIT cache, the module that compiles it with its defines."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.producers.flashinfer.releases import FlashInferRelease, JitModule
@@ -23,7 +24,7 @@ class ModelContext:
     """The macro names defined when `module` compiles the file (its -D flags, the user's -D
     beyond the defaults, less -U); empty without a module."""
 
-    @property
+    @cached_property
     def key(self) -> tuple[object, ...]:
         """What distinguishes two contexts for the per-run memo (engine.judge)."""
         release = self.flashinfer.version if self.flashinfer else None

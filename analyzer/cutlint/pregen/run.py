@@ -84,9 +84,9 @@ def _kernel_name(op: object, inst: Instantiation) -> str:
         return f"{inst.name}({', '.join(inst.args)})" if inst.args else type(op).__name__
 
 
-def _architectures(sm: int) -> str:
-    """What FlashInfer's JIT passes for one arch (jit/gemm: `"120;120-real"`)."""
-    return f"{sm};{sm}-real"
+def _architectures(dev: str) -> str:
+    """What FlashInfer's JIT passes for a module's `<dev>` (jit/fused_moe.py: `"120;120-real"`)."""
+    return f"{dev};{dev}-real"
 
 
 def pregen_flashinfer(
@@ -103,12 +103,13 @@ def pregen_flashinfer(
     if version is None:
         raise FlashInferError(f"{root}: no {DIST} dist-info says which version this is")
     target = arch_for(arch)
-    architectures = _architectures(target.sm)
-    generated = enumerate_operations(load_generator(root), architectures)
     release = known_release(version)[0]
-    # The JIT's module for the device compiles every file the generator writes under its
-    # cutlass_instantiations/<dev> (producers/flashinfer/modules.py), with its defines.
+    # The JIT's module for the device: it has the generator write under cutlass_instantiations/
+    # <dev> for "<dev>;<dev>-real" (a 12.1 device: 120) and compiles every file there with its
+    # defines (producers/flashinfer/modules.py).
     dev = (release.moe_dev_for(target.sm) if release else None) or str(target.sm)
+    architectures = _architectures(dev)
+    generated = enumerate_operations(load_generator(root), architectures)
     module = release.jit_module(dev) if release else None
     ctx = ModelContext(
         arch=target,
