@@ -12,7 +12,6 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,9 @@ def format_version(v: Version) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with resources.files("cutlint.cutlass").joinpath("data", name).open("rb") as f:
+    # Beside this module, read as a file: importlib.resources would add its imports to
+    # `cutlint --version`, which reads this table.
+    with (Path(__file__).parent / "data" / name).open("rb") as f:
         return tomllib.load(f)
 
 
@@ -84,6 +85,11 @@ def knobs() -> tuple[Knob, ...]:
 def modeled_range() -> tuple[Version, Version]:
     first, last, _, _ = _cutlass_table()
     return first, last
+
+
+def verified_versions() -> tuple[Version, ...]:
+    """The versions whose numbers the compiler confirmed (docs/validation.md)."""
+    return _cutlass_table()[2]
 
 
 def cutlass_model(version: Version, origin: str) -> CutlassModel:

@@ -9,7 +9,7 @@ from pathlib import Path
 import networkx as nx
 
 from cutlint.explain.records import CLASS_TITLES, Agreement, Failure, LogExplanation
-from cutlint.explain.tree import render_tree
+from cutlint.explain.tree import LEGEND, render_tree
 from cutlint.families.registry import family_of
 from cutlint.records import InstantiationResult
 
@@ -128,7 +128,8 @@ def render_log_json(e: LogExplanation) -> str:
 def render_derivation_text(r: InstantiationResult, g: nx.DiGraph[str], sources: bool = True) -> str:
     inst = r.instantiation
     where = inst.span.path if inst.span.line == 0 else f"{display(inst.span.path)}:{inst.span.line}"
-    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", "", ""]
+    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", ""]
+    head += [LEGEND, ""] if sources else [""]
     return "\n".join(head) + render_tree(g, sources=sources)
 
 

@@ -177,7 +177,8 @@ def _nothing_found(text: bytes, classes: int) -> str:
     if not text.strip():
         return "the file is empty"
     why = (
-        f"no `{calls.MOE_MACRO}(...)` call and no explicit `template <type> <launcher><...>(...);`"
+        f"no `{calls.MACRO_PREFIX}<NAME>(...)` macro call and no explicit"
+        " `template <type> <launcher><...>(...);`"
         " instantiation in this file"
     )
     if classes:

@@ -16,7 +16,7 @@ from pydantic import Field, field_validator
 from cutlint.cutlass.versions import resolve
 from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
-from cutlint.model.arch import arch_for
+from cutlint.model.arch import arch_for, arches
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
@@ -39,7 +39,7 @@ class TacticSpec(Record):
     weight_type: ElementType
     output_type: ElementType
     tile: Shape3 = Field(description="CTA tile in elements; a (m, n, k) tuple is accepted")
-    cluster: Shape3 = Shape3(m=1, n=1, k=1)
+    cluster: Shape3 = Field(default_factory=lambda: Shape3(m=1, n=1, k=1))  # not built at import
     fusion: Fusion = Fusion.NONE
     swap_ab: bool = False
     mxfpx: bool | None = Field(
@@ -72,11 +72,32 @@ class TacticSpec(Record):
     @field_validator("tile", "cluster", mode="before")
     @classmethod
     def _shape(cls, v: Any) -> Any:
-        if isinstance(v, (tuple, list)) and len(v) == 3:
+        if isinstance(v, (tuple, list)):
+            if len(v) != 3:
+                raise ValueError(
+                    f"{tuple(v)} has {len(v)} values; give M, N and K, e.g. (256, 128, 128)"
+                )
             return Shape3(m=v[0], n=v[1], k=v[2])
         if isinstance(v, str):
-            m, n, k = (int(x) for x in v.lower().split("x"))
+            parts = v.strip().lower().split("x")
+            if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+                raise ValueError(f"{v!r} is not MxNxK in elements, e.g. 256x128x128")
+            m, n, k = (int(p) for p in parts)
             return Shape3(m=m, n=n, k=k)
+        return v
+
+    @field_validator("fusion", mode="before")
+    @classmethod
+    def _fusion(cls, v: Any) -> Any:
+        return v.upper() if isinstance(v, str) else v
+
+    @field_validator("arch")
+    @classmethod
+    def _arch(cls, v: str) -> str:
+        try:
+            arch_for(v)
+        except KeyError:
+            raise ValueError(f"unknown arch {v!r}; known: {', '.join(arches())}") from None
         return v
 
 
