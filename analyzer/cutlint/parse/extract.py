@@ -111,7 +111,7 @@ def parse_source(
     everything = calls.find(masked, bytes(body), [d.start for d in found_directives])
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
     if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
-        return ParsedFile(path=path, skipped=True)
+        return _parsed(path, skipped=True)
     skipped: list[tuple[int, int]] = []
     if found and directives.has_conditionals(found_directives):
         args = libclang.command_line(defines, undefines)
@@ -149,10 +149,14 @@ def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
 
 
 def _parsed(
-    path: str, records: Sequence[Instantiation] = (), problems: Sequence[InputProblem] = ()
+    path: str,
+    records: Sequence[Instantiation] = (),
+    problems: Sequence[InputProblem] = (),
+    skipped: bool = False,
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
+        skipped=skipped,
         generated_for_sm=cache_layout.generated_for_sm(path),
         flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),
