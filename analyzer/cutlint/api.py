@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
+from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
@@ -49,8 +50,11 @@ def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
 
 def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
     """Parse, model and judge every instantiation under `paths` (one path or several: files
-    or directories)."""
+    or directories). Raises ValueError for an option no file can be judged with (a
+    --cutlass-version directory without version.h, a define that is no macro name)."""
     options = options or CheckOptions()
+    if options.cutlass_version is not None:
+        check_cutlass_version(options.cutlass_version)
     parsed = parse.parse_paths(
         _path_list(paths),
         defines=options.defines,

@@ -7,8 +7,12 @@ printed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import re
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, NoReturn
@@ -23,6 +27,8 @@ if TYPE_CHECKING:
     from cutlint import config as config_file
     from cutlint.engine.schema import Rule
     from cutlint.records import CheckResult, InstantiationResult
+
+from cutlint.report.escape import printable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ["error", "warning", "info", "note", "never"]
@@ -46,10 +52,22 @@ def _defines(
             out.pop(u, None)
     for d in define:
         name, _, value = d.partition("=")
+        _valid_define(name, value or "1", f"-D {d!r}")
         out[name] = value or "1"
     for u in undefine:
+        _valid_define(u, None, f"-U {u!r}")
         out.pop(u, None)
     return out
+
+
+def _valid_define(name: str, value: str | None, given: str) -> None:
+    """A -D/-U libclang can take: a macro name, a one-line value (a newline would add
+    directives to libclang's predefines)."""
+    from cutlint.parse.libclang import define_problem
+
+    why = define_problem(name, value)
+    if why is not None:
+        _usage_error(f"{given}: {why}")
 
 
 def _undefines(
@@ -62,7 +80,7 @@ def _undefines(
 
 
 def _usage_error(message: str) -> NoReturn:
-    click.echo(f"cutlint: {message}", err=True)
+    click.echo(f"cutlint: {printable(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -92,20 +110,29 @@ def _check_options(arch: str | None, cutlass_version: str | None) -> None:
             arch_for(arch)
         except KeyError:
             raise click.BadParameter(
-                f"unknown arch {arch!r}; known: {' '.join(arches())}", param_hint="--arch"
+                printable(f"unknown arch {arch[:40]!r}; known: {' '.join(arches())}"),
+                param_hint="--arch",
             ) from None
-    if cutlass_version is not None and not Path(cutlass_version).is_dir():
-        from cutlint.cutlass.versions import parse_version
+    if cutlass_version is not None:
+        from cutlint.cutlass.versions import check_cutlass_version
 
         try:
-            parse_version(cutlass_version)
+            check_cutlass_version(cutlass_version)
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--cutlass-version") from None
+            raise click.BadParameter(printable(str(e)), param_hint="--cutlass-version") from None
+
+
+ISSUES = "https://github.com/cutlint/cutlint/issues"
 
 
 class _Group(click.Group):
     """The command group, with commands that live in other packages imported only when used:
-    `cutlint check` should not pay for importing the compiler probe."""
+    `cutlint check` should not pay for importing the compiler probe.
+
+    It is also the last line of defence: an exception nothing foresaw becomes one line that says
+    what failed and asks for a report, and exit code 2, never a traceback. (Each file's own
+    failures are caught where the file is read and judged, so the other files' results are
+    printed first.)"""
 
     LAZY: ClassVar[dict[str, tuple[str, str]]] = {
         "verify": ("cutlint.verify.cli", "verify_command")
@@ -114,12 +141,42 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
 
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:  # the top-level handler: see the class docstring
+            _internal_error(err)
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.LAZY:
             module, attr = self.LAZY[name]
             command: click.Command = getattr(importlib.import_module(module), attr)
             return command
         return super().get_command(ctx, name)
+
+
+def _internal_error(err: BaseException) -> NoReturn:
+    where = ""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    text = f"{type(err).__name__}: {err}"
+    if len(text) > 300:
+        text = text[:297] + "..."
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    click.echo(
+        f"cutlint: internal error{where}: {printable(text)} (a bug in cutlint: please report it at "
+        f"{ISSUES} with the command line; CUTLINT_TRACEBACK=1 shows the traceback)",
+        err=True,
+    )
+    if os.environ.get("CUTLINT_TRACEBACK"):
+        traceback.print_exception(err)
+    sys.exit(EXIT_USAGE)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -339,9 +396,13 @@ def check(
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)
-        baseline_file.write(written, baseline_path)
+        try:
+            baseline_file.write(written, baseline_path)
+        except baseline_file.BaselineError as e:
+            _usage_error(str(e))
         click.echo(
-            f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True
+            printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
+            err=True,
         )
         sys.exit(EXIT_OK)
     if accepted is not None:
@@ -592,7 +653,7 @@ def _file_line(target: str) -> tuple[Path, int]:
     """`path/to/file.cu:60` -> (path, 60); anything else is a usage error that says what the
     target is not and what to give instead."""
     path, sep, line = target.rpartition(":")
-    if sep and line.isdigit():
+    if sep and re.fullmatch(r"[0-9]{1,9}", line):
         if not Path(path).exists():
             _usage_error(f"{path}: no such file (explain FILE:LINE needs an existing file)")
         if not Path(path).is_file():
@@ -695,7 +756,24 @@ def _tactic_spec(
         first = e.errors()[0]
         name = str(first["loc"][0]) if first["loc"] else ""
         message = first["msg"].removeprefix("Value error, ")
-        raise click.BadParameter(message, param_hint=_SPEC_FIELDS.get(name, name)) from None
+        raise click.BadParameter(
+            printable(message), param_hint=_SPEC_FIELDS.get(name, name)
+        ) from None
+    except ValueError as e:
+        raise click.BadParameter(_first_error(e)) from None
+
+
+def _first_error(e: Exception) -> str:
+    """One line of a pydantic ValidationError (its first error's message), or of any error."""
+    from pydantic import ValidationError
+
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        text = f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    else:
+        text = str(e).splitlines()[0] if str(e) else repr(e)
+    return printable(text)
 
 
 def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int:
@@ -814,7 +892,10 @@ def pregen_flashinfer(
         nl=False,
     )
     if blocklist_path is not None:
-        write_blocklist(result, root, blocklist_path, gpu)
+        try:
+            write_blocklist(result, root, blocklist_path, gpu)
+        except OSError as e:
+            _usage_error(f"{blocklist_path}: cannot be written: {e.strerror or e}")
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
         click.echo(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",

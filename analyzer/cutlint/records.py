@@ -307,7 +307,9 @@ class Resources(Record):
     stage_count: StageCount
     layout: SmemLayout
     max_threads_per_block: int
-    tma_descriptors: int = Field(description="TMA descriptors (tensormaps) in shared memory")
+    tma_descriptors: int | None = Field(
+        default=None, description="TMA descriptors (tensormaps) in shared memory, where modeled"
+    )
     registers: RegisterPlan | None = Field(
         default=None, description="the warp groups' register split"
     )

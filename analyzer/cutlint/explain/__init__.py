@@ -14,12 +14,27 @@ from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
 from cutlint.logs.events import LogEventKind, LogFile
+from cutlint.logs.reader import MAX_EVENTS, MAX_LINE
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
 
 
 def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
     notes: list[str] = []
+    if log.cut_lines:
+        notes.append(
+            f"{log.cut_lines:,} line(s) longer than {MAX_LINE:,} bytes were read up to that length"
+        )
+    if log.unreadable_lines:
+        notes.append(
+            f"{log.unreadable_lines:,} line(s) look like failure messages but carry a number no "
+            "launcher prints there (more than its C++ type holds): not read"
+        )
+    if log.dropped_events:
+        notes.append(
+            f"{log.dropped_events:,} failure line(s) after the first {MAX_EVENTS:,} distinct ones "
+            "were not read: explain a shorter stretch of the log to see them"
+        )
     versions = cache.flashinfer_versions
     if len(versions) > 1:
         notes.append(

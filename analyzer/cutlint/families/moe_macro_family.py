@@ -64,6 +64,9 @@ def read(family: str, inst: Instantiation, ctx: ModelContext) -> MoeGemmRecipe |
     arity = moe_macro.arity_problem(inst.args, params)
     if arity is not None:
         return Unreadable(problems=(("CUT004", arity),), reason=_UNREADABLE)
+    rejected = moe_macro.compile_problems(inst.args, params)
+    if rejected:
+        return Unreadable(problems=tuple(rejected), reason=_UNREADABLE)
     args, unknown = moe_macro.typed(inst.args, params)
     problems = tuple(("CUT005", f"`{inst.name}` {u}") for u in unknown)
     if args is None or unknown:

@@ -92,6 +92,16 @@ class LogEvent(Record):
     cluster: Shape3 | None = None
     arch_sm: int | None = Field(default=None, description="the arch the message names, e.g. 120")
     count: int | None = Field(default=None, description="how many tactics a summary counts")
+    repeated_at: tuple[int, ...] = Field(
+        default=(),
+        description="later lines that say exactly this, in the same context (one event for a "
+        "failure a log repeats a million times)",
+    )
+
+    @property
+    def line_nos(self) -> tuple[int, ...]:
+        """Every line that carries this event."""
+        return (self.line_no, *self.repeated_at)
 
 
 class LogFile(Record):
@@ -104,4 +114,15 @@ class LogFile(Record):
         default=(),
         description="FlashInfer versions named by JIT cache paths in the log "
         "(`.cache/flashinfer/<version>/<arch>/...` in stack frames), in order of appearance",
+    )
+    cut_lines: int = Field(
+        default=0, description="lines longer than logs.reader.MAX_LINE, read up to that length"
+    )
+    dropped_events: int = Field(
+        default=0, description="failure lines past the first logs.reader.MAX_EVENTS distinct ones"
+    )
+    unreadable_lines: int = Field(
+        default=0,
+        description="lines with a failure message's words but a number more than the C++ type "
+        "the launcher prints it as holds: not that message, so not read",
     )

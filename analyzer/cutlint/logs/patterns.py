@@ -5,6 +5,11 @@ Frameworks wrap these messages in their own logger prefixes (vLLM's `(Worker_PP0
 `2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit:`), so every pattern is
 searched anywhere in a line and none is anchored at its start.
 
+Every pattern runs in time linear in the line: no two quantifiers that can match the same text
+follow one another unbounded (a lazy run is bounded, a run that must not give back is
+possessive, `*+`), so that an 80,000-character line costs milliseconds, not seconds
+(tests/logs/test_log_reader.py times each pattern on adversarial lines).
+
 Paths below are FlashInfer's `data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/`
 (TensorRT-LLM's `cpp/tensorrt_llm/kernels/cutlass_kernels/`) unless they say otherwise.
 """
@@ -20,7 +25,7 @@ _OP = r"\w+(?:(?:::|\.)\w+)*"
 
 # CUTLASS's status strings (cutlass/cutlass.h: cutlassGetStatusString): "Error Internal",
 # "Error Invalid Problem", "Error Misaligned Operand", ...
-_STATUS = r"(?P<status>Error(?: [A-Z][a-z]+)+|Success|Invalid status)"
+_STATUS = r"(?P<status>Error(?: [A-Z][a-z]++){1,8}|Success|Invalid status)"
 
 FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # TensorRT-LLM >= #12704, moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl: a check of
@@ -36,7 +41,7 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
     (
         LogEventKind.INIT_FAILED,
-        re.compile(r"Failed to initialize cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+        re.compile(r"Failed to initialize cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
     ),
     # The same launchers, can_implement(): "Grouped GEMM kernel will fail for params. Error: ..."
     # (moe_gemm_template_dispatch.h: "MoE FC kernel will fail for params" on the 2.x path).
@@ -49,7 +54,7 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     ),
     (
         LogEventKind.RUN_FAILED,
-        re.compile(r"Failed to run cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+        re.compile(r"Failed to run cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
     ),
     # CUTLASS cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc): printed when
     # cuTensorMapEncodeTiled returns a CUresult other than CUDA_SUCCESS.
@@ -67,7 +72,7 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # on the CUTLASS 2.x path ("... to run GroupedGEMM kernel"), and any other kernel so named.
     (
         LogEventKind.ZERO_OCCUPANCY,
-        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w+) kernel"),
+        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w++) kernel"),
     ),
     # moe_gemm/moe_gemm_template_dispatch_tma_ws.h, SHAPE_CASE of
     # dispatchMoeGemmSelectClusterShapeTmaWarpSpecialized: the tile is printed in elements.
@@ -135,15 +140,16 @@ FAILURE_SIGNALS = (
 )
 
 # The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
-# (tensorrt_llm/common/assert.h, tllmException.cpp): `... (<file>:<line>)`.
-SITE = re.compile(
-    r"\((?P<path>[^()\s]*?(?P<name>[^/\\()\s]+\.(?:cu|cuh|h|hpp|inl|cpp|cc))):(?P<line>\d+)\)"
-)
+# (tensorrt_llm/common/assert.h, tllmException.cpp): `... (<file>:<line>)`. The path is matched
+# as one run and its file name checked against SITE_NAME afterwards: a lazy path followed by a
+# greedy name over the same characters was quadratic in the length of the parenthesis.
+SITE = re.compile(r"\((?P<path>[^()\s]*):(?P<line>\d+)\)")
+SITE_NAME = re.compile(r"[^/\\()\s:]+\.(?:cu|cuh|h|hpp|inl|cpp|cc)")
 
 # A runner as Python prints an object without __repr__: `<pkg.mod.<locals>.MoERunner object at
 # 0x7c70ccce8350>`; `<locals>` nests angle brackets, so the qualified name is matched loosely.
-_RUNNER = r"<(?:[\w.<>]+\.)?(?P<runner>\w+) object at 0x[0-9a-fA-F]+>"
-_TACTIC = r"(?P<tactic>-?\d+|\[[^\]]*\]|\([^)]*\))"
+_RUNNER = r"<(?:[\w.<>]+\.)?(?P<runner>\w++) object at 0x[0-9a-fA-F]++>"
+_TACTIC = r"(?P<tactic>-?\d++|\[[^\]]*+\]|\([^)]*+\))"
 
 TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
     # FlashInfer: "[Autotuner]: Skipping tactic {runner} {tactic}, due to failure while
@@ -155,7 +161,7 @@ TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
     re.compile(r"Failed when profiling " + _RUNNER + " " + _TACTIC),
     # TensorRT-LLM (tensorrt_llm/_torch/autotuner.py): "[Autotuner] Failed when profiling
     # runner=<...>, tactic=15, shapes=[...]".
-    re.compile(r"runner=(?:" + _RUNNER + r"|(?P<runner_name>\w+)[^,]*),\s*tactic=" + _TACTIC),
+    re.compile(r"runner=(?:" + _RUNNER + r"|(?P<runner_name>\w++)[^,]*+),\s*tactic=" + _TACTIC),
 )
 
 # "[AutoTuner]: Tuning trtllm::fused_moe::gemm1: 0/21": the op profiled by the lines that follow.
@@ -165,6 +171,13 @@ TUNING_OP = re.compile(r"\[Auto[Tt]uner\]:? Tuning (?P<op>" + _OP + r")")
 # (flashinfer/jit/env.py: FLASHINFER_CACHE_DIR / <version> / <arch>).
 FLASHINFER_CACHE = re.compile(
     r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
+)
+
+# Words one of the patterns above needs: a line without any is skipped at once (most of a log).
+WORTH_READING = re.compile(
+    r"requires|Failed|fail for params|GPU lacks|Unsupported tile|Skipp|tactic=|Tuning|flashinfer/"
+    # the CUDA errors, the activation check, and FAILURE_SIGNALS (any case)
+    r"|(?i:fail|error|assertion|cuda|illegal|misaligned|kernel image|activation type)"
 )
 
 # Where a message starts once the logger prefix is cut off.

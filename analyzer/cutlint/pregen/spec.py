@@ -9,6 +9,7 @@ Element types take cutlint's names (`e2m1`, `bf16`) or the spellings the generat
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -17,6 +18,7 @@ from cutlint.cutlass.versions import resolve
 from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for, arches
+from cutlint.parse.literals import INT_MAX
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
@@ -79,10 +81,10 @@ class TacticSpec(Record):
                 )
             return Shape3(m=v[0], n=v[1], k=v[2])
         if isinstance(v, str):
-            parts = v.strip().lower().split("x")
-            if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
-                raise ValueError(f"{v!r} is not MxNxK in elements, e.g. 256x128x128")
-            m, n, k = (int(p) for p in parts)
+            parts = v.lower().split("x")
+            if len(parts) != 3 or not all(re.fullmatch(r"[0-9]{1,10}", p) for p in parts):
+                raise ValueError(f"{v[:40]!r} is not MxNxK (three positive integers)")
+            m, n, k = (int(x) for x in parts)
             return Shape3(m=m, n=n, k=k)
         return v
 
@@ -97,7 +99,15 @@ class TacticSpec(Record):
         try:
             arch_for(v)
         except KeyError:
-            raise ValueError(f"unknown arch {v!r}; known: {', '.join(arches())}") from None
+            raise ValueError(f"unknown arch {v[:40]!r}; known: {', '.join(arches())}") from None
+        return v
+
+    @field_validator("tile", "cluster")
+    @classmethod
+    def _positive_int(cls, v: Shape3) -> Shape3:
+        """The launcher takes each as `cute::Int<int>`: 1 to INT_MAX (a 0 is no tactic)."""
+        if not all(1 <= x <= INT_MAX for x in (v.m, v.n, v.k)):
+            raise ValueError(f"{v} is not three integers from 1 to {INT_MAX:,}")
         return v
 
 

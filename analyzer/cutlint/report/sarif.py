@@ -10,6 +10,7 @@ location without a region.
 from __future__ import annotations
 
 import json
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -100,9 +101,11 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 def _artifact(d: Diagnostic, root: Path) -> dict[str, Any]:
     path = path_of(d, root)
+    # Percent-encoded from the bytes on disk (os.fsencode): a file name that is not UTF-8 is
+    # carried by Python as lone surrogates, which neither quote() nor as_uri() can encode.
     if Path(path).is_absolute():
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + quote(os.fsencode(path), safe="/")}
+    return {"uri": quote(os.fsencode(path), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _region(d: Diagnostic, span: SourceSpan | None) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from cutlint.families.registry import family_named, family_of
 from cutlint.producers.flashinfer.cache_layout import NON_GEMM
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
+from cutlint.report.escape import printable
 from cutlint.report.style import PLAIN, Style
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
@@ -89,17 +90,18 @@ def _by_family(rows: Iterable[InstantiationResult]) -> dict[str | None, list[Ins
 
 
 def display_path(path: str) -> str:
-    """Relative to the working directory when under it, as ruff and clang-tidy print paths."""
+    """Relative to the working directory when under it, as ruff and clang-tidy print paths;
+    escaped for the terminal (report/escape.py), as is every text from the input."""
     relative = os.path.relpath(os.path.abspath(path))
-    return path if relative.startswith("..") else relative
+    return printable(path if relative.startswith("..") else relative)
 
 
 def _finding(d: Diagnostic, style: Style = PLAIN) -> str:
     where = f"line {d.line}" if d.line else "file"
     rule = style.rule(d.severity, f"{d.rule} {d.name}")
-    text = f"  {where}: {style.severity(d.severity)} {rule}: {d.message}"
+    text = f"  {where}: {style.severity(d.severity)} {rule}: {printable(d.message)}"
     if d.why:
-        text += f"\n      {d.why}"
+        text += f"\n      {printable(d.why)}"
     return text
 
 
@@ -129,10 +131,16 @@ def _not_modeled_only(f: FileResult, style: Style = PLAIN) -> str | None:
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
         lines.append(
             style.dim(
-                f"  {_n(len(at), 'instantiation')} {_UNJUDGED[verdict].format(first)}: {reason}"
+                f"  {_n(len(at), 'instantiation')} {_UNJUDGED[verdict].format(first)}: "
+                f"{printable(reason)}"
             )
         )
     lines.extend(_finding(d, style) for d in in_line_order(f.diagnostics))
+    # The findings that say why an instantiation could not be read (CUT004, CUT005, CUT009,
+    # CUT011): the reason above points at them. The CUT010 lines are the reasons themselves.
+    lines.extend(
+        _finding(d, style) for r in f.instantiations for d in r.diagnostics if d.rule != "CUT010"
+    )
     return "\n".join(lines)
 
 
@@ -198,4 +206,6 @@ def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> st
     """Every file's block, then the summary. `quiet`: only the instantiations with a finding,
     and no block for a file without one (`-q`)."""
     blocks = [b for f in result.files if (b := render_file(f, quiet, style)) is not None]
-    return "\n\n".join([*blocks, summary(result)]) + "\n"
+    # The fields are escaped one by one; this pass catches what reaches a table cell or a note
+    # from the input by another way (a reason, a version header's path).
+    return printable("\n\n".join([*blocks, summary(result)]) + "\n", newlines=True)
