@@ -185,12 +185,17 @@ def pregen_flashinfer(
     root: Path | None = None,
     wheel_dir: Path | None = None,
     cutlass_version: str | None = None,
+    runners: Sequence[str] | None = None,
 ) -> PregenResult:
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
-    operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
-    when it is `version`, else the release's wheel (downloaded into `wheel_dir`, default
-    cutlint's wheel cache, cutlint.cache_dir).
+    operation for `arch`, with MoeGemmRunner's CUTLASS 2.x grouped tactics on it. `root` is an
+    unpacked FlashInfer tree; else the installed FlashInfer when it is `version`, else the
+    release's wheel (downloaded into `wheel_dir`, default cutlint's wheel cache,
+    cutlint.cache_dir). `runners` (of cutlint.pregen.blocklist.RUNNERS, default all) are the
+    runners the blocklist must not hurt: an id is blocked only when each of them that has it
+    fails it.
     Raises cutlint.producers.flashinfer.wheel.FlashInferError when no generator can be had or run."""
+    from cutlint.pregen.blocklist import RUNNERS
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 
@@ -198,4 +203,4 @@ def pregen_flashinfer(
         from cutlint.cache_dir import wheels_dir as cached_wheels
 
         root, version = find_flashinfer(version, wheel_dir or cached_wheels())
-    return run(root, version, arch, cutlass_version)
+    return run(root, version, arch, cutlass_version, tuple(runners or RUNNERS))

@@ -860,6 +860,14 @@ def pregen() -> None:
 @click.option(
     "--all", "show_all", is_flag=True, help="List every operation, not only the failing ones."
 )
+@click.option(
+    "--runner",
+    "runners",
+    multiple=True,
+    type=click.Choice(["nvfp4", "mxfp8_mxfp4", "fp8", "f16", "bf16"]),
+    help="A fused-MoE runner the deployment uses (repeatable; default all): an id is blocked "
+    "only when each of these that has it fails it, since the blocklist key names no dtype.",
+)
 def pregen_flashinfer(
     fi_version: str | None,
     arch: str,
@@ -870,6 +878,7 @@ def pregen_flashinfer(
     gpu: str | None,
     fmt: str,
     show_all: bool,
+    runners: tuple[str, ...],
 ) -> None:
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
     operations would fail on the target arch. Exit 0 none fails, 1 some do, 2 usage error or no
@@ -885,7 +894,11 @@ def pregen_flashinfer(
         if root is None:
             root, fi_version = find_flashinfer(fi_version, wheel_dir or wheels_dir())
         result = api.pregen_flashinfer(
-            version=fi_version, arch=arch, root=root, cutlass_version=cutlass_version
+            version=fi_version,
+            arch=arch,
+            root=root,
+            cutlass_version=cutlass_version,
+            runners=runners or None,
         )
     except FlashInferError as e:
         _usage_error(str(e))

@@ -151,6 +151,11 @@ class ParsedFile(Record):
     )
     instantiations: tuple[Instantiation, ...] = ()
     problems: tuple[InputProblem, ...] = ()
+    skipped: bool = Field(
+        default=False,
+        description="a FlashInfer JIT source that holds no CUTLASS GEMM instantiation (an "
+        "attention or norm module's kernel, a binding): not an instantiation file, counted apart",
+    )
 
 
 # --- model -------------------------------------------------------------------------------------
@@ -419,6 +424,11 @@ class CheckResult(Record):
     )
     baselined: tuple[Diagnostic, ...] = Field(
         default=(), description="findings left out because their fingerprint is in the baseline"
+    )
+    skipped: tuple[str, ...] = Field(
+        default=(),
+        description="paths of FlashInfer JIT sources with no CUTLASS GEMM instantiation, left "
+        "out of `files` (producers/flashinfer/cache_layout.py: jit_source)",
     )
 
     def all_diagnostics(self) -> list[Diagnostic]:

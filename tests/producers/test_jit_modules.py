@@ -102,7 +102,9 @@ def test_every_instantiation_is_found(jit_modules: Any, version: str) -> None:
             name = r.path.rsplit("/", 1)[-1]
             assert r.generated_for_sm == 120 and r.flashinfer_version == version
             if name in COPIED:
-                assert [p.code for p in r.problems] == ["CUT006"] and not r.instantiations
+                # bindings copied beside the instantiations: no CUTLASS GEMM instantiation, so
+                # skipped and counted, not CUT006 (producers/flashinfer/cache_layout.jit_source)
+                assert r.skipped and r.problems == () and not r.instantiations
             else:
                 assert r.problems == () and r.instantiations, name
         for i in (i for r in parsed for i in r.instantiations):

@@ -13,7 +13,9 @@ from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.engine.schema import Kind
 from cutlint.model.arch import arch_for, known
 from cutlint.model.context import ModelContext
+from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
+from cutlint.producers.flashinfer import modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import (
     CheckResult,
@@ -29,10 +31,10 @@ from cutlint.records import (
 
 
 def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str:
-    """The target arch (option, else the file's path, else sm_120), the CUTLASS version and the
-    FlashInfer release that wrote the file; or, when the arch the file's path names is not in
-    cutlint's table, why the file cannot be judged (cutlint does not judge an sm_42 file by
-    another arch's limits)."""
+    """The target arch (option, else the file's path, else sm_120), the CUTLASS version, the
+    FlashInfer release that wrote the file and the JIT module that compiles it; or, when the
+    arch the file's path names is not in cutlint's table, why the file cannot be judged
+    (cutlint does not judge an sm_42 file by another arch's limits)."""
     try:
         arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     except KeyError:
@@ -42,8 +44,18 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         )
     version = parsed.flashinfer_version or options.flashinfer_version
     release = known_release(version)[0]
+    module = modules.module_for(parsed.path, release)
+    defined = (
+        modules.defined(module, options.defines, options.undefines, DEFAULT_DEFINES)
+        if module
+        else frozenset()
+    )
     return ModelContext(
-        arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
+        arch=arch,
+        cutlass=resolve(options.cutlass_version, version),
+        flashinfer=release,
+        module=module,
+        defines=defined,
     )
 
 
@@ -99,5 +111,12 @@ def _judged(parsed: ParsedFile, options: CheckOptions, memo: Memo) -> FileResult
 
 def judge_files(parsed: Iterable[ParsedFile], options: CheckOptions) -> CheckResult:
     memo: Memo = {}
-    result = CheckResult(files=tuple(_judged(p, options, memo) for p in parsed))
+    files: list[FileResult] = []
+    skipped: list[str] = []
+    for p in parsed:
+        if p.skipped:
+            skipped.append(p.path)  # not an instantiation file (cache_layout.jit_source)
+        else:
+            files.append(_judged(p, options, memo))
+    result = CheckResult(files=tuple(files), skipped=tuple(skipped))
     return with_fingerprints(result, options.root or Path.cwd())

@@ -64,7 +64,13 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
     for events in distinct(log.events):
         mapped = map_failure(events, cache)
         failures.append(
-            judge(mapped, log.events, release, reading(mapped.first, version, mapped.matches))
+            judge(
+                mapped,
+                log.events,
+                release,
+                reading(mapped.first, version, mapped.matches),
+                cache,
+            )
         )
     summaries = []
     seen: set[str] = set()

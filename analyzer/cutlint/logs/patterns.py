@@ -62,8 +62,14 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
         LogEventKind.TMA_DESCRIPTOR,
         re.compile(r"Failed to initialize the TMA descriptor (?P<cu_result>-?\d+)"),
     ),
-    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher) and
-    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: occupancy == 0 on the CUTLASS 2.x path.
+    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: TLLM_CHECK_WITH_INFO(occupancy > 0,
+    # "GPU lacks the shared memory resources to run fused_moe kernel").
+    (
+        LogEventKind.ZERO_OCCUPANCY_FUSED,
+        re.compile(r"GPU lacks the shared memory resources to run fused_moe kernel"),
+    ),
+    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher::call): occupancy == 0
+    # on the CUTLASS 2.x path ("... to run GroupedGEMM kernel"), and any other kernel so named.
     (
         LogEventKind.ZERO_OCCUPANCY,
         re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w++) kernel"),
@@ -77,11 +83,60 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
             r"\((?P<cm>\d+), ?(?P<cn>\d+), ?(?P<ck>\d+)\) shape combination for arch (?P<sm>\d+)"
         ),
     ),
+    # moe_gemm/moe_gemm_template_dispatch.h, MoeGemmRunner::moeGemmBiasAct: `default:
+    # TLLM_THROW("Invalid activation type.")`; fused_moe/cutlass_backend/
+    # cutlass_fused_moe_kernels.cuh, doGatedActivation: TLLM_CHECK_WITH_INFO(fn != nullptr,
+    # "Invalid activation type"); trtllm_fused_moe_kernel_launcher.cu: "Invalid activation type: N".
+    (
+        LogEventKind.INVALID_ACTIVATION,
+        re.compile(r"Invalid activation type"),
+    ),
+    # CUDA runtime, cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209).
+    (
+        LogEventKind.NO_KERNEL_IMAGE,
+        re.compile(r"no kernel image is available for execution on the device"),
+    ),
+    # CUDA runtime, cudaGetErrorString of the errors a faulting kernel leaves in the context
+    # (STICKY_ERRORS below gives each its code).
+    (
+        LogEventKind.STICKY_CUDA_ERROR,
+        re.compile(
+            r"(?P<sticky>an illegal instruction was encountered|an illegal memory access was "
+            r"encountered|misaligned address|unspecified launch failure|hardware stack error)"
+        ),
+    ),
     # flashinfer/autotuner.py (0.6.x) / autotuner/autotuner.py (0.7.x), choose_one.
     (
         LogEventKind.SKIPPED_SUMMARY,
         re.compile(r"Skipped (?P<count>\d+) unsupported tactic\(s\) for (?P<op>" + _OP + r")"),
     ),
+)
+
+STICKY_ERRORS = {
+    "an illegal memory access was encountered": 700,  # cudaErrorIllegalAddress
+    "hardware stack error": 714,  # cudaErrorHardwareStackError
+    "an illegal instruction was encountered": 715,  # cudaErrorIllegalInstruction
+    "misaligned address": 716,  # cudaErrorMisalignedAddress
+    "unspecified launch failure": 719,  # cudaErrorLaunchFailure
+}
+"""cudaGetErrorString text -> cudaError_t (driver_types.h; the same numbers as the CUresults)."""
+
+# A line that says a tactic or kernel failed, whatever the message (lower-cased substrings, so
+# the test is linear in the line): a failure line no pattern above reads is an `unrecognized`
+# event, unless a failure the reader recognizes follows within a few lines (a message printed
+# on the next line).
+FAILURE_SIGNALS = (
+    "skipping tactic",
+    "failed when profiling",
+    "failure while profiling",
+    "[tensorrt-llm][error]",
+    "assertion failed",
+    "cuda error",
+    "cuda_error_",
+    "cudaerror",
+    "failed to launch",
+    "kernel launch failed",
+    "kernel failed",
 )
 
 # The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
@@ -121,6 +176,8 @@ FLASHINFER_CACHE = re.compile(
 # Words one of the patterns above needs: a line without any is skipped at once (most of a log).
 WORTH_READING = re.compile(
     r"requires|Failed|fail for params|GPU lacks|Unsupported tile|Skipp|tactic=|Tuning|flashinfer/"
+    # the CUDA errors, the activation check, and FAILURE_SIGNALS (any case)
+    r"|(?i:fail|error|assertion|cuda|illegal|misaligned|kernel image|activation type)"
 )
 
 # Where a message starts once the logger prefix is cut off.

@@ -16,7 +16,9 @@ distinct events are kept. What was cut or left out is counted in the LogFile, an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from cutlint import inputs
@@ -146,6 +148,8 @@ def _event(
         LogEventKind.RUN_FAILED,
     ):
         fields = {"status": g["status"]}
+    elif kind is LogEventKind.STICKY_CUDA_ERROR:
+        fields = {"cu_result": patterns.STICKY_ERRORS[g["sticky"]]}
     elif kind is LogEventKind.TMA_DESCRIPTOR:
         fields = {"cu_result": _int(g["cu_result"])}
     elif kind is LogEventKind.UNSUPPORTED_TILE:
@@ -182,8 +186,31 @@ def _failure(line: str) -> tuple[LogEventKind, re.Match[str]] | None:
     return None
 
 
+def _signals_failure(line: str) -> bool:
+    """Whether the line says a tactic or kernel failed (patterns.FAILURE_SIGNALS)."""
+    low = line.lower()
+    return any(s in low for s in patterns.FAILURE_SIGNALS)
+
+
+def _unrecognized(line: str, line_no: int, tactic: _Tactic | None, op: str | None) -> LogEvent:
+    return LogEvent(
+        kind=LogEventKind.UNRECOGNIZED,
+        line_no=line_no,
+        text=_message_text(line, len(line)),
+        tactic=tactic.tactic if tactic else None,
+        tactic_text=tactic.text if tactic and tactic.tactic is None else None,
+        runner=tactic.runner if tactic else None,
+        custom_op=(tactic.op if tactic and tactic.op else None) or op,
+        site=_site(line),
+    )
+
+
 def parse_log(text: str, path: str = "<log>") -> LogFile:
-    """Every failure and summary line of `text`, in order."""
+    """Every failure and summary line of `text`, in order.
+
+    A line that says a tactic or kernel failed but matches no failure pattern becomes an
+    `unrecognized` event, unless a failure the reader recognizes follows within TACTIC_REACH
+    lines (a logger that prints the message on the next line)."""
     reader = _Reader(path)
     for line in text.splitlines():
         cut = len(line) > MAX_LINE
@@ -204,6 +231,8 @@ class _Line:
     tactic: _Tactic | None
     """With line_no 0: the reader sets the line it is on."""
     failure: tuple[LogEventKind, re.Match[str]] | None
+    signals: bool
+    """No failure pattern matches, but the line says a tactic or kernel failed."""
 
     @classmethod
     def of(cls, line: str) -> _Line:
@@ -213,7 +242,11 @@ class _Line:
             else ()
         )
         tuning = patterns.TUNING_OP.search(line)
-        return cls(versions, tuning["op"] if tuning else None, _tactic_on(line, 0), _failure(line))
+        failure = _failure(line)
+        signals = failure is None and _signals_failure(line)
+        return cls(
+            versions, tuning["op"] if tuning else None, _tactic_on(line, 0), failure, signals
+        )
 
 
 class _Reader:
@@ -234,10 +267,41 @@ class _Reader:
         self.cut_lines = 0
         self.dropped = 0
         self.unreadable = 0
+        self.pending: list[tuple[int, str, _Tactic | None, str | None]] = []
+        """Lines that said a tactic or kernel failed with no message cutlint reads, within
+        TACTIC_REACH lines of now: (line_no, line, its tactic, the op being tuned)."""
+
+    def _flush(self, now: int) -> None:
+        """The pending lines no recognized failure can claim any more: unrecognized events."""
+        while self.pending and now - self.pending[0][0] > TACTIC_REACH:
+            line_no, line, tactic, op = self.pending.pop(0)
+            context = (tactic.tactic, tactic.text, tactic.runner, tactic.op) if tactic else None
+            key = (LogEventKind.UNRECOGNIZED, line, context, op)
+            self._add(key, line_no, partial(_unrecognized, line, line_no, tactic, op))
+
+    def _add(self, key: tuple[object, ...], line_no: int, make: Callable[[], LogEvent]) -> None:
+        """A new event, or one more line of a known one (the same line in the same context)."""
+        index = self.seen.get(key)
+        if index is None and len(self.events) >= MAX_EVENTS:
+            self.dropped += 1
+        elif index is None:
+            try:
+                event = make()
+                self.seen[key] = len(self.events)
+                self.events.append(event)
+                self.repeats.append([])
+            except _Unreadable:
+                self.seen[key] = _UNREADABLE
+                self.unreadable += 1
+        elif index == _UNREADABLE:
+            self.unreadable += 1
+        else:
+            self.repeats[index].append(line_no)
 
     def line(self, line: str, cut: bool = False) -> None:
         self.line_no += 1
         self.cut_lines += cut
+        self._flush(self.line_no)
         if not patterns.WORTH_READING.search(line):
             return
         line_no = self.line_no
@@ -254,37 +318,38 @@ class _Reader:
         if seen.tactic is not None:
             self.last_tactic = replace(seen.tactic, line_no=line_no)
         if seen.failure is None:
+            if seen.signals:
+                here = replace(seen.tactic, line_no=line_no) if seen.tactic else None
+                self.pending.append((line_no, line, here, self.op))
             return
         kind, m = seen.failure
         last = self.last_tactic
         near = last if last and line_no - last.line_no <= TACTIC_REACH else None
         if kind is LogEventKind.SKIPPED_SUMMARY:
             near = None  # a summary counts tactics; it names none
+        elif self.pending:
+            # The line above that said "failed" without a message was this failure's start: the
+            # one that named the tactic this failure takes, else the nearest within reach.
+            at = near.line_no if near is not None else None
+            started = [p for p in self.pending if p[0] == at] or self.pending[-1:]
+            self.pending = [p for p in self.pending if p not in started]
         context = (near.tactic, near.text, near.runner, near.op) if near else None
-        key = (line, context, self.op)
-        index = self.seen.get(key)
-        if index is None and len(self.events) >= MAX_EVENTS:
-            self.dropped += 1
-        elif index is None:
-            try:
-                event = _event(kind, m, line, line_no, near, self.op)
-                self.seen[key] = len(self.events)
-                self.events.append(event)
-                self.repeats.append([])
-            except _Unreadable:
-                self.seen[key] = _UNREADABLE
-                self.unreadable += 1
-        elif index == _UNREADABLE:
-            self.unreadable += 1
-        else:
-            self.repeats[index].append(line_no)
+        op = self.op
+        self._add((line, context, op), line_no, lambda: _event(kind, m, line, line_no, near, op))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
 
     def result(self) -> LogFile:
+        self._flush(self.line_no + TACTIC_REACH + 1)
+        # In line order: an unrecognized line is added once no failure can claim it any more.
         events = tuple(
-            e.model_copy(update={"repeated_at": tuple(r)}) if r else e
-            for e, r in zip(self.events, self.repeats, strict=True)
+            sorted(
+                (
+                    e.model_copy(update={"repeated_at": tuple(r)}) if r else e
+                    for e, r in zip(self.events, self.repeats, strict=True)
+                ),
+                key=lambda e: e.line_no,
+            )
         )
         return LogFile(
             path=self.path,

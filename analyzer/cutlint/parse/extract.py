@@ -128,6 +128,8 @@ def parse_source(
         body[d.start : d.end] = blank(masked.code[d.start : d.end])
     everything = calls.find(masked, bytes(body), [d.start for d in found_directives])
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
+    if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
+        return _parsed(path, skipped=True)
     preprocessed = libclang.Preprocessed([], [])
     if directives.has_conditionals(found_directives) and (
         found or wellformed.candidates(masked, found_directives)
@@ -194,11 +196,32 @@ def _too_many(path: str, text: bytes) -> InputProblem | None:
     return None
 
 
+# Any instantiation macro, read or not (INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(...), ...).
+_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTANTIATE_\w*+\s*+\(")
+
+
+def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
+    """Whether a file holds a CUTLASS GEMM instantiation: a macro call (any `INSTANTIATE_*`,
+    read or not), or an explicit instantiation of a template whose name says GEMM. A FlashInfer
+    JIT source without one is an attention, norm or sampling module's kernel or a binding
+    (cache_layout.jit_source): skipped, not reported file by file."""
+    for f in found:
+        if not isinstance(f, calls.Call) or f.form is not FormKind.EXPLICIT_INSTANTIATION:
+            return True  # a macro call, or a truncated instantiation: a problem to report
+        if cache_layout.names_a_gemm(f.name):
+            return True
+    return _ANY_INSTANTIATE_MACRO.search(code) is not None
+
+
 def _parsed(
-    path: str, records: Sequence[Instantiation] = (), problems: Sequence[InputProblem] = ()
+    path: str,
+    records: Sequence[Instantiation] = (),
+    problems: Sequence[InputProblem] = (),
+    skipped: bool = False,
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
+        skipped=skipped,
         generated_for_sm=cache_layout.generated_for_sm(path),
         flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),

@@ -135,7 +135,9 @@ def to_data(result: CheckResult) -> dict[str, Any]:
             },
             "findings_by_rule": _by_rule(result.all_diagnostics()),
             "baselined": len(result.baselined),
+            "skipped": len(result.skipped),
         },
+        "skipped": list(result.skipped),
     }
 
 

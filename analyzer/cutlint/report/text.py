@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from cutlint.families.registry import family_named, family_of
+from cutlint.producers.flashinfer.cache_layout import NON_GEMM
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 from cutlint.report.escape import printable
 from cutlint.report.style import PLAIN, Style
@@ -109,21 +110,28 @@ def in_line_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(diagnostics, key=lambda d: d.line or 0)
 
 
+_UNJUDGED = {
+    Verdict.NOT_MODELED: "not modeled (CUT010, lines {})",
+    Verdict.INACTIVE: "inactive (lines {})",
+}
+"""Verdicts with no model behind them: a file of only these gets one line per reason."""
+
+
 def _not_modeled_only(f: FileResult, style: Style = PLAIN) -> str | None:
-    """A file none of whose instantiations is modeled gets one line per reason, not a table."""
-    if not f.instantiations or any(r.verdict is not Verdict.NOT_MODELED for r in f.instantiations):
+    """A file none of whose instantiations is modeled (not modeled, or inactive: compiled out)
+    gets one line per reason, not a table."""
+    if not f.instantiations or any(r.verdict not in _UNJUDGED for r in f.instantiations):
         return None
-    reasons: dict[str, list[int]] = {}
+    reasons: dict[tuple[Verdict, str], list[int]] = {}
     for r in f.instantiations:
-        reasons.setdefault(r.not_modeled.reason if r.not_modeled else "?", []).append(
-            r.instantiation.span.line
-        )
+        reason = r.not_modeled.reason if r.not_modeled else "?"
+        reasons.setdefault((r.verdict, reason), []).append(r.instantiation.span.line)
     lines = [style.path(display_path(f.path))]
-    for reason, at in reasons.items():
+    for (verdict, reason), at in reasons.items():
         first = ", ".join(map(str, at[:4])) + (", ..." if len(at) > 4 else "")
         lines.append(
             style.dim(
-                f"  {_n(len(at), 'instantiation')} not modeled (CUT010, lines {first}): "
+                f"  {_n(len(at), 'instantiation')} {_UNJUDGED[verdict].format(first)}: "
                 f"{printable(reason)}"
             )
         )
@@ -170,6 +178,8 @@ def summary(result: CheckResult) -> str:
         line += f"; {_n(inputs, 'input problem')}"
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
+    if result.skipped:
+        line += f"\nskipped {_n(len(result.skipped), 'file')}: {NON_GEMM}"
     versions = sorted(
         {
             (r.resources.cutlass_version, r.resources.cutlass_version_origin)

@@ -62,6 +62,34 @@ def _arch_position(parts: tuple[str, ...], i: int) -> bool:
     )
 
 
+_GEMM_NAME = re.compile(r"gemm", re.IGNORECASE)
+
+
+def jit_source(path: str) -> bool:
+    """Whether `path` is a FlashInfer JIT source outside the fused-MoE generator's output: under
+    `flashinfer/<version>/<arch>/generated/` but not under `cutlass_instantiations/`, where the
+    JIT renders and copies every other module's sources (attention, sampling, norm, GEMMs of
+    `gen_gemm_*`, ...)."""
+    return flashinfer_version(path) is not None and (
+        "cutlass_instantiations" not in PurePath(os.path.abspath(path)).parts
+    )
+
+
+def names_a_gemm(instantiated: str) -> bool:
+    """Whether an explicitly instantiated template is a GEMM by its name: every CUTLASS GEMM
+    launcher FlashInfer instantiates says so (`sm80_generic_fused_moe_gemm_kernelLauncher`,
+    `CutlassGroupwiseScaledGEMMSM120`, ...), and its attention, sampling and norm kernels never
+    do (`BatchPrefillWithRaggedKVCacheDispatched`, ...)."""
+    return _GEMM_NAME.search(instantiated) is not None
+
+
+NON_GEMM = (
+    "FlashInfer JIT sources under generated/ with no CUTLASS GEMM instantiation (attention, "
+    "sampling, norm and other modules' kernels, bindings)"
+)
+"""Why such a file is skipped: what the summary line says of them."""
+
+
 def flashinfer_version(path: str) -> str | None:
     """`<version>` of a `flashinfer/<version>/.../generated/...` path, the JIT cache's shape.
 

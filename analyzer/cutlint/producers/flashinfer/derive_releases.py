@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cutlint.producers.flashinfer.derive import jit, launcher
+from cutlint.producers.flashinfer.derive import guards, jit, launcher, modules
 from cutlint.producers.flashinfer.derive.cpp import DeriveError
 from cutlint.producers.flashinfer.derive.toml_out import TomlTable, TomlValue, dumps
 from cutlint.producers.flashinfer.derive.wheel import list_releases, open_release
@@ -60,6 +60,8 @@ def derive_release(version: str, cache: Path, download: bool = True) -> TomlTabl
         out.update(jit.files(tree, names))
         out.update(jit.arch_dirs(tree))
         out.update(jit.moe_dev(tree))
+        out.update(modules.modules(tree))
+        out.update(guards.launcher_guards(tree, headers))
         dispatch = out.pop("dispatch")
         out["dispatch"] = dispatch  # the array of tables last
         return out

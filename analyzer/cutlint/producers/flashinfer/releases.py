@@ -103,6 +103,41 @@ class ClusterRule:
 
 
 @dataclass(frozen=True)
+class JitModule:
+    """One CUTLASS fused-MoE JIT module (`gen_cutlass_fused_moe_sm<NN>_module`): it compiles every
+    generated file under `cutlass_instantiations/<dev>` with these defines."""
+
+    dev: str
+    """The `<dev>` of `cutlass_instantiations/<dev>`: `120`, `103`, `100`, `90`, `89`."""
+    function: str
+    defines: tuple[str, ...]
+    """`NAME` or `NAME=VALUE`, as the -D flags spell them, always passed."""
+    conditional_defines: tuple[str, ...]
+    """`NAME if <Python condition>`: passed only where the condition holds at JIT time."""
+    arch_flags: tuple[str, ...]
+    source: str
+
+    @property
+    def name(self) -> str:
+        """The module's name as FlashInfer builds it (`fused_moe_120`)."""
+        return f"fused_moe_{self.dev}"
+
+    @property
+    def defined(self) -> frozenset[str]:
+        """The macro names it always defines."""
+        return frozenset(d.partition("=")[0] for d in self.defines)
+
+
+@dataclass(frozen=True)
+class LauncherGuard:
+    """A launcher whose body only a define compiles (the `#else` branch throws)."""
+
+    launcher: str
+    define: str
+    source: str
+
+
+@dataclass(frozen=True)
 class FlashInferRelease:
     version: str
     cutlass: Version
@@ -145,6 +180,13 @@ class FlashInferRelease:
     generators_source: str = ""
     jinja_templates: tuple[str, ...] = ()
     jinja_templates_source: str = ""
+    jit_modules: tuple[JitModule, ...] = ()
+    jit_modules_source: str = ""
+    jit_module_compiles: str = ""
+    """What each module compiles of the generator's output (`output_dir.rglob('*.generated.cu')`)."""
+    jit_module_compiles_source: str = ""
+    launcher_guards: tuple[LauncherGuard, ...] = ()
+    launcher_guards_source: str = ""
 
     def jit_arch_dir(self, sm: int, cuda: str) -> str | None:
         """The arch directory of `~/.cache/flashinfer/<version>/<arch>/` on a device `sm` (120)
@@ -156,6 +198,15 @@ class FlashInferRelease:
 
     def moe_dev_for(self, sm: int) -> str | None:
         return dict(self.moe_dev).get(sm)
+
+    def jit_module(self, dev: str) -> JitModule | None:
+        """The module that compiles `cutlass_instantiations/<dev>` (None: this release has none)."""
+        return next((m for m in self.jit_modules if m.dev == dev), None)
+
+    def launcher_guard(self, launcher: str) -> LauncherGuard | None:
+        """The define `launcher`'s body is compiled under, if one is (by unqualified name)."""
+        name = launcher.rsplit("::", 1)[-1]
+        return next((g for g in self.launcher_guards if g.launcher == name), None)
 
     def tile_check(self, arch_tag: str) -> str | None:
         return dict(self.tile_checks).get(arch_tag)
@@ -224,6 +275,26 @@ def _release(version: str, d: dict[str, Any]) -> FlashInferRelease:
         generators_source=d.get("generators_source", ""),
         jinja_templates=tuple(d.get("jinja_templates", ())),
         jinja_templates_source=d.get("jinja_templates_source", ""),
+        jit_modules=tuple(
+            JitModule(
+                dev=dev,
+                function=m["function"],
+                defines=tuple(m["defines"]),
+                conditional_defines=tuple(m["conditional_defines"]),
+                arch_flags=tuple(m["arch_flags"]),
+                source=m["source"],
+            )
+            for dev, m in d.get("jit_modules", {}).items()
+            if dev != "source"
+        ),
+        jit_modules_source=d.get("jit_modules", {}).get("source", ""),
+        jit_module_compiles=d.get("jit_module_compiles", ""),
+        jit_module_compiles_source=d.get("jit_module_compiles_source", ""),
+        launcher_guards=tuple(
+            LauncherGuard(g["launcher"], g["define"], g["source"])
+            for g in d.get("launcher_guards", ())
+        ),
+        launcher_guards_source=d.get("launcher_guards_source", ""),
     )
 
 
