@@ -1,6 +1,6 @@
 """The probe's compile command: FlashInfer's JIT flags, its include layout, extra system headers.
 
-Mirrors what FlashInfer's own JIT build of the SM120 fused-MoE module passes, so the probe
+Mirrors what FlashInfer's own JIT build of the SM120 (or SM90) fused-MoE module passes, so the probe
 compiles the generated file exactly as a real build would (the sources are named beside each
 flag list).
 """
@@ -32,6 +32,54 @@ SM120_DEFINES: tuple[str, ...] = (
     "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
 )
 SM120_GENCODE = "-gencode=arch=compute_120a,code=sm_120a"
+# The flags gen_cutlass_fused_moe_sm90_module() passes (flashinfer/jit/fused_moe.py) and
+# sm90a_nvcc_flags (flashinfer/jit/core.py: the gencode and CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED).
+# 0.7.x adds CUTLASS_ENABLE_GDC_FOR_SM90=1 (grid-dependency control, device code only) and
+# CUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1 (the mixed-input fpA_intB mainloop only); the
+# probe passes the 0.7.x set to every release, since neither define reaches the TMA WS grouped
+# GEMM's types. FLASHINFER_SM90_MOE_PREBUILT_D_DESCRIPTOR (0.7.4, H20 only) touches only
+# moe_gemm_tma_ws_mixed_input_prebuild.h and is left out, as on every other part.
+SM90_DEFINES: tuple[str, ...] = (
+    "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED",
+    "-DCOMPILE_HOPPER_TMA_GEMMS",
+    "-DCOMPILE_HOPPER_TMA_GROUPED_GEMMS",
+    "-DENABLE_BF16",
+    "-DENABLE_FP8",
+    "-DENABLE_FP8_BLOCK_SCALE",
+    "-DENABLE_FP4",
+    "-DUSING_OSS_CUTLASS_MOE_GEMM",
+    "-DCUTLASS_ENABLE_GDC_FOR_SM90=1",
+    "-DCUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1",
+)
+SM90_GENCODE = "-gencode=arch=compute_90a,code=sm_90a"
+
+
+@dataclass(frozen=True)
+class ProbeTarget:
+    """The arch-specific part of the compile command: the module's defines and its gencode."""
+
+    arch_tag: str
+    defines: tuple[str, ...]
+    gencode: str
+
+
+SM120_TARGET = ProbeTarget("Sm120", SM120_DEFINES, SM120_GENCODE)
+SM90_TARGET = ProbeTarget("Sm90", SM90_DEFINES, SM90_GENCODE)
+TARGETS: dict[str, ProbeTarget] = {t.arch_tag: t for t in (SM120_TARGET, SM90_TARGET)}
+
+
+def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
+    """The target of a generated file from its macro calls' arch tags (FlashInfer writes one
+    arch per file: `gemm_grouped/<sm>/`). Raises ValueError for a mix or an arch without flags."""
+    tags = {t.strip() for t in arch_tags}
+    if len(tags) != 1 or next(iter(tags)) not in TARGETS:
+        raise ValueError(
+            f"the probe builds one arch per file, one of {sorted(TARGETS)}; this file has "
+            f"{sorted(tags)}"
+        )
+    return TARGETS[next(iter(tags))]
+
+
 JIT_DEFAULT_FLAGS: tuple[str, ...] = (
     "-std=c++17",
     "-use_fast_math",
@@ -131,12 +179,16 @@ def extra_system_includes(nvcc: str, extra: Sequence[Path] = ()) -> list[Path]:
 
 
 def compile_flags(
-    tree: FlashInferTree, overlay: Path, generated_dir: Path, system_includes: Sequence[Path] = ()
+    tree: FlashInferTree,
+    overlay: Path,
+    generated_dir: Path,
+    system_includes: Sequence[Path] = (),
+    target: ProbeTarget = SM120_TARGET,
 ) -> list[str]:
     flags = [*JIT_DEFAULT_FLAGS, *tree.include_flags(overlay, generated_dir)]
     for d in system_includes:
         flags += ["-isystem", str(d)]
-    return [*flags, *SM120_DEFINES, SM120_GENCODE]
+    return [*flags, *target.defines, target.gencode]
 
 
 def search_flags(flags: Sequence[str]) -> list[str]:
@@ -156,11 +208,18 @@ __all__ = [
     "INCLUDE_ENV",
     "JIT_DEFAULT_FLAGS",
     "LAUNCHER_REL",
+    "SM90_DEFINES",
+    "SM90_GENCODE",
+    "SM90_TARGET",
     "SM120_DEFINES",
     "SM120_GENCODE",
+    "SM120_TARGET",
     "SUPPORT_SOURCES",
+    "TARGETS",
     "FlashInferTree",
+    "ProbeTarget",
     "compile_flags",
     "extra_system_includes",
     "search_flags",
+    "target_for",
 ]
