@@ -313,3 +313,30 @@ def test_every_sm90_file_through_nvcc(
     assert len(files) == 45
     total = sum(probe_and_compare(p, flashinfer_root(version), version, tmp_path) for p in files)
     assert total == 360
+
+
+def test_every_generated_tactic_is_dispatched() -> None:
+    """FlashInfer's generator emits only tiles and clusters its SM90 dispatch can select."""
+    assert all(sm90.dispatch_supported(tactic(r["args"])) for r in truth())
+
+
+@pytest.mark.parametrize(
+    "tile,cluster,supported",
+    [
+        ((128, 16, 64), (2, 1, 1), True),
+        ((128, 16, 64), (1, 2, 1), False),  # are_tile_shapes_supported: 1x2 needs N >= 128
+        ((128, 128, 128), (2, 2, 1), False),  # f16 K = 128 elements is 256 B: no SHAPE_CASE
+        ((128, 48, 64), (1, 1, 1), False),  # modeled, but no SHAPE_CASE(90, 128, 48, 128)
+    ],
+)
+def test_dispatch(
+    tile: tuple[int, int, int], cluster: tuple[int, int, int], supported: bool
+) -> None:
+    t = sm90.tactic_of(
+        args_with(
+            cta_tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
+            cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
+        )
+    )
+    assert isinstance(t, sm90.Tactic), t
+    assert sm90.dispatch_supported(t) is supported

@@ -10,7 +10,7 @@ SM90 grouped GEMMs with a cooperative schedule and of the SM120 block-scaled gro
       struct PipelineStorage : aligned_struct<16, _1> {
         alignas(16) scheduler; alignas(16) mainloop; alignas(16) epi_load;
         alignas(16) load_order;            // OrderedSequenceBarrier<1,2>
-        alignas(16) math_wg_order;         // pingpong only: OrderedSequenceBarrier<1,2>
+        alignas(16) math_wg_order;         // pingpong only: OrderedSequenceBarrier<2,2>
       } pipelines;
       alignas(16) TileSchedulerResponse scheduler_response[TileSchedulerStages];
       struct TensorMapStorage : aligned_struct<128, _1> {
@@ -39,9 +39,10 @@ NUM_LOAD_WARP_GROUPS = 1
 # (warpgroup_reg_dealloc / warpgroup_reg_alloc, i.e. setmaxnreg)
 LOAD_WARPGROUP_REGISTERS = 40
 MMA_WARPGROUP_REGISTERS = 232
-# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 1:
+# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2 ("one for Mainloop and one for Epilogue"):
 # MathWarpGroupOrderBarrier = OrderedSequenceBarrier<StagesPerMathWarpGroup, NumMmaWarpGroups>
 PINGPONG_MMA_WARP_GROUPS = 2
+PINGPONG_STAGES_PER_MATH_WARP_GROUP = 2
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,13 @@ def ptr_array_shared_storage(parts: ShellParts, pingpong: bool = False) -> Block
         barriers.append(
             array(
                 "math_wg_order",
-                ordered_sequence_barrier_storage(1, PINGPONG_MMA_WARP_GROUPS),
+                ordered_sequence_barrier_storage(
+                    PINGPONG_STAGES_PER_MATH_WARP_GROUP, PINGPONG_MMA_WARP_GROUPS
+                ),
                 16,
                 f"{KP}: alignas(16) MathWarpGroupOrderBarrierSharedStorage "
-                f"(OrderedSequenceBarrier<1,{PINGPONG_MMA_WARP_GROUPS}>)",
+                f"(OrderedSequenceBarrier<{PINGPONG_STAGES_PER_MATH_WARP_GROUP},"
+                f"{PINGPONG_MMA_WARP_GROUPS}>)",
             )
         )
     pipelines = struct(
@@ -127,7 +131,8 @@ def max_threads_per_block(mma_threads: int, pingpong: bool = False) -> int:
 def register_plan(
     tile_m: int, tile_n: int, mma_threads: int, low_register_pressure: bool, mma_warp_groups: int
 ) -> RegisterPlan:
-    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t); the load
+    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t) (KP: over
+    NumMmaWarpGroups * 128 threads, i.e. pass 256 for both shells); the load
     warp group drops to 40 registers and the MMA warp groups rise to 232, unless the kernel keeps
     the compiler's allocation (`IsLowRegisterPressure`: SM120 block-scaled, CUTLASS >= 4.5.0, at
     most 64 accumulator registers)."""

@@ -58,10 +58,10 @@ EPILOGUE_POLICY = "cutlass/epilogue/dispatch_policy.hpp"
 # (the pingpong schedule: Shape<_1,_1,_1>, one)
 COOPERATIVE_MMA_WARP_GROUPS = 2
 PINGPONG_MMA_WARP_GROUPS = 1
-# EPILOGUE_POLICY: PtrArrayTmaWarpSpecializedCooperative::NumEpilogueWarpGroups = 2,
-# PtrArrayTmaWarpSpecializedPingpong::NumEpilogueWarpGroups = 1
-COOPERATIVE_EPILOGUE_WARP_GROUPS = 2
-PINGPONG_EPILOGUE_WARP_GROUPS = 1
+# EPILOGUE_POLICY: PtrArrayTmaWarpSpecializedCooperative::NumEpilogueWarpGroups = 2 and
+# PtrArrayTmaWarpSpecializedPingpong::NumEpilogueWarpGroups = 2 (the pingpong shell asserts that it
+# equals its NumMmaWarpGroups)
+EPILOGUE_WARP_GROUPS = 2
 # GB: TileShape M must hold the warp groups' 64-row GMMA atoms (AtomLayoutMNK along M)
 GMMA_M = 64
 
@@ -166,6 +166,20 @@ def tactic_of(args: MoeGemmArgs) -> Tactic | str:
     )
 
 
+def dispatch_supported(t: Tactic) -> bool:
+    """Whether the launcher's SM90 dispatch (data/family.toml [dispatch]) can select this tile and
+    cluster at run time; an instantiation it cannot select compiles but is never dispatched."""
+    d = family_data()["dispatch"]
+    k_bytes = t.tile.k * t.operand_bits // 8
+    if [t.tile.m, t.tile.n, k_bytes] not in d["tiles_kbytes"]:
+        return False
+    c = t.cluster
+    if c.k != 1 or [c.m, c.n] not in d["clusters"]:
+        return False
+    least = int(d["cluster_min_tile"])
+    return (c.m == 1 or t.tile.m >= least) and (c.n == 1 or t.tile.n >= least)
+
+
 # --- epilogue ----------------------------------------------------------------------------------
 
 
@@ -202,10 +216,6 @@ def epilogue_tile(t: Tactic) -> EpilogueTile:
     )
 
 
-def _epilogue_warp_groups(t: Tactic) -> int:
-    return PINGPONG_EPILOGUE_WARP_GROUPS if t.pingpong else COOPERATIVE_EPILOGUE_WARP_GROUPS
-
-
 def _fusion_storage(t: Tactic) -> Block:
     if t.fusion is Fusion.FINALIZE:
         # LAUNCHER: ElementBias = ElementFinalOutput = the output type; scales are float.
@@ -224,7 +234,7 @@ def epilogue_tensor_storage(t: Tactic) -> Block:
 def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
     return ptr_array_epilogue.shared_storage(
-        epilogue_tile(t), None, t.output_bits, _fusion_storage(t), _epilogue_warp_groups(t)
+        epilogue_tile(t), None, t.output_bits, _fusion_storage(t), EPILOGUE_WARP_GROUPS
     )
 
 
@@ -268,7 +278,7 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
         mainloop_pipeline=mainloop.sm90_array_pipeline(stages),
         epilogue_pipeline=ptr_array_epilogue.load_pipeline(e.stages_c),
         mainloop_tensormaps=mainloop.sm90_array_tensormaps(),
-        epilogue_tensormaps=ptr_array_epilogue.tensormaps(_epilogue_warp_groups(t)),
+        epilogue_tensormaps=ptr_array_epilogue.tensormaps(EPILOGUE_WARP_GROUPS),
     )
     return shell.ptr_array_shared_storage(parts, pingpong=t.pingpong)
 
@@ -286,11 +296,13 @@ def max_threads_per_block(t: Tactic) -> int:
 def register_plan(t: Tactic) -> RegisterPlan:
     """The shell's setmaxnreg split; SM90 kernels always reconfigure (`IsLowRegisterPressure` is
     for SM120 block-scaled mainloops only)."""
+    # Both shells divide the accumulator over two MMA warp groups (KS: NumMmaThreads = 256; KP:
+    # NumMmaWarpGroups * NumThreadsPerWarpGroup) and raise both to 232 registers.
     warp_groups = shell.PINGPONG_MMA_WARP_GROUPS if t.pingpong else COOPERATIVE_MMA_WARP_GROUPS
     return shell.register_plan(
         t.tile.m,
         t.tile.n,
-        _mma_threads(t),
+        warp_groups * THREADS_PER_WARP_GROUP,
         low_register_pressure=False,
         mma_warp_groups=warp_groups,
     )
@@ -298,4 +310,4 @@ def register_plan(t: Tactic) -> RegisterPlan:
 
 def tma_descriptors(t: Tactic) -> int:
     """Tensormaps in shared memory: A and B (the mainloop), C and one D per epilogue warp group."""
-    return 2 + 1 + _epilogue_warp_groups(t)
+    return 2 + 1 + EPILOGUE_WARP_GROUPS
