@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import time
@@ -93,8 +94,11 @@ def printed_args(record: dict[str, object]) -> tuple[str, ...]:
 
 
 def nvcc_version() -> str:
+    """`nvcc 13.0.88 (cuda_13.0.r13.0/compiler.36424714_0)` from `nvcc --version`."""
     text = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout
-    return text.strip().splitlines()[-1]
+    release = re.search(r"release [\d.]+, V([\d.]+)", text)
+    build = re.search(r"Build (\S+)", text)
+    return f"nvcc {release[1] if release else '?'} ({build[1] if build else '?'})"
 
 
 def main() -> None:
@@ -193,15 +197,26 @@ def write_truth(progress: Path) -> None:
         "FlashInfer's own generator writes (generate_gemm_operations(out, '90;90-real')) for "
         + ", ".join(f"flashinfer-python {v} (CUTLASS {CUTLASS[v]})" for v in VERSIONS)
         + ", each compiled against the launcher and headers of the same wheel, one compile at a "
-        "time (single files, or up to 9 files included unchanged into one translation unit: the "
-        "`batch` of each file in the tool's progress log). Made by "
+        "time (single files, or up to 9 files included unchanged into one translation unit: `files` "
+        "gives each file's batch size and the seconds of its compile). Made by "
         "tests/tools/make_nvcc_sm90_truth.py. One row per "
         "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm90, ...) instantiation, with the probe's "
         f"ProbeRow fields. {len(recs)} files, {len(rows)} rows; "
         f"{min(seconds, default=0)}-{max(seconds, default=0)} s per compile on a 2-core "
         "machine shared with other builds."
     )
-    OUT.write_text(json.dumps({"about": about, "rows": rows}, indent=1) + "\n")
+    files = [
+        {k: rec.get(k, 1) for k in ("version", "file", "batch", "seconds")}
+        for rec in sorted(recs, key=lambda r: (order.get(r["version"], 99), r["file"]))
+    ]
+    # One row per line: the file stays diffable without a line per member.
+    lines = [json.dumps(row) for row in rows]
+    OUT.write_text(
+        "{\n"
+        f' "about": {json.dumps(about)},\n'
+        f' "files": {json.dumps(files)},\n'
+        ' "rows": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
+    )
     print(f"wrote {OUT}: {len(rows)} rows")
 
 
