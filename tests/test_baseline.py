@@ -16,7 +16,7 @@ from cutlint.report import sarif
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-HEADLINE = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.6.3.cu"
+HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.6.3.cu"
 NEW_FAILURE = """
 #if defined(ENABLE_FP4)
 INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault,

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from cutlint.cli import main
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
-HEADLINE = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.6.3.cu"
+HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.6.3.cu"
 
 
 def invoke(*args: str) -> Any:
@@ -39,7 +39,7 @@ def test_ignore_and_select() -> None:
 def test_unknown_release_keeps_the_dispatch_rule_quiet() -> None:
     """The path does not name the FlashInfer release, so its dispatch table is unknown: CUT202
     says nothing rather than guess (no false positives)."""
-    dispatched = FIXTURES / "launch" / "CUT202-tile-not-dispatched.cu"
+    dispatched = FIXTURES / "sm120-blockscaled-grouped" / "CUT202-tile-not-dispatched.cu"
     assert invoke("check", str(dispatched)).exit_code == 0
     data = json.loads(invoke("check", str(dispatched), "--format", "json").output)
     assert data["summary"]["findings_by_rule"] == {}
@@ -58,7 +58,9 @@ def test_fail_on_warning_counts_warnings(tmp_path: Path) -> None:
         / "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
     )
     target.parent.mkdir(parents=True)
-    target.write_text((FIXTURES / "launch" / "CUT202-tile-not-dispatched.cu").read_text())
+    target.write_text(
+        (FIXTURES / "sm120-blockscaled-grouped" / "CUT202-tile-not-dispatched.cu").read_text()
+    )
     assert invoke("check", str(target)).exit_code == 0
     assert invoke("check", str(target), "--fail-on", "warning").exit_code == 1
 
@@ -66,10 +68,27 @@ def test_fail_on_warning_counts_warnings(tmp_path: Path) -> None:
 def test_json_has_schema_and_required_fields() -> None:
     out = invoke("check", str(HEADLINE), "--format", "json", "--cutlass-version", "4.2.1")
     data = json.loads(out.output)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     first = data["instantiations"][0]
-    for key in ("path", "line", "tile", "stages", "smem_bytes", "breakdown", "findings"):
+    for key in (
+        "path",
+        "line",
+        "family",
+        "recipe",
+        "stages",
+        "smem_bytes",
+        "breakdown",
+        "findings",
+    ):
         assert key in first
+    assert first["family"] == "sm120-blockscaled-grouped"
+    assert set(first["recipe"]["args"]["cta_tile"]) == {"m", "n", "k"}
+    assert (
+        first["stage_count"]["stage_budget"]
+        + first["stage_count"]["reserved"]
+        + first["stage_count"]["carveout"]
+        == first["stage_count"]["capacity"]
+    )
     assert first["smem_bytes"] == 102400 and first["stages"] == 3
     assert sum(r["size"] for r in first["breakdown"]) == first["smem_bytes"]
     assert [f["rule"] for f in first["findings"]] == ["CUT101", "CUT104"]

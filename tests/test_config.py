@@ -15,9 +15,9 @@ from cutlint.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-HEADLINE = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.6.3.cu"
+HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.6.3.cu"
 """2 CUT101 errors and 2 CUT104 warnings with CUTLASS 4.2.1."""
-ZERO_SLACK = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.7.2.cu"
+ZERO_SLACK = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.7.2.cu"
 
 
 def write_pyproject(directory: Path, body: str) -> Path:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from cutlint import api
-from cutlint.engine.facts import facts_for
+from cutlint.engine.judge import facts_for
 from cutlint.engine.loader import load_rules
+from cutlint.families.registry import family_of
 from cutlint.records import FileResult, InstantiationResult
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -132,7 +133,8 @@ def test_fixture(path: Path, request: pytest.FixtureRequest) -> None:
             assert r is not None and r.resources is not None, (
                 f"line {e.line}: not modeled: {r.not_modeled if r else None}"
             )
-            facts = facts_for(r.instantiation, r.resources)
+            assert r.recipe is not None
+            facts = facts_for(family_of(r.recipe), r.recipe, r.resources)
             for metric, value in e.model:
                 assert str(facts[metric]) == value, (
                     f"line {e.line}: {metric} = {facts[metric]}, fixture says {value}"

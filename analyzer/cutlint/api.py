@@ -8,37 +8,25 @@ pregen commands' data (docs/guide.md, docs/pregen.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
-from cutlint.cutlass.versions import resolve
-from cutlint.engine.evaluate import diagnose
-from cutlint.engine.facts import facts_for
-from cutlint.engine.fingerprint import with_fingerprints
-from cutlint.engine.loader import rules_by_id
-from cutlint.engine.schema import Kind, Rule
-from cutlint.model import ModelContext, model_instantiation
-from cutlint.model.arch import arch_for
-from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
-from cutlint.pregen.spec import context_of, instantiation_of
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.engine.judge import evaluate_instantiation
+from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
+from cutlint.engine.options import CheckOptions as CheckOptions
+from cutlint.engine.options import known_arch as known_arch
+from cutlint.engine.run import judge_files
+from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
 from cutlint.records import (
     CheckResult,
-    Diagnostic,
     ElementType,
-    FileResult,
     Fusion,
-    InputProblem,
-    Instantiation,
     InstantiationResult,
-    NotModeled,
-    ParsedFile,
-    Resources,
     Shape3,
-    Verdict,
 )
 
 if TYPE_CHECKING:
@@ -46,196 +34,62 @@ if TYPE_CHECKING:
 
     from cutlint.explain.records import LogExplanation
     from cutlint.pregen.records import PregenResult
-
-DEFAULT_ARCH = "sm_120"
-"""Target arch when neither --arch nor the file's own path names one."""
+    from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 
 
-@dataclass(frozen=True)
-class Selection:
-    """`--select` / `--ignore`: rule ids or id prefixes (`CUT1` selects CUT100-CUT199)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def wants(self, rule_id: str) -> bool:
-        if self.select and not any(rule_id.startswith(s) for s in self.select):
-            return False
-        return not any(rule_id.startswith(s) for s in self.ignore)
+PathArg = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
-class CheckOptions:
-    arch: str | None = None
-    cutlass_version: str | None = None
-    defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
-    undefines: Sequence[str] = ()
-    selection: Selection = Selection()
-    jobs: int | None = None
-    flashinfer_version: str | None = None
-    """The FlashInfer release that wrote the files, where their path does not say."""
-    parse_timeout: float = parse.DEFAULT_LIMITS.seconds_per_file
-    """Seconds one file may take in a parser worker before it is reported as CUT007."""
-    root: Path | None = None
-    """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
+    """One path or many: a str is one path, not a sequence of one-letter paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [Path(paths)]
+    return [Path(p) for p in paths]
 
 
-def _input_diagnostic(p: InputProblem, rules: Mapping[str, Rule]) -> Diagnostic:
-    rule = rules[p.code]
-    return Diagnostic(
-        rule=rule.id,
-        name=rule.name,
-        severity=rule.severity,
-        path=p.path,
-        line=p.line,
-        message=p.message,
-    )
-
-
-def _not_modeled_diagnostic(
-    inst: Instantiation, nm: NotModeled, rules: Mapping[str, Rule]
-) -> Diagnostic:
-    rule = next(r for r in rules.values() if r.kind is Kind.NOT_MODELED)
-    return Diagnostic(
-        rule=rule.id,
-        name=rule.name,
-        severity=rule.severity,
-        path=inst.span.path,
-        line=inst.span.line,
-        message=f"{rule.message}: {nm.reason}",
-    )
-
-
-def _context(parsed: ParsedFile, options: CheckOptions) -> ModelContext:
-    arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
-    version = parsed.flashinfer_version or options.flashinfer_version
-    release = flashinfer_releases().get(version or "")
-    return ModelContext(
-        arch=arch, cutlass=resolve(options.cutlass_version, version), flashinfer=release
-    )
-
-
-@dataclass(frozen=True)
-class _Judgement:
-    """What the model and the rules say about one tactic, before it is given a place in a file."""
-
-    resources: Resources | None
-    not_modeled: NotModeled | None
-    verdict: Verdict
-    findings: tuple[Diagnostic, ...]
-    """Diagnostics with a placeholder location; `_placed` gives them the instantiation's."""
-
-
-Memo = dict[tuple[object, ...], _Judgement]
-"""Judgements by (family, name, typed arguments, context): a cache of 1,250 copies of one file
-models each distinct tactic once, and the results share one Resources record."""
-
-
-def _context_key(ctx: ModelContext) -> tuple[object, ...]:
-    release = ctx.flashinfer.version if ctx.flashinfer else None
-    return (ctx.arch.name, ctx.cutlass.version, ctx.cutlass.origin, release)
-
-
-def _judge(inst: Instantiation, ctx: ModelContext, options: CheckOptions) -> _Judgement:
-    rules = rules_by_id()
-    modeled = model_instantiation(inst, ctx)
-    if isinstance(modeled, NotModeled):
-        diag = _not_modeled_diagnostic(inst, modeled, rules)
-        wanted = (diag,) if options.selection.wants(diag.rule) else ()
-        return _Judgement(None, modeled, Verdict.NOT_MODELED, wanted)
-    resource_rules = [
-        r for r in rules.values() if r.kind is Kind.RESOURCE and options.selection.wants(r.id)
-    ]
-    diags = diagnose(resource_rules, facts_for(inst, modeled), inst.span.path, inst.span.line)
-    return _Judgement(modeled, None, _verdict(diags, rules), tuple(diags))
-
-
-def _placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
-    if (d.path, d.line) == (inst.span.path, inst.span.line):
-        return d
-    return d.model_copy(update={"path": inst.span.path, "line": inst.span.line})
-
-
-def evaluate_instantiation(
-    inst: Instantiation, ctx: ModelContext, options: CheckOptions, memo: Memo | None = None
-) -> InstantiationResult:
-    """Model one instantiation and run the resource rules on it."""
-    if inst.guard is not None and not inst.guard.active:
-        nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
-        return InstantiationResult(
-            instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
-        )
-    key = (inst.family, inst.name, inst.moe, _context_key(ctx))
-    judged = memo.get(key) if memo is not None else None
-    if judged is None:
-        judged = _judge(inst, ctx, options)
-        if memo is not None:
-            memo[key] = judged
-    return InstantiationResult(
-        instantiation=inst,
-        resources=judged.resources,
-        verdict=judged.verdict,
-        not_modeled=judged.not_modeled,
-        diagnostics=tuple(_placed(d, inst) for d in judged.findings),
-    )
-
-
-_VERDICT_PRIORITY = (
-    Verdict.FAILS_COMPILE,
-    Verdict.FAILS_INITIALIZE,
-    Verdict.UNREACHABLE,
-    Verdict.ZERO_SLACK,
-)
-
-
-def _verdict(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
-    """The worst outcome the findings imply (each rule file names its `verdict`)."""
-    implied = {rules[d.rule].verdict for d in diags}
-    return next((v for v in _VERDICT_PRIORITY if v in implied), Verdict.FITS)
-
-
-def evaluate_file(
-    parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None
-) -> FileResult:
-    rules = rules_by_id()
-    file_diags = [_input_diagnostic(p, rules) for p in parsed.problems]
-    results: list[InstantiationResult] = []
-    if parsed.instantiations:
-        ctx = _context(parsed, options)
-        results = [evaluate_instantiation(i, ctx, options, memo) for i in parsed.instantiations]
-    return FileResult(
-        path=parsed.path,
-        instantiations=tuple(results),
-        diagnostics=tuple(d for d in file_diags if options.selection.wants(d.rule)),
-    )
-
-
-def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
-    """Parse, model and judge every instantiation under `paths`."""
+def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
+    """Parse, model and judge every instantiation under `paths` (one path or several: files
+    or directories)."""
     options = options or CheckOptions()
     parsed = parse.parse_paths(
-        [Path(p) for p in paths],
+        _path_list(paths),
         defines=options.defines,
         undefines=options.undefines,
         jobs=options.jobs,
         limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
+        exclude=options.exclude,
     )
-    memo: Memo = {}
-    result = CheckResult(
-        files=tuple(evaluate_file(p, options, memo) for p in parsed),
-    )
-    return with_fingerprints(result, options.root or Path.cwd())
+    return judge_files(parsed, options)
+
+
+Shape = tuple[int, int, int] | str | Shape3
+"""A tile or cluster: `(256, 128, 128)`, `"256x128x128"` or a Shape3."""
+
+DEFAULT_ACT_TYPE = ElementType.E2M1
+DEFAULT_WEIGHT_TYPE = ElementType.E2M1
+DEFAULT_OUTPUT_TYPE = ElementType.BF16
+"""A tactic's element types when the caller does not say: FlashInfer's FP4 MoE (NVFP4 weights and
+activations, bf16 out). `cutlint explain --act/--weight/--out` has the same defaults."""
+
+
+def __getattr__(name: str) -> object:
+    """`api.TacticSpec`, imported on first use: `check` does not need it."""
+    if name == "TacticSpec":
+        from cutlint.pregen.spec import TacticSpec
+
+        return TacticSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_tactic(
     *,
+    tile: Shape,
     arch: str = DEFAULT_ARCH,
-    act_type: ElementType,
-    weight_type: ElementType,
-    output_type: ElementType,
-    tile: tuple[int, int, int],
-    cluster: tuple[int, int, int] = (1, 1, 1),
-    fusion: Fusion = Fusion.NONE,
+    act_type: ElementType | str = DEFAULT_ACT_TYPE,
+    weight_type: ElementType | str = DEFAULT_WEIGHT_TYPE,
+    output_type: ElementType | str = DEFAULT_OUTPUT_TYPE,
+    cluster: Shape = (1, 1, 1),
+    fusion: Fusion | str = Fusion.NONE,
     swap_ab: bool = False,
     mxfpx: bool | None = None,
     cutlass_version: str | None = None,
@@ -243,16 +97,21 @@ def check_tactic(
 ) -> InstantiationResult:
     """One tactic, before generation: what it needs and which rules it breaks.
 
-    `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations with FP4 weights).
-    The same as `validate_tactics([TacticSpec(...)])[0]`.
+    Element types take cutlint's names (`e2m1`, `bf16`) or the generated files' spellings
+    (`SafeFP4`, `half`); `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations
+    with FP4 weights). The same as `validate_tactics([TacticSpec(...)])[0]`; a bad argument
+    (an unknown arch or type, a tile that is not MxNxK) raises pydantic's ValidationError, a
+    ValueError that names the field and the reason.
     """
+    from cutlint.pregen.spec import TacticSpec
+
     spec = TacticSpec(
         arch=arch,
-        act_type=act_type,
+        act_type=act_type,  # strings are mapped by TacticSpec
         weight_type=weight_type,
         output_type=output_type,
-        tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
-        cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
+        tile=tile,  # tuples and MxNxK strings are parsed
+        cluster=cluster,
         fusion=fusion,
         swap_ab=swap_ab,
         mxfpx=mxfpx,
@@ -269,9 +128,9 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
-    return [
-        evaluate_instantiation(instantiation_of(s), context_of(s), CheckOptions()) for s in specs
-    ]
+    from cutlint.pregen.spec import context_of, instantiation_of
+
+    return [evaluate_instantiation(instantiation_of(s), context_of(s), Selection()) for s in specs]
 
 
 # --- explanations and validation before generation --------------------------------------------
@@ -325,13 +184,14 @@ def pregen_flashinfer(
 ) -> PregenResult:
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
     operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
-    when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
-    Raises cutlint.verify.flashinfer.FlashInferError when no generator can be had or run."""
+    when it is `version`, else the release's wheel (downloaded into `wheel_dir`, default
+    cutlint's wheel cache, cutlint.cache_dir).
+    Raises cutlint.producers.flashinfer.wheel.FlashInferError when no generator can be had or run."""
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 
     if root is None:
-        root, version = find_flashinfer(
-            version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels"
-        )
+        from cutlint.cache_dir import wheels_dir as cached_wheels
+
+        root, version = find_flashinfer(version, wheel_dir or cached_wheels())
     return run(root, version, arch, cutlass_version)

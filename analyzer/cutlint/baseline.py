@@ -36,7 +36,7 @@ class BaselineError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class BaselineEntry(_Strict):

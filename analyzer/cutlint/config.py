@@ -14,14 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from cutlint.cutlass.versions import parse_version
 from cutlint.model.arch import arch_for
 
 FailOn = Literal["error", "warning", "info", "note", "never"]
-Format = Literal["text", "json", "sarif", "github"]
-"""The formats a config may name: the keys of cutlint.report.REPORTERS (a test keeps them so)."""
+Format = Literal["text", "concise", "json", "sarif", "github"]
+"""The formats a config may name: cutlint.report.FORMATS (a test keeps them so)."""
 
 
 class ConfigError(Exception):
@@ -39,7 +45,7 @@ def _define(spec: str) -> tuple[str, str]:
 class Config(BaseModel):
     """The `[tool.cutlint]` table. Keys are spelled as in the file (`fail-on`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str | None = Field(default=None, description="target arch, as --arch (sm_120)")
     select: tuple[str, ...] | None = Field(default=None, description="rule ids or prefixes")
@@ -51,6 +57,11 @@ class Config(BaseModel):
         '`["ENABLE_FP4", "NAME=VALUE"]`; added to the default set, as -D is',
     )
     undefines: tuple[str, ...] | None = Field(default=None, description="macros to undefine")
+    exclude: tuple[str, ...] | None = Field(
+        default=None,
+        description="globs of files and directories to skip, as --exclude; a pattern with a `/` "
+        "is relative to the config file's directory",
+    )
     cutlass_version: str | None = Field(
         default=None,
         alias="cutlass-version",
@@ -82,6 +93,14 @@ class Config(BaseModel):
             return out
         return v
 
+    @field_validator("select", "ignore")
+    @classmethod
+    def _selectors(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """An unknown rule id, prefix or name is an error here as on the command line."""
+        from cutlint.engine.selection import check_selectors
+
+        return None if v is None else check_selectors(v, "")
+
     @field_validator("arch")
     @classmethod
     def _arch(cls, v: str | None) -> str | None:
@@ -91,6 +110,11 @@ class Config(BaseModel):
             except KeyError:
                 raise ValueError(f"unknown arch {v!r}") from None
         return v
+
+
+DEFAULTS = Config.model_construct()
+"""No file: every key unset. Made without validation (there is nothing to validate), so that a
+run without a config does not build the Config validator."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +133,14 @@ class LoadedConfig:
         """A path written in the file, relative to the file's directory."""
         p = Path(value).expanduser()
         return p if p.is_absolute() or self.directory is None else self.directory / p
+
+    def exclude(self) -> tuple[str, ...]:
+        """`exclude`, each pattern with a `/` anchored at the file's directory."""
+        out = []
+        for p in self.config.exclude or ():
+            anchored = "/" in p.rstrip("/") and not p.startswith(("/", "*"))
+            out.append(str(self.directory / p) if anchored and self.directory else p)
+        return tuple(out)
 
     def cutlass_version(self) -> str | None:
         """The version as given, or an include directory made absolute."""
@@ -193,8 +225,8 @@ def find(
 ) -> LoadedConfig:
     """The config `cutlint check` runs with: `--config`, else discovery, else the defaults."""
     if not use_files:
-        return LoadedConfig(Config())
+        return LoadedConfig(DEFAULTS)
     if explicit is not None:
         return load(explicit)
     found = discover(cwd or Path.cwd())
-    return load(found) if found else LoadedConfig(Config())
+    return load(found) if found else LoadedConfig(DEFAULTS)

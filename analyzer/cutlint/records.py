@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 
 class Record(BaseModel):
-    """Base of all records: frozen, no unknown fields."""
+    """Base of all records: frozen, no unknown fields.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    `defer_build`: a record's validator is built when the record is first made, not when its
+    class is defined, so a run builds only the records it uses (`cutlint --version` none, and
+    `check` not the explain, pregen and verify records): this halves start-up."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # --- parse -------------------------------------------------------------------------------------
@@ -36,13 +40,17 @@ class Shape3(Record):
         return f"{self.m}x{self.n}x{self.k}"
 
 
-class Family(StrEnum):
-    """Which kind of instantiation a record came from."""
+class FormKind(StrEnum):
+    """The source form an instantiation is written in: syntax only, no meaning yet.
 
-    TMA_WS_MOE_GEMM = "tma_ws_moe_gemm"
-    """`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(...)` (FlashInfer / TensorRT-LLM, SM90+)."""
-    EXPLICIT_LAUNCHER = "explicit_launcher"
-    """`template void <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, ...)."""
+    Which kernel family a form is, is decided later by the family registry
+    (cutlint.families.registry), not by the parser.
+    """
+
+    MACRO_CALL = "macro_call"
+    """`INSTANTIATE_...(...)`: a producer's instantiation macro (FlashInfer / TensorRT-LLM)."""
+    EXPLICIT_INSTANTIATION = "explicit_instantiation"
+    """`template <type> <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, ...)."""
 
 
 class ElementType(StrEnum):
@@ -95,16 +103,33 @@ class MoeGemmArgs(Record):
 
 
 class Instantiation(Record):
-    """One instantiation found in a source file, whether or not the model covers it."""
+    """One instantiation found in a source file, whether or not a family claims it.
+
+    A source form: what the file says. Its meaning (the kernel family and the typed recipe) is
+    given by the family that claims it (cutlint.families).
+    """
 
     span: SourceSpan
-    family: Family
+    form: FormKind
     name: str = Field(description="macro or launcher name")
     args: tuple[str, ...] = Field(description="arguments as written, whitespace-normalized")
     guard: Guard | None = Field(default=None, description="innermost enclosing #if, if any")
-    moe: MoeGemmArgs | None = Field(
-        default=None, description="typed arguments, for the TMA WS MoE GEMM family"
-    )
+
+
+class Recipe(Record):
+    """What a kernel family builds from one instantiation: the CUTLASS types it chooses, typed.
+
+    Each family subclasses it (its own fields, `family` fixed to its name); the engine and the
+    reporters handle any recipe through its family (cutlint.families.registry.family_of).
+    """
+
+    family: str = Field(description="the name of the family that claimed the instantiation")
+
+
+class MoeGemmRecipe(Recipe):
+    """A `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM` call read by a family that builds it."""
+
+    args: MoeGemmArgs
 
 
 class InputProblem(Record):
@@ -139,6 +164,11 @@ class Region(Record):
     size: int
     align: int
     source: str = Field(description="the CUTLASS header and symbol this member mirrors")
+    derived_from: tuple[str, ...] = Field(
+        default=(),
+        description="the quantities its size is derived from (`builder.stages`, "
+        "`builder.term.A`, `epilogue.tile`, `input.tile`, ...): the derivation graph's edges",
+    )
 
 
 class StageTerm(Record):
@@ -147,22 +177,47 @@ class StageTerm(Record):
     name: str
     bytes: int
     source: str
+    derived_from: tuple[str, ...] = Field(
+        default=(), description="the quantities it is derived from (`input.tile`, ...)"
+    )
 
 
 class StageCount(Record):
-    """The stage count as the CollectiveBuilder of the modeled CUTLASS version computes it."""
+    """The stage count as the CollectiveBuilder of the modeled CUTLASS version computes it.
+
+    One word per quantity, the same in the text, the rules and the JSON:
+    `capacity` - `reserved` (the builder's up-front reductions) - `carveout` = `stage_budget`;
+    `stages` = stage_budget / `stage_bytes`; the builder's `estimate` of the kernel's shared
+    memory is reserved + carveout + stages x stage_bytes.
+    """
 
     stages: int
     capacity: int = Field(description="the capacity the builder starts from (bytes)")
-    budget: int = Field(description="capacity less the builder's reductions and the carveout")
-    carveout: int = Field(description="StageCountAutoCarveout bytes")
     reductions: tuple[StageTerm, ...] = Field(description="what the builder subtracts up front")
+    carveout: int = Field(description="StageCountAutoCarveout bytes (0 for StageCountAuto)")
+    stage_budget: int = Field(description="capacity - reserved - carveout: the bytes for stages")
     per_stage: tuple[StageTerm, ...] = Field(description="what the builder counts per stage")
     stage_bytes: int
     formula: str = Field(description="the builder function this mirrors")
     capacity_source: str = Field(
         default="", description="the CUTLASS header and symbol the capacity comes from"
     )
+    fixed: bool = Field(
+        default=False, description="StageCount<N>: the stages are given, not computed"
+    )
+    carveout_derived_from: tuple[str, ...] = Field(
+        default=(), description="the quantities the carveout is derived from"
+    )
+
+    @property
+    def reserved(self) -> int:
+        """The builder's up-front reductions, in bytes."""
+        return sum(r.bytes for r in self.reductions)
+
+    @property
+    def estimate(self) -> int:
+        """What the builder believes the kernel needs: reserved + carveout + stages x stage_bytes."""
+        return self.reserved + self.carveout + self.stages * self.stage_bytes
 
 
 class EpilogueTile(Record):
@@ -179,6 +234,10 @@ class EpilogueTile(Record):
     reuse_smem_c: bool = Field(description="ReuseSmemC: C and D share one union of buffers")
     swizzle_align: int = Field(description="alignment of the C/D smem layout's swizzle atom")
     source: str
+    derived_from: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="for each of tile, stages_c, stages_d, swizzle: the quantities it comes from",
+    )
 
 
 class RegisterPlan(Record):
@@ -247,8 +306,16 @@ class Resources(Record):
     registers: RegisterPlan | None = Field(
         default=None, description="the warp groups' register split"
     )
-    dispatch_supported: bool = Field(
-        description="whether the launcher's SM120 dispatch accepts this tile and cluster"
+    dispatch_supported: bool | None = Field(
+        default=None,
+        description="whether the launcher's dispatch accepts this tile and cluster (None: the "
+        "family's launcher has no such list, or the release is unknown)",
+    )
+    dispatch_source: str = Field(
+        default="", description="the launcher function (and data) the dispatch answer mirrors"
+    )
+    tmem_columns: int | None = Field(
+        default=None, description="tensor-memory columns the kernel allocates (SM100 and later)"
     )
     variants: tuple[Variant, ...] = Field(
         default=(), description="nearby variants (SwapAB, fusion, tile) and whether they fit"
@@ -269,10 +336,8 @@ class Resources(Record):
 class Variant(Record):
     """A neighbouring tactic and its shared memory, for the "what would fit" advice."""
 
-    label: str = Field(description="e.g. `SwapAB on`")
+    label: str = Field(description="what differs, in the family's words, e.g. `SwapAB on`")
     tile: Shape3
-    swap_ab: bool
-    fusion: Fusion
     stages: int
     smem_bytes: int
     fits: bool
@@ -328,6 +393,9 @@ class Verdict(StrEnum):
 
 class InstantiationResult(Record):
     instantiation: Instantiation
+    recipe: SerializeAsAny[Recipe] | None = Field(
+        default=None, description="what the claiming family builds; None when no family claims it"
+    )
     resources: Resources | None
     verdict: Verdict
     not_modeled: NotModeled | None = None
@@ -358,6 +426,3 @@ class CheckResult(Record):
             for r in f.instantiations:
                 out.extend(r.diagnostics)
         return out
-
-
-Resources.model_rebuild()

@@ -12,7 +12,7 @@ import pytest
 
 from cutlint.cutlass import epilogue, fusion, kernel
 from cutlint.cutlass.versions import cutlass_model
-from cutlint.model import sm120_blockscaled as sm120
+from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import ElementType, Fusion, Shape3
 

@@ -66,8 +66,8 @@ def test_regions_are_derived_from_the_quantities_that_size_them() -> None:
         "builder.term.A",
     }
     assert "epilogue.stages_c" in set(g.successors("region.tensors.epilogue.collective.smem_C"))
-    assert {"builder.budget", "builder.stage_bytes"} == set(g.successors("builder.stages"))
-    assert "builder.carveout" in set(g.successors("builder.budget"))
+    assert {"builder.stage_budget", "builder.stage_bytes"} == set(g.successors("builder.stages"))
+    assert "builder.carveout" in set(g.successors("builder.stage_budget"))
     assert {"layout.total", "limit"} <= set(g.successors("finding.CUT101"))
     assert "variant.SwapAB on" in set(nx.descendants(g, "finding.CUT101"))
 
@@ -144,7 +144,7 @@ def test_cli_explain_json_is_the_graph() -> None:
     data = json.loads(out.output)
     nodes = {n["id"]: n for n in data["nodes"]}
     assert nodes["verdict"]["value"] == data["verdict"]
-    assert {"node": "builder.stages", "derived_from": "builder.budget"} in data["edges"]
+    assert {"node": "builder.stages", "derived_from": "builder.stage_budget"} in data["edges"]
 
 
 def test_explain_a_rule_still_works() -> None:

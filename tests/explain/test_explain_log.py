@@ -19,6 +19,7 @@ from cutlint import api
 from cutlint.cli import main
 from cutlint.explain import Agreement
 from cutlint.explain.render import render_log_text
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.records import ElementType, Fusion
 
 FIXTURES = Path(__file__).parent.parent.parent / "fixtures" / "logs"
@@ -73,7 +74,7 @@ def test_headline_line_maps_to_the_finalize_bf16_instantiation_and_says_why(
     f = explained.failures[0]
     assert f.event.text == HEADLINE[HEADLINE.index("[Autotuner]") :]
     (r,) = f.matches
-    m, res = r.instantiation.moe, r.resources
+    m, res = moe_args(r), r.resources
     assert m is not None and res is not None
     assert (Path(r.instantiation.span.path).name, r.instantiation.span.line) == (M256, 60)
     assert (m.fusion, str(m.cta_tile), m.swap_ab, m.output_type) == (

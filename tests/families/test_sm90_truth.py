@@ -19,7 +19,7 @@ import pytest
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel, cutlass_model, parse_version
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
-from cutlint.parse.moe_args import typed
+from cutlint.producers.trtllm.moe_macro import typed
 from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 
 DATA = Path(__file__).parents[1] / "data"
@@ -254,7 +254,7 @@ def test_stage_budget_terms() -> None:
     t = sm90.tactic_of(args_with(cta_tile=Shape3(m=128, n=16, k=64), swap_ab=True))
     assert isinstance(t, sm90.Tactic)
     sc = sm90.stage_count(t, cutlass_of("0.7.4"))
-    assert (sc.carveout, sc.stage_bytes, sc.budget, sc.stages) == (6144, 18448, 225920, 12)
+    assert (sc.carveout, sc.stage_bytes, sc.stage_budget, sc.stages) == (6144, 18448, 225920, 12)
 
 
 # --- the compiler, end to end ----------------------------------------------------------------
@@ -264,7 +264,7 @@ ONE_FILE = "cutlass_kernel_file_gemm_grouped_sm90_M128_group0.generated.cu"
 
 @pytest.fixture(scope="module")
 def sm90_cache(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from cutlint.verify.flashinfer import generate_cache
+    from cutlint.producers.flashinfer.wheel import generate_cache
 
     made: dict[str, Path] = {}
     base = tmp_path_factory.mktemp("jit-cache-sm90")

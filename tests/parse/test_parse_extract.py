@@ -8,12 +8,27 @@ from pathlib import Path
 import pytest
 
 from cutlint.parse import parse_source
-from cutlint.records import ElementType, Family, Fusion, Guard, ParsedFile, Shape3
+from cutlint.producers.trtllm.moe_macro import PARAMETERS, typed
+from cutlint.records import (
+    ElementType,
+    FormKind,
+    Fusion,
+    Guard,
+    Instantiation,
+    MoeGemmArgs,
+    ParsedFile,
+    Shape3,
+)
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
 SM120 = FIXTURES / "cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"
 MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 GOOD_ARGS = "Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault, NONE, 128, 128, 128, 1, 1, 1, false, false, false, false"
+
+
+def typed_args(i: Instantiation) -> MoeGemmArgs | None:
+    """The macro's typed arguments (the families' reader), where the count is right."""
+    return typed(i.args)[0] if len(i.args) == len(PARAMETERS) else None
 
 
 def parse(path: Path, **kw: object) -> ParsedFile:
@@ -36,13 +51,13 @@ def test_flashinfer_sm120_file() -> None:
     first = parsed.instantiations[0]
     assert (first.span.line, first.span.column, first.span.end_line) == (12, 9, 15)
     assert first.span.path == str(SM120)
-    assert first.family is Family.TMA_WS_MOE_GEMM and first.name == MACRO
+    assert first.form is FormKind.MACRO_CALL and first.name == MACRO
     assert first.args == (
         "Sm120", "SafeFP4", "SafeFP4", "half", "void", "EpilogueOpDefault", "FINALIZE",
         "128", "128", "128", "1", "1", "1", "false", "false", "false", "false",
     )  # fmt: skip
     assert first.guard == Guard(text="defined(ENABLE_FP4) && defined(ENABLE_FP4)", active=True)
-    moe = first.moe
+    moe = typed_args(first)
     assert moe is not None
     assert (moe.arch_tag, moe.sm) == ("Sm120", 120)
     assert (moe.act_type, moe.weight_type, moe.output_type) == (ElementType.E2M1,) * 2 + (
@@ -56,9 +71,14 @@ def test_flashinfer_sm120_file() -> None:
     assert moe.cta_tile == Shape3(m=128, n=128, k=128) and moe.cluster == Shape3(m=1, n=1, k=1)
     assert (moe.mxfpx, moe.dynamic_cga, moe.bias, moe.swap_ab) == (False, False, False, False)
     types = [
-        (i.moe.act_type, i.moe.output_type, i.moe.mxfpx, i.moe.swap_ab)
+        (
+            typed_args(i).act_type,
+            typed_args(i).output_type,
+            typed_args(i).mxfpx,
+            typed_args(i).swap_ab,
+        )
         for i in parsed.instantiations
-        if i.moe
+        if typed_args(i)
     ]
     assert types == [
         (ElementType.E2M1, ElementType.F16, False, False),
@@ -105,7 +125,11 @@ def test_explicit_launchers() -> None:
     sm80 = parse(FIXTURES / "cutlass_kernel_file_gemm_grouped_sm80_M128_group0.generated.cu")
     assert sm80.generated_for_sm == 80
     first = sm80.instantiations[0]
-    assert first.family is Family.EXPLICIT_LAUNCHER and first.moe is None and first.guard is None
+    assert (
+        first.form is FormKind.EXPLICIT_INSTANTIATION
+        and typed_args(first) is None
+        and first.guard is None
+    )
     assert first.name == "sm80_generic_fused_moe_gemm_kernelLauncher"
     assert first.args == (
         "cutlass::half_t", "cutlass::half_t", "128", "128", "64", "2",
@@ -127,16 +151,66 @@ def test_explicit_launchers() -> None:
     assert sm90.instantiations[2].guard == Guard(text="defined(ENABLE_FP8)", active=True)
 
 
+def test_any_instantiate_macro_and_any_return_type() -> None:
+    """FlashInfer's JIT-rendered modules: macros of other names and arities, kept as written,
+    and explicit instantiations that return `cudaError_t`."""
+    parsed = src(
+        "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(half, 128, 256, 128, 1, 1, 1, _1SM, true)\n"
+        "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC(Tactic128x128x128Config)\n"
+        "INSTANTIATE_GROUP_GEMM_NVFP4_GROUPWISE_SM120(\n    128,\n    32, cutlass::half_t\n)\n"
+        "template cudaError_t\nCutlassGroupwiseScaledGEMMSM120<\n    1, 128, 128,\n    true,\n"
+        "    cutlass::float_e4m3_t,\n    cutlass::half_t>(\n        void* b, int m, cudaStream_t s);\n"
+        "#define INSTANTIATE_X(a) template void f<a>(a);\n"
+        "int MY_INSTANTIATE_Y(int); int z = INSTANTIATE_SIZE; INSTANTIATE_Z\n"
+    )
+    assert parsed.problems == ()
+    got = [(i.form, i.name, i.args, i.span.line, i.span.end_line) for i in parsed.instantiations]
+    assert got == [
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER",
+            ("half", "128", "256", "128", "1", "1", "1", "_1SM", "true"),
+            1,
+            1,
+        ),
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC",
+            ("Tactic128x128x128Config",),
+            2,
+            2,
+        ),
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_GROUP_GEMM_NVFP4_GROUPWISE_SM120",
+            ("128", "32", "cutlass::half_t"),
+            3,
+            6,
+        ),
+        (
+            FormKind.EXPLICIT_INSTANTIATION,
+            "CutlassGroupwiseScaledGEMMSM120",
+            ("1", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
+            7,
+            13,
+        ),
+    ]
+    assert all(i.form in FormKind for i in parsed.instantiations)
+    cut = src("INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128,\n#endif\n")
+    assert [p.code for p in cut.problems] == ["CUT003"]
+    assert "`INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(` is truncated" in cut.problems[0].message
+
+
 def test_bad_arguments_keep_the_record() -> None:
     count = parse(FIXTURES / "bad" / "wrong_count.cu")
     assert [len(i.args) for i in count.instantiations] == [16, 18, 1]
-    assert all(i.moe is None for i in count.instantiations)
+    assert all(typed_args(i) is None for i in count.instantiations)
     unknown = parse(FIXTURES / "bad" / "unknown_args.cu").instantiations
-    assert unknown[0].moe is not None and unknown[0].moe.act_type is None
-    assert unknown[1].moe is None  # CTA_N is not an integer
-    assert unknown[2].moe is not None and unknown[2].moe.fusion is None
-    assert unknown[3].moe is not None and unknown[3].moe.sm is None
-    assert unknown[4].moe is None and unknown[5].moe is None
+    assert typed_args(unknown[0]) is not None and typed_args(unknown[0]).act_type is None
+    assert typed_args(unknown[1]) is None  # CTA_N is not an integer
+    assert typed_args(unknown[2]) is not None and typed_args(unknown[2]).fusion is None
+    assert typed_args(unknown[3]) is not None and typed_args(unknown[3]).sm is None
+    assert typed_args(unknown[4]) is None and typed_args(unknown[5]) is None
 
 
 def test_truncated_calls_say_where() -> None:
@@ -163,7 +237,7 @@ def test_integer_spellings() -> None:
     parsed = src(
         f"{MACRO}(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault, NONE, 0x80, 128u, 0200, 1, 1, 1, 0, 1, false, true);"
     )
-    moe = parsed.instantiations[0].moe
+    moe = typed_args(parsed.instantiations[0])
     assert parsed.problems == () and moe is not None
     assert moe.cta_tile == Shape3(m=128, n=128, k=128)
     assert (moe.mxfpx, moe.dynamic_cga, moe.swap_ab) == (False, True, True)
@@ -223,7 +297,8 @@ def test_a_10mb_line_is_linear() -> None:
 def test_deep_nesting_in_arguments_is_counted_not_recursed() -> None:
     text = f"{MACRO}({'(' * 20000}1{')' * 20000});\n".encode()
     parsed = parse_source("deep.cu", text)
-    assert codes(parsed) == [("CUT004", 1)]
+    # One argument: the family's reader reports the count (CUT004), not the parser.
+    assert codes(parsed) == [] and len(parsed.instantiations[0].args) == 1
 
 
 def test_missing_includes_do_not_matter() -> None:

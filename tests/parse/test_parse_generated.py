@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cutlint.parse import parse_paths
-from cutlint.records import Family
+from cutlint.producers.trtllm.moe_macro import PARAMETERS, typed
+from cutlint.records import FormKind, Instantiation, MoeGemmArgs
 
 # What the generator wrote (counted with grep on the files): SM120 macro instantiations, of which
 # FP8 x FP4 (`#if defined(ENABLE_FP8) && defined(ENABLE_FP4)`), and explicit launchers.
@@ -22,6 +23,11 @@ COUNTS = {
 CALL = re.compile(r"INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM\(([^;]*)\);")
 
 
+def typed_args(i: Instantiation) -> MoeGemmArgs | None:
+    """The macro's typed arguments (the families' reader), where the count is right."""
+    return typed(i.args)[0] if len(i.args) == len(PARAMETERS) else None
+
+
 @pytest.mark.parametrize("version", sorted(COUNTS))
 def test_every_instantiation_is_found(generated_cache: Callable[[str], Path], version: str) -> None:
     root = generated_cache(version)
@@ -29,17 +35,18 @@ def test_every_instantiation_is_found(generated_cache: Callable[[str], Path], ve
     assert all(r.problems == () and r.generated_for_sm == 120 for r in sm120)
     insts = [i for r in sm120 for i in r.instantiations]
     assert len(insts) == COUNTS[version]["sm120"]
-    assert all(i.family is Family.TMA_WS_MOE_GEMM and i.moe is not None for i in insts)
+    assert all(i.form is FormKind.MACRO_CALL and typed_args(i) is not None for i in insts)
     assert all(i.guard is not None and i.guard.active for i in insts)
     assert (
         sum(1 for i in insts if i.guard and "ENABLE_FP8" in i.guard.text) == COUNTS[version]["fp8"]
     )
     for kind, sm in (("gemm_grouped", "80"), ("gemm", "90")):
         parsed = parse_paths([root / kind / sm])
-        assert all(r.problems == () and r.generated_for_sm == int(sm) for r in parsed)
+        # the cache's device (cutlass_instantiations/120), not the kernel's arch in the name
+        assert all(r.problems == () and r.generated_for_sm == 120 for r in parsed)
         launchers = [i for r in parsed for i in r.instantiations]
         assert len(launchers) == COUNTS[version][f"sm{sm}"]
-        assert all(i.family is Family.EXPLICIT_LAUNCHER and i.guard is None for i in launchers)
+        assert all(i.form is FormKind.EXPLICIT_INSTANTIATION and i.guard is None for i in launchers)
 
 
 @pytest.mark.parametrize("version", sorted(COUNTS))
@@ -53,7 +60,7 @@ def test_typed_fields_match_the_text(generated_cache: Callable[[str], Path], ver
     insts = [i for r in parse_paths([directory]) for i in r.instantiations]
     assert [list(i.args) for i in insts] == expected
     for inst, args in zip(insts, expected, strict=True):
-        moe = inst.moe
+        moe = typed_args(inst)
         assert moe is not None
         assert (moe.cta_tile.m, moe.cta_tile.n, moe.cta_tile.k) == tuple(int(a) for a in args[7:10])
         assert (moe.cluster.m, moe.cluster.n, moe.cluster.k) == tuple(int(a) for a in args[10:13])

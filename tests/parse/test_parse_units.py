@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.parse import cachepath, directives, moe_args
+from cutlint.parse import directives
 from cutlint.parse.calls import Brackets
 from cutlint.parse.lexmask import mask
+from cutlint.producers.flashinfer import cache_layout
+from cutlint.producers.trtllm import moe_macro as moe_args
 from cutlint.records import ElementType
 
 
@@ -138,13 +140,19 @@ def test_element_types_and_arch() -> None:
             80,
             None,
         ),
+        (
+            "/c/flashinfer/0.7.4/120f/generated/cutlass_instantiations/120/gemm_grouped/80/"
+            "cutlass_kernel_file_gemm_grouped_sm80_M16_group2.generated.cu",
+            120,  # an Ampere kernel of an SM120 cache runs on the SM120 device
+            "0.7.4",
+        ),
         ("/src/kernels/moe.cu", None, None),
         ("/a/flashinfer/latest/generated/x_sm120_.cu", 120, None),
     ],
 )
 def test_path_facts(path: str, sm: int | None, version: str | None) -> None:
-    assert cachepath.generated_for_sm(path) == sm
-    assert cachepath.flashinfer_version(path) == version
+    assert cache_layout.generated_for_sm(path) == sm
+    assert cache_layout.flashinfer_version(path) == version
 
 
 def test_version_of_a_relative_path_inside_the_cache(
@@ -153,4 +161,4 @@ def test_version_of_a_relative_path_inside_the_cache(
     cache = tmp_path / ".cache" / "flashinfer" / "0.6.3" / "120a"
     cache.mkdir(parents=True)
     monkeypatch.chdir(cache)
-    assert cachepath.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"
+    assert cache_layout.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"

@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from cutlint import api
 from cutlint.cli import main
-from cutlint.pregen.enumerate import enumerate_operations
 from cutlint.pregen.records import FAILING
-from cutlint.pregen.tactics import QuantMode, runner_tactics
-from cutlint.verify.flashinfer import load_generator
+from cutlint.producers.flashinfer.enumerate import enumerate_operations
+from cutlint.producers.flashinfer.tactics import QuantMode, runner_tactics
+from cutlint.producers.flashinfer.wheel import load_generator
 
 VERSIONS = ("0.6.3", "0.7.2.post1")
 

@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from cutlint import api
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.records import ElementType, Fusion, Shape3, Verdict
 
 
@@ -58,7 +59,7 @@ def test_validate_tactics_takes_the_generators_spellings_and_keeps_order() -> No
         Verdict.FITS,
     )
     assert a.instantiation.span.path == "fp4 finalize 256x128x128"
-    assert c.instantiation.moe is not None and c.instantiation.moe.mxfpx  # the generator's default
+    assert moe_args(c) is not None and moe_args(c).mxfpx  # the generator's default
     same = api.check_tactic(
         act_type=ElementType.E2M1,
         weight_type=ElementType.E2M1,

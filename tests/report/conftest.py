@@ -18,12 +18,12 @@ from cutlint.records import CheckResult
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
 SHARED_INPUTS = (
-    "smem/CUT101-headline-flashinfer-0.6.3.cu",
-    "smem/CUT101-headline-flashinfer-0.7.2.cu",
+    "sm120-blockscaled-grouped/CUT101-headline-flashinfer-0.6.3.cu",
+    "sm120-blockscaled-grouped/CUT101-headline-flashinfer-0.7.2.cu",
     "model/CUT010-not-modeled.cu",
     "input/CUT004-CUT005-bad-arguments.cu",
     "input/CUT006-no-instantiations.cu",
-    "launch/CUT202-tile-not-dispatched.cu",
+    "sm120-blockscaled-grouped/CUT202-tile-not-dispatched.cu",
 )
 
 

@@ -21,7 +21,7 @@ from cutlint.report import sarif
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "fixtures"
-HEADLINE = FIXTURES / "smem" / "CUT101-headline-flashinfer-0.6.3.cu"
+HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.6.3.cu"
 
 
 def _schema() -> dict[str, Any]:

@@ -27,8 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify import cublas
-from cutlint.verify.flashinfer import download_wheel, generate_cache
 from cutlint.verify.launcher_patch import patch_launcher
 from cutlint.verify.macro_calls import find_macro_calls, normalize_arg
 from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, run_probe

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from cutlint.cli import main
 from cutlint.cutlass.layout import Block
-from cutlint.model import sm120_blockscaled as sm120
+from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.verify import nvcc_probe, probe_flags
 
 M256 = "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
@@ -87,8 +87,13 @@ def test_verify_real_file_with_failing_and_fitting_tactics(
     assert len(rows) == 8 and all(r["agree"] for r in rows)
     compiled = run.data["summary"]["files_compiled"]
     assert compiled == 1 or os.environ.get("CUTLINT_TEST_VERIFY_CACHE"), "a fresh cache compiles"
-    failing = [r for r in rows if r["fusion"] == "FINALIZE" and not r["swap_ab"]]
-    fitting = [r for r in rows if r["fusion"] == "FINALIZE" and r["swap_ab"]]
+    args = [r["recipe"]["args"] for r in rows]
+    failing = [
+        r for r, a in zip(rows, args, strict=True) if a["fusion"] == "FINALIZE" and not a["swap_ab"]
+    ]
+    fitting = [
+        r for r, a in zip(rows, args, strict=True) if a["fusion"] == "FINALIZE" and a["swap_ab"]
+    ]
     assert failing and all(r["smem_bytes"] == 102400 > OPTIN and r["stages"] == 3 for r in failing)
     assert fitting and all(r["smem_bytes"] == 74752 <= OPTIN and r["stages"] == 2 for r in fitting)
     truth = truth_for(nvcc_truth, "0.6.3", M256)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cutlint.records import Family, Instantiation, SourceSpan
+from cutlint.records import FormKind, Instantiation, SourceSpan
 from cutlint.verify.cli import exit_code
 from cutlint.verify.report import render_json, render_text
 from cutlint.verify.result import (
@@ -33,7 +33,7 @@ WRONG = RIGHT.model_copy(update={"smem_bytes": 101376})
 def inst(line: int) -> Instantiation:
     return Instantiation(
         span=SourceSpan(path=PATH, line=line, column=1, end_line=line),
-        family=Family.TMA_WS_MOE_GEMM,
+        form=FormKind.MACRO_CALL,
         name="INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM",
         args=("Sm120",),
     )

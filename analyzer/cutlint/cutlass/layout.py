@@ -8,13 +8,18 @@ space (cute's `aligned_struct<N, Child>` is such a base: it only contributes its
 A union is as large as its largest member, rounded up to its alignment.
 
 Each block keeps the regions it was built from, so that every byte of the final size can be
-traced to a member, to padding, or to the final round-up.
+traced to a member, to padding, or to the final round-up; and each leaf can name the quantities
+its size is derived from (`derived_from`: "builder.stages", "builder.term.A", "epilogue.tile",
+"input.tile", ...), which `cutlint explain` draws as the derivation graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+TAIL_PADDING_FROM = ("layout.align",)
+"""What a round-up to alignof is derived from: the alignment of the type laid out."""
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -30,6 +35,7 @@ class Piece:
     size: int
     align: int
     source: str
+    derived_from: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -41,30 +47,48 @@ class Block:
     align: int
     source: str
     pieces: tuple[Piece, ...] = field(default=())
+    derived_from: tuple[str, ...] = ()
 
     def at(self, name: str, align: int | None = None) -> Block:
         """This block as a member called `name`, optionally with an `alignas` of its own."""
-        return Block(name, self.size, max(self.align, align or 1), self.source, self.pieces)
+        return Block(
+            name,
+            self.size,
+            max(self.align, align or 1),
+            self.source,
+            self.pieces,
+            self.derived_from,
+        )
 
     def flat(self, prefix: str = "", base: int = 0) -> list[Piece]:
         """Leaf regions with absolute offsets and dotted names."""
         path = f"{prefix}.{self.name}" if prefix else self.name
         if not self.pieces:
-            return [Piece(path, base, self.size, self.align, self.source)]
+            return [Piece(path, base, self.size, self.align, self.source, self.derived_from)]
         out: list[Piece] = []
         for p in self.pieces:
-            out.append(Piece(f"{path}.{p.name}", base + p.offset, p.size, p.align, p.source))
+            out.append(
+                Piece(
+                    f"{path}.{p.name}",
+                    base + p.offset,
+                    p.size,
+                    p.align,
+                    p.source,
+                    p.derived_from,
+                )
+            )
         return out
 
 
-def array(name: str, size: int, align: int, source: str) -> Block:
-    """A leaf: an array or scalar of `size` bytes with natural (or `alignas`) alignment."""
-    return Block(name, size, align, source)
+def array(name: str, size: int, align: int, source: str, derived_from: Sequence[str] = ()) -> Block:
+    """A leaf: an array or scalar of `size` bytes with natural (or `alignas`) alignment, whose
+    size is derived from the quantities `derived_from` names."""
+    return Block(name, size, align, source, derived_from=tuple(derived_from))
 
 
-def empty(name: str, source: str) -> Block:
+def empty(name: str, source: str, derived_from: Sequence[str] = ()) -> Block:
     """An empty struct used as a member: C++ gives it size 1 so that it has an address."""
-    return Block(name, 1, 1, source)
+    return Block(name, 1, 1, source, derived_from=tuple(derived_from))
 
 
 def struct(
@@ -97,6 +121,7 @@ def struct(
                 size - offset,
                 1,
                 f"sizeof rounded up to alignof = {align}",
+                TAIL_PADDING_FROM,
             )
         )
     return Block(name, size, align, source, tuple(pieces))
@@ -116,6 +141,7 @@ def union(name: str, members: Sequence[Block], source: str) -> Block:
                 size - largest,
                 1,
                 f"sizeof rounded up to alignof = {align}",
+                TAIL_PADDING_FROM,
             )
         )
     return Block(name, size, align, source, tuple(pieces))

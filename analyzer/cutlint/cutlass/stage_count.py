@@ -105,13 +105,13 @@ def sm90_stage_count(
         ),
     )
     stage_bytes = sum(t.bytes for t in per_stage)
-    budget = capacity - sum(t.bytes for t in reductions) - carveout
+    stage_budget = capacity - sum(t.bytes for t in reductions) - carveout
     return StageCount(
-        stages=cpp_div(budget, stage_bytes),
+        stages=cpp_div(stage_budget, stage_bytes),
         capacity=capacity,
-        budget=budget,
-        carveout=carveout,
         reductions=reductions,
+        carveout=carveout,
+        stage_budget=stage_budget,
         per_stage=per_stage,
         stage_bytes=stage_bytes,
         formula=f"{GB90}: compute_stage_count_or_override(StageCountAutoCarveout) = "

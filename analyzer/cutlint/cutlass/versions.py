@@ -12,7 +12,6 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,9 @@ def format_version(v: Version) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with resources.files("cutlint.cutlass").joinpath("data", name).open("rb") as f:
+    # Beside this module, read as a file: importlib.resources would add its imports to
+    # `cutlint --version`, which reads this table.
+    with (Path(__file__).parent / "data" / name).open("rb") as f:
         return tomllib.load(f)
 
 
@@ -86,6 +87,11 @@ def modeled_range() -> tuple[Version, Version]:
     return first, last
 
 
+def verified_versions() -> tuple[Version, ...]:
+    """The versions whose numbers the compiler confirmed (docs/validation.md)."""
+    return _cutlass_table()[2]
+
+
 def cutlass_model(version: Version, origin: str) -> CutlassModel:
     _, _, verified, all_knobs = _cutlass_table()
     on = frozenset(k.name for k in all_knobs if version >= k.since)
@@ -119,14 +125,12 @@ def resolve(
                 raise ValueError(f"{override}: no cutlass/version.h with CUTLASS_MAJOR/MINOR/PATCH")
             return cutlass_model(found, f"{override}/cutlass/version.h")
         return cutlass_model(parse_version(override), "--cutlass-version")
-    from cutlint.producers.flashinfer.releases import flashinfer_releases
+    from cutlint.producers.flashinfer.releases import known_release
 
-    release = flashinfer_releases().get(flashinfer_version or "")
+    release, note = known_release(flashinfer_version)
     if release is not None:
-        return cutlass_model(
-            release.cutlass,
-            f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}",
-        )
+        origin = f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}"
+        return cutlass_model(release.cutlass, f"{note} {origin}" if note else origin)
     _, last = modeled_range()
     why = (
         f"FlashInfer {flashinfer_version} is not in cutlint's table"

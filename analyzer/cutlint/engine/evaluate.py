@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from cutlint.engine.facts import Facts
 from cutlint.engine.schema import All, Any_, Compare, Condition, MetricRef, Not, Operand, Rule
+from cutlint.families.base import Facts
 from cutlint.records import Diagnostic
 
 _OPS = {

@@ -1,59 +1,91 @@
-"""The metrics rules may name: a flat view of one instantiation's Resources.
+"""The metrics rules may name: a flat view of one instantiation's Resources and recipe.
 
-Every metric is derived from the model's records; nothing here computes a new number of the
-kernel. The names are the vocabulary of the rule files and their message templates.
+Core metrics come from the Resources every family has; a family adds its own, namespaced
+(`moe.swap_ab`), through its `facts`. Nothing here computes a new number of the kernel. The names
+are the vocabulary of the rule files and their message templates.
 """
 
 from __future__ import annotations
 
-from cutlint.records import Instantiation, Resources, Variant
+from cutlint.families.base import Facts
+from cutlint.records import Resources, Variant
 
-Facts = dict[str, int | bool | str]
-
-METRICS: dict[str, str] = {
+CORE_METRICS: dict[str, str] = {
     "smem.total": "sizeof(GemmKernel::SharedStorage), the bytes initialize() asks for",
     "smem.limit": "the arch's opt-in shared memory per block",
     "smem.slack": "smem.limit - smem.total",
     "smem.over": "smem.total - smem.limit",
     "smem.mainloop": "sizeof(CollectiveMainloop::SharedStorage)",
-    "smem.epilogue": "sizeof(CollectiveEpilogue::SharedStorage), the builder's carveout",
-    "stages": "the stage count the builder picks",
+    "smem.epilogue": "sizeof(CollectiveEpilogue::SharedStorage)",
+    "stages": "the stage count the builder picks (or StageCount<N> gives)",
     "builder.capacity": "the capacity the stage-count formula starts from",
-    "builder.reduced_capacity": "the capacity less the builder's up-front reductions",
-    "builder.accounted": "what the builder believes the kernel needs: reductions + carveout + stages x stage bytes",
-    "builder.undercount": "smem.total - builder.accounted: kernel storage the budget does not count",
+    "builder.reserved": "what the builder subtracts from the capacity up front",
+    "builder.carveout": "the StageCountAutoCarveout bytes (the epilogue's SharedStorage)",
+    "builder.stage_budget": "capacity - reserved - carveout: the bytes the builder divides into stages",
     "builder.stage_bytes": "bytes per stage in the builder's formula",
-    "cluster.size": "CGA_M x CGA_N x CGA_K",
-    "cluster.shape": "the cluster as written, MxNxK",
-    "cluster.dynamic": "DYNAMIC_CGA",
+    "builder.estimate": "what the builder believes the kernel needs: reserved + carveout + stages x stage bytes",
+    "builder.undercount": "smem.total - builder.estimate: kernel storage the builder does not count",
     "arch.sm": "the target arch's compute capability, e.g. 120",
     "arch.name": "the target arch, e.g. sm_120",
     "arch.max_cluster_size": "largest cluster the arch's builders accept",
-    "dispatch.supported": "the launcher's SM120 dispatch accepts this tile and cluster",
-    "tile": "the CTA tile, MxNxK",
-    "swap_ab": "SwapAB",
-    "fusion": "the epilogue fusion",
-    "variant.fits": "a neighbouring variant (SwapAB, fusion) fits",
+    "dispatch.supported": "the launcher's dispatch accepts this tile and cluster (true when it has no list, or the release is unknown)",
+    "variant.fits": "a neighbouring variant fits",
     "variant.advice": "which neighbouring variant fits, in words",
     "cutlass.version": "the CUTLASS version modeled",
+    "threads": "threads per block (MaxThreadsPerBlock)",
 }
+
+
+CORE_METRIC_NODES: dict[str, tuple[str, ...]] = {
+    "smem.total": ("layout.total",),
+    "smem.limit": ("limit",),
+    "smem.slack": ("layout.total", "limit"),
+    "smem.over": ("layout.total", "limit"),
+    "stages": ("builder.stages",),
+    "builder.capacity": ("builder.capacity",),
+    "builder.carveout": ("builder.carveout",),
+    "builder.stage_budget": ("builder.stage_budget",),
+    "builder.stage_bytes": ("builder.stage_bytes",),
+    "arch.sm": ("input.arch",),
+    "arch.name": ("input.arch",),
+    "arch.max_cluster_size": ("input.arch",),
+    "cutlass.version": ("input.cutlass",),
+    "dispatch.supported": ("dispatch",),
+    "variant.fits": ("variants",),
+    "variant.advice": ("variants",),
+}
+"""The derivation-graph nodes (cutlint.explain.graph) that hold a core metric's value."""
+
+CORE_METRIC_INPUTS: dict[str, tuple[str, ...]] = {
+    "builder.reserved": ("builder.reduction.*",),
+    "builder.estimate": (
+        "builder.reduction.*",
+        "builder.carveout",
+        "builder.stages",
+        "builder.stage_bytes",
+    ),
+    "builder.undercount": ("layout.total", "metric.builder.estimate"),
+    "smem.mainloop": ("layout.tensors",),
+    "smem.epilogue": ("builder.carveout",),
+    "threads": (),
+}
+"""Core metrics that are arithmetic over graph nodes (each gets a node of its own): the nodes
+core_facts computes them from, as core_facts below writes them."""
 
 
 def _advice(variants: tuple[Variant, ...]) -> str:
     fitting = [v for v in variants if v.fits]
+    if not variants:
+        return "a smaller tile or one stage fewer fits"
     if not fitting:
-        return "no SwapAB or fusion variant of this tile fits; a smaller tile (N or K) does"
+        labels = " or ".join(v.label for v in variants)
+        return f"no {labels} variant of this tile fits; a smaller tile (N or K) does"
     best = min(fitting, key=lambda v: v.smem_bytes)
     return f"the {best.label} variant fits ({best.smem_bytes:,} B, {best.stages} stages)"
 
 
-def facts_for(inst: Instantiation, res: Resources) -> Facts:
+def core_facts(res: Resources) -> Facts:
     sc = res.stage_count
-    reductions = sum(r.bytes for r in sc.reductions)
-    accounted = reductions + sc.carveout + sc.stages * sc.stage_bytes
-    moe = inst.moe
-    assert moe is not None  # Resources exist only for typed instantiations
-    c = moe.cluster
     return {
         "smem.total": res.layout.size,
         "smem.limit": res.arch.smem_optin,
@@ -63,21 +95,18 @@ def facts_for(inst: Instantiation, res: Resources) -> Facts:
         "smem.epilogue": res.layout.epilogue_size,
         "stages": sc.stages,
         "builder.capacity": sc.capacity,
-        "builder.reduced_capacity": sc.capacity - reductions,
-        "builder.accounted": accounted,
-        "builder.undercount": res.layout.size - accounted,
+        "builder.reserved": sc.reserved,
+        "builder.carveout": sc.carveout,
+        "builder.stage_budget": sc.stage_budget,
         "builder.stage_bytes": sc.stage_bytes,
-        "cluster.size": c.m * c.n * c.k,
-        "cluster.shape": str(c),
-        "cluster.dynamic": moe.dynamic_cga,
+        "builder.estimate": sc.estimate,
+        "builder.undercount": res.layout.size - sc.estimate,
         "arch.sm": res.arch.sm,
         "arch.name": res.arch.name,
         "arch.max_cluster_size": res.arch.max_cluster_size,
-        "dispatch.supported": res.dispatch_supported,
-        "tile": str(moe.cta_tile),
-        "swap_ab": moe.swap_ab,
-        "fusion": moe.fusion.value if moe.fusion else "?",
+        "dispatch.supported": res.dispatch_supported is not False,
         "variant.fits": any(v.fits for v in res.variants),
         "variant.advice": _advice(res.variants),
         "cutlass.version": res.cutlass_version,
+        "threads": res.max_threads_per_block,
     }

@@ -10,7 +10,7 @@ from importlib.resources.abc import Traversable
 from pydantic import ValidationError
 
 from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
-from cutlint.engine.facts import METRICS
+from cutlint.engine.facts import CORE_METRICS
 from cutlint.engine.schema import Rule
 
 
@@ -34,10 +34,31 @@ def parse_rule(name: str, text: str) -> Rule:
     named = metrics_named(rule.when) if rule.when else []
     for template in (rule.message, rule.why or "", rule.fix or ""):
         named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
-    unknown = sorted({m for m in named if m not in METRICS})
+    known = vocabulary(rule.applies_to.families)
+    unknown = sorted({m for m in named if m not in known})
     if unknown:
-        raise RuleFileError(f"{name}: unknown metric(s) {unknown}; known: {sorted(METRICS)}")
+        scope = ", ".join(rule.applies_to.families) or "every family"
+        raise RuleFileError(
+            f"{name}: unknown metric(s) {unknown} for {scope}; known: {sorted(known)}"
+        )
     return rule
+
+
+def vocabulary(families: list[str]) -> dict[str, str]:
+    """The metrics a rule scoped to `families` may name: the core metrics and those every one
+    of the families provides (an unscoped rule may name only core metrics)."""
+    from cutlint.families.registry import FAMILIES, family_named
+
+    try:
+        scoped = [family_named(f) for f in families]
+    except KeyError as e:
+        known = ", ".join(f.name for f in FAMILIES)
+        raise RuleFileError(f"applies_to names an unknown family {e}; known: {known}") from e
+    shared = dict(CORE_METRICS)
+    if scoped:
+        common = set.intersection(*(set(f.metrics) for f in scoped))
+        shared.update({m: d for m, d in scoped[0].metrics.items() if m in common})
+    return shared
 
 
 @cache

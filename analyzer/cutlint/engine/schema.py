@@ -21,7 +21,7 @@ Scalar = int | bool | str
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class MetricRef(Strict):
@@ -95,6 +95,18 @@ class FailsAt(StrEnum):
     NEVER = "never"
 
 
+class AppliesTo(Strict):
+    """Where a rule holds: the families and target arches it speaks of (empty: all)."""
+
+    families: list[str] = Field(default_factory=list, description="family names (registry)")
+    arches: list[int] = Field(default_factory=list, description="target compute capabilities")
+
+    def includes(self, family: str, sm: int) -> bool:
+        return (not self.families or family in self.families) and (
+            not self.arches or sm in self.arches
+        )
+
+
 class Doc(Strict):
     what: str
     why: str
@@ -118,6 +130,9 @@ class Rule(Strict):
     when: Condition | None = None
     verdict: Verdict | None = Field(
         default=None, description="what a finding of this rule means for the tactic"
+    )
+    applies_to: AppliesTo = Field(
+        default_factory=AppliesTo, description="the families and arches the rule speaks of"
     )
     doc: Doc
 
@@ -144,9 +159,3 @@ class Rule(Strict):
     @property
     def label(self) -> str:
         return f"{self.id} {self.name}"
-
-
-All.model_rebuild()
-Any_.model_rebuild()
-Not.model_rebuild()
-Rule.model_rebuild()

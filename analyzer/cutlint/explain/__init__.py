@@ -14,7 +14,7 @@ from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
 from cutlint.logs.events import LogEventKind, LogFile
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
 
 
@@ -44,7 +44,7 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
     cache = CacheIndex.of(cache_root, cache_result)
     versions = cache.flashinfer_versions
     version = versions[0] if len(versions) == 1 else None
-    release = flashinfer_releases().get(version or "")
+    release = known_release(version)[0]
     failures = []
     for events in distinct(log.events):
         mapped = map_failure(events, cache)

@@ -11,7 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from cutlint.parse.cachepath import flashinfer_version
+from cutlint.families.moe_macro_family import moe_args
+from cutlint.producers.flashinfer.cache_layout import flashinfer_version
 from cutlint.records import CheckResult, FileResult, InstantiationResult, Shape3
 
 
@@ -79,7 +80,7 @@ class CacheIndex:
         out: list[InstantiationResult] = []
         for f in self.result.files:
             for r in f.instantiations:
-                m = r.instantiation.moe
+                m = moe_args(r)
                 if m is not None and m.cta_tile == tile and (sm is None or m.sm == sm):
                     out.append(r)
         return out

@@ -9,7 +9,8 @@ from pathlib import Path
 import networkx as nx
 
 from cutlint.explain.records import CLASS_TITLES, Agreement, Failure, LogExplanation
-from cutlint.explain.tree import render_tree
+from cutlint.explain.tree import LEGEND, render_tree
+from cutlint.families.registry import family_of
 from cutlint.records import InstantiationResult
 
 WIDTH = 100
@@ -17,14 +18,11 @@ LABEL = 11  # width of the "maps to:" column
 
 
 def describe(r: InstantiationResult) -> str:
-    """`e2m1 x e2m1 -> bf16, FINALIZE, 256x128x128, SwapAB off`."""
-    m = r.instantiation.moe
-    if m is None:
+    """The claiming family's one-line title (`e2m1 x e2m1 -> bf16, FINALIZE, 256x128x128,
+    SwapAB off`), or the instantiation's name where no family claims it."""
+    if r.recipe is None:
         return r.instantiation.name
-    names = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
-    fusion = m.fusion.value if m.fusion else "?"
-    swap = "on" if m.swap_ab else "off"
-    return f"{names[0]} x {names[1]} -> {names[2]}, {fusion}, {m.cta_tile}, SwapAB {swap}"
+    return family_of(r.recipe).title(r.recipe)
 
 
 def prediction(r: InstantiationResult) -> str:
@@ -128,7 +126,8 @@ def render_log_json(e: LogExplanation) -> str:
 def render_derivation_text(r: InstantiationResult, g: nx.DiGraph[str], sources: bool = True) -> str:
     inst = r.instantiation
     where = inst.span.path if inst.span.line == 0 else f"{display(inst.span.path)}:{inst.span.line}"
-    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", "", ""]
+    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", ""]
+    head += [LEGEND, ""] if sources else [""]
     return "\n".join(head) + render_tree(g, sources=sources)
 
 

@@ -1,4 +1,4 @@
-"""Read the autotuner's tactic ids in FlashInfer's tactic order (cutlint.pregen.tactics).
+"""Read the autotuner's tactic ids in FlashInfer's tactic order (cutlint.producers.flashinfer.tactics).
 
 A log's file:line names the instantiation; the tactic id is a second witness. Where both are
 there, they must name the same config, and saying whether they do catches a cache that is not
@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.producers.flashinfer.tactics import (
+    QuantMode,
+    TacticConfig,
+    quant_mode_of,
+    runner_tactics,
+)
 from cutlint.records import InstantiationResult, Verdict
 
 MODE_LABELS = {QuantMode.NVFP4: "NVFP4", QuantMode.MXFP8_MXFP4: "MXFP8 x MXFP4"}
@@ -22,7 +28,7 @@ SPELLED_OUT = 4
 
 
 def _same_config(c: TacticConfig, r: InstantiationResult) -> bool:
-    m = r.instantiation.moe
+    m = moe_args(r)
     return (
         m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
     )
@@ -52,7 +58,7 @@ def reading(e: LogEvent, version: str | None, matches: Sequence[InstantiationRes
     text = "; ".join(f"{c.describe()} for the {MODE_LABELS[mode]} runner" for mode, c in found)
     checks: list[str] = []
     for r in matches:
-        m = r.instantiation.moe
+        m = moe_args(r)
         here = quant_mode_of(m) if m else None
         if here is None:
             continue
@@ -86,7 +92,7 @@ def _predicted_failures(
     results = [
         r
         for r in cache.all_instantiations()
-        if r.instantiation.moe is not None and quant_mode_of(r.instantiation.moe) is mode
+        if (m := moe_args(r)) is not None and quant_mode_of(m) is mode
     ]
     failing: list[TacticConfig] = []
     for c in configs:

@@ -1,5 +1,5 @@
-"""Model: what an instantiation needs on an arch (stage count, shared storage layout), with sources."""
+"""The model's shared context and the arch table; each family's own model is in cutlint.families."""
 
-from cutlint.model.resources import ModelContext, model_instantiation
+from cutlint.model.context import ModelContext
 
-__all__ = ["ModelContext", "model_instantiation"]
+__all__ = ["ModelContext"]

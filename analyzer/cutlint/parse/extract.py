@@ -1,8 +1,7 @@
 """One file's bytes -> a ParsedFile: the instantiations in it, their guards, and its problems.
 
 The steps, each in its own module: mask comments and literals (`lexmask`), find the directives
-(`directives`), find and split the instantiations (`calls`), type the MoE GEMM arguments
-(`moe_args`), and ask libclang which `#if` branches the define set compiles (`libclang`, only
+(`directives`), find and split the instantiations (`calls`), and ask libclang which `#if` branches the define set compiles (`libclang`, only
 when the file has both an `#if` and an instantiation).
 
 Why libclang is given the directives only (`directives.skeleton`) and not the whole file with
@@ -25,23 +24,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from cutlint.parse import cachepath, calls, directives, libclang, moe_args
+from cutlint.parse import calls, directives, libclang
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
     NO_INSTANTIATIONS,
     NOT_TEXT,
     PARSER_FAILURE,
     TRUNCATED_INSTANTIATION,
-    UNKNOWN_ARGUMENT,
-    WRONG_ARGUMENT_COUNT,
     problem,
 )
+from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
-    Family,
     Guard,
     InputProblem,
     Instantiation,
-    MoeGemmArgs,
     ParsedFile,
     SourceSpan,
 )
@@ -136,8 +132,8 @@ def _parsed(
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
-        generated_for_sm=cachepath.generated_for_sm(path),
-        flashinfer_version=cachepath.flashinfer_version(path),
+        generated_for_sm=cache_layout.generated_for_sm(path),
+        flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),
         problems=tuple(problems),
     )
@@ -160,7 +156,8 @@ def _nothing_found(text: bytes, classes: int) -> str:
     if not text.strip():
         return "the file is empty"
     why = (
-        f"no `{calls.MOE_MACRO}(...)` call and no explicit `template <type> <launcher><...>(...);`"
+        f"no `{calls.MACRO_PREFIX}<NAME>(...)` macro call and no explicit"
+        " `template <type> <launcher><...>(...);`"
         " instantiation in this file"
     )
     if classes:
@@ -187,17 +184,8 @@ def _records(
         end_line, _ = ctx.lines.at(item.close)
         span = SourceSpan(path=ctx.path, line=line, column=column, end_line=end_line)
         guard = None if branch is None else Guard(text=branch.text, active=_active(ctx, item.start))
-        record, issues = _typed(ctx.path, line, item)
-        problems.extend(issues)
         records.append(
-            Instantiation(
-                span=span,
-                family=item.family,
-                name=item.name,
-                args=item.args,
-                guard=guard,
-                moe=record,
-            )
+            Instantiation(span=span, form=item.form, name=item.name, args=item.args, guard=guard)
         )
     return records, problems
 
@@ -208,14 +196,3 @@ def _active(ctx: _Context, offset: int) -> bool:
     condition would hold, since the condition is never evaluated."""
     i = bisect.bisect_right(ctx.skipped, (offset, 1 << 62)) - 1
     return not (i >= 0 and ctx.skipped[i][0] <= offset < ctx.skipped[i][1])
-
-
-def _typed(path: str, line: int, call: calls.Call) -> tuple[MoeGemmArgs | None, list[InputProblem]]:
-    if call.family is not Family.TMA_WS_MOE_GEMM:
-        return None, []
-    expected = len(moe_args.PARAMETERS)
-    if len(call.args) != expected:
-        message = f"`{call.name}` takes {expected} arguments; this call passes {len(call.args)}"
-        return None, [problem(WRONG_ARGUMENT_COUNT, path, message, line)]
-    record, unknown = moe_args.typed(call.args)
-    return record, [problem(UNKNOWN_ARGUMENT, path, f"`{call.name}` {u}", line) for u in unknown]

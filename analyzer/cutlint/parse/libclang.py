@@ -86,6 +86,11 @@ def _clang() -> _Clang:
     return _loaded
 
 
+def preload() -> None:
+    """Load libclang now (a warm worker, pool.prestart); raises ParserFailure."""
+    _clang()
+
+
 def _unload() -> None:
     global _loaded
     _loaded = None

@@ -21,15 +21,17 @@ def parse_paths(
     undefines: Sequence[str] = (),
     jobs: int | None = None,
     limits: pool.Limits = pool.DEFAULT_LIMITS,
+    exclude: Sequence[str] = (),
 ) -> list[ParsedFile]:
-    """One ParsedFile per input file, in input order (directories: their `*.cu`, sorted).
+    """One ParsedFile per input file, in input order (directories: their `*.cu`, in natural
+    order, less the files and directories an `exclude` glob matches).
 
     `jobs`: worker processes; None for min(2, CPUs); 0 parses in this process, without the
     protection against libclang crashes (for debugging).
     """
     if isinstance(paths, str | Path):
         paths = [paths]  # a str is a Sequence[str] too: one path, not one per character
-    entries = walk.expand(paths)
+    entries = walk.expand(paths, exclude)
     files = [e.path for e in entries if e.problem is None]
     job = worker.Job(defines=dict(defines), undefines=tuple(undefines))
     if jobs is None:

@@ -13,6 +13,7 @@ cost ~150 ms to import), so a worker is ready in a few milliseconds.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import time
 from collections import deque
@@ -55,11 +56,11 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def _start(job: worker.Job, limits: Limits) -> _Worker | None:
+def _start(limits: Limits, warm: bool = False) -> _Worker | None:
     """A fresh worker, or None when none can be started (then the pool parses in-process)."""
     ctx = _context()
     parent, child = ctx.Pipe(duplex=True)
-    proc = ctx.Process(target=worker.main, args=(child, job, limits.memory_bytes), daemon=True)
+    proc = ctx.Process(target=worker.main, args=(child, limits.memory_bytes, warm), daemon=True)
     try:
         proc.start()
     except (OSError, AssertionError):  # AssertionError: we are a daemonic process ourselves
@@ -67,6 +68,7 @@ def _start(job: worker.Job, limits: Limits) -> _Worker | None:
     child.close()
     if not parent.poll(30.0):  # generous: only start-up (a fork, some rlimits)
         proc.kill()
+        proc.join(1.0)
         return None
     try:
         ready = parent.recv()
@@ -76,6 +78,38 @@ def _start(job: worker.Job, limits: Limits) -> _Worker | None:
         proc.join(1.0)
         return None
     return _Worker(proc, parent)
+
+
+_warm: list[tuple[_Worker, int | None]] = []
+"""The worker `prestart` started, with its memory limit, until a run takes it."""
+
+
+def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
+    """Start one worker now, before the files are known, and let it load libclang (68 MB)
+    while this process goes on with its own start-up; the next `run` takes it. Worth it with a
+    second core (a one-file `cutlint check` waits for the load otherwise); skipped with one."""
+    if _warm or (os.cpu_count() or 1) < 2:
+        return
+    _build_records()
+    w = _start(limits, warm=True)
+    if w is not None:
+        _warm.append((w, limits.memory_bytes))
+
+
+def _take_warm(limits: Limits) -> _Worker | None:
+    while _warm:
+        w, memory = _warm.pop()
+        if memory == limits.memory_bytes and w.process.is_alive():
+            return w
+        _stop(w, kill=True)
+    return None
+
+
+def _build_records() -> None:
+    """The records are built on first use (defer_build): build ParsedFile's validator and
+    serializer before forking, once, so that the workers inherit them instead of each building
+    its own (and importing pydantic's plugin loader) before it can answer."""
+    ParsedFile.model_rebuild()
 
 
 def _stop(w: _Worker, kill: bool) -> None:
@@ -114,9 +148,10 @@ def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> lis
     results: list[ParsedFile | None] = [None] * len(paths)
     pending = deque(enumerate(paths))
     workers: list[_Worker] = []
+    _build_records()
     try:
-        for _ in range(min(jobs, len(paths))):
-            w = _start(job, limits)
+        for i in range(min(jobs, len(paths))):
+            w = (_take_warm(limits) if i == 0 else None) or _start(limits)
             if w is None:
                 break
             workers.append(w)
@@ -169,7 +204,7 @@ def _assign_idle(
         while pending and len(w.batch) < limits.batch_size:
             w.batch.append(pending.popleft())
         try:
-            w.conn.send(list(w.batch))
+            w.conn.send((job, list(w.batch)))
         except OSError:
             _replace(w, workers, pending, results, job, limits, blame=None)
             continue
@@ -205,7 +240,7 @@ def _replace(
     _stop(w, kill=True)
     pending.extendleft(reversed(w.batch))
     w.batch.clear()
-    fresh = _start(job, limits)
+    fresh = _start(limits)
     workers.remove(w)
     if fresh is not None:
         workers.append(fresh)

@@ -1,4 +1,6 @@
-"""The input problems the parse stage reports: CUT001-CUT007, one code per way an input can fail.
+"""The input problems the parse stage reports: CUT001-CUT003, CUT006, CUT007, one code per way an
+input can fail. (CUT004 and CUT005, arguments a producer's macro cannot take, are reported by the
+family reader that types the arguments: cutlint.families, cutlint.producers.)
 
 The parser never raises on bad input; it returns an `InputProblem` naming the file (and the line
 where there is one) and goes on with the next file. The engine turns these into diagnostics; the
@@ -12,8 +14,6 @@ from cutlint.records import InputProblem
 UNREADABLE_INPUT = "CUT001"
 NOT_TEXT = "CUT002"
 TRUNCATED_INSTANTIATION = "CUT003"
-WRONG_ARGUMENT_COUNT = "CUT004"
-UNKNOWN_ARGUMENT = "CUT005"
 NO_INSTANTIATIONS = "CUT006"
 PARSER_FAILURE = "CUT007"
 
@@ -21,8 +21,6 @@ PROBLEM_NAMES: dict[str, str] = {
     UNREADABLE_INPUT: "unreadable-input",
     NOT_TEXT: "not-text",
     TRUNCATED_INSTANTIATION: "truncated-instantiation",
-    WRONG_ARGUMENT_COUNT: "wrong-argument-count",
-    UNKNOWN_ARGUMENT: "unknown-argument",
     NO_INSTANTIATIONS: "no-instantiations",
     PARSER_FAILURE: "parser-failure",
 }

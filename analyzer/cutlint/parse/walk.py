@@ -1,7 +1,7 @@
 """Expand the paths given on the command line into the files to parse, in a fixed order.
 
 A file given by name is parsed whatever its name; a directory contributes every `*.cu` below it,
-in sorted order. Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
+in natural order (`group2` before `group10`, as a reader counts), less what `--exclude` names. Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
 that is a directory or a FIFO (reading one would block the run), a symlink loop, all become a
 CUT001 entry in place, so the output still has one entry per input in a predictable order.
 """
@@ -9,7 +9,9 @@ CUT001 entry in place, so the output still has one entry per input in a predicta
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -48,9 +50,43 @@ def _not_regular(path: str, mode: int) -> InputProblem:
     return problem(UNREADABLE_INPUT, path, why)
 
 
-def expand(paths: Sequence[Path | str]) -> list[Entry]:
+def natural_key(name: str) -> tuple[tuple[int, str], ...]:
+    """`group10` after `group2`: digit runs compare as numbers, the rest as text."""
+    return tuple(
+        (int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(name) if part
+    )
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class Exclude:
+    """`--exclude` globs, as ruff reads them: a pattern without `/` matches a file or directory
+    name anywhere in the tree (`*_test.cu`, `gemm`); one with `/` matches the path relative to
+    the working directory or the absolute path (`build/*`, `*/120/*group1*`)."""
+
+    patterns: tuple[str, ...] = ()
+
+    def __call__(self, path: str) -> bool:
+        if not self.patterns:
+            return False
+        name = os.path.basename(path.rstrip(os.sep))
+        full = os.path.abspath(path)
+        relative = os.path.relpath(full)
+        for p in self.patterns:
+            if "/" not in p.rstrip("/"):
+                if fnmatch.fnmatchcase(name, p.rstrip("/")):
+                    return True
+            elif any(fnmatch.fnmatchcase(x, p.rstrip("/")) for x in (relative, full)):
+                return True
+        return False
+
+
+def expand(paths: Sequence[Path | str], exclude: Sequence[str] = ()) -> list[Entry]:
     out: list[Entry] = []
     seen: set[tuple[int, int]] = set()
+    excluded = Exclude(tuple(exclude))
     for given in paths:
         path = str(given)
         try:
@@ -61,7 +97,7 @@ def expand(paths: Sequence[Path | str]) -> list[Entry]:
         if stat.S_ISDIR(st.st_mode):
             if path.rstrip(os.sep).endswith(".cu"):
                 out.append(Entry(path, _not_regular(path, st.st_mode)))  # and walked all the same
-            found = list(_walk(path, st, seen))
+            found = list(_walk(path, st, seen, excluded))
             if not found:
                 # A directory with no source at all is said out loud: `cutlint check wrong/dir`
                 # must not pass in silence.
@@ -79,7 +115,9 @@ def expand(paths: Sequence[Path | str]) -> list[Entry]:
     return out
 
 
-def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Iterator[Entry]:
+def _walk(
+    root: str, root_st: os.stat_result, seen: set[tuple[int, int]], excluded: Exclude
+) -> Iterator[Entry]:
     """Depth-first in name order, iterative (a deep tree must not hit the recursion limit).
 
     Directory symlinks are followed, so a link back to an ancestor is a loop: it is reported
@@ -100,6 +138,8 @@ def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Ite
             stack.pop()
             continue
         path = os.path.join(directory, name)
+        if excluded(path):
+            continue
         try:
             st = os.stat(path)
         except OSError as err:
@@ -129,6 +169,6 @@ def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Ite
 
 def _listing(directory: str) -> list[str] | Entry:
     try:
-        return sorted(os.listdir(directory))
+        return sorted(os.listdir(directory), key=natural_key)
     except OSError as err:
         return Entry(directory, _stat_problem(directory, err))

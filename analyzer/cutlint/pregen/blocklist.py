@@ -19,9 +19,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.pregen.records import FAILING, BlockedTactic, PregenOperation, WithheldTactic
-from cutlint.pregen.tactics import QuantMode, TacticConfig, quant_mode_of, runner_tactics
 from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.producers.flashinfer.tactics import (
+    QuantMode,
+    TacticConfig,
+    quant_mode_of,
+    runner_tactics,
+)
 from cutlint.records import Verdict
 
 METADATA_KEY = "_metadata"
@@ -72,7 +78,7 @@ def has_loader(root: Path) -> bool:
 
 
 def _same(c: TacticConfig, op: PregenOperation) -> bool:
-    m = op.result.instantiation.moe
+    m = moe_args(op.result)
     return (
         m is not None and m.cta_tile == c.tile and m.fusion is c.fusion and m.swap_ab == c.swap_ab
     )
@@ -99,9 +105,7 @@ def _status(
     mine = [
         o
         for o in ops
-        if o.result.instantiation.moe
-        and quant_mode_of(o.result.instantiation.moe) is mode
-        and _same(c, o)
+        if (m := moe_args(o.result)) is not None and quant_mode_of(m) is mode and _same(c, o)
     ]
     if not mine:
         tile = (c.tile.m, c.tile.n, c.tile.k)

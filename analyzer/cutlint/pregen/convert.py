@@ -1,8 +1,8 @@
 """A generator's operation -> the Instantiation record `check` would read from the written file.
 
 The operation is converted through the generator's own text for it (instantiate_operation), so
-every argument is spelled exactly as in the file, and typed by the parse stage's own mapping
-(parse/moe_args.py): the record cannot differ from the parser's for the same call.
+every argument is spelled exactly as in the file, and then takes the path the parser's record
+takes (the family registry types it): the result cannot differ from `check`'s for the same call.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from cutlint.parse.moe_args import PARAMETERS, typed
-from cutlint.pregen.enumerate import GeneratedOp
-from cutlint.records import Family, Guard, Instantiation, SourceSpan
+from cutlint.producers.flashinfer.enumerate import GeneratedOp
+from cutlint.records import FormKind, Guard, Instantiation, SourceSpan
 
 _MACRO = re.compile(r"(INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM)\s*\((?P<args>.*?)\)\s*;", re.S)
 _LAUNCHER = re.compile(r"template\s+void\s+(?P<name>\w+)\s*<", re.S)
@@ -52,26 +51,19 @@ def instantiation(g: GeneratedOp, path: str, defines: Mapping[str, str]) -> Inst
     """The record for one generated operation; `path` is where the file would be written."""
     macro = _MACRO.search(g.text)
     if macro is not None:
-        args = _args(macro["args"])
-        if len(args) != len(PARAMETERS):
-            raise ConvertError(
-                f"{path}:{g.line}: {len(args)} macro arguments, not {len(PARAMETERS)}"
-            )
-        moe, _unknown = typed(args)
         return Instantiation(
             span=SourceSpan(path=path, line=g.line, column=g.column, end_line=g.end_line),
-            family=Family.TMA_WS_MOE_GEMM,
+            form=FormKind.MACRO_CALL,
             name=macro.group(1),
-            args=args,
+            args=_args(macro["args"]),
             guard=_guard(g.text, defines),
-            moe=moe,
         )
     launcher = _LAUNCHER.search(g.text)
     if launcher is None:
         raise ConvertError(f"{path}:{g.line}: neither a macro call nor a launcher instantiation")
     return Instantiation(
         span=SourceSpan(path=path, line=g.line, column=g.column, end_line=g.end_line),
-        family=Family.EXPLICIT_LAUNCHER,
+        form=FormKind.EXPLICIT_INSTANTIATION,
         name=launcher["name"],
         args=(),
     )

@@ -9,19 +9,26 @@ from __future__ import annotations
 import importlib.metadata
 from pathlib import Path
 
-from cutlint.api import CheckOptions, evaluate_instantiation
 from cutlint.cutlass.versions import CutlassModel, resolve
+from cutlint.engine.judge import evaluate_instantiation
+from cutlint.engine.selection import Selection
+from cutlint.families.moe_macro_family import moe_args
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
-from cutlint.pregen.enumerate import enumerate_operations
 from cutlint.pregen.records import PregenOperation, PregenResult
-from cutlint.pregen.tactics import configs_for, known_versions
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.enumerate import enumerate_operations
+from cutlint.producers.flashinfer.releases import flashinfer_releases, known_release
+from cutlint.producers.flashinfer.tactics import configs_for, known_versions
+from cutlint.producers.flashinfer.wheel import (
+    GENERATOR,
+    FlashInferError,
+    download_wheel,
+    load_generator,
+)
 from cutlint.records import Instantiation
-from cutlint.verify.flashinfer import GENERATOR, FlashInferError, download_wheel, load_generator
 
 DIST = "flashinfer-python"
 
@@ -93,16 +100,16 @@ def pregen_flashinfer(
     target = arch_for(arch)
     architectures = _architectures(target.sm)
     generated = enumerate_operations(load_generator(root), architectures)
-    release = flashinfer_releases().get(version)
+    release = known_release(version)[0]
     ctx = ModelContext(
         arch=target, cutlass=_cutlass(root, version, cutlass_version), flashinfer=release
     )
-    options = CheckOptions(arch=target.name)
     ops: list[PregenOperation] = []
     for g in generated:
         inst = instantiation(g, f"cutlass_instantiations/{target.sm}/{g.file}", DEFAULT_DEFINES)
-        result = evaluate_instantiation(inst, ctx, options)
-        tactics = tuple(c.tactic for c in configs_for(inst.moe, version)) if inst.moe else ()
+        result = evaluate_instantiation(inst, ctx, Selection())
+        args = moe_args(result)
+        tactics = tuple(c.tactic for c in configs_for(args, version)) if args else ()
         ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
     notes: list[str] = []
     blocked, withheld = blocklist.select(version, ops, release)

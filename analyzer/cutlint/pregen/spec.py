@@ -4,7 +4,7 @@ A generator holds its operations as objects (FlashInfer's TrtLlm_GemmLauncher, a
 TensorRT-LLM enums, ...), not as source text, so the typed API takes the fields that decide
 what the kernel needs and builds the same Instantiation record the parser would have read.
 Element types take cutlint's names (`e2m1`, `bf16`) or the spellings the generated files use
-(`SafeFP4`, `__nv_bfloat16`, `half`): parse/moe_args.py maps both.
+(`SafeFP4`, `__nv_bfloat16`, `half`): producers/trtllm/moe_macro.py maps both.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from cutlint.cutlass.versions import resolve
+from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
-from cutlint.model.arch import arch_for
-from cutlint.parse.moe_args import element_type
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.model.arch import arch_for, arches
+from cutlint.producers.flashinfer.releases import known_release
+from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
     ElementType,
-    Family,
+    FormKind,
     Fusion,
     Instantiation,
     MoeGemmArgs,
@@ -28,8 +29,6 @@ from cutlint.records import (
     Shape3,
     SourceSpan,
 )
-
-MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 
 
 class TacticSpec(Record):
@@ -40,7 +39,7 @@ class TacticSpec(Record):
     weight_type: ElementType
     output_type: ElementType
     tile: Shape3 = Field(description="CTA tile in elements; a (m, n, k) tuple is accepted")
-    cluster: Shape3 = Shape3(m=1, n=1, k=1)
+    cluster: Shape3 = Field(default_factory=lambda: Shape3(m=1, n=1, k=1))  # not built at import
     fusion: Fusion = Fusion.NONE
     swap_ab: bool = False
     mxfpx: bool | None = Field(
@@ -73,11 +72,32 @@ class TacticSpec(Record):
     @field_validator("tile", "cluster", mode="before")
     @classmethod
     def _shape(cls, v: Any) -> Any:
-        if isinstance(v, (tuple, list)) and len(v) == 3:
+        if isinstance(v, (tuple, list)):
+            if len(v) != 3:
+                raise ValueError(
+                    f"{tuple(v)} has {len(v)} values; give M, N and K, e.g. (256, 128, 128)"
+                )
             return Shape3(m=v[0], n=v[1], k=v[2])
         if isinstance(v, str):
-            m, n, k = (int(x) for x in v.lower().split("x"))
+            parts = v.strip().lower().split("x")
+            if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+                raise ValueError(f"{v!r} is not MxNxK in elements, e.g. 256x128x128")
+            m, n, k = (int(p) for p in parts)
             return Shape3(m=m, n=n, k=k)
+        return v
+
+    @field_validator("fusion", mode="before")
+    @classmethod
+    def _fusion(cls, v: Any) -> Any:
+        return v.upper() if isinstance(v, str) else v
+
+    @field_validator("arch")
+    @classmethod
+    def _arch(cls, v: str) -> str:
+        try:
+            arch_for(v)
+        except KeyError:
+            raise ValueError(f"unknown arch {v!r}; known: {', '.join(arches())}") from None
         return v
 
 
@@ -107,10 +127,9 @@ def instantiation_of(spec: TacticSpec) -> Instantiation:
     )
     return Instantiation(
         span=SourceSpan(path=spec.name or "<tactic>", line=0, column=0, end_line=0),
-        family=Family.TMA_WS_MOE_GEMM,
+        form=FormKind.MACRO_CALL,
         name=MACRO,
-        args=(),
-        moe=args,
+        args=spell(args, parameters(context_of(spec))),
     )
 
 
@@ -118,5 +137,5 @@ def context_of(spec: TacticSpec) -> ModelContext:
     return ModelContext(
         arch=arch_for(spec.arch),
         cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
-        flashinfer=flashinfer_releases().get(spec.flashinfer_version or ""),
+        flashinfer=known_release(spec.flashinfer_version)[0],
     )

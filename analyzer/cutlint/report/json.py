@@ -6,9 +6,19 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from cutlint.records import CheckResult, Diagnostic, Instantiation, InstantiationResult, Resources
+from cutlint import __version__
+from cutlint.records import (
+    CheckResult,
+    Diagnostic,
+    Instantiation,
+    InstantiationResult,
+    Recipe,
+    Resources,
+)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: core fields every family has, plus `family` and its `recipe` object (docs/json-schema.md
+says how a version-1 reader migrates)."""
 
 
 def _finding(d: Diagnostic) -> dict[str, Any]:
@@ -27,32 +37,30 @@ def _finding(d: Diagnostic) -> dict[str, Any]:
 
 def instantiation_fields(inst: Instantiation) -> dict[str, Any]:
     """Where an instantiation is and what it says: the fields every JSON output shares."""
-    m = inst.moe
     return {
         "path": inst.span.path,
         "line": inst.span.line,
         "column": inst.span.column,
         "end_line": inst.span.end_line,
-        "family": inst.family.value,
+        "form": inst.form.value,
         "name": inst.name,
         "args": list(inst.args),
         "guard": inst.guard.model_dump() if inst.guard else None,
-        "arch_tag": m.arch_tag if m else None,
-        "act_type": m.act_type.value if m and m.act_type else None,
-        "weight_type": m.weight_type.value if m and m.weight_type else None,
-        "output_type": m.output_type.value if m and m.output_type else None,
-        "fusion": m.fusion.value if m and m.fusion else None,
-        "tile": [m.cta_tile.m, m.cta_tile.n, m.cta_tile.k] if m else None,
-        "cluster": [m.cluster.m, m.cluster.n, m.cluster.k] if m else None,
-        "swap_ab": m.swap_ab if m else None,
-        "mxfpx": m.mxfpx if m else None,
     }
+
+
+def recipe_fields(recipe: Recipe | None) -> dict[str, Any]:
+    """The claiming family and its typed recipe (each family's own fields)."""
+    if recipe is None:
+        return {"family": None, "recipe": None}
+    return {"family": recipe.family, "recipe": recipe.model_dump(mode="json", exclude={"family"})}
 
 
 def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
     res = r.resources
     out: dict[str, Any] = {
         **instantiation_fields(r.instantiation),
+        **recipe_fields(r.recipe),
         "verdict": r.verdict.value,
         "not_modeled": r.not_modeled.reason if r.not_modeled else None,
         "arch": res.arch.name if res else None,
@@ -66,6 +74,8 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         "epilogue_smem_bytes": res.layout.epilogue_size if res else None,
         "max_threads_per_block": res.max_threads_per_block if res else None,
         "tma_descriptors": res.tma_descriptors if res else None,
+        "tmem_columns": res.tmem_columns if res else None,
+        "dispatch_supported": res.dispatch_supported if res else None,
         **(
             _model_parts(res, cache)
             if res
@@ -86,12 +96,22 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
     if cached is None:
         parts = {
             "breakdown": [reg.model_dump() for reg in res.layout.regions],
-            "stage_count": res.stage_count.model_dump(),
+            "stage_count": _stage_count(res),
             "variants": [v.model_dump(mode="json") for v in res.variants],
             "registers": res.registers.model_dump() if res.registers else None,
         }
         cached = cache[id(res)] = (res, parts)  # holding res keeps its id from being reused
     return cached[1]
+
+
+def _stage_count(res: Resources) -> dict[str, Any]:
+    """The builder's arithmetic in the words of records.StageCount (one word per quantity)."""
+    sc = res.stage_count
+    return {
+        **sc.model_dump(mode="json"),
+        "reserved": sc.reserved,
+        "estimate": sc.estimate,
+    }
 
 
 def to_data(result: CheckResult) -> dict[str, Any]:
@@ -100,6 +120,7 @@ def to_data(result: CheckResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
+        "tool_version": __version__,
         "files": [
             {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]}
             for f in result.files

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from cutlint import __version__
 from cutlint.engine.loader import load_rules
 from cutlint.engine.schema import Rule
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
@@ -139,20 +140,13 @@ def _result(
     return out
 
 
-def _version() -> str:
-    try:
-        return metadata.version("cutlint")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
 def to_data(result: CheckResult) -> dict[str, Any]:
     rules = load_rules()
     index = {r.id: i for i, r in enumerate(rules)}
     root = root_of(result)
     driver = {
         "name": "cutlint",
-        "version": _version(),
+        "version": __version__,
         "informationUri": PROJECT_URL,
         "rules": [_rule(r) for r in rules],
     }

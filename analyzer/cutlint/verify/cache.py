@@ -25,18 +25,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cutlint import cache_dir
 from cutlint.verify import nvcc_probe
 from cutlint.verify.headers import Headers
 from cutlint.verify.nvcc_probe import ProbeRow
 
-CACHE_ENV = "CUTLINT_CACHE"
+CACHE_ENV = cache_dir.ENV
 CACHE_FORMAT = 1
 """Bump when what an entry holds changes."""
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "cutlint"
+    """cutlint's one cache directory (cutlint.cache_dir): results under `verify/`."""
+    return cache_dir.cache_dir()
 
 
 def sha256_file(path: Path) -> str:

@@ -8,7 +8,7 @@ releases), so a file's release decides its headers. They are looked for, in this
    `flashinfer-python` wheel, or a site-packages). Its release is read from
    `flashinfer/_build_meta.py` or the wheel's `.dist-info`, its CUTLASS from
    `flashinfer/data/cutlass/include/cutlass/version.h`; both must match what the file's release
-   vendors (model/data/flashinfer.toml).
+   vendors (producers/flashinfer/data/releases.toml).
 2. an installed `flashinfer-python` of that release (importlib.metadata, importlib.util.find_spec).
 3. a wheel fetched earlier by `--download` into the wheel cache (`<cache>/wheels`).
 4. with `--download`, `pip download --no-deps flashinfer-python==<release>` into that cache.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from cutlint.cutlass.versions import Version, format_version, read_version_h
 from cutlint.producers.flashinfer.releases import flashinfer_releases
-from cutlint.verify.flashinfer import FlashInferError, download_wheel
+from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel
 from cutlint.verify.nvcc_probe import LAUNCHER_REL
 
 DISTRIBUTION = "flashinfer-python"

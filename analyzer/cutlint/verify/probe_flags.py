@@ -13,45 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint.producers.flashinfer.jit_flags import (
+    JIT_DEFAULT_FLAGS,
+    SM90_DEFINES,
+    SM90_GENCODE,
+    SM120_DEFINES,
+    SM120_GENCODE,
+)
 from cutlint.verify import cublas
 
 LAUNCHER_REL = Path(
     "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
 )
-
-# The flags gen_cutlass_fused_moe_sm120_module() passes (flashinfer/jit/fused_moe.py), plus the
-# defaults gen_jit_spec()/build_cuda_cflags() add (flashinfer/jit/core.py, cpp_ext.py).
-# -Xfatbin/--compress-mode only affect the fatbin container and are left out.
-SM120_DEFINES: tuple[str, ...] = (
-    "-DCOMPILE_BLACKWELL_TMA_GEMMS",
-    "-DCOMPILE_BLACKWELL_SM120_TMA_GROUPED_GEMMS",
-    "-DENABLE_BF16",
-    "-DENABLE_FP8",
-    "-DENABLE_FP4",
-    "-DUSING_OSS_CUTLASS_MOE_GEMM",
-    "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
-)
-SM120_GENCODE = "-gencode=arch=compute_120a,code=sm_120a"
-# The flags gen_cutlass_fused_moe_sm90_module() passes (flashinfer/jit/fused_moe.py) and
-# sm90a_nvcc_flags (flashinfer/jit/core.py: the gencode and CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED).
-# 0.7.x adds CUTLASS_ENABLE_GDC_FOR_SM90=1 (grid-dependency control, device code only) and
-# CUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1 (the mixed-input fpA_intB mainloop only); the
-# probe passes the 0.7.x set to every release, since neither define reaches the TMA WS grouped
-# GEMM's types. FLASHINFER_SM90_MOE_PREBUILT_D_DESCRIPTOR (0.7.4, H20 only) touches only
-# moe_gemm_tma_ws_mixed_input_prebuild.h and is left out, as on every other part.
-SM90_DEFINES: tuple[str, ...] = (
-    "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED",
-    "-DCOMPILE_HOPPER_TMA_GEMMS",
-    "-DCOMPILE_HOPPER_TMA_GROUPED_GEMMS",
-    "-DENABLE_BF16",
-    "-DENABLE_FP8",
-    "-DENABLE_FP8_BLOCK_SCALE",
-    "-DENABLE_FP4",
-    "-DUSING_OSS_CUTLASS_MOE_GEMM",
-    "-DCUTLASS_ENABLE_GDC_FOR_SM90=1",
-    "-DCUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1",
-)
-SM90_GENCODE = "-gencode=arch=compute_90a,code=sm_90a"
 
 
 @dataclass(frozen=True)
@@ -80,21 +53,6 @@ def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
     return TARGETS[next(iter(tags))]
 
 
-JIT_DEFAULT_FLAGS: tuple[str, ...] = (
-    "-std=c++17",
-    "-use_fast_math",
-    "-DFLASHINFER_ENABLE_F16",
-    "-DFLASHINFER_ENABLE_BF16",
-    "-DFLASHINFER_ENABLE_FP8_E4M3",
-    "-DFLASHINFER_ENABLE_FP8_E5M2",
-    "-DNDEBUG",
-    "-O3",
-    # torch's ABI flag; 1 is what current torch wheels and gcc both default to.
-    "-D_GLIBCXX_USE_CXX11_ABI=1",
-    "--compiler-options=-fPIC",
-    "--expt-relaxed-constexpr",
-    "-static-global-template-stub=false",
-)
 # Host helpers of TensorRT-LLM that the kept part of the launcher references (TLLM_CHECK /
 # TLLM_THROW build a TllmException, which formats with fmtstr). FlashInfer links the same files.
 SUPPORT_SOURCES: tuple[str, ...] = (

@@ -11,7 +11,8 @@ import json
 import os
 from typing import Any
 
-from cutlint.report.json import instantiation_fields
+from cutlint.records import MoeGemmRecipe
+from cutlint.report.json import instantiation_fields, recipe_fields
 from cutlint.verify.result import COMPARED, FileRun, Numbers, Status, Verified, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -78,7 +79,7 @@ def _pair(v: Verified, name: str) -> str:
 
 
 def _tactic(v: Verified) -> list[str]:
-    m = v.instantiation.moe
+    m = v.recipe.args if isinstance(v.recipe, MoeGemmRecipe) else None
     if m is None:
         return ["-", v.instantiation.name, "-", "-"]
     types = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
@@ -207,6 +208,7 @@ def _instantiation(v: Verified) -> dict[str, Any]:
     c = v.compiler
     return {
         **instantiation_fields(v.instantiation),
+        **recipe_fields(v.recipe),
         "flashinfer_version": v.flashinfer_version,
         "status": v.status.value,
         "agree": v.agree,

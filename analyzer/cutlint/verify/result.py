@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
-from cutlint.records import Diagnostic, Instantiation, Resources
+from cutlint.records import Diagnostic, Instantiation, Recipe, Resources
 from cutlint.verify.nvcc_probe import ProbeRow
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Numbers(_Record):
@@ -95,6 +95,9 @@ class Verified(_Record):
     """One instantiation: the model's numbers, the compiler's, and whether they agree."""
 
     instantiation: Instantiation
+    recipe: SerializeAsAny[Recipe] | None = Field(
+        default=None, description="the claiming family's recipe, as check read it"
+    )
     flashinfer_version: str | None
     status: Status
     model: Numbers | None = None

@@ -1,6 +1,6 @@
 """`verify(paths)`: check's model beside the compiler's numbers, for every instantiation.
 
-1. `cutlint.api.check` finds the instantiations and models them.
+1. `cutlint check`'s pipeline (parse, then engine.run) finds the instantiations and models them.
 2. Each file that holds an SM120 grouped MoE GEMM is matched with the headers of the FlashInfer
    release that wrote it (cutlint.verify.headers); a missing nvcc or missing or mismatched
    headers stop the run before any compile, with every missing thing named.
@@ -22,12 +22,15 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cutlint import api
-from cutlint.parse.cachepath import flashinfer_version as version_in_path
+from cutlint import parse
+from cutlint.engine.options import CheckOptions
+from cutlint.engine.run import judge_files
+from cutlint.families.registry import family_of
+from cutlint.producers.flashinfer.cache_layout import flashinfer_version as version_in_path
 from cutlint.records import (
     CheckResult,
-    Family,
     FileResult,
+    FormKind,
     Instantiation,
     InstantiationResult,
     SourceSpan,
@@ -48,6 +51,8 @@ from cutlint.verify.result import (
 
 Say = Callable[[str], None]
 BACKENDS = ("nvcc", "libclang")
+PROBE = "tma-ws-moe-launcher"
+"""The probe this module runs (families name it as their `probe`)."""
 PROBED_ARCH_TAGS = ("Sm120",)
 """Arch tags the nvcc probe builds with its flags (FlashInfer's SM120 module flags)."""
 
@@ -70,17 +75,15 @@ class VerifyOptions:
 
 
 def _arch_tag(inst: Instantiation) -> str:
-    if inst.moe is not None:
-        return inst.moe.arch_tag
-    return inst.args[0] if inst.args else ""
+    return inst.args[0].strip() if inst.args else ""
 
 
 def _probed(r: InstantiationResult) -> bool:
-    """Whether the nvcc probe builds this instantiation (and it is compiled at all)."""
-    inst = r.instantiation
-    if inst.family is not Family.TMA_WS_MOE_GEMM or _arch_tag(inst) not in PROBED_ARCH_TAGS:
+    """Whether the nvcc probe builds this instantiation (and it is compiled at all): its family
+    names this probe, and the probe knows the arch tag."""
+    if r.recipe is None or family_of(r.recipe).probe != PROBE:
         return False
-    return r.verdict is not Verdict.INACTIVE
+    return _arch_tag(r.instantiation) in PROBED_ARCH_TAGS and r.verdict is not Verdict.INACTIVE
 
 
 def _norm(args: Sequence[str]) -> tuple[str, ...]:
@@ -206,7 +209,7 @@ def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache
 
 def _no_backend(inst: Instantiation) -> str:
     built = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
-    if inst.family is Family.EXPLICIT_LAUNCHER:
+    if inst.form is FormKind.EXPLICIT_INSTANTIATION:
         return f"explicit instantiation of `{inst.name}`: {built}"
     return f"{_arch_tag(inst) or 'unknown arch tag'}: {built}"
 
@@ -214,7 +217,12 @@ def _no_backend(inst: Instantiation) -> str:
 def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) -> Verified:
     inst = r.instantiation
     model = Numbers.of_model(r.resources) if r.resources is not None else None
-    base = {"instantiation": inst, "flashinfer_version": version, "model": model}
+    base = {
+        "instantiation": inst,
+        "recipe": r.recipe,
+        "flashinfer_version": version,
+        "model": model,
+    }
     if r.verdict is Verdict.INACTIVE:
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
@@ -244,7 +252,7 @@ def _missed_by_check(job: _FileJob) -> list[Verified]:
             continue
         inst = Instantiation(
             span=SourceSpan(path=job.result.path, line=line, column=1, end_line=line),
-            family=Family.TMA_WS_MOE_GEMM,
+            form=FormKind.MACRO_CALL,
             name=MACRO_NAME,
             args=row.args,
         )
@@ -263,10 +271,11 @@ def _missed_by_check(job: _FileJob) -> list[Verified]:
 
 def _check(paths: Sequence[Path | str], search: HeaderSearch, jobs: int) -> CheckResult:
     """check's result, modeled for the release of the one `--headers` where paths do not say."""
-    options = api.CheckOptions(jobs=jobs, flashinfer_version=search.single_version())
+    options = CheckOptions(jobs=jobs, flashinfer_version=search.single_version())
     if len(search.given) == 1 and search.given[0].flashinfer_version is None:
-        options = api.CheckOptions(jobs=jobs, cutlass_version=str(search.given[0].cutlass_include))
-    return api.check(paths, options)
+        options = CheckOptions(jobs=jobs, cutlass_version=str(search.given[0].cutlass_include))
+    parsed = parse.parse_paths([Path(p) for p in paths], jobs=options.jobs)
+    return judge_files(parsed, options)
 
 
 def _compile(

@@ -1,0 +1,184 @@
+"""From source forms to judged results: claim (family registry), model (the family), rules (scoped
+to the family and arch), verdict. The per-run memo lives here too: a cache of 1,250 copies of one
+file models each distinct tactic once, and its instantiations share one Resources record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from cutlint.engine.evaluate import diagnose
+from cutlint.engine.facts import core_facts
+from cutlint.engine.loader import rules_by_id
+from cutlint.engine.schema import Kind, Rule
+from cutlint.engine.selection import Selection
+from cutlint.families.base import Facts, Family, Unreadable
+from cutlint.families.registry import claim
+from cutlint.model.context import ModelContext
+from cutlint.producers.forms import unclaimed
+from cutlint.records import (
+    Diagnostic,
+    FileResult,
+    InputProblem,
+    Instantiation,
+    InstantiationResult,
+    NotModeled,
+    Recipe,
+    Resources,
+    Verdict,
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the family and the rules say about one tactic, before it has a place in a file."""
+
+    recipe: Recipe | None
+    resources: Resources | None
+    not_modeled: NotModeled | None
+    verdict: Verdict
+    findings: tuple[Diagnostic, ...]
+    """Diagnostics with a placeholder location; `placed` gives them the instantiation's."""
+
+
+Memo = dict[tuple[object, ...], Judgement]
+"""Judgements by (form, name, arguments as written, context)."""
+
+VERDICT_PRIORITY = (
+    Verdict.FAILS_COMPILE,
+    Verdict.FAILS_INITIALIZE,
+    Verdict.UNREACHABLE,
+    Verdict.ZERO_SLACK,
+)
+"""The worst outcome first: a tactic that does not compile never reaches initialize()."""
+
+
+def verdict_of(diags: Sequence[Diagnostic], rules: Mapping[str, Rule]) -> Verdict:
+    """The worst outcome the findings imply (each rule file names its `verdict`)."""
+    implied = {rules[d.rule].verdict for d in diags}
+    return next((v for v in VERDICT_PRIORITY if v in implied), Verdict.FITS)
+
+
+def facts_for(family: Family, recipe: Recipe, res: Resources) -> Facts:
+    return {**core_facts(res), **family.facts(recipe, res)}
+
+
+def rules_for(family: str, sm: int) -> list[Rule]:
+    """The resource rules that speak of `family` on arch `sm`."""
+    return [
+        r
+        for r in rules_by_id().values()
+        if r.kind is Kind.RESOURCE and r.applies_to.includes(family, sm)
+    ]
+
+
+def _diagnostic(code: str, message: str, inst: Instantiation) -> Diagnostic:
+    rule = rules_by_id()[code]
+    return Diagnostic(
+        rule=rule.id,
+        name=rule.name,
+        severity=rule.severity,
+        path=inst.span.path,
+        line=inst.span.line,
+        message=message,
+    )
+
+
+def _not_modeled(
+    inst: Instantiation,
+    reason: str,
+    problems: Sequence[tuple[str, str]],
+    recipe: Recipe | None,
+    selection: Selection,
+) -> Judgement:
+    rule = next(r for r in rules_by_id().values() if r.kind is Kind.NOT_MODELED)
+    diags = [_diagnostic(code, message, inst) for code, message in problems]
+    diags.append(_diagnostic(rule.id, f"{rule.message}: {reason}", inst))
+    wanted = tuple(d for d in diags if selection.wants(d.rule))
+    return Judgement(recipe, None, NotModeled(reason=reason), Verdict.NOT_MODELED, wanted)
+
+
+def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+    claimed = claim(inst, ctx)
+    if claimed is None:
+        u = unclaimed(inst, ctx)
+        return _not_modeled(inst, u.reason, u.problems, None, selection)
+    family, recipe = claimed
+    if isinstance(recipe, Unreadable):
+        return _not_modeled(inst, recipe.reason, recipe.problems, None, selection)
+    assert recipe is not None
+    reason = family.covers(recipe, ctx)
+    if reason is not None:
+        return _not_modeled(inst, reason, (), recipe, selection)
+    res = family.resources(recipe, ctx)
+    rules = rules_for(family.name, ctx.arch.sm)
+    diags = diagnose(rules, facts_for(family, recipe, res), inst.span.path, inst.span.line)
+    # The verdict comes from every finding; the selection only decides which are shown.
+    shown = tuple(d for d in diags if selection.wants(d.rule))
+    return Judgement(recipe, res, None, verdict_of(diags, rules_by_id()), shown)
+
+
+def placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
+    if (d.path, d.line) == (inst.span.path, inst.span.line):
+        return d
+    return d.model_copy(update={"path": inst.span.path, "line": inst.span.line})
+
+
+def evaluate_instantiation(
+    inst: Instantiation, ctx: ModelContext, selection: Selection, memo: Memo | None = None
+) -> InstantiationResult:
+    """Claim, model and judge one instantiation (inactive ones are reported, not judged)."""
+    if inst.guard is not None and not inst.guard.active:
+        nm = NotModeled(reason=f"inactive under the define set: #if {inst.guard.text}")
+        return InstantiationResult(
+            instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
+        )
+    key = (inst.form, inst.name, inst.args, ctx.key)
+    judged = memo.get(key) if memo is not None else None
+    if judged is None:
+        judged = judge(inst, ctx, selection)
+        if memo is not None:
+            memo[key] = judged
+    return InstantiationResult(
+        instantiation=inst,
+        recipe=judged.recipe,
+        resources=judged.resources,
+        verdict=judged.verdict,
+        not_modeled=judged.not_modeled,
+        diagnostics=tuple(placed(d, inst) for d in judged.findings),
+    )
+
+
+def input_diagnostic(p: InputProblem) -> Diagnostic:
+    rule = rules_by_id()[p.code]
+    return Diagnostic(
+        rule=rule.id,
+        name=rule.name,
+        severity=rule.severity,
+        path=p.path,
+        line=p.line,
+        message=p.message,
+    )
+
+
+def evaluate_file(
+    path: str,
+    instantiations: Sequence[Instantiation],
+    problems: Sequence[InputProblem],
+    ctx: ModelContext | None,
+    selection: Selection,
+    memo: Memo | None = None,
+) -> FileResult:
+    """One file's result: its input problems and its judged instantiations (`ctx` may be None
+    only when there are none)."""
+    results: list[InstantiationResult] = []
+    if instantiations:
+        assert ctx is not None
+        results = [evaluate_instantiation(i, ctx, selection, memo) for i in instantiations]
+    diags = [input_diagnostic(p) for p in problems]
+    return FileResult(
+        path=path,
+        instantiations=tuple(results),
+        diagnostics=tuple(d for d in diags if selection.wants(d.rule)),
+    )

@@ -1,0 +1,47 @@
+"""The options of one check run, shared by the CLI, the Python API, pregen, verify and explain."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cutlint import parse
+from cutlint.engine.selection import Selection
+
+DEFAULT_ARCH = "sm_120"
+"""Target arch when neither --arch nor the file's own path names one."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    arch: str | None = None
+    cutlass_version: str | None = None
+    defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
+    undefines: Sequence[str] = ()
+    selection: Selection = field(default_factory=Selection)
+    jobs: int | None = None
+    flashinfer_version: str | None = None
+    """The FlashInfer release that wrote the files, where their path does not say."""
+    parse_timeout: float = parse.DEFAULT_LIMITS.seconds_per_file
+    """Seconds one file may take in a parser worker before it is reported as CUT007."""
+    root: Path | None = None
+    """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+    exclude: Sequence[str] = ()
+    """Glob patterns (`--exclude`): files and directories found inside a directory that match
+    one are skipped; a file named in `paths` is always checked, as ruff does."""
+
+    def __post_init__(self) -> None:
+        if self.arch is not None:
+            known_arch(self.arch)  # an unknown arch is a ValueError naming the known ones
+
+
+def known_arch(arch: str) -> str:
+    """`arch` when cutlint knows it; else a ValueError that lists the arches it knows."""
+    from cutlint.model.arch import arch_for, arches
+
+    try:
+        arch_for(arch)
+    except KeyError:
+        raise ValueError(f"unknown arch {arch!r}; known: {', '.join(arches())}") from None
+    return arch

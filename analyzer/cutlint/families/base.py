@@ -1,0 +1,121 @@
+"""The family seam: what a kernel family is to the rest of cutlint.
+
+A family is one recipe as a producer instantiates it (the FlashInfer fused-MoE macro for `Sm120`,
+the same macro for `Sm90`, the Ampere fused-MoE launcher, ...). It claims source forms, types them
+into its recipe, and computes their Resources from CUTLASS's shared parts (cutlint.cutlass). The
+engine, the reporters, explain, pregen and verify reach a family only through this protocol.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, ClassVar, Protocol
+
+from cutlint.model.context import ModelContext
+from cutlint.records import Instantiation, Recipe, Resources
+
+Facts = dict[str, int | bool | str]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """The form is this family's, but arguments cannot be read: the messages become input
+    diagnostics (`code`, e.g. CUT004 or CUT005) and the instantiation is reported not modeled."""
+
+    problems: tuple[tuple[str, str], ...]
+    """(rule code, message) pairs."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class InputField:
+    """One input of a recipe, as the derivation graph shows it (`input.tile`: `256x128x128`)."""
+
+    node: str
+    """`input.<name>`: what records' `derived_from` name."""
+    label: str
+    value: str
+    source: str
+    """Where it was read: the macro argument(s) or launcher template argument(s)."""
+
+
+Claim = Recipe | Unreadable | None
+"""A family's answer to a form: its recipe, its form with unreadable arguments, or not mine."""
+
+
+@dataclass(frozen=True)
+class FamilyData:
+    """A family's data file (`data/family.toml`): what it is and every constant with its source."""
+
+    title: str
+    producer: str
+    recipe_source: str
+    doc: str
+    fixtures: str
+    truth: str
+    constants: Mapping[str, int]
+    sources: Mapping[str, str]
+
+
+@cache
+def family_data(package: str) -> FamilyData:
+    with resources.files(package).joinpath("data", "family.toml").open("rb") as f:
+        raw: dict[str, Any] = tomllib.load(f)
+    constants = raw.get("constants", {})
+    return FamilyData(
+        title=raw["title"],
+        producer=raw["producer"],
+        recipe_source=raw["recipe_source"],
+        doc=raw["doc"],
+        fixtures=raw["fixtures"],
+        truth=raw["truth"],
+        constants={k: int(v["value"]) for k, v in constants.items()},
+        sources={k: str(v["source"]) for k, v in constants.items()},
+    )
+
+
+class Family(Protocol):
+    """One kernel family. Implementations are stateless singletons listed in the registry."""
+
+    name: ClassVar[str]
+    """Kebab-case, e.g. `sm120-blockscaled-grouped`; rules scope themselves by it."""
+    package: ClassVar[str]
+    """The family's package (holds `data/family.toml`)."""
+    metrics: ClassVar[Mapping[str, str]]
+    """The family's own metrics for rules (namespaced, e.g. `moe.swap_ab`) -> what each means."""
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]]
+    """For each of its metrics, the input nodes (`input.tile`) it is read from."""
+    columns: ClassVar[tuple[str, ...]]
+    """Its columns of the text table, in order (between `line` and `stages`)."""
+    probe: ClassVar[str | None]
+    """The name of the compiler probe `cutlint verify` uses for it, or None."""
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim: ...
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        """Why this recipe is outside what the model computes exactly (None: it is inside)."""
+        ...
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        """Stage count, SharedStorage layout, threads, registers, TMA, variants, dispatch."""
+        ...
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        """Values of `metrics` for this recipe."""
+        ...
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        """The recipe's cells, one per entry of `columns`."""
+        ...
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        """The recipe's inputs, for the derivation graph."""
+        ...
+
+    def title(self, recipe: Recipe) -> str:
+        """One line naming the tactic, for explanations (`FINALIZE 256x128x128 SwapAB off`)."""
+        ...

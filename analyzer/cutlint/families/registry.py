@@ -1,0 +1,31 @@
+"""The kernel families cutlint models, in claim order: the first family that claims a source form
+owns it. Adding a family is one line here (and its folder; docs/architecture.md)."""
+
+from __future__ import annotations
+
+from cutlint.families.base import Claim, Family
+from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
+from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
+from cutlint.model.context import ModelContext
+from cutlint.records import Instantiation, Recipe
+
+FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM80_FUSED_MOE)
+
+_BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
+
+
+def family_named(name: str) -> Family:
+    return _BY_NAME[name]
+
+
+def family_of(recipe: Recipe) -> Family:
+    return _BY_NAME[recipe.family]
+
+
+def claim(inst: Instantiation, ctx: ModelContext) -> tuple[Family, Claim] | None:
+    """The family that owns `inst` and its claim, or None when no family claims it."""
+    for family in FAMILIES:
+        claimed = family.claim(inst, ctx)
+        if claimed is not None:
+            return family, claimed
+    return None

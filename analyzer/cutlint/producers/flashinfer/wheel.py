@@ -1,0 +1,128 @@
+"""Real inputs from FlashInfer itself: its wheel, its kernel generator, its JIT cache layout.
+
+The generator (`flashinfer/jit/gemm/cutlass/generate_kernels.py`) is pure Python and needs only
+the standard library, its sibling `cutlass_library.py` and, in some releases, one helper from
+`flashinfer/jit/cpp_ext.py` whose module imports torch. It is loaded here with stand-in parent
+packages so that no `__init__` (and no torch) runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+import sys
+import time
+import types
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from cutlint.cache_dir import wheels_dir
+
+GENERATOR = "flashinfer.jit.gemm.cutlass.generate_kernels"
+
+
+class FlashInferError(Exception):
+    """A FlashInfer wheel could not be fetched or its generator could not run; says why."""
+
+
+def download_wheel(
+    version: str, dest: Path | None = None, progress: Callable[[str], None] | None = None
+) -> Path:
+    """`pip download --no-deps flashinfer-python==VERSION` into `dest` (default: the wheel cache,
+    cutlint.cache_dir); returns the unpacked root (the directory that holds `flashinfer/`).
+    Reuses an earlier download; the .whl is deleted once unpacked. `progress` hears what is
+    happening (up to ~60 MB to download, ~430 MB unpacked) before it happens."""
+    dest = dest if dest is not None else wheels_dir()
+    root = dest / f"flashinfer-{version}"
+    if (root / "flashinfer" / "jit").is_dir():
+        return root
+    dest.mkdir(parents=True, exist_ok=True)
+    say = progress or (lambda _: None)
+    say(
+        f"downloading flashinfer-python=={version} with pip (--no-deps; 8 MB for 0.6.x, "
+        f"60 MB for 0.7.x) into {dest}"
+    )
+    started = time.monotonic()
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "-d",
+        str(dest),
+        f"flashinfer-python=={version}",
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise FlashInferError(
+            f"pip download flashinfer-python=={version} failed: {done.stderr.strip()[-500:]}"
+        )
+    wheels = sorted(dest.glob(f"flashinfer_python-{version}-*.whl"))
+    if not wheels:
+        raise FlashInferError(f"no wheel for flashinfer-python=={version} in {dest}")
+    size = wheels[0].stat().st_size
+    say(
+        f"unpacking {wheels[0].name} ({size / 1e6:.0f} MB, {time.monotonic() - started:.0f} s) into {root}"
+    )
+    partial = dest / f".flashinfer-{version}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    with zipfile.ZipFile(wheels[0]) as z:
+        z.extractall(partial)
+    shutil.rmtree(root, ignore_errors=True)
+    partial.rename(root)  # a run interrupted while unpacking leaves no half tree behind
+    for wheel in wheels:
+        wheel.unlink(missing_ok=True)
+    return root
+
+
+def _cuda_at_least(version: str) -> bool:
+    """Stand-in for flashinfer.jit.cpp_ext.is_cuda_version_at_least: cutlint targets CUDA >= 12.8
+    (the first CUDA with sm_120), so every check the generator makes with it holds."""
+    return True
+
+
+def load_generator(root: Path) -> types.ModuleType:
+    """Import the generator of the FlashInfer tree at `root` without running any package __init__."""
+    for name in list(sys.modules):
+        if name == "flashinfer" or name.startswith("flashinfer."):
+            del sys.modules[name]
+    for name in (
+        "flashinfer",
+        "flashinfer.jit",
+        "flashinfer.jit.gemm",
+        "flashinfer.jit.gemm.cutlass",
+    ):
+        pkg = types.ModuleType(name)
+        pkg.__path__ = [str(root / name.replace(".", "/"))]
+        sys.modules[name] = pkg
+    stub = types.ModuleType("flashinfer.jit.cpp_ext")
+    stub.is_cuda_version_at_least = _cuda_at_least  # type: ignore[attr-defined]
+    sys.modules["flashinfer.jit.cpp_ext"] = stub
+    try:
+        return importlib.import_module(GENERATOR)
+    except Exception as e:  # the generator is third-party code: report, do not crash
+        raise FlashInferError(f"cannot load {GENERATOR} from {root}: {e}") from e
+
+
+def cache_dir(base: Path, version: str, sm: int = 120) -> Path:
+    """Where FlashInfer's JIT puts the generated files: `<base>/flashinfer/<version>/<sm>a/
+    generated/cutlass_instantiations/<sm>` (jit/fused_moe.py, jit/env.py FLASHINFER_GEN_SRC_DIR)."""
+    return (
+        base / "flashinfer" / version / f"{sm}a" / "generated" / "cutlass_instantiations" / str(sm)
+    )
+
+
+def generate_cache(root: Path, version: str, base: Path, sm: int = 120) -> Path:
+    """Run the generator as FlashInfer's JIT does (`generate_gemm_operations(out, "120;120-real")`)
+    and return the directory of the generated SM files (`.../<sm>/gemm_grouped/<sm>`)."""
+    out = cache_dir(base, version, sm)
+    generator = load_generator(root)
+    try:
+        generator.generate_gemm_operations(str(out), f"{sm};{sm}-real")
+    except Exception as e:
+        raise FlashInferError(f"the FlashInfer {version} generator failed: {e}") from e
+    return out / "gemm_grouped" / str(sm)

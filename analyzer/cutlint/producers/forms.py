@@ -1,0 +1,41 @@
+"""What cutlint can say of a source form that no kernel family claims: which producer's form it is,
+whether its arguments can be read at all (so that a bad call is an input error whatever its arch),
+and the reason it is not modeled. Producer knowledge, so it lives here, not in a family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.families.moe_macro_family import parameters
+from cutlint.model.context import ModelContext
+from cutlint.producers.trtllm import moe_macro
+from cutlint.records import FormKind, Instantiation
+
+
+@dataclass(frozen=True)
+class Unclaimed:
+    problems: tuple[tuple[str, str], ...]
+    """(rule code, message): the form's arguments that cannot be read."""
+    reason: str
+
+
+def unclaimed(inst: Instantiation, ctx: ModelContext) -> Unclaimed:
+    if inst.form is FormKind.EXPLICIT_INSTANTIATION:
+        return Unclaimed(
+            (), f"explicit launcher instantiation `{inst.name}`: no kernel family models it yet"
+        )
+    if inst.name == moe_macro.MACRO:
+        params = parameters(ctx)
+        arity = moe_macro.arity_problem(inst.args, params)
+        if arity is not None:
+            return Unclaimed((("CUT004", arity),), _UNREADABLE)
+        args, unknown = moe_macro.typed(inst.args, params)
+        if args is None or unknown:
+            return Unclaimed(tuple(("CUT005", f"`{inst.name}` {u}") for u in unknown), _UNREADABLE)
+        return Unclaimed(
+            (), f"{args.arch_tag} TMA warp-specialized grouped GEMM: no kernel family models it yet"
+        )
+    return Unclaimed((), f"`{inst.name}(...)`: no kernel family claims this macro")
+
+
+_UNREADABLE = "the macro's arguments could not be read (see the CUT0xx diagnostic)"

@@ -1,0 +1,1 @@
+"""TensorRT-LLM: the MoE GEMM launchers and the instantiation macro that FlashInfer vendors."""

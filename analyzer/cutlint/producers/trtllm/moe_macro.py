@@ -1,0 +1,191 @@
+"""The arguments of `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, typed.
+
+The macro is defined in TensorRT-LLM's
+`kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl` (vendored by FlashInfer
+under `data/csrc/nv_internal`); the argument order is its parameter list, which changed between
+releases (FlashInfer 0.5.2: 14 parameters; 0.5.3 on: 17). Every family that builds this macro's
+kernels (SM90, SM100, SM120) reads its arguments here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
+
+MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+
+PARAMETERS = (
+    "ArchTag", "DataType", "WeightType", "OutputType", "EpilogueSchedule", "EpilogueTag",
+    "FUSION", "CTA_M", "CTA_N", "CTA_K", "CGA_M", "CGA_N", "CGA_K",
+    "MXFPX", "DYNAMIC_CGA", "BIAS", "SWAP_AB",
+)  # fmt: skip
+
+ELEMENT_TYPES: dict[str, ElementType] = {
+    # TensorRT-LLM's Safe* wrappers (cutlass_kernels/include/moe_gemm_kernels.h), CUDA's
+    # cuda_fp4.h / cuda_fp8.h / cuda_fp16.h / cuda_bf16.h types, and CUTLASS's numeric types.
+    "SafeFP4": ElementType.E2M1,
+    "__nv_fp4_e2m1": ElementType.E2M1,
+    "cutlass::float_e2m1_t": ElementType.E2M1,
+    "SafeFP8": ElementType.E4M3,
+    "__nv_fp8_e4m3": ElementType.E4M3,
+    "cutlass::float_e4m3_t": ElementType.E4M3,
+    "__nv_fp8_e5m2": ElementType.E5M2,
+    "cutlass::float_e5m2_t": ElementType.E5M2,
+    "half": ElementType.F16,
+    "__half": ElementType.F16,
+    "cutlass::half_t": ElementType.F16,
+    "SafeBF16": ElementType.BF16,
+    "__nv_bfloat16": ElementType.BF16,
+    "cutlass::bfloat16_t": ElementType.BF16,
+    "float": ElementType.F32,
+}
+
+# The arch tags of cutlass/arch/arch.h: `struct Sm120 { static int const kMinComputeCapability
+# = 120; };`. The macro pastes the tag after `cutlass::arch::`, so it is written bare.
+_ARCH_TAG = re.compile(r"Sm(\d{2,3})")
+# A C++ integer literal ([lex.icon]) without digit separators: the macro pastes each argument
+# into a function name with `##`, which a `'` would break.
+_INTEGER = re.compile(
+    r"(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[bB](?P<bin>[01]+)|(?P<oct>0[0-7]*)|(?P<dec>[1-9][0-9]*))"
+    r"(?:[uU](?:ll|LL|l|L|z|Z)?|(?:ll|LL|l|L|z|Z)[uU]?)?"
+)
+
+
+def element_type(spelled: str) -> ElementType | None:
+    key = re.sub(r"\s+", "", spelled).removeprefix("::")
+    return ELEMENT_TYPES.get(key)
+
+
+def arch_sm(spelled: str) -> int | None:
+    m = _ARCH_TAG.fullmatch(spelled.strip())
+    return int(m.group(1)) if m else None
+
+
+def integer(spelled: str) -> int | None:
+    m = _INTEGER.fullmatch(spelled.strip())
+    if m is None:
+        return None
+    for group, base in (("hex", 16), ("bin", 2), ("oct", 8), ("dec", 10)):
+        digits = m.group(group)
+        if digits is not None:
+            return int(digits, base)
+    return None  # unreachable: one group always matches
+
+
+def boolean(spelled: str) -> bool | None:
+    """`true`/`false`, or an integer literal (converted as C++ converts it to bool)."""
+    word = spelled.strip()
+    if word in ("true", "false"):
+        return word == "true"
+    value = integer(word)
+    return None if value is None else value != 0
+
+
+# What a parameter that a release's macro does not have means: the launcher's behaviour before the
+# parameter was added (no dynamic cluster, no bias, no SwapAB, no MXFPX operands).
+_ABSENT = {"MXFPX": "false", "DYNAMIC_CGA": "false", "BIAS": "false", "SWAP_AB": "false"}
+
+
+def arity_problem(args: Sequence[str], parameters: Sequence[str]) -> str | None:
+    """Why the call cannot be read against `parameters`, or None when its count matches."""
+    if len(args) == len(parameters):
+        return None
+    return f"`{MACRO}` takes {len(parameters)} arguments; this call passes {len(args)}"
+
+
+def in_canonical_order(args: Sequence[str], parameters: Sequence[str]) -> tuple[str, ...]:
+    """A release's arguments (by its own parameter names) in the 17-parameter order."""
+    by_name = dict(zip(parameters, args, strict=True))
+    return tuple(by_name.get(p, _ABSENT.get(p, "")) for p in PARAMETERS)
+
+
+def typed(
+    args: Sequence[str], parameters: Sequence[str] = PARAMETERS
+) -> tuple[MoeGemmArgs | None, list[str]]:
+    """The typed record, and a message for each argument cutlint cannot read.
+
+    `parameters` is the release's parameter list (the default: the 17 of FlashInfer 0.5.3 on).
+    An unknown element type, arch tag or fusion leaves that field None and keeps the record; an
+    integer or boolean that does not parse leaves no record (its fields have no "unknown").
+    """
+    assert len(args) == len(parameters)
+    args = in_canonical_order(args, parameters)
+    unknown: list[str] = []
+
+    def note(index: int, what: str) -> None:
+        unknown.append(f"argument {index + 1} ({PARAMETERS[index]}) `{args[index]}` is {what}")
+
+    sm = arch_sm(args[0])
+    if sm is None:
+        note(0, "not an arch tag of the form SmNNN")
+    types = [element_type(a) for a in args[1:4]]
+    for i, t in enumerate(types, start=1):
+        if t is None:
+            note(i, "not an element type cutlint knows (SafeFP4, __nv_fp8_e4m3, half, ...)")
+    fusion = Fusion.__members__.get(args[6])
+    if fusion is None:
+        note(6, "not an EpilogueFusion (NONE, FINALIZE, ACTIVATION)")
+    ints = [integer(a) for a in args[7:13]]
+    for i, v in enumerate(ints, start=7):
+        if v is None or v <= 0:
+            note(i, "not a positive integer literal")
+    flags = [boolean(a) for a in args[13:17]]
+    for i, f in enumerate(flags, start=13):
+        if f is None:
+            note(i, "not a boolean (true, false)")
+    if any(v is None or v <= 0 for v in ints) or any(f is None for f in flags):
+        return None, unknown
+    m, n, k, cm, cn, ck = (int(v or 0) for v in ints)
+    mxfpx, dynamic_cga, bias, swap_ab = (bool(f) for f in flags)
+    record = MoeGemmArgs(
+        arch_tag=args[0], sm=sm, act_type=types[0], weight_type=types[1], output_type=types[2],
+        epilogue_schedule=args[4], epilogue_tag=args[5], fusion=fusion,
+        cta_tile=Shape3(m=m, n=n, k=k), cluster=Shape3(m=cm, n=cn, k=ck),
+        mxfpx=mxfpx, dynamic_cga=dynamic_cga, bias=bias, swap_ab=swap_ab,
+    )  # fmt: skip
+    return record, unknown
+
+
+# How a generator spells each element type in the macro call (FlashInfer's generate_kernels.py
+# writes the CUDA types: `__nv_fp4_e2m1` is written `SafeFP4` by TensorRT-LLM's).
+_SPELLING: dict[ElementType, str] = {
+    ElementType.E2M1: "SafeFP4",
+    ElementType.E4M3: "__nv_fp8_e4m3",
+    ElementType.E5M2: "__nv_fp8_e5m2",
+    ElementType.F16: "half",
+    ElementType.BF16: "__nv_bfloat16",
+    ElementType.F32: "float",
+}
+
+
+def spell(a: MoeGemmArgs, parameters: Sequence[str] = PARAMETERS) -> tuple[str, ...]:
+    """The macro call's arguments for `a`, as a generator writes them, in `parameters`' order."""
+
+    def flag(b: bool) -> str:
+        return "true" if b else "false"
+
+    def element(t: ElementType | None) -> str:
+        return _SPELLING[t] if t is not None else "?"
+
+    canonical = {
+        "ArchTag": a.arch_tag,
+        "DataType": element(a.act_type),
+        "WeightType": element(a.weight_type),
+        "OutputType": element(a.output_type),
+        "EpilogueSchedule": a.epilogue_schedule,
+        "EpilogueTag": a.epilogue_tag,
+        "FUSION": a.fusion.value if a.fusion else "?",
+        "CTA_M": str(a.cta_tile.m),
+        "CTA_N": str(a.cta_tile.n),
+        "CTA_K": str(a.cta_tile.k),
+        "CGA_M": str(a.cluster.m),
+        "CGA_N": str(a.cluster.n),
+        "CGA_K": str(a.cluster.k),
+        "MXFPX": flag(a.mxfpx),
+        "DYNAMIC_CGA": flag(a.dynamic_cga),
+        "BIAS": flag(a.bias),
+        "SWAP_AB": flag(a.swap_ab),
+    }
+    return tuple(canonical[p] for p in parameters)
