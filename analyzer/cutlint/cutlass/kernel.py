@@ -128,6 +128,12 @@ def max_threads_per_block(mma_threads: int, pingpong: bool = False) -> int:
     return mma_threads + NUM_LOAD_WARP_GROUPS * THREADS_PER_WARP_GROUP
 
 
+def regs_per_thread(tile_m: int, tile_n: int, mma_threads: int) -> int:
+    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t), what
+    `IsLowRegisterPressure` compares with 64 (RegisterPlan.accumulator_registers)."""
+    return 2 * tile_m * tile_n // mma_threads
+
+
 def register_plan(
     tile_m: int, tile_n: int, mma_threads: int, low_register_pressure: bool, mma_warp_groups: int
 ) -> RegisterPlan:
@@ -136,7 +142,7 @@ def register_plan(
     warp group drops to 40 registers and the MMA warp groups rise to 232, unless the kernel keeps
     the compiler's allocation (`IsLowRegisterPressure`: SM120 block-scaled, CUTLASS >= 4.5.0, at
     most 64 accumulator registers)."""
-    accumulators = 2 * tile_m * tile_n // mma_threads
+    accumulators = regs_per_thread(tile_m, tile_n, mma_threads)
     if low_register_pressure:
         return RegisterPlan(
             accumulator_registers=accumulators,
