@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
+from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
 
-FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM80_FUSED_MOE)
+FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM90_TMA_WS_GROUPED, SM80_FUSED_MOE)
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 

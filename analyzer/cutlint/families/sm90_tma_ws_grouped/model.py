@@ -39,6 +39,7 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.stage_count import sm90_kernel_carveout, sm90_stage_count
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.base import family_data as base_family_data
 from cutlint.records import (
     ElementType,
     EpilogueTile,
@@ -54,16 +55,18 @@ EB = "cutlass/epilogue/collective/builders/sm90_builder.inl"
 GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 EPILOGUE_POLICY = "cutlass/epilogue/dispatch_policy.hpp"
 
+PACKAGE = "cutlint.families.sm90_tma_ws_grouped"
+_C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
+
 # GB: IsCooperative -> AtomLayoutMNK = Layout<Shape<_2,_1,_1>>: two 128-thread GMMA warp groups
 # (the pingpong schedule: Shape<_1,_1,_1>, one)
-COOPERATIVE_MMA_WARP_GROUPS = 2
-PINGPONG_MMA_WARP_GROUPS = 1
-# EPILOGUE_POLICY: PtrArrayTmaWarpSpecializedCooperative::NumEpilogueWarpGroups = 2 and
-# PtrArrayTmaWarpSpecializedPingpong::NumEpilogueWarpGroups = 2 (the pingpong shell asserts that it
-# equals its NumMmaWarpGroups)
-EPILOGUE_WARP_GROUPS = 2
-# GB: TileShape M must hold the warp groups' 64-row GMMA atoms (AtomLayoutMNK along M)
-GMMA_M = 64
+COOPERATIVE_MMA_WARP_GROUPS = _C["cooperative_mma_warp_groups"]
+PINGPONG_MMA_WARP_GROUPS = _C["pingpong_mma_warp_groups"]
+# EPILOGUE_POLICY: NumEpilogueWarpGroups = 2 for both ptr-array schedules (the pingpong shell
+# asserts that it equals its NumMmaWarpGroups)
+EPILOGUE_WARP_GROUPS = _C["epilogue_warp_groups"]
+# TileShape M must hold the cooperative warp groups' 64-row GMMA atoms (AtomLayoutMNK along M)
+GMMA_M = _C["gmma_m"]
 
 
 class Schedule(StrEnum):
@@ -103,7 +106,7 @@ class Tactic:
 
 @cache
 def family_data() -> dict[str, Any]:
-    path = resources.files("cutlint.families.sm90_tma_ws_grouped").joinpath("data", "family.toml")
+    path = resources.files(PACKAGE).joinpath("data", "family.toml")
     with path.open("rb") as f:
         return tomllib.load(f)
 
