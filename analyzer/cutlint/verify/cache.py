@@ -29,6 +29,7 @@ from cutlint import cache_dir
 from cutlint.verify import nvcc_probe
 from cutlint.verify.headers import Headers
 from cutlint.verify.nvcc_probe import ProbeRow
+from cutlint.verify.probe_flags import TARGETS
 
 CACHE_ENV = cache_dir.ENV
 CACHE_FORMAT = 1
@@ -53,8 +54,8 @@ def probe_method_hash(launcher: Path, root: Path) -> str:
     method = [
         patched,
         *nvcc_probe.JIT_DEFAULT_FLAGS,
-        *nvcc_probe.SM120_DEFINES,
-        nvcc_probe.SM120_GENCODE,
+        # every target's flags: the probe picks one per file by its arch tag (probe_flags.TARGETS)
+        *(flag for t in TARGETS.values() for flag in (*t.defines, t.gencode)),
         *nvcc_probe.SUPPORT_SOURCES,
         nvcc_probe.PROBE_MAIN_CPP,
     ]

@@ -55,13 +55,17 @@ from cutlint.verify.probe_flags import (
     INCLUDE_ENV,
     JIT_DEFAULT_FLAGS,
     LAUNCHER_REL,
+    SM90_DEFINES,
+    SM90_GENCODE,
     SM120_DEFINES,
     SM120_GENCODE,
     SUPPORT_SOURCES,
     FlashInferTree,
+    ProbeTarget,
     compile_flags,
     extra_system_includes,
     search_flags,
+    target_for,
 )
 from cutlint.verify.probe_output import OUTPUT_TAG, match_rows, parse_output
 from cutlint.verify.probe_records import ProbeError, ProbeRow
@@ -106,6 +110,10 @@ def run_probe(
     calls = find_macro_calls(source)
     if not calls:
         raise ProbeError(f"no {MACRO_NAME} call in {generated_cu}")
+    try:
+        target = target_for([call.args[0] for call in calls if call.args])
+    except ValueError as e:
+        raise ProbeError(f"{generated_cu}: {e}") from e
 
     owned = workdir is None
     base = Path(tempfile.mkdtemp(prefix="cutlint-probe-")) if workdir is None else Path(workdir)
@@ -115,12 +123,12 @@ def run_probe(
         system_includes, real_cublas = _with_cublas(
             tree, nvcc, base, overlay, generated_cu.parent, system_includes, log
         )
-        probe_flags = compile_flags(tree, overlay, generated_cu.parent, system_includes)
+        probe_flags = compile_flags(tree, overlay, generated_cu.parent, system_includes, target)
         patched = overlay / LAUNCHER_REL
         patched.parent.mkdir(parents=True, exist_ok=True)
         patched.write_text(patch_launcher(tree.launcher.read_text(), tree.launcher))
         stdout = _compile_link_run(
-            tree, nvcc, base, job, generated_cu, probe_flags, system_includes
+            tree, nvcc, base, job, generated_cu, probe_flags, system_includes, target
         )
         rows = match_rows(generated_cu, calls, parse_output(stdout))
         if not keep_build and not owned:
@@ -163,6 +171,7 @@ def _compile_link_run(
     generated_cu: Path,
     probe_flags: Sequence[str],
     system_includes: Sequence[Path],
+    target: ProbeTarget,
 ) -> str:
     """Build the probe executable of one generated file, run it, return its stdout."""
     obj = job / "probe.o"
@@ -175,7 +184,7 @@ def _compile_link_run(
             run_step(compile_cmd, f"compiling {generated_cu.name}")
         finally:
             support = support_job.result()
-    run_step([nvcc, SM120_GENCODE, "-o", str(exe), str(obj), *map(str, support)], "linking probe")
+    run_step([nvcc, target.gencode, "-o", str(exe), str(obj), *map(str, support)], "linking probe")
     return run_step([str(exe)], "running probe", cwd=job).stdout
 
 
@@ -214,6 +223,8 @@ __all__ = [
     "OUTPUT_TAG",
     "PROBE_HELPERS_CPP",
     "PROBE_MAIN_CPP",
+    "SM90_DEFINES",
+    "SM90_GENCODE",
     "SM120_DEFINES",
     "SM120_GENCODE",
     "SUPPORT_SOURCES",
@@ -223,6 +234,7 @@ __all__ = [
     "ProbeError",
     "ProbeRow",
     "ProbeRun",
+    "ProbeTarget",
     "compile_flags",
     "extra_system_includes",
     "find_macro_calls",

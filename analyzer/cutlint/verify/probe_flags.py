@@ -1,6 +1,6 @@
 """The probe's compile command: FlashInfer's JIT flags, its include layout, extra system headers.
 
-Mirrors what FlashInfer's own JIT build of the SM120 fused-MoE module passes, so the probe
+Mirrors what FlashInfer's own JIT build of the SM120 (or SM90) fused-MoE module passes, so the probe
 compiles the generated file exactly as a real build would (the sources are named beside each
 flag list).
 """
@@ -13,12 +13,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.producers.flashinfer.jit_flags import JIT_DEFAULT_FLAGS, SM120_DEFINES, SM120_GENCODE
+from cutlint.producers.flashinfer.jit_flags import (
+    JIT_DEFAULT_FLAGS,
+    SM90_DEFINES,
+    SM90_GENCODE,
+    SM120_DEFINES,
+    SM120_GENCODE,
+)
 from cutlint.verify import cublas
 
 LAUNCHER_REL = Path(
     "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
 )
+
+
+@dataclass(frozen=True)
+class ProbeTarget:
+    """The arch-specific part of the compile command: the module's defines and its gencode."""
+
+    arch_tag: str
+    defines: tuple[str, ...]
+    gencode: str
+
+
+SM120_TARGET = ProbeTarget("Sm120", SM120_DEFINES, SM120_GENCODE)
+SM90_TARGET = ProbeTarget("Sm90", SM90_DEFINES, SM90_GENCODE)
+TARGETS: dict[str, ProbeTarget] = {t.arch_tag: t for t in (SM120_TARGET, SM90_TARGET)}
+
+
+def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
+    """The target of a generated file from its macro calls' arch tags (FlashInfer writes one
+    arch per file: `gemm_grouped/<sm>/`). Raises ValueError for a mix or an arch without flags."""
+    tags = {t.strip() for t in arch_tags}
+    if len(tags) != 1 or next(iter(tags)) not in TARGETS:
+        raise ValueError(
+            f"the probe builds one arch per file, one of {sorted(TARGETS)}; this file has "
+            f"{sorted(tags)}"
+        )
+    return TARGETS[next(iter(tags))]
+
 
 # Host helpers of TensorRT-LLM that the kept part of the launcher references (TLLM_CHECK /
 # TLLM_THROW build a TllmException, which formats with fmtstr). FlashInfer links the same files.
@@ -104,12 +137,16 @@ def extra_system_includes(nvcc: str, extra: Sequence[Path] = ()) -> list[Path]:
 
 
 def compile_flags(
-    tree: FlashInferTree, overlay: Path, generated_dir: Path, system_includes: Sequence[Path] = ()
+    tree: FlashInferTree,
+    overlay: Path,
+    generated_dir: Path,
+    system_includes: Sequence[Path] = (),
+    target: ProbeTarget = SM120_TARGET,
 ) -> list[str]:
     flags = [*JIT_DEFAULT_FLAGS, *tree.include_flags(overlay, generated_dir)]
     for d in system_includes:
         flags += ["-isystem", str(d)]
-    return [*flags, *SM120_DEFINES, SM120_GENCODE]
+    return [*flags, *target.defines, target.gencode]
 
 
 def search_flags(flags: Sequence[str]) -> list[str]:
@@ -129,11 +166,18 @@ __all__ = [
     "INCLUDE_ENV",
     "JIT_DEFAULT_FLAGS",
     "LAUNCHER_REL",
+    "SM90_DEFINES",
+    "SM90_GENCODE",
+    "SM90_TARGET",
     "SM120_DEFINES",
     "SM120_GENCODE",
+    "SM120_TARGET",
     "SUPPORT_SOURCES",
+    "TARGETS",
     "FlashInferTree",
+    "ProbeTarget",
     "compile_flags",
     "extra_system_includes",
     "search_flags",
+    "target_for",
 ]
