@@ -1,9 +1,15 @@
-"""Benchmark: whole-process time and instantiations per second of `cutlint check`.
+"""Benchmark: start-up, whole-process time and instantiations per second of `cutlint check`.
 
-    python tests/benchmark.py [--runs 5] [--synthetic 10000] [--workdir DIR]
+    python tests/benchmark.py [--runs 5] [--startup-runs 21] [--synthetic 10000] [--workdir DIR]
 
+0. start-up: `cutlint --version` and `cutlint check` of one real file, whole process, as medians
+   of many runs beside `python -c pass` on the same machine at the same time (a shared machine's
+   load moves all three; the load average is printed with them);
 1. the real FlashInfer 0.7.2.post1 SM120 cache, written by FlashInfer's own generator;
 2. a synthetic cache of N instantiations: copies of those real files under new names.
+
+Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
+runs: `pip install` compiles it.
 
 Each case runs `cutlint check DIR --format json` as a fresh process (Python start-up and imports
 included) and reports the best and median wall time over the runs, instantiations per second,
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -32,6 +39,9 @@ VERSION = "0.7.2.post1"
 def count_instantiations(out: str) -> int:
     n: int = json.loads(out)["summary"]["instantiations"]
     return n
+
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def command(target: Path, fmt: str) -> list[str]:
@@ -52,7 +62,7 @@ def command(target: Path, fmt: str) -> list[str]:
 def run_once(target: Path, fmt: str) -> float:
     """Wall seconds of one whole `cutlint check` process."""
     start = time.perf_counter()
-    done = subprocess.run(command(target, fmt), capture_output=True, text=True)
+    done = subprocess.run(command(target, fmt), capture_output=True, text=True, env=ENV)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"cutlint failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -60,7 +70,7 @@ def run_once(target: Path, fmt: str) -> float:
 
 
 def count(target: Path) -> int:
-    done = subprocess.run(command(target, "json"), capture_output=True, text=True)
+    done = subprocess.run(command(target, "json"), capture_output=True, text=True, env=ENV)
     return count_instantiations(done.stdout)
 
 
@@ -69,7 +79,10 @@ def gnu_time_peak(target: Path, fmt: str) -> int | None:
     if not Path("/usr/bin/time").exists():
         return None
     done = subprocess.run(
-        ["/usr/bin/time", "-f", "%M", *command(target, fmt)], capture_output=True, text=True
+        ["/usr/bin/time", "-f", "%M", *command(target, fmt)],
+        capture_output=True,
+        text=True,
+        env=ENV,
     )
     return int(done.stderr.strip().splitlines()[-1])
 
@@ -103,20 +116,48 @@ def report(label: str, target: Path, runs: int) -> None:
         )
 
 
+def startup(one_file: Path, runs: int) -> None:
+    """The start-up cost on its own line: the three commands interleaved, run by run, so that
+    the machine's load falls on them alike."""
+    cutlint = [sys.executable, "-m", "cutlint"]
+    cases = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "cutlint --version": [*cutlint, "--version"],
+        "one-file check": [*cutlint, "check", str(one_file), "--no-config", "--fail-on", "never"],
+    }
+    for argv in cases.values():  # warm-up: bytecode written, files in the page cache
+        subprocess.run(argv, capture_output=True, env=ENV, check=False)
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, argv in cases.items():
+            start = time.perf_counter()
+            subprocess.run(argv, capture_output=True, env=ENV, check=False)
+            samples[name].append(1000 * (time.perf_counter() - start))
+    medians = {name: statistics.median(v) for name, v in samples.items()}
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"start-up: cutlint --version {medians['cutlint --version']:.0f} ms, one-file check "
+        f"{medians['one-file check']:.0f} ms ({one_file.name}); python -c pass "
+        f"{medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
+        f"load average {load:.1f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
-    root = download_wheel(VERSION, work / "wheels")
+    root = download_wheel(VERSION)  # cutlint's wheel cache, shared with the tests
     real = generate_cache(root, VERSION, work / "jit")
-    import os
 
     print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    startup(sorted(real.glob("*M256*.generated.cu"))[0], args.startup_runs)
     report(f"real FlashInfer {VERSION} SM120 cache", real, args.runs)
     big = synthetic(real, work / "synthetic", args.synthetic)
     report(f"synthetic cache ({args.synthetic:,} wanted)", big, max(1, args.runs // 2))

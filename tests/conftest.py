@@ -1,10 +1,10 @@
 """Shared fixtures: real generated caches (made at test time by FlashInfer's own generator from
-the flashinfer-python wheels) and the compiler truth committed in tests/data."""
+the flashinfer-python wheels: ~60 MB downloaded and ~430 MB unpacked per release, two releases, in
+cutlint's cache, cutlint.cache_dir) and the compiler truth committed in tests/data."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +17,16 @@ FIXTURES = Path(__file__).parent.parent / "fixtures"
 VERSIONS = ("0.6.3", "0.7.2.post1")
 
 
-def _download_dir() -> Path:
-    return Path(os.environ.get("CUTLINT_TEST_CACHE", Path.home() / ".cache" / "cutlint-tests"))
-
-
 @pytest.fixture(scope="session")
 def flashinfer_root() -> Any:
-    """version -> unpacked wheel root; skips when the wheel cannot be had (no registry)."""
+    """version -> unpacked wheel root, in cutlint's one wheel cache ($CUTLINT_CACHE/wheels, shared
+    with `generate`, `pregen` and `verify --download`); skips when the wheel cannot be had."""
     roots: dict[str, Path] = {}
 
     def get(version: str) -> Path:
         if version not in roots:
             try:
-                roots[version] = download_wheel(version, _download_dir())
+                roots[version] = download_wheel(version)
             except FlashInferError as e:
                 pytest.skip(f"flashinfer-python {version} unavailable: {e}")
         return roots[version]
@@ -56,3 +53,27 @@ def real_cache(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -
 def nvcc_truth() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = json.loads((DATA / "nvcc_sm120_truth.json").read_text())["rows"]
     return rows
+
+
+JIT_VERSIONS = ("0.6.11.post2", "0.7.2.post1", "0.7.4")
+"""Releases whose JIT-rendered SM120 GEMM modules (generated/gen_gemm_sm120*) tests render."""
+
+
+@pytest.fixture(scope="session")
+def jit_modules(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """version -> the RenderedModules of that release's own `gen_gemm_sm120*` functions, written
+    in FlashInfer's JIT cache layout (`<base>/flashinfer/<version>/120f/generated/...`)."""
+    from cutlint.producers.flashinfer.jit_modules import JitRenderError, render_sm120_jit_specs
+
+    made: dict[str, Any] = {}
+    base = tmp_path_factory.mktemp("jit-modules")
+
+    def get(version: str) -> Any:
+        if version not in made:
+            try:
+                made[version] = render_sm120_jit_specs(flashinfer_root(version), version, base)
+            except JitRenderError as e:
+                pytest.skip(f"cannot render FlashInfer {version}'s SM120 modules: {e}")
+        return made[version]
+
+    return get

@@ -8,19 +8,20 @@ pregen commands' data (docs/guide.md, docs/pregen.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint import parse
+from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
+from cutlint.engine.options import known_arch as known_arch
 from cutlint.engine.run import judge_files
-from cutlint.engine.selection import Selection as Selection
-from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
-from cutlint.pregen.spec import context_of, instantiation_of
+from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
 from cutlint.records import (
     CheckResult,
     ElementType,
@@ -34,30 +35,65 @@ if TYPE_CHECKING:
 
     from cutlint.explain.records import LogExplanation
     from cutlint.pregen.records import PregenResult
+    from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 
 
-def check(paths: Sequence[Path | str], options: CheckOptions | None = None) -> CheckResult:
-    """Parse, model and judge every instantiation under `paths`."""
+PathArg = str | os.PathLike[str]
+
+
+def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
+    """One path or many: a str is one path, not a sequence of one-letter paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [Path(paths)]
+    return [Path(p) for p in paths]
+
+
+def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
+    """Parse, model and judge every instantiation under `paths` (one path or several: files
+    or directories). Raises ValueError for an option no file can be judged with (a
+    --cutlass-version directory without version.h, a define that is no macro name)."""
     options = options or CheckOptions()
+    if options.cutlass_version is not None:
+        check_cutlass_version(options.cutlass_version)
     parsed = parse.parse_paths(
-        [Path(p) for p in paths],
+        _path_list(paths),
         defines=options.defines,
         undefines=options.undefines,
         jobs=options.jobs,
         limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
+        exclude=options.exclude,
     )
     return judge_files(parsed, options)
 
 
+Shape = tuple[int, int, int] | str | Shape3
+"""A tile or cluster: `(256, 128, 128)`, `"256x128x128"` or a Shape3."""
+
+DEFAULT_ACT_TYPE = ElementType.E2M1
+DEFAULT_WEIGHT_TYPE = ElementType.E2M1
+DEFAULT_OUTPUT_TYPE = ElementType.BF16
+"""A tactic's element types when the caller does not say: FlashInfer's FP4 MoE (NVFP4 weights and
+activations, bf16 out). `cutlint explain --act/--weight/--out` has the same defaults."""
+
+
+def __getattr__(name: str) -> object:
+    """`api.TacticSpec`, imported on first use: `check` does not need it."""
+    if name == "TacticSpec":
+        from cutlint.pregen.spec import TacticSpec
+
+        return TacticSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_tactic(
     *,
+    tile: Shape,
     arch: str = DEFAULT_ARCH,
-    act_type: ElementType,
-    weight_type: ElementType,
-    output_type: ElementType,
-    tile: tuple[int, int, int],
-    cluster: tuple[int, int, int] = (1, 1, 1),
-    fusion: Fusion = Fusion.NONE,
+    act_type: ElementType | str = DEFAULT_ACT_TYPE,
+    weight_type: ElementType | str = DEFAULT_WEIGHT_TYPE,
+    output_type: ElementType | str = DEFAULT_OUTPUT_TYPE,
+    cluster: Shape = (1, 1, 1),
+    fusion: Fusion | str = Fusion.NONE,
     swap_ab: bool = False,
     mxfpx: bool | None = None,
     cutlass_version: str | None = None,
@@ -65,16 +101,21 @@ def check_tactic(
 ) -> InstantiationResult:
     """One tactic, before generation: what it needs and which rules it breaks.
 
-    `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations with FP4 weights).
-    The same as `validate_tactics([TacticSpec(...)])[0]`.
+    Element types take cutlint's names (`e2m1`, `bf16`) or the generated files' spellings
+    (`SafeFP4`, `half`); `mxfpx` defaults to what FlashInfer's generator sets (FP8 activations
+    with FP4 weights). The same as `validate_tactics([TacticSpec(...)])[0]`; a bad argument
+    (an unknown arch or type, a tile that is not MxNxK) raises pydantic's ValidationError, a
+    ValueError that names the field and the reason.
     """
+    from cutlint.pregen.spec import TacticSpec
+
     spec = TacticSpec(
         arch=arch,
-        act_type=act_type,
+        act_type=act_type,  # strings are mapped by TacticSpec
         weight_type=weight_type,
         output_type=output_type,
-        tile=Shape3(m=tile[0], n=tile[1], k=tile[2]),
-        cluster=Shape3(m=cluster[0], n=cluster[1], k=cluster[2]),
+        tile=tile,  # tuples and MxNxK strings are parsed
+        cluster=cluster,
         fusion=fusion,
         swap_ab=swap_ab,
         mxfpx=mxfpx,
@@ -91,6 +132,8 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
+    from cutlint.pregen.spec import context_of, instantiation_of
+
     return [evaluate_instantiation(instantiation_of(s), context_of(s), Selection()) for s in specs]
 
 
@@ -142,16 +185,22 @@ def pregen_flashinfer(
     root: Path | None = None,
     wheel_dir: Path | None = None,
     cutlass_version: str | None = None,
+    runners: Sequence[str] | None = None,
 ) -> PregenResult:
     """Run FlashInfer's generator enumeration in-process (no file written) and judge every
-    operation for `arch`. `root` is an unpacked FlashInfer tree; else the installed FlashInfer
-    when it is `version`, else the release's wheel (downloaded into `wheel_dir`).
+    operation for `arch`, with MoeGemmRunner's CUTLASS 2.x grouped tactics on it. `root` is an
+    unpacked FlashInfer tree; else the installed FlashInfer when it is `version`, else the
+    release's wheel (downloaded into `wheel_dir`, default cutlint's wheel cache,
+    cutlint.cache_dir). `runners` (of cutlint.pregen.blocklist.RUNNERS, default all) are the
+    runners the blocklist must not hurt: an id is blocked only when each of them that has it
+    fails it.
     Raises cutlint.producers.flashinfer.wheel.FlashInferError when no generator can be had or run."""
+    from cutlint.pregen.blocklist import RUNNERS
     from cutlint.pregen.run import find_flashinfer
     from cutlint.pregen.run import pregen_flashinfer as run
 
     if root is None:
-        root, version = find_flashinfer(
-            version, wheel_dir or Path.home() / ".cache" / "cutlint-wheels"
-        )
-    return run(root, version, arch, cutlass_version)
+        from cutlint.cache_dir import wheels_dir as cached_wheels
+
+        root, version = find_flashinfer(version, wheel_dir or cached_wheels())
+    return run(root, version, arch, cutlass_version, tuple(runners or RUNNERS))

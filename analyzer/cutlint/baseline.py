@@ -16,13 +16,18 @@ about the code but a run that did not see all of it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from cutlint import inputs
 from cutlint.engine.fingerprint import FINGERPRINT_VERSION, relative_path
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import FailsAt, Kind
@@ -36,7 +41,7 @@ class BaselineError(Exception):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class BaselineEntry(_Strict):
@@ -96,28 +101,66 @@ def dumps(baseline: Baseline) -> str:
 
 
 def write(baseline: Baseline, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(baseline), encoding="utf-8")
+    """Write the file whole or not at all: into a temporary file beside it, then renamed over
+    it, so that a failed write never leaves half a baseline. Raises BaselineError."""
+    mode = 0o644  # mkstemp's file is 0600: a baseline is for the whole team to read
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise BaselineError(f"baseline {path} cannot be written: {inputs.describe(e)}") from None
+    else:
+        if not stat.S_ISREG(st.st_mode):
+            raise BaselineError(f"baseline {path} is not a regular file; not overwritten")
+        mode = stat.S_IMODE(st.st_mode)
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(dumps(baseline))
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise BaselineError(f"baseline {path} cannot be written: {inputs.describe(e)}") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load(path: Path) -> Baseline:
+    """Read a baseline through cutlint.inputs (a regular file, at most 64 MiB, numbers and
+    nesting bounded). Raises BaselineError, one line that names the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BaselineError(
-            f"baseline {path} does not exist; write it with `cutlint check --write-baseline`"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BaselineError(f"baseline {path} cannot be read: {e}") from None
+        data = inputs.load_json(path, inputs.BASELINE)
+    except inputs.InputError as e:
+        if e.why == "does not exist":
+            raise BaselineError(
+                f"baseline {path} does not exist; write it with `cutlint check --write-baseline`"
+            ) from None
+        raise BaselineError(f"baseline {path} cannot be read: {e.why}") from None
     if isinstance(data, dict) and data.get("version") != BASELINE_VERSION:
         raise BaselineError(
-            f"baseline {path} has version {data.get('version')!r}; this cutlint reads version "
-            f"{BASELINE_VERSION}: write it again with `cutlint check --write-baseline`"
+            f"baseline {path} has version {_short(data.get('version'))}; this cutlint reads "
+            f"version {BASELINE_VERSION}: write it again with `cutlint check --write-baseline`"
         )
     try:
         baseline = Baseline.model_validate(data)
     except ValidationError as e:
-        raise BaselineError(f"baseline {path} is not a cutlint baseline: {e}") from None
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+        raise BaselineError(
+            f"baseline {path} is not a cutlint baseline: {where}: {first['msg']}{more}"
+        ) from None
     if baseline.fingerprint_version != FINGERPRINT_VERSION:
         raise BaselineError(
             f"baseline {path} holds fingerprints of version {baseline.fingerprint_version}; this "

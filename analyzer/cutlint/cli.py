@@ -7,28 +7,35 @@ printed.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import re
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 import click
 
-from cutlint import api
-from cutlint import baseline as baseline_file
-from cutlint import config as config_file
-from cutlint.cutlass.versions import parse_version
-from cutlint.engine.loader import load_rules, rules_by_id
-from cutlint.engine.schema import FailsAt, Kind
-from cutlint.model.arch import arch_for
-from cutlint.records import CheckResult, Severity
-from cutlint.report import REPORTERS
-from cutlint.report import write as write_report
-from cutlint.report.rule_docs import render_rule
+# Everything else is imported where it is used: `cutlint --version` and `cutlint rules` should
+# not pay for pydantic's records, and `check` not for networkx or the compiler probe. click
+# itself (~25 ms) is the floor.
+if TYPE_CHECKING:
+    from cutlint import api
+    from cutlint import config as config_file
+    from cutlint.engine.schema import Rule
+    from cutlint.records import CheckResult, InstantiationResult
+
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ["error", "warning", "info", "note", "never"]
+FORMATS = ("concise", "github", "json", "sarif", "text")
+"""cutlint.report.FORMATS, written out so that building the command imports no reporter."""
+DEFAULT_TACTIC = {"act": "e2m1", "weight": "e2m1", "out": "bf16"}
+"""`explain`'s tactic types when not given: api.check_tactic's defaults (a test keeps them so)."""
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _defines(
@@ -44,10 +51,22 @@ def _defines(
             out.pop(u, None)
     for d in define:
         name, _, value = d.partition("=")
+        _valid_define(name, value or "1", f"-D {d!r}")
         out[name] = value or "1"
     for u in undefine:
+        _valid_define(u, None, f"-U {u!r}")
         out.pop(u, None)
     return out
+
+
+def _valid_define(name: str, value: str | None, given: str) -> None:
+    """A -D/-U libclang can take: a macro name, a one-line value (a newline would add
+    directives to libclang's predefines)."""
+    from cutlint.parse.libclang import define_problem
+
+    why = define_problem(name, value)
+    if why is not None:
+        _usage_error(f"{given}: {why}")
 
 
 def _undefines(
@@ -60,11 +79,15 @@ def _undefines(
 
 
 def _usage_error(message: str) -> NoReturn:
-    click.echo(f"cutlint: {message}", err=True)
+    click.echo(f"cutlint: {_printable(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
 def exit_code(result: CheckResult, fail_on: str) -> int:
+    from cutlint.engine.loader import rules_by_id
+    from cutlint.engine.schema import FailsAt, Kind
+    from cutlint.records import Severity
+
     rules = rules_by_id()
     diags = result.all_diagnostics()
     if any(
@@ -80,23 +103,51 @@ def exit_code(result: CheckResult, fail_on: str) -> int:
 def _check_options(arch: str | None, cutlass_version: str | None) -> None:
     """Reject bad --arch / --cutlass-version before any work, as a usage error."""
     if arch is not None:
+        from cutlint.model.arch import arch_for, arches
+
         try:
             arch_for(arch)
         except KeyError:
             raise click.BadParameter(
-                f"unknown arch {arch!r}; known: sm_80 sm_86 sm_89 sm_90 sm_100 sm_103 sm_120 sm_121",
+                _printable(f"unknown arch {arch[:40]!r}; known: {' '.join(arches())}"),
                 param_hint="--arch",
             ) from None
-    if cutlass_version is not None and not Path(cutlass_version).is_dir():
+    if cutlass_version is not None:
+        from cutlint.cutlass.versions import check_cutlass_version
+
         try:
-            parse_version(cutlass_version)
+            check_cutlass_version(cutlass_version)
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--cutlass-version") from None
+            raise click.BadParameter(_printable(str(e)), param_hint="--cutlass-version") from None
+
+
+ISSUES = "https://github.com/cutlint/cutlint/issues"
+
+
+def _printable(text: str) -> str:
+    """Input text escaped for the terminal (report/escape.py), imported when first needed: the
+    report package imports the records, which `--version` should not pay for."""
+    from cutlint.report.escape import printable
+
+    return printable(text)
+
+
+def _is(path: str, test: str) -> bool:
+    """Path(path).exists() / .is_file(), False for a name the OS refuses (too long, NUL)."""
+    try:
+        return bool(getattr(Path(path), test)())
+    except (OSError, ValueError):
+        return False
 
 
 class _Group(click.Group):
     """The command group, with commands that live in other packages imported only when used:
-    `cutlint check` should not pay for importing the compiler probe."""
+    `cutlint check` should not pay for importing the compiler probe.
+
+    It is also the last line of defence: an exception nothing foresaw becomes one line that says
+    what failed and asks for a report, and exit code 2, never a traceback. (Each file's own
+    failures are caught where the file is read and judged, so the other files' results are
+    printed first.)"""
 
     LAZY: ClassVar[dict[str, tuple[str, str]]] = {
         "verify": ("cutlint.verify.cli", "verify_command")
@@ -104,6 +155,14 @@ class _Group(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:  # the top-level handler: see the class docstring
+            _internal_error(err)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.LAZY:
@@ -113,13 +172,62 @@ class _Group(click.Group):
         return super().get_command(ctx, name)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="cutlint")
+def _internal_error(err: BaseException) -> NoReturn:
+    where = ""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    text = f"{type(err).__name__}: {err}"
+    if len(text) > 300:
+        text = text[:297] + "..."
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    click.echo(
+        f"cutlint: internal error{where}: {_printable(text)} (a bug in cutlint: please report it at "
+        f"{ISSUES} with the command line; CUTLINT_TRACEBACK=1 shows the traceback)",
+        err=True,
+    )
+    if os.environ.get("CUTLINT_TRACEBACK"):
+        traceback.print_exception(err)
+    sys.exit(EXIT_USAGE)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from cutlint.about import version_text
+
+    click.echo(version_text())
+    ctx.exit()
+
+
+@click.group(cls=_Group, context_settings=CONTEXT)
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version, the CUTLASS versions modeled and the libclang used, and exit.",
+)
 def main() -> None:
     """Predict which CUTLASS tactics fail to launch, and why, before any GPU."""
 
 
-@main.command()
+def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
+    """--select / --ignore values (commas split), each checked: a typo is a usage error."""
+    from cutlint.engine.selection import UnknownSelector, check_selectors
+
+    try:
+        return check_selectors(values, option)
+    except UnknownSelector as e:
+        raise click.BadParameter(str(e).removeprefix(f"{option} "), param_hint=option) from None
+
+
+@main.command(short_help="Check generated CUTLASS instantiation files or directories.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--arch",
@@ -127,15 +235,29 @@ def main() -> None:
 )
 @click.option(
     "--format",
+    "--output-format",
     "fmt",
-    type=click.Choice(sorted(REPORTERS)),
+    type=click.Choice(FORMATS),
     default=None,
-    help="Output format.  [default: text]",
+    help="Output format: text (tables), concise (path:line:col: RULE severity: message), json, "
+    "sarif, github (Actions annotations).  [default: text]",
 )
 @click.option(
-    "--select", multiple=True, help="Only these rules (ids or prefixes, e.g. CUT1). Repeatable."
+    "--select",
+    multiple=True,
+    help="Only these rules: ids, id prefixes (CUT1) or names, any case; repeatable or "
+    "comma-separated. An unknown one is an error. Never changes a verdict, only what is shown.",
 )
-@click.option("--ignore", multiple=True, help="Not these rules (ids or prefixes). Repeatable.")
+@click.option(
+    "--ignore", multiple=True, help="Not these rules (ids, prefixes or names, as --select)."
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    help="Skip files and directories found inside a directory that match this glob: a name "
+    "(`*group1*`) or a path (`build/*`). Repeatable or comma-separated; a file named on the "
+    "command line is always checked.",
+)
 @click.option(
     "-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE)."
 )
@@ -154,6 +276,37 @@ def main() -> None:
     type=click.Choice(FAIL_ON),
     default=None,
     help="Lowest severity that makes the exit code 1.  [default: error]",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when there are findings (input that cannot be read still exits 2).",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Only what fails: the instantiations with a finding and the summary (text); the "
+    "findings without the summary (concise).",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file instead of stdout.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Instead of the report, count the findings per rule (text or json).",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text and concise formats: auto is on for a terminal, off when NO_COLOR is "
+    "set.",
 )
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
 @click.option(
@@ -195,10 +348,16 @@ def check(
     fmt: str | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
     define: tuple[str, ...],
     undefine: tuple[str, ...],
     cutlass_version: str | None,
     fail_on: str | None,
+    exit_zero: bool,
+    quiet: bool,
+    output_file: Path | None,
+    statistics: bool,
+    color: str,
     jobs: int | None,
     parse_timeout: float,
     config_path: Path | None,
@@ -208,6 +367,14 @@ def check(
     root: Path | None,
 ) -> None:
     """Check generated CUTLASS instantiation files (or directories of them)."""
+    if jobs != 0:
+        from cutlint.parse import pool
+
+        pool.prestart()  # a parser process loads libclang while this one imports the rest
+    from cutlint import api
+    from cutlint import baseline as baseline_file
+    from cutlint import config as config_file
+
     _check_options(arch, cutlass_version)
     if config_path is not None and no_config:
         _usage_error("--config and --no-config exclude each other")
@@ -222,11 +389,13 @@ def check(
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),
         selection=api.Selection(
-            select=select or cfg.select or (), ignore=ignore or cfg.ignore or ()
+            select=_selectors("--select", select) or cfg.select or (),
+            ignore=_selectors("--ignore", ignore) or cfg.ignore or (),
         ),
         jobs=jobs,
         parse_timeout=parse_timeout,
         root=root or loaded.directory or Path.cwd(),
+        exclude=tuple(p for e in exclude for p in e.split(",") if p) or loaded.exclude(),
     )
     if baseline_path is None and cfg.baseline is not None:
         baseline_path = loaded.resolve(cfg.baseline)
@@ -242,21 +411,57 @@ def check(
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)
-        baseline_file.write(written, baseline_path)
+        try:
+            baseline_file.write(written, baseline_path)
+        except baseline_file.BaselineError as e:
+            _usage_error(str(e))
         click.echo(
-            f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}", err=True
+            _printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
+            err=True,
         )
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
-    write_report(fmt or cfg.format or "text", result, sys.stdout)
-    sys.exit(exit_code(result, fail_on or cfg.fail_on or "error"))
+    _write(result, fmt or cfg.format or "text", quiet, statistics, color, output_file)
+    code = exit_code(result, fail_on or cfg.fail_on or "error")
+    sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 
-@main.command("rules")
+def _write(
+    result: CheckResult,
+    fmt: str,
+    quiet: bool,
+    statistics: bool,
+    color: str,
+    output_file: Path | None,
+) -> None:
+    """The report (or --statistics) on stdout or into --output-file, coloured where wanted."""
+    from cutlint.report import write
+    from cutlint.report.style import style_for
+
+    try:
+        out = sys.stdout if output_file is None else output_file.open("w", encoding="utf-8")
+    except OSError as e:
+        _usage_error(f"{output_file}: cannot write: {e.strerror or e}")
+    try:
+        style = style_for(out, color)
+        if statistics:
+            from cutlint.report import statistics as stats
+
+            out.write(stats.render(result, "json" if fmt == "json" else "text", style))
+        else:
+            write(fmt, result, out, quiet=quiet, style=style)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+@main.command("rules", short_help="List every rule: id, name, severity, when it fails.")
 def list_rules() -> None:
     """List every rule: id, name, severity, when it fails."""
     from tabulate import tabulate
+
+    from cutlint.engine.loader import load_rules
 
     rows = [
         [
@@ -272,7 +477,7 @@ def list_rules() -> None:
     click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
 
 
-@main.command()
+@main.command(short_help="Explain a rule, a log's failures, or how a verdict was derived.")
 @click.argument("target", required=False)
 @click.option(
     "--log",
@@ -291,15 +496,17 @@ def list_rules() -> None:
 )
 @click.option(
     "--act",
-    default="e2m1",
+    default=DEFAULT_TACTIC["act"],
     show_default=True,
     help="Tactic: activation (A) type: e2m1, e4m3, or a spelling such as SafeFP4.",
 )
-@click.option("--weight", default="e2m1", show_default=True, help="Tactic: weight (B) type.")
+@click.option(
+    "--weight", default=DEFAULT_TACTIC["weight"], show_default=True, help="Tactic: weight (B) type."
+)
 @click.option(
     "--out",
     "out_type",
-    default="bf16",
+    default=DEFAULT_TACTIC["out"],
     show_default=True,
     help="Tactic: output (D) type: f16, bf16, half, __nv_bfloat16.",
 )
@@ -346,6 +553,8 @@ def explain(
 
     Exit codes: 0 nothing fails (a rule page; a log with no failure; a tactic that fits);
     1 the log holds failures, or the tactic fails; 2 usage error or unreadable input."""
+    from cutlint import api
+
     _check_options(arch, cutlass_version)
     if log_path is not None:
         if cache_dir is None:
@@ -354,22 +563,19 @@ def explain(
             )
         sys.exit(_explain_log(log_path, cache_dir, fmt))
     if target is not None:
-        by_key = {r.id: r for r in load_rules()} | {r.name: r for r in load_rules()}
-        found = by_key.get(target) or by_key.get(target.upper())
+        from cutlint.report.rule_docs import render_rule
+
+        found = _rule_named(target)
         if found is not None:
-            click.echo(render_rule(found))
+            click.echo(render_rule(found, banner=False))
             return
-        where = _file_line(target)
-        if where is None:
-            raise click.BadParameter(
-                f"no rule {target!r} (see `cutlint rules`) and not FILE:LINE", param_hint="TARGET"
-            )
+        path, line = _file_line(target)
         options = api.CheckOptions(
             arch=arch, cutlass_version=cutlass_version, flashinfer_version=flashinfer_version
         )
-        result = api.instantiation_at(where[0], where[1], options)
+        result = api.instantiation_at(path, line, options)
         if result is None:
-            _usage_error(f"{where[0]}:{where[1]}: no instantiation cutlint reads covers this line")
+            _usage_error(_no_instantiation_at(path, line, options))
         sys.exit(_explain_result(result, fmt, not no_sources))
     if tile is None:
         raise click.UsageError(
@@ -390,49 +596,153 @@ def explain(
     sys.exit(_explain_result(api.validate_tactics([spec])[0], fmt, not no_sources))
 
 
-@main.group()
+@main.group(short_help="Write real inputs with a generator's own code.")
 def generate() -> None:
     """Write real inputs with a generator's own code."""
 
 
-@generate.command("flashinfer")
+@generate.command("flashinfer", short_help="Write a real FlashInfer kernel cache; print its root.")
 @click.argument("version")
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
-    default=Path.home() / ".cache",
-    show_default=True,
-    help="Base directory; files go under <out>/flashinfer/<version>/120a/generated/.",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Base directory; files go under <out>/flashinfer/<version>/<sm>a/generated/.  "
+    "[default: $CUTLINT_CACHE/generated, i.e. ~/.cache/cutlint/generated]",
 )
-@click.option("--sm", type=int, default=120, show_default=True)
-def generate_flashinfer(version: str, out: Path, sm: int) -> None:
+@click.option("--sm", type=click.IntRange(min=1), default=120, show_default=True)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "--jit-gemm",
+    is_flag=True,
+    help="Also render the SM120 GEMM modules the JIT writes from the wheel's jinja templates "
+    "(generated/gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
+)
+def generate_flashinfer(
+    version: str, out: Path | None, sm: int, quiet: bool, jit_gemm: bool
+) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
-    no torch) and write its files in FlashInfer's JIT cache layout. Prints the directory."""
+    no torch) and write its files in FlashInfer's JIT cache layout. Prints the `generated/`
+    directory it wrote, for `cutlint check`.
+
+    The wheel is fetched once into cutlint's cache ($CUTLINT_CACHE/wheels; 0.7.x: 62 MB download,
+    427 MB unpacked), never into --out; `verify` and `pregen` use the same copy."""
+    from cutlint.cache_dir import generated_dir
+    from cutlint.producers.flashinfer.jit_modules import JitRenderError
     from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
 
+    base = out if out is not None else generated_dir()
+    say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
-        root = download_wheel(version, out / "cutlint-wheels")
-        written = generate_cache(root, version, out, sm)
-    except FlashInferError as e:
+        root = download_wheel(version, progress=say)
+        written = generate_cache(root, version, base, sm)
+        if jit_gemm:
+            from cutlint.producers.flashinfer.jit_modules import arch_dir_for, render_sm120_modules
+
+            render_sm120_modules(root, version, base, arch_dir_for(sm))
+    except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
-    click.echo(str(written))
+    # <base>/flashinfer/<version>/<sm>a/generated/cutlass_instantiations/<sm>/gemm_grouped/<sm>:
+    # print `generated/`, which holds every file written (the generator writes Sm120 kernels
+    # under .../120/ even for --sm 121, so the leaf is not where they are).
+    generated = next(p for p in written.parents if p.name == "generated")
+    count = sum(1 for _ in generated.rglob("*.cu"))
+    if say is not None:
+        say(f"wrote {count} files with FlashInfer {version}'s generator")
+    click.echo(str(generated))
 
 
 # --- explain: logs and derivations; pregen ----------------------------------------------------
 
-import typing  # noqa: E402  (kept with the code below that needs it)
 
-if typing.TYPE_CHECKING:
-    from cutlint.records import InstantiationResult
+def _rule_named(target: str) -> Rule | None:
+    """The rule an id or name names, in any case (CUT101, cut101, smem-exceeds-optin)."""
+    from cutlint.engine.loader import load_rules
+
+    wanted = target.strip().lower()
+    return next((r for r in load_rules() if wanted in (r.id.lower(), r.name)), None)
 
 
-def _file_line(target: str) -> tuple[Path, int] | None:
-    """`path/to/file.cu:60` -> (path, 60), when the file exists."""
+def _file_line(target: str) -> tuple[Path, int]:
+    """`path/to/file.cu:60` -> (path, 60); anything else is a usage error that says what the
+    target is not and what to give instead."""
     path, sep, line = target.rpartition(":")
-    if not sep or not line.isdigit() or not Path(path).is_file():
-        return None
-    return Path(path), int(line)
+    if sep and re.fullmatch(r"[0-9]{1,9}", line):
+        if not _is(path, "exists"):
+            _usage_error(f"{path}: no such file (explain FILE:LINE needs an existing file)")
+        if not _is(path, "is_file"):
+            _usage_error(f"{path}: not a file (explain FILE:LINE needs a .cu file)")
+        return Path(path), int(line)
+    if _is(target, "is_file"):
+        _usage_error(
+            f"{target}: give a line, FILE:LINE: {_lines_of(Path(target))} "
+            "(or `cutlint check FILE` for every verdict)"
+        )
+    if _is(target, "exists"):
+        _usage_error(f"{target}: a directory; explain takes FILE:LINE (or check the directory)")
+    if ":" in target or "/" in target or target.endswith(".cu"):
+        _usage_error(f"{path if sep else target}: no such file")
+    from cutlint.engine.loader import load_rules
+    from cutlint.engine.selection import UnknownSelector, rules_selected
+
+    try:
+        rules_selected(target, load_rules(), "")
+    except UnknownSelector as e:
+        _usage_error(f"{e}; explain also takes FILE:LINE, --log FILE --cache DIR, or --tile MxNxK")
+    _usage_error(f"{target!r} names several rules; give one id or name (see `cutlint rules`)")
+
+
+def _lines_of(path: Path) -> str:
+    """`instantiations at lines 11, 18, 25, ...` of a file, or why there are none."""
+    from cutlint import api
+
+    result = api.check([path])
+    lines = [r.instantiation.span.line for f in result.files for r in f.instantiations]
+    if not lines:
+        problems = [d for f in result.files for d in f.diagnostics]
+        return (
+            f"it has no instantiation ({problems[0].rule}: {problems[0].message})"
+            if problems
+            else "it has no instantiation"
+        )
+    shown = ", ".join(map(str, lines[:8])) + (", ..." if len(lines) > 8 else "")
+    return f"its instantiations start at lines {shown}"
+
+
+def _no_instantiation_at(path: Path, line: int, options: api.CheckOptions) -> str:
+    """What to say when no instantiation covers FILE:LINE: the nearest ones, by line."""
+    from cutlint import api
+
+    result = api.check([path], options)
+    rows = [r for f in result.files for r in f.instantiations]
+    if not rows:
+        problems = [d for f in result.files for d in f.diagnostics]
+        why = f" ({problems[0].rule}: {problems[0].message})" if problems else ""
+        return f"{path}:{line}: the file has no instantiation cutlint reads{why}"
+    before = [r for r in rows if r.instantiation.span.end_line < line]
+    after = [r for r in rows if r.instantiation.span.line > line]
+    near = [*before[-1:], *after[:1]]
+    named = "; ".join(f"{path}:{r.instantiation.span.line} ({_short(r)})" for r in near)
+    return f"{path}:{line}: no instantiation covers this line; nearest: {named}"
+
+
+def _short(r: InstantiationResult) -> str:
+    """The claiming family's title of the tactic, or the instantiation's name."""
+    from cutlint.explain.render import describe
+
+    return describe(r)
+
+
+_SPEC_FIELDS = {
+    "tile": "--tile",
+    "cluster": "--cluster",
+    "act_type": "--act",
+    "weight_type": "--weight",
+    "output_type": "--out",
+    "arch": "--arch",
+    "fusion": "--fusion",
+}
 
 
 def _tactic_spec(
@@ -449,19 +759,43 @@ def _tactic_spec(
 ) -> api.TacticSpec:
     from pydantic import ValidationError
 
+    from cutlint import api
+
     try:
         return api.TacticSpec(
             arch=arch or api.DEFAULT_ARCH, act_type=act, weight_type=weight, output_type=out_type,
             tile=tile, cluster=cluster, fusion=fusion.upper(), swap_ab=swap_ab,
             cutlass_version=cutlass_version, flashinfer_version=flashinfer_version,
         )  # fmt: skip
-    except (ValidationError, ValueError) as e:
-        raise click.BadParameter(str(e).splitlines()[-1] if str(e) else repr(e)) from None
+    except ValidationError as e:
+        first = e.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        message = first["msg"].removeprefix("Value error, ")
+        raise click.BadParameter(
+            _printable(message), param_hint=_SPEC_FIELDS.get(name, name)
+        ) from None
+    except ValueError as e:
+        raise click.BadParameter(_first_error(e)) from None
+
+
+def _first_error(e: Exception) -> str:
+    """One line of a pydantic ValidationError (its first error's message), or of any error."""
+    from pydantic import ValidationError
+
+    if isinstance(e, ValidationError):
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        text = f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    else:
+        text = str(e).splitlines()[0] if str(e) else repr(e)
+    return _printable(text)
 
 
 def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int:
     """Print the derivation of one verdict; exit 1 for an error finding, as `check` does."""
+    from cutlint import api
     from cutlint.explain.render import render_derivation_json, render_derivation_text
+    from cutlint.records import Severity
 
     graph = api.derivation(result)
     if fmt == "json":
@@ -474,6 +808,7 @@ def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int
 
 def _explain_log(log_path: Path, cache_dir: Path, fmt: str) -> int:
     """Print each distinct failure of the log; exit 1 when it holds any failure."""
+    from cutlint import api
     from cutlint.explain.render import render_log_json, render_log_text
     from cutlint.logs import LogReadError
 
@@ -485,12 +820,12 @@ def _explain_log(log_path: Path, cache_dir: Path, fmt: str) -> int:
     return EXIT_FINDINGS if explained.failures else EXIT_OK
 
 
-@main.group()
+@main.group(short_help="Validate a generator's operations before it writes any file.")
 def pregen() -> None:
     """Validate a generator's operations before it writes any file."""
 
 
-@pregen.command("flashinfer")
+@pregen.command("flashinfer", short_help="Judge FlashInfer's generator enumeration, write nothing.")
 @click.option(
     "--version",
     "fi_version",
@@ -505,9 +840,8 @@ def pregen() -> None:
 @click.option(
     "--wheel-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path.home() / ".cache" / "cutlint-wheels",
-    show_default=True,
-    help="Where downloaded wheels are unpacked.",
+    default=None,
+    help="Where downloaded wheels are unpacked.  [default: $CUTLINT_CACHE/wheels]",
 )
 @click.option("--cutlass-version", help="CUTLASS version or include dir (default: the release's).")
 @click.option(
@@ -526,20 +860,31 @@ def pregen() -> None:
 @click.option(
     "--all", "show_all", is_flag=True, help="List every operation, not only the failing ones."
 )
+@click.option(
+    "--runner",
+    "runners",
+    multiple=True,
+    type=click.Choice(["nvfp4", "mxfp8_mxfp4", "fp8", "f16", "bf16"]),
+    help="A fused-MoE runner the deployment uses (repeatable; default all): an id is blocked "
+    "only when each of these that has it fails it, since the blocklist key names no dtype.",
+)
 def pregen_flashinfer(
     fi_version: str | None,
     arch: str,
     root: Path | None,
-    wheel_dir: Path,
+    wheel_dir: Path | None,
     cutlass_version: str | None,
     blocklist_path: Path | None,
     gpu: str | None,
     fmt: str,
     show_all: bool,
+    runners: tuple[str, ...],
 ) -> None:
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
     operations would fail on the target arch. Exit 0 none fails, 1 some do, 2 usage error or no
     generator."""
+    from cutlint import api
+    from cutlint.cache_dir import wheels_dir
     from cutlint.pregen import render
     from cutlint.pregen.run import find_flashinfer, write_blocklist
     from cutlint.producers.flashinfer.wheel import FlashInferError
@@ -547,9 +892,13 @@ def pregen_flashinfer(
     _check_options(arch, cutlass_version)
     try:
         if root is None:
-            root, fi_version = find_flashinfer(fi_version, wheel_dir)
+            root, fi_version = find_flashinfer(fi_version, wheel_dir or wheels_dir())
         result = api.pregen_flashinfer(
-            version=fi_version, arch=arch, root=root, cutlass_version=cutlass_version
+            version=fi_version,
+            arch=arch,
+            root=root,
+            cutlass_version=cutlass_version,
+            runners=runners or None,
         )
     except FlashInferError as e:
         _usage_error(str(e))
@@ -558,7 +907,10 @@ def pregen_flashinfer(
         nl=False,
     )
     if blocklist_path is not None:
-        write_blocklist(result, root, blocklist_path, gpu)
+        try:
+            write_blocklist(result, root, blocklist_path, gpu)
+        except OSError as e:
+            _usage_error(f"{blocklist_path}: cannot be written: {e.strerror or e}")
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
         click.echo(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",

@@ -9,19 +9,26 @@ so a typo never silently turns a setting off. The keys are documented in docs/ci
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
-from cutlint.cutlass.versions import parse_version
+from cutlint import inputs
+from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.model.arch import arch_for
+from cutlint.parse.libclang import define_problem
 
 FailOn = Literal["error", "warning", "info", "note", "never"]
-Format = Literal["text", "json", "sarif", "github"]
-"""The formats a config may name: the keys of cutlint.report.REPORTERS (a test keeps them so)."""
+Format = Literal["text", "concise", "json", "sarif", "github"]
+"""The formats a config may name: cutlint.report.FORMATS (a test keeps them so)."""
 
 
 class ConfigError(Exception):
@@ -33,13 +40,27 @@ def _define(spec: str) -> tuple[str, str]:
     name, _, value = spec.partition("=")
     if not name.strip():
         raise ValueError(f"define {spec!r} has no macro name")
-    return name.strip(), value or "1"
+    return _checked(name.strip(), value or "1")
+
+
+def _checked(name: str, value: str) -> tuple[str, str]:
+    """A define libclang can be given: a name that is an identifier, a value of one printable
+    line (libclang.define_problem says why; a newline would add directives of the file's
+    choosing to every parse)."""
+    why = define_problem(name, value)
+    if why is not None:
+        raise ValueError(why)
+    return name, value
+
+
+INTMAX_MIN, UINTMAX_MAX = -(2**63), 2**64 - 1
+"""What the preprocessor's arithmetic holds ([cpp.cond]: intmax_t and uintmax_t, 64 bits)."""
 
 
 class Config(BaseModel):
     """The `[tool.cutlint]` table. Keys are spelled as in the file (`fail-on`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     arch: str | None = Field(default=None, description="target arch, as --arch (sm_120)")
     select: tuple[str, ...] | None = Field(default=None, description="rule ids or prefixes")
@@ -51,6 +72,11 @@ class Config(BaseModel):
         '`["ENABLE_FP4", "NAME=VALUE"]`; added to the default set, as -D is',
     )
     undefines: tuple[str, ...] | None = Field(default=None, description="macros to undefine")
+    exclude: tuple[str, ...] | None = Field(
+        default=None,
+        description="globs of files and directories to skip, as --exclude; a pattern with a `/` "
+        "is relative to the config file's directory",
+    )
     cutlass_version: str | None = Field(
         default=None,
         alias="cutlass-version",
@@ -72,14 +98,38 @@ class Config(BaseModel):
             out: dict[str, str] = {}
             for name, value in v.items():
                 if value is True:
-                    out[name] = "1"
+                    out.update([_checked(name, "1")])
                 elif isinstance(value, bool):
                     raise ValueError(f"{name} = false: list the macro under `undefines` instead")
-                elif isinstance(value, int | str):
-                    out[name] = str(value)
+                elif isinstance(value, int):
+                    if not INTMAX_MIN <= value <= UINTMAX_MAX:
+                        raise ValueError(
+                            f"{name}: a value of {len(str(abs(value))):,} digits is more than the "
+                            "preprocessor's 64-bit arithmetic holds"
+                        )
+                    out.update([_checked(name, str(value))])
+                elif isinstance(value, str):
+                    out.update([_checked(name, value)])
                 else:
                     raise ValueError(f"{name}: a define's value is a string or an integer")
             return out
+        return v
+
+    @field_validator("select", "ignore")
+    @classmethod
+    def _selectors(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """An unknown rule id, prefix or name is an error here as on the command line."""
+        from cutlint.engine.selection import check_selectors
+
+        return None if v is None else check_selectors(v, "")
+
+    @field_validator("undefines")
+    @classmethod
+    def _undefines(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        for name in v or ():
+            why = define_problem(name)
+            if why is not None:
+                raise ValueError(why)
         return v
 
     @field_validator("arch")
@@ -91,6 +141,11 @@ class Config(BaseModel):
             except KeyError:
                 raise ValueError(f"unknown arch {v!r}") from None
         return v
+
+
+DEFAULTS = Config.model_construct()
+"""No file: every key unset. Made without validation (there is nothing to validate), so that a
+run without a config does not build the Config validator."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +165,14 @@ class LoadedConfig:
         p = Path(value).expanduser()
         return p if p.is_absolute() or self.directory is None else self.directory / p
 
+    def exclude(self) -> tuple[str, ...]:
+        """`exclude`, each pattern with a `/` anchored at the file's directory."""
+        out = []
+        for p in self.config.exclude or ():
+            anchored = "/" in p.rstrip("/") and not p.startswith(("/", "*"))
+            out.append(str(self.directory / p) if anchored and self.directory else p)
+        return tuple(out)
+
     def cutlass_version(self) -> str | None:
         """The version as given, or an include directory made absolute."""
         v = self.config.cutlass_version
@@ -119,14 +182,13 @@ class LoadedConfig:
         return str(candidate) if candidate.is_dir() else v
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, hint: str = "") -> dict[str, Any]:
+    """Through cutlint.inputs: a regular file of at most 4 MiB, nesting bounded; a number Python
+    will not convert, invalid UTF-8 or a FIFO is a ConfigError like a syntax error."""
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read config: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+        return inputs.load_toml(path, inputs.CONFIG)
+    except inputs.InputError as e:
+        raise ConfigError(f"{path}: cannot read config: {e.why}{hint}") from None
 
 
 def _table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
@@ -158,11 +220,11 @@ def _validate(path: Path, table: dict[str, Any], where: str) -> Config:
         raise _error(path, where, e) from None
     if config.cutlass_version is not None:
         loaded = LoadedConfig(config, path)
-        if not loaded.resolve(config.cutlass_version).is_dir():
-            try:
-                parse_version(config.cutlass_version)
-            except ValueError as e:
-                raise ConfigError(f"{path}: {where}: cutlass-version: {e}") from None
+        candidate = loaded.resolve(config.cutlass_version)
+        try:
+            check_cutlass_version(str(candidate) if candidate.is_dir() else config.cutlass_version)
+        except ValueError as e:
+            raise ConfigError(f"{path}: {where}: cutlass-version: {e}") from None
     return config
 
 
@@ -178,12 +240,21 @@ def load(path: Path) -> LoadedConfig:
     return LoadedConfig(_validate(path, data, "top level"), path)
 
 
+_FOUND = (
+    " (found while looking for [tool.cutlint] from the current directory upward: fix it, or pass"
+    " --config FILE or --no-config)"
+)
+
+
 def discover(start: Path) -> Path | None:
     """The nearest pyproject.toml with a [tool.cutlint] table, from `start` upward."""
     start = start.resolve()
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _table(candidate, _read_toml(candidate)) is not None:
+        if (
+            inputs.is_regular(candidate)
+            and _table(candidate, _read_toml(candidate, _FOUND)) is not None
+        ):
             return candidate
     return None
 
@@ -193,8 +264,8 @@ def find(
 ) -> LoadedConfig:
     """The config `cutlint check` runs with: `--config`, else discovery, else the defaults."""
     if not use_files:
-        return LoadedConfig(Config())
+        return LoadedConfig(DEFAULTS)
     if explicit is not None:
         return load(explicit)
     found = discover(cwd or Path.cwd())
-    return load(found) if found else LoadedConfig(Config())
+    return load(found) if found else LoadedConfig(DEFAULTS)

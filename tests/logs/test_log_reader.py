@@ -130,3 +130,63 @@ def test_events_are_frozen() -> None:
     (e,) = parse_log(HEADLINE).events
     with pytest.raises(ValidationError):
         e.tactic = 3  # type: ignore[misc]
+
+
+def test_the_cutlass_2x_runner_arch_and_activation_messages() -> None:
+    text = "\n".join(
+        [
+            "[TensorRT-LLM][ERROR] Assertion failed: GPU lacks the shared memory resources to run "
+            "fused_moe kernel (/w/moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl:74)",
+            "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Invalid activation type "
+            "(/w/fused_moe/cutlass_backend/cutlass_fused_moe_kernels.cuh:2442)",
+            "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            "RuntimeError: CUDA error: an illegal instruction was encountered",
+            "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+        ]
+    )
+    events = parse_log(text).events
+    assert [e.kind for e in events] == [
+        LogEventKind.ZERO_OCCUPANCY_FUSED,
+        LogEventKind.INVALID_ACTIVATION,
+        LogEventKind.NO_KERNEL_IMAGE,
+        LogEventKind.STICKY_CUDA_ERROR,
+        LogEventKind.STICKY_CUDA_ERROR,
+    ]
+    assert [e.cu_result for e in events[3:]] == [715, 700]
+
+
+def test_a_failure_no_pattern_reads_is_counted_not_dropped() -> None:
+    """A tactic that failed with a message cutlint does not know is an `unrecognized` event, so
+    a log holding one is never read as clean."""
+    (e,) = parse_log(
+        "[Autotuner]: Skipping tactic <x.MoERunner object at 0xff> 3 while ranking "
+        "trtllm::fused_moe::gemm1: [TensorRT-LLM][ERROR] Assertion failed: a brand new check"
+    ).events
+    assert e.kind is LogEventKind.UNRECOGNIZED
+    assert (e.tactic, e.custom_op) == (3, "trtllm::fused_moe::gemm1")
+    assert e.text.startswith("[Autotuner]: Skipping tactic")
+
+
+def test_a_message_printed_on_the_next_line_is_one_failure() -> None:
+    """The first line says a tactic failed; the message follows on the next: one recognized
+    event, and an unrelated failed tactic just above stays unrecognized."""
+    text = (
+        "[Autotuner]: Skipping tactic <x.MoERunner object at 0xff> 3, due to failure while "
+        "profiling: something new\n"
+        "[Autotuner]: Skipping tactic <x.MoERunner object at 0xff> 4, due to failure while "
+        "profiling: [TensorRT-LLM][ERROR] void f<...>::call(...)\n"
+        "GPU lacks the shared memory resources to run GroupedGEMM kernel (/w/d.h:185)\n"
+    )
+    unknown, zero = parse_log(text).events
+    assert (unknown.kind, unknown.tactic, unknown.line_no) == (LogEventKind.UNRECOGNIZED, 3, 1)
+    assert (zero.kind, zero.tactic, zero.line_no) == (LogEventKind.ZERO_OCCUPANCY, 4, 3)
+
+
+def test_ordinary_lines_are_not_failures() -> None:
+    text = (
+        "[AutoTuner]: Tuning trtllm::fused_moe::gemm1: 0/21\n"
+        "1       0x7c6dd0a58b16 tensorrt_llm::common::throwRuntimeError(char const*, int)\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call\n"
+        "INFO: error rate 0.0, kernel time 12 us\n"
+    )
+    assert parse_log(text).events == ()

@@ -22,10 +22,12 @@ def test_every_field_has_a_source(name: str) -> None:
     [
         ("sm_80", 166912, 2048),
         ("sm_86", 101376, 1536),
+        ("sm_87", 166912, 1536),
         ("sm_89", 101376, 1536),
         ("sm_90", 232448, 2048),
         ("sm_100", 232448, 2048),
         ("sm_103", 232448, 2048),
+        ("sm_110a", 232448, 1536),
         ("sm_120a", 101376, 1536),
         ("12.1", 101376, 1536),
     ],
@@ -36,6 +38,14 @@ def test_limits(spec: str, optin: int, threads_per_sm: int) -> None:
     assert limits.registers_per_thread == 255 and limits.threads_per_block == 1024
 
 
-def test_unknown_arch() -> None:
+@pytest.mark.parametrize("spec", ["sm_99", "sm_42a", "1" * 5000, "sm_\x1b", ""])
+def test_unknown_arch(spec: str) -> None:
     with pytest.raises(KeyError):
-        arch_for("sm_99")
+        arch_for(spec)
+
+
+def test_jetson_arches() -> None:
+    """sm_87 (Orin) has no clusters or TMA; sm_110 (Thor) has both, and TMEM (tcgen05)."""
+    orin, thor = arch_for("sm_87"), arch_for("sm_110")
+    assert (orin.clusters, orin.tma, orin.tmem) == (False, False, False)
+    assert (thor.clusters, thor.tma, thor.tma_multicast, thor.tmem) == (True, True, True, True)

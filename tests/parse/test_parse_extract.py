@@ -151,6 +151,56 @@ def test_explicit_launchers() -> None:
     assert sm90.instantiations[2].guard == Guard(text="defined(ENABLE_FP8)", active=True)
 
 
+def test_any_instantiate_macro_and_any_return_type() -> None:
+    """FlashInfer's JIT-rendered modules: macros of other names and arities, kept as written,
+    and explicit instantiations that return `cudaError_t`."""
+    parsed = src(
+        "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(half, 128, 256, 128, 1, 1, 1, _1SM, true)\n"
+        "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC(Tactic128x128x128Config)\n"
+        "INSTANTIATE_GROUP_GEMM_NVFP4_GROUPWISE_SM120(\n    128,\n    32, cutlass::half_t\n)\n"
+        "template cudaError_t\nCutlassGroupwiseScaledGEMMSM120<\n    1, 128, 128,\n    true,\n"
+        "    cutlass::float_e4m3_t,\n    cutlass::half_t>(\n        void* b, int m, cudaStream_t s);\n"
+        "#define INSTANTIATE_X(a) template void f<a>(a);\n"
+        "int MY_INSTANTIATE_Y(int); int z = INSTANTIATE_SIZE; INSTANTIATE_Z\n"
+    )
+    assert parsed.problems == ()
+    got = [(i.form, i.name, i.args, i.span.line, i.span.end_line) for i in parsed.instantiations]
+    assert got == [
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER",
+            ("half", "128", "256", "128", "1", "1", "1", "_1SM", "true"),
+            1,
+            1,
+        ),
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC",
+            ("Tactic128x128x128Config",),
+            2,
+            2,
+        ),
+        (
+            FormKind.MACRO_CALL,
+            "INSTANTIATE_GROUP_GEMM_NVFP4_GROUPWISE_SM120",
+            ("128", "32", "cutlass::half_t"),
+            3,
+            6,
+        ),
+        (
+            FormKind.EXPLICIT_INSTANTIATION,
+            "CutlassGroupwiseScaledGEMMSM120",
+            ("1", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
+            7,
+            13,
+        ),
+    ]
+    assert all(i.form in FormKind for i in parsed.instantiations)
+    cut = src("INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128,\n#endif\n")
+    assert [p.code for p in cut.problems] == ["CUT003", "CUT009"]  # and a stray #endif
+    assert "`INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(` is truncated" in cut.problems[0].message
+
+
 def test_bad_arguments_keep_the_record() -> None:
     count = parse(FIXTURES / "bad" / "wrong_count.cu")
     assert [len(i.args) for i in count.instantiations] == [16, 18, 1]

@@ -67,7 +67,7 @@ def test_timeout_costs_one_file(tmp_path: Path) -> None:
     slow = slow_file(tmp_path)
     results = parse_paths([slow, GOOD_FILES[0]], jobs=1, limits=Limits(seconds_per_file=1.0))
     assert [p.code for p in results[0].problems] == ["CUT007"]
-    assert "longer than 1 s" in results[0].problems[0].message
+    assert "more than 1 s of CPU time" in results[0].problems[0].message
     assert results[1] == alone(GOOD_FILES[0])
 
 

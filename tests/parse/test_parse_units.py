@@ -140,6 +140,12 @@ def test_element_types_and_arch() -> None:
             80,
             None,
         ),
+        (
+            "/c/flashinfer/0.7.4/120f/generated/cutlass_instantiations/120/gemm_grouped/80/"
+            "cutlass_kernel_file_gemm_grouped_sm80_M16_group2.generated.cu",
+            120,  # an Ampere kernel of an SM120 cache runs on the SM120 device
+            "0.7.4",
+        ),
         ("/src/kernels/moe.cu", None, None),
         ("/a/flashinfer/latest/generated/x_sm120_.cu", 120, None),
     ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +13,15 @@ from click.testing import CliRunner
 
 from cutlint import api
 from cutlint.cli import main
+from cutlint.pregen import render
 from cutlint.pregen.records import FAILING
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
 from cutlint.producers.flashinfer.tactics import QuantMode, runner_tactics
 from cutlint.producers.flashinfer.wheel import load_generator
+from cutlint.records import Verdict
 
 VERSIONS = ("0.6.3", "0.7.2.post1")
+TABLE_VERSIONS = ("0.6.3", "0.6.4", "0.7.2.post1", "0.7.4")
 
 
 def _key(path: str, line: int) -> tuple[str, int]:
@@ -28,35 +32,39 @@ def _key(path: str, line: int) -> tuple[str, int]:
 def test_pregen_names_the_operations_check_finds_failing(
     version: str, flashinfer_root: Any, real_cache: Any
 ) -> None:
-    """The must-show, for both releases: same files, same lines, same numbers, same failures."""
+    """The must-show, for both releases: same files, same lines, same numbers, same verdicts, for
+    every operation of the cache (SM120 block-scaled, SM80 fused MoE, and the fpA_intB ones the
+    SM120 module compiles out)."""
     pre = api.pregen_flashinfer(root=flashinfer_root(version), version=version, arch="sm120")
-    checked = api.check([real_cache(version)])
+    checked = api.check([real_cache(version).parent.parent])  # cutlass_instantiations/120
     by_check = {
         _key(r.instantiation.span.path, r.instantiation.span.line): r
         for f in checked.files
         for r in f.instantiations
     }
-    sm120 = {
+    ops = {
         _key(o.result.instantiation.span.path, o.result.instantiation.span.line): o.result
         for o in pre.operations
-        if "/gemm_grouped/120/" in o.result.instantiation.span.path
     }
-    assert sm120.keys() == by_check.keys()
-    for key, r in sm120.items():
+    assert ops.keys() == by_check.keys() and len(ops) == len(pre.operations)
+    for key, r in ops.items():
         c = by_check[key]
         assert r.instantiation.args == c.instantiation.args, key
         assert r.verdict is c.verdict, key
-        assert r.resources and c.resources
-        assert (r.resources.stage_count.stages, r.resources.layout.size) == (
-            c.resources.stage_count.stages,
-            c.resources.layout.size,
-        )
+        assert (r.not_modeled is None) == (c.not_modeled is None), key
+        if r.resources or c.resources:
+            assert r.resources and c.resources
+            assert (r.resources.stage_count.stages, r.resources.layout.size) == (
+                c.resources.stage_count.stages,
+                c.resources.layout.size,
+            )
     failing_pre = {
         _key(o.result.instantiation.span.path, o.result.instantiation.span.line)
         for o in pre.failing
     }
     failing_check = {k for k, r in by_check.items() if r.verdict in FAILING}
-    assert failing_pre == failing_check and len(failing_pre) == 4
+    assert failing_pre == failing_check and len(failing_pre) == 24  # 4 SM120 + 20 SM80 fused
+    assert Counter(r.verdict for r in ops.values())[Verdict.INACTIVE] == 378
 
 
 def test_the_enumeration_writes_nothing_and_restores_the_generator(
@@ -73,22 +81,72 @@ def test_the_enumeration_writes_nothing_and_restores_the_generator(
 
 
 def test_blocked_tactics_are_the_failing_configs(flashinfer_root: Any) -> None:
-    pre = api.pregen_flashinfer(root=flashinfer_root("0.7.2.post1"), version="0.7.2.post1")
+    """The key names no dtype: with every runner that shares it, NVFP4's failing GEMM2 ids 26
+    and 27 are FP8 x FP8 ids that run (withheld), and FP8 x FP8's failing GEMM1 ids 19 and 20
+    are ids no other runner of that key has failing or running otherwise (blocked). Naming the
+    runners a deployment uses blocks what fails for those."""
+    root = flashinfer_root("0.7.2.post1")
+    pre = api.pregen_flashinfer(root=root, version="0.7.2.post1")
     assert [(b.key, b.tactic) for b in pre.blocked] == [
+        ("trtllm::fused_moe::gemm1::MoERunner", 19),
+        ("trtllm::fused_moe::gemm1::MoERunner", 20),
+    ]
+    assert all("104,448 B" in b.reason or "139,264 B" in b.reason for b in pre.blocked)
+    withheld = {(w.key.split("::")[-2], w.tactic): w.reason for w in pre.withheld}
+    assert "FP8 x FP8 (e4m3, cutlass::arch::Sm89): runs" in withheld[("gemm2", 26)]
+    nvfp4 = api.pregen_flashinfer(
+        root=root, version="0.7.2.post1", runners=["nvfp4", "mxfp8_mxfp4"]
+    )
+    assert [(b.key, b.tactic) for b in nvfp4.blocked] == [
         ("trtllm::fused_moe::gemm2::MoERunner", 26),
         ("trtllm::fused_moe::gemm2::MoERunner", 27),
     ]
-    assert pre.withheld == ()
-    assert {o.tactics for o in pre.failing} == {(26,), (27,)}
+    assert nvfp4.withheld == ()
+    assert {
+        o.tactics for o in nvfp4.failing if "/gemm_grouped/120/" in o.result.instantiation.span.path
+    } == {(26,), (27,)}
 
 
 def test_ids_another_runner_runs_are_withheld(flashinfer_root: Any) -> None:
     """0.6.3 offers FP8 x FP4 configs with K = 64 that its launcher cannot dispatch (class B,
     flashinfer#3119); their ids are NVFP4 configs that run, so they stay out of the blocklist."""
-    pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3")
+    pre = api.pregen_flashinfer(
+        root=flashinfer_root("0.6.3"), version="0.6.3", runners=["nvfp4", "mxfp8_mxfp4"]
+    )
     assert [b.tactic for b in pre.blocked] == [14, 15]
     assert pre.withheld and all("nvfp4: runs" in w.reason for w in pre.withheld)
     assert any("tactics_blocklist.py" in n for n in pre.notes)
+
+
+@pytest.mark.parametrize("version", ["0.6.4", "0.7.4"])
+def test_the_fp8_runners_tactics_are_listed_with_ids_and_verdicts(
+    version: str, flashinfer_root: Any
+) -> None:
+    """No file names MoeGemmRunner's CUTLASS 2.x grouped tactics; pregen lists them from the
+    runner's own lists, with the autotuner's ids, and blocks FP8 x FP8's 16x256x128 at 3 and 4
+    stages (104,448 and 139,264 B > 101,376 B on SM120)."""
+    pre = api.pregen_flashinfer(root=flashinfer_root(version), version=version, arch="sm120")
+    fp8 = [t for t in pre.runner_tactics if t.kind == "e4m3"]
+    assert [t.tactic for t in fp8] == list(range(42))
+    assert [t.tactic for t in fp8 if t.status == "fails"] == [19, 20, 40, 41]
+    assert fp8[19].config == "GEMM1 16x256x128 warp 16x64x128 stages=3 (Sm89)"
+    assert fp8[19].verdict == "GroupedGEMM fails (104,448 B)"
+    assert fp8[40].key == "trtllm::fused_moe::gemm2::MoERunner"
+    prefilter = version == "0.7.4"
+    assert all((t.prefilter is not None) == prefilter for t in pre.runner_tactics)
+    f16 = {t.tactic: t for t in pre.runner_tactics if t.kind == "f16"}
+    assert len(f16) == 18 and f16[5].status == "partly" and f16[8].status == "fails"
+    blocked = {(b.key.split("::")[-2], b.tactic) for b in pre.blocked}
+    assert {("gemm1", 19), ("gemm1", 20)} <= blocked
+    text = render.render_text(pre)
+    assert "FP8 x FP8 (e4m3, cutlass::arch::Sm89): 42 ids (0-41), 4 fail: 19, 20, 40, 41" in text
+    # the SM80 fused-MoE operations name the 16-bit runners' GEMM1 ids they serve
+    fused = [o for o in pre.operations if "/gemm_grouped/80/" in o.result.instantiation.span.path]
+    # (the 16xN tiles the generator also writes are in no 16-bit candidate list: no id)
+    served = {render.describe(o.result): o.tactics for o in fused}
+    assert served["half_t 64x128x64, 4 stages, Swiglu"] == (5,)
+    assert served["bfloat16_t 128x128x64, 2 stages, Geglu"] == (6,)
+    assert served["half_t 16x256x64, 3 stages, Swiglu"] == ()
 
 
 def _cpp_tiles(root: Path) -> list[str]:
@@ -104,7 +162,7 @@ def _cpp_tiles(root: Path) -> list[str]:
     return re.findall(r"CtaShape(\d+x\d+x\d+)B", body)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", TABLE_VERSIONS)
 def test_the_tactic_table_follows_the_wheels_cpp(version: str, flashinfer_root: Any) -> None:
     root = flashinfer_root(version)
     names = _cpp_tiles(root)
@@ -138,17 +196,18 @@ def test_cli_pregen(flashinfer_root: Any, tmp_path: Path) -> None:
         ],
     )
     assert out.exit_code == 1, out.output
-    assert "526 operations: 4 would fail on sm_120" in out.output
+    assert "526 operations: 24 would fail on sm_120" in out.output
     assert "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu:60" in out.output
     assert json.loads((tmp_path / "bl.json").read_text())["invalid_tactics"] == {
-        "trtllm::fused_moe::gemm2::MoERunner": [26, 27]
+        "trtllm::fused_moe::gemm1::MoERunner": [19, 20]
     }
     data = json.loads(
         CliRunner()
         .invoke(main, ["pregen", "flashinfer", "--root", root, "--format", "json"])
         .output
     )
-    assert data["summary"] == {"operations": 526, "failing": 4, "blocked": 2, "withheld": 0}
+    assert data["summary"] == {"operations": 526, "failing": 24, "blocked": 2, "withheld": 8}
+    assert len(data["runner_tactics"]) == 42 + 18 + 18
     assert (
         CliRunner()
         .invoke(main, ["pregen", "flashinfer", "--root", root, "--arch", "sm_99"])

@@ -134,11 +134,11 @@ def test_levels_agree_with_severities(shared_result: CheckResult) -> None:
 
 
 def _in_order(result: CheckResult) -> list[Any]:
+    """Report order: file by file, each file's findings by line (file-level ones first)."""
     out: list[Any] = []
     for f in result.files:
-        out.extend(f.diagnostics)
-        for r in f.instantiations:
-            out.extend(r.diagnostics)
+        found = list(f.diagnostics) + [d for r in f.instantiations for d in r.diagnostics]
+        out.extend(sorted(found, key=lambda d: d.line or 0))
     return out
 
 

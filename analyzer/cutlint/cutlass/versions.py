@@ -12,7 +12,6 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ Version = tuple[int, int, int]
 
 def parse_version(text: str) -> Version:
     """`4.5.0` -> (4, 5, 0); `4.5` -> (4, 5, 0)."""
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.(\d+))?\S*\s*", text)
+    m = re.fullmatch(r"\s*(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\S*\s*", text)
     if not m:
         raise ValueError(f"not a CUTLASS version: {text!r}")
     return int(m[1]), int(m[2]), int(m[3] or 0)
@@ -32,7 +31,9 @@ def format_version(v: Version) -> str:
 
 
 def _load(name: str) -> dict[str, Any]:
-    with resources.files("cutlint.cutlass").joinpath("data", name).open("rb") as f:
+    # Beside this module, read as a file: importlib.resources would add its imports to
+    # `cutlint --version`, which reads this table.
+    with (Path(__file__).parent / "data" / name).open("rb") as f:
         return tomllib.load(f)
 
 
@@ -86,6 +87,11 @@ def modeled_range() -> tuple[Version, Version]:
     return first, last
 
 
+def verified_versions() -> tuple[Version, ...]:
+    """The versions whose numbers the compiler confirmed (docs/validation.md)."""
+    return _cutlass_table()[2]
+
+
 def cutlass_model(version: Version, origin: str) -> CutlassModel:
     _, _, verified, all_knobs = _cutlass_table()
     on = frozenset(k.name for k in all_knobs if version >= k.since)
@@ -94,17 +100,41 @@ def cutlass_model(version: Version, origin: str) -> CutlassModel:
 
 def read_version_h(include_dir: Path) -> Version | None:
     """CUTLASS_MAJOR/MINOR/PATCH from `<include_dir>/cutlass/version.h`, if it is there."""
+    try:
+        return version_h(include_dir)
+    except ValueError:
+        return None
+
+
+def version_h(include_dir: Path) -> Version:
+    """CUTLASS_MAJOR/MINOR/PATCH from `<include_dir>/cutlass/version.h`, read through
+    cutlint.inputs (a regular file: a FIFO there must not block the run). ValueError says why
+    not, and where the header is when `include_dir` is the CUTLASS root instead of its include/."""
+    from cutlint import inputs
+
     path = include_dir / "cutlass" / "version.h"
     try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return None
+        text = inputs.read_bytes(path, inputs.HEADER).decode("utf-8", "replace")
+    except inputs.InputError as e:
+        hint = ""
+        if (include_dir / "include" / "cutlass" / "version.h").exists():
+            hint = f"; {include_dir / 'include'} has it: give the include directory"
+        raise ValueError(f"{include_dir}: no readable cutlass/version.h ({e.why}){hint}") from None
     parts = [
-        re.search(rf"#define\s+CUTLASS_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")
+        re.search(rf"#define\s+CUTLASS_{k}\s+(\d{{1,6}})\b", text)
+        for k in ("MAJOR", "MINOR", "PATCH")
     ]
     if not all(parts):
-        return None
+        raise ValueError(f"{path}: no CUTLASS_MAJOR/MINOR/PATCH defines")
     return tuple(int(p[1]) for p in parts if p)  # type: ignore[return-value]
+
+
+def check_cutlass_version(value: str) -> Version:
+    """What `--cutlass-version` (or the config's `cutlass-version`) names: a CUTLASS include
+    directory with a readable cutlass/version.h, or a version. ValueError says why not."""
+    if Path(value).is_dir():
+        return version_h(Path(value))
+    return parse_version(value)
 
 
 def resolve(
@@ -114,19 +144,14 @@ def resolve(
     """Decide the CUTLASS version for one file (see the module docstring for the order)."""
     if override is not None:
         if Path(override).is_dir():
-            found = read_version_h(Path(override))
-            if found is None:
-                raise ValueError(f"{override}: no cutlass/version.h with CUTLASS_MAJOR/MINOR/PATCH")
-            return cutlass_model(found, f"{override}/cutlass/version.h")
+            return cutlass_model(version_h(Path(override)), f"{override}/cutlass/version.h")
         return cutlass_model(parse_version(override), "--cutlass-version")
-    from cutlint.producers.flashinfer.releases import flashinfer_releases
+    from cutlint.producers.flashinfer.releases import known_release
 
-    release = flashinfer_releases().get(flashinfer_version or "")
+    release, note = known_release(flashinfer_version)
     if release is not None:
-        return cutlass_model(
-            release.cutlass,
-            f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}",
-        )
+        origin = f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}"
+        return cutlass_model(release.cutlass, f"{note} {origin}" if note else origin)
     _, last = modeled_range()
     why = (
         f"FlashInfer {flashinfer_version} is not in cutlint's table"

@@ -22,6 +22,7 @@ The fingerprint is `<16 hex digits of sha256>:<occurrence>`, the shape of GitHub
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -34,11 +35,20 @@ FINGERPRINT_VERSION = 1
 _LINE_NUMBER = re.compile(r"\bline \d+")
 
 
+def _real(path: str | Path) -> Path:
+    """The path with its symlinks resolved. os.path.realpath, unlike Path.resolve, never raises:
+    a symlink loop (which the walk reports as CUT001) is left as it is."""
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return Path(os.path.abspath(path))
+
+
 def relative_path(path: str, root: Path) -> str:
     """`path` relative to `root` in posix form when it lies under it, else absolute."""
-    resolved = Path(path).resolve()
+    resolved = _real(path)
     try:
-        return resolved.relative_to(root.resolve()).as_posix()
+        return resolved.relative_to(_real(root)).as_posix()
     except ValueError:
         return resolved.as_posix()
 
@@ -54,10 +64,19 @@ def file_subject(d: Diagnostic, rel_path: str) -> str:
     return _LINE_NUMBER.sub("line #", d.message.replace(d.path, rel_path))
 
 
+def _utf8(text: str) -> bytes:
+    """A file name that is not UTF-8 hashes as the bytes it has on disk (PEP 383's
+    surrogateescape); any other lone surrogate as itself."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def fingerprint(rule: str, rel_path: str, subject: str, occurrence: int) -> str:
     """The fingerprint of the `occurrence`-th (1-based) finding with this identity in the file."""
     identity = "\0".join([f"v{FINGERPRINT_VERSION}", rule, rel_path, subject])
-    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(_utf8(identity)).hexdigest()[:16]
     return f"{digest}:{occurrence}"
 
 
@@ -87,4 +106,4 @@ def _fingerprint_file(f: FileResult, root: Path) -> FileResult:
 def with_fingerprints(result: CheckResult, root: Path) -> CheckResult:
     """`result` with every finding's fingerprint set, relative to `root` (recorded in it)."""
     files = tuple(_fingerprint_file(f, root) for f in result.files)
-    return result.model_copy(update={"files": files, "root": str(root.resolve())})
+    return result.model_copy(update={"files": files, "root": str(_real(root))})

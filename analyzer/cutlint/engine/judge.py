@@ -16,6 +16,7 @@ from cutlint.engine.selection import Selection
 from cutlint.families.base import Facts, Family, Unreadable
 from cutlint.families.registry import claim
 from cutlint.model.context import ModelContext
+from cutlint.producers.flashinfer.modules import compiled_out
 from cutlint.producers.forms import unclaimed
 from cutlint.records import (
     Diagnostic,
@@ -101,6 +102,11 @@ def _not_modeled(
 
 
 def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+    # Before claiming: an instantiation whose launcher body the module compiles out holds no
+    # kernel, whichever family would model it.
+    out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
+    if out is not None:
+        return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
     claimed = claim(inst, ctx)
     if claimed is None:
         u = unclaimed(inst, ctx)

@@ -27,3 +27,21 @@ class CheckOptions:
     """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+    exclude: Sequence[str] = ()
+    """Glob patterns (`--exclude`): files and directories found inside a directory that match
+    one are skipped; a file named in `paths` is always checked, as ruff does."""
+
+    def __post_init__(self) -> None:
+        if self.arch is not None:
+            known_arch(self.arch)  # an unknown arch is a ValueError naming the known ones
+
+
+def known_arch(arch: str) -> str:
+    """`arch` when cutlint knows it; else a ValueError that lists the arches it knows."""
+    from cutlint.model.arch import arch_for, arches
+
+    try:
+        arch_for(arch)
+    except KeyError:
+        raise ValueError(f"unknown arch {arch!r}; known: {', '.join(arches())}") from None
+    return arch

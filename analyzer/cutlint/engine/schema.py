@@ -21,7 +21,7 @@ Scalar = int | bool | str
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class MetricRef(Strict):
@@ -161,9 +161,3 @@ class Rule(Strict):
     @property
     def label(self) -> str:
         return f"{self.id} {self.name}"
-
-
-All.model_rebuild()
-Any_.model_rebuild()
-Not.model_rebuild()
-Rule.model_rebuild()

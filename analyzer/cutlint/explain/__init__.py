@@ -14,12 +14,27 @@ from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
 from cutlint.logs.events import LogEventKind, LogFile
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.logs.reader import MAX_EVENTS, MAX_LINE
+from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
 
 
 def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
     notes: list[str] = []
+    if log.cut_lines:
+        notes.append(
+            f"{log.cut_lines:,} line(s) longer than {MAX_LINE:,} bytes were read up to that length"
+        )
+    if log.unreadable_lines:
+        notes.append(
+            f"{log.unreadable_lines:,} line(s) look like failure messages but carry a number no "
+            "launcher prints there (more than its C++ type holds): not read"
+        )
+    if log.dropped_events:
+        notes.append(
+            f"{log.dropped_events:,} failure line(s) after the first {MAX_EVENTS:,} distinct ones "
+            "were not read: explain a shorter stretch of the log to see them"
+        )
     versions = cache.flashinfer_versions
     if len(versions) > 1:
         notes.append(
@@ -44,12 +59,18 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
     cache = CacheIndex.of(cache_root, cache_result)
     versions = cache.flashinfer_versions
     version = versions[0] if len(versions) == 1 else None
-    release = flashinfer_releases().get(version or "")
+    release = known_release(version)[0]
     failures = []
     for events in distinct(log.events):
         mapped = map_failure(events, cache)
         failures.append(
-            judge(mapped, log.events, release, reading(mapped.first, version, mapped.matches))
+            judge(
+                mapped,
+                log.events,
+                release,
+                reading(mapped.first, version, mapped.matches),
+                cache,
+            )
         )
     summaries = []
     seen: set[str] = set()

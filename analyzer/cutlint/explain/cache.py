@@ -13,7 +13,7 @@ from pathlib import PurePath
 
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.producers.flashinfer.cache_layout import flashinfer_version
-from cutlint.records import CheckResult, FileResult, InstantiationResult, Shape3
+from cutlint.records import ArchLimits, CheckResult, FileResult, InstantiationResult, Shape3
 
 
 def _tail_match(a: str, b: str) -> int:
@@ -84,6 +84,15 @@ class CacheIndex:
                 if m is not None and m.cta_tile == tile and (sm is None or m.sm == sm):
                     out.append(r)
         return out
+
+    def arch(self) -> ArchLimits | None:
+        """The arch the cache was judged for (the one most of its modeled instantiations were)."""
+        seen: dict[str, tuple[int, ArchLimits]] = {}
+        for r in self.all_instantiations():
+            if r.resources is not None:
+                n, a = seen.get(r.resources.arch.name, (0, r.resources.arch))
+                seen[r.resources.arch.name] = (n + 1, a)
+        return max(seen.values(), key=lambda x: x[0])[1] if seen else None
 
     def all_instantiations(self) -> list[InstantiationResult]:
         return [r for f in self.result.files for r in f.instantiations]

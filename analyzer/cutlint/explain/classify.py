@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cutlint.engine.loader import rules_by_id
+from cutlint.explain.cache import CacheIndex
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
+from cutlint.explain.runner import judge_runner
+from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
@@ -167,10 +171,10 @@ def _smem_exceeds(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
 
 
 def _earliest_before(e: LogEvent, events: Sequence[LogEvent]) -> LogEvent | None:
-    earlier = [
-        x for x in events if x.line_no < e.line_no and x.kind is not LogEventKind.SKIPPED_SUMMARY
-    ]
-    return earlier[0] if earlier else None
+    # The events are in line order: the first failure of the log, if it comes before `e`
+    # (a generator, not a list: a log of 50,000 distinct failures must not cost 50,000 squared).
+    first = next((x for x in events if x.kind is not LogEventKind.SKIPPED_SUMMARY), None)
+    return first if first is not None and first.line_no < e.line_no else None
 
 
 def _tma_descriptor(
@@ -261,13 +265,93 @@ def _unsupported_tile(
     )
 
 
+def _sticky(m: Mapped, events: Sequence[LogEvent]) -> tuple[FailureClass | None, Agreement, str]:
+    code = m.first.cu_result
+    name = STICKY_CU_RESULTS.get(code, "a sticky error") if code is not None else "a sticky error"
+    first = _earliest_before(m.first, events)
+    where = (
+        f"the earliest failure the log shows before it is at line {first.line_no} "
+        f"({first.kind.value}): look there, and at the kernel that ran just before it"
+        if first
+        else "no failure cutlint reads comes before it: the faulting kernel is the last one "
+        "launched before this line (run with CUDA_LAUNCH_BLOCKING=1 to name it)"
+    )
+    return (
+        FailureClass.G,
+        Agreement.NOT_DECIDABLE,
+        f"{m.first.text.strip()[:80]!r} is CUDA error {code} ({name}): a kernel faulted, and "
+        "the error stays in the context, so every CUDA call after it fails with it and the tactic "
+        f"this line blames is not the one that faulted; {where}. Not decidable from the source.",
+    )
+
+
+def _no_kernel_image(m: Mapped, cache: CacheIndex) -> tuple[FailureClass | None, Agreement, str]:
+    arch = cache.arch()
+    built = f" The cache given was judged for {arch.name}." if arch is not None else ""
+    return (
+        FailureClass.E,
+        Agreement.NOT_MODELED,
+        "cudaErrorNoKernelImageForDevice (209): the module holds no code this GPU can run: "
+        "its cubins are for another arch and it has no PTX the driver could compile (an "
+        "`sm_120a` cubin loads only on 12.0, not on a 12.1 part, nor an `sm_121a` one on 12.0; "
+        "FlashInfer's JIT names the arch in the cache directory, `~/.cache/flashinfer/<version>/"
+        "<arch>/`). Decided by the build's -gencode flags against the device, which this line "
+        f"names neither of; cutlint does not judge it from a log line.{built}",
+    )
+
+
+def _epilogues(cache: CacheIndex) -> list[str]:
+    """The epilogues the cache's instantiations compile, per family, in words."""
+    fused: dict[str, None] = {}
+    elements: dict[str, None] = {}
+    macro: dict[str, set[str]] = {}
+    for r in cache.all_instantiations():
+        if isinstance(r.recipe, Sm80FusedMoeRecipe):
+            tag = r.recipe.epilogue_tag.rsplit("::", 1)[-1]
+            fused[f"{r.recipe.activation} ({tag})"] = None
+            elements[r.recipe.args[0].rsplit("::", 1)[-1]] = None
+        elif (a := moe_args(r)) is not None:
+            macro.setdefault(a.epilogue_tag, set()).add(a.fusion.value if a.fusion else "?")
+    out = []
+    if fused:
+        out.append(
+            f"SM80 fused MoE (GEMM 1 with the gated activation): {', '.join(fused)} for "
+            f"{', '.join(elements)}"
+        )
+    out += [
+        f"TMA warp-specialized grouped GEMM: {k} with fusion {', '.join(sorted(v))} (the "
+        "activation runs as a kernel of its own)"
+        for k, v in sorted(macro.items())
+    ]
+    return out
+
+
+def _invalid_activation(cache: CacheIndex) -> tuple[FailureClass | None, Agreement, str]:
+    found = _epilogues(cache)
+    have = "; ".join(found) if found else "none (no instantiation of a known family)"
+    return (
+        None,
+        Agreement.NOT_DECIDABLE,
+        "The runner was asked for an activation it has no epilogue for: "
+        "MoeGemmRunner::moeGemmBiasAct (moe_gemm_template_dispatch.h) switches on the activation "
+        "type and throws `Invalid activation type` for any other, as doGatedActivation "
+        "(cutlass_fused_moe_kernels.cuh) does for a gated one it has no kernel for. The epilogues "
+        f"this cache compiles: {have}. Which activation was asked for is the caller's, not in the "
+        "source: pass one of these, or build the missing epilogue.",
+    )
+
+
 def judge(
     m: Mapped,
     events: Sequence[LogEvent],
     release: FlashInferRelease | None,
     tactic_reading: str | None,
+    cache: CacheIndex,
 ) -> Failure:
     kind = m.first.kind
+    version = release.version if release else None
+    matches = m.matches
+    note = m.note
     if kind is LogEventKind.INIT_FAILED:
         cls, agreement, text = _init_failed(m)
     elif kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
@@ -276,16 +360,27 @@ def judge(
         cls, agreement, text = _tma_descriptor(m, events)
     elif kind is LogEventKind.UNSUPPORTED_TILE:
         cls, agreement, text = _unsupported_tile(m, release)
-    elif kind is LogEventKind.ZERO_OCCUPANCY:
+    elif kind in (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED):
+        cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version)
+        note = (
+            "the cache's SM80 fused-MoE instantiations of that config"
+            if matches
+            else "a MoeGemmRunner tactic: the runner builds this kernel from its own lists, "
+            "no generated file holds it"
+        )
+    elif kind is LogEventKind.INVALID_ACTIVATION:
+        cls, agreement, text = _invalid_activation(cache)
+    elif kind is LogEventKind.NO_KERNEL_IMAGE:
+        cls, agreement, text = _no_kernel_image(m, cache)
+    elif kind is LogEventKind.STICKY_CUDA_ERROR:
+        cls, agreement, text = _sticky(m, events)
+    elif kind is LogEventKind.UNRECOGNIZED:
         cls, agreement, text = (
-            FailureClass.F,
-            Agreement.NOT_MODELED,
-            (
-                "The CUTLASS 2.x grouped GEMM (the SM80/SM89 fallback FlashInfer uses on SM120 for "
-                "types with no SM120 kernel, such as pure FP8 or BF16) has zero occupancy: its "
-                "shared storage does not fit one block. Decidable from the source, but cutlint does "
-                "not model the explicit-launcher family yet (CUT010)."
-            ),
+            None,
+            Agreement.UNRECOGNIZED,
+            "The line says a tactic or kernel failed, in a message cutlint has no pattern for: "
+            "it is counted so that the log is not reported clean, and shown as it is. Its cause "
+            "is not judged.",
         )
     elif kind is LogEventKind.CAN_IMPLEMENT_FAILED:
         cls, agreement, text = (
@@ -309,9 +404,9 @@ def judge(
     return Failure(
         kind=kind,
         event=m.first,
-        log_lines=tuple(e.line_no for e in m.events),
-        matches=m.matches,
-        match_note=m.note,
+        log_lines=tuple(sorted(n for e in m.events for n in e.line_nos)),
+        matches=matches,
+        match_note=note,
         failure_class=cls,
         agreement=agreement,
         explanation=text,

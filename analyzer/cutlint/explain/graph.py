@@ -196,10 +196,10 @@ def _limits(g: nx.DiGraph[str], res: Resources) -> None:
     for v in res.variants:
         fits = "fits" if v.fits else "does not fit"
         _add(g, f"variant.{v.label}", v.label, f"{v.smem_bytes:,} B, {v.stages} stages: {fits}",
-             "the same recipe with this one change, laid out the same way", "quantity")  # fmt: skip
+             "families/registry.py: the claiming family's model of the same recipe with this one change", "quantity")  # fmt: skip
         variants.append(f"variant.{v.label}")
     _add(g, "variants", "neighbouring variants", len(variants),
-         "the variants the family tries (what would fit instead)", "quantity",
+         "families/registry.py: the variants the claiming family tries (what would fit instead)", "quantity",
          variants)  # fmt: skip
 
 
@@ -212,7 +212,7 @@ def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
         reason = r.not_modeled.reason if r.not_modeled else "?"
         _add(g, "not_modeled", "not modeled", reason, "CUT010: outside what cutlint models",
              "finding", ["inputs"])  # fmt: skip
-        _add(g, "verdict", "verdict", r.verdict.value, "no model: no verdict is guessed",
+        _add(g, "verdict", "verdict", r.verdict.value, "engine/judge.py: no model, so no verdict is guessed",
              "verdict", ["inputs", "not_modeled"])  # fmt: skip
         return g
     _add(g, "input.cutlass", "CUTLASS version", res.cutlass_version, res.cutlass_version_origin,
@@ -228,7 +228,7 @@ def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     # The inputs come first, so that the tree shows what was given before what was derived.
     basis = ["inputs", *(findings or ["layout.total", "limit", "builder.stages", "dispatch"])]
     _add(g, "verdict", "verdict", r.verdict.value,
-         "the worst outcome its findings imply (compile, initialize, dispatch)", "verdict",
+         "engine/judge.py: the worst outcome its findings imply", "verdict",
          basis)  # fmt: skip
     # A quantity no finding names (the dispatch check of a tactic that fails for its size) is
     # not part of this verdict's derivation.

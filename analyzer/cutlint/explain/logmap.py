@@ -45,6 +45,12 @@ def _key(e: LogEvent) -> Hashable:
     if e.kind is LogEventKind.TMA_DESCRIPTOR:
         # A sticky error fails every later tactic with the same code: one failure, many lines.
         return (e.kind, e.cu_result, e.custom_op)
+    if e.kind is LogEventKind.STICKY_CUDA_ERROR:
+        return (e.kind, e.cu_result)
+    if e.kind in (LogEventKind.NO_KERNEL_IMAGE, LogEventKind.INVALID_ACTIVATION):
+        return (e.kind,)  # one cause, whichever tactic tripped over it
+    if e.kind is LogEventKind.UNRECOGNIZED:
+        return (e.kind, e.text, e.tactic, e.custom_op)
     return (e.kind, e.status, e.smem_required, e.tactic, e.tactic_text, e.custom_op)
 
 

@@ -61,6 +61,8 @@ class Agreement(StrEnum):
     """The failing instantiation is outside what cutlint's model covers."""
     UNMAPPED = "not found in the cache"
     """No instantiation of the given cache matches what the log names."""
+    UNRECOGNIZED = "not recognized"
+    """A line that says something failed, in a message cutlint has no pattern for."""
 
 
 class Failure(Record):

@@ -9,9 +9,10 @@ from pathlib import Path
 import networkx as nx
 
 from cutlint.explain.records import CLASS_TITLES, Agreement, Failure, LogExplanation
-from cutlint.explain.tree import render_tree
+from cutlint.explain.tree import LEGEND, render_tree
 from cutlint.families.registry import family_of
 from cutlint.records import InstantiationResult
+from cutlint.report.escape import printable
 
 WIDTH = 100
 LABEL = 11  # width of the "maps to:" column
@@ -49,9 +50,9 @@ def _field(label: str, text: str, first_width: int = WIDTH) -> list[str]:
 def display(path: str) -> str:
     """Relative to the working directory when under it, as the text reporter prints paths."""
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except (ValueError, OSError):
-        return path
+        return printable(str(Path(path).resolve().relative_to(Path.cwd())))
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
+        return printable(path)
 
 
 def _where(r: InstantiationResult) -> str:
@@ -96,6 +97,8 @@ def summary_line(e: LogExplanation) -> str:
         f"{e.count(Agreement.NOT_MODELED)} not modeled",
         f"{e.count(Agreement.UNMAPPED)} not found in the cache",
     ]
+    if e.count(Agreement.UNRECOGNIZED):
+        counts.append(f"{e.count(Agreement.UNRECOGNIZED)} not recognized (shown as logged)")
     return f"{n} distinct failure{'' if n == 1 else 's'}: " + ", ".join(counts)
 
 
@@ -112,11 +115,11 @@ def render_log_text(e: LogExplanation) -> str:
         out.append(f"autotuner summary, log line {s.event.line_no}: {s.event.text}")
         out += _field("model", s.predicted)
     out += ["", summary_line(e)]
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n", newlines=True)  # log lines and paths are input
 
 
 def render_log_json(e: LogExplanation) -> str:
-    data = json.loads(e.model_dump_json())
+    data = e.model_dump(mode="json")  # not model_dump_json: see render_derivation_json
     data["summary"] = {a.name.lower(): e.count(a) for a in Agreement} | {
         "failures": len(e.failures)
     }
@@ -126,13 +129,16 @@ def render_log_json(e: LogExplanation) -> str:
 def render_derivation_text(r: InstantiationResult, g: nx.DiGraph[str], sources: bool = True) -> str:
     inst = r.instantiation
     where = inst.span.path if inst.span.line == 0 else f"{display(inst.span.path)}:{inst.span.line}"
-    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", "", ""]
-    return "\n".join(head) + render_tree(g, sources=sources)
+    head = [f"{where}: {describe(r)}", f"  cutlint: {prediction(r)}", ""]
+    head += [LEGEND, ""] if sources else [""]
+    return printable("\n".join(head) + render_tree(g, sources=sources), newlines=True)
 
 
 def render_derivation_json(r: InstantiationResult, g: nx.DiGraph[str]) -> str:
     data = {
-        "instantiation": json.loads(r.instantiation.model_dump_json()),
+        # model_dump, not model_dump_json: a path that is not UTF-8 (lone surrogates) cannot be
+        # encoded by pydantic-core; json.dumps escapes it.
+        "instantiation": r.instantiation.model_dump(mode="json"),
         "verdict": r.verdict.value,
         # Written out rather than nx.node_link_data, whose key for edges differs across the
         # networkx versions cutlint accepts (`links` before 3.4, `edges` after).

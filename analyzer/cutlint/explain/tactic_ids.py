@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
 from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.sm8x_grouped_runner import report as grouped
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.producers.flashinfer.tactics import (
@@ -22,6 +23,13 @@ from cutlint.producers.flashinfer.tactics import (
 )
 from cutlint.records import InstantiationResult, Verdict
 
+_RUNNER_KINDS = (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED)
+_NOT_THE_TACTICS = (
+    LogEventKind.INVALID_ACTIVATION,
+    LogEventKind.NO_KERNEL_IMAGE,
+    LogEventKind.STICKY_CUDA_ERROR,
+)
+"""Failures whose cause is not the tactic the autotuner was on: its id is not read."""
 MODE_LABELS = {QuantMode.NVFP4: "NVFP4", QuantMode.MXFP8_MXFP4: "MXFP8 x MXFP4"}
 SPELLED_OUT = 4
 """Up to this many predicted failures are named with their configs; more are listed by id."""
@@ -36,8 +44,8 @@ def _same_config(c: TacticConfig, r: InstantiationResult) -> bool:
 
 def reading(e: LogEvent, version: str | None, matches: Sequence[InstantiationResult]) -> str | None:
     """What `e.tactic` names for each runner of `version`, and whether it agrees with `matches`."""
-    if e.tactic is None or version is None or e.kind is LogEventKind.ZERO_OCCUPANCY:
-        return None  # zero occupancy is the SM80/SM89 fallback: its ids are not in the table
+    if e.tactic is None or version is None or e.kind in _RUNNER_KINDS + _NOT_THE_TACTICS:
+        return None  # the CUTLASS 2.x runners' ids: explain/runner.py reads them
     found: list[tuple[QuantMode, TacticConfig]] = []
     runner = None
     for mode in QuantMode:
@@ -108,6 +116,28 @@ def _predicted_failures(
     return failing
 
 
+def _grouped_failures(version: str, cache: CacheIndex, gemm: int) -> list[str]:
+    """The CUTLASS 2.x grouped runners' failing ids of one GEMM on the cache's arch (the path
+    every config of the runner takes, or one of them: `partly`)."""
+    arch = cache.arch()
+    if arch is None or not grouped.known(version):
+        return []
+    out = []
+    for kind in grouped.kinds_on(arch.sm):
+        bad = [
+            r
+            for r in grouped.reports(version, arch, kind)
+            if r.tactic.gemm == gemm and r.status != "runs"
+        ]
+        ids = ", ".join(f"{r.tactic.tactic}" + ("" if r.status == "fails" else "*") for r in bad)
+        out.append(
+            f"{len(bad)} for the {grouped.KIND_LABELS[kind]} runner" + (f" ({ids})" if bad else "")
+        )
+    if any("*" in p for p in out):
+        out[-1] += " (*: with a gated activation only)"
+    return out
+
+
 def summary_prediction(
     e: LogEvent, version: str | None, cache: CacheIndex, release: FlashInferRelease | None
 ) -> str:
@@ -130,9 +160,10 @@ def summary_prediction(
         parts.append(
             f"{len(fails)} for the {MODE_LABELS[mode]} runner" + (f" ({ids})" if fails else "")
         )
+    parts += _grouped_failures(version, cache, gemm)
     count = e.count if e.count is not None else 0
     return (
-        f"the log counts {count}; the model predicts " + " and ".join(parts) + ". More than "
+        f"the log counts {count}; the model predicts " + ", ".join(parts) + ". More than "
         "predicted are failures the source does not decide (classes D and G) or contradictions: "
         "FlashInfer prints each at debug level (FLASHINFER_LOGGING_LEVEL=debug)"
     )

@@ -7,7 +7,28 @@ number appears with its derivation once, as close to the verdict as it is used.
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
+
+# A node's source is either where a number comes from outside cutlint (a CUTLASS or FlashInfer
+# header and symbol, the arch's data sheet, the instantiation's arguments) or one of cutlint's
+# own computations, named by its module (`engine/facts.py: ...`, `engine/judge.py: ...`).
+# The two are drawn apart, `·` for a source and `=` for cutlint's arithmetic, so that a reader
+# never takes a cutlint module for a CUTLASS header.
+_CUTLINT_OWN = re.compile(r"(?P<where>(?:api|[a-z_]+/[a-z_/]+\.py)[\w.]*)(?::\s*(?P<what>.*))?")
+LEGEND = "(· where a number comes from: CUTLASS, FlashInfer, the arch; = cutlint's own arithmetic)"
+
+
+def source_line(source: str) -> str:
+    """`· <source>` for an outside source; `= <what> (cutlint: <module>)` for cutlint's own."""
+    own = _CUTLINT_OWN.fullmatch(source)
+    if own is None:
+        return f"· {source}"
+    what = own["what"]
+    if not what or what.startswith("_"):
+        return f"= computed by cutlint ({own['where']}{': ' + what if what else ''})"
+    return f"= {what} (cutlint: {own['where']})"
 
 
 def _value(value: object, unit: str) -> str:
@@ -39,7 +60,7 @@ def render_tree(g: nx.DiGraph[str], root: str = "verdict", sources: bool = True)
         inner = prefix + ("" if level == 0 else ("    " if last else "│   "))
         children = list(g.successors(node))
         if sources and data.get("source"):
-            lines.append(inner + ("│   " if children else "    ") + f"· {data['source']}")
+            lines.append(inner + ("│   " if children else "    ") + source_line(data["source"]))
         for i, child in enumerate(children):
             walk(child, inner, i == len(children) - 1, level + 1)
 

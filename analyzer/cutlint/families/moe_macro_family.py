@@ -40,10 +40,12 @@ COLUMNS = ("tile", "cluster", "A x B -> D", "fusion", "SwapAB")
 
 
 def parameters(ctx: ModelContext) -> tuple[str, ...]:
-    """The macro's parameter list in the release that wrote the file (17 when unknown)."""
+    """The macro's parameter list in the release that wrote the file (its `#define`, whose names
+    end in `_`), in the 17-parameter spelling; the 17 of FlashInfer 0.5.3 on when unknown."""
     release = ctx.flashinfer
-    names = getattr(release, "macro_parameters", None) if release is not None else None
-    return tuple(names) if names else moe_macro.PARAMETERS
+    if release is None or not release.macro_parameters:
+        return moe_macro.PARAMETERS
+    return tuple(name.rstrip("_") for name in release.macro_parameters)
 
 
 def claim_macro(
@@ -62,6 +64,9 @@ def read(family: str, inst: Instantiation, ctx: ModelContext) -> MoeGemmRecipe |
     arity = moe_macro.arity_problem(inst.args, params)
     if arity is not None:
         return Unreadable(problems=(("CUT004", arity),), reason=_UNREADABLE)
+    rejected = moe_macro.compile_problems(inst.args, params)
+    if rejected:
+        return Unreadable(problems=tuple(rejected), reason=_UNREADABLE)
     args, unknown = moe_macro.typed(inst.args, params)
     problems = tuple(("CUT005", f"`{inst.name}` {u}") for u in unknown)
     if args is None or unknown:

@@ -4,12 +4,27 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
+from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
 from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
+from cutlint.families.sm120_fp4_gemm import FAMILY as SM120_FP4_GEMM
+from cutlint.families.sm120_fp4_group_gemm import FAMILY as SM120_FP4_GROUP_GEMM
+from cutlint.families.sm120_fp8_groupwise import FAMILY as SM120_FP8_GROUPWISE
+from cutlint.families.sm120_mxfp8_gemm import FAMILY as SM120_MXFP8_GEMM
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
 
-FAMILIES: tuple[Family, ...] = (SM120_BLOCKSCALED_GROUPED, SM100_TMA_WS_GROUPED)
+FAMILIES: tuple[Family, ...] = (
+    SM120_BLOCKSCALED_GROUPED,
+    SM90_TMA_WS_GROUPED,
+    SM100_TMA_WS_GROUPED,
+    SM80_FUSED_MOE,
+    SM120_MXFP8_GEMM,
+    SM120_FP4_GEMM,
+    SM120_FP4_GROUP_GEMM,
+    SM120_FP8_GROUPWISE,
+)
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 

@@ -29,6 +29,20 @@ class LogEventKind(StrEnum):
     """`Failed to initialize the TMA descriptor N` (cute, cuTensorMapEncodeTiled's CUresult)."""
     ZERO_OCCUPANCY = "zero-occupancy"
     """`GPU lacks the shared memory resources to run GroupedGEMM kernel` (CUTLASS 2.x path)."""
+    ZERO_OCCUPANCY_FUSED = "zero-occupancy-fused"
+    """`GPU lacks the shared memory resources to run fused_moe kernel` (the SM80 fused-MoE
+    launcher: GEMM 1 with a gated activation on the 16-bit runners)."""
+    INVALID_ACTIVATION = "invalid-activation"
+    """`Invalid activation type` (the runner has no epilogue for the activation asked for)."""
+    NO_KERNEL_IMAGE = "no-kernel-image"
+    """`no kernel image is available for execution on the device` (cudaErrorNoKernelImageForDevice:
+    the binary has no code for this device's arch)."""
+    STICKY_CUDA_ERROR = "sticky-cuda-error"
+    """`an illegal instruction was encountered` and the other errors a faulting kernel leaves in
+    the context (cudaErrorIllegalInstruction, ...): every later call fails with it."""
+    UNRECOGNIZED = "unrecognized"
+    """A line that says a tactic or kernel failed, in no shape cutlint reads: counted and shown,
+    so that a log holding a failure is never reported clean."""
     UNSUPPORTED_TILE = "unsupported-tile"
     """`Unsupported tile (M, N, K) and cluster (a, b, c) shape combination for arch S`."""
     SKIPPED_SUMMARY = "skipped-summary"
@@ -71,12 +85,23 @@ class LogEvent(Record):
     smem_available: int | None = None
     cu_result: int | None = Field(
         default=None,
-        description="CUresult of cuTensorMapEncodeTiled (1 bad params, 700/715 sticky)",
+        description="CUresult of cuTensorMapEncodeTiled (1 bad params, 700/715 sticky), or the "
+        "cudaError_t of a sticky CUDA error (715: an illegal instruction)",
     )
     tile: Shape3 | None = Field(default=None, description="the CTA tile in elements, as printed")
     cluster: Shape3 | None = None
     arch_sm: int | None = Field(default=None, description="the arch the message names, e.g. 120")
     count: int | None = Field(default=None, description="how many tactics a summary counts")
+    repeated_at: tuple[int, ...] = Field(
+        default=(),
+        description="later lines that say exactly this, in the same context (one event for a "
+        "failure a log repeats a million times)",
+    )
+
+    @property
+    def line_nos(self) -> tuple[int, ...]:
+        """Every line that carries this event."""
+        return (self.line_no, *self.repeated_at)
 
 
 class LogFile(Record):
@@ -89,4 +114,15 @@ class LogFile(Record):
         default=(),
         description="FlashInfer versions named by JIT cache paths in the log "
         "(`.cache/flashinfer/<version>/<arch>/...` in stack frames), in order of appearance",
+    )
+    cut_lines: int = Field(
+        default=0, description="lines longer than logs.reader.MAX_LINE, read up to that length"
+    )
+    dropped_events: int = Field(
+        default=0, description="failure lines past the first logs.reader.MAX_EVENTS distinct ones"
+    )
+    unreadable_lines: int = Field(
+        default=0,
+        description="lines with a failure message's words but a number more than the C++ type "
+        "the launcher prints it as holds: not that message, so not read",
     )

@@ -5,6 +5,11 @@ Frameworks wrap these messages in their own logger prefixes (vLLM's `(Worker_PP0
 `2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit:`), so every pattern is
 searched anywhere in a line and none is anchored at its start.
 
+Every pattern runs in time linear in the line: no two quantifiers that can match the same text
+follow one another unbounded (a lazy run is bounded, a run that must not give back is
+possessive, `*+`), so that an 80,000-character line costs milliseconds, not seconds
+(tests/logs/test_log_reader.py times each pattern on adversarial lines).
+
 Paths below are FlashInfer's `data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/`
 (TensorRT-LLM's `cpp/tensorrt_llm/kernels/cutlass_kernels/`) unless they say otherwise.
 """
@@ -20,7 +25,7 @@ _OP = r"\w+(?:(?:::|\.)\w+)*"
 
 # CUTLASS's status strings (cutlass/cutlass.h: cutlassGetStatusString): "Error Internal",
 # "Error Invalid Problem", "Error Misaligned Operand", ...
-_STATUS = r"(?P<status>Error(?: [A-Z][a-z]+)+|Success|Invalid status)"
+_STATUS = r"(?P<status>Error(?: [A-Z][a-z]++){1,8}|Success|Invalid status)"
 
 FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # TensorRT-LLM >= #12704, moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl: a check of
@@ -36,7 +41,7 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
     (
         LogEventKind.INIT_FAILED,
-        re.compile(r"Failed to initialize cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+        re.compile(r"Failed to initialize cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
     ),
     # The same launchers, can_implement(): "Grouped GEMM kernel will fail for params. Error: ..."
     # (moe_gemm_template_dispatch.h: "MoE FC kernel will fail for params" on the 2.x path).
@@ -49,7 +54,7 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     ),
     (
         LogEventKind.RUN_FAILED,
-        re.compile(r"Failed to run cutlass [\w ]*?grouped gemm\. Error: " + _STATUS),
+        re.compile(r"Failed to run cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
     ),
     # CUTLASS cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc): printed when
     # cuTensorMapEncodeTiled returns a CUresult other than CUDA_SUCCESS.
@@ -57,11 +62,17 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
         LogEventKind.TMA_DESCRIPTOR,
         re.compile(r"Failed to initialize the TMA descriptor (?P<cu_result>-?\d+)"),
     ),
-    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher) and
-    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: occupancy == 0 on the CUTLASS 2.x path.
+    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: TLLM_CHECK_WITH_INFO(occupancy > 0,
+    # "GPU lacks the shared memory resources to run fused_moe kernel").
+    (
+        LogEventKind.ZERO_OCCUPANCY_FUSED,
+        re.compile(r"GPU lacks the shared memory resources to run fused_moe kernel"),
+    ),
+    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher::call): occupancy == 0
+    # on the CUTLASS 2.x path ("... to run GroupedGEMM kernel"), and any other kernel so named.
     (
         LogEventKind.ZERO_OCCUPANCY,
-        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w+) kernel"),
+        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w++) kernel"),
     ),
     # moe_gemm/moe_gemm_template_dispatch_tma_ws.h, SHAPE_CASE of
     # dispatchMoeGemmSelectClusterShapeTmaWarpSpecialized: the tile is printed in elements.
@@ -72,6 +83,28 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
             r"\((?P<cm>\d+), ?(?P<cn>\d+), ?(?P<ck>\d+)\) shape combination for arch (?P<sm>\d+)"
         ),
     ),
+    # moe_gemm/moe_gemm_template_dispatch.h, MoeGemmRunner::moeGemmBiasAct: `default:
+    # TLLM_THROW("Invalid activation type.")`; fused_moe/cutlass_backend/
+    # cutlass_fused_moe_kernels.cuh, doGatedActivation: TLLM_CHECK_WITH_INFO(fn != nullptr,
+    # "Invalid activation type"); trtllm_fused_moe_kernel_launcher.cu: "Invalid activation type: N".
+    (
+        LogEventKind.INVALID_ACTIVATION,
+        re.compile(r"Invalid activation type"),
+    ),
+    # CUDA runtime, cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209).
+    (
+        LogEventKind.NO_KERNEL_IMAGE,
+        re.compile(r"no kernel image is available for execution on the device"),
+    ),
+    # CUDA runtime, cudaGetErrorString of the errors a faulting kernel leaves in the context
+    # (STICKY_ERRORS below gives each its code).
+    (
+        LogEventKind.STICKY_CUDA_ERROR,
+        re.compile(
+            r"(?P<sticky>an illegal instruction was encountered|an illegal memory access was "
+            r"encountered|misaligned address|unspecified launch failure|hardware stack error)"
+        ),
+    ),
     # flashinfer/autotuner.py (0.6.x) / autotuner/autotuner.py (0.7.x), choose_one.
     (
         LogEventKind.SKIPPED_SUMMARY,
@@ -79,16 +112,44 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     ),
 )
 
-# The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
-# (tensorrt_llm/common/assert.h, tllmException.cpp): `... (<file>:<line>)`.
-SITE = re.compile(
-    r"\((?P<path>[^()\s]*?(?P<name>[^/\\()\s]+\.(?:cu|cuh|h|hpp|inl|cpp|cc))):(?P<line>\d+)\)"
+STICKY_ERRORS = {
+    "an illegal memory access was encountered": 700,  # cudaErrorIllegalAddress
+    "hardware stack error": 714,  # cudaErrorHardwareStackError
+    "an illegal instruction was encountered": 715,  # cudaErrorIllegalInstruction
+    "misaligned address": 716,  # cudaErrorMisalignedAddress
+    "unspecified launch failure": 719,  # cudaErrorLaunchFailure
+}
+"""cudaGetErrorString text -> cudaError_t (driver_types.h; the same numbers as the CUresults)."""
+
+# A line that says a tactic or kernel failed, whatever the message (lower-cased substrings, so
+# the test is linear in the line): a failure line no pattern above reads is an `unrecognized`
+# event, unless a failure the reader recognizes follows within a few lines (a message printed
+# on the next line).
+FAILURE_SIGNALS = (
+    "skipping tactic",
+    "failed when profiling",
+    "failure while profiling",
+    "[tensorrt-llm][error]",
+    "assertion failed",
+    "cuda error",
+    "cuda_error_",
+    "cudaerror",
+    "failed to launch",
+    "kernel launch failed",
+    "kernel failed",
 )
+
+# The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
+# (tensorrt_llm/common/assert.h, tllmException.cpp): `... (<file>:<line>)`. The path is matched
+# as one run and its file name checked against SITE_NAME afterwards: a lazy path followed by a
+# greedy name over the same characters was quadratic in the length of the parenthesis.
+SITE = re.compile(r"\((?P<path>[^()\s]*):(?P<line>\d+)\)")
+SITE_NAME = re.compile(r"[^/\\()\s:]+\.(?:cu|cuh|h|hpp|inl|cpp|cc)")
 
 # A runner as Python prints an object without __repr__: `<pkg.mod.<locals>.MoERunner object at
 # 0x7c70ccce8350>`; `<locals>` nests angle brackets, so the qualified name is matched loosely.
-_RUNNER = r"<(?:[\w.<>]+\.)?(?P<runner>\w+) object at 0x[0-9a-fA-F]+>"
-_TACTIC = r"(?P<tactic>-?\d+|\[[^\]]*\]|\([^)]*\))"
+_RUNNER = r"<(?:[\w.<>]+\.)?(?P<runner>\w++) object at 0x[0-9a-fA-F]++>"
+_TACTIC = r"(?P<tactic>-?\d++|\[[^\]]*+\]|\([^)]*+\))"
 
 TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
     # FlashInfer: "[Autotuner]: Skipping tactic {runner} {tactic}, due to failure while
@@ -100,7 +161,7 @@ TACTIC_CONTEXT: tuple[re.Pattern[str], ...] = (
     re.compile(r"Failed when profiling " + _RUNNER + " " + _TACTIC),
     # TensorRT-LLM (tensorrt_llm/_torch/autotuner.py): "[Autotuner] Failed when profiling
     # runner=<...>, tactic=15, shapes=[...]".
-    re.compile(r"runner=(?:" + _RUNNER + r"|(?P<runner_name>\w+)[^,]*),\s*tactic=" + _TACTIC),
+    re.compile(r"runner=(?:" + _RUNNER + r"|(?P<runner_name>\w++)[^,]*+),\s*tactic=" + _TACTIC),
 )
 
 # "[AutoTuner]: Tuning trtllm::fused_moe::gemm1: 0/21": the op profiled by the lines that follow.
@@ -110,6 +171,13 @@ TUNING_OP = re.compile(r"\[Auto[Tt]uner\]:? Tuning (?P<op>" + _OP + r")")
 # (flashinfer/jit/env.py: FLASHINFER_CACHE_DIR / <version> / <arch>).
 FLASHINFER_CACHE = re.compile(
     r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
+)
+
+# Words one of the patterns above needs: a line without any is skipped at once (most of a log).
+WORTH_READING = re.compile(
+    r"requires|Failed|fail for params|GPU lacks|Unsupported tile|Skipp|tactic=|Tuning|flashinfer/"
+    # the CUDA errors, the activation check, and FAILURE_SIGNALS (any case)
+    r"|(?i:fail|error|assertion|cuda|illegal|misaligned|kernel image|activation type)"
 )
 
 # Where a message starts once the logger prefix is cut off.

@@ -1,12 +1,14 @@
-"""What every family's model needs besides the recipe: the target arch, the CUTLASS version, and
-the producer release that wrote the file (its dispatch lists, its macro's parameter list)."""
+"""What every family's model needs besides the recipe: the target arch, the CUTLASS version, the
+producer release that wrote the file (its dispatch lists, its macro's parameter list) and, for a
+file of a FlashInfer JIT cache, the module that compiles it with its defines."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from cutlint.cutlass.versions import CutlassModel
-from cutlint.producers.flashinfer.releases import FlashInferRelease
+from cutlint.producers.flashinfer.releases import FlashInferRelease, JitModule
 from cutlint.records import ArchLimits
 
 
@@ -15,9 +17,23 @@ class ModelContext:
     arch: ArchLimits
     cutlass: CutlassModel
     flashinfer: FlashInferRelease | None = None
+    module: JitModule | None = None
+    """The FlashInfer JIT module that compiles the file (producers/flashinfer/modules.py), when
+    its path says (`cutlass_instantiations/<dev>/`)."""
+    defines: frozenset[str] = field(default_factory=frozenset)
+    """The macro names defined when `module` compiles the file (its -D flags, the user's -D
+    beyond the defaults, less -U); empty without a module."""
 
-    @property
+    @cached_property
     def key(self) -> tuple[object, ...]:
         """What distinguishes two contexts for the per-run memo (engine.judge)."""
         release = self.flashinfer.version if self.flashinfer else None
-        return (self.arch.name, self.cutlass.version, self.cutlass.origin, release)
+        module = self.module.dev if self.module else None
+        return (
+            self.arch.name,
+            self.cutlass.version,
+            self.cutlass.origin,
+            release,
+            module,
+            tuple(sorted(self.defines)),
+        )

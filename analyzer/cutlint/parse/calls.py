@@ -2,11 +2,15 @@
 
 Two forms (DOMAIN.md section 5):
 
-- `INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(...)`: arguments split the way the preprocessor
-  splits macro arguments, on commas outside parentheses only (C++ [cpp.replace]/11: `<>`, `{}`
-  and `[]` do not protect a comma), so the count is the one the compiler sees.
+- `INSTANTIATE_<NAME>(...)`, a call of any function-like macro whose name starts with
+  `INSTANTIATE_` (`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, FlashInfer's JIT-rendered
+  `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER`, `INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC`, ...):
+  arguments split the way the preprocessor splits macro arguments, on commas outside parentheses
+  only (C++ [cpp.replace]/11: `<>`, `{}` and `[]` do not protect a comma), so the count is the one
+  the compiler sees. The arguments stay as written; which macro means what is the families'.
 - `template <decl-specifiers> NAME<targs>(params);`: an explicit instantiation of a function
-  template; template arguments split on commas outside (), [], {} and <>.
+  template, whatever it returns (`template void f<...>(...);`, `template cudaError_t g<...>(...);`);
+  template arguments split on commas outside (), [], {} and <>.
 
 A call that does not close before the next directive, the next instantiation or the end of the
 file is reported as truncated and nothing after it is lost: every instantiation is scanned from
@@ -25,10 +29,11 @@ from cutlint.parse.lexmask import MaskedText
 from cutlint.records import FormKind
 
 MOE_MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+MACRO_PREFIX = "INSTANTIATE_"
 
 # Plain literals, with the word boundaries checked by hand: a pattern that starts with `\b`
 # defeats the regex engine's literal search and costs 30x more (0.08 s on 10 MB).
-_MACRO = re.compile(MOE_MACRO.encode())
+_MACRO = re.compile(rb"INSTANTIATE_[A-Za-z0-9_]*")
 _TEMPLATE = re.compile(rb"template")
 _PARENS = re.compile(rb"[(),]")
 _DECL_BRACKETS = re.compile(rb"[()\[\]{};]")
@@ -107,9 +112,9 @@ def _is_explicit_instantiation(code: bytes, at: int) -> bool:
 
 def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> list[Found]:
     """Every instantiation in `body` (the code with directives blanked), in file order."""
-    starts = [(m.start(), "macro") for m in _MACRO.finditer(body) if _is_word(body, m)]
+    starts = [(m.start(), m.group().decode()) for m in _MACRO.finditer(body) if _is_word(body, m)]
     starts += [
-        (m.start(), "template")
+        (m.start(), "")
         for m in _TEMPLATE.finditer(body)
         if _is_word(body, m) and _is_explicit_instantiation(body, m.start())
     ]
@@ -121,18 +126,23 @@ def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> li
     )
     offsets = [b.offset for b in barriers]
     found: list[Found] = []
-    for start, kind in starts:
+    for start, macro in starts:
         i = bisect.bisect_right(offsets, start)
         limit = barriers[i] if i < len(barriers) else _Barrier(len(body), "the end of the file")
-        scan = _macro_call if kind == "macro" else _explicit_instantiation
-        result = scan(masked, body, start, limit)
+        result = (
+            _macro_call(masked, body, start, limit, macro)
+            if macro
+            else _explicit_instantiation(masked, body, start, limit)
+        )
         if result is not None:
             found.append(result)
     return found
 
 
-def _macro_call(masked: MaskedText, body: bytes, start: int, limit: _Barrier) -> Found | None:
-    open_at = start + len(MOE_MACRO)
+def _macro_call(
+    masked: MaskedText, body: bytes, start: int, limit: _Barrier, name: str
+) -> Found | None:
+    open_at = start + len(name)
     while open_at < limit.offset and body[open_at] in b" \t\r\n\f\v":
         open_at += 1
     if open_at >= limit.offset or body[open_at] != ord("("):
@@ -149,11 +159,11 @@ def _macro_call(masked: MaskedText, body: bytes, start: int, limit: _Barrier) ->
                 args = tuple(
                     normalize(masked.uncommented[a + 1 : b]) for a, b in itertools.pairwise(cuts)
                 )
-                return Call(FormKind.MACRO_CALL, MOE_MACRO, start, m.start(), args)
+                return Call(FormKind.MACRO_CALL, name, start, m.start(), args)
         elif depth == 1:
             cuts.append(m.start())
     return Truncated(
-        f"`{MOE_MACRO}(`", start, f"its `(` is not closed before {limit.what}", limit.offset
+        f"`{name}(`", start, f"its `(` is not closed before {limit.what}", limit.offset
     )
 
 
@@ -309,3 +319,12 @@ class Brackets:
         cuts = [opener, *self._commas.get(opener, []), self.pairs[opener]]
         spans = [(a + 1, b) for a, b in itertools.pairwise(cuts)]
         return [] if len(spans) == 1 and spans[0][0] == spans[0][1] else spans
+
+
+_SHAPE = re.compile(rb"(?<![\w$])(?:" + MOE_MACRO.encode() + rb"(?![\w$])|template\s*(?!<)(?=\w))")
+
+
+def count(text: bytes) -> int:
+    """How many instantiations `text` may hold, at most: its macro names and its `template`
+    keywords not followed by `<`, comments included (cheap, without masking)."""
+    return sum(1 for _ in _SHAPE.finditer(text))

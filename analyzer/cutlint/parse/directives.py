@@ -110,6 +110,32 @@ def has_conditionals(directives: Sequence[Directive]) -> bool:
     return any(d.kind in _OPENERS for d in directives)
 
 
+def conditional_errors(directives: Sequence[Directive]) -> list[tuple[Directive, str]]:
+    """The `#if` groups the preprocessor rejects ([cpp.cond]): an `#elif`, `#else` or `#endif`
+    without its `#if`, an `#elif` or `#else` after the group's `#else`, an `#if` never closed.
+    Skipped groups count too: the preprocessor tracks their nesting."""
+    out: list[tuple[Directive, str]] = []
+    stack: list[tuple[Directive, bool]] = []  # (opener, whether its #else was seen)
+    for d in directives:
+        if d.kind in _OPENERS:
+            stack.append((d, False))
+        elif d.kind in _ALTERNATIVES or d.kind == "else":
+            if not stack:
+                out.append((d, f"`#{d.kind}` without `#if`"))
+            elif stack[-1][1]:
+                out.append((d, f"`#{d.kind}` after `#else`"))
+            elif d.kind == "else":
+                stack[-1] = (stack[-1][0], True)
+        elif d.kind == "endif":
+            if stack:
+                stack.pop()
+            else:
+                out.append((d, "`#endif` without `#if`"))
+    out.extend((opener, f"`#{opener.kind}` without `#endif`") for opener, _ in stack)
+    out.sort(key=lambda e: e[0].start)
+    return out
+
+
 def _negate(condition: str) -> str:
     """`!A`, `!defined(A)`, `defined(A)` for `!defined(A)`, and `!(A && B)`."""
     if re.fullmatch(r"!?(?:defined\s*\(\s*\w+\s*\)|\w+)", condition):
@@ -183,3 +209,10 @@ def skeleton(masked: MaskedText, directives: Sequence[Directive]) -> bytes:
         for cs, ce in masked.comments_within(d.start, d.end):
             out[cs:ce] = b" " * (ce - cs)
     return bytes(out)
+
+
+def count(text: bytes) -> int:
+    """How many lines of `text` start with `#` (an upper bound on its directives: comments are
+    not masked), without building the directives."""
+    first = 1 if _FIRST_LINE_DIRECTIVE.match(text) else 0
+    return first + sum(1 for _ in _DIRECTIVE_START.finditer(text))

@@ -20,11 +20,12 @@ the macro defined empty, as docs/architecture.md first planned (measured with li
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from cutlint.parse import calls, directives, libclang
+from cutlint.parse import calls, directives, libclang, literals, shapes, wellformed
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
     NO_INSTANTIATIONS,
@@ -35,6 +36,7 @@ from cutlint.parse.problems import (
 )
 from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
+    FormKind,
     Guard,
     InputProblem,
     Instantiation,
@@ -86,6 +88,17 @@ class _Context:
     skipped: list[tuple[int, int]]
 
 
+MAX_DIRECTIVES = 200_000
+"""Preprocessor directives one file may hold. A generated file has a few per instantiation;
+the limit keeps the cost of a file (about 5 us of CPU a directive) far below the parser's time
+limit, so that whether a file is read never depends on how busy the machine is."""
+MAX_INSTANTIATIONS = 20_000
+"""Instantiations one file may hold (FlashInfer writes at most 8 a file; cutlass_library one).
+About 150 us of CPU each through parse and judge: the same reasoning as MAX_DIRECTIVES."""
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
 def parse_source(
     path: str,
     text: bytes,
@@ -95,12 +108,19 @@ def parse_source(
     """Parse one file's contents in this process.
 
     Bad input gives problems; an exception here is a bug in cutlint (`parse_paths` reports one
-    as CUT007 for that file). libclang runs in this process too, so a pathological file can
+    as CUT012 for that file). libclang runs in this process too, so a pathological file can
     crash it: prefer `parse_paths` for files you did not write.
     """
     not_text = _not_text(path, text)
     if not_text is not None:
         return _parsed(path, problems=[not_text])
+    if b"\r" in text:
+        # A lone CR ends a line for clang and gcc as LF does (old Mac line ends). The same length,
+        # so every offset still points into the file as it is.
+        text = _LONE_CR.sub(b"\n", text)
+    too_many = _too_many(path, text)
+    if too_many is not None:
+        return _parsed(path, problems=[too_many])
     masked = mask(text)
     found_directives = directives.scan(masked)
     body = bytearray(masked.code)
@@ -108,30 +128,100 @@ def parse_source(
         body[d.start : d.end] = blank(masked.code[d.start : d.end])
     everything = calls.find(masked, bytes(body), [d.start for d in found_directives])
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
-    skipped: list[tuple[int, int]] = []
-    if found and directives.has_conditionals(found_directives):
+    if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
+        return _parsed(path, skipped=True)
+    preprocessed = libclang.Preprocessed([], [])
+    if directives.has_conditionals(found_directives) and (
+        found or wellformed.candidates(masked, found_directives)
+    ):
         args = libclang.command_line(defines, undefines)
         try:
-            skipped = libclang.skipped_ranges(
+            preprocessed = libclang.preprocess(
                 path, directives.skeleton(masked, found_directives), args
             )
         except libclang.ParserFailure as err:
             return _parsed(path, problems=[problem(PARSER_FAILURE, path, str(err))])
     ctx = _Context(
-        path, masked, Lines(text), directives.branches(found_directives, len(text)), skipped
+        path,
+        masked,
+        Lines(text),
+        directives.branches(found_directives, len(text)),
+        preprocessed.skipped,
     )
     records, problems = _records(ctx, found)
+    lines = Lines(text)
+    line_of = lambda offset: lines.at(offset)[0]  # noqa: E731
+    problems += wellformed.problems(
+        path,
+        masked,
+        found_directives,
+        bytes(body),
+        preprocessed.skipped,
+        preprocessed.errors,
+        line_of,
+        truncated=any(isinstance(f, calls.Truncated) for f in found),
+        has_instantiations=bool(found),
+    )
+    problems += shapes.unread(
+        path, masked, found_directives, (f.start for f in everything), line_of, bytes(body)
+    )
     if not records and not problems:
         classes = len(everything) - len(found)
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
+    problems.sort(key=lambda p: p.line or 0)
     return _parsed(path, records, problems)
 
 
+def _too_many(path: str, text: bytes) -> InputProblem | None:
+    """A deterministic refusal of a file too big to parse within the time limit."""
+    # Upper bounds first: a file with few `#` and few macro names costs nothing to check.
+    if text.count(b"#") > MAX_DIRECTIVES:
+        count = directives.count(text)
+        if count > MAX_DIRECTIVES:
+            return problem(
+                PARSER_FAILURE,
+                path,
+                f"holds {count:,} preprocessor directives; cutlint parses at most "
+                f"{MAX_DIRECTIVES:,} in one file (split the file)",
+            )
+    if text.count(b"template") + text.count(calls.MOE_MACRO.encode()) > MAX_INSTANTIATIONS:
+        count = calls.count(text)
+        if count > MAX_INSTANTIATIONS:
+            return problem(
+                PARSER_FAILURE,
+                path,
+                f"holds {count:,} instantiation-shaped texts; cutlint reads at most "
+                f"{MAX_INSTANTIATIONS:,} in one file (split the file)",
+            )
+    return None
+
+
+# Any instantiation macro, read or not (INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(...), ...).
+_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTANTIATE_\w*+\s*+\(")
+
+
+def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
+    """Whether a file holds a CUTLASS GEMM instantiation: a macro call (any `INSTANTIATE_*`,
+    read or not), or an explicit instantiation of a template whose name says GEMM. A FlashInfer
+    JIT source without one is an attention, norm or sampling module's kernel or a binding
+    (cache_layout.jit_source): skipped, not reported file by file."""
+    for f in found:
+        if not isinstance(f, calls.Call) or f.form is not FormKind.EXPLICIT_INSTANTIATION:
+            return True  # a macro call, or a truncated instantiation: a problem to report
+        if cache_layout.names_a_gemm(f.name):
+            return True
+    return _ANY_INSTANTIATE_MACRO.search(code) is not None
+
+
 def _parsed(
-    path: str, records: Sequence[Instantiation] = (), problems: Sequence[InputProblem] = ()
+    path: str,
+    records: Sequence[Instantiation] = (),
+    problems: Sequence[InputProblem] = (),
+    skipped: bool = False,
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
+        skipped=skipped,
         generated_for_sm=cache_layout.generated_for_sm(path),
         flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),
@@ -156,7 +246,8 @@ def _nothing_found(text: bytes, classes: int) -> str:
     if not text.strip():
         return "the file is empty"
     why = (
-        f"no `{calls.MOE_MACRO}(...)` call and no explicit `template <type> <launcher><...>(...);`"
+        f"no `{calls.MACRO_PREFIX}<NAME>(...)` macro call and no explicit"
+        " `template <type> <launcher><...>(...);`"
         " instantiation in this file"
     )
     if classes:
@@ -183,6 +274,11 @@ def _records(
         end_line, _ = ctx.lines.at(item.close)
         span = SourceSpan(path=ctx.path, line=line, column=column, end_line=end_line)
         guard = None if branch is None else Guard(text=branch.text, active=_active(ctx, item.start))
+        if item.form is FormKind.EXPLICIT_INSTANTIATION:
+            problems.extend(
+                problem(code, ctx.path, f"nvcc would reject `{item.name}`: {message}", line)
+                for code, message in literals.template_argument_problems(item.args)
+            )
         records.append(
             Instantiation(span=span, form=item.form, name=item.name, args=item.args, guard=guard)
         )

@@ -26,21 +26,36 @@ _OPENERS = re.compile(rb"""[/"']""")
 _LEXEMES = re.compile(
     rb"""
       (?P<comment>
-          //(?:\\\r?\n|[^\n])*                    # line comment; a backslash-newline continues it
+          //[^\\\n]*(?:\\(?:\r?\n)?[^\\\n]*)*     # line comment; a backslash-newline continues it
         | /\*.*?(?:\*/|\Z)                        # block comment
       )
     | (?P<literal>
           (?<=R)"(?P<delim>[^()\\\s"]{0,16})\(.*?(?:\)(?P=delim)"|\Z)   # raw string R"d(...)d"
-        | "(?:[^"\\\n]|\\.)*(?:"|(?=\n)|\Z)                           # string literal
-        | (?<![\w'])'(?:[^'\\\n]|\\.)*(?:'|(?=\n)|\Z)                # char literal; the
-                                    # look-behind keeps digit separators (1'000) out
+        | "[^"\\\n]*(?:\\.[^"\\\n]*)*(?:"|(?=\n)|\Z)                   # string literal
+        | '[^'\\\n]*(?:\\.[^'\\\n]*)*(?:'|(?=\n)|\Z)        # char literal (digit
+                                    # separators, 1'000, are told apart in `mask`)
       )
     """,
     re.DOTALL | re.VERBOSE,
 )
+# Every repetition above is "unrolled" (`a*(?:b a*)*`): the engine keeps a backtracking record per
+# iteration of a repeated group, so `(?:x|y)*` over a 10 MB comment line cost 1.4 GB; here a
+# group repeats once per backslash, and runs of ordinary bytes are one single-character repeat.
 
 # bytes.translate table: every byte becomes a space except the newline.
 _BLANK = bytes(10 if b == 10 else 32 for b in range(256))
+
+
+@dataclass(frozen=True)
+class Unterminated:
+    """A block comment without `*/`, or a literal without its closing quote: clang's lexer runs
+    the first to the end of the file and the others to the end of the line, and so does `mask`;
+    in compiled code each is an error (the file does not compile)."""
+
+    start: int
+    end: int
+    what: str
+    """"block comment", "string literal", "character literal", "raw string literal"."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,14 @@ class MaskedText:
     """Comments and string/char literals blanked: what structure is scanned on."""
     comment_spans: tuple[tuple[int, int], ...]
     """(start, end) of every comment, for the directive-end rule."""
+    literal_spans: tuple[tuple[int, int], ...] = ()
+    """(start, end) of every string and character literal."""
+    unterminated: tuple[Unterminated, ...] = ()
+    """Comments and literals that run to the end of their line or of the file."""
+
+    def in_spans(self, spans: tuple[tuple[int, int], ...], offset: int) -> bool:
+        i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
+        return i >= 0 and spans[i][0] <= offset < spans[i][1]
 
     def newline_in_comment(self, offset: int) -> bool:
         """Whether the newline at `offset` lies inside a comment (so it does not end a line)."""
@@ -80,15 +103,37 @@ def blank(text: bytes) -> bytes:
     return text.translate(_BLANK)
 
 
+_NUMBER_CHAR = frozenset(b"0123456789abcdefABCDEFxXbBpPeEuUlLzZ_.'")
+
+
+def _digit_separator(text: bytes, at: int) -> bool:
+    """Whether the `'` at `at` is inside a number ([lex.icon]: 1'000, 0x1'F), not a character
+    literal, prefixed (L'x', u8'x') or not: the token it continues starts with a digit."""
+    if text[at] != 0x27 or at == 0:
+        return False
+    i = at
+    while i > 0 and text[i - 1] in _NUMBER_CHAR:
+        i -= 1
+    if i == at:
+        return False  # not preceded by any part of a token: a character literal
+    if i > 0 and (chr(text[i - 1]).isalnum() or text[i - 1] == 0x5F or text[i - 1] >= 0x80):
+        return False  # part of an identifier (say `chars'...`): not a number
+    first = text[i]
+    return 0x30 <= first <= 0x39 or (first == 0x2E and at > i + 1 and 0x30 <= text[i + 1] <= 0x39)
+
+
 def mask(original: bytes) -> MaskedText:
     uncommented = bytearray(original)
     code = bytearray(original)
     comments: list[tuple[int, int]] = []
+    literals: list[tuple[int, int]] = []
+    open_ended: list[Unterminated] = []
     pos = 0
     while (opener := _OPENERS.search(original, pos)) is not None:
-        m = _LEXEMES.match(original, opener.start())
-        if m is None:  # a division sign, or a quote after a digit (1'000)
-            pos = opener.start() + 1
+        at = opener.start()
+        m = None if _digit_separator(original, at) else _LEXEMES.match(original, at)
+        if m is None:  # a division sign, or a digit separator (1'000)
+            pos = at + 1
             continue
         start, end = m.span()
         pos = end
@@ -97,4 +142,42 @@ def mask(original: bytes) -> MaskedText:
         if m.group("comment") is not None:
             uncommented[start:end] = blanked
             comments.append((start, end))
-    return MaskedText(original, bytes(uncommented), bytes(code), tuple(comments))
+            if original[start + 1] == 0x2A and not original.endswith(b"*/", start + 2, end):
+                open_ended.append(Unterminated(start, end, "block comment"))
+        else:
+            literals.append((start, end))
+            what = _unterminated_literal(original, m, start, end)
+            if what is not None:
+                open_ended.append(Unterminated(start, end, what))
+    return MaskedText(
+        original,
+        bytes(uncommented),
+        bytes(code),
+        tuple(comments),
+        tuple(literals),
+        tuple(open_ended),
+    )
+
+
+def _unterminated_literal(original: bytes, m: re.Match[bytes], start: int, end: int) -> str | None:
+    quote = original[start]
+    if m.group("delim") is not None:
+        delim = m.group("delim")
+        closed = end - start >= 2 * len(delim) + 4 and original.endswith(
+            b")" + delim + b'"', 0, end
+        )
+        return None if closed else "raw string literal"
+    closed = (
+        end - start >= 2 and original[end - 1] == quote and not _escaped(original, start, end - 1)
+    )
+    if closed:
+        return None
+    return "string literal" if quote == 0x22 else "character literal"
+
+
+def _escaped(original: bytes, start: int, at: int) -> bool:
+    """Whether the quote at `at` is escaped: an odd run of backslashes before it."""
+    n = 0
+    while at - 1 - n > start and original[at - 1 - n] == 0x5C:
+        n += 1
+    return n % 2 == 1

@@ -15,7 +15,9 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 # Parsed as C++17 host code, as nvcc's host pass sees these files, with no header search path:
@@ -86,12 +88,43 @@ def _clang() -> _Clang:
     return _loaded
 
 
+def preload() -> None:
+    """Load libclang now (a warm worker, pool.prestart); raises ParserFailure."""
+    _clang()
+
+
 def _unload() -> None:
     global _loaded
     _loaded = None
 
 
+_MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def define_problem(name: str, value: str | None = None) -> str | None:
+    """Why `-D name=value` (or `-U name`) cannot be given to the preprocessor, or None.
+
+    libclang turns `-DNAME=VALUE` into the line `#define NAME VALUE` of its predefines buffer, so
+    a newline in either would add directives of the user's choosing (`#include "/dev/zero"`); a
+    name must be an identifier ([cpp.replace]) and a value one line of printable text."""
+    if not _MACRO_NAME.fullmatch(name):
+        return f"macro name {name!r} is not an identifier (letters, digits and _)"
+    if value is not None and any(not c.isprintable() for c in value):
+        return f"the value of {name} holds a control character (a newline, a tab, ...): {value!r}"
+    return None
+
+
 def command_line(defines: Mapping[str, str], undefines: Sequence[str]) -> list[str]:
+    """libclang's arguments for a define set. Raises ValueError for a define `define_problem`
+    refuses (callers check first and say so in their own words)."""
+    for name, value in defines.items():
+        why = define_problem(name, value)
+        if why is not None:
+            raise ValueError(why)
+    for name in undefines:
+        why = define_problem(name)
+        if why is not None:
+            raise ValueError(why)
     args = list(_BASE_ARGS)
     args += [f"-D{name}={value}" for name, value in defines.items()]
     args += [f"-U{name}" for name in undefines]  # after the -D's, so an undefine wins
@@ -104,8 +137,33 @@ def command_line(defines: Mapping[str, str], undefines: Sequence[str]) -> list[s
 SKELETON_NAME = "cutlint-skeleton.cu"
 
 
+@dataclass(frozen=True)
+class Preprocessed:
+    skipped: list[tuple[int, int]]
+    """Byte ranges [start, end) of the branches the preprocessor skipped."""
+    errors: list[tuple[int, str]]
+    """(offset, message) of each error the preprocessor reported in the file itself."""
+
+
+def _directory(path: str) -> str:
+    """The file's directory, where a quoted `__has_include` looks; a stand-in where libclang
+    cannot take the real one: a name that is not UTF-8 (the bindings encode every string as
+    UTF-8) or one longer than its file manager opens."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        encoded = directory.encode("utf-8")
+    except UnicodeEncodeError:
+        return "/cutlint-directory"
+    return directory if len(encoded) < 3000 else "/cutlint-directory"
+
+
 def skipped_ranges(path: str, text: bytes, args: Sequence[str]) -> list[tuple[int, int]]:
-    """Byte ranges [start, end) of the branches the preprocessor skipped in `text`.
+    """Byte ranges [start, end) of the branches the preprocessor skipped in `text`."""
+    return preprocess(path, text, args).skipped
+
+
+def preprocess(path: str, text: bytes, args: Sequence[str]) -> Preprocessed:
+    """The branches the preprocessor skipped in `text`, and the errors it reported there.
 
     `text` is given to libclang as unsaved contents, so the file on disk is not read again (and
     need not exist). Consecutive files of one directory reuse one translation unit through
@@ -114,7 +172,7 @@ def skipped_ranges(path: str, text: bytes, args: Sequence[str]) -> list[tuple[in
     per FlashInfer file), the per-TU set-up being most of the time for files this small.
     """
     cl = _clang()
-    main = os.path.join(os.path.dirname(os.path.abspath(path)), SKELETON_NAME)
+    main = os.path.join(_directory(path), SKELETON_NAME)
     tu = cl.parse(main, text, list(args))
     cxfile = cl.lib.clang_getFile(tu, main.encode())
     if not cxfile:
@@ -125,4 +183,11 @@ def skipped_ranges(path: str, text: bytes, args: Sequence[str]) -> list[tuple[in
         out = [(ranges[i].start.offset, ranges[i].end.offset) for i in range(listed.contents.count)]
     finally:
         cl.lib.clang_disposeSourceRangeList(listed)
-    return sorted(out)
+    errors = [
+        (d.location.offset, str(d.spelling))
+        for d in tu.diagnostics
+        if d.severity >= cl.cindex.Diagnostic.Error
+        and d.location.file is not None
+        and str(d.location.file.name) == main
+    ]
+    return Preprocessed(sorted(out), errors)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from cutlint.parse import pool, walk, worker
+from cutlint.parse import libclang, pool, walk, worker
 from cutlint.parse.extract import DEFAULT_DEFINES
 from cutlint.records import ParsedFile
 
@@ -21,15 +21,19 @@ def parse_paths(
     undefines: Sequence[str] = (),
     jobs: int | None = None,
     limits: pool.Limits = pool.DEFAULT_LIMITS,
+    exclude: Sequence[str] = (),
 ) -> list[ParsedFile]:
-    """One ParsedFile per input file, in input order (directories: their `*.cu`, sorted).
+    """One ParsedFile per input file, in input order (directories: their `*.cu`, in natural
+    order, less the files and directories an `exclude` glob matches).
 
     `jobs`: worker processes; None for min(2, CPUs); 0 parses in this process, without the
-    protection against libclang crashes (for debugging).
+    protection against libclang crashes (for debugging). Raises ValueError for a define that is
+    no macro name or whose value holds a control character (libclang.define_problem).
     """
     if isinstance(paths, str | Path):
         paths = [paths]  # a str is a Sequence[str] too: one path, not one per character
-    entries = walk.expand(paths)
+    libclang.command_line(defines, undefines)  # ValueError now, for a define it would refuse
+    entries = walk.expand(paths, exclude)
     files = [e.path for e in entries if e.problem is None]
     job = worker.Job(defines=dict(defines), undefines=tuple(undefines))
     if jobs is None:

@@ -13,6 +13,7 @@ cost ~150 ms to import), so a worker is ready in a few milliseconds.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import time
 from collections import deque
@@ -23,14 +24,16 @@ from multiprocessing.context import ForkContext, SpawnContext
 from multiprocessing.process import BaseProcess
 
 from cutlint.parse import worker
-from cutlint.parse.problems import PARSER_FAILURE, problem
+from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, problem
 from cutlint.records import ParsedFile
 
 
 @dataclass(frozen=True)
 class Limits:
     seconds_per_file: float = 20.0
-    """Wall-clock time one file may take in a worker before it is killed (CUT007)."""
+    """CPU time one file may take in a worker before it is killed (CUT007). CPU time, not wall
+    time, so that whether a file is read does not depend on how busy the machine is; where the
+    worker's CPU time cannot be read (no /proc), wall time."""
     memory_bytes: int | None = 2 << 30
     """Address space a worker may add to what it starts with; None for no limit."""
     batch_size: int = 16
@@ -38,6 +41,28 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+WALL_FACTOR = 10.0
+"""A worker that uses no CPU (blocked on I/O: a stalled network file system) is stopped after
+this many times `seconds_per_file` of wall time."""
+
+try:
+    _TICKS = float(os.sysconf("SC_CLK_TCK"))
+except (AttributeError, ValueError, OSError):
+    _TICKS = 100.0
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of process `pid` (/proc/<pid>/stat), or None where unreadable."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        fields = data[data.rindex(b")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @dataclass
@@ -47,6 +72,19 @@ class _Worker:
     batch: deque[tuple[int, str]] = field(default_factory=deque)
     since: float = 0.0
     """When the file it is on began: the batch was sent, or the previous result came back."""
+    cpu_since: float | None = None
+    """The worker's CPU time then (None where it cannot be read)."""
+
+    def start_file(self) -> None:
+        self.since = time.monotonic()
+        self.cpu_since = _cpu_seconds(self.process.pid)
+
+    def used(self) -> float:
+        """Seconds the current file has taken: CPU time where readable, else wall time."""
+        now = _cpu_seconds(self.process.pid)
+        if now is None or self.cpu_since is None:
+            return time.monotonic() - self.since
+        return now - self.cpu_since
 
 
 def _context() -> ForkContext | SpawnContext:
@@ -55,11 +93,11 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def _start(job: worker.Job, limits: Limits) -> _Worker | None:
+def _start(limits: Limits, warm: bool = False) -> _Worker | None:
     """A fresh worker, or None when none can be started (then the pool parses in-process)."""
     ctx = _context()
     parent, child = ctx.Pipe(duplex=True)
-    proc = ctx.Process(target=worker.main, args=(child, job, limits.memory_bytes), daemon=True)
+    proc = ctx.Process(target=worker.main, args=(child, limits.memory_bytes, warm), daemon=True)
     try:
         proc.start()
     except (OSError, AssertionError):  # AssertionError: we are a daemonic process ourselves
@@ -67,6 +105,7 @@ def _start(job: worker.Job, limits: Limits) -> _Worker | None:
     child.close()
     if not parent.poll(30.0):  # generous: only start-up (a fork, some rlimits)
         proc.kill()
+        proc.join(1.0)
         return None
     try:
         ready = parent.recv()
@@ -76,6 +115,38 @@ def _start(job: worker.Job, limits: Limits) -> _Worker | None:
         proc.join(1.0)
         return None
     return _Worker(proc, parent)
+
+
+_warm: list[tuple[_Worker, int | None]] = []
+"""The worker `prestart` started, with its memory limit, until a run takes it."""
+
+
+def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
+    """Start one worker now, before the files are known, and let it load libclang (68 MB)
+    while this process goes on with its own start-up; the next `run` takes it. Worth it with a
+    second core (a one-file `cutlint check` waits for the load otherwise); skipped with one."""
+    if _warm or (os.cpu_count() or 1) < 2:
+        return
+    _build_records()
+    w = _start(limits, warm=True)
+    if w is not None:
+        _warm.append((w, limits.memory_bytes))
+
+
+def _take_warm(limits: Limits) -> _Worker | None:
+    while _warm:
+        w, memory = _warm.pop()
+        if memory == limits.memory_bytes and w.process.is_alive():
+            return w
+        _stop(w, kill=True)
+    return None
+
+
+def _build_records() -> None:
+    """The records are built on first use (defer_build): build ParsedFile's validator and
+    serializer before forking, once, so that the workers inherit them instead of each building
+    its own (and importing pydantic's plugin loader) before it can answer."""
+    ParsedFile.model_rebuild()
 
 
 def _stop(w: _Worker, kill: bool) -> None:
@@ -114,9 +185,10 @@ def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> lis
     results: list[ParsedFile | None] = [None] * len(paths)
     pending = deque(enumerate(paths))
     workers: list[_Worker] = []
+    _build_records()
     try:
-        for _ in range(min(jobs, len(paths))):
-            w = _start(job, limits)
+        for i in range(min(jobs, len(paths))):
+            w = (_take_warm(limits) if i == 0 else None) or _start(limits)
             if w is None:
                 break
             workers.append(w)
@@ -141,17 +213,33 @@ def _serve(
     limits: Limits,
 ) -> None:
     _assign_idle(workers, pending, results, job, limits)
+    wall_limit = limits.seconds_per_file * WALL_FACTOR
     while busy := [w for w in workers if w.batch]:
-        deadline = min(w.since for w in busy) + limits.seconds_per_file
-        ready = wait([w.conn for w in busy], timeout=max(0.0, deadline - time.monotonic()))
+        # A worker cannot use more CPU than wall time, so none can run out of its budget before
+        # the smallest budget left has passed: wake then (or at the wall limit) and look again.
+        now = time.monotonic()
+        left = [limits.seconds_per_file - w.used() for w in busy]
+        left += [w.since + wall_limit - now for w in busy]
+        ready = wait([w.conn for w in busy], timeout=max(0.01, min(left)))
         for w in busy:
             if w.conn in ready:
                 if not _receive(w, results):
                     _replace(w, workers, pending, results, job, limits, _death(w))
-            elif time.monotonic() - w.since > limits.seconds_per_file:
-                why = f"parsing took longer than {limits.seconds_per_file:g} s; the parser was stopped"
+                continue
+            why = _over(w, limits.seconds_per_file, wall_limit)
+            if why is not None:
                 _replace(w, workers, pending, results, job, limits, why)
         _assign_idle(workers, pending, results, job, limits)
+
+
+def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
+    """Why the worker's current file is to be stopped, or None."""
+    if w.used() > budget:
+        kind = "CPU time" if w.cpu_since is not None else "time"
+        return f"parsing took more than {budget:g} s of {kind}; the parser was stopped"
+    if time.monotonic() - w.since > wall_limit:
+        return f"parsing took more than {wall_limit:g} s without finishing; the parser was stopped"
+    return None
 
 
 def _assign_idle(
@@ -169,11 +257,11 @@ def _assign_idle(
         while pending and len(w.batch) < limits.batch_size:
             w.batch.append(pending.popleft())
         try:
-            w.conn.send(list(w.batch))
+            w.conn.send((job, list(w.batch)))
         except OSError:
             _replace(w, workers, pending, results, job, limits, blame=None)
             continue
-        w.since = time.monotonic()
+        w.start_file()
 
 
 def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
@@ -182,10 +270,22 @@ def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
         index, payload = w.conn.recv()
     except (EOFError, OSError):
         return False
-    w.batch.popleft()
-    results[index] = ParsedFile.model_validate_json(payload)
-    w.since = time.monotonic()
+    _, path = w.batch.popleft()
+    results[index] = _decoded(path, payload)
+    w.start_file()
     return True
+
+
+def _decoded(path: str, payload: object) -> ParsedFile:
+    """A worker's result; one this process cannot read back is a cutlint bug, reported for its
+    file (CUT012) rather than ending the run."""
+    if isinstance(payload, ParsedFile):
+        return payload
+    try:
+        return ParsedFile.model_validate_json(payload)  # type: ignore[arg-type]
+    except ValueError as err:  # pydantic's ValidationError is a ValueError
+        why = f"internal error: the parser's result could not be read back: {err}"[:2000]
+        return ParsedFile(path=path, problems=(problem(INTERNAL_ERROR, path, why),))
 
 
 def _replace(
@@ -205,7 +305,7 @@ def _replace(
     _stop(w, kill=True)
     pending.extendleft(reversed(w.batch))
     w.batch.clear()
-    fresh = _start(job, limits)
+    fresh = _start(limits)
     workers.remove(w)
     if fresh is not None:
         workers.append(fresh)

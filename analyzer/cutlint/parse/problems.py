@@ -1,5 +1,5 @@
-"""The input problems the parse stage reports: CUT001-CUT003, CUT006, CUT007, one code per way an
-input can fail. (CUT004 and CUT005, arguments a producer's macro cannot take, are reported by the
+"""The input problems the parse stage reports: CUT001-CUT003, CUT006-CUT009, CUT011, CUT012, one
+code per way an input can fail. (CUT004 and CUT005, arguments a producer's macro cannot take, are reported by the
 family reader that types the arguments: cutlint.families, cutlint.producers.)
 
 The parser never raises on bad input; it returns an `InputProblem` naming the file (and the line
@@ -16,6 +16,10 @@ NOT_TEXT = "CUT002"
 TRUNCATED_INSTANTIATION = "CUT003"
 NO_INSTANTIATIONS = "CUT006"
 PARSER_FAILURE = "CUT007"
+UNREAD_INSTANTIATION = "CUT008"
+ILL_FORMED_SOURCE = "CUT009"
+INTEGER_OUT_OF_RANGE = "CUT011"
+INTERNAL_ERROR = "CUT012"
 
 PROBLEM_NAMES: dict[str, str] = {
     UNREADABLE_INPUT: "unreadable-input",
@@ -23,6 +27,10 @@ PROBLEM_NAMES: dict[str, str] = {
     TRUNCATED_INSTANTIATION: "truncated-instantiation",
     NO_INSTANTIATIONS: "no-instantiations",
     PARSER_FAILURE: "parser-failure",
+    UNREAD_INSTANTIATION: "unread-instantiation",
+    ILL_FORMED_SOURCE: "ill-formed-source",
+    INTEGER_OUT_OF_RANGE: "integer-out-of-range",
+    INTERNAL_ERROR: "internal-error",
 }
 """CUT0xx code -> rule name, for the engine's `CUT003 truncated-instantiation` headings."""
 

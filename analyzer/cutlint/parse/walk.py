@@ -4,17 +4,27 @@ A file given by name is parsed whatever its name; a directory contributes every 
 in sorted order. Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
 that is a directory or a FIFO (reading one would block the run), a symlink loop, all become a
 CUT001 entry in place, so the output still has one entry per input in a predictable order.
+
+One file reached twice is parsed once, under the name that reaches it without a symlink: a link
+named so that it sorts first (`a_link.cu -> real.cu`) must not take the real file's entry, or its
+fingerprints, which are made from the path. Identity is the file's real path, not its inode: two
+hard links are two names a build compiles separately, so each keeps its own entry and its own
+fingerprints. Directories are listed and stat'ed through `cutlint.inputs`, so a tree deeper than
+PATH_MAX is walked like any other.
 """
 
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint import inputs
 from cutlint.parse.problems import NO_INSTANTIATIONS, UNREADABLE_INPUT, problem
 from cutlint.records import InputProblem
 
@@ -24,6 +34,10 @@ class Entry:
     path: str
     problem: InputProblem | None = None
     """Set when the path cannot be parsed at all; None for a regular file to parse."""
+    real: str = ""
+    """The file's real path (links resolved): its identity."""
+    via_link: bool = False
+    """Whether a symlink lies on the way from what was named to the file."""
 
 
 # Messages are read after the path (`path: CUT001 unreadable-input: <message>`), so they do not
@@ -36,7 +50,7 @@ def _stat_problem(path: str, err: OSError) -> InputProblem:
     elif err.errno in (errno.EACCES, errno.EPERM):
         why = "permission denied"
     else:
-        why = f"cannot be read: {err.strerror}"
+        why = f"cannot be read: {err.strerror or type(err).__name__}"
     return problem(UNREADABLE_INPUT, path, why)
 
 
@@ -48,20 +62,65 @@ def _not_regular(path: str, mode: int) -> InputProblem:
     return problem(UNREADABLE_INPUT, path, why)
 
 
-def expand(paths: Sequence[Path | str]) -> list[Entry]:
+def _realpath(path: str) -> str:
+    """The path with every symlink resolved; never raises (a loop is left as it is)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
+
+
+def _is_link(path: str) -> bool:
+    return inputs.is_link(path)
+
+
+def natural_key(name: str) -> tuple[tuple[int, str], ...]:
+    """`group10` after `group2`: digit runs compare as numbers, the rest as text."""
+    return tuple(
+        (int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(name) if part
+    )
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class Exclude:
+    """`--exclude` globs, as ruff reads them: a pattern without `/` matches a file or directory
+    name anywhere in the tree (`*_test.cu`, `gemm`); one with `/` matches the path relative to
+    the working directory or the absolute path (`build/*`, `*/120/*group1*`)."""
+
+    patterns: tuple[str, ...] = ()
+
+    def __call__(self, path: str) -> bool:
+        if not self.patterns:
+            return False
+        name = os.path.basename(path.rstrip(os.sep))
+        full = os.path.abspath(path)
+        relative = os.path.relpath(full)
+        for p in self.patterns:
+            if "/" not in p.rstrip("/"):
+                if fnmatch.fnmatchcase(name, p.rstrip("/")):
+                    return True
+            elif any(fnmatch.fnmatchcase(x, p.rstrip("/")) for x in (relative, full)):
+                return True
+        return False
+
+
+def expand(paths: Sequence[Path | str], exclude: Sequence[str] = ()) -> list[Entry]:
     out: list[Entry] = []
-    seen: set[tuple[int, int]] = set()
+    excluded = Exclude(tuple(exclude))
     for given in paths:
         path = str(given)
         try:
-            st = os.stat(path)
+            st = inputs.stat_path(path)
         except OSError as err:
             out.append(Entry(path, _stat_problem(path, err)))
             continue
         if stat.S_ISDIR(st.st_mode):
             if path.rstrip(os.sep).endswith(".cu"):
                 out.append(Entry(path, _not_regular(path, st.st_mode)))  # and walked all the same
-            found = list(_walk(path, st, seen))
+            found = list(_walk(path, st, excluded))
             if not found:
                 # A directory with no source at all is said out loud: `cutlint check wrong/dir`
                 # must not pass in silence.
@@ -73,44 +132,76 @@ def expand(paths: Sequence[Path | str]) -> list[Entry]:
             out.extend(found)
         elif not stat.S_ISREG(st.st_mode):
             out.append(Entry(path, _not_regular(path, st.st_mode)))
-        elif (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            out.append(Entry(path))
-    return out
+        else:
+            out.append(Entry(path, real=_realpath(path), via_link=_is_link(path)))
+    return _once(out)
 
 
-def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Iterator[Entry]:
+def _once(entries: list[Entry]) -> list[Entry]:
+    """Each real file once, under the first name that reaches it without a link (else the
+    first name), at that name's place in the order."""
+    keep: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        if e.problem is not None:
+            continue
+        held = keep.get(e.real)
+        if held is None or (entries[held].via_link and not e.via_link):
+            keep[e.real] = i
+    kept = set(keep.values())
+    return [e for i, e in enumerate(entries) if e.problem is not None or i in kept]
+
+
+@dataclass
+class _Frame:
+    names: Iterator[str]
+    directory: str
+    real: str
+    via_link: bool
+    ancestors: frozenset[tuple[int, int]]
+
+
+def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Entry]:
     """Depth-first in name order, iterative (a deep tree must not hit the recursion limit).
 
     Directory symlinks are followed, so a link back to an ancestor is a loop: it is reported
-    and not entered. `seen` keeps a file reached twice (two links, or a file also named on the
-    command line) from being parsed twice.
+    and not entered.
     """
-    # Each frame: the directory's remaining entries, and the (dev, ino) chain of its ancestors.
-    stack: list[tuple[Iterator[str], str, frozenset[tuple[int, int]]]] = []
     listing = _listing(root)
     if isinstance(listing, Entry):
         yield listing
         return
-    stack.append((iter(listing), root, frozenset({(root_st.st_dev, root_st.st_ino)})))
+    stack = [
+        _Frame(
+            iter(listing),
+            root,
+            _realpath(root),
+            False,
+            frozenset({(root_st.st_dev, root_st.st_ino)}),
+        )
+    ]
     while stack:
-        names, directory, ancestors = stack[-1]
-        name = next(names, None)
+        frame = stack[-1]
+        name = next(frame.names, None)
         if name is None:
             stack.pop()
             continue
-        path = os.path.join(directory, name)
+        path = os.path.join(frame.directory, name)
+        if excluded(path):
+            continue
         try:
-            st = os.stat(path)
+            st = inputs.stat_path(path)
         except OSError as err:
-            if name.endswith(".cu") or err.errno == errno.ELOOP:
+            # A dangling link that is no source is nothing; anything else may hide sources.
+            if name.endswith(".cu") or err.errno != errno.ENOENT:
                 yield Entry(path, _stat_problem(path, err))
             continue
-        key = (st.st_dev, st.st_ino)
+        link = _is_link(path)
+        real = _realpath(path) if link else os.path.join(frame.real, name)
         if stat.S_ISDIR(st.st_mode):
             if name.endswith(".cu"):
                 yield Entry(path, _not_regular(path, st.st_mode))
-            if key in ancestors:
+            key = (st.st_dev, st.st_ino)
+            if key in frame.ancestors:
                 loop = "a symlink loop: it leads back to a directory above it"
                 yield Entry(path, problem(UNREADABLE_INPUT, path, loop))
                 continue
@@ -118,17 +209,20 @@ def _walk(root: str, root_st: os.stat_result, seen: set[tuple[int, int]]) -> Ite
             if isinstance(listing, Entry):
                 yield listing
             else:
-                stack.append((iter(listing), path, ancestors | {key}))
+                stack.append(
+                    _Frame(
+                        iter(listing), path, real, frame.via_link or link, frame.ancestors | {key}
+                    )
+                )
         elif name.endswith(".cu"):
             if not stat.S_ISREG(st.st_mode):
                 yield Entry(path, _not_regular(path, st.st_mode))
-            elif key not in seen:
-                seen.add(key)
-                yield Entry(path)
+            else:
+                yield Entry(path, real=real, via_link=frame.via_link or link)
 
 
 def _listing(directory: str) -> list[str] | Entry:
     try:
-        return sorted(os.listdir(directory))
+        return sorted(inputs.listdir(directory), key=natural_key)
     except OSError as err:
         return Entry(directory, _stat_problem(directory, err))

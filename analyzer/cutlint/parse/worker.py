@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+from cutlint import inputs
 from cutlint.parse.extract import parse_source
-from cutlint.parse.problems import PARSER_FAILURE, UNREADABLE_INPUT, problem
+from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, UNREADABLE_INPUT, problem
 from cutlint.records import ParsedFile
 
 READY = "ready"
@@ -30,13 +31,16 @@ class Job:
 
 
 def parse_file(path: str, job: Job) -> ParsedFile:
-    """Read and parse one file; any failure is an InputProblem, never an exception."""
+    """Read and parse one file; any failure is an InputProblem, never an exception.
+
+    The file is read through `cutlint.inputs`, which refuses what is not a regular file by the
+    descriptor it opened (without blocking): a source swapped for a FIFO after the walk costs
+    nothing, where a plain open() would hang the worker until its time limit."""
     try:
-        with open(path, "rb") as f:
-            text = f.read()
-    except OSError as err:
-        why = f"cannot be read: {err.strerror or type(err).__name__}"
-        return ParsedFile(path=path, problems=(problem(UNREADABLE_INPUT, path, why),))
+        text = inputs.read_bytes(path, inputs.SOURCE)
+    except inputs.InputError as err:
+        return ParsedFile(path=path, problems=(problem(UNREADABLE_INPUT, path, err.why),))
+    code = PARSER_FAILURE
     try:
         return parse_source(path, text, job.defines, job.undefines)
     except MemoryError:
@@ -44,8 +48,20 @@ def parse_file(path: str, job: Job) -> ParsedFile:
     except RecursionError:
         message = "parsing nested too deeply"
     except Exception as err:  # a cutlint bug: report it for this file, go on
-        message = f"internal error while parsing: {type(err).__name__}: {err}"
-    return ParsedFile(path=path, problems=(problem(PARSER_FAILURE, path, message),))
+        code = INTERNAL_ERROR
+        message = f"internal error while parsing: {type(err).__name__}: {err}"[:2000]
+    return ParsedFile(path=path, problems=(problem(code, path, message),))
+
+
+def payload(parsed: ParsedFile) -> bytes | ParsedFile:
+    """What the worker sends back: JSON, serialized and validated by pydantic-core, is 4x cheaper
+    than pickling the models (55 + 120 us against 235 + 480 us for a file of 8), and the parent
+    decodes every file of the run on one core. A record JSON cannot carry (a path that is not
+    UTF-8, kept by Python as lone surrogates) is sent pickled instead."""
+    try:
+        return parsed.model_dump_json().encode()
+    except ValueError:  # PydanticSerializationError is a ValueError
+        return parsed
 
 
 def _limit_memory(extra_bytes: int) -> None:
@@ -66,22 +82,30 @@ def _limit_memory(extra_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
 
 
-def main(conn: Connection, job: Job, memory_bytes: int | None) -> None:
-    """Serve batches of (index, path) until the parent sends None or goes away."""
+def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None:
+    """Serve batches, `(job, [(index, path), ...])`, until the parent sends None or goes away.
+
+    `warm`: load libclang before the first batch (a worker started ahead of the files,
+    pool.prestart), so that the load overlaps the parent's own start-up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a libclang crash must not dump core
     if memory_bytes is not None:
         _limit_memory(memory_bytes)
     conn.send(READY)
+    if warm:
+        from cutlint.parse import libclang
+
+        try:
+            libclang.preload()
+        except libclang.ParserFailure:
+            pass  # the first file with an #if reports it
     while True:
         try:
-            batch = conn.recv()
+            message = conn.recv()
         except (EOFError, OSError):
             return
-        if batch is None:
+        if message is None:
             return
+        job, batch = message
         for index, path in batch:
-            # JSON, serialized and validated by pydantic-core, is 4x cheaper than pickling the
-            # models (55 + 120 us against 235 + 480 us for a file of 8), and the parent decodes
-            # every file of the run on one core.
-            conn.send((index, parse_file(path, job).model_dump_json().encode()))
+            conn.send((index, payload(parse_file(path, job))))

@@ -5,9 +5,9 @@ writes `{"_metadata": {...}, "invalid_tactics": {"<custom_op>::<RunnerClass>": [
 and `load` skips the whole file unless every key of the running environment's
 `_collect_metadata()` equals the saved value or the wildcard `"*"`.
 
-The key names no dtype: the NVFP4 runner, the MXFP8 x MXFP4 runner and the BF16/FP8 fallback
-runners of the same op share it, with different tactic lists. So an id is blocked only when
-every runner cutlint can number fails it; an id that one runner fails and another runs is
+The key names no dtype: the NVFP4 runner, the MXFP8 x MXFP4 runner and the CUTLASS 2.x grouped
+runners (FP8 x FP8, f16, bf16) of the same op share it, with different tactic lists. So an id is
+blocked only when every runner cutlint can number fails it; an id that one runner fails and another runs is
 withheld and reported (a false positive costs throughput: flashinfer#2992).
 """
 
@@ -15,12 +15,19 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from cutlint.families.moe_macro_family import moe_args
-from cutlint.pregen.records import FAILING, BlockedTactic, PregenOperation, WithheldTactic
+from cutlint.pregen.records import (
+    FAILING,
+    BlockedTactic,
+    PregenOperation,
+    RunnerTactic,
+    WithheldTactic,
+)
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.producers.flashinfer.tactics import (
     QuantMode,
@@ -122,30 +129,63 @@ def _status(
     return "runs", "", ()
 
 
+RUNNERS = ("nvfp4", "mxfp8_mxfp4", "fp8", "f16", "bf16")
+"""The runners that share the fused-MoE ops' keys, as `--runner` names them: the SM120 TMA
+warp-specialized NVFP4 and MXFP8 x MXFP4 runners, and MoeGemmRunner's CUTLASS 2.x grouped FP8 x
+FP8, f16 and bf16 runners."""
+_GROUPED_RUNNER = {"e4m3": "fp8", "f16": "f16", "bf16": "bf16"}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What one runner makes of one id."""
+
+    runner: str
+    """One of RUNNERS."""
+    label: str
+    config: str
+    status: str
+    reason: str
+    where: tuple[str, ...] = ()
+
+
 def select(
-    version: str, ops: Sequence[PregenOperation], release: FlashInferRelease | None
+    version: str,
+    ops: Sequence[PregenOperation],
+    release: FlashInferRelease | None,
+    grouped: Sequence[RunnerTactic] = (),
+    runners: Collection[str] = RUNNERS,
 ) -> tuple[list[BlockedTactic], list[WithheldTactic]]:
-    """The ids to block, and the failing ids withheld because another runner runs them."""
-    by_id: dict[
-        tuple[str, int], list[tuple[QuantMode, TacticConfig, str, str, tuple[str, ...]]]
-    ] = {}
+    """The ids to block, and the failing ids withheld because another runner runs them.
+
+    The runners: the SM120 TMA warp-specialized ones (NVFP4, MXFP8 x MXFP4; their configs are
+    the generated operations) and `grouped`, MoeGemmRunner's CUTLASS 2.x grouped tactics; only
+    those named in `runners` (a deployment that runs no FP8 x FP8 MoE need not keep its ids)."""
+    by_id: dict[tuple[str, int], list[_Entry]] = {}
     for mode in QuantMode:
         table = runner_tactics(version, mode)
         if table is None:
             return [], []
+        if mode.value not in runners:
+            continue
         for c in table.configs:
             key = f"{table.custom_ops[c.gemm - 1]}::{table.runner}"
             status, reason, where = _status(c, mode, ops, release)
-            by_id.setdefault((key, c.tactic), []).append((mode, c, status, reason, where))
+            entry = _Entry(mode.value, mode.value, c.describe(), status, reason, where)
+            by_id.setdefault((key, c.tactic), []).append(entry)
+    for g in grouped:
+        if _GROUPED_RUNNER[g.kind] in runners:
+            entry = _Entry(_GROUPED_RUNNER[g.kind], g.runner, g.config, g.status, g.reason)
+            by_id.setdefault((g.key, g.tactic), []).append(entry)
     blocked: list[BlockedTactic] = []
     withheld: list[WithheldTactic] = []
     for (key, tactic), entries in sorted(by_id.items()):
-        if not any(s in ("fails", "partly") for _, _, s, _, _ in entries):
+        if not any(e.status in ("fails", "partly") for e in entries):
             continue
-        config = "; ".join(f"{c.describe()} ({mode.value})" for mode, c, _, _, _ in entries)
-        if all(s == "fails" for _, _, s, _, _ in entries):
-            reason = "; ".join(dict.fromkeys(r for _, _, _, r, _ in entries))
-            where = tuple(w for *_, ws in entries for w in ws)
+        config = "; ".join(f"{e.config} ({e.label})" for e in entries)
+        if all(e.status == "fails" for e in entries):
+            reason = "; ".join(dict.fromkeys(e.reason for e in entries))
+            where = tuple(w for e in entries for w in e.where)
             blocked.append(
                 BlockedTactic(
                     key=key, tactic=tactic, config=config, reason=reason, operations=where
@@ -153,7 +193,7 @@ def select(
             )
         else:
             why = "; ".join(
-                f"{mode.value}: {s}" + (f" ({r})" if r else "") for mode, _, s, r, _ in entries
+                f"{e.label}: {e.status}" + (f" ({e.reason})" if e.reason else "") for e in entries
             )
             withheld.append(WithheldTactic(key=key, tactic=tactic, config=config, reason=why))
     return blocked, withheld
@@ -184,4 +224,4 @@ def blocklist_json(
     return json.dumps(out, indent=2) + "\n"
 
 
-__all__ = ["FAILING", "blocklist_json", "has_loader", "metadata_fields", "select"]
+__all__ = ["FAILING", "RUNNERS", "blocklist_json", "has_loader", "metadata_fields", "select"]

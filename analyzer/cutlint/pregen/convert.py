@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from cutlint.parse import calls
+from cutlint.parse.lexmask import mask
 from cutlint.producers.flashinfer.enumerate import GeneratedOp
 from cutlint.records import FormKind, Guard, Instantiation, SourceSpan
 
 _MACRO = re.compile(r"(INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM)\s*\((?P<args>.*?)\)\s*;", re.S)
-_LAUNCHER = re.compile(r"template\s+void\s+(?P<name>\w+)\s*<", re.S)
 _GUARD = re.compile(r"^\s*#if\s+(?P<cond>.+?)\s*$", re.M)
 # The guards the generator writes: `defined(ENABLE_FP4) && defined(ENABLE_FP8)`, or `1`.
 _TERM = re.compile(r"defined\s*\(\s*(?P<name>\w+)\s*\)|(?P<number>\d+)")
@@ -58,12 +59,27 @@ def instantiation(g: GeneratedOp, path: str, defines: Mapping[str, str]) -> Inst
             args=_args(macro["args"]),
             guard=_guard(g.text, defines),
         )
-    launcher = _LAUNCHER.search(g.text)
+    launcher = _explicit(g.text)
     if launcher is None:
         raise ConvertError(f"{path}:{g.line}: neither a macro call nor a launcher instantiation")
     return Instantiation(
         span=SourceSpan(path=path, line=g.line, column=g.column, end_line=g.end_line),
         form=FormKind.EXPLICIT_INSTANTIATION,
-        name=launcher["name"],
-        args=(),
+        name=launcher.name,
+        args=launcher.args,
+    )
+
+
+def _explicit(text: str) -> calls.Call | None:
+    """The explicit instantiation in the generator's text, read by the parser's own scan (its
+    template arguments split as `check` splits them)."""
+    masked = mask(text.encode())
+    found = calls.find(masked, masked.code, [])
+    return next(
+        (
+            f
+            for f in found
+            if isinstance(f, calls.Call) and f.form is FormKind.EXPLICIT_INSTANTIATION
+        ),
+        None,
     )

@@ -43,6 +43,28 @@ class WithheldTactic(Record):
     reason: str
 
 
+class RunnerTactic(Record):
+    """One tactic id of MoeGemmRunner's CUTLASS 2.x grouped runners (no file names these: the
+    runner builds them from C++ lists; families/sm8x_grouped_runner), judged on the arch."""
+
+    runner: str = Field(
+        description="the runner kind: FP8 x FP8 (e4m3, Sm89), f16 x f16 (Sm80), ..."
+    )
+    key: str = Field(description="`<custom_op>::<runner class>`, FlashInfer's blocklist key")
+    tactic: int
+    config: str = Field(description="GEMM1 16x256x128 warp 16x64x128 stages=3 (Sm89)")
+    status: str = Field(description="fails (every path it can take), partly (one path), runs")
+    verdict: str = Field(description="each kernel path's verdict with its bytes")
+    reason: str = Field(default="", description="the runner's failure, for each path that fails")
+    prefilter: str | None = Field(
+        default=None, description="what the release's occupancy pre-filter does with the id"
+    )
+    kind: str = Field(description="e4m3, f16 or bf16 (the runner's T == WeightType)")
+    gemm: int
+    tile: str = Field(description="the threadblock tile, MxNxK")
+    stages: int
+
+
 class PregenResult(Record):
     flashinfer_version: str
     generator: str = Field(description="the generate_kernels.py that was run")
@@ -51,6 +73,9 @@ class PregenResult(Record):
     operations: tuple[PregenOperation, ...] = ()
     blocked: tuple[BlockedTactic, ...] = ()
     withheld: tuple[WithheldTactic, ...] = ()
+    runner_tactics: tuple[RunnerTactic, ...] = Field(
+        default=(), description="MoeGemmRunner's CUTLASS 2.x grouped tactics on the arch"
+    )
     notes: tuple[str, ...] = ()
 
     @property

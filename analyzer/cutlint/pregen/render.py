@@ -36,6 +36,8 @@ def render_text(r: PregenResult, show_all: bool = False) -> str:
     if shown:
         headers = ["would be written at", "tactic", "cutlint", "tactic ids"]
         out += ["", tabulate([_row(o) for o in shown], headers=headers, tablefmt="simple")]
+    if r.runner_tactics:
+        out += ["", *_runner_tactics(r, show_all)]
     if r.blocked:
         out += ["", "blocklist (FlashInfer's tactics_blocklist.py format):"]
         rows = [[b.key, b.tactic, b.config, b.reason] for b in r.blocked]
@@ -48,6 +50,35 @@ def render_text(r: PregenResult, show_all: bool = False) -> str:
             out.append(f"  ... {len(r.withheld) - WITHHELD_SHOWN} more (--format json lists all)")
     out += [f"note: {n}" for n in r.notes]
     return "\n".join(out) + "\n"
+
+
+def _runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
+    """MoeGemmRunner's CUTLASS 2.x grouped tactics: one line per runner with its failing ids,
+    then a row per id (every id of the FP8 x FP8 runner, the failing ones of the others; all with
+    --all)."""
+    out = [
+        f"MoeGemmRunner's CUTLASS 2.x grouped tactics on {r.arch} (no file names them: "
+        "cutlass_heuristic.cpp's lists, the autotuner's ids):"
+    ]
+    runners = list(dict.fromkeys(t.runner for t in r.runner_tactics))
+    rows = []
+    for runner in runners:
+        mine = [t for t in r.runner_tactics if t.runner == runner]
+        bad = [t for t in mine if t.status != "runs"]
+        ids = ", ".join(f"{t.tactic}" + ("" if t.status == "fails" else " (partly)") for t in bad)
+        out.append(
+            f"  {runner}: {len(mine)} ids (0-{len(mine) - 1}), "
+            + (f"{len(bad)} fail: {ids}" if bad else "none fails")
+        )
+        every = show_all or runner == runners[0]
+        rows += [
+            [runner.split(" (")[0], t.tactic, t.key.split("::")[-2], t.config, t.verdict,
+             t.prefilter or "-"]
+            for t in mine
+            if every or t.status != "runs"
+        ]  # fmt: skip
+    headers = ["runner", "id", "op", "config", "verdict", "pre-filter"]
+    return [*out, "", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)]
 
 
 def render_json(r: PregenResult) -> str:

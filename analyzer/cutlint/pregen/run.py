@@ -7,6 +7,7 @@ pregen_flashinfer(root, ...)          its operations for an arch, judged, and th
 from __future__ import annotations
 
 import importlib.metadata
+from collections.abc import Collection
 from pathlib import Path
 
 from cutlint.cutlass.versions import CutlassModel, resolve
@@ -19,8 +20,10 @@ from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
 from cutlint.pregen.records import PregenOperation, PregenResult
+from cutlint.pregen.runner import fused_ids, grouped_tactics
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.producers.flashinfer.modules import INSTANTIATIONS_DIR
+from cutlint.producers.flashinfer.releases import flashinfer_releases, known_release
 from cutlint.producers.flashinfer.tactics import configs_for, known_versions
 from cutlint.producers.flashinfer.wheel import (
     GENERATOR,
@@ -81,9 +84,9 @@ def _kernel_name(op: object, inst: Instantiation) -> str:
         return f"{inst.name}({', '.join(inst.args)})" if inst.args else type(op).__name__
 
 
-def _architectures(sm: int) -> str:
-    """What FlashInfer's JIT passes for one arch (jit/gemm: `"120;120-real"`)."""
-    return f"{sm};{sm}-real"
+def _architectures(dev: str) -> str:
+    """What FlashInfer's JIT passes for a module's `<dev>` (jit/fused_moe.py: `"120;120-real"`)."""
+    return f"{dev};{dev}-real"
 
 
 def pregen_flashinfer(
@@ -91,28 +94,43 @@ def pregen_flashinfer(
     version: str | None = None,
     arch: str = "sm_120",
     cutlass_version: str | None = None,
+    runners: Collection[str] = blocklist.RUNNERS,
 ) -> PregenResult:
     """Every operation of the generator at `root` for `arch`, judged as `check` would judge the
-    file it writes, with the tactic ids to block."""
+    file it writes, MoeGemmRunner's CUTLASS 2.x grouped tactics on the arch, and the tactic ids
+    to block (considering the `runners` that share the ops' keys)."""
     version = version or version_of(root)
     if version is None:
         raise FlashInferError(f"{root}: no {DIST} dist-info says which version this is")
     target = arch_for(arch)
-    architectures = _architectures(target.sm)
+    release = known_release(version)[0]
+    # The JIT's module for the device: it has the generator write under cutlass_instantiations/
+    # <dev> for "<dev>;<dev>-real" (a 12.1 device: 120) and compiles every file there with its
+    # defines (producers/flashinfer/modules.py).
+    dev = (release.moe_dev_for(target.sm) if release else None) or str(target.sm)
+    architectures = _architectures(dev)
     generated = enumerate_operations(load_generator(root), architectures)
-    release = flashinfer_releases().get(version)
+    module = release.jit_module(dev) if release else None
     ctx = ModelContext(
-        arch=target, cutlass=_cutlass(root, version, cutlass_version), flashinfer=release
+        arch=target,
+        cutlass=_cutlass(root, version, cutlass_version),
+        flashinfer=release,
+        module=module,
+        defines=module.defined if module else frozenset(),
     )
+    grouped, notes = grouped_tactics(version, target)
     ops: list[PregenOperation] = []
     for g in generated:
-        inst = instantiation(g, f"cutlass_instantiations/{target.sm}/{g.file}", DEFAULT_DEFINES)
+        inst = instantiation(g, f"{INSTANTIATIONS_DIR}/{dev}/{g.file}", DEFAULT_DEFINES)
         result = evaluate_instantiation(inst, ctx, Selection())
         args = moe_args(result)
-        tactics = tuple(c.tactic for c in configs_for(args, version)) if args else ()
+        tactics = (
+            tuple(c.tactic for c in configs_for(args, version))
+            if args
+            else fused_ids(result, grouped)
+        )
         ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
-    notes: list[str] = []
-    blocked, withheld = blocklist.select(version, ops, release)
+    blocked, withheld = blocklist.select(version, ops, release, grouped, runners)
     if version not in known_versions():
         notes.append(f"FlashInfer {version} is not in cutlint's tactic table: no blocklist ids")
     if not blocklist.has_loader(root):
@@ -126,6 +144,7 @@ def pregen_flashinfer(
         operations=tuple(ops),
         blocked=tuple(blocked),
         withheld=tuple(withheld),
+        runner_tactics=tuple(grouped),
         notes=tuple(notes),
     )
 

@@ -9,6 +9,7 @@ Element types take cutlint's names (`e2m1`, `bf16`) or the spellings the generat
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field, field_validator
@@ -16,8 +17,9 @@ from pydantic import Field, field_validator
 from cutlint.cutlass.versions import resolve
 from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
-from cutlint.model.arch import arch_for
-from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.model.arch import arch_for, arches
+from cutlint.parse.literals import INT_MAX
+from cutlint.producers.flashinfer.releases import known_release
 from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (
     ElementType,
@@ -39,7 +41,7 @@ class TacticSpec(Record):
     weight_type: ElementType
     output_type: ElementType
     tile: Shape3 = Field(description="CTA tile in elements; a (m, n, k) tuple is accepted")
-    cluster: Shape3 = Shape3(m=1, n=1, k=1)
+    cluster: Shape3 = Field(default_factory=lambda: Shape3(m=1, n=1, k=1))  # not built at import
     fusion: Fusion = Fusion.NONE
     swap_ab: bool = False
     mxfpx: bool | None = Field(
@@ -72,11 +74,40 @@ class TacticSpec(Record):
     @field_validator("tile", "cluster", mode="before")
     @classmethod
     def _shape(cls, v: Any) -> Any:
-        if isinstance(v, (tuple, list)) and len(v) == 3:
+        if isinstance(v, (tuple, list)):
+            if len(v) != 3:
+                raise ValueError(
+                    f"{tuple(v)} has {len(v)} values; give M, N and K, e.g. (256, 128, 128)"
+                )
             return Shape3(m=v[0], n=v[1], k=v[2])
         if isinstance(v, str):
-            m, n, k = (int(x) for x in v.lower().split("x"))
+            parts = v.lower().split("x")
+            if len(parts) != 3 or not all(re.fullmatch(r"[0-9]{1,10}", p) for p in parts):
+                raise ValueError(f"{v[:40]!r} is not MxNxK (three positive integers)")
+            m, n, k = (int(x) for x in parts)
             return Shape3(m=m, n=n, k=k)
+        return v
+
+    @field_validator("fusion", mode="before")
+    @classmethod
+    def _fusion(cls, v: Any) -> Any:
+        return v.upper() if isinstance(v, str) else v
+
+    @field_validator("arch")
+    @classmethod
+    def _arch(cls, v: str) -> str:
+        try:
+            arch_for(v)
+        except KeyError:
+            raise ValueError(f"unknown arch {v[:40]!r}; known: {', '.join(arches())}") from None
+        return v
+
+    @field_validator("tile", "cluster")
+    @classmethod
+    def _positive_int(cls, v: Shape3) -> Shape3:
+        """The launcher takes each as `cute::Int<int>`: 1 to INT_MAX (a 0 is no tactic)."""
+        if not all(1 <= x <= INT_MAX for x in (v.m, v.n, v.k)):
+            raise ValueError(f"{v} is not three integers from 1 to {INT_MAX:,}")
         return v
 
 
@@ -116,5 +147,5 @@ def context_of(spec: TacticSpec) -> ModelContext:
     return ModelContext(
         arch=arch_for(spec.arch),
         cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
-        flashinfer=flashinfer_releases().get(spec.flashinfer_version or ""),
+        flashinfer=known_release(spec.flashinfer_version)[0],
     )

@@ -29,6 +29,9 @@ def unclaimed(inst: Instantiation, ctx: ModelContext) -> Unclaimed:
         arity = moe_macro.arity_problem(inst.args, params)
         if arity is not None:
             return Unclaimed((("CUT004", arity),), _UNREADABLE)
+        rejected = moe_macro.compile_problems(inst.args, params)
+        if rejected:
+            return Unclaimed(tuple(rejected), _UNREADABLE)
         args, unknown = moe_macro.typed(inst.args, params)
         if args is None or unknown:
             return Unclaimed(tuple(("CUT005", f"`{inst.name}` {u}") for u in unknown), _UNREADABLE)

@@ -2,25 +2,57 @@
 
 A reporter whose output can be large also offers `chunks(result)`, the same text in pieces, so
 that `write` can stream it instead of holding it whole (10,000 instantiations are 78 MB of JSON).
+The human formats (text, concise) also take `quiet` (`-q`) and a colour `Style`. A format's module
+is imported when it is used, so that a run pays only for the one it writes.
 """
 
-from collections.abc import Callable, Iterable
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import TextIO
 
 from cutlint.records import CheckResult
-from cutlint.report import github, json, sarif, text
+from cutlint.report.style import PLAIN, Style
 
-REPORTERS: dict[str, Callable[[CheckResult], str]] = {
-    "text": text.render,
-    "json": json.render,
-    "sarif": sarif.render,
-    "github": github.render,
-}
-
-CHUNKED: dict[str, Callable[[CheckResult], Iterable[str]]] = {"json": json.chunks}
+FORMATS = ("concise", "github", "json", "sarif", "text")
+"""The `--format` choices; config.Format names the same (a test keeps them so)."""
+STYLED = ("concise", "text")
+"""Formats for people: they take `quiet` and colour."""
 
 
-def write(fmt: str, result: CheckResult, out: TextIO) -> None:
+class _Reporters(Mapping[str, Callable[[CheckResult], str]]):
+    """`render` of each format, its module imported on first use."""
+
+    def __getitem__(self, fmt: str) -> Callable[[CheckResult], str]:
+        if fmt not in FORMATS:
+            raise KeyError(fmt)
+        render: Callable[[CheckResult], str] = importlib.import_module(
+            f"cutlint.report.{fmt}"
+        ).render
+        return render
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FORMATS)
+
+    def __len__(self) -> int:
+        return len(FORMATS)
+
+
+REPORTERS: Mapping[str, Callable[[CheckResult], str]] = _Reporters()
+
+
+def write(
+    fmt: str, result: CheckResult, out: TextIO, quiet: bool = False, style: Style = PLAIN
+) -> None:
     """Write `result` in format `fmt` to `out`: piece by piece where the reporter allows."""
-    for piece in CHUNKED[fmt](result) if fmt in CHUNKED else [REPORTERS[fmt](result)]:
-        out.write(piece)
+    if fmt in STYLED:
+        module = importlib.import_module(f"cutlint.report.{fmt}")
+        out.write(module.render(result, quiet=quiet, style=style))
+    elif fmt == "json":
+        from cutlint.report import json
+
+        for piece in json.chunks(result):
+            out.write(piece)
+    else:
+        out.write(REPORTERS[fmt](result))

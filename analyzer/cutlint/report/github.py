@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
+from cutlint.report.escape import printable
 from cutlint.report.located import findings, path_of, root_of
 from cutlint.report.text import summary
 
@@ -25,7 +26,10 @@ LEVEL = {
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The toolkit's escaping, then every other control character escaped for the terminal
+    (report/escape.py): an escape sequence in a file name must not reach the log as one."""
+    escaped = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(escaped)
 
 
 def escape_property(text: str) -> str:
@@ -49,4 +53,4 @@ def annotation(d: Diagnostic, span: SourceSpan | None, root: Path) -> str:
 def render(result: CheckResult) -> str:
     root = root_of(result)
     lines = [annotation(d, span, root) for d, span in findings(result)]
-    return "\n".join([*lines, summary(result)]) + "\n"
+    return "\n".join([*lines, printable(summary(result), newlines=True)]) + "\n"

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from cutlint import __version__
 from cutlint.records import (
     CheckResult,
     Diagnostic,
@@ -119,6 +120,7 @@ def to_data(result: CheckResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
+        "tool_version": __version__,
         "files": [
             {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]}
             for f in result.files
@@ -133,7 +135,9 @@ def to_data(result: CheckResult) -> dict[str, Any]:
             },
             "findings_by_rule": _by_rule(result.all_diagnostics()),
             "baselined": len(result.baselined),
+            "skipped": len(result.skipped),
         },
+        "skipped": list(result.skipped),
     }
 
 

@@ -11,15 +11,15 @@ from cutlint.records import CheckResult, Diagnostic, SourceSpan
 
 
 def findings(result: CheckResult) -> Iterator[tuple[Diagnostic, SourceSpan | None]]:
-    """Every finding in report order (a file's own findings, then its instantiations'), with the
-    span of its instantiation: a file-level finding at an instantiation's first line gets it."""
+    """Every finding in report order (file by file, each file's in line order), with the span of
+    its instantiation: a file-level finding at an instantiation's first line gets it."""
     for f in result.files:
         starts = {r.instantiation.span.line: r.instantiation.span for r in f.instantiations}
-        for d in f.diagnostics:
-            yield d, starts.get(d.line) if d.line is not None else None
-        for r in f.instantiations:
-            for d in r.diagnostics:
-                yield d, r.instantiation.span
+        located: list[tuple[Diagnostic, SourceSpan | None]] = [
+            (d, starts.get(d.line) if d.line is not None else None) for d in f.diagnostics
+        ]
+        located += [(d, r.instantiation.span) for r in f.instantiations for d in r.diagnostics]
+        yield from sorted(located, key=lambda pair: pair[0].line or 0)
 
 
 def root_of(result: CheckResult) -> Path:

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from cutlint.engine.schema import Rule
 
+BANNER = (
+    "*Generated from `rules/` by `python -m cutlint.report.rule_docs docs/rules`; do not edit.*\n\n"
+)
 
-def render_rule(rule: Rule) -> str:
+
+def render_rule(rule: Rule, banner: bool = True) -> str:
+    """The rule's page: with the generated-file banner for docs/rules/, without it for
+    `cutlint explain CUT101`."""
     doc = rule.doc
     refs = "\n".join(f"- {r}" for r in doc.references)
     return f"""# {rule.id} {rule.name}
 
-*Generated from `rules/` by `python -m cutlint.report.rule_docs docs/rules`; do not edit.*
-
-| severity | fails at | failure class |
+{BANNER if banner else ""}| severity | fails at | failure class |
 |---|---|---|
 | {rule.severity.value} | {rule.fails_at.value} | {rule.failure_class} |
 

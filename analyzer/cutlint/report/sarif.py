@@ -10,11 +10,13 @@ location without a region.
 from __future__ import annotations
 
 import json
+import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from cutlint import __version__
 from cutlint.engine.loader import load_rules
 from cutlint.engine.schema import Rule
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
@@ -99,9 +101,11 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 def _artifact(d: Diagnostic, root: Path) -> dict[str, Any]:
     path = path_of(d, root)
+    # Percent-encoded from the bytes on disk (os.fsencode): a file name that is not UTF-8 is
+    # carried by Python as lone surrogates, which neither quote() nor as_uri() can encode.
     if Path(path).is_absolute():
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + quote(os.fsencode(path), safe="/")}
+    return {"uri": quote(os.fsencode(path), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _region(d: Diagnostic, span: SourceSpan | None) -> dict[str, Any] | None:
@@ -139,20 +143,13 @@ def _result(
     return out
 
 
-def _version() -> str:
-    try:
-        return metadata.version("cutlint")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
-
-
 def to_data(result: CheckResult) -> dict[str, Any]:
     rules = load_rules()
     index = {r.id: i for i, r in enumerate(rules)}
     root = root_of(result)
     driver = {
         "name": "cutlint",
-        "version": _version(),
+        "version": __version__,
         "informationUri": PROJECT_URL,
         "rules": [_rule(r) for r in rules],
     }

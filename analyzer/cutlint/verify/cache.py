@@ -25,18 +25,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cutlint import cache_dir
 from cutlint.verify import nvcc_probe
 from cutlint.verify.headers import Headers
 from cutlint.verify.nvcc_probe import ProbeRow
+from cutlint.verify.probe_flags import TARGETS
 
-CACHE_ENV = "CUTLINT_CACHE"
+CACHE_ENV = cache_dir.ENV
 CACHE_FORMAT = 1
 """Bump when what an entry holds changes."""
 
 
 def default_cache_dir() -> Path:
-    env = os.environ.get(CACHE_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "cutlint"
+    """cutlint's one cache directory (cutlint.cache_dir): results under `verify/`."""
+    return cache_dir.cache_dir()
 
 
 def sha256_file(path: Path) -> str:
@@ -52,7 +54,8 @@ def probe_method_hash(launcher: Path, root: Path) -> str:
     method = [
         patched,
         *nvcc_probe.JIT_DEFAULT_FLAGS,
-        *(f for target in nvcc_probe.TARGETS.values() for f in (*target.defines, target.gencode)),
+        # every target's flags: the probe picks one per file by its arch tag (probe_flags.TARGETS)
+        *(flag for t in TARGETS.values() for flag in (*t.defines, t.gencode)),
         *nvcc_probe.SUPPORT_SOURCES,
         nvcc_probe.PROBE_MAIN_CPP,
     ]

@@ -39,7 +39,7 @@ def _say(message: str) -> None:
     click.echo(message, err=True)
 
 
-@click.command("verify")
+@click.command("verify", short_help="Ask nvcc for the numbers the model predicts and compare them.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--headers",

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from cutlint.producers.flashinfer.jit_flags import (
     JIT_DEFAULT_FLAGS,
+    SM90_DEFINES,
+    SM90_GENCODE,
     SM100_DEFINES,
     SM100_GENCODE,
     SM103_DEFINES,
@@ -23,6 +25,10 @@ from cutlint.producers.flashinfer.jit_flags import (
     SM120_GENCODE,
 )
 from cutlint.verify import cublas
+
+LAUNCHER_REL = Path(
+    "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
+)
 
 
 @dataclass(frozen=True)
@@ -35,18 +41,17 @@ class ProbeTarget:
 
 
 SM120_TARGET = ProbeTarget("Sm120", SM120_DEFINES, SM120_GENCODE)
+SM90_TARGET = ProbeTarget("Sm90", SM90_DEFINES, SM90_GENCODE)
 SM100_TARGET = ProbeTarget("Sm100", SM100_DEFINES, SM100_GENCODE)
 SM103_TARGET = ProbeTarget("Sm103", SM103_DEFINES, SM103_GENCODE)
 TARGETS: dict[str, ProbeTarget] = {
-    t.arch_tag: t for t in (SM120_TARGET, SM100_TARGET, SM103_TARGET)
+    t.arch_tag: t for t in (SM120_TARGET, SM90_TARGET, SM100_TARGET, SM103_TARGET)
 }
-"""The FlashInfer module whose flags build each arch tag's files (one arch per file:
-`gemm_grouped/<sm>/`)."""
 
 
 def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
-    """The target of a generated file from its macro calls' arch tags. Raises ValueError for a
-    mix or an arch without flags."""
+    """The target of a generated file from its macro calls' arch tags (FlashInfer writes one
+    arch per file: `gemm_grouped/<sm>/`). Raises ValueError for a mix or an arch without flags."""
     tags = {t.strip() for t in arch_tags}
     if len(tags) != 1 or next(iter(tags)) not in TARGETS:
         raise ValueError(
@@ -55,10 +60,6 @@ def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
         )
     return TARGETS[next(iter(tags))]
 
-
-LAUNCHER_REL = Path(
-    "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
-)
 
 # Host helpers of TensorRT-LLM that the kept part of the launcher references (TLLM_CHECK /
 # TLLM_THROW build a TllmException, which formats with fmtstr). FlashInfer links the same files.
@@ -173,6 +174,11 @@ __all__ = [
     "INCLUDE_ENV",
     "JIT_DEFAULT_FLAGS",
     "LAUNCHER_REL",
+    "SM90_DEFINES",
+    "SM90_GENCODE",
+    "SM90_TARGET",
+    "SM100_TARGET",
+    "SM103_TARGET",
     "SM120_DEFINES",
     "SM120_GENCODE",
     "SM120_TARGET",

@@ -15,7 +15,7 @@ from cutlint.verify.nvcc_probe import ProbeRow
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Numbers(_Record):

@@ -1,7 +1,7 @@
 """`verify(paths)`: check's model beside the compiler's numbers, for every instantiation.
 
 1. `cutlint check`'s pipeline (parse, then engine.run) finds the instantiations and models them.
-2. Each file that holds an SM120 grouped MoE GEMM is matched with the headers of the FlashInfer
+2. Each file that holds an SM120 or SM90 grouped MoE GEMM is matched with the headers of the FlashInfer
    release that wrote it (cutlint.verify.headers); a missing nvcc or missing or mismatched
    headers stop the run before any compile, with every missing thing named.
 3. Files whose every instantiation is in the cache (cutlint.verify.cache) are not compiled; the
@@ -38,7 +38,8 @@ from cutlint.records import (
 )
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
-from cutlint.verify.nvcc_probe import MACRO_NAME, TARGETS, ProbeError, ProbeRow, ProbeRun, run_probe
+from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
+from cutlint.verify.probe_flags import TARGETS
 from cutlint.verify.result import (
     CompilerNumbers,
     FileRun,
@@ -54,7 +55,8 @@ BACKENDS = ("nvcc", "libclang")
 PROBE = "tma-ws-moe-launcher"
 """The probe this module runs (families name it as their `probe`)."""
 PROBED_ARCH_TAGS = tuple(TARGETS)
-"""Arch tags the nvcc probe builds, each with its FlashInfer module's flags (probe_flags.TARGETS)."""
+"""Arch tags the nvcc probe builds, each with its FlashInfer module's flags (probe_flags.TARGETS:
+Sm120, Sm90, Sm100, Sm103)."""
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,12 @@ import re
 from pathlib import PurePath
 
 _SM_IN_NAME = re.compile(r"_sm(\d{2,3})[af]?(?=[_.])")
-# A directory named for the arch: `120`, `120a`, `sm120`, `sm_120a`.
-_SM_DIRECTORY = re.compile(r"(?:sm_?)?(\d{2,3})[af]?")
+# A directory spelled as an arch, anywhere: `sm120`, `sm_120a`, `120a`, `120f`.
+_SM_DIRECTORY = re.compile(r"sm_?(\d{2,3})[af]?|(\d{2,3})[af]")
+# A bare number is an arch only where FlashInfer's layout puts one: `<version>/<arch>/generated`,
+# `cutlass_instantiations/<sm>/<gemm_kind>/<sm>/`. Elsewhere (`runs/42/`) it is the user's.
+_BARE = re.compile(r"\d{2,3}")
+_GEMM_KIND = re.compile(r"gemm\w*")
 # PEP 440 as FlashInfer uses it: 0.6.3, 0.7.2.post1, 0.8.0rc1, 0.6.0.dev20250101+cu128.
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)?")
 
@@ -27,17 +31,69 @@ ARCH_DIRECTORY_DEPTH = 2
 
 
 def generated_for_sm(path: str) -> int | None:
-    """The arch the file was generated for: `_sm<NNN>_` in its name, else the nearest of its
-    parent and grandparent directories named for an arch."""
+    """The arch the file was generated for: in a JIT cache, the device of
+    `cutlass_instantiations/<sm>/` (the JIT runs `generate_gemm_operations(out, "<sm>;<sm>-real")`
+    there, and the generator writes arch-generic kernels beside the device's own: an SM120 cache's
+    `gemm_grouped/80/..._sm80_...` files are Ampere kernels that run on the SM120 device); else
+    `_sm<NNN>_` in its name, else the nearest directory named for an arch (`sm_120a`, `120f`)
+    among the file's ARCH_DIRECTORY_DEPTH nearest, or a bare number where the layout puts one.
+    Whether cutlint's arch table has that arch is the model's question."""
     p = PurePath(path)
+    parts = p.parent.parts
+    for i, part in enumerate(parts[:-1]):
+        if part == "cutlass_instantiations" and _BARE.fullmatch(parts[i + 1]):
+            return int(parts[i + 1])
     m = _SM_IN_NAME.search(p.name)
     if m:
         return int(m.group(1))
-    for part in list(reversed(p.parent.parts))[:ARCH_DIRECTORY_DEPTH]:
+    parts = p.parent.parts
+    for i in range(len(parts) - 1, -1, -1):
+        part = parts[i]
         d = _SM_DIRECTORY.fullmatch(part)
-        if d:
-            return int(d.group(1))
+        if d and len(parts) - i <= ARCH_DIRECTORY_DEPTH:
+            return int(d.group(1) or d.group(2))
+        if _BARE.fullmatch(part) and _arch_position(parts, i):
+            return int(part)
     return None
+
+
+def _arch_position(parts: tuple[str, ...], i: int) -> bool:
+    before = parts[i - 1] if i > 0 else ""
+    after = parts[i + 1] if i + 1 < len(parts) else ""
+    return (
+        before == "cutlass_instantiations"
+        or bool(_GEMM_KIND.fullmatch(before))
+        or after == "generated"
+        or bool(_VERSION.fullmatch(before))
+    )
+
+
+_GEMM_NAME = re.compile(r"gemm", re.IGNORECASE)
+
+
+def jit_source(path: str) -> bool:
+    """Whether `path` is a FlashInfer JIT source outside the fused-MoE generator's output: under
+    `flashinfer/<version>/<arch>/generated/` but not under `cutlass_instantiations/`, where the
+    JIT renders and copies every other module's sources (attention, sampling, norm, GEMMs of
+    `gen_gemm_*`, ...)."""
+    return flashinfer_version(path) is not None and (
+        "cutlass_instantiations" not in PurePath(os.path.abspath(path)).parts
+    )
+
+
+def names_a_gemm(instantiated: str) -> bool:
+    """Whether an explicitly instantiated template is a GEMM by its name: every CUTLASS GEMM
+    launcher FlashInfer instantiates says so (`sm80_generic_fused_moe_gemm_kernelLauncher`,
+    `CutlassGroupwiseScaledGEMMSM120`, ...), and its attention, sampling and norm kernels never
+    do (`BatchPrefillWithRaggedKVCacheDispatched`, ...)."""
+    return _GEMM_NAME.search(instantiated) is not None
+
+
+NON_GEMM = (
+    "FlashInfer JIT sources under generated/ with no CUTLASS GEMM instantiation (attention, "
+    "sampling, norm and other modules' kernels, bindings)"
+)
+"""Why such a file is skipped: what the summary line says of them."""
 
 
 def flashinfer_version(path: str) -> str | None:

@@ -17,6 +17,26 @@ SM120_DEFINES: tuple[str, ...] = (
     "-DCUTLASS_ENABLE_GDC_FOR_SM100=1",
 )
 SM120_GENCODE = "-gencode=arch=compute_120a,code=sm_120a"
+# The flags gen_cutlass_fused_moe_sm90_module() passes (flashinfer/jit/fused_moe.py) and
+# sm90a_nvcc_flags (flashinfer/jit/core.py: the gencode and CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED).
+# 0.7.x adds CUTLASS_ENABLE_GDC_FOR_SM90=1 (grid-dependency control, device code only) and
+# CUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1 (the mixed-input fpA_intB mainloop only); the
+# probe passes the 0.7.x set to every release, since neither define reaches the TMA WS grouped
+# GEMM's types. FLASHINFER_SM90_MOE_PREBUILT_D_DESCRIPTOR (0.7.4, H20 only) touches only
+# moe_gemm_tma_ws_mixed_input_prebuild.h and is left out, as on every other part.
+SM90_DEFINES: tuple[str, ...] = (
+    "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED",
+    "-DCOMPILE_HOPPER_TMA_GEMMS",
+    "-DCOMPILE_HOPPER_TMA_GROUPED_GEMMS",
+    "-DENABLE_BF16",
+    "-DENABLE_FP8",
+    "-DENABLE_FP8_BLOCK_SCALE",
+    "-DENABLE_FP4",
+    "-DUSING_OSS_CUTLASS_MOE_GEMM",
+    "-DCUTLASS_ENABLE_GDC_FOR_SM90=1",
+    "-DCUTLASS_MIXED_GEMM_FP4_FP8_PREPROCESSED_SIGNS=1",
+)
+SM90_GENCODE = "-gencode=arch=compute_90a,code=sm_90a"
 # gen_cutlass_fused_moe_sm100_module() (flashinfer/jit/fused_moe.py); the gencode is
 # CompilationContext.get_nvcc_flags_list() for a 10.0 part (flashinfer/compilation_context.py:
 # _normalize_cuda_arch gives SM 10+ the `a` suffix). 0.6.x lacks CUTLASS_ENABLE_GDC_FOR_SM100=1

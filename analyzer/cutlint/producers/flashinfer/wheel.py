@@ -9,11 +9,16 @@ packages so that no `__init__` (and no torch) runs.
 from __future__ import annotations
 
 import importlib
+import shutil
 import subprocess
 import sys
+import time
 import types
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+
+from cutlint.cache_dir import wheels_dir
 
 GENERATOR = "flashinfer.jit.gemm.cutlass.generate_kernels"
 
@@ -22,13 +27,24 @@ class FlashInferError(Exception):
     """A FlashInfer wheel could not be fetched or its generator could not run; says why."""
 
 
-def download_wheel(version: str, dest: Path) -> Path:
-    """`pip download --no-deps flashinfer-python==VERSION` into dest; returns the unpacked root
-    (the directory that holds `flashinfer/`). Reuses an earlier download."""
+def download_wheel(
+    version: str, dest: Path | None = None, progress: Callable[[str], None] | None = None
+) -> Path:
+    """`pip download --no-deps flashinfer-python==VERSION` into `dest` (default: the wheel cache,
+    cutlint.cache_dir); returns the unpacked root (the directory that holds `flashinfer/`).
+    Reuses an earlier download; the .whl is deleted once unpacked. `progress` hears what is
+    happening (up to ~60 MB to download, ~430 MB unpacked) before it happens."""
+    dest = dest if dest is not None else wheels_dir()
     root = dest / f"flashinfer-{version}"
     if (root / "flashinfer" / "jit").is_dir():
         return root
     dest.mkdir(parents=True, exist_ok=True)
+    say = progress or (lambda _: None)
+    say(
+        f"downloading flashinfer-python=={version} with pip (--no-deps; 8 MB for 0.6.x, "
+        f"60 MB for 0.7.x) into {dest}"
+    )
+    started = time.monotonic()
     cmd = [
         sys.executable,
         "-m",
@@ -48,8 +64,18 @@ def download_wheel(version: str, dest: Path) -> Path:
     wheels = sorted(dest.glob(f"flashinfer_python-{version}-*.whl"))
     if not wheels:
         raise FlashInferError(f"no wheel for flashinfer-python=={version} in {dest}")
+    size = wheels[0].stat().st_size
+    say(
+        f"unpacking {wheels[0].name} ({size / 1e6:.0f} MB, {time.monotonic() - started:.0f} s) into {root}"
+    )
+    partial = dest / f".flashinfer-{version}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
     with zipfile.ZipFile(wheels[0]) as z:
-        z.extractall(root)
+        z.extractall(partial)
+    shutil.rmtree(root, ignore_errors=True)
+    partial.rename(root)  # a run interrupted while unpacking leaves no half tree behind
+    for wheel in wheels:
+        wheel.unlink(missing_ok=True)
     return root
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from cutlint.parse import literals
 from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 
 MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
@@ -45,12 +46,33 @@ ELEMENT_TYPES: dict[str, ElementType] = {
 # The arch tags of cutlass/arch/arch.h: `struct Sm120 { static int const kMinComputeCapability
 # = 120; };`. The macro pastes the tag after `cutlass::arch::`, so it is written bare.
 _ARCH_TAG = re.compile(r"Sm(\d{2,3})")
-# A C++ integer literal ([lex.icon]) without digit separators: the macro pastes each argument
-# into a function name with `##`, which a `'` would break.
-_INTEGER = re.compile(
-    r"(?:0[xX](?P<hex>[0-9a-fA-F]+)|0[bB](?P<bin>[01]+)|(?P<oct>0[0-7]*)|(?P<dec>[1-9][0-9]*))"
-    r"(?:[uU](?:ll|LL|l|L|z|Z)?|(?:ll|LL|l|L|z|Z)[uU]?)?"
-)
+# The macro pastes every argument into the launcher's name
+# (`tma_warp_specialized_generic_moe_gemm_kernelLauncher_##ArchTag_##_##DataType_##...`), so each
+# must be one token that pastes after `_` into an identifier: letters, digits, `_` (and `$`, an
+# extension every CUDA host compiler takes). `cutlass::half_t` or `(128)` do not; nor does a
+# digit separator. (FlashInfer's generate_kernels.py strips the `::` of the epilogue tags "because
+# this will break the instantiation macro".)
+_PASTABLE = re.compile(r"[A-Za-z0-9_$]+")
+
+# The tags of tensorrt_llm/cutlass_extensions/include/cutlass_extensions/epilogue_helpers.h; the
+# macro names `tensorrt_llm::cutlass_extensions::EpilogueTag_`.
+EPILOGUE_TAGS = frozenset({
+    "EpilogueOpBiasSilu", "EpilogueOpBiasReLU", "EpilogueOpBiasFtGelu", "EpilogueOpBias",
+    "EpilogueOpDefaultSilu", "EpilogueOpDefaultReLU", "EpilogueOpDefaultFtGelu",
+    "EpilogueOpDefaultRelu2", "EpilogueOpDefault",
+})  # fmt: skip
+# `void` (the builder picks), or the last component of a CUTLASS epilogue schedule as
+# FlashInfer's generator writes it (cutlass_library's EpilogueScheduleTag, `1Sm` dropped).
+EPILOGUE_SCHEDULES = frozenset({
+    "void", "EpilogueScheduleAuto", "NoSmemWarpSpecialized", "PtrArrayNoSmemWarpSpecialized",
+    "PtrArrayTmaWarpSpecialized", "PtrArrayTmaWarpSpecializedCooperative",
+    "PtrArrayTmaWarpSpecializedPingpong", "TmaWarpSpecialized", "TmaWarpSpecializedCooperative",
+})  # fmt: skip
+_INTS = ("CTA_M", "CTA_N", "CTA_K", "CGA_M", "CGA_N", "CGA_K")
+"""Used as `cute::Int<CTA_M_>` (cute/numeric/integral_constant.hpp: `template <int v> using
+Int = C<v>`): a converted constant expression of type `int`, where a larger value is narrowing."""
+_BOOLS = ("MXFPX", "DYNAMIC_CGA", "BIAS", "SWAP_AB")
+"""Used as `constexpr static bool IsMXFPX = MXFPX_;`: any integer literal converts."""
 
 
 def element_type(spelled: str) -> ElementType | None:
@@ -64,14 +86,12 @@ def arch_sm(spelled: str) -> int | None:
 
 
 def integer(spelled: str) -> int | None:
-    m = _INTEGER.fullmatch(spelled.strip())
-    if m is None:
+    """The value of an integer literal an `int` parameter of the macro can take, else None (a
+    digit separator does not paste)."""
+    if not _PASTABLE.fullmatch(spelled.strip()):
         return None
-    for group, base in (("hex", 16), ("bin", 2), ("oct", 8), ("dec", 10)):
-        digits = m.group(group)
-        if digits is not None:
-            return int(digits, base)
-    return None  # unreachable: one group always matches
+    found = literals.integer(spelled)
+    return found.value if found is not None and found.fits(literals.INT_MAX) else None
 
 
 def boolean(spelled: str) -> bool | None:
@@ -79,13 +99,47 @@ def boolean(spelled: str) -> bool | None:
     word = spelled.strip()
     if word in ("true", "false"):
         return word == "true"
-    value = integer(word)
-    return None if value is None else value != 0
+    found = literals.integer(word)
+    return None if found is None or found.value is None else found.value != 0
+
+
+def compile_problems(
+    args: Sequence[str], parameters: Sequence[str] = PARAMETERS
+) -> list[tuple[str, str]]:
+    """(rule code, message) for each argument nvcc would reject, whatever cutlint knows of it:
+    CUT009 for one that does not paste into the launcher's name, CUT011 for a number the
+    parameter's C++ type cannot hold. Empty when the compiler takes every argument."""
+    out: list[tuple[str, str]] = []
+    for i, (name, arg) in enumerate(zip(parameters, args, strict=True), start=1):
+        where = f"`{MACRO}` argument {i} ({name}) `{arg}`"
+        if not _PASTABLE.fullmatch(arg):
+            why = "is empty" if not arg else "is not one identifier or number"
+            out.append(
+                ("CUT009", f"{where} {why}: the macro pastes it into the launcher's name with ##")
+            )
+            continue
+        number = literals.integer(arg)
+        if number is None:
+            continue
+        if number.value is None:
+            out.append(("CUT011", f"{where} is too large for any C++ integer type"))
+        elif name in _INTS and number.value > literals.INT_MAX:
+            out.append(
+                ("CUT011", f"{where} does not fit `int` (at most {literals.INT_MAX:,}): "
+                 "cute::Int<int> takes it as a template argument")
+            )  # fmt: skip
+    return out
 
 
 # What a parameter that a release's macro does not have means: the launcher's behaviour before the
 # parameter was added (no dynamic cluster, no bias, no SwapAB, no MXFPX operands).
-_ABSENT = {"MXFPX": "false", "DYNAMIC_CGA": "false", "BIAS": "false", "SWAP_AB": "false"}
+_ABSENT = {
+    "EpilogueSchedule": "void",
+    "MXFPX": "false",
+    "DYNAMIC_CGA": "false",
+    "BIAS": "false",
+    "SWAP_AB": "false",
+}
 
 
 def arity_problem(args: Sequence[str], parameters: Sequence[str]) -> str | None:
@@ -124,6 +178,10 @@ def typed(
     for i, t in enumerate(types, start=1):
         if t is None:
             note(i, "not an element type cutlint knows (SafeFP4, __nv_fp8_e4m3, half, ...)")
+    if args[4] not in EPILOGUE_SCHEDULES:
+        note(4, "not an epilogue schedule cutlint knows (void, PtrArrayTmaWarpSpecialized, ...)")
+    if args[5] not in EPILOGUE_TAGS:
+        note(5, "not an epilogue tag of TensorRT-LLM's epilogue_helpers.h (EpilogueOpDefault, ...)")
     fusion = Fusion.__members__.get(args[6])
     if fusion is None:
         note(6, "not an EpilogueFusion (NONE, FINALIZE, ACTIVATION)")
@@ -135,7 +193,12 @@ def typed(
     for i, f in enumerate(flags, start=13):
         if f is None:
             note(i, "not a boolean (true, false)")
-    if any(v is None or v <= 0 for v in ints) or any(f is None for f in flags):
+    if (
+        any(v is None or v <= 0 for v in ints)
+        or any(f is None for f in flags)
+        or args[4] not in EPILOGUE_SCHEDULES
+        or args[5] not in EPILOGUE_TAGS
+    ):
         return None, unknown
     m, n, k, cm, cn, ck = (int(v or 0) for v in ints)
     mxfpx, dynamic_cga, bias, swap_ab = (bool(f) for f in flags)

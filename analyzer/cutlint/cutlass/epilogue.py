@@ -1,0 +1,173 @@
+"""The SM90 ptr-array TMA epilogue's shared storage (`sm90_epilogue_array_tma_warpspecialized.hpp`),
+which the SM90 grouped kernels and the SM120 block-scaled grouped kernels both instantiate.
+
+    struct SharedStorage {
+      struct TensorStorage {
+        CollectiveStorage collective;   // C/D buffers: WithC (struct), ReuseC or WithoutC (unions)
+        FusionStorage thread;           // FusionCallbacks::SharedStorage
+      } tensors;
+      struct TensorMapStorage : aligned_struct<128, _0> {
+        TmaDescriptor smem_tensormap_C; array<TmaDescriptor, NumEpilogueWarpGroups> smem_tensormap_D;
+      } tensormaps;
+      PipelineTransactionAsync<StagesC>::SharedStorage pipeline;
+    };
+
+Which CollectiveStorage, how many buffers and which swizzle are the builder's choice
+(`sm90_builder.inl` or `sm120_builder.inl`); the caller passes them in as an `EpilogueTile`.
+Header paths are relative to CUTLASS's `include/`; unchanged between CUTLASS 4.2.1 and 4.5.0.
+"""
+
+from __future__ import annotations
+
+from cutlint.cutlass.layout import Block, array, empty, struct, union
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    pipeline_storage,
+)
+from cutlint.records import EpilogueTile
+
+EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
+SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
+
+
+def swizzle_align(contiguous_bits: int) -> int:
+    """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the layout atom
+    that `ss_smem_selector` picks: the widest of SW128 / SW64 / SW32 / INTER whose atom width
+    (1024 / 512 / 256 / 128 bits) divides the contiguous extent of the tile, in bits. The K-major
+    and MN-major selectors apply the same test to their contiguous mode."""
+    for atom_bits, align in ((1024, 1024), (512, 512), (256, 256)):
+        if contiguous_bits % atom_bits == 0:
+            return align
+    return 128
+
+
+def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Block:
+    """`CollectiveStorage` (EP): `c_bits` None means ElementC is void (no source).
+
+    The D buffers are allocated whether or not D is void: with a void ElementD the smem element
+    is the fusion's `ElementAux` (EP: NonVoidElementD), and `d_bits` is its width.
+    """
+    d_tile = e.m * e.n * d_bits // 8
+    if c_bits is None:
+        # EP: CollectiveStorageWithoutC. SmemElementC is NonVoidElementD.
+        return union(
+            "collective",
+            [
+                empty(
+                    "smem_C",
+                    f"{EP}: CollectiveStorageWithoutC::smem_C, cute::array<SmemElementC, 0>",
+                ),
+                array(
+                    "smem_D",
+                    e.stages_d * d_tile,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageWithoutC::smem_D, alignas(SmemAlignmentD), "
+                    f"StagesD = {e.stages_d}",
+                ),
+            ],
+            f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
+        )
+    c_tile = e.m * e.n * c_bits // 8
+    if e.reuse_smem_c:
+        return union(
+            "collective",
+            [
+                array(
+                    "smem_C",
+                    e.stages_c * c_tile,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageReuseC::smem_C, alignas(MaxSmemAlignment), "
+                    f"StagesC = {e.stages_c}",
+                ),
+                array(
+                    "smem_D",
+                    e.stages_c * d_tile,
+                    e.swizzle_align,
+                    f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = "
+                    f"{e.stages_c}",
+                ),
+            ],
+            f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
+        )
+    return struct(
+        "collective",
+        [
+            array(
+                "smem_C",
+                e.stages_c * c_tile,
+                e.swizzle_align,
+                f"{EP}: CollectiveStorageWithC::smem_C, alignas(SmemAlignmentC), StagesC = "
+                f"{e.stages_c}",
+            ),
+            array(
+                "smem_D",
+                e.stages_d * d_tile,
+                e.swizzle_align,
+                f"{EP}: CollectiveStorageWithC::smem_D, alignas(SmemAlignmentD), StagesD = "
+                f"{e.stages_d}",
+            ),
+        ],
+        f"{EP}: struct CollectiveStorageWithC",
+    )
+
+
+def tensor_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block) -> Block:
+    """`CollectiveEpilogue::SharedStorage::TensorStorage` (EP): the C/D buffers, then the fusion's
+    `thread` storage (cutlint.cutlass.fusion, named `thread` or `thread.<what>`)."""
+    return struct(
+        "epilogue",
+        [collective_storage(e, c_bits, d_bits), fusion],
+        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+    )
+
+
+def tensormaps(warp_groups: int) -> Block:
+    """`TensorMapStorage : aligned_struct<128, _0>` (EP): one C descriptor, one D per warp group."""
+    return struct(
+        "epilogue",
+        [
+            array(
+                "smem_tensormap_C",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EP}: cute::TmaDescriptor smem_tensormap_C",
+            ),
+            array(
+                "smem_tensormap_D",
+                warp_groups * TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EP}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
+            ),
+        ],
+        f"{EP}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def load_pipeline(stages_c: int) -> Block:
+    """`PipelineTransactionAsync<StagesC>::SharedStorage` (EP: LoadPipeline)."""
+    return array(
+        "epi_load",
+        pipeline_storage(stages_c),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+    )
+
+
+def shared_storage(
+    e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block, warp_groups: int
+) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)`: what FlashInfer's launcher passes to the
+    mainloop builder as `StageCountAutoCarveout`."""
+    return struct(
+        "CollectiveEpilogue::SharedStorage",
+        [
+            tensor_storage(e, c_bits, d_bits, fusion).at("tensors"),
+            tensormaps(warp_groups).at("tensormaps"),
+            load_pipeline(e.stages_c).at("pipeline"),
+        ],
+        f"{EP}: CollectiveEpilogue::SharedStorage",
+    )

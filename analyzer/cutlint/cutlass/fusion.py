@@ -1,0 +1,57 @@
+"""`FusionCallbacks::SharedStorage` of the epilogue fusions FlashInfer's MoE launcher builds: the
+`thread` member of the TMA epilogue's TensorStorage.
+
+The visitor trees keep their children's storage in a `cute::tuple`, whose empty-base layout gives
+empty nodes no bytes; only the broadcast nodes that stage a row in shared memory have any.
+"""
+
+from __future__ import annotations
+
+from cutlint.cutlass.layout import Block, array, empty, round_up
+
+CALLBACKS = "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp"
+ROW_BROADCAST = (
+    "cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp: Sm90RowBroadcast"
+)
+SCATTER = (
+    "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (TensorRT-LLM, vendored by "
+    "FlashInfer)"
+)
+# cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
+ARRAY_ALIGNED_DEFAULT = 16
+
+
+def linear_combination() -> Block:
+    """`LinearCombination` (the NONE fusion): every node's SharedStorage is empty, so the member
+    is an empty struct of size 1."""
+    return empty(
+        "thread",
+        f"{CALLBACKS}: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
+    )
+
+
+def finalize_scatter(tile_n: int, swap_ab: bool, bias_bits: int) -> Block:
+    """FlashInfer's FINALIZE fusion: the scatter visitor trees of `sm90_visitor_scatter.hpp`.
+
+    The only node with shared storage is the `Sm90RowBroadcast` (`array_aligned<ElementInput,
+    size<1>(CtaTileShapeMNK)> smem`, ROW_BROADCAST): with SwapAB on (launcher:
+    ScaledAccPerRowBiasPerColScaleScatter) it stages the float router scales, else
+    (ScaledAccPerColBiasPerRowScaleScatter) the bias, in the output type (launcher: ElementBias =
+    ElementFinalOutput). The Sm90ColBroadcast, scalar broadcast, compute and scatter nodes have
+    empty SharedStorage.
+    """
+    if swap_ab:
+        return array(
+            "thread.scale",
+            round_up(4 * tile_n, ARRAY_ALIGNED_DEFAULT),
+            ARRAY_ALIGNED_DEFAULT,
+            f"{SCATTER}: ScaledAccPerRowBiasPerColScaleScatter, {ROW_BROADCAST}<..., "
+            "ElementScalar* = float*>: array_aligned<float, CTA_N> smem",
+        )
+    return array(
+        "thread.bias",
+        round_up(bias_bits * tile_n // 8, ARRAY_ALIGNED_DEFAULT),
+        ARRAY_ALIGNED_DEFAULT,
+        f"{SCATTER}: ScaledAccPerColBiasPerRowScaleScatter, {ROW_BROADCAST}<..., ElementBias*>: "
+        "array_aligned<ElementBias, CTA_N> smem",
+    )

@@ -1,0 +1,291 @@
+"""The SM120 block-scaled mainloop as CUTLASS 4.5.0 builds it, for a kernel of one problem
+(`GemmUniversal`, not ptr-array): what the builder counts per stage, the stage count it picks,
+and the mainloop's `SharedStorage`.
+
+`CollectiveBuilder<Sm120, OpClassBlockScaledTensorOp, ...>` (MB) sizes stages with
+`sm100_compute_stage_count_or_override_blockscaled` (SC) against `ReducedSmemCapacityBytes`,
+then `CollectiveMma<MainloopSm120TmaWarpSpecializedBlockScaled<...>>` (ML) lays out A, B and the
+scale factors per stage. The same builder serves the grouped (ptr-array) kernel that
+cutlint.model.sm120_blockscaled models for the fused MoE; what differs for one problem is the
+capacity reduction (a CLC scheduler pipeline and responses instead of tensormaps) and a mainloop
+without tensormaps. Header paths are relative to CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.cutlass.layout import Block, array, round_up, struct
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    cpp_div,
+    pipeline_storage,
+)
+from cutlint.records import Shape3, StageCount, StageTerm
+
+MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
+SC = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
+ML = "cutlass/gemm/collective/sm120_blockscaled_mma_tma.hpp"
+MLA = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
+SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
+
+# cutlass/arch/arch.h: sm120_smem_capacity_bytes
+SM120_SMEM_CAPACITY = 101376
+# MB: SchedulerPipelineStageCount = 3
+SCHEDULER_PIPELINE_STAGES = 3
+# SCHED: struct CLCResponse { uint32_t data[4]; } (PersistentTileSchedulerSm100::CLCResponse)
+CLC_RESPONSE_BYTES = 16
+# cutlass/detail/sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig, Blk_MN = 128
+SF_BLOCK_MN = 128
+
+
+@dataclass(frozen=True)
+class Operands:
+    """What the builder derives from the element types (MB: blockscaled_type, select_instr)."""
+
+    label: str
+    bits_a: int
+    """sizeof_bits of SmemAllocTypeA: 8 (uint8_t) for MXF8F6F4, the element's own width otherwise."""
+    bits_b: int
+    sf_vector_size: int
+    """SFVectorSize: 16 for nv_float4_t (ue4m3 scales), 32 for mx_float*_t (ue8m0 scales)."""
+
+
+# cutlass/gemm/collective/builders/sm1xx_common.inl: blockscaled_type<.., nv_float4_t<T>>::
+# SfVectorSize = 16 (float_ue4m3_t); mx_float8_t / mx_float4_t: 32 (float_ue8m0_t). MB:
+# SmemAllocTypeA/B = uint8_t when the instruction is MXF8F6F4 (mx_float8_t operands), the MMA
+# value type (4-bit e2m1) for MXF4NVF4 (nv_float4_t x nv_float4_t).
+NVFP4 = Operands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16)
+MXFP8 = Operands("MXFP8 (e4m3 x e4m3, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# An FP8 x FP4 pair (mx_float8_t / mx_float4_t, or cute::tuple<e4m3|e5m2|e2m1, ue8m0>) is
+# MXF8F6F4 too: both stored as uint8_t.
+MXFP8_MXFP4 = Operands("MXFP8 x MXFP4 (e4m3/e5m2 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32)
+
+# MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
+GROUPED_SCHEDULER_STAGES = 8
+
+
+@dataclass(frozen=True)
+class StageBytes:
+    a: int
+    b: int
+    sfa: int
+    sfb: int
+
+    @property
+    def tensors(self) -> int:
+        return self.a + self.b + self.sfa + self.sfb
+
+
+def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
+    """One stage of A, B, SFA and SFB as the mainloop allocates them.
+
+    SFA = size(filter_zeros(SmemLayoutAtomSFA)) = (M / Blk_MN) * Blk_MN * K / SFVectorSize (MB:
+    sSFA_shape; the K mode's SFVectorSize has stride 0); SFB the same over max(N, 128) (MB:
+    sSFBTileShape_N, CUTLASS 4.5.0).
+    """
+    sf_k = tile.k // ops.sf_vector_size
+    n_sf = max(tile.n, SF_BLOCK_MN)
+    return StageBytes(
+        a=ops.bits_a * tile.m * tile.k // 8,
+        b=ops.bits_b * tile.n * tile.k // 8,
+        sfa=(tile.m // SF_BLOCK_MN) * SF_BLOCK_MN * sf_k,
+        sfb=(n_sf // SF_BLOCK_MN) * SF_BLOCK_MN * sf_k,
+    )
+
+
+def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
+    """MB: ReducedSmemCapacityBytes. Not grouped: the CLC scheduler's pipeline and its responses,
+    no tensormaps. Grouped (a stride that is a pointer): the grouped scheduler's pipeline, two
+    tensormaps and the tensormap-ready pipeline, no CLC responses."""
+    if grouped:
+        return (
+            StageTerm(
+                name="SchedulerPipelineStorage",
+                bytes=pipeline_storage(GROUPED_SCHEDULER_STAGES),
+                source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+            ),
+            StageTerm(
+                name="TensorMapStorage",
+                bytes=2 * TMA_DESCRIPTOR_BYTES,
+                source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+            ),
+            StageTerm(
+                name="TensorMapReadyPipelineStorage",
+                bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
+                source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+            ),
+            StageTerm(
+                name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
+            ),
+        )
+    return (
+        StageTerm(
+            name="SchedulerPipelineStorage",
+            bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
+            source=f"{MB}: sizeof(PipelineCLCFetchAsync<SchedulerPipelineStageCount = 3, Shape<_1,_1,_1>>::SharedStorage)",
+        ),
+        StageTerm(name="TensorMapStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? ... : 0"),
+        StageTerm(
+            name="TensorMapReadyPipelineStorage",
+            bytes=0,
+            source=f"{MB}: IsGroupedGemmKernel ? ... : 0",
+        ),
+        StageTerm(
+            name="CLCResponseStorage",
+            bytes=SCHEDULER_PIPELINE_STAGES * CLC_RESPONSE_BYTES,
+            source=f"{MB}: SchedulerPipelineStageCount * sizeof(CLCResponse) ({SCHED})",
+        ),
+    )
+
+
+def per_stage_terms(tile: Shape3, ops: Operands) -> tuple[StageTerm, ...]:
+    s = stage_bytes(tile, ops)
+    return (
+        StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
+        StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
+        StageTerm(
+            name="pipeline",
+            bytes=round_up(pipeline_storage(1), 128),
+            source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+        ),
+        StageTerm(name="SFA", bytes=s.sfa, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))"),
+        StageTerm(name="SFB", bytes=s.sfb, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))"),
+    )
+
+
+def stage_count(
+    tile: Shape3,
+    ops: Operands,
+    carveout: int | None,
+    fixed: int | None = None,
+    grouped: bool = False,
+) -> StageCount:
+    """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
+    ReducedSmemCapacityBytes, ...>(StageCountType{}) (SC).
+
+    `fixed`: the launcher passes `StageCount<N>` and the builder returns N. Otherwise
+    `StageCountAutoCarveout<carveout>`: (ReducedSmemCapacityBytes - carveout) / stage_bytes.
+    """
+    reductions = capacity_reductions(grouped)
+    per_stage = per_stage_terms(tile, ops)
+    per = sum(t.bytes for t in per_stage)
+    reduced = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions)
+    if fixed is not None:
+        return StageCount(
+            stages=fixed,
+            capacity=SM120_SMEM_CAPACITY,
+            stage_budget=reduced,
+            carveout=0,
+            fixed=True,
+            reductions=reductions,
+            per_stage=per_stage,
+            stage_bytes=per,
+            formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled(StageCount<{fixed}>) = {fixed}: fixed by the launcher, no budget",
+            capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
+        )
+    carve = carveout or 0
+    budget = reduced - carve
+    return StageCount(
+        stages=cpp_div(budget, per),
+        capacity=SM120_SMEM_CAPACITY,
+        stage_budget=budget,
+        carveout=carve,
+        reductions=reductions,
+        per_stage=per_stage,
+        stage_bytes=per,
+        formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled(StageCountAutoCarveout) = (ReducedSmemCapacityBytes - carveout) / stage_bytes",
+        capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
+    )
+
+
+def mainloop_tensor_storage(
+    tile: Shape3, ops: Operands, stages: int, grouped: bool = False
+) -> Block:
+    """ML (MLA for a grouped kernel: the same members)."""
+    s = stage_bytes(tile, ops)
+    return struct(
+        "mainloop",
+        [
+            array(
+                "smem_A",
+                stages * s.a,
+                1024,
+                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+            ),
+            array(
+                "smem_B",
+                stages * s.b,
+                1024,
+                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+            ),
+            array(
+                "smem_SFA",
+                stages * s.sfa,
+                16,
+                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+            ),
+            array(
+                "smem_SFB",
+                stages * s.sfb,
+                16,
+                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+            ),
+        ],
+        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def mainloop_pipeline(stages: int) -> Block:
+    return array(
+        "mainloop",
+        pipeline_storage(stages),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage (MainloopPipeline)",
+    )
+
+
+def mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            mainloop_tensor_storage(tile, ops, stages).at("tensors"),
+            mainloop_pipeline(stages).at("pipeline_storage", 16),
+        ],
+        f"{ML}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
+    )
+
+
+def mainloop_tensormaps() -> Block:
+    """MLA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A,
+    _B, _SFA, _SFB;}` (a grouped kernel's mainloop)."""
+    return struct(
+        "mainloop",
+        [
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{MLA}: cute::TmaDescriptor smem_tensormap_{x}",
+            )
+            for x in ("A", "B", "SFA", "SFB")
+        ],
+        f"{MLA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def grouped_mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            mainloop_tensor_storage(tile, ops, stages, grouped=True).at("tensors"),
+            mainloop_tensormaps().at("tensormaps"),
+            mainloop_pipeline(stages).at("pipeline_storage", 16),
+        ],
+        f"{MLA}: CollectiveMma::SharedStorage {{tensors; tensormaps; alignas(16) pipeline_storage;}}",
+    )

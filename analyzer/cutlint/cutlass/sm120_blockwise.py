@@ -1,0 +1,173 @@
+"""The SM120 blockwise-scaled FP8 mainloop (groupwise scales in float) as CUTLASS 4.5.0 builds it.
+
+`CollectiveBuilder<Sm120, OpClassTensorOp, ..., KernelScheduleSm120Blockwise>` (BB) sizes stages
+with `sm120_compute_stage_count_or_override_blockwise` against the full
+`sm120_smem_capacity_bytes` (no reduction, unlike the block-scaled builder), counting A, B, one
+stage of float scales for A and B and one pipeline stage; `CollectiveMma<
+MainloopSm120[Array]TmaWarpSpecializedBlockwiseScaling>` (ML, MLA) lays them out. A grouped
+kernel's mainloop (a stride that is a pointer) adds two tensormaps. Header paths are relative to
+CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.cutlass.layout import Block, array, struct
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    cpp_div,
+    pipeline_storage,
+)
+from cutlint.records import Shape3, StageCount, StageTerm
+
+BB = "cutlass/gemm/collective/builders/sm120_blockwise_mma_builder.inl"
+ML = "cutlass/gemm/collective/sm120_mma_tma_blockwise_scaling.hpp"
+MLA = "cutlass/gemm/collective/sm120_mma_array_tma_blockwise_scaling.hpp"
+
+# cutlass/arch/arch.h: sm120_smem_capacity_bytes
+SM120_SMEM_CAPACITY = 101376
+# BB: SchedulerPipelineStageCount = 2
+SCHEDULER_PIPELINE_STAGES = 2
+# BB: ElementAccumulator (float) is the scale type the builder counts; ML: ElementSF = float
+SCALE_BYTES = 4
+# BB: SmemAllocTypeA/B = uint8_t (UseF8f6f4 is required)
+OPERAND_BITS = 8
+
+
+@dataclass(frozen=True)
+class Scales:
+    """The scale granularity (ScaleGranularityM/N/K of the SFA/SFB layouts)."""
+
+    m: int
+    n: int
+    k: int
+
+    def per_tile(self, tile: Shape3) -> tuple[int, int]:
+        """ML: ScaleMsPerTile = M / ScaleGranularityM, ScaleNsPerTile = N / ScaleGranularityN."""
+        return tile.m // self.m, tile.n // self.n
+
+
+def stage_count(tile: Shape3, scales: Scales, carveout: int) -> StageCount:
+    """BB: sm120_compute_stage_count_or_override_blockwise<sm120_smem_capacity_bytes, ...>(
+    StageCountAutoCarveout<carveout>) = (capacity - carveout) / stage_bytes."""
+    sm, sn = scales.per_tile(tile)
+    sk = tile.k // scales.k
+    per_stage = (
+        StageTerm(
+            name="A",
+            bytes=OPERAND_BITS * tile.m * tile.k // 8,
+            source=f"{BB}: bits_to_bytes(a_bits * M * K)",
+        ),
+        StageTerm(
+            name="B",
+            bytes=OPERAND_BITS * tile.n * tile.k // 8,
+            source=f"{BB}: bits_to_bytes(b_bits * N * K)",
+        ),
+        StageTerm(
+            name="scale A",
+            bytes=SCALE_BYTES * sm * sk,
+            source=f"{BB}: bits_to_bytes(scale_bits * size<0>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
+        ),
+        StageTerm(
+            name="scale B",
+            bytes=SCALE_BYTES * sn * sk,
+            source=f"{BB}: bits_to_bytes(scale_bits * size<1>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
+        ),
+        StageTerm(
+            name="pipeline",
+            bytes=pipeline_storage(1),
+            source=f"{BB}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded)",
+        ),
+    )
+    per = sum(t.bytes for t in per_stage)
+    budget = SM120_SMEM_CAPACITY - carveout
+    return StageCount(
+        stages=cpp_div(budget, per),
+        capacity=SM120_SMEM_CAPACITY,
+        stage_budget=budget,
+        carveout=carveout,
+        reductions=(),
+        per_stage=per_stage,
+        stage_bytes=per,
+        formula=f"{BB}: sm120_compute_stage_count_or_override_blockwise = (sm120_smem_capacity_bytes - carveout) / stage_bytes",
+        capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
+    )
+
+
+def tensor_storage(tile: Shape3, scales: Scales, stages: int, grouped: bool) -> Block:
+    src = MLA if grouped else ML
+    sm, sn = scales.per_tile(tile)
+    return struct(
+        "mainloop",
+        [
+            array(
+                "smem_A",
+                stages * tile.m * tile.k,
+                1024,
+                f"{src}: alignas(1024) array_aligned<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+            ),
+            array(
+                "smem_B",
+                stages * tile.n * tile.k,
+                1024,
+                f"{src}: alignas(1024) array_aligned<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+            ),
+            array(
+                "smem_scale_A",
+                stages * sm * SCALE_BYTES,
+                16,
+                f"{src}: array_aligned<ElementSF, cosize_v<SmemLayoutScaleA>> smem_scale_A (ScaleMsPerTile x Stages floats)",
+            ),
+            array(
+                "smem_scale_B",
+                stages * sn * SCALE_BYTES,
+                16,
+                f"{src}: array_aligned<ElementSF, cosize_v<SmemLayoutScaleB>> smem_scale_B (ScaleNsPerTile x Stages floats)",
+            ),
+        ],
+        f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def pipeline(stages: int) -> Block:
+    return array(
+        "mainloop",
+        pipeline_storage(stages),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
+    )
+
+
+def tensormaps() -> Block:
+    """MLA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A, _B;}`."""
+    return struct(
+        "mainloop",
+        [
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{MLA}: cute::TmaDescriptor smem_tensormap_{x}",
+            )
+            for x in ("A", "B")
+        ],
+        f"{MLA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def shared_storage(tile: Shape3, scales: Scales, stages: int, grouped: bool) -> Block:
+    members = [tensor_storage(tile, scales, stages, grouped).at("tensors")]
+    if grouped:
+        members.append(tensormaps().at("tensormaps"))
+    members.append(pipeline(stages).at("pipeline_storage", 16))
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        members,
+        f"{MLA if grouped else ML}: CollectiveMma::SharedStorage",
+    )

@@ -1,0 +1,203 @@
+"""The SM120 TMA epilogue of a kernel of one problem, as CUTLASS 4.5.0 builds it.
+
+`epilogue::collective::CollectiveBuilder<Sm120, ...>` (EB) with `EpilogueScheduleAuto`,
+`TmaWarpSpecialized` or `TmaWarpSpecializedCooperative` and a stride that is not a pointer picks
+`Sm120TmaWarpSpecialized<StagesC, StagesD, 4, ReuseSmem, DelayTmaStore>`, whose collective is the
+SM90 one (`Sm90TmaWarpSpecialized`, EP). Its `SharedStorage` is the C/D buffers (a union when
+there is no C or when C and D reuse one buffer), the fusion's storage and the C load pipeline.
+Header paths are relative to CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cutlint.cutlass.layout import Block, array, empty, struct, union
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
+    pipeline_storage,
+)
+from cutlint.records import EpilogueTile, Shape3
+
+EB = "cutlass/epilogue/collective/builders/sm120_builder.inl"
+EP = "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp"
+SEL = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
+
+# EB: sm120_compute_tile_shape_or_override, EpilogueTileAuto (not FP6, not sparse): Shape<_64,_32>
+EPI_TILE_M = 64
+EPI_TILE_N = 32
+
+
+@dataclass(frozen=True)
+class EpilogueOperands:
+    """The element types and layout the epilogue is built from."""
+
+    c_bits: int
+    """sizeof_bits of ElementC; 0 for `void` (no source: cutlass::sizeof_bits<void> = 0)."""
+    d_bits: int
+    d_column_major: bool
+    """LayoutD is ColumnMajor (FlashInfer's SwapAB launchers): M is the contiguous extent."""
+
+
+def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
+    """EB: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
+    sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
+    epi_tiles = (tile.m // EPI_TILE_M) * (tile.n // EPI_TILE_N)
+    stages_d = min(epi_tiles, 2)
+    # EB: ReuseSmem = sizeof_bits<C> == sizeof_bits<D> && sizeof_bits<D> > 8; EP: ReuseSmemC also
+    # needs a destination, and with no source the collective uses CollectiveStorageWithoutC.
+    reuse = ops.c_bits == ops.d_bits and ops.d_bits > 8
+    stages_c = max(min(epi_tiles, 2), stages_d + 1) if reuse else stages_d
+    return EpilogueTile(
+        m=EPI_TILE_M,
+        n=EPI_TILE_N,
+        stages_c=stages_c,
+        stages_d=stages_d,
+        reuse_smem_c=reuse and ops.c_bits > 0,
+        swizzle_align=swizzle_align(ops),
+        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32), "
+        "sm120_get_tma_dispatch_policy (StagesD = min(EpiTiles, 2), StagesC, ReuseSmem)",
+    )
+
+
+def swizzle_align(ops: EpilogueOperands) -> int:
+    """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the D layout:
+    EB sm120_get_epilogue_smem_swizzle_layout_atom -> SEL, the widest of SW128/SW64/SW32/INTER
+    (1024/512/256/128 bits) that divides the contiguous extent (M when D is column-major)."""
+    contiguous_bits = (EPI_TILE_M if ops.d_column_major else EPI_TILE_N) * ops.d_bits
+    for atom_bits in (1024, 512, 256):
+        if contiguous_bits % atom_bits == 0:
+            return atom_bits
+    return 128
+
+
+def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
+    e = shape(tile, ops)
+    d_tile = EPI_TILE_M * EPI_TILE_N * ops.d_bits // 8
+    align = e.swizzle_align
+    if ops.c_bits == 0:
+        return union(
+            "collective",
+            [
+                empty("smem_C", f"{EP}: CollectiveStorageWithoutC: cute::array<SmemElementC, 0>"),
+                array(
+                    "smem_D",
+                    e.stages_d * d_tile,
+                    align,
+                    f"{EP}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {e.stages_d}",
+                ),
+            ],
+            f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
+        )
+    c_tile = EPI_TILE_M * EPI_TILE_N * ops.c_bits // 8
+    if e.reuse_smem_c:
+        return union(
+            "collective",
+            [
+                array(
+                    "smem_C", e.stages_c * c_tile, align, f"{EP}: CollectiveStorageReuseC::smem_C"
+                ),
+                array(
+                    "smem_D", e.stages_c * d_tile, align, f"{EP}: CollectiveStorageReuseC::smem_D"
+                ),
+            ],
+            f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
+        )
+    return struct(
+        "collective",
+        [
+            array("smem_C", e.stages_c * c_tile, align, f"{EP}: CollectiveStorageWithC::smem_C"),
+            array("smem_D", e.stages_d * d_tile, align, f"{EP}: CollectiveStorageWithC::smem_D"),
+        ],
+        f"{EP}: struct CollectiveStorageWithC",
+    )
+
+
+def tensor_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
+    """`SharedStorage::TensorStorage {CollectiveStorage collective; FusionStorage thread;}`;
+    `fusion` is the FusionCallbacks' SharedStorage, named `thread`."""
+    return struct(
+        "epilogue",
+        [collective_storage(tile, ops), fusion],
+        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+    )
+
+
+def load_pipeline(tile: Shape3, ops: EpilogueOperands) -> Block:
+    stages_c = shape(tile, ops).stages_c
+    return array(
+        "epi_load",
+        pipeline_storage(stages_c),
+        BARRIER_BYTES,
+        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage (LoadPipeline)",
+    )
+
+
+def shared_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)`: what StageCountAutoCarveout carves out."""
+    return struct(
+        "CollectiveEpilogue::SharedStorage",
+        [tensor_storage(tile, ops, fusion).at("tensors"), load_pipeline(tile, ops).at("pipeline")],
+        f"{EP}: CollectiveEpilogue::SharedStorage {{TensorStorage tensors; PipelineStorage pipeline;}}",
+    )
+
+
+def linear_combination_storage() -> Block:
+    """`FusionCallbacks::SharedStorage` of `fusion::LinearCombination` (and the default
+    epilogue's): every node of Sm90LinearCombination (scalar broadcasts, accumulator and source
+    fetch) has empty storage, so the member is an empty struct of size 1."""
+    return empty(
+        "thread",
+        "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombination: "
+        "every node's SharedStorage is empty",
+    )
+
+
+# --- the ptr-array (grouped) epilogue ------------------------------------------------------------
+
+EPA = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
+# EB: GetNumEpilogueWarpGroups<Schedule> = 2 unless the schedule names its own
+EPILOGUE_WARP_GROUPS = 2
+
+
+def array_tensormaps(warp_groups: int = EPILOGUE_WARP_GROUPS) -> Block:
+    """EPA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_C;
+    cute::array<TmaDescriptor, NumEpilogueWarpGroups> smem_tensormap_D;}`."""
+    return struct(
+        "epilogue",
+        [
+            array(
+                "smem_tensormap_C",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EPA}: cute::TmaDescriptor smem_tensormap_C",
+            ),
+            array(
+                "smem_tensormap_D",
+                warp_groups * TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{EPA}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
+            ),
+        ],
+        f"{EPA}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        base_align=128,
+    )
+
+
+def array_shared_storage(
+    tile: Shape3, ops: EpilogueOperands, fusion: Block, warp_groups: int = EPILOGUE_WARP_GROUPS
+) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)` of the ptr-array epilogue (a grouped kernel's:
+    `Sm120PtrArrayTmaWarpSpecialized`, whose collective is EPA): tensors, tensormaps, pipeline."""
+    return struct(
+        "CollectiveEpilogue::SharedStorage",
+        [
+            tensor_storage(tile, ops, fusion).at("tensors"),
+            array_tensormaps(warp_groups).at("tensormaps"),
+            load_pipeline(tile, ops).at("pipeline"),
+        ],
+        f"{EPA}: CollectiveEpilogue::SharedStorage {{tensors; tensormaps; pipeline;}}",
+    )

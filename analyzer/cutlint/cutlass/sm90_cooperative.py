@@ -1,0 +1,170 @@
+"""The SM90 cooperative kernel shell for one problem, as CUTLASS 4.5.0 lays it out, and the tile
+schedulers it can hold: what SM120 kernels of `GemmUniversal<..., TileSchedulerTag>` with a
+cooperative schedule (`KernelTmaWarpSpecializedCooperative*Sm120`) are made of.
+
+`GemmKernel::SharedStorage` (KS):
+
+    struct SharedStorage {
+      struct PipelineStorage : aligned_struct<16, _1> {
+        alignas(16) mainloop; alignas(16) epi_load; alignas(16) load_order;
+      } pipelines;
+      alignas(16) TileSchedulerStorage scheduler;
+      struct TensorStorage : aligned_struct<128, _1> { epilogue; mainloop; } tensors;
+    };
+
+Header paths are relative to CUTLASS's `include/`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from cutlint.cutlass.layout import Block, array, empty, struct
+from cutlint.cutlass.storage import (
+    BARRIER_BYTES,
+    PL,
+    THREADS_PER_WARP_GROUP,
+    ordered_sequence_barrier_storage,
+    pipeline_storage,
+)
+from cutlint.records import RegisterPlan, Shape3
+
+KS = "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp"
+TS = "cutlass/gemm/kernel/tile_scheduler.hpp"
+SM100_TS = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
+SM90_TS = "cutlass/gemm/kernel/sm90_tile_scheduler.hpp"
+
+# cutlass/gemm/collective/builders/sm120_*_builder.inl: AtomLayoutMNK = Layout<Shape<_4,_2,_1>>
+# for a cooperative schedule: 8 MMA warps (KS: NumMMAThreads = size(TiledMma{})).
+COOPERATIVE_MMA_THREADS = 8 * 32
+# KS: NumLoadWarpGroups = 1
+LOAD_WARP_GROUPS = 1
+# The block-scaled builder's SchedulerPipelineStageCount = 3 (the blockwise one's is 2), which
+# KS passes on as TileSchedulerPipelineStageCount
+SCHEDULER_STAGES = 3
+# SM100_TS: struct CLCResponse { uint32_t data[4]; }
+CLC_RESPONSE_BYTES = 16
+
+
+class Scheduler(StrEnum):
+    """The tile scheduler `TileSchedulerSelector<Tag, arch::Sm120, ...>` (TS) picks."""
+
+    CLC = "PersistentTileSchedulerSm100"
+    """`PersistentScheduler` (and `void`) on Sm120: the CLC-based dynamic persistent scheduler."""
+    STREAM_K = "PersistentTileSchedulerSm100StreamK"
+    """`StreamKScheduler` on Sm120; its SharedStorage is PersistentTileSchedulerSm100's."""
+    STATIC = "PersistentTileSchedulerSm90"
+    """`StaticPersistentScheduler` (any arch): the static persistent scheduler."""
+
+
+def scheduler_for(tag: str) -> Scheduler:
+    """TS: TileSchedulerSelector<tag, arch::Sm120, ...>::Scheduler."""
+    return {
+        "void": Scheduler.CLC,
+        "PersistentScheduler": Scheduler.CLC,
+        "StreamKScheduler": Scheduler.STREAM_K,
+        "StaticPersistentScheduler": Scheduler.STATIC,
+    }[tag]
+
+
+def scheduler_storage(s: Scheduler, stages: int = SCHEDULER_STAGES) -> Block:
+    if s is Scheduler.STATIC:
+        return empty("scheduler", f"{SM90_TS}: PersistentTileSchedulerSm90::SharedStorage (empty)")
+    return struct(
+        "scheduler",
+        [
+            array(
+                "pipeline_",
+                pipeline_storage(stages),
+                16,
+                f"{SM100_TS}: alignas(16) PipelineCLCFetchAsync<{stages}>::SharedStorage pipeline_",
+            ),
+            array(
+                "throttle_pipeline_",
+                pipeline_storage(stages),
+                16,
+                f"{SM100_TS}: alignas(16) PipelineAsync<{stages}>::SharedStorage throttle_pipeline_",
+            ),
+            array(
+                "data_",
+                stages * CLC_RESPONSE_BYTES,
+                16,
+                f"{SM100_TS}: alignas(16) CLCResponse data_[Stages = {stages}]",
+            ),
+        ],
+        f"{SM100_TS}: PersistentTileSchedulerSm100::SharedStorage"
+        + (" (PersistentTileSchedulerSm100StreamK's)" if s is Scheduler.STREAM_K else ""),
+    )
+
+
+def kernel_shared_storage(
+    mainloop_tensors: Block,
+    mainloop_pipeline: Block,
+    epilogue_tensors: Block,
+    epilogue_pipeline: Block,
+    scheduler: Scheduler,
+    scheduler_stages: int = SCHEDULER_STAGES,
+) -> Block:
+    """`GemmKernel::SharedStorage` of KS for the given parts."""
+    pipelines = struct(
+        "pipelines",
+        [
+            mainloop_pipeline.at("mainloop", 16),
+            epilogue_pipeline.at("epi_load", 16),
+            array(
+                "load_order",
+                ordered_sequence_barrier_storage(1, 2),
+                16,
+                f"{KS}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
+            ),
+        ],
+        f"{KS}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
+        base_align=16,
+    )
+    tensors = struct(
+        "tensors",
+        [epilogue_tensors.at("epilogue"), mainloop_tensors.at("mainloop")],
+        f"{KS}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
+        base_align=128,
+    )
+    return struct(
+        "SharedStorage",
+        [pipelines, scheduler_storage(scheduler, scheduler_stages).at("scheduler", 16), tensors],
+        f"{KS}: GemmKernel::SharedStorage",
+    )
+
+
+def max_threads_per_block(mma_threads: int = COOPERATIVE_MMA_THREADS) -> int:
+    """KS: MaxThreadsPerBlock = NumMMAThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
+    return mma_threads + LOAD_WARP_GROUPS * THREADS_PER_WARP_GROUP
+
+
+def register_plan(
+    tile: Shape3, sm120_blockscaled: bool, mma_threads: int = COOPERATIVE_MMA_THREADS
+) -> RegisterPlan:
+    """KS: RegsPerThread = M * N / NumMMAThreads * sizeof(float) / sizeof(uint32_t);
+    HeavyRegisterPressure = IsSm120BlockScaled ? RegsPerThread >= 128 : RegsPerThread >= 208;
+    LoadRegisterRequirement = heavy ? 24 : 40; MmaRegisterRequirement = heavy ? 240 : 232."""
+    regs = tile.m * tile.n // mma_threads
+    heavy = regs >= (128 if sm120_blockscaled else 208)
+    load, mma = (24, 240) if heavy else (40, 232)
+    warp_groups = mma_threads // THREADS_PER_WARP_GROUP
+    return RegisterPlan(
+        accumulator_registers=regs,
+        reconfigured=True,
+        load_warpgroup_registers=load,
+        mma_warpgroup_registers=mma,
+        block_registers=THREADS_PER_WARP_GROUP * (LOAD_WARP_GROUPS * load + warp_groups * mma),
+        source=f"{KS}: RegsPerThread, HeavyRegisterPressure, LoadRegisterRequirement, MmaRegisterRequirement",
+    )
+
+
+__all__ = [
+    "BARRIER_BYTES",
+    "Scheduler",
+    "kernel_shared_storage",
+    "max_threads_per_block",
+    "register_plan",
+    "scheduler_for",
+    "scheduler_storage",
+]

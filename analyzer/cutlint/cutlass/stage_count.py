@@ -1,0 +1,120 @@
+"""The SM90 CollectiveBuilder's stage count: `compute_stage_count_or_override` with
+`StageCountAutoCarveout`, and the kernel-level carveout the SM90 GMMA builders take off first.
+
+One formula for every SM90 TMA GMMA builder that uses it (`sm90_gmma_builder.inl`: the SS
+builder for KernelPtrArrayTmaWarpSpecialized{Cooperative,Pingpong} and the FP8 fast-accumulation
+builder). The SM100 block-scaled formula that the SM120 recipe uses is another function
+(`sm100_compute_stage_count_or_override_blockscaled`), kept with that recipe for now.
+
+Header paths are relative to CUTLASS's `include/`. Unchanged between CUTLASS 4.2.1 and 4.5.0
+except for the order of the template parameters.
+"""
+
+from __future__ import annotations
+
+from cutlint.cutlass.layout import round_up
+from cutlint.cutlass.storage import TMA_DESCRIPTOR_BYTES, cpp_div, pipeline_storage
+from cutlint.records import StageCount, StageTerm
+
+SC90 = "cutlass/gemm/collective/builders/sm90_common.inl"
+GB90 = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
+
+# SC90: detail::sm90_smem_capacity_bytes = 232448 (the opt-in limit of H100/H200)
+SM90_SMEM_CAPACITY = 232448
+# GB90: compute_stage_count_or_override<..., int alignment = 128, ...>
+SM90_STAGE_ALIGNMENT = 128
+# cutlass/gemm/kernel/sm90_tile_scheduler_group.hpp: the builder sizes the grouped scheduler's
+# pipeline for PipelineAsyncSharedStorage<8>
+BUILDER_SCHEDULER_PIPELINE_STAGES = 8
+
+
+def sm90_kernel_carveout(ptr_array: bool, grouped_strides: bool) -> tuple[StageTerm, ...]:
+    """GB90: KernelSmemCarveout = TensorMapStorage + SchedulerPipelineStorage.
+
+    TensorMapStorage = IsArrayOfPointersGemm ? 2 * sizeof(TmaDescriptor) : 0 (A and B);
+    SchedulerPipelineStorage = is_pointer_v<TagToStrideA_t<GmemLayoutATag>> ?
+    sizeof(PipelineAsyncSharedStorage<8>) : 0 (a grouped GEMM passes `LayoutA*`).
+    """
+    return (
+        StageTerm(
+            name="TensorMapStorage",
+            bytes=2 * TMA_DESCRIPTOR_BYTES if ptr_array else 0,
+            source=f"{GB90}: IsArrayOfPointersGemm ? sizeof(cute::TmaDescriptor) * 2 : 0",
+        ),
+        StageTerm(
+            name="SchedulerPipelineStorage",
+            bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES) if grouped_strides else 0,
+            source=f"{GB90}: is_pointer_v<TagToStrideA_t<GmemLayoutATag>> ? "
+            "sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>) : 0",
+        ),
+    )
+
+
+def sm90_stage_count(
+    *,
+    a_bits: int,
+    b_bits: int,
+    tile_m: int,
+    tile_n: int,
+    tile_k: int,
+    carveout: int,
+    kernel_carveout: tuple[StageTerm, ...],
+    capacity: int = SM90_SMEM_CAPACITY,
+    alignment: int = SM90_STAGE_ALIGNMENT,
+) -> StageCount:
+    """GB90: `compute_stage_count_or_override<Sm90ReducedSmemCapacityBytes, ElementAMma,
+    ElementBMma, TileShape_MNK>(StageCountAutoCarveout<carveout>)`:
+
+        stage_bytes    = round_up(bits_to_bytes(a_bits*M*K) + bits_to_bytes(b_bits*N*K), 128)
+                         + sizeof(PipelineTmaAsync<1>::SharedStorage)
+        carveout_bytes = round_up(carveout, 128)
+        capacity_bytes = (sm90_smem_capacity_bytes - KernelSmemCarveout) / 128 * 128
+        stages         = (capacity_bytes - carveout_bytes) / stage_bytes
+    """
+    reduced = capacity - sum(t.bytes for t in kernel_carveout)
+    capacity_bytes = reduced // alignment * alignment
+    carveout_bytes = round_up(carveout, alignment)
+    a = round_up(a_bits * tile_m * tile_k, 8) // 8
+    b = round_up(b_bits * tile_n * tile_k, 8) // 8
+    tensors = round_up(a + b, alignment)
+    reductions = (
+        *kernel_carveout,
+        StageTerm(
+            name="capacity round-down",
+            bytes=reduced - capacity_bytes,
+            source=f"{GB90}: capacity_bytes = capacity_bytes_ / alignment * alignment",
+        ),
+        StageTerm(
+            name="carveout round-up",
+            bytes=carveout_bytes - carveout,
+            source=f"{GB90}: carveout_bytes = cutlass::round_up(carveout_bytes_, alignment)",
+        ),
+    )
+    per_stage = (
+        StageTerm(name="A", bytes=a, source=f"{GB90}: bits_to_bytes(a_bits * M * K)"),
+        StageTerm(name="B", bytes=b, source=f"{GB90}: bits_to_bytes(b_bits * N * K)"),
+        StageTerm(
+            name="alignment",
+            bytes=tensors - (a + b),
+            source=f"{GB90}: cutlass::round_up(stage_bytes_, alignment = {alignment})",
+        ),
+        StageTerm(
+            name="pipeline",
+            bytes=pipeline_storage(1),
+            source=f"{GB90}: sizeof(cutlass::PipelineTmaAsync<1>::SharedStorage)",
+        ),
+    )
+    stage_bytes = sum(t.bytes for t in per_stage)
+    stage_budget = capacity - sum(t.bytes for t in reductions) - carveout
+    return StageCount(
+        stages=cpp_div(stage_budget, stage_bytes),
+        capacity=capacity,
+        reductions=reductions,
+        carveout=carveout,
+        stage_budget=stage_budget,
+        per_stage=per_stage,
+        stage_bytes=stage_bytes,
+        formula=f"{GB90}: compute_stage_count_or_override(StageCountAutoCarveout) = "
+        "(capacity - KernelSmemCarveout - carveout, each aligned to 128) / stage_bytes",
+        capacity_source=f"{SC90}: detail::sm90_smem_capacity_bytes",
+    )

@@ -1,0 +1,142 @@
+"""The families of FlashInfer's JIT-rendered SM120 GEMM modules share one shape: each model module
+types a call (`tactic_of`), says why it cannot (a reason string) and computes the numbers of each
+kernel the call builds (`evaluate` -> KernelNumbers). This adapter puts such a module behind the
+family seam once, instead of once per family.
+
+A call that builds several kernels (the FP4 GEMM's persistent and Stream-K kernels) is judged by
+the one that needs the most shared memory: the runner fails when either cannot initialize.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any, ClassVar
+
+from cutlint.cutlass.layout import Block
+from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.model.context import ModelContext
+from cutlint.records import (
+    FormKind,
+    Instantiation,
+    Recipe,
+    Region,
+    Resources,
+    SmemLayout,
+)
+
+
+class KernelCallRecipe(Recipe):
+    """One call of a JIT module's macro or launcher template, as written."""
+
+    name: str
+    args: tuple[str, ...]
+    release: str | None = None
+    """The FlashInfer release that wrote it (its header decides the stage policy)."""
+
+
+def _regions(block: Block) -> tuple[Region, ...]:
+    return tuple(
+        Region(
+            name=p.name.removeprefix("SharedStorage."),
+            offset=p.offset,
+            size=p.size,
+            align=p.align,
+            source=p.source,
+            derived_from=p.derived_from,
+        )
+        for p in block.flat()
+    )
+
+
+class JitModuleFamily:
+    """A family whose model module has `family_data`, `tactic_of`, `evaluate`,
+    `mainloop_shared_storage` and `epilogue_shared_storage`."""
+
+    metrics: ClassVar[Mapping[str, str]] = {"jit.kernel": "which kernel of the call is judged"}
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {"jit.kernel": ("input.call",)}
+    columns: ClassVar[tuple[str, ...]] = ("call", "kernel")
+    probe: ClassVar[str | None] = "jit-module"
+
+    name: ClassVar[str]
+    package: ClassVar[str]
+    model: ClassVar[ModuleType]
+
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.model.family_data()
+        return data
+
+    def names(self) -> set[str]:
+        data = self._data()
+        found = {data["macro"]} if "macro" in data else set()
+        return found | set(data.get("macros", {})) | set(data.get("launchers", {}))
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        if inst.name not in self.names():
+            return None
+        if inst.form is FormKind.EXPLICIT_INSTANTIATION and "launchers" not in self._data():
+            return None
+        release = ctx.flashinfer.version if ctx.flashinfer else None
+        return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
+
+    def _kernels(self, recipe: Recipe) -> list[KernelNumbers] | str:
+        assert isinstance(recipe, KernelCallRecipe)
+        labels = tuple(self._data().get("kernels", ["default"]))
+        out: list[KernelNumbers] = []
+        for label in labels:
+            got = self.model.evaluate(recipe.name, recipe.args, recipe.release, label)
+            if isinstance(got, str):
+                return got
+            out.append(got)
+        return out
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        if ctx.arch.sm not in (120, 121):
+            return f"an SM120 kernel (`{self.name}`) does not run on {ctx.arch.name}"
+        got = self._kernels(recipe)
+        return got if isinstance(got, str) else None
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        assert isinstance(recipe, KernelCallRecipe)
+        kernels = self._kernels(recipe)
+        assert not isinstance(kernels, str), kernels
+        k = max(kernels, key=lambda n: n.smem)
+        t = self.model.tactic_of(recipe.name, recipe.args)
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=k.stage_count,
+            layout=SmemLayout(
+                regions=_regions(k.layout),
+                size=k.layout.size,
+                align=k.layout.align,
+                mainloop_size=self.model.mainloop_shared_storage(t, k.stages).size,
+                epilogue_size=self.model.epilogue_shared_storage(t).size,
+            ),
+            max_threads_per_block=k.max_threads_per_block,
+        )
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        return {"jit.kernel": self._kernel_label(recipe)}
+
+    def _kernel_label(self, recipe: Recipe) -> str:
+        kernels = self._kernels(recipe)
+        return "?" if isinstance(kernels, str) else max(kernels, key=lambda n: n.smem).kernel
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        assert isinstance(recipe, KernelCallRecipe)
+        return (f"{recipe.name}({', '.join(recipe.args)})", self._kernel_label(recipe))
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        assert isinstance(recipe, KernelCallRecipe)
+        return (
+            InputField(
+                "input.call", recipe.name, ", ".join(recipe.args), f"the arguments of {recipe.name}"
+            ),
+        )
+
+    def title(self, recipe: Recipe) -> str:
+        assert isinstance(recipe, KernelCallRecipe)
+        return f"{recipe.name}({', '.join(recipe.args)})"

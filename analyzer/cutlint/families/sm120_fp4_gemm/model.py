@@ -1,0 +1,149 @@
+"""FlashInfer's dense FP4 (NVFP4) GEMM for SM120/SM121 (`INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER`).
+
+The recipe is `DeviceGemmFp4GemmSm120_*` in `flashinfer/gemm/fp4_gemm_template_sm120.h`: a
+block-scaled SM120 mainloop over `nv_float4_t<e2m1>` operands (`KernelTmaWarpSpecializedCooperative`,
+`StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>`), an SM120 TMA epilogue with
+`ElementC = void` and D row-major (column-major when SwapAB), and two kernels on the SM90
+cooperative shell that differ only in the tile scheduler: `GemmKernelDefault`
+(`StaticPersistentScheduler`, no scheduler storage) and `GemmKernelStreamK` (`StreamKScheduler`,
+the CLC scheduler's 144 B). The cluster arguments are ignored: the header fixes 1x1x1.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from cutlint.cutlass import sm90_cooperative as shell
+from cutlint.cutlass import sm120_blockscaled as mainloop
+from cutlint.cutlass import sm120_epilogue as epilogue
+from cutlint.cutlass.layout import Block
+from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
+
+
+@cache
+def family_data() -> dict[str, Any]:
+    with resources.files(__package__).joinpath("data", "family.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def kernels() -> tuple[str, ...]:
+    """The kernels each call defines, by label: `default`, `streamk`."""
+    return tuple(family_data()["kernels"])
+
+
+@dataclass(frozen=True)
+class Tactic:
+    """What one macro call instantiates (its arguments, typed)."""
+
+    output: str
+    """T as written: `half`, `__nv_bfloat16`."""
+    tile: Shape3
+    """CTA tile in elements (K in FP4 elements: 128 elements are 64 bytes)."""
+    swap_ab: bool
+
+
+def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
+    data = family_data()
+    if name != data["macro"]:
+        return f"`{name}` is not {data['macro']}"
+    if len(args) != len(data["parameters"]):
+        return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
+    out, m, n, k, _cm, _cn, _ck, xsm, swap = args
+    if out not in data["output_bits"]:
+        return f"output type `{out}`: the model covers {', '.join(data['output_bits'])}"
+    if xsm != "_1SM":
+        return f"XSM `{xsm}`: the SM120 header builds 1-SM kernels only"
+    if swap not in ("true", "false"):
+        return f"SWAP_AB `{swap}` is not `true` or `false`"
+    try:
+        tile = Shape3(m=int(m), n=int(n), k=int(k))
+    except ValueError:
+        return f"tile {m}x{n}x{k} is not three integers"
+    if tile.m % mainloop.SF_BLOCK_MN or tile.n % 32 or tile.k % 128:
+        return f"tile {tile}: the model covers M a multiple of 128, N of 32, K of 128"
+    return Tactic(output=out, tile=tile, swap_ab=swap == "true")
+
+
+def epilogue_operands(t: Tactic) -> epilogue.EpilogueOperands:
+    return epilogue.EpilogueOperands(
+        c_bits=0, d_bits=family_data()["output_bits"][t.output], d_column_major=t.swap_ab
+    )
+
+
+def epilogue_shape(t: Tactic) -> EpilogueTile:
+    return epilogue.shape(t.tile, epilogue_operands(t))
+
+
+def epilogue_shared_storage(t: Tactic) -> Block:
+    return epilogue.shared_storage(
+        t.tile, epilogue_operands(t), epilogue.linear_combination_storage()
+    )
+
+
+def stage_count(t: Tactic) -> StageCount:
+    """The builder's StageCountAutoCarveout (the header fixes no stage count)."""
+    return mainloop.stage_count(t.tile, mainloop.NVFP4, epilogue_shared_storage(t).size)
+
+
+def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    return mainloop.mainloop_shared_storage(t.tile, mainloop.NVFP4, stages)
+
+
+def kernel_shared_storage(t: Tactic, stages: int, kernel: str = "default") -> Block:
+    ops = epilogue_operands(t)
+    return shell.kernel_shared_storage(
+        mainloop_tensors=mainloop.mainloop_tensor_storage(t.tile, mainloop.NVFP4, stages),
+        mainloop_pipeline=mainloop.mainloop_pipeline(stages),
+        epilogue_tensors=epilogue.tensor_storage(
+            t.tile, ops, epilogue.linear_combination_storage()
+        ),
+        epilogue_pipeline=epilogue.load_pipeline(t.tile, ops),
+        scheduler=shell.scheduler_for(family_data()["kernels"][kernel]["tile_scheduler"]),
+    )
+
+
+def max_threads_per_block() -> int:
+    return shell.max_threads_per_block()
+
+
+def register_plan(t: Tactic) -> RegisterPlan:
+    return shell.register_plan(t.tile, sm120_blockscaled=True)
+
+
+def release_known(version: str | None) -> str | None:
+    """None when the release's header builds this recipe, else why not modeled."""
+    recipes: dict[str, Any] = family_data()["recipes"]
+    if version in recipes:
+        return None
+    known = ", ".join(recipes)
+    if version is None:
+        return f"unknown FlashInfer release: the recipe is known for {known}"
+    return f"FlashInfer {version}: the recipe is known for {known}"
+
+
+def evaluate(
+    name: str, args: tuple[str, ...], version: str | None, kernel: str = "default"
+) -> KernelNumbers | str:
+    """The numbers of one instantiation's kernel (`default` or `streamk`) under a release's
+    header, or why not modeled."""
+    t = tactic_of(name, args)
+    if isinstance(t, str):
+        return t
+    why = release_known(version)
+    if why is not None:
+        return why
+    if kernel not in family_data()["kernels"]:
+        return f"`{name}` builds the kernels {', '.join(kernels())}, not `{kernel}`"
+    sc = stage_count(t)
+    return KernelNumbers(
+        family=family_data()["name"],
+        kernel=kernel,
+        stage_count=sc,
+        layout=kernel_shared_storage(t, sc.stages, kernel),
+        max_threads_per_block=max_threads_per_block(),
+    )

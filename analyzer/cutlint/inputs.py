@@ -1,0 +1,341 @@
+"""The one reader of user-named files: sources, logs, baselines, configs, CUTLASS's version.h.
+
+Every file cutlint reads because a user named it (on the command line, in a config, by pointing
+at a directory) is opened here, so the same refusals hold everywhere:
+
+- only regular files are read. The file is opened with O_NONBLOCK, so that even a FIFO swapped in
+  after the directory walk cannot block the open, and the opened descriptor's fstat decides:
+  a FIFO, socket, device or directory is refused before a byte is read;
+- size is bounded per kind of file (`Limit`): a larger file is refused unread, and one that grows
+  while it is read is cut at the limit and refused;
+- time is bounded: reading gives up at a deadline (a stalled network file system);
+- a path longer than PATH_MAX is opened one directory at a time (openat), so a deep tree is read
+  like any other;
+- JSON and TOML are decoded with bounds on nesting and on the digits of a number
+  (`load_json`, `load_toml`): Python's own decoders raise RecursionError or ValueError there.
+
+Every failure is an `InputError`: one line that names the file and says why.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+import time
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_CHUNK = 1 << 20
+_PATH_MAX = 4000
+"""Paths at least this long (in bytes) are opened a directory at a time. Below Linux's PATH_MAX
+(4096) with room to spare; macOS's is 1024, where ENAMETOOLONG takes the same route."""
+
+NUMBER_DIGITS = 20
+"""The most digits a number in a baseline or config may have: 2**64 - 1 has 20. Python refuses
+to convert strings of more than 4,300 digits at all (sys.get_int_max_str_digits)."""
+
+NESTING = 64
+"""The deepest nesting of arrays and tables a baseline or config may have (theirs is 3)."""
+
+
+class InputError(Exception):
+    """A user-named file that cannot be read as asked; the message names it and says why."""
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = str(path)
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What one kind of file may cost to read."""
+
+    what: str
+    """The kind, for messages: "source file", "log", "baseline", ..."""
+    max_bytes: int
+    seconds: float = 120.0
+    """Wall-clock time the read may take (a regular file on a local disk takes milliseconds)."""
+
+
+SOURCE = Limit("source file", 256 << 20)
+"""A generated instantiation file is tens of KB; 256 MiB leaves room for any real one."""
+LOG = Limit("log", 1 << 30, seconds=600.0)
+BASELINE = Limit("baseline", 64 << 20)
+CONFIG = Limit("config file", 4 << 20)
+HEADER = Limit("header", 4 << 20)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _why(err: OSError) -> str:
+    if err.errno == errno.ENOENT:
+        return "does not exist"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if err.errno == errno.ELOOP:
+        return "a symlink loop: its links never reach a file"
+    if err.errno == errno.EISDIR:
+        return "is a directory"
+    return err.strerror or type(err).__name__
+
+
+def describe(err: OSError) -> str:
+    """Why an OSError happened, in the words of this module's messages."""
+    return _why(err)
+
+
+def _is_long(path: str | Path) -> bool:
+    return len(os.fsencode(path)) >= _PATH_MAX
+
+
+@contextmanager
+def _parent(path: str | Path) -> Iterator[tuple[int | None, str]]:
+    """(dir_fd, name) for `path`: (None, path) for an ordinary path; for a long one, a descriptor
+    of its directory opened one component at a time, and the last component."""
+    if not _is_long(path):
+        yield None, str(path)
+        return
+    text = os.fspath(path)
+    head, name = os.path.split(text.rstrip(os.sep) or text)
+    parts = [p for p in head.split(os.sep) if p]
+    fd = os.open(os.sep if os.path.isabs(text) else ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts:
+            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        yield fd, name or "."
+    finally:
+        os.close(fd)
+
+
+def stat_path(path: str | Path) -> os.stat_result:
+    """os.stat (following links) that also works for a path longer than PATH_MAX."""
+    with _parent(path) as (fd, name):
+        return os.stat(name, dir_fd=fd)
+
+
+def is_link(path: str | Path) -> bool:
+    """Whether `path` itself is a symlink (False when it cannot be lstat'ed)."""
+    try:
+        with _parent(path) as (fd, name):
+            return stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def listdir(path: str | Path) -> list[str]:
+    """os.listdir that also works for a path longer than PATH_MAX."""
+    if not _is_long(path):
+        return os.listdir(path)
+    with _parent(path) as (fd, name):
+        sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        try:
+            return os.listdir(sub)
+        finally:
+            os.close(sub)
+
+
+def _open(path: str | Path, limit: Limit) -> tuple[int, os.stat_result]:
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        with _parent(path) as (dir_fd, name):
+            fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError as err:
+        raise InputError(path, f"{_why(err)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(path, f"is {_kind(st.st_mode)}, not a {limit.what}; not read")
+        if st.st_size > limit.max_bytes:
+            raise InputError(path, _too_large(st.st_size, limit))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def _too_large(size: int | None, limit: Limit) -> str:
+    has = f"is {size:,} bytes" if size is not None else "grew while it was read"
+    return f"{has}; cutlint reads a {limit.what} of at most {limit.max_bytes:,} bytes"
+
+
+def _chunks(fd: int, path: str | Path, limit: Limit) -> Iterator[bytes]:
+    deadline = time.monotonic() + limit.seconds
+    total = 0
+    while True:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except OSError as err:
+            raise InputError(path, f"cannot be read: {_why(err)}") from None
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > limit.max_bytes:
+            raise InputError(path, _too_large(None, limit))
+        if time.monotonic() > deadline:
+            raise InputError(path, f"reading took longer than {limit.seconds:g} s; given up")
+        yield chunk
+
+
+def read_bytes(path: str | Path, limit: Limit) -> bytes:
+    """The whole file, if it is a regular file within `limit`."""
+    fd, _ = _open(path, limit)
+    try:
+        return b"".join(_chunks(fd, path, limit))
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | Path, limit: Limit) -> str:
+    """The whole file as UTF-8 text (a BOM is dropped); invalid UTF-8 is an InputError."""
+    data = read_bytes(path, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputError(
+            path, f"not UTF-8 text: byte 0x{data[err.start]:02x} at line {line}"
+        ) from None
+
+
+def lines(path: str | Path, limit: Limit, max_line: int) -> Iterator[tuple[bytes, bool]]:
+    """The file's lines (without their line ends), streamed: (line, cut). A line longer than
+    `max_line` bytes is yielded cut to that length with `cut` set, and the rest of it skipped,
+    so that memory stays bounded by the longest line kept, not by the file."""
+    fd, _ = _open(path, limit)
+    try:
+        pending = b""  # the start of the line the previous chunks did not finish
+        skipping = False  # that line is longer than max_line: only its head is kept
+        for chunk in _chunks(fd, path, limit):
+            pieces = chunk.split(b"\n")
+            rest = pieces.pop()  # after the chunk's last newline: a line not finished yet
+            for i, piece in enumerate(pieces):
+                if i == 0:
+                    if skipping:
+                        yield pending, True
+                        pending, skipping = b"", False
+                        continue
+                    piece, pending = pending + piece, b""
+                yield _line(piece, max_line)
+            if pieces:
+                pending = rest
+            elif not skipping:
+                pending += rest
+            if not skipping and len(pending) > max_line:
+                pending, skipping = pending[:max_line], True
+        if skipping:
+            yield pending, True
+        elif pending:
+            yield _line(pending, max_line)
+    finally:
+        os.close(fd)
+
+
+def _line(piece: bytes, max_line: int) -> tuple[bytes, bool]:
+    if len(piece) > max_line:
+        return piece[:max_line], True
+    return (piece[:-1] if piece.endswith(b"\r") else piece), False
+
+
+# --- structured files ------------------------------------------------------------------------
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-+").lstrip("0")) > NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(digits):,} digits (at most {NUMBER_DIGITS})")
+    return int(digits)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(text: str, openers: str, closers: str) -> int:
+    """The deepest bracket nesting of `text`, ignoring brackets in double-quoted strings. A
+    coarse bound, checked before the decoder recurses (it counts `[` inside TOML's single-quoted
+    strings too, which only makes it stricter)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in openers:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in closers:
+            depth -= 1
+    return deepest
+
+
+def _check_nesting(path: str | Path, text: str, openers: str, closers: str) -> None:
+    # Only text with many brackets is scanned character by character: a real file has few.
+    if sum(text.count(c) for c in openers) > NESTING and _depth(text, openers, closers) > NESTING:
+        raise InputError(path, f"nested deeper than {NESTING} levels; not read")
+
+
+def load_json(path: str | Path, limit: Limit) -> Any:
+    """A JSON file, decoded with every number bounded and the nesting bounded."""
+    text = read_text(path, limit)
+    _check_nesting(path, text, "[{", "]}")
+    try:
+        return json.loads(
+            text, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constant
+        )
+    except json.JSONDecodeError as err:
+        raise InputError(path, f"not JSON: {err}") from None
+    except (ValueError, RecursionError) as err:
+        raise InputError(path, f"not read: {err}") from None
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > 64:
+        raise ValueError(f"a number of {len(text):,} characters")
+    return float(text)
+
+
+def load_toml(path: str | Path, limit: Limit) -> dict[str, Any]:
+    """A TOML file, decoded with the nesting bounded; a number Python refuses to convert (over
+    4,300 digits) is an InputError like any other bad value."""
+    text = read_text(path, limit)
+    _check_nesting(path, text, "[{", "]}")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(path, f"not valid TOML: {err}") from None
+    except (ValueError, RecursionError) as err:
+        raise InputError(path, f"not read: {err}") from None
+
+
+def is_regular(path: str | Path) -> bool:
+    """Whether `path` (links followed) is a regular file; False for anything that cannot be
+    stat'ed. For discovery (is there a pyproject.toml here?), never for reading."""
+    try:
+        return stat.S_ISREG(stat_path(path).st_mode)
+    except OSError:
+        return False

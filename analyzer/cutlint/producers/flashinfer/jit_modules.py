@@ -1,0 +1,233 @@
+"""FlashInfer's JIT-rendered SM120 GEMM modules, written the way its JIT writes them.
+
+Besides the fused-MoE instantiations (`generate_kernels.py`), FlashInfer's JIT renders jinja
+templates of the wheel (`flashinfer/data/csrc/*.jinja`) into `generated/gen_gemm_sm120*/` when a
+model first calls one of these GEMMs. The functions that do it are `gen_gemm_sm120_module*` in
+`flashinfer/jit/gemm/core.py` (and, since 0.7.4, `gen_gemm_sm120_module_cutlass_nvfp4_svdquant`
+in `flashinfer/jit/gemm/svdquant_sm120.py`); they choose the template, the tile and dtype lists
+and the file names, and differ between releases (0.6.11.post2's MXFP8 list has 256x128 and
+128x256 tiles that 0.7.x removed, flashinfer#4013).
+
+So cutlint does not copy those lists: it runs the release's own functions. They need torch only
+for dtype objects used as dictionary keys (`jit/utils.py`) and the JIT's build helpers only to
+return a `JitSpec`; both are replaced by stand-ins here, and nothing of torch or of the package
+`__init__`s runs. The templates use real jinja (loops, filters, `{% set %}`, whitespace control),
+rendered by jinja2, as the JIT does.
+
+The cache layout is `FLASHINFER_CACHE_DIR / <version> / <arch> / "generated"` (jit/env.py
+`_get_workspace_dir_name`, `FLASHINFER_GEN_SRC_DIR`); `<arch>` is `120f` for a 12.0 part on CUDA
+>= 12.9 and `121a` for 12.1 (compilation_context.py `_normalize_cuda_arch`, 0.6.11.post2 on).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# The modules that hold the SM120 gen functions, relative to the wheel's `flashinfer/jit/gemm`.
+_GEN_MODULES = ("core", "svdquant_sm120")
+_GEN_PREFIX = "gen_gemm_sm120"
+# Modules of the wheel that are replaced by stand-ins (they import torch, CUDA or the network).
+_STUBBED = ("flashinfer.artifacts", "flashinfer.jit.cubin_loader")
+
+DEFAULT_ARCH_DIR = "120f"
+"""`_normalize_cuda_arch(12, 0)` on CUDA >= 12.9: the arch directory of a 12.0 part."""
+
+
+class JitRenderError(Exception):
+    """The release's JIT functions could not be loaded or run; says why."""
+
+
+@dataclass(frozen=True)
+class RenderedModule:
+    """One `gen_gemm_sm120*` function's output: what its `gen_jit_spec` call was given."""
+
+    function: str
+    """The FlashInfer function that wrote it, e.g. `gen_gemm_sm120_module_cutlass_mxfp8`."""
+    name: str
+    """The JIT module name passed to `gen_jit_spec` (`mxfp8_gemm_cutlass_sm120`)."""
+    generated: tuple[Path, ...]
+    """Files it wrote under `generated/` (rendered templates and copied sources), in its order."""
+    cuda_flags: tuple[str, ...]
+    """`extra_cuda_cflags` beyond the arch flags, e.g. `-DENABLE_BF16 -DENABLE_FP4`."""
+
+
+def arch_dir_for(sm: int) -> str:
+    """compilation_context.py `_normalize_cuda_arch` on CUDA >= 12.9: `120f` for 12.0, `<sm>a`
+    for 12.1 and every other arch from 9.0 on (the JIT's cache directory for one device)."""
+    return "120f" if sm == 120 else f"{sm}a"
+
+
+def gen_src_dir(out_base: Path, version: str, arch_dir: str = DEFAULT_ARCH_DIR) -> Path:
+    """`<base>/flashinfer/<version>/<arch>/generated`: jit/env.py FLASHINFER_GEN_SRC_DIR with
+    FLASHINFER_CACHE_DIR = `<base>/flashinfer`."""
+    return out_base / "flashinfer" / version / arch_dir / "generated"
+
+
+def render_sm120_modules(
+    root: Path, version: str, out_base: Path, arch_dir: str = DEFAULT_ARCH_DIR
+) -> list[Path]:
+    """Run every `gen_gemm_sm120*` function of the wheel unpacked at `root` (the directory that
+    holds `flashinfer/`) with its default arguments, writing into FlashInfer's cache layout under
+    `out_base`. Returns the files written, module by module, in the order the JIT writes them."""
+    return [
+        p for m in render_sm120_jit_specs(root, version, out_base, arch_dir) for p in m.generated
+    ]
+
+
+def render_sm120_jit_specs(
+    root: Path, version: str, out_base: Path, arch_dir: str = DEFAULT_ARCH_DIR
+) -> list[RenderedModule]:
+    """As `render_sm120_modules`, with what each module's `gen_jit_spec` call was given."""
+    gen_dir = gen_src_dir(out_base, version, arch_dir)
+    csrc = root / "flashinfer" / "data" / "csrc"
+    if not csrc.is_dir():
+        raise JitRenderError(f"{root} holds no flashinfer/data/csrc: not an unpacked wheel")
+    specs: list[_Spec] = []
+    with _stand_ins(root, gen_dir, csrc, specs):
+        functions = _gen_functions()
+        if not functions:
+            raise JitRenderError(f"no {_GEN_PREFIX}* function in {root}/flashinfer/jit/gemm")
+        out: list[RenderedModule] = []
+        for name, fn in functions:
+            specs.clear()
+            try:
+                fn()
+            except Exception as e:  # third-party code: report, do not crash
+                raise JitRenderError(f"FlashInfer {version} {name}() failed: {e}") from e
+            if len(specs) != 1:
+                raise JitRenderError(f"{name}() called gen_jit_spec {len(specs)} times, not once")
+            spec = specs[0]
+            out.append(
+                RenderedModule(
+                    function=name,
+                    name=spec.name,
+                    generated=tuple(
+                        Path(p) for p in spec.sources if Path(p).is_relative_to(gen_dir)
+                    ),
+                    cuda_flags=tuple(spec.cuda_flags),
+                )
+            )
+    return out
+
+
+def _gen_functions() -> list[tuple[str, Callable[[], Any]]]:
+    found: dict[str, Callable[[], Any]] = {}
+    for module in _GEN_MODULES:
+        qualified = f"flashinfer.jit.gemm.{module}"
+        try:
+            mod = importlib.import_module(qualified)
+        except ModuleNotFoundError as e:
+            if e.name == qualified:
+                continue  # not in this release (svdquant_sm120 is new in 0.7.4)
+            raise JitRenderError(f"cannot load {qualified}: {e}") from e
+        except Exception as e:
+            raise JitRenderError(f"cannot load {qualified}: {e}") from e
+        for name in sorted(vars(mod)):
+            fn = getattr(mod, name)
+            if (
+                name.startswith(_GEN_PREFIX)
+                and callable(fn)
+                and getattr(fn, "__module__", None) == qualified
+            ):
+                found[name] = fn
+    return sorted(found.items())
+
+
+# --- stand-ins ---------------------------------------------------------------------------------
+
+
+class _Placeholder:
+    """A torch dtype or a JIT helper value: named, hashable (dtype maps use dtypes as keys),
+    callable and with any attribute, each answer again a placeholder."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> _Placeholder:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Placeholder(f"{self._name}.{attr}")
+
+    def __call__(self, *args: object, **kwargs: object) -> _Placeholder:
+        return _Placeholder(f"{self._name}()")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Placeholder) and other._name == self._name
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+class _AnyModule(types.ModuleType):
+    """A module whose every attribute is a placeholder (torch, artifacts, cubin_loader)."""
+
+    def __getattr__(self, attr: str) -> _Placeholder:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Placeholder(f"{self.__name__}.{attr}")
+
+
+@dataclass
+class _Spec:
+    name: str
+    sources: list[str]
+    cuda_flags: list[str]
+
+
+class _CompilationContext:
+    """jit/core.py `current_compilation_context`: the arch flags are not part of the sources."""
+
+    def get_nvcc_flags_list(self, *args: object, **kwargs: object) -> list[str]:
+        return []
+
+
+@contextlib.contextmanager
+def _stand_ins(root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec]) -> Iterator[None]:
+    """Import the wheel's `flashinfer.jit.gemm` modules with stand-in parents and helpers; put
+    `sys.modules` back as it was afterwards."""
+    owned = ("flashinfer", "torch")
+    saved = {
+        k: v for k, v in sys.modules.items() if any(k == o or k.startswith(o + ".") for o in owned)
+    }
+    for k in saved:
+        del sys.modules[k]
+    try:
+        for name in ("flashinfer", "flashinfer.jit", "flashinfer.jit.gemm"):
+            pkg = types.ModuleType(name)
+            pkg.__path__ = [str(root / name.replace(".", "/"))]
+            sys.modules[name] = pkg
+        sys.modules["torch"] = _AnyModule("torch")
+        for name in _STUBBED:
+            sys.modules[name] = _AnyModule(name)
+        env = types.ModuleType("flashinfer.jit.env")
+        env.FLASHINFER_GEN_SRC_DIR = gen_dir  # type: ignore[attr-defined]
+        env.FLASHINFER_CSRC_DIR = csrc  # type: ignore[attr-defined]
+        sys.modules["flashinfer.jit.env"] = env
+        sys.modules["flashinfer.jit"].env = env  # type: ignore[attr-defined]
+
+        def gen_jit_spec(name: str, sources: list[Any], **kwargs: Any) -> _Spec:
+            flags = [str(f) for f in kwargs.get("extra_cuda_cflags") or []]
+            spec = _Spec(name, [str(s) for s in sources], flags)
+            specs.append(spec)
+            return spec
+
+        core = _AnyModule("flashinfer.jit.core")
+        core.gen_jit_spec = gen_jit_spec  # type: ignore[attr-defined]
+        core.current_compilation_context = _CompilationContext()  # type: ignore[attr-defined]
+        core.JitSpec = _Spec  # type: ignore[attr-defined]
+        sys.modules["flashinfer.jit.core"] = core
+        yield
+    finally:
+        for k in [k for k in sys.modules if any(k == o or k.startswith(o + ".") for o in owned)]:
+            del sys.modules[k]
+        sys.modules.update(saved)

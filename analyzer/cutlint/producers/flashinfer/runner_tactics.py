@@ -1,0 +1,379 @@
+"""FlashInfer's SM120 GEMM runners: their tactics, release by release, and what a runner's log line
+means for them.
+
+A runner (`CutlassMxfp8GemmRunnerSm120`, `CutlassFp4GemmRunner` for SM120, ...) numbers its
+candidate configurations by their index in `getConfigs()`; the autotuner tries each. When one
+cannot initialize, the runner throws a message that names no tactic:
+
+    [MXFP8 SM120 gemm Runner] Failed to initialize cutlass MXFP8 gemm on sm120. Error: Error Internal
+
+So the line alone says only which runner failed and at which step. Given the release, this module
+lists the runner's tactics (data/sm120_runner_tactics.toml, each list with its source), builds
+the instantiation each tactic dispatches to, and asks the family's model (cutlint.families.*)
+for the kernel's SharedStorage: the tactics that cannot initialize on the target, and why, and
+the ones that fit. Pure functions of the line, the release and the arch; the module's
+instantiations may be passed to also flag tactics whose kernel the module never instantiates.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from collections.abc import Collection
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from cutlint.families.kernel_numbers import MIN_STAGES, KernelNumbers
+from cutlint.model.arch import arch_for
+from cutlint.records import Shape3
+
+
+@dataclass(frozen=True)
+class RunnerTactic:
+    id: int
+    config: str
+    """The runner's tile enum, e.g. `CtaShape256x128x128B`."""
+    tile: Shape3
+    """The CTA tile in elements, as the dispatch passes it to the launcher."""
+    swap_ab: bool
+    kernel: str
+    """Which kernel of the instantiation: `default`, `streamk`."""
+
+
+@dataclass(frozen=True)
+class RunnerRelease:
+    version: str
+    source: str
+    tactics: tuple[RunnerTactic, ...]
+
+
+@dataclass(frozen=True)
+class Runner:
+    key: str
+    family: str
+    """The package under cutlint.families that models the runner's kernels."""
+    module: str
+    macro: str
+    prefix: str
+    numbering: str
+    args: tuple[str, ...]
+    """The macro's arguments for one tactic: `{output}`, `{m}`, `{n}`, `{k}`, `{swap_ab}`."""
+    outputs: tuple[str, ...]
+    kernel_by_prefix: dict[str, str]
+    releases: dict[str, RunnerRelease]
+
+    def instantiation(self, t: RunnerTactic, output: str) -> tuple[str, tuple[str, ...]]:
+        """(macro, args) of the instantiation the tactic dispatches to, for one output type."""
+        values = {
+            "output": output,
+            "m": str(t.tile.m),
+            "n": str(t.tile.n),
+            "k": str(t.tile.k),
+            "swap_ab": "true" if t.swap_ab else "false",
+        }
+        return self.macro, tuple(a.format(**values) for a in self.args)
+
+
+@cache
+def runners() -> dict[str, Runner]:
+    with (
+        resources.files("cutlint.producers.flashinfer")
+        .joinpath("data", "sm120_runner_tactics.toml")
+        .open("rb") as f
+    ):
+        data = tomllib.load(f)
+    out: dict[str, Runner] = {}
+    for key, r in data["runners"].items():
+        releases = {
+            v: RunnerRelease(v, d["source"], tuple(_tactic(t) for t in d["tactics"]))
+            for v, d in r["releases"].items()
+        }
+        out[key] = Runner(
+            key=key,
+            family=r["family"],
+            module=r["module"],
+            macro=r["macro"],
+            prefix=r["prefix"],
+            numbering=r["numbering"],
+            args=tuple(r["args"]),
+            outputs=tuple(r["outputs"]),
+            kernel_by_prefix=dict(r.get("kernel_by_prefix", {})),
+            releases=releases,
+        )
+    return out
+
+
+def _tactic(d: dict[str, Any]) -> RunnerTactic:
+    m, n, k = d["tile"]
+    return RunnerTactic(d["id"], d["config"], Shape3(m=m, n=n, k=k), d["swap_ab"], d["kernel"])
+
+
+# --- the log line --------------------------------------------------------------------------------
+
+
+class Step(StrEnum):
+    """Where the runner's launcher stopped (the order of its checks)."""
+
+    WORKSPACE = "workspace"
+    CAN_IMPLEMENT = "can_implement()"
+    INITIALIZE = "initialize()"
+    RUN = "run()"
+
+
+# The launchers' messages (mxfp8_gemm_template_sm120.h, fp4_gemm_template_sm120.h), after the
+# runner's prefix. 0.7.x's MXFP8 launcher appends the size it asked for when it exceeds the limit.
+_STEPS: tuple[tuple[Step, re.Pattern[str]], ...] = (
+    (Step.WORKSPACE, re.compile(r"Requested workspace size insufficient")),
+    (Step.CAN_IMPLEMENT, re.compile(r"kernel will fail for params")),
+    (Step.INITIALIZE, re.compile(r"Failed to initialize cutlass")),
+    (Step.RUN, re.compile(r"Failed to run cutlass")),
+)
+_STATUS = re.compile(r"Error: (?P<status>Error(?: [A-Z][a-z]+)+|Success)")
+_NEEDS = re.compile(
+    r"kernel needs (?P<needs>\d+) bytes of shared memory, device per-block limit is "
+    r"(?P<limit>\d+) bytes"
+)
+_ON_ARCH = re.compile(r" on (?P<arch>sm\d+(?:/sm\d+)?)\b")
+
+
+@dataclass(frozen=True)
+class RunnerLine:
+    """What one runner log line says."""
+
+    runner: str
+    prefix: str
+    kernel: str | None
+    """The kernel the prefix names (`[FP4 gemm Runner StreamK]`), or None when it names none."""
+    step: Step | None
+    status: str | None
+    arch_text: str | None
+    """`sm120`, `sm120/sm121`: the arch the message names (its own text, not the device)."""
+    needs: int | None
+    limit: int | None
+
+
+def read_line(line: str) -> RunnerLine | None:
+    """The runner line in `line` (anywhere in it: frameworks prefix their own logger), or None."""
+    best: tuple[int, Runner, str] | None = None
+    for r in runners().values():
+        at = line.find(r.prefix)
+        if at < 0:
+            continue
+        end = line.find("]", at)
+        prefix = line[at : end + 1] if end >= 0 else r.prefix
+        if best is None or at < best[0]:
+            best = (at, r, prefix)
+    if best is None:
+        return None
+    at, r, prefix = best
+    rest = line[at + len(prefix) :]
+    step = next((s for s, p in _STEPS if p.search(rest)), None)
+    status = _STATUS.search(rest)
+    arch = _ON_ARCH.search(rest)
+    needs = _NEEDS.search(rest)
+    return RunnerLine(
+        runner=r.key,
+        prefix=prefix,
+        kernel=r.kernel_by_prefix.get(prefix),
+        step=step,
+        status=status["status"] if status else None,
+        arch_text=arch["arch"] if arch else None,
+        needs=int(needs["needs"]) if needs else None,
+        limit=int(needs["limit"]) if needs else None,
+    )
+
+
+# --- verdicts ------------------------------------------------------------------------------------
+
+
+class Verdict(StrEnum):
+    FITS = "fits"
+    FAILS_INITIALIZE = "fails initialize()"
+    DOES_NOT_COMPILE = "does not compile"
+    NOT_INSTANTIATED = "not instantiated"
+    NOT_MODELED = "not modeled"
+
+
+@dataclass(frozen=True)
+class TacticVerdict:
+    tactic: RunnerTactic
+    instantiation: tuple[str, tuple[str, ...]]
+    """(macro, args) the tactic dispatches to (for the first output type; every output type the
+    runner has gives the same numbers, or the verdict says not modeled)."""
+    verdict: Verdict
+    stages: int | None
+    smem: int | None
+    limit: int
+    why: str
+
+
+def judge_runner(
+    runner: str,
+    release: str,
+    arch: str = "sm_120",
+    instantiated: Collection[tuple[str, tuple[str, ...]]] | None = None,
+) -> tuple[TacticVerdict, ...] | str:
+    """Every tactic of a runner in a release, judged on an arch; or why it cannot be."""
+    r = runners().get(runner)
+    if r is None:
+        return f"unknown runner `{runner}`"
+    rel = r.releases.get(release)
+    if rel is None:
+        return (
+            f"{r.prefix} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
+        )
+    limit = arch_for(arch).smem_optin
+    model = importlib.import_module(f"cutlint.families.{r.family}.model")
+    out: list[TacticVerdict] = []
+    for t in rel.tactics:
+        numbers: list[KernelNumbers | str] = []
+        for output in r.outputs:
+            name, args = r.instantiation(t, output)
+            numbers.append(model.evaluate(name, args, release, t.kernel))
+        first = r.instantiation(t, r.outputs[0])
+        missing = [
+            o
+            for o in r.outputs
+            if instantiated is not None and r.instantiation(t, o) not in instantiated
+        ]
+        out.append(_verdict(t, first, numbers, limit, arch, missing))
+    return tuple(out)
+
+
+def _verdict(
+    t: RunnerTactic,
+    inst: tuple[str, tuple[str, ...]],
+    numbers: list[KernelNumbers | str],
+    limit: int,
+    arch: str,
+    missing: list[str],
+) -> TacticVerdict:
+    if missing:
+        return TacticVerdict(
+            t, inst, Verdict.NOT_INSTANTIATED, None, None, limit,
+            f"the module instantiates no `{inst[0]}` for this tile and SwapAB "
+            f"(output {', '.join(missing)}): the dispatch names a launcher the module does not define",
+        )  # fmt: skip
+    reasons = [n for n in numbers if isinstance(n, str)]
+    if reasons:
+        return TacticVerdict(t, inst, Verdict.NOT_MODELED, None, None, limit, reasons[0])
+    kernels = [n for n in numbers if isinstance(n, KernelNumbers)]
+    if len({(k.stages, k.smem) for k in kernels}) != 1:
+        return TacticVerdict(
+            t, inst, Verdict.NOT_MODELED, None, None, limit,
+            "the output types give different kernels; judge them one by one",
+        )  # fmt: skip
+    k = kernels[0]
+    sc = k.stage_count
+    if not k.compiles:
+        return TacticVerdict(
+            t, inst, Verdict.DOES_NOT_COMPILE, k.stages, k.smem, limit,
+            f"{k.stages} stage(s) < {MIN_STAGES}: the SM120 mainloop's static_assert(Stages >= 2) stops the build",
+        )  # fmt: skip
+    budget = (
+        f"StageCount<{k.stages}> fixed by the launcher"
+        if sc.fixed
+        else f"{k.stages} stages from the builder's stage budget of {sc.stage_budget:,} B"
+    )
+    if k.smem > limit:
+        return TacticVerdict(
+            t, inst, Verdict.FAILS_INITIALIZE, k.stages, k.smem, limit,
+            f"needs {k.smem:,} B of shared memory ({budget}); {arch} allows {limit:,} B per block: "
+            "cudaFuncSetAttribute fails and initialize() returns kErrorInternal",
+        )  # fmt: skip
+    return TacticVerdict(
+        t, inst, Verdict.FITS, k.stages, k.smem, limit,
+        f"needs {k.smem:,} B ({budget}); {limit - k.smem:,} B to spare on {arch}",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunnerExplanation:
+    line: RunnerLine
+    release: str
+    arch: str
+    source: str
+    """Where the release's tactic list comes from."""
+    tactics: tuple[TacticVerdict, ...]
+    """Every tactic of the runner, judged; `candidates` are those that could print the line."""
+    candidates: tuple[TacticVerdict, ...]
+    summary: str
+
+
+def explain_runner_line(
+    line: str,
+    release: str,
+    arch: str = "sm_120",
+    instantiated: Collection[tuple[str, tuple[str, ...]]] | None = None,
+) -> RunnerExplanation | str | None:
+    """What a runner log line means in a release on an arch: None when the line is no runner's;
+    a string when it cannot be judged (unknown release or runner)."""
+    read = read_line(line)
+    if read is None:
+        return None
+    verdicts = judge_runner(read.runner, release, arch, instantiated)
+    if isinstance(verdicts, str):
+        return verdicts
+    r = runners()[read.runner]
+    pool = [v for v in verdicts if read.kernel is None or v.tactic.kernel == read.kernel]
+    candidates, summary = _candidates(read, pool, arch)
+    return RunnerExplanation(
+        line=read,
+        release=release,
+        arch=arch,
+        source=r.releases[release].source,
+        tactics=verdicts,
+        candidates=tuple(candidates),
+        summary=summary,
+    )
+
+
+def _ids(vs: list[TacticVerdict]) -> str:
+    return ", ".join(str(v.tactic.id) for v in vs)
+
+
+def _candidates(
+    read: RunnerLine, pool: list[TacticVerdict], arch: str
+) -> tuple[list[TacticVerdict], str]:
+    failing = [v for v in pool if v.verdict is Verdict.FAILS_INITIALIZE]
+    fits = [v for v in pool if v.verdict is Verdict.FITS]
+    if read.step is Step.INITIALIZE:
+        if read.needs is not None:
+            failing = [v for v in failing if v.smem == read.needs]
+        if failing:
+            sizes = sorted({v.smem for v in failing if v.smem is not None})
+            return failing, (
+                f"initialize() fails for tactic(s) {_ids(failing)}: they need "
+                f"{' / '.join(f'{s:,}' for s in sizes)} B against {failing[0].limit:,} B on {arch}; "
+                f"tactic(s) {_ids(fits) or 'none'} fit"
+            )
+        return [], (
+            f"no tactic of this runner exceeds {arch}'s limit: the initialize() failure has "
+            "another cause (a binary built for another arch, class E, or an earlier sticky error, class G)"
+        )
+    if read.step is Step.RUN:
+        return [], (
+            "run() failed after initialize() succeeded: shared memory was granted; this is not a "
+            "shared-memory verdict (a launch or an earlier kernel's error, classes E/G)"
+        )
+    if read.step is Step.CAN_IMPLEMENT:
+        return (
+            [],
+            "can_implement() rejected the problem shape (class D): decided by the shape, not the tactic",
+        )
+    return [], "the line names no step this module judges"
+
+
+def blocked_tactics(runner: str, release: str, arch: str = "sm_120") -> tuple[int, ...] | str:
+    """The tactic ids a blocklist should hold for a runner (pregen --emit-blocklist): those that
+    cannot initialize or do not compile on the arch. A string when the runner or release is not
+    known."""
+    verdicts = judge_runner(runner, release, arch)
+    if isinstance(verdicts, str):
+        return verdicts
+    bad = (Verdict.FAILS_INITIALIZE, Verdict.DOES_NOT_COMPILE)
+    return tuple(v.tactic.id for v in verdicts if v.verdict in bad)

@@ -1,0 +1,30 @@
+"""Concise output: one line per finding, `path:line:col: RULE severity: message`, as ruff's
+`--output-format concise` and compilers print them, so that editors and terminals jump to the
+place (vim's errorformat, Emacs' compilation mode, VS Code's terminal links):
+
+    gen/kernel.cu:53:1: CUT101 error: needs 102,400 B of shared memory; sm_120 allows ...
+
+A finding about a whole file (it could not be read) is placed at 1:1, as ruff places E902. Paths
+are as the text format prints them (relative to the working directory when under it). Then the
+summary line, unless `quiet`.
+"""
+
+from __future__ import annotations
+
+from cutlint.records import CheckResult
+from cutlint.report.located import findings
+from cutlint.report.style import PLAIN, Style
+from cutlint.report.text import display_path, summary
+
+
+def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
+    lines = []
+    for d, span in findings(result):
+        line = d.line or 1
+        column = span.column if span is not None and span.line == line else 1
+        where = style.path(f"{display_path(d.path)}:{line}:{column}:")
+        sev = style.severity(d.severity, f"{d.severity.value}:")
+        lines.append(f"{where} {style.rule(d.severity, d.rule)} {sev} {d.message}")
+    if not quiet:
+        lines.append(summary(result).splitlines()[0])
+    return "".join(f"{x}\n" for x in lines)

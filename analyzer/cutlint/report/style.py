@@ -1,0 +1,85 @@
+"""Colour for the human formats (text, concise), as ruff and mypy colour a terminal.
+
+Colour is on when writing to a terminal, unless `NO_COLOR` is set to anything non-empty
+(no-color.org) or `TERM=dumb`; `FORCE_COLOR` (or `CLICOLOR_FORCE`) turns it on where there is no
+terminal; `--color always|never` decides over all of them. A file written with `-o` gets none
+unless `--color always`. Only ANSI SGR codes are used; the reporters call these functions and
+never write an escape themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TextIO
+
+from cutlint.records import Severity, Verdict
+
+RESET = "\x1b[0m"
+BOLD = "1"
+DIM = "2"
+RED = "31"
+YELLOW = "33"
+GREEN = "32"
+CYAN = "36"
+
+SEVERITY = {Severity.ERROR: RED, Severity.WARNING: YELLOW, Severity.INFO: CYAN, Severity.NOTE: CYAN}
+VERDICT = {
+    Verdict.FITS: GREEN,
+    Verdict.ZERO_SLACK: YELLOW,
+    Verdict.FAILS_INITIALIZE: RED,
+    Verdict.FAILS_COMPILE: RED,
+    Verdict.UNREACHABLE: YELLOW,
+    Verdict.NOT_MODELED: DIM,
+    Verdict.INACTIVE: DIM,
+}
+
+
+@dataclass(frozen=True)
+class Style:
+    """How to mark up text: `color` False gives the text unchanged."""
+
+    color: bool = False
+
+    def paint(self, text: str, *codes: str) -> str:
+        if not self.color or not codes or not text:
+            return text
+        return f"\x1b[{';'.join(codes)}m{text}{RESET}"
+
+    def path(self, text: str) -> str:
+        return self.paint(text, BOLD)
+
+    def severity(self, severity: Severity, text: str | None = None) -> str:
+        return self.paint(severity.value if text is None else text, BOLD, SEVERITY[severity])
+
+    def rule(self, severity: Severity, text: str) -> str:
+        return self.paint(text, SEVERITY[severity])
+
+    def verdict(self, verdict: Verdict, text: str | None = None) -> str:
+        return self.paint(verdict.value if text is None else text, VERDICT[verdict])
+
+    def dim(self, text: str) -> str:
+        return self.paint(text, DIM)
+
+
+PLAIN = Style()
+COLOR_MODES = ("auto", "always", "never")
+
+
+def wants_color(stream: TextIO, mode: str = "auto", environ: dict[str, str] | None = None) -> bool:
+    """Whether to colour what is written to `stream` (see the module docstring)."""
+    if mode != "auto":
+        return mode == "always"
+    env = os.environ if environ is None else environ
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE", "0") != "0":
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def style_for(stream: TextIO, mode: str = "auto") -> Style:
+    return Style(color=wants_color(stream, mode))

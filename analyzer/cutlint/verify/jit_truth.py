@@ -1,0 +1,179 @@
+"""Compiler truth for a family of FlashInfer's JIT-rendered modules, release by release.
+
+For each release: render its modules as its JIT does (producers.flashinfer.jit_modules), find the
+family's instantiations in them (cutlint.parse), and ask nvcc (verify.jit_probe) for the numbers
+of each kernel. Identical work is done once: an instantiation whose patched template header
+(the part that defines the kernel types, byte for byte) and arguments were already probed for an
+earlier release takes that row, marked with the release that was compiled (`probed_in`). One
+compile per module and release otherwise, under `nice`.
+
+`python -m cutlint.verify.jit_truth FAMILY OUT.json VERSION...` writes the rows the family's
+truth test reads (tests/data/nvcc_<family>_truth.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from cutlint.parse import parse_paths
+from cutlint.producers.flashinfer.jit_modules import render_sm120_jit_specs
+from cutlint.producers.flashinfer.wheel import download_wheel
+from cutlint.records import Instantiation
+from cutlint.verify.jit_probe import JitProbeRow, patch_header, run_probe, template_arguments
+from cutlint.verify.probe_records import ProbeError
+
+Log = Callable[[str], None]
+
+FILES_PER_COMPILE = 8
+"""Files per translation unit: the host pass's memory grows with the kernels in it (~1.3 GB for
+8 FP4 kernels); eight files keep a compile near 2-3 GB on a shared machine."""
+
+
+def _probe_module(family: str) -> ModuleType:
+    return importlib.import_module(f"cutlint.families.{family}.probe")
+
+
+def _patched_hash(root: Path, probe: ModuleType) -> str:
+    h = hashlib.sha256()
+    include = root / "flashinfer" / "data" / "include"
+    for p in probe.PATCHES:
+        real = include / p.header
+        text = patch_header(real.read_text(encoding="utf-8"), p, real.parent)
+        # absolutized includes name the wheel's own directory: not part of what is compiled
+        h.update(text.replace(str(root.resolve()), "<wheel>").encode())
+    version_h = root / "flashinfer" / "data" / "cutlass" / "include" / "cutlass" / "version.h"
+    h.update(version_h.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def row_key(inst: Instantiation) -> tuple[str, ...]:
+    """What identifies an instantiation's kernel types within one patched header."""
+    return (inst.name, *inst.args)
+
+
+def match(rows: Sequence[JitProbeRow], inst: Instantiation) -> list[JitProbeRow]:
+    """The probe rows of one instantiation: by file and arguments for a macro call (its rows
+    carry the stringized arguments), by template arguments for an explicit instantiation (its
+    rows carry the function's `__PRETTY_FUNCTION__`)."""
+    name = Path(inst.span.path).name
+    if inst.name.startswith("INSTANTIATE_"):
+        return [r for r in rows if Path(r.where).name == name and r.args == inst.args]
+    out = []
+    for r in rows:
+        if f" {inst.name}(" not in r.where and f"::{inst.name}(" not in r.where:
+            continue
+        values = list(template_arguments(r.where).values())
+        if [_spelling(v) for v in values] == [_spelling(a) for a in inst.args]:
+            out.append(r)
+    return out
+
+
+def _spelling(text: str) -> str:
+    """Template arguments as the compiler prints them and as the source spells them:
+    `cutlass::float_e4m3_t` vs `cutlass::float_e4m3_t`, `true` vs `true`, `1` vs `1`."""
+    return "".join(text.split())
+
+
+def collect(
+    family: str,
+    versions: Sequence[str],
+    wheels: Path,
+    workdir: Path,
+    log: Log = lambda _: None,
+) -> list[dict[str, Any]]:
+    probe = _probe_module(family)
+    done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]] = {}
+    out: list[dict[str, Any]] = []
+    for version in versions:
+        root = download_wheel(version, wheels)
+        modules = render_sm120_jit_specs(root, version, workdir / "render")
+        module = next((m for m in modules if m.name == probe.MODULE), None)
+        if module is None:
+            log(f"{version}: no module {probe.MODULE}")
+            continue
+        header_key = _patched_hash(root, probe)
+        files = [p for p in module.generated if probe.claims_file(p)]
+        insts = [
+            i
+            for r in parse_paths(files)
+            for i in r.instantiations
+            if i.name in probe.INSTANTIATIONS
+        ]
+        todo = sorted({Path(i.span.path) for i in insts if (header_key, row_key(i)) not in done})
+        found: list[JitProbeRow] = []
+        # Files whose headers cannot share a translation unit (each is its own TU in the real
+        # build) are compiled apart: the probe module's `tu_key`, if it has one.
+        tu_key = getattr(probe, "tu_key", lambda _: "")
+        groups: dict[str, list[Path]] = {}
+        for f in todo:
+            groups.setdefault(tu_key(f), []).append(f)
+        batches = [
+            g[i : i + FILES_PER_COMPILE]
+            for g in groups.values()
+            for i in range(0, len(g), FILES_PER_COMPILE)
+        ]
+        for n, batch in enumerate(batches):
+            log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
+            run = run_probe(
+                root, batch, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}-{n}"
+            )
+            log(f"{version}: {len(run.rows)} rows in {run.seconds:.0f} s")
+            found.extend(run.rows)
+        if todo:
+            for i in insts:
+                if Path(i.span.path) in todo:
+                    rows = match(found, i)
+                    if not rows:
+                        raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
+                    done[(header_key, row_key(i))] = (version, rows)
+        for i in insts:
+            probed_in, rows = done[(header_key, row_key(i))]
+            for r in rows:
+                d = asdict(r)
+                d.pop("where")
+                d.pop("line")
+                d.pop("args")
+                out.append(
+                    {
+                        "version": version,
+                        "module": module.name,
+                        "file": Path(i.span.path).name,
+                        "line": i.span.line,
+                        "name": i.name,
+                        "args": list(i.args),
+                        "probed_in": probed_in,
+                        **d,
+                    }
+                )
+    return out
+
+
+def main(argv: Sequence[str]) -> int:
+    family, target, *versions = argv
+    wheels = Path.home() / ".cache" / "cutlint-tests"
+    with tempfile.TemporaryDirectory(prefix="cutlint-jit-truth-") as tmp:
+        rows = collect(family, versions, wheels, Path(tmp), log=lambda m: print(m, file=sys.stderr))
+    about = (
+        f"Compiler truth for the {family} family: nvcc, host-only probe "
+        "(cutlint.verify.jit_probe), on the files FlashInfer's own JIT functions render for "
+        f"flashinfer-python {', '.join(versions)}, compiled with the module's flags against the "
+        "headers of the same wheel. One row per kernel of each instantiation; `probed_in` is the "
+        "release whose compile produced it (an identical patched header and arguments are "
+        "compiled once)."
+    )
+    Path(target).write_text(json.dumps({"about": about, "rows": rows}, indent=1) + "\n")
+    print(f"{len(rows)} rows -> {target}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,48 @@
+"""Every instantiation of FlashInfer's JIT-rendered SM120 modules is read by one family and, but
+for SVDQuant, modeled: stage count, SharedStorage, threads, on each release."""
+
+from __future__ import annotations
+
+from collections import Counter
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.families.sm120_fp4_gemm import model as fp4
+from cutlint.families.sm120_fp4_group_gemm import model as fp4_group
+from cutlint.families.sm120_fp8_groupwise import model as fp8_groupwise
+from cutlint.families.sm120_mxfp8_gemm import model as mxfp8
+from cutlint.families.sm120_svdquant import model as svdquant
+from cutlint.parse import parse_paths
+
+FAMILIES: tuple[ModuleType, ...] = (mxfp8, fp4, fp8_groupwise, fp4_group, svdquant)
+
+
+def owner(name: str, args: tuple[str, ...]) -> list[ModuleType]:
+    return [f for f in FAMILIES if not isinstance(f.tactic_of(name, args), str)]
+
+
+@pytest.mark.parametrize("version", ["0.6.11.post2", "0.7.2.post1", "0.7.4"])
+def test_every_instantiation_has_one_family(jit_modules: Any, version: str) -> None:
+    counts: Counter[str] = Counter()
+    for module in jit_modules(version):
+        for inst in (i for r in parse_paths(list(module.generated)) for i in r.instantiations):
+            families = owner(inst.name, inst.args)
+            assert len(families) == 1, (inst.name, inst.args, families)
+            family = families[0]
+            numbers = family.evaluate(inst.name, inst.args, version)
+            if family is svdquant:
+                assert isinstance(numbers, str) and "static_asserts" in numbers
+                counts["read, not modeled"] += 1
+                continue
+            assert isinstance(numbers, KernelNumbers), numbers
+            counts["modeled"] += 1
+            if family is fp4:
+                assert isinstance(
+                    fp4.evaluate(inst.name, inst.args, version, "streamk"), KernelNumbers
+                )
+    expected = {"0.6.11.post2": 132, "0.7.2.post1": 124, "0.7.4": 124}
+    assert counts["modeled"] == expected[version]
+    assert counts["read, not modeled"] == (49 if version == "0.7.4" else 0)

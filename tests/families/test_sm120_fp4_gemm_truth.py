@@ -1,0 +1,80 @@
+"""The dense FP4 SM120 model against the compiler: every row of
+tests/data/nvcc_sm120_fp4_gemm_truth.json (nvcc on the files FlashInfer 0.6.11.post2, 0.7.2.post1
+and 0.7.4 render: both kernels of each instantiation), byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.sm120_fp4_gemm import model
+from cutlint.model.arch import arch_for
+
+ROWS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[1] / "data" / "nvcc_sm120_fp4_gemm_truth.json").read_text()
+)["rows"]
+
+
+def test_truth_covers_every_release_and_both_kernels() -> None:
+    releases = ("0.6.11.post2", "0.7.2.post1", "0.7.4")
+    counts = {v: sum(1 for r in ROWS if r["version"] == v) for v in releases}
+    assert counts == dict.fromkeys(releases, 64)
+    assert {r["label"] for r in ROWS} == {"default", "streamk"}
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)))
+def test_model_equals_compiler(index: int) -> None:
+    row = ROWS[index]
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"])
+    assert not isinstance(k, str), k
+    t = model.tactic_of(row["name"], tuple(row["args"]))
+    assert isinstance(t, model.Tactic)
+    plan = model.register_plan(t)
+    members = row["members"]
+    got = {
+        "stages": k.stages,
+        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+        "load_registers": plan.load_warpgroup_registers,
+        "mma_registers": plan.mma_warpgroup_registers,
+        "scheduler": members["kernel.scheduler.size"],
+    }
+    want = {key: row[key] for key in list(got)[:6]}
+    want["load_registers"] = members["kernel.LoadRegisterRequirement"]
+    want["mma_registers"] = members["kernel.MmaRegisterRequirement"]
+    blocks = {p.name.removeprefix("SharedStorage."): p for p in k.layout.flat()}
+    scheduler = [p for name, p in blocks.items() if name.startswith("scheduler")]
+    want["scheduler"] = sum(p.size for p in scheduler if p.name != "(padding)")
+    assert got == want
+    assert blocks["tensors.mainloop.smem_A"].offset == members["kernel.tensors.mainloop.offset"]
+
+
+@pytest.mark.parametrize("arch", ["sm_120", "sm_121"])
+def test_tensorrt_llm_11368_tiles(arch: str) -> None:
+    """TensorRT-LLM#11368 names the SM120 FP4 tiles 128x128x256B and 256x128x128B, which its
+    dispatch passes as CTA K = 256 and 128 elements: FlashInfer's (128, 128, 256) and
+    (256, 128, 128), built by the same recipe (StageCountAutoCarveout, TmaWarpSpecialized, void C,
+    StaticPersistentScheduler). With CUTLASS 4.5.0 both fit on both arches, with the same verdict."""
+    limit = arch_for(arch).smem_optin
+    got = {}
+    for m, n, k in ((128, 128, 256), (256, 128, 128)):
+        for swap in ("false", "true"):
+            numbers = model.evaluate(
+                "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER",
+                ("__nv_bfloat16", str(m), str(n), str(k), "1", "1", "1", "_1SM", swap),
+                "0.7.4",
+            )
+            assert not isinstance(numbers, str)
+            got[(m, n, k, swap)] = (numbers.stages, numbers.smem, numbers.smem <= limit)
+    assert got == {
+        (128, 128, 256, "false"): (2, 83968, True),
+        (128, 128, 256, "true"): (2, 83968, True),
+        (256, 128, 128, "false"): (3, 93184, True),
+        (256, 128, 128, "true"): (3, 93184, True),
+    }

@@ -1,0 +1,147 @@
+"""FlashInfer's JIT-rendered SM120 GEMM modules: rendered by each release's own functions, and
+every instantiation in them found by the parser."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from cutlint.parse import parse_paths
+from cutlint.records import FormKind
+
+# Per release: module -> files it writes under generated/ (rendered + copied sources), and the
+# instantiations per macro or launcher. Counted from core.py's lists: FP4 8 tiles x 2 dtypes x 2
+# (`true`/`false`); MXFP8 5 tiles in 0.6.11.post2, 3 after flashinfer#4013; groupwise 2 x 2 x 2
+# files x 2 granularities; MXFP4 4 files x 3 N x 2 SwapAB; NVFP4 2 files x 3 N x 2 K x 2 SwapAB;
+# svdquant 31 configs, 18 of them with a second NO_INLINE_DOWN instantiation.
+GROUPWISE = {
+    "CutlassGroupwiseScaledGEMMSM120": 16,
+    "CutlassFP8GroupwiseScaledGroupGEMMSM120": 16,
+    "INSTANTIATE_GROUP_GEMM_MXFP4_GROUPWISE_SM120": 24,
+    "INSTANTIATE_GROUP_GEMM_NVFP4_GROUPWISE_SM120": 24,
+}
+EXPECTED: dict[str, dict[str, tuple[int, dict[str, int]]]] = {
+    "0.6.11.post2": {
+        "gemm_sm120": (28, GROUPWISE),
+        "fp4_gemm_cutlass_sm120": (16, {"INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": 32}),
+        "mxfp8_gemm_cutlass_sm120": (10, {"INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120": 20}),
+    },
+    "0.7.2.post1": {
+        "gemm_sm120": (28, GROUPWISE),
+        "fp4_gemm_cutlass_sm120": (16, {"INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": 32}),
+        "mxfp8_gemm_cutlass_sm120": (6, {"INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120": 12}),
+    },
+    "0.7.4": {
+        "gemm_sm120": (28, GROUPWISE),
+        "fp4_gemm_cutlass_sm120": (16, {"INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": 32}),
+        "mxfp8_gemm_cutlass_sm120": (6, {"INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120": 12}),
+        "nvfp4_svdquant_gemm_cutlass_sm120": (
+            31,
+            {
+                "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC": 26,
+                "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_STATIC_TACTIC": 5,
+                "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_NO_INLINE_DOWN_TACTIC": 18,
+            },
+        ),
+    },
+}
+TOTALS = {"0.6.11.post2": 132, "0.7.2.post1": 124, "0.7.4": 173}
+# The sources gen_gemm_sm120_module copies beside its rendered files: hand-written bindings and
+# dispatch, which hold no instantiation (a CUT006 note each, said out loud).
+COPIED = {
+    "gemm_groupwise_sm120.cu",
+    "group_gemm_fp8_groupwise_sm120.cu",
+    "group_gemm_mxfp4_groupwise_sm120.cu",
+    "group_gemm_nvfp4_groupwise_sm120.cu",
+    "gemm_sm120_binding.cu",
+    "group_gemm_sm120_binding.cu",
+}
+# An independent count: each instantiation starts a line with its macro or `template cudaError_t`.
+STARTS = re.compile(r"^(?:INSTANTIATE_\w+\(|template cudaError_t$)", re.M)
+
+
+@pytest.mark.parametrize("version", sorted(EXPECTED))
+def test_render_writes_what_the_jit_writes(jit_modules: Any, version: str) -> None:
+    modules = jit_modules(version)
+    assert {m.name: len(m.generated) for m in modules} == {
+        name: files for name, (files, _) in EXPECTED[version].items()
+    }
+    for m in modules:
+        assert all(p.is_file() for p in m.generated)
+        assert all(
+            f"/flashinfer/{version}/120f/generated/gen_gemm_sm120" in str(p) for p in m.generated
+        )
+
+
+def test_render_leaves_no_stand_ins_behind(flashinfer_root: Any, tmp_path: Any) -> None:
+    """The stand-in torch and flashinfer packages live only while the JIT functions run."""
+    from cutlint.producers.flashinfer.jit_modules import render_sm120_modules
+
+    def ours() -> dict[str, object]:
+        return {k: v for k, v in sys.modules.items() if k.split(".")[0] in ("torch", "flashinfer")}
+
+    before = ours()
+    assert render_sm120_modules(flashinfer_root("0.7.4"), "0.7.4", tmp_path)
+    assert ours() == before
+
+
+@pytest.mark.parametrize("version", sorted(EXPECTED))
+def test_every_instantiation_is_found(jit_modules: Any, version: str) -> None:
+    total = 0
+    for m in jit_modules(version):
+        parsed = parse_paths(list(m.generated))
+        found = Counter(i.name for r in parsed for i in r.instantiations)
+        assert dict(found) == EXPECTED[version][m.name][1], m.name
+        grep = sum(len(STARTS.findall(p.read_text())) for p in m.generated)
+        assert sum(found.values()) == grep
+        for r in parsed:
+            name = r.path.rsplit("/", 1)[-1]
+            assert r.generated_for_sm == 120 and r.flashinfer_version == version
+            if name in COPIED:
+                # bindings copied beside the instantiations: no CUTLASS GEMM instantiation, so
+                # skipped and counted, not CUT006 (producers/flashinfer/cache_layout.jit_source)
+                assert r.skipped and r.problems == () and not r.instantiations
+            else:
+                assert r.problems == () and r.instantiations, name
+        for i in (i for r in parsed for i in r.instantiations):
+            macro = i.name.startswith("INSTANTIATE_")
+            assert i.form is (FormKind.MACRO_CALL if macro else FormKind.EXPLICIT_INSTANTIATION)
+        total += sum(found.values())
+    assert total == TOTALS[version]
+
+
+def test_macro_arguments_are_kept_as_written(jit_modules: Any) -> None:
+    mxfp8 = next(m for m in jit_modules("0.6.11.post2") if m.name == "mxfp8_gemm_cutlass_sm120")
+    insts = [i for r in parse_paths(list(mxfp8.generated)) for i in r.instantiations]
+    assert {i.args for i in insts if i.args[1:3] == ("256", "128")} == {
+        ("__nv_bfloat16", "256", "128", "128", "true"),
+        ("__nv_bfloat16", "256", "128", "128", "false"),
+        ("half", "256", "128", "128", "true"),
+        ("half", "256", "128", "128", "false"),
+    }
+    group = next(m for m in jit_modules("0.7.4") if m.name == "gemm_sm120")
+    nvfp4 = [
+        i
+        for r in parse_paths([p for p in group.generated if "nvfp4" in p.name])
+        for i in r.instantiations
+    ]
+    assert nvfp4[0].args == (
+        "128", "32", "128", "true", "cutlass::float_e2m1_t", "cutlass::float_e2m1_t",
+        "cutlass::float_ue4m3_t", "cutlass::float_ue4m3_t", "cutlass::half_t",
+        "float_e2m1_t", "float_e2m1_t", "float_ue4m3_t", "float_ue4m3_t", "half_t",
+    )  # fmt: skip
+    groupwise = [
+        i
+        for r in parse_paths(
+            [p for p in group.generated if p.name.startswith("gemm_groupwise_e4m3_f16_majortrue")]
+        )
+        for i in r.instantiations
+    ]
+    assert [i.args for i in groupwise] == [
+        ("1", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
+        ("128", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
+    ]

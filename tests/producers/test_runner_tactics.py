@@ -1,0 +1,129 @@
+"""The SM120 runners' tactics and what a runner's log line says about them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cutlint.parse import parse_paths
+from cutlint.producers.flashinfer.runner_tactics import (
+    RunnerExplanation,
+    Step,
+    Verdict,
+    explain_runner_line,
+    judge_runner,
+    read_line,
+    runners,
+)
+
+# flashinfer#3568, as the autotuner logs it on every SM12x part (no tactic id in the line).
+LINE_3568 = (
+    "2026-07-16 10:02:11,402 - WARNING - autotuner.py:485 - flashinfer.jit: [Autotuner]: "
+    "Skipping tactic ... RuntimeError: [MXFP8 SM120 gemm Runner] Failed to initialize cutlass "
+    "MXFP8 gemm on sm120. Error: Error Internal"
+)
+
+
+@pytest.mark.parametrize("arch", ["sm_120", "sm_121"])
+def test_flashinfer_3568_from_the_line_and_the_release(arch: str) -> None:
+    e = explain_runner_line(LINE_3568, "0.6.11.post2", arch)
+    assert isinstance(e, RunnerExplanation)
+    assert e.line.step is Step.INITIALIZE and e.line.status == "Error Internal"
+    failing = {v.tactic.id: v for v in e.candidates}
+    assert sorted(failing) == [6, 7, 8, 9]
+    assert {(v.tactic.tile.m, v.tactic.tile.n) for v in failing.values()} == {
+        (256, 128),
+        (128, 256),
+    }
+    assert all(v.smem == 111616 and v.limit == 101376 and v.stages == 2 for v in failing.values())
+    assert all("StageCount<2>" in v.why for v in failing.values())
+    fits = [v for v in e.tactics if v.verdict is Verdict.FITS]
+    assert [v.tactic.id for v in fits] == [0, 1, 2, 3, 4, 5]
+    assert [v.smem for v in fits] == [96256, 96256, 87040, 87040, 77824, 77824]
+    assert "6, 7, 8, 9" in e.summary and "111,616" in e.summary and "101,376" in e.summary
+
+
+def test_after_the_fix_no_mxfp8_tactic_fails() -> None:
+    """flashinfer#4013 removed the four tactics: the same line in 0.7.x has another cause."""
+    for release in ("0.7.2.post1", "0.7.4"):
+        e = explain_runner_line(LINE_3568, release, "sm_121")
+        assert isinstance(e, RunnerExplanation)
+        assert len(e.tactics) == 6 and not e.candidates
+        assert all(v.verdict is Verdict.FITS for v in e.tactics)
+        assert "another cause" in e.summary
+
+
+def test_the_0_7_mxfp8_message_names_the_size() -> None:
+    line = (
+        "[MXFP8 SM120 gemm Runner] Failed to initialize cutlass MXFP8 gemm on sm120. Error: Error "
+        "Internal (kernel needs 111616 bytes of shared memory, device per-block limit is 101376 bytes)"
+    )
+    read = read_line(line)
+    assert read is not None and (read.needs, read.limit) == (111616, 101376)
+    e = explain_runner_line(line, "0.6.11.post2", "sm_120")
+    assert isinstance(e, RunnerExplanation) and [v.tactic.id for v in e.candidates] == [6, 7, 8, 9]
+
+
+def test_fp4_prefix_names_the_kernel() -> None:
+    read = read_line(
+        "[FP4 gemm Runner StreamK] Failed to initialize cutlass FP4 gemm on sm120/sm121. Error: Error Internal"
+    )
+    assert read is not None and read.kernel == "streamk" and read.arch_text == "sm120/sm121"
+    assert (
+        read_line(
+            "[FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal"
+        ).kernel
+        == "default"
+    )  # type: ignore[union-attr]
+    e = explain_runner_line(
+        "[FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal",
+        "0.7.4",
+        "sm_120",
+    )
+    assert (
+        isinstance(e, RunnerExplanation)
+        and e.line.step is Step.RUN
+        and "not a shared-memory" in e.summary
+    )
+
+
+def test_runner_lists_and_their_sources() -> None:
+    r = runners()
+    assert {k: {v: len(x.tactics) for v, x in r[k].releases.items()} for k in r} == {
+        "mxfp8_sm120": {"0.6.11.post2": 10, "0.7.2.post1": 6, "0.7.4": 6},
+        "fp4_sm120": {"0.6.11.post2": 32, "0.7.2.post1": 32, "0.7.4": 32},
+    }
+    for runner in r.values():
+        for rel in runner.releases.values():
+            assert [t.id for t in rel.tactics] == list(range(len(rel.tactics)))
+            assert rel.source
+    assert explain_runner_line(LINE_3568, "0.5.2") == (
+        "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: its tactics are known for 0.6.11.post2, 0.7.2.post1, 0.7.4"
+    )
+    assert explain_runner_line("nothing to see", "0.7.4") is None
+
+
+@pytest.mark.parametrize("release", ["0.6.11.post2", "0.7.2.post1", "0.7.4"])
+def test_every_runner_tactic_is_instantiated_by_its_module(jit_modules: Any, release: str) -> None:
+    modules = {m.name: m for m in jit_modules(release)}
+    for key, runner in runners().items():
+        insts = {
+            (i.name, i.args)
+            for p in parse_paths(list(modules[runner.module].generated))
+            for i in p.instantiations
+        }
+        verdicts = judge_runner(key, release, "sm_120", insts)
+        assert not isinstance(verdicts, str)
+        assert Verdict.NOT_INSTANTIATED not in {v.verdict for v in verdicts}, key
+        # and a module that lacks one is a finding of its own
+        dropped = judge_runner(key, release, "sm_120", insts - {verdicts[0].instantiation})
+        assert not isinstance(dropped, str) and dropped[0].verdict is Verdict.NOT_INSTANTIATED
+
+
+def test_blocklists() -> None:
+    from cutlint.producers.flashinfer.runner_tactics import blocked_tactics
+
+    assert blocked_tactics("mxfp8_sm120", "0.6.11.post2", "sm_121") == (6, 7, 8, 9)
+    assert blocked_tactics("mxfp8_sm120", "0.7.4", "sm_120") == ()
+    assert blocked_tactics("fp4_sm120", "0.7.4", "sm_121") == ()
