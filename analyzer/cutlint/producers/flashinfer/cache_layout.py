@@ -26,8 +26,9 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)
 
 
 ARCH_DIRECTORY_DEPTH = 2
-"""How far up an arch-named directory is looked for: the cache puts a file in `<sm>/`; further up
-(a checkout named `sm100`, say) says nothing about the file."""
+"""How far up a directory spelled `sm<NNN>` names the file's arch: further up (a checkout named
+`sm100`, say) it says nothing about the file. FlashInfer's own `<NNN>a` / `<NNN>f` arch
+directories count at any depth."""
 
 
 def generated_for_sm(path: str) -> int | None:
@@ -35,8 +36,8 @@ def generated_for_sm(path: str) -> int | None:
     `cutlass_instantiations/<sm>/` (the JIT runs `generate_gemm_operations(out, "<sm>;<sm>-real")`
     there, and the generator writes arch-generic kernels beside the device's own: an SM120 cache's
     `gemm_grouped/80/..._sm80_...` files are Ampere kernels that run on the SM120 device); else
-    `_sm<NNN>_` in its name, else the nearest directory named for an arch (`sm_120a`, `120f`)
-    among the file's ARCH_DIRECTORY_DEPTH nearest, or a bare number where the layout puts one.
+    `_sm<NNN>_` in its name, else the nearest directory named for an arch (`120f`, or `sm_120a`
+    among the file's ARCH_DIRECTORY_DEPTH nearest), or a bare number where the layout puts one.
     Whether cutlint's arch table has that arch is the model's question."""
     p = PurePath(path)
     parts = p.parent.parts
@@ -50,7 +51,7 @@ def generated_for_sm(path: str) -> int | None:
     for i in range(len(parts) - 1, -1, -1):
         part = parts[i]
         d = _SM_DIRECTORY.fullmatch(part)
-        if d and len(parts) - i <= ARCH_DIRECTORY_DEPTH:
+        if d and (d.group(2) or len(parts) - i <= ARCH_DIRECTORY_DEPTH):
             return int(d.group(1) or d.group(2))
         if _BARE.fullmatch(part) and _arch_position(parts, i):
             return int(part)
