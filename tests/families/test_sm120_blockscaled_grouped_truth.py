@@ -89,7 +89,7 @@ def offending(
 @pytest.mark.parametrize("version", ["0.6.3", "0.7.2.post1"])
 @pytest.mark.parametrize("tile", [(128, 256, 128), (256, 128, 128)])
 def test_headline_case(version: str, tile: tuple[int, int, int]) -> None:
-    """DOMAIN.md 2: FINALIZE, SwapAB off: 3 stages, 102,400 B; SwapAB on: 2 stages, 74,752 B."""
+    """The headline case (NVIDIA/cutlass#3144, flashinfer#2077): FINALIZE, SwapAB off: 3 stages, 102,400 B; SwapAB on: 2 stages, 74,752 B."""
     assert offending(version, tile, Fusion.FINALIZE, False) == (3, 102400)
     assert offending(version, tile, Fusion.FINALIZE, True) == (2, 74752)
 

@@ -1,4 +1,4 @@
-"""The arch database: every number has a source, and the numbers DOMAIN.md 3 lists."""
+"""The arch database: every number has a source, and the limits the CUDA C++ Programming Guide and cutlass/arch/arch.h give."""
 
 from __future__ import annotations
 

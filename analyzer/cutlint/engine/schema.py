@@ -124,7 +124,7 @@ class Rule(Strict):
     kind: Kind
     fails_at: FailsAt
     failure_class: Literal["A", "B", "C", "D", "E", "F", "G", "-"] = Field(
-        description="DOMAIN.md section 6 failure class"
+        description="the failure class, A-G (docs/failures.md)"
     )
     message: str
     why: str | None = Field(default=None, description="template of the one line of arithmetic")

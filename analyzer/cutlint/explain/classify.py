@@ -1,4 +1,4 @@
-"""Judge one distinct failure: its class (DOMAIN.md section 6), whether cutlint's prediction
+"""Judge one distinct failure: its class (docs/failures.md), whether cutlint's prediction
 agrees with the log, and the explanation in words.
 
 The explanation of a predicted failure is the rules' own text (their message, why and fix lines

@@ -14,7 +14,7 @@ from cutlint.records import InstantiationResult, Record
 
 
 class FailureClass(StrEnum):
-    """DOMAIN.md section 6: what kind of failure, and whether the source alone decides it."""
+    """The failure class (docs/failures.md): what kind of failure, and whether the source alone decides it."""
 
     A = "A"
     """Shared storage above the opt-in limit: initialize() fails. Static."""

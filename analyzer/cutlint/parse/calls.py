@@ -1,6 +1,6 @@
 """Find instantiations in the masked text and split their arguments.
 
-Two forms (DOMAIN.md section 5):
+Two forms (docs/architecture.md, "Parse"):
 
 - `INSTANTIATE_<NAME>(...)`, a call of any function-like macro whose name starts with
   `INSTANTIATE_` (`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, FlashInfer's JIT-rendered

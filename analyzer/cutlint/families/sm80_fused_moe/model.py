@@ -254,7 +254,7 @@ def launch_outcome(t: Tactic, arch: ArchLimits, static_smem: int | None = None) 
 
     `fused_gemm_maximum_active_blocks` returns -1 when `smem_size > (48 << 10)` and
     `cudaFuncSetAttribute(MaxDynamicSharedMemorySize, smem_size)` fails, which it does above
-    opt-in minus the kernel's static shared memory (inclusive limit, DOMAIN.md 1); otherwise the
+    opt-in minus the kernel's static shared memory (the limit is inclusive: docs/failures.md, measured on an H200); otherwise the
     occupancy query, which is at least 1 whenever the attribute call succeeded, since every arch's
     shared memory per SM is its opt-in limit plus the 1 KiB reserved per block.
     """

@@ -1,4 +1,4 @@
-"""What a file's path says about it, in FlashInfer's JIT cache layout (DOMAIN.md section 5):
+"""What a file's path says about it, in FlashInfer's JIT cache layout (flashinfer/jit/env.py FLASHINFER_GEN_SRC_DIR, flashinfer/jit/fused_moe.py; docs/flashinfer-releases.md):
 
     ~/.cache/flashinfer/<version>/<arch>/generated/cutlass_instantiations/<sm>/<gemm_kind>/<sm>/
         cutlass_kernel_file_<gemm_kind>_sm<sm>_M<tile_m>[_BS][_Mixed]_group<i>.generated.cu
