@@ -15,8 +15,9 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar, Protocol
 
+from cutlint.cutlass.layout import Block
 from cutlint.model.context import ModelContext
-from cutlint.records import Instantiation, Recipe, Resources
+from cutlint.records import Instantiation, Recipe, Region, Resources
 
 Facts = dict[str, int | bool | str]
 
@@ -62,9 +63,15 @@ class FamilyData:
 
 
 @cache
-def family_data(package: str) -> FamilyData:
+def family_toml(package: str) -> dict[str, Any]:
+    """A family's `data/family.toml`, every table as written (read once)."""
     with resources.files(package).joinpath("data", "family.toml").open("rb") as f:
         raw: dict[str, Any] = tomllib.load(f)
+    return raw
+
+
+def family_data(package: str) -> FamilyData:
+    raw = family_toml(package)
     constants = raw.get("constants", {})
     return FamilyData(
         title=raw["title"],
@@ -75,6 +82,21 @@ def family_data(package: str) -> FamilyData:
         truth=raw["truth"],
         constants={k: int(v["value"]) for k, v in constants.items()},
         sources={k: str(v["source"]) for k, v in constants.items()},
+    )
+
+
+def regions(block: Block) -> tuple[Region, ...]:
+    """The laid-out `SharedStorage` as the records' regions (`Resources.layout.regions`)."""
+    return tuple(
+        Region(
+            name=p.name.removeprefix("SharedStorage."),
+            offset=p.offset,
+            size=p.size,
+            align=p.align,
+            source=p.source,
+            derived_from=p.derived_from,
+        )
+        for p in block.flat()
     )
 
 

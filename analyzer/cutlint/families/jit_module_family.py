@@ -13,15 +13,13 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from cutlint.cutlass.layout import Block
-from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.base import Claim, Facts, InputField, regions
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
     Instantiation,
     Recipe,
-    Region,
     Resources,
     SmemLayout,
 )
@@ -34,20 +32,6 @@ class KernelCallRecipe(Recipe):
     args: tuple[str, ...]
     release: str | None = None
     """The FlashInfer release that wrote it (its header decides the stage policy)."""
-
-
-def _regions(block: Block) -> tuple[Region, ...]:
-    return tuple(
-        Region(
-            name=p.name.removeprefix("SharedStorage."),
-            offset=p.offset,
-            size=p.size,
-            align=p.align,
-            source=p.source,
-            derived_from=p.derived_from,
-        )
-        for p in block.flat()
-    )
 
 
 class JitModuleFamily:
@@ -109,7 +93,7 @@ class JitModuleFamily:
             cutlass_version_origin=ctx.cutlass.origin,
             stage_count=k.stage_count,
             layout=SmemLayout(
-                regions=_regions(k.layout),
+                regions=regions(k.layout),
                 size=k.layout.size,
                 align=k.layout.align,
                 mainloop_size=self.model.mainloop_shared_storage(t, k.stages).size,

@@ -11,11 +11,10 @@ from importlib import resources
 from typing import ClassVar
 
 from cutlint.cutlass import sm100_kernel
-from cutlint.cutlass.layout import Block
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.base import Claim, Facts, InputField, regions
 from cutlint.families.sm100_tma_ws_grouped import model as sm100
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer import sm100_dispatch
@@ -23,7 +22,6 @@ from cutlint.records import (
     Instantiation,
     MoeGemmArgs,
     Recipe,
-    Region,
     RegisterPlan,
     Resources,
     Shape3,
@@ -162,20 +160,6 @@ def _smem_layout(t: sm100.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
         align=kernel.align,
         mainloop_size=sm100.mainloop_shared_storage(t, stages, cutlass).size,
         epilogue_size=sm100.epilogue_shared_storage(t).size,
-    )
-
-
-def regions(block: Block) -> tuple[Region, ...]:
-    return tuple(
-        Region(
-            name=p.name.removeprefix("SharedStorage."),
-            offset=p.offset,
-            size=p.size,
-            align=p.align,
-            source=p.source,
-            derived_from=p.derived_from,
-        )
-        for p in block.flat()
     )
 
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.base import Claim, Facts, InputField, regions
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -19,7 +18,6 @@ from cutlint.records import (
     Instantiation,
     MoeGemmArgs,
     Recipe,
-    Region,
     Resources,
     SmemLayout,
     Variant,
@@ -111,20 +109,6 @@ def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
         align=kernel.align,
         mainloop_size=sm120.mainloop_shared_storage(t, stages, cutlass).size,
         epilogue_size=sm120.epilogue_shared_storage(t, cutlass).size,
-    )
-
-
-def regions(block: Block) -> tuple[Region, ...]:
-    return tuple(
-        Region(
-            name=p.name.removeprefix("SharedStorage."),
-            offset=p.offset,
-            size=p.size,
-            align=p.align,
-            source=p.source,
-            derived_from=p.derived_from,
-        )
-        for p in block.flat()
     )
 
 

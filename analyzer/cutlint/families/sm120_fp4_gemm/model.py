@@ -11,24 +11,20 @@ the CLC scheduler's 144 B). The cluster arguments are ignored: the header fixes 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 
-@cache
 def family_data() -> dict[str, Any]:
-    with resources.files(__package__).joinpath("data", "family.toml").open("rb") as f:
-        return tomllib.load(f)
+    return family_toml(__package__)
 
 
 def kernels() -> tuple[str, ...]:

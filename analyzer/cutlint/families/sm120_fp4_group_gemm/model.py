@@ -12,26 +12,22 @@ scales (MXF8F6F4: 8-bit in shared memory, SFVec 32).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint.cutlass import sm90_array_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 _OPERANDS = {"NVFP4": mainloop.NVFP4, "MXFP8_MXFP4": mainloop.MXFP8_MXFP4}
 
 
-@cache
 def family_data() -> dict[str, Any]:
-    with resources.files(__package__).joinpath("data", "family.toml").open("rb") as f:
-        return tomllib.load(f)
+    return family_toml(__package__)
 
 
 @dataclass(frozen=True)

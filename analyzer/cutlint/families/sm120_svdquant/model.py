@@ -9,12 +9,10 @@ guarantees instead: an oversized tactic does not compile).
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
+from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import Shape3
 
@@ -26,10 +24,8 @@ _SCHEDULER = {
 }
 
 
-@cache
 def family_data() -> dict[str, Any]:
-    with resources.files(__package__).joinpath("data", "family.toml").open("rb") as f:
-        return tomllib.load(f)
+    return family_toml(__package__)
 
 
 @dataclass(frozen=True)

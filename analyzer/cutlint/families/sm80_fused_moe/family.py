@@ -11,14 +11,13 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
-from cutlint.families.base import Claim, Facts, InputField, Unreadable
+from cutlint.families.base import Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.sm80_fused_moe import model
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
     Instantiation,
     Recipe,
-    Region,
     Resources,
     Shape3,
     SmemLayout,
@@ -100,7 +99,7 @@ class Sm80FusedMoe:
             cutlass_version_origin=ctx.cutlass.origin,
             stage_count=_stage_count(t, block, ctx),
             layout=SmemLayout(
-                regions=_regions(block),
+                regions=regions(block),
                 size=block.size,
                 align=block.align,
                 mainloop_size=block.size - output,
@@ -163,13 +162,6 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     if ctx.arch.sm < MIN_SM:
         return f"the Ampere fused-MoE kernel needs sm_{MIN_SM} or later, not {ctx.arch.name}"
     return model.tactic_of(model.LAUNCHER_NAME, _recipe(recipe).args)
-
-
-def _regions(block: Block) -> tuple[Region, ...]:
-    return tuple(
-        Region(name=p.name, offset=p.offset, size=p.size, align=p.align, source=p.source)
-        for p in block.flat()
-    )
 
 
 def _stage_count(t: model.Tactic, block: Block, ctx: ModelContext) -> StageCount:

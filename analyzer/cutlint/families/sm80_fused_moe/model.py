@@ -14,15 +14,13 @@ each from the header it mirrors (data/family.toml has the paths and every consta
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint.cutlass.layout import Block, array, struct
 from cutlint.families import base
+from cutlint.families.base import family_toml
 from cutlint.records import ArchLimits, ElementType, Shape3
 
 LAUNCHER_NAME = "sm80_generic_fused_moe_gemm_kernelLauncher"
@@ -36,11 +34,9 @@ _ELEMENTS = {"cutlass::half_t": ElementType.F16, "cutlass::bfloat16_t": ElementT
 PACKAGE = "cutlint.families.sm80_fused_moe"
 
 
-@cache
 def family_data() -> dict[str, Any]:
     """The data file's tables (the generator's lists, the tag routing, the launcher's texts)."""
-    with resources.files(PACKAGE).joinpath("data", "family.toml").open("rb") as f:
-        return tomllib.load(f)
+    return family_toml(PACKAGE)
 
 
 def constant(name: str) -> int:

@@ -8,17 +8,15 @@ import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import format_version, modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import Claim, Facts, InputField
+from cutlint.families.base import Claim, Facts, InputField, regions
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     Fusion,
     Instantiation,
     Recipe,
-    Region,
     Resources,
     SmemLayout,
     Variant,
@@ -56,7 +54,7 @@ class Sm90TmaWsGrouped:
             cutlass_version_origin=ctx.cutlass.origin,
             stage_count=stage_count,
             layout=SmemLayout(
-                regions=_regions(kernel),
+                regions=regions(kernel),
                 size=kernel.size,
                 align=kernel.align,
                 mainloop_size=sm90.mainloop_shared_storage(t, stages, ctx.cutlass).size,
@@ -99,20 +97,6 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:
             f"{format_version(first)}-{format_version(last)}"
         )
     return sm90.tactic_of(a)
-
-
-def _regions(block: Block) -> tuple[Region, ...]:
-    return tuple(
-        Region(
-            name=p.name.removeprefix("SharedStorage."),
-            offset=p.offset,
-            size=p.size,
-            align=p.align,
-            source=p.source,
-            derived_from=p.derived_from,
-        )
-        for p in block.flat()
-    )
 
 
 def _variant(label: str, t: sm90.Tactic, ctx: ModelContext) -> Variant:

@@ -24,11 +24,8 @@ version knob applies; the `cutlass` argument is kept for the seam.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint.cutlass import epilogue as ptr_array_epilogue
@@ -40,6 +37,7 @@ from cutlint.cutlass.stage_count import sm90_kernel_carveout, sm90_stage_count
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data as base_family_data
+from cutlint.families.base import family_toml
 from cutlint.records import (
     ElementType,
     EpilogueTile,
@@ -104,11 +102,8 @@ class Tactic:
         return self.schedule is Schedule.PINGPONG
 
 
-@cache
 def family_data() -> dict[str, Any]:
-    path = resources.files(PACKAGE).joinpath("data", "family.toml")
-    with path.open("rb") as f:
-        return tomllib.load(f)
+    return family_toml(PACKAGE)
 
 
 # --- the launcher's choices (tactic_of) ----------------------------------------------------------
