@@ -32,6 +32,16 @@ from cutlint.records import EpilogueTile
 EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
 SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
 
+# What the buffers' sizes come from, for the derivation graph (records.Region.derived_from).
+C_FROM = ("epilogue.tile", "epilogue.stages_c", "epilogue.swizzle", "input.types")
+D_FROM = (
+    "epilogue.tile",
+    "epilogue.stages_d",
+    "epilogue.stages_c",
+    "epilogue.swizzle",
+    "input.types",
+)
+
 
 def swizzle_align(contiguous_bits: int) -> int:
     """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the layout atom
@@ -59,6 +69,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                 empty(
                     "smem_C",
                     f"{EP}: CollectiveStorageWithoutC::smem_C, cute::array<SmemElementC, 0>",
+                    C_FROM,
                 ),
                 array(
                     "smem_D",
@@ -66,6 +77,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageWithoutC::smem_D, alignas(SmemAlignmentD), "
                     f"StagesD = {e.stages_d}",
+                    D_FROM,
                 ),
             ],
             f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
@@ -81,6 +93,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageReuseC::smem_C, alignas(MaxSmemAlignment), "
                     f"StagesC = {e.stages_c}",
+                    C_FROM,
                 ),
                 array(
                     "smem_D",
@@ -88,6 +101,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                     e.swizzle_align,
                     f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = "
                     f"{e.stages_c}",
+                    D_FROM,
                 ),
             ],
             f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
@@ -101,6 +115,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                 e.swizzle_align,
                 f"{EP}: CollectiveStorageWithC::smem_C, alignas(SmemAlignmentC), StagesC = "
                 f"{e.stages_c}",
+                C_FROM,
             ),
             array(
                 "smem_D",
@@ -108,6 +123,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                 e.swizzle_align,
                 f"{EP}: CollectiveStorageWithC::smem_D, alignas(SmemAlignmentD), StagesD = "
                 f"{e.stages_d}",
+                D_FROM,
             ),
         ],
         f"{EP}: struct CollectiveStorageWithC",
@@ -154,6 +170,7 @@ def load_pipeline(stages_c: int) -> Block:
         pipeline_storage(stages_c),
         BARRIER_BYTES,
         f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+        ("epilogue.stages_c",),
     )
 
 

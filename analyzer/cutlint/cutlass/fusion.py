@@ -19,6 +19,8 @@ SCATTER = (
 )
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED_DEFAULT = 16
+# What the storage's size comes from, for the derivation graph (records.Region.derived_from).
+FUSION_FROM = ("input.tile", "input.fusion", "input.swap_ab", "input.types")
 
 
 def linear_combination() -> Block:
@@ -27,6 +29,7 @@ def linear_combination() -> Block:
     return empty(
         "thread",
         f"{CALLBACKS}: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
+        FUSION_FROM,
     )
 
 
@@ -47,6 +50,7 @@ def finalize_scatter(tile_n: int, swap_ab: bool, bias_bits: int) -> Block:
             ARRAY_ALIGNED_DEFAULT,
             f"{SCATTER}: ScaledAccPerRowBiasPerColScaleScatter, {ROW_BROADCAST}<..., "
             "ElementScalar* = float*>: array_aligned<float, CTA_N> smem",
+            FUSION_FROM,
         )
     return array(
         "thread.bias",
@@ -54,4 +58,5 @@ def finalize_scatter(tile_n: int, swap_ab: bool, bias_bits: int) -> Block:
         ARRAY_ALIGNED_DEFAULT,
         f"{SCATTER}: ScaledAccPerColBiasPerRowScaleScatter, {ROW_BROADCAST}<..., ElementBias*>: "
         "array_aligned<ElementBias, CTA_N> smem",
+        FUSION_FROM,
     )

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cutlint.cutlass.layout import Block, array, empty, round_up, struct, union
+from cutlint.cutlass import epilogue, fusion, kernel, scheduler
+from cutlint.cutlass.layout import Block, array, round_up, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
     PL,
@@ -52,14 +53,10 @@ SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInf
 _C = family_data("cutlint.families.sm120_blockscaled_grouped").constants
 # Each constant's source is in data/family.toml beside this file.
 SM120_SMEM_CAPACITY = _C["smem_capacity"]
-TILE_SCHEDULER_STAGES = _C["tile_scheduler_stages"]
-SCHEDULER_RESPONSE_BYTES = _C["scheduler_response_bytes"]
 BUILDER_SCHEDULER_PIPELINE_STAGES = _C["builder_scheduler_pipeline_stages"]
 EPILOGUE_WARP_GROUPS = _C["epilogue_warp_groups"]
 SF_BLOCK_MN = _C["sf_block_mn"]
 MMA_THREADS = _C["mma_threads"]
-LOAD_WARPGROUP_REGISTERS = _C["load_warpgroup_registers"]
-MMA_WARPGROUP_REGISTERS = _C["mma_warpgroup_registers"]
 
 
 @dataclass(frozen=True)
@@ -253,154 +250,40 @@ def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
 
 
 def _swizzle_align(t: Tactic, epi_m: int, epi_n: int) -> int:
-    """`alignment_for_swizzle` of the C/D smem layout (cutlass/detail/layout.hpp: 1 << (B+M+S)).
-
-    EB: sm120_get_epilogue_smem_swizzle_layout_atom -> ss_smem_selector
-    (cutlass/gemm/collective/builders/sm90_common.inl): the widest of SW128/SW64/SW32/INTER whose
-    atom width (1024/512/256/128 bits) divides the contiguous extent. SwapAB makes D column-major
-    (launcher: LayoutD_T), so the contiguous extent is the epilogue tile's M, else its N.
-    """
-    contiguous_bits = (epi_m if t.swap_ab else epi_n) * t.output_bits
-    for atom_bits, align in ((1024, 1024), (512, 512), (256, 256)):
-        if contiguous_bits % atom_bits == 0:
-            return align
-    return 128
-
-
-_C_FROM = ("epilogue.tile", "epilogue.stages_c", "epilogue.swizzle", "input.types")
-_D_FROM = (
-    "epilogue.tile",
-    "epilogue.stages_d",
-    "epilogue.stages_c",
-    "epilogue.swizzle",
-    "input.types",
-)
-_FUSION_FROM = ("input.tile", "input.fusion", "input.swap_ab", "input.types")
+    """The C/D smem layout's swizzle alignment (cutlint.cutlass.epilogue.swizzle_align). EB:
+    sm120_get_epilogue_smem_swizzle_layout_atom; SwapAB makes D column-major (launcher:
+    LayoutD_T), so the contiguous extent is the epilogue tile's M, else its N."""
+    return epilogue.swizzle_align((epi_m if t.swap_ab else epi_n) * t.output_bits)
 
 
 def _fusion_storage(t: Tactic) -> Block:
-    """`FusionCallbacks::SharedStorage`, the `thread` member of the epilogue's TensorStorage."""
+    """`FusionCallbacks::SharedStorage`, the `thread` member of the epilogue's TensorStorage;
+    the FINALIZE bias is in the output type (launcher: ElementBias = ElementFinalOutput)."""
     if t.fusion is Fusion.NONE:
-        return empty(
-            "thread",
-            "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
-            _FUSION_FROM,
-        )
-    n = t.tile.n
-    if t.swap_ab:
-        # ScaledAccPerRowBiasPerColScaleScatter: the router scale is a Sm90RowBroadcast of float.
-        return array(
-            "thread.scale",
-            4 * n,
-            16,
-            f"{SCATTER}: Sm90RowBroadcast<..., ElementScalar* (float)>: array_aligned<ElementInput, CTA_N> smem",
-            _FUSION_FROM,
-        )
-    # ScaledAccPerColBiasPerRowScaleScatter: the bias is a Sm90RowBroadcast of the output type.
-    return array(
-        "thread.bias",
-        t.output_bits // 8 * n,
-        16,
-        f"{SCATTER}: Sm90RowBroadcast<..., ElementBias*>: array_aligned<ElementInput, CTA_N> smem",
-        _FUSION_FROM,
-    )
+        return fusion.linear_combination()
+    return fusion.finalize_scatter(t.tile.n, t.swap_ab, t.output_bits)
 
 
+# ElementC is the output type for both fusions on SM120 (launcher: EpilogueElementC =
+# ElementCSafe = ElementD), and the D buffers are in it too.
 def epilogue_tensor_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     e = epilogue_shape(t, cutlass)
-    tile_bytes = e.m * e.n * t.output_bits // 8
-    if e.reuse_smem_c:
-        collective = union(
-            "collective",
-            [
-                array(
-                    "smem_C",
-                    e.stages_c * tile_bytes,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageReuseC::smem_C, StagesC = {e.stages_c}",
-                    _C_FROM,
-                ),
-                array(
-                    "smem_D",
-                    e.stages_c * tile_bytes,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = {e.stages_c}",
-                    _D_FROM,
-                ),
-            ],
-            f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
-        )
-    else:
-        collective = struct(
-            "collective",
-            [
-                array(
-                    "smem_C",
-                    e.stages_c * tile_bytes,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageWithC::smem_C, StagesC = {e.stages_c}",
-                    _C_FROM,
-                ),
-                array(
-                    "smem_D",
-                    e.stages_d * tile_bytes,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageWithC::smem_D, StagesD = {e.stages_d}",
-                    _D_FROM,
-                ),
-            ],
-            f"{EP}: struct CollectiveStorageWithC",
-        )
-    return struct(
-        "epilogue",
-        [collective, _fusion_storage(t)],
-        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
-    )
+    return epilogue.tensor_storage(e, t.output_bits, t.output_bits, _fusion_storage(t))
 
 
 def epilogue_tensormaps() -> Block:
-    return struct(
-        "epilogue",
-        [
-            array(
-                "smem_tensormap_C",
-                TMA_DESCRIPTOR_BYTES,
-                TMA_DESCRIPTOR_ALIGN,
-                f"{EP}: cute::TmaDescriptor smem_tensormap_C",
-            ),
-            array(
-                "smem_tensormap_D",
-                EPILOGUE_WARP_GROUPS * TMA_DESCRIPTOR_BYTES,
-                TMA_DESCRIPTOR_ALIGN,
-                f"{EP}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {EPILOGUE_WARP_GROUPS}>",
-            ),
-        ],
-        f"{EP}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
-        base_align=128,
-    )
+    return epilogue.tensormaps(EPILOGUE_WARP_GROUPS)
 
 
 def epilogue_pipeline(t: Tactic, cutlass: CutlassModel) -> Block:
-    stages_c = epilogue_shape(t, cutlass).stages_c
-    return array(
-        "epi_load",
-        pipeline_storage(stages_c),
-        BARRIER_BYTES,
-        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
-        ("epilogue.stages_c",),
-    )
+    return epilogue.load_pipeline(epilogue_shape(t, cutlass).stages_c)
 
 
 def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
-    return struct(
-        "CollectiveEpilogue::SharedStorage",
-        [
-            epilogue_tensor_storage(t, cutlass).at("tensors"),
-            epilogue_tensormaps().at("tensormaps"),
-            epilogue_pipeline(t, cutlass).at("pipeline"),
-        ],
-        f"{EP}: CollectiveEpilogue::SharedStorage",
+    e = epilogue_shape(t, cutlass)
+    return epilogue.shared_storage(
+        e, t.output_bits, t.output_bits, _fusion_storage(t), EPILOGUE_WARP_GROUPS
     )
 
 
@@ -415,7 +298,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
         reductions = [
             StageTerm(
                 name="SchedulerPipelineStorage",
-                bytes=pipeline_storage(TILE_SCHEDULER_STAGES),
+                bytes=pipeline_storage(scheduler.TILE_SCHEDULER_STAGES),
                 source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
                 derived_from=("input.cutlass",),
             ),
@@ -497,83 +380,32 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    """`GemmKernel::SharedStorage` of the SM90 ptr-array cooperative kernel shell (KS)."""
-    tensors = struct(
-        "tensors",
-        [mainloop_tensor_storage(t, stages, cutlass), epilogue_tensor_storage(t, cutlass)],
-        f"{KS}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1>",
-        base_align=128,
-    )
-    pipelines = struct(
-        "pipelines",
-        [
-            array(
-                "scheduler",
-                pipeline_storage(TILE_SCHEDULER_STAGES),
-                16,
-                f"{KS}: alignas(16) TileScheduler::PipelineStorage = PipelineAsyncSharedStorage<8>",
-            ),
-            mainloop_pipeline(stages).at("mainloop", 16),
-            epilogue_pipeline(t, cutlass).at("epi_load", 16),
-            array(
-                "load_order",
-                2 * BARRIER_BYTES,
-                16,
-                f"{KS}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
-            ),
-        ],
-        f"{KS}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
-        base_align=16,
-    )
-    responses = array(
-        "scheduler_response",
-        TILE_SCHEDULER_STAGES * SCHEDULER_RESPONSE_BYTES,
-        16,
-        f"{KS}: alignas(16) TileSchedulerResponse scheduler_response[TileSchedulerStages = 8] (WorkTileInfo, 16 B)",
-    )
-    tensormaps = struct(
-        "tensormaps",
-        [mainloop_tensormaps().at("mainloop", 128), epilogue_tensormaps().at("epilogue", 128)],
-        f"{KS}: SharedStorage::TensorMapStorage : cute::aligned_struct<128, _1>",
-        base_align=128,
-    )
-    return struct(
-        "SharedStorage",
-        [tensors, pipelines, responses, tensormaps],
-        f"{KS}: GemmKernel::SharedStorage",
+    """`GemmKernel::SharedStorage` of the SM90 ptr-array cooperative kernel shell (KS), which the
+    SM120 block-scaled grouped kernel reuses (cutlint.cutlass.kernel)."""
+    return kernel.ptr_array_shared_storage(
+        kernel.ShellParts(
+            mainloop_tensors=mainloop_tensor_storage(t, stages, cutlass),
+            epilogue_tensors=epilogue_tensor_storage(t, cutlass),
+            mainloop_pipeline=mainloop_pipeline(stages),
+            epilogue_pipeline=epilogue_pipeline(t, cutlass),
+            mainloop_tensormaps=mainloop_tensormaps(),
+            epilogue_tensormaps=epilogue_tensormaps(),
+        )
     )
 
 
 def register_plan(t: Tactic, cutlass: CutlassModel) -> RegisterPlan:
-    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t); since
-    CUTLASS 4.5.0 the SM120 block-scaled kernel keeps the compiler's allocation (no setmaxnreg)
-    when that is <= 64 (IsLowRegisterPressure)."""
-    accumulators = 2 * t.tile.m * t.tile.n // MMA_THREADS
-    reconfigured = not (cutlass.has("low_register_pressure") and accumulators <= 64)
-    if not reconfigured:
-        return RegisterPlan(
-            accumulator_registers=accumulators,
-            reconfigured=False,
-            load_warpgroup_registers=None,
-            mma_warpgroup_registers=None,
-            block_registers=None,
-            source=f"{KS}: IsLowRegisterPressure, RegsPerThread",
-        )
-    mma_warpgroups = MMA_THREADS // THREADS_PER_WARP_GROUP
-    return RegisterPlan(
-        accumulator_registers=accumulators,
-        reconfigured=True,
-        load_warpgroup_registers=LOAD_WARPGROUP_REGISTERS,
-        mma_warpgroup_registers=MMA_WARPGROUP_REGISTERS,
-        block_registers=THREADS_PER_WARP_GROUP
-        * (LOAD_WARPGROUP_REGISTERS + mma_warpgroups * MMA_WARPGROUP_REGISTERS),
-        source=f"{KS}: LoadRegisterRequirement, MmaRegisterRequirement, RegsPerThread",
+    """KS: the setmaxnreg split; since CUTLASS 4.5.0 the SM120 block-scaled kernel keeps the
+    compiler's allocation when RegsPerThread <= 64 (IsLowRegisterPressure)."""
+    accumulators = kernel.regs_per_thread(t.tile.m, t.tile.n, MMA_THREADS)
+    low = cutlass.has("low_register_pressure") and accumulators <= 64
+    return kernel.register_plan(
+        t.tile.m, t.tile.n, MMA_THREADS, low, MMA_THREADS // THREADS_PER_WARP_GROUP
     )
 
 
 def max_threads_per_block() -> int:
-    """KS: MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
-    return MMA_THREADS + THREADS_PER_WARP_GROUP
+    return kernel.max_threads_per_block(MMA_THREADS)
 
 
 TMA_DESCRIPTORS = 4 + 1 + EPILOGUE_WARP_GROUPS
