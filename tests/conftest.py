@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
 
 DATA = Path(__file__).parent / "data"
@@ -75,5 +76,26 @@ def jit_modules(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) 
             except JitRenderError as e:
                 pytest.skip(f"cannot render FlashInfer {version}'s SM120 modules: {e}")
         return made[version]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def cutlass_library_build(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """(archs, kernels filter) -> the `generated/` directory CUTLASS's own generator writes
+    (`cutlass_library` from the nvidia-cutlass wheel, in cutlint's wheel cache); skips when the
+    wheel cannot be had."""
+    made: dict[tuple[str, str], Path] = {}
+
+    def get(archs: str = "120a", kernels: str = "") -> Path:
+        key = (archs, kernels)
+        if key not in made:
+            try:
+                root = cutlass_library.download()
+                out = tmp_path_factory.mktemp("cutlass-library")
+                made[key] = cutlass_library.generate(root, out, archs, kernels)
+            except cutlass_library.CutlassLibraryError as e:
+                pytest.skip(f"nvidia-cutlass unavailable: {e}")
+        return made[key]
 
     return get

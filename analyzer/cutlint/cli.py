@@ -653,6 +653,58 @@ def generate_flashinfer(
     click.echo(str(generated))
 
 
+@generate.command(
+    "cutlass-library", short_help="Write a cutlass_library kernel build; print its root."
+)
+@click.argument("version", default="4.2.0.0")
+@click.option(
+    "--arch",
+    "archs",
+    default="120a",
+    show_default=True,
+    help="CUTLASS_NVCC_ARCHS: the generator's --architectures (`120a`, `90a`, `100a;120a`).",
+)
+@click.option(
+    "--kernels",
+    default="",
+    help="CUTLASS's own kernel filter (CUTLASS_LIBRARY_KERNELS; comma-separated globs).",
+)
+@click.option(
+    "--ignore-kernels",
+    default="",
+    help="CUTLASS's own exclusion (CUTLASS_LIBRARY_IGNORE_KERNELS), as `pregen` writes it.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="The build directory (the generator's --curr-build-dir); kernel files go under "
+    "<out>/generated/.  [default: $CUTLINT_CACHE/generated/cutlass-library-<version>-<arch>]",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+def generate_cutlass_library(
+    version: str, archs: str, kernels: str, ignore_kernels: str, out: Path | None, quiet: bool
+) -> None:
+    """Run CUTLASS's own generator (`cutlass_library`, from pip download --no-deps
+    nvidia-cutlass==VERSION) as CUTLASS's CMake build does for CUTLASS_NVCC_ARCHS=ARCH, and print
+    the `generated/` directory it wrote, for `cutlint check`."""
+    from cutlint.cache_dir import generated_dir
+    from cutlint.producers.cutlass_library.generate import CutlassLibraryError, download, generate
+
+    slug = re.sub(r"[^0-9A-Za-z]+", "_", archs).strip("_")
+    base = out if out is not None else generated_dir() / f"cutlass-library-{version}-{slug}"
+    say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
+    try:
+        written = generate(download(version, say), base, archs, kernels, ignore_kernels)
+    except CutlassLibraryError as e:
+        click.echo(f"cutlint: {e}", err=True)
+        sys.exit(EXIT_USAGE)
+    if say is not None:
+        count = sum(1 for _ in written.rglob("*.cu"))
+        say(f"wrote {count} files with cutlass_library {version} for {archs}")
+    click.echo(str(written))
+
+
 # --- explain: logs and derivations; pregen ----------------------------------------------------
 
 

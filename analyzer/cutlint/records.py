@@ -51,6 +51,9 @@ class FormKind(StrEnum):
     """`INSTANTIATE_...(...)`: a producer's instantiation macro (FlashInfer / TensorRT-LLM)."""
     EXPLICIT_INSTANTIATION = "explicit_instantiation"
     """`template <type> <launcher><...>(...);` (SM80 fused MoE, SM90 mixed input, ...)."""
+    TYPE_ALIAS = "type_alias"
+    """`using NAME = [typename] cutlass::...::kernel::TEMPLATE<...>[::Member];`: a kernel defined as
+    a type from a chain of aliases (cutlass_library, hand-written CollectiveBuilder code)."""
 
 
 class ElementType(StrEnum):
@@ -102,6 +105,19 @@ class MoeGemmArgs(Record):
     swap_ab: bool
 
 
+class TypeAlias(Record):
+    """`using NAME = [typename] TARGET[<ARGS>][::MEMBER];`, or `struct NAME : public TARGET {};`,
+    at namespace scope: one link of a kernel's alias chain, as written."""
+
+    name: str
+    target: str = Field(description="the aliased type's qualified name, spaces removed")
+    args: tuple[str, ...] | None = Field(
+        description="its template arguments, whitespace-normalized; None when it is no template-id"
+    )
+    member: str | None = Field(description="`CollectiveOp`, `GemmKernel`, ... after the `>::`")
+    line: int
+
+
 class Instantiation(Record):
     """One instantiation found in a source file, whether or not a family claims it.
 
@@ -114,6 +130,15 @@ class Instantiation(Record):
     name: str = Field(description="macro or launcher name")
     args: tuple[str, ...] = Field(description="arguments as written, whitespace-normalized")
     guard: Guard | None = Field(default=None, description="innermost enclosing #if, if any")
+    chain: tuple[TypeAlias, ...] = Field(
+        default=(),
+        description="a TYPE_ALIAS kernel's alias (first) and every alias in the file its "
+        "definition refers to, transitively, in file order",
+    )
+
+    def alias(self, name: str) -> TypeAlias | None:
+        """The alias of this kernel's chain that `name` names (an argument as written)."""
+        return next((a for a in self.chain if a.name == name.strip()), None)
 
 
 class Recipe(Record):

@@ -25,7 +25,9 @@ from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 DATA = Path(__file__).parents[1] / "data"
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "sm90-tma-ws-grouped"
 CUTLASS = {"0.6.3": "4.2.1", "0.7.2.post1": "4.5.0", "0.7.4": "4.5.0"}
-OPTIN = 232448  # sm_90 opt-in shared memory per block (cutlass/arch/arch.h: sm90_smem_capacity_bytes)
+OPTIN = (
+    232448  # sm_90 opt-in shared memory per block (cutlass/arch/arch.h: sm90_smem_capacity_bytes)
+)
 
 
 @cache

@@ -25,7 +25,9 @@ from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.verify import nvcc_probe, probe_flags
 
 M256 = "cutlass_kernel_file_gemm_grouped_sm120_M256_BS_group0.generated.cu"
-OPTIN = 101376  # sm_120 opt-in shared memory per block (cutlass/arch/arch.h: sm120_smem_capacity_bytes)
+OPTIN = (
+    101376  # sm_120 opt-in shared memory per block (cutlass/arch/arch.h: sm120_smem_capacity_bytes)
+)
 COMPARED = ("stages", "smem_bytes", "mainloop_smem_bytes", "epilogue_smem_bytes")
 TRUTH_KEYS = {
     "stages": "stages",

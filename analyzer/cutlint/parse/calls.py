@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cutlint.parse.lexmask import MaskedText
-from cutlint.records import FormKind
+from cutlint.records import FormKind, TypeAlias
 
 MOE_MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 MACRO_PREFIX = "INSTANTIATE_"
@@ -54,6 +54,8 @@ class Call:
     close: int
     """Offset of the closing parenthesis (of the macro call, or of the parameter list)."""
     args: tuple[str, ...]
+    chain: tuple[TypeAlias, ...] = ()
+    """For a kernel defined by aliases (`aliases.find`): its alias and those it refers to."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ def normalize(text: bytes) -> str:
     return " ".join(spelled.split())
 
 
-def _is_word(text: bytes, m: re.Match[bytes]) -> bool:
+def is_word(text: bytes, m: re.Match[bytes]) -> bool:
     before = text[m.start() - 1 : m.start()]
     after = text[m.end() : m.end() + 1]
     return not (before and (before.isalnum() or before == b"_")) and not (
@@ -112,11 +114,11 @@ def _is_explicit_instantiation(code: bytes, at: int) -> bool:
 
 def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> list[Found]:
     """Every instantiation in `body` (the code with directives blanked), in file order."""
-    starts = [(m.start(), m.group().decode()) for m in _MACRO.finditer(body) if _is_word(body, m)]
+    starts = [(m.start(), m.group().decode()) for m in _MACRO.finditer(body) if is_word(body, m)]
     starts += [
         (m.start(), "")
         for m in _TEMPLATE.finditer(body)
-        if _is_word(body, m) and _is_explicit_instantiation(body, m.start())
+        if is_word(body, m) and _is_explicit_instantiation(body, m.start())
     ]
     starts.sort()
     barriers = sorted(

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from cutlint.parse import calls, directives, libclang, literals, shapes, wellformed
+from cutlint.parse import aliases, calls, directives, libclang, literals, shapes, wellformed
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
     NO_INSTANTIATIONS,
@@ -34,6 +34,7 @@ from cutlint.parse.problems import (
     TRUNCATED_INSTANTIATION,
     problem,
 )
+from cutlint.producers import cutlass_library
 from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
     FormKind,
@@ -126,7 +127,11 @@ def parse_source(
     body = bytearray(masked.code)
     for d in found_directives:
         body[d.start : d.end] = blank(masked.code[d.start : d.end])
-    everything = calls.find(masked, bytes(body), [d.start for d in found_directives])
+    code = bytes(body)
+    everything: list[calls.Found] = calls.find(masked, code, [d.start for d in found_directives])
+    alias_lines = Lines(text)
+    everything += aliases.find(masked, code, lambda offset: alias_lines.at(offset)[0])
+    everything.sort(key=lambda f: f.start)
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
     if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
         return _parsed(path, skipped=True)
@@ -165,6 +170,8 @@ def parse_source(
     problems += shapes.unread(
         path, masked, found_directives, (f.start for f in everything), line_of, bytes(body)
     )
+    if not records and not problems and cutlass_library.manifest_source(code):
+        return _parsed(path, skipped=True)
     if not records and not problems:
         classes = len(everything) - len(found)
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
@@ -246,9 +253,9 @@ def _nothing_found(text: bytes, classes: int) -> str:
     if not text.strip():
         return "the file is empty"
     why = (
-        f"no `{calls.MACRO_PREFIX}<NAME>(...)` macro call and no explicit"
-        " `template <type> <launcher><...>(...);`"
-        " instantiation in this file"
+        f"no `{calls.MACRO_PREFIX}<NAME>(...)` macro call, no explicit"
+        " `template <type> <launcher><...>(...);` instantiation and no kernel defined by a"
+        " namespace-scope `using NAME = cutlass::...::kernel::...<...>;` in this file"
     )
     if classes:
         why += f" (its {classes} explicit class instantiation(s) instantiate no launcher)"
@@ -280,7 +287,14 @@ def _records(
                 for code, message in literals.template_argument_problems(item.args)
             )
         records.append(
-            Instantiation(span=span, form=item.form, name=item.name, args=item.args, guard=guard)
+            Instantiation(
+                span=span,
+                form=item.form,
+                name=item.name,
+                args=item.args,
+                guard=guard,
+                chain=item.chain,
+            )
         )
     return records, problems
 

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from cutlint.families.registry import family_named, family_of
+from cutlint.producers import cutlass_library
 from cutlint.producers.flashinfer.cache_layout import NON_GEMM
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 from cutlint.report.escape import printable
@@ -173,16 +174,20 @@ def summary(result: CheckResult) -> str:
     at_run = f", {count[Verdict.FAILS_RUN]} at run time" if count[Verdict.FAILS_RUN] else ""
     line = (
         f"{_n(len(rows), 'instantiation')} in {_n(len(result.files), 'file')}: {_n(fails, 'predicted failure')} "
-        f"({count[Verdict.FAILS_INITIALIZE]} at initialize(), {count[Verdict.FAILS_COMPILE]} at compile time{at_run}), "
-        f"{count[Verdict.ZERO_SLACK]} with zero slack, {count[Verdict.UNREACHABLE]} never dispatched, "
-        f"{count[Verdict.NOT_MODELED]} not modeled, {count[Verdict.INACTIVE]} inactive"
+        f"({count[Verdict.FAILS_INITIALIZE]:,} at initialize(), {count[Verdict.FAILS_COMPILE]:,} at compile time{at_run}), "
+        f"{count[Verdict.ZERO_SLACK]:,} with zero slack, {count[Verdict.UNREACHABLE]:,} never dispatched, "
+        f"{count[Verdict.NOT_MODELED]:,} not modeled, {count[Verdict.INACTIVE]:,} inactive"
     )
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
-    if result.skipped:
-        line += f"\nskipped {_n(len(result.skipped), 'file')}: {NON_GEMM}"
+    manifests = [p for p in result.skipped if cutlass_library.manifest_path(p)]
+    jit = len(result.skipped) - len(manifests)
+    if jit:
+        line += f"\nskipped {_n(jit, 'file')}: {NON_GEMM}"
+    if manifests:
+        line += f"\nskipped {_n(len(manifests), 'file')}: {cutlass_library.MANIFEST}"
     versions = sorted(
         {
             (r.resources.cutlass_version, r.resources.cutlass_version_origin)

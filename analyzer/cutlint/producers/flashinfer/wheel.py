@@ -9,16 +9,13 @@ packages so that no `__init__` (and no torch) runs.
 from __future__ import annotations
 
 import importlib
-import shutil
-import subprocess
 import sys
-import time
 import types
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 from cutlint.cache_dir import wheels_dir
+from cutlint.producers import wheels
 
 GENERATOR = "flashinfer.jit.gemm.cutlass.generate_kernels"
 
@@ -32,51 +29,19 @@ def download_wheel(
 ) -> Path:
     """`pip download --no-deps flashinfer-python==VERSION` into `dest` (default: the wheel cache,
     cutlint.cache_dir); returns the unpacked root (the directory that holds `flashinfer/`).
-    Reuses an earlier download; the .whl is deleted once unpacked. `progress` hears what is
-    happening (up to ~60 MB to download, ~430 MB unpacked) before it happens."""
+    Reuses an earlier download (up to ~60 MB to download, ~430 MB unpacked)."""
     dest = dest if dest is not None else wheels_dir()
-    root = dest / f"flashinfer-{version}"
-    if (root / "flashinfer" / "jit").is_dir():
-        return root
-    dest.mkdir(parents=True, exist_ok=True)
-    say = progress or (lambda _: None)
-    say(
-        f"downloading flashinfer-python=={version} with pip (--no-deps; 8 MB for 0.6.x, "
-        f"60 MB for 0.7.x) into {dest}"
-    )
-    started = time.monotonic()
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--quiet",
-        "-d",
-        str(dest),
-        f"flashinfer-python=={version}",
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise FlashInferError(
-            f"pip download flashinfer-python=={version} failed: {done.stderr.strip()[-500:]}"
+    try:
+        return wheels.download_wheel(
+            "flashinfer-python",
+            version,
+            dest / f"flashinfer-{version}",
+            "flashinfer/jit",
+            "8 MB for 0.6.x, 60 MB for 0.7.x",
+            progress,
         )
-    wheels = sorted(dest.glob(f"flashinfer_python-{version}-*.whl"))
-    if not wheels:
-        raise FlashInferError(f"no wheel for flashinfer-python=={version} in {dest}")
-    size = wheels[0].stat().st_size
-    say(
-        f"unpacking {wheels[0].name} ({size / 1e6:.0f} MB, {time.monotonic() - started:.0f} s) into {root}"
-    )
-    partial = dest / f".flashinfer-{version}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    with zipfile.ZipFile(wheels[0]) as z:
-        z.extractall(partial)
-    shutil.rmtree(root, ignore_errors=True)
-    partial.rename(root)  # a run interrupted while unpacking leaves no half tree behind
-    for wheel in wheels:
-        wheel.unlink(missing_ok=True)
-    return root
+    except wheels.WheelError as e:
+        raise FlashInferError(str(e)) from e
 
 
 def _cuda_at_least(version: str) -> bool:

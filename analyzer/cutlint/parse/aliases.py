@@ -1,0 +1,222 @@
+"""Find kernels defined as `using` chains of CUTLASS types (docs/architecture.md, "Parse").
+
+The third source form, beside macro calls and explicit launcher instantiations: CUTLASS's own
+generator (`cutlass_library`) and hand-written code (CUTLASS examples, vLLM and SGLang kernels)
+define a kernel as a type, built from aliases:
+
+    using X_epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<...>::CollectiveOp;
+    using X_mainloop = typename cutlass::gemm::collective::CollectiveBuilder<...>::CollectiveOp;
+    using X_base = cutlass::gemm::kernel::GemmUniversal<Shape<int,int,int,int>, X_mainloop, ...>;
+    struct X : public X_base { };
+
+    using X_base = typename cutlass::gemm::kernel::DefaultGemmUniversal<...>::GemmKernel;  // 2.x
+    using Operation_X = typename cutlass::gemm::device::RankK<...>;                         // 2.x
+
+Every alias (and every `struct NAME : public BASE {};`) at namespace scope is read into a
+`TypeAlias`; aliases in a function or class body are not (there they usually name dependent
+types, which no reader can size without the template's arguments). A kernel is an alias of a
+template in a `::kernel::` namespace, or of one in a `::device::` namespace that wraps no kernel
+alias (a 2.x device-level type such as `device::Gemm<...>`, `device::RankK<...>`); an adapter
+around a kernel (`GemmUniversalAdapter<GemmKernel>`) is the same kernel, not a second one. Each
+kernel becomes one instantiation whose `chain` holds every alias its definition refers to, so a
+family reads the CollectiveBuilders of a 3.x kernel without the real headers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from cutlint.parse import calls
+from cutlint.parse.lexmask import MaskedText
+from cutlint.records import FormKind, TypeAlias
+
+_USING = re.compile(rb"using")
+_STRUCT = re.compile(rb"(?:struct|class)\s+(\w+)\s*:\s*(?:public\s+)?([\w:\s]+?)\s*\{\s*\}\s*;")
+_NAME_EQ = re.compile(rb"\s+(\w+)\s*=")
+_BRACES = re.compile(rb"[{}]")
+# What may stand before a `{` that keeps its inside at namespace scope.
+_NAMESPACE_HEAD = re.compile(rb"(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s*(?:\"[^\"\n]*\")?)\s*$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_TYPENAME = re.compile(r"^typename\s+")
+_TEMPLATE_ID = re.compile(r"^((?:::)?\w+(?:\s*::\s*\w+)*)\s*<")
+_PLAIN = re.compile(r"^((?:::)?\w+(?:\s*::\s*\w+)*)$")
+
+
+@dataclass(frozen=True)
+class _Raw:
+    alias: TypeAlias
+    start: int
+    close: int
+
+
+LineOf = Callable[[int], int]
+
+
+def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
+    """Every kernel defined by a namespace-scope alias chain in `body`, in file order."""
+    if b"using" not in body and b"struct" not in body and b"class" not in body:
+        return []
+    scope = _NamespaceScope(body)
+    raws: list[_Raw] = []
+    usings = [
+        m.start()
+        for m in _USING.finditer(body)
+        if calls.is_word(body, m) and scope.holds(m.start())
+    ]
+    for start, limit in zip(usings, [*usings[1:], len(body)], strict=False):
+        raw = _using(masked, body, start, limit, line_of)
+        if raw is not None:
+            raws.append(raw)
+    for m in _STRUCT.finditer(body):
+        if scope.holds(m.start()):
+            target = "".join(m.group(2).decode("ascii", "replace").split())
+            alias = TypeAlias(
+                name=m.group(1).decode("ascii"),
+                target=target,
+                args=None,
+                member=None,
+                line=line_of(m.start()),
+            )
+            raws.append(_Raw(alias, m.start(), m.end() - 1))
+    raws.sort(key=lambda r: r.start)
+    by_name = {r.alias.name: r.alias for r in raws}
+    found: list[calls.Call] = []
+    for r in raws:
+        chain = _chain(r.alias, by_name)
+        if _is_kernel(r.alias, chain):
+            found.append(
+                calls.Call(
+                    FormKind.TYPE_ALIAS, r.alias.target, r.start, r.close, r.alias.args or (), chain
+                )
+            )
+    return found
+
+
+def _is_kernel(alias: TypeAlias, chain: tuple[TypeAlias, ...]) -> bool:
+    if alias.args is None:
+        return False
+    parts = alias.target.split("::")
+    if "kernel" in parts[:-1]:
+        return True
+    return "device" in parts[:-1] and not any(
+        a.args is not None and "kernel" in a.target.split("::")[:-1] for a in chain[1:]
+    )
+
+
+def _chain(alias: TypeAlias, by_name: Mapping[str, TypeAlias]) -> tuple[TypeAlias, ...]:
+    """`alias`, then every alias it refers to, transitively, in file order."""
+    seen = {alias.name}
+    todo = [alias]
+    found: list[TypeAlias] = []
+    while todo:
+        current = todo.pop()
+        for ref in _references(current):
+            target = by_name.get(ref)
+            if target is not None and target.name not in seen:
+                seen.add(target.name)
+                found.append(target)
+                todo.append(target)
+    return (alias, *sorted(found, key=lambda a: a.line))
+
+
+def _references(alias: TypeAlias) -> set[str]:
+    words = set(_IDENT.findall(alias.target))
+    for arg in alias.args or ():
+        words.update(_IDENT.findall(arg))
+    words.discard(alias.name)
+    return words
+
+
+def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: LineOf) -> _Raw | None:
+    """`using NAME = TYPE;` from `using` (None for a using-declaration or -directive, and for an
+    alias whose `;` is missing before the next `using`: not a type cutlint can read)."""
+    head = _NAME_EQ.match(body, start + len("using"))
+    if head is None:
+        return None
+    semi = _statement_end(body, head.end(), limit)
+    if semi is None:
+        return None
+    rhs_at = head.end()
+    rhs_text = body[rhs_at:semi]
+    spelled = calls.normalize(masked.uncommented[rhs_at:semi])
+    spelled = _TYPENAME.sub("", spelled)
+    name = head.group(1).decode("ascii")
+    line = line_of(start)
+    template = _TEMPLATE_ID.match(spelled)
+    if template is None:
+        plain = _PLAIN.match(spelled)
+        target = "".join(plain.group(1).split()) if plain else spelled
+        alias = TypeAlias(name=name, target=target, args=None, member=None, line=line)
+        return _Raw(alias, start, semi)
+    lead = rhs_text.find(b"<", len(rhs_text) - len(rhs_text.lstrip()))
+    brackets = calls.Brackets(rhs_text)
+    if lead < 0 or lead not in brackets.pairs:
+        return None
+    args = tuple(
+        calls.normalize(masked.uncommented[rhs_at + a : rhs_at + b]) for a, b in brackets.args(lead)
+    )
+    rest = calls.normalize(rhs_text[brackets.pairs[lead] + 1 :])
+    member = rest.removeprefix("::").strip() or None
+    alias = TypeAlias(
+        name=name,
+        target="".join(template.group(1).split()),
+        args=args,
+        member=member,
+        line=line,
+    )
+    return _Raw(alias, start, semi)
+
+
+_STATEMENT = re.compile(rb"[()\[\]{};]")
+
+
+def _statement_end(body: bytes, at: int, limit: int) -> int | None:
+    """The `;` that ends the statement starting at `at`, outside (), [] and {}, before `limit`."""
+    depth = 0
+    for m in _STATEMENT.finditer(body, at, limit):
+        c = body[m.start()]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif depth == 0:
+            return m.start()
+    return None
+
+
+class _NamespaceScope:
+    """Which offsets lie at namespace scope: inside no braces but a namespace's or an
+    `extern "C"` block's."""
+
+    def __init__(self, body: bytes) -> None:
+        # The outermost blocks that are not namespaces: disjoint, so one bisect answers `holds`.
+        blocks: list[tuple[int, int]] = []
+        stack: list[tuple[int, bool]] = []
+        inside = 0  # how many non-namespace blocks are open
+        for m in _BRACES.finditer(body):
+            p = m.start()
+            if body[p] == ord("{"):
+                head = body[max(0, p - 200) : p]
+                opens_namespace = inside == 0 and _NAMESPACE_HEAD.search(head) is not None
+                stack.append((p, opens_namespace))
+                inside += not opens_namespace
+            elif stack:
+                opened, was_namespace = stack.pop()
+                if not was_namespace:
+                    inside -= 1
+                    if inside == 0:
+                        blocks.append((opened, p))
+        outer = next((opened for opened, namespace in stack if not namespace), None)
+        if outer is not None:
+            blocks.append((outer, len(body)))
+        self._starts = [a for a, _ in blocks]
+        self._ends = [b for _, b in blocks]
+
+    def holds(self, offset: int) -> bool:
+        i = bisect.bisect_left(self._starts, offset) - 1
+        return i < 0 or offset > self._ends[i]

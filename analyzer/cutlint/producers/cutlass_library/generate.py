@@ -1,0 +1,78 @@
+"""Run CUTLASS's own kernel generator (`cutlass_library.generator`, from the `nvidia-cutlass`
+wheel) as CUTLASS's CMake build does, and write its kernel files: real inputs, never committed.
+
+The generator is pure Python (standard library only). It runs in a child process: it is third-party
+code that prints, writes and keeps module state, and its manifest is global to the process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from cutlint.cache_dir import wheels_dir
+from cutlint.producers import wheels
+
+DEFAULT_VERSION = "4.2.0.0"
+"""The newest `nvidia-cutlass` on PyPI: CUTLASS 4.2.0's generator and headers."""
+CUDA_VERSION = "13.0"
+"""The CUDA version the generator is told: it emits SM100/SM120 kernels only for CUDA >= 12.8
+(generator.py, `CudaToolkitVersionSatisfies`), as CMake tells it from the toolkit found."""
+
+
+class CutlassLibraryError(Exception):
+    """The wheel could not be fetched or the generator failed; says why."""
+
+
+def download(version: str = DEFAULT_VERSION, progress: Callable[[str], None] | None = None) -> Path:
+    """The unpacked `nvidia-cutlass` wheel (the directory that holds `cutlass_library/`)."""
+    try:
+        return wheels.download_wheel(
+            "nvidia-cutlass",
+            version,
+            wheels_dir() / f"nvidia-cutlass-{version}",
+            "cutlass_library/generator.py",
+            "6 MB",
+            progress,
+        )
+    except wheels.WheelError as e:
+        raise CutlassLibraryError(str(e)) from e
+
+
+def include_dir(root: Path) -> Path:
+    """The CUTLASS headers the wheel carries (`cutlass_library/source/include`)."""
+    return root / "cutlass_library" / "source" / "include"
+
+
+def generate(root: Path, out: Path, archs: str, kernels: str = "", ignore: str = "") -> Path:
+    """`python -m cutlass_library.generator --operations all --architectures ARCHS
+    --generator-target library` into `out` (as `--curr-build-dir`), with CUTLASS's own kernel
+    filter (`--kernels`, CMake's CUTLASS_LIBRARY_KERNELS) and exclusion (`--ignore-kernels`,
+    CUTLASS_LIBRARY_IGNORE_KERNELS). Returns `out/generated`, which holds the kernel files."""
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "cutlass_library.generator",
+        "--operations",
+        "all",
+        "--architectures",
+        archs,
+        "--generator-target",
+        "library",
+        "--cuda-version",
+        CUDA_VERSION,
+        "--curr-build-dir",
+        str(out),
+    ]
+    if kernels:
+        cmd += ["--kernels", kernels]
+    if ignore:
+        cmd += ["--ignore-kernels", ignore]
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
+        raise CutlassLibraryError(f"cutlass_library's generator failed: {tail[0][:500]}")
+    return out / "generated"
