@@ -18,7 +18,7 @@ from cutlint.records import FileResult, InstantiationResult
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 EXPECT = re.compile(r'//\s*expect(-file)?:\s*\[(CUT\d{3}) ([a-z0-9-]+)\](?:\s*"([^"]*)")?')
 OK = re.compile(r"//\s*ok:\s*(CUT\d{3})")
-MODEL = re.compile(r"//\s*model:\s*([a-z_.]+)\s*==\s*(\S+)")
+MODEL = re.compile(r"//\s*model:\s*([a-z][a-z0-9_.]*)\s*==\s*(\S+)")
 VERDICT = re.compile(r"//\s*verdict:\s*(.+?)\s*$")
 HEADER = re.compile(r"//\s*cutlint-fixture:(.*)")
 

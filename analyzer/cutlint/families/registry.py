@@ -4,6 +4,7 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNIVERSAL
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
 from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
@@ -24,6 +25,7 @@ FAMILIES: tuple[Family, ...] = (
     SM120_FP4_GEMM,
     SM120_FP4_GROUP_GEMM,
     SM120_FP8_GROUPWISE,
+    CUTLASS2_GEMM_UNIVERSAL,
 )
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}

@@ -17,7 +17,8 @@ AlignedBuffer<ElementB, (K * Stages + padB.row) x (N + padB.col)> operand_B;` wi
 (default_mma_core_sm80.h: `MmaPolicy<MmaTensorOp, MatrixShape<0, 0>, MatrixShape<0, 0>, ...>`).
 The epilogue (default_epilogue_tensor_op.h) stages float accumulators:
 `AlignedBuffer<float, ((WarpCount.M * 8 * WarpCount.K) + 0) * FragmentsPerIteration x
-(WarpCount.N * WarpShape.N + 8)>`.
+(WarpCount.N * WarpShape.N + 8)>`. Both are laid out by cutlint.cutlass.gemm_2x, which every
+CUTLASS 2.x family shares.
 
 Header paths are relative to CUTLASS's `include/` (the release's vendored copy).
 """
@@ -27,31 +28,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from cutlint.cutlass.layout import Block, array, empty, struct, union
-from cutlint.cutlass.storage import THREADS_PER_WARP
+from cutlint.cutlass import gemm_2x
+from cutlint.cutlass.layout import Block, empty
 from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, RunnerTactic, table
 from cutlint.families.sm80_fused_moe import model as fused
 from cutlint.records import ArchLimits, ElementType, Shape3
 
-MMA_BASE = "cutlass/gemm/threadblock/mma_base.h"
-EPI_BASE = "cutlass/epilogue/threadblock/epilogue_base.h"
-EPI_DEFAULT = "cutlass/epilogue/threadblock/default_epilogue_tensor_op.h"
 MOE_KERNEL = "cutlass_extensions/gemm/kernel/moe_cutlass_kernel.h (FlashInfer)"
 
-# cutlass/aligned_buffer.h: `template <typename T, int N, int Align = 16> struct AlignedBuffer`
-ALIGNED_BUFFER_ALIGN = 16
-# default_mma_core_sm80.h / _sm75.h: MmaPolicy<..., MatrixShape<0, 0>, MatrixShape<0, 0>, ...>
-SMEM_PADDING_A = (0, 0)
-SMEM_PADDING_B = (0, 0)
-# cutlass/epilogue/warp/tensor_op_policy.h: TensorOpPolicy<..., RowMajor>::kRowsPerIteration = 8
-ROWS_PER_ITERATION = 8
 # default_fpA_intB_traits.h (FlashInfer): MixedGemmArchTraits AccType = float
-ACCUMULATOR_BITS = 32
-# EPI_DEFAULT: `using Padding = cutlass::MatrixShape<0, 64 / sizeof_bits<ElementAccumulator>::value * 4>;`
-EPILOGUE_PADDING = (0, 64 // ACCUMULATOR_BITS * 4)
+ACCUMULATOR = "float"
 # default_fpA_intB_traits.h: ElementsPerAccessC = 128 / sizeof_bits<TypeA> (16-bit) or
 # 128 / sizeof_bits<TypeC = __nv_bfloat16> (FP8): 8 for every runner here
 ELEMENTS_PER_ACCESS_C = 8
+# the epilogue's ElementOutput of each runner output type
+_OUTPUT_ELEMENT = {"f16": "cutlass::half_t", "bf16": "cutlass::bfloat16_t"}
 
 
 class Output(StrEnum):
@@ -92,80 +83,44 @@ def mainloop_class(k: GroupedKernel) -> str:
 
 
 def mma_shared_storage(k: GroupedKernel) -> Block:
-    """MmaBase::SharedStorage (MMA_BASE): operand_A then operand_B, AlignedBuffers."""
-    tb, b = k.threadblock, k.kind.element_bytes
-    a_elems = (tb.m + SMEM_PADDING_A[0]) * (tb.k * k.stages + SMEM_PADDING_A[1])
-    b_elems = (tb.k * k.stages + SMEM_PADDING_B[0]) * (tb.n + SMEM_PADDING_B[1])
-    return struct(
-        "Mma::SharedStorage",
-        [
-            array(
-                "operand_A",
-                a_elems * b,
-                ALIGNED_BUFFER_ALIGN,
-                f"{MMA_BASE}: AlignedBuffer<ElementA, ShapeA::kCount> operand_A",
-            ),
-            array(
-                "operand_B",
-                b_elems * b,
-                ALIGNED_BUFFER_ALIGN,
-                f"{MMA_BASE}: AlignedBuffer<ElementB, ShapeB::kCount> operand_B",
-            ),
-        ],
-        f"{MMA_BASE}: MmaBase::SharedStorage ({mainloop_class(k)})",
+    """MmaBase::SharedStorage (cutlint.cutlass.gemm_2x): the SM80 tensor-op cores' zero padding."""
+    bits = k.kind.element_bytes * 8
+    return gemm_2x.mma_shared_storage(
+        gemm_2x.MmaStorage(k.threadblock, k.stages, bits, bits, mainloop=mainloop_class(k))
+    )
+
+
+def _epilogue(k: GroupedKernel) -> gemm_2x.EpilogueStorage:
+    return gemm_2x.tensor_op_epilogue(
+        k.threadblock, k.warp, _OUTPUT_ELEMENT[k.output.value], ACCUMULATOR, ELEMENTS_PER_ACCESS_C
     )
 
 
 def fragments_per_iteration(k: GroupedKernel) -> int:
-    """EPI_DEFAULT: `kFragmentsPerIteration = (kPartitionsK == 1 ?
-    DefaultIterators::kFragmentsPerIteration : 1)`; DefaultIteratorsTensorOp<half_t, float, 8>
-    (TileIteratorTensorOpMixed) has 2, the generic one (bfloat16_t) 1."""
-    if k.warp_count.k != 1:
-        return 1
-    return 2 if k.output is Output.F16 and ELEMENTS_PER_ACCESS_C == 8 else 1
+    """DefaultEpilogueTensorOp's kFragmentsPerIteration (cutlint.cutlass.gemm_2x): 2 for the
+    half_t output of float accumulators, 8 per access, 1 for bfloat16_t."""
+    return _epilogue(k).fragments_per_iteration
 
 
 def epilogue_shared_storage(k: GroupedKernel) -> Block:
-    """EpilogueBase::SharedStorage (EPI_BASE): `AlignedBuffer<Element, StorageShape::kCount>
-    storage` of float, Shape = (WarpCount.M * WarpTileIterator::Shape::kRow * WarpCount.K,
-    WarpCount.N * WarpShape.N), StorageShape = ((Shape.row + Padding.row) * kFragmentsPerIteration,
-    Shape.column + Padding.column)."""
-    wc = k.warp_count
-    rows = wc.m * ROWS_PER_ITERATION * wc.k
-    cols = wc.n * k.warp.n
-    storage_rows = (rows + EPILOGUE_PADDING[0]) * fragments_per_iteration(k)
-    storage_cols = cols + EPILOGUE_PADDING[1]
-    return struct(
-        "Epilogue::SharedStorage",
-        [
-            array(
-                "storage",
-                storage_rows * storage_cols * ACCUMULATOR_BITS // 8,
-                ALIGNED_BUFFER_ALIGN,
-                f"{EPI_BASE}: AlignedBuffer<float, {storage_rows}x{storage_cols}> storage",
-            ),
-        ],
-        f"{EPI_BASE}: EpilogueBase::SharedStorage ({EPI_DEFAULT} Padding, kFragmentsPerIteration)",
-    )
+    """EpilogueBase::SharedStorage of DefaultEpilogueTensorOp (cutlint.cutlass.gemm_2x)."""
+    return gemm_2x.epilogue_shared_storage(_epilogue(k))
 
 
 def kernel_shared_storage(k: GroupedKernel) -> Block:
     """MoeFCGemm::SharedStorage (MOE_KERNEL): the union; base_grouped.h's smem_size is its sizeof."""
-    return union(
+    return gemm_2x.kernel_union(
         "MoeFCGemm::SharedStorage",
-        [
-            empty("problem_visitor", f"{MOE_KERNEL}: MoeProblemVisitor::SharedStorage {{}}"),
-            mma_shared_storage(k).at("main_loop"),
-            epilogue_shared_storage(k).at("epilogue"),
-        ],
+        mma_shared_storage(k),
+        epilogue_shared_storage(k),
         f"{MOE_KERNEL}: union SharedStorage",
+        extra=(empty("problem_visitor", f"{MOE_KERNEL}: MoeProblemVisitor::SharedStorage {{}}"),),
     )
 
 
 def threads_per_block(k: GroupedKernel) -> int:
     """GemmKernel::kThreadCount = 32 x WarpCount (M x N x K) (DefaultGemmGrouped's Mma)."""
-    wc = k.warp_count
-    return THREADS_PER_WARP * wc.m * wc.n * wc.k
+    return gemm_2x.thread_count(k.threadblock, k.warp)
 
 
 @dataclass(frozen=True)

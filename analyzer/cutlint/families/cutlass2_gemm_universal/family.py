@@ -1,0 +1,245 @@
+"""The CUTLASS 2.x universal GEMM family: claims the `using` chains that define
+`cutlass::gemm::kernel::DefaultGemmUniversal<...>::GemmKernel` (cutlass_library's gemm/50 ... gemm/80
+kernel files), and computes their Resources with model.py (GemmUniversal's SharedStorage union of
+MmaBase's operand tiles and the epilogue's accumulator staging, cutlint.cutlass.gemm_2x)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from pydantic import Field
+
+from cutlint.cutlass.layout import Block
+from cutlint.families.base import Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.cutlass2_gemm_universal import model
+from cutlint.model.context import ModelContext
+from cutlint.records import (
+    FormKind,
+    Instantiation,
+    Recipe,
+    Resources,
+    Shape3,
+    SmemLayout,
+    StageCount,
+    StageTerm,
+    Variant,
+)
+
+NAME = "cutlass2-gemm-universal"
+_UNREADABLE = (
+    "DefaultGemmUniversal's template arguments could not be read (see the CUT0xx diagnostic)"
+)
+
+
+class Cutlass2GemmUniversalRecipe(Recipe):
+    """A `DefaultGemmUniversal<...>::GemmKernel` alias, typed."""
+
+    kernel: str = Field(description="the alias that defines the kernel (`<operation>_base`)")
+    args: tuple[str, ...] = Field(description="the 20 template arguments as written")
+    element_a: str
+    element_b: str
+    element_c: str
+    element_accumulator: str
+    layout_a: str
+    layout_b: str
+    layout_c: str
+    alignment_a: int
+    alignment_b: int
+    opclass: str = Field(description="OperatorClass: OpClassTensorOp or OpClassSimt")
+    arch_tag: int = Field(description="ArchTag SmNN")
+    threadblock: Shape3
+    warp: Shape3
+    instruction: Shape3
+    epilogue_op: str = Field(description="EpilogueOutputOp as written")
+    stages: int = Field(description="Stages (template argument 18)")
+    math_op: str = Field(description="Operator: OpMultiplyAdd, OpMultiplyAddFastF32, ...")
+
+
+class Cutlass2GemmUniversal:
+    name: ClassVar[str] = NAME
+    package: ClassVar[str] = model.PACKAGE
+    metrics: ClassVar[Mapping[str, str]] = {
+        "cutlass2.opclass": "OperatorClass: TensorOp or Simt",
+        "cutlass2.arch_tag": "the kernel's ArchTag (80 for Sm80)",
+        "cutlass2.library_estimate": "cutlass_library's CalculateSmemUsage, in bytes: A and B tiles x stages",
+        "cutlass2.library_undercount": "smem.total - cutlass2.library_estimate: what the generator's estimate leaves out",
+    }
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "cutlass2.opclass": ("input.opclass",),
+        "cutlass2.arch_tag": ("input.opclass",),
+        "cutlass2.library_estimate": ("input.tile", "input.stages", "input.types"),
+        "cutlass2.library_undercount": ("input.tile", "input.stages", "input.types"),
+    }
+    columns: ClassVar[tuple[str, ...]] = ("tile", "element", "opclass")
+    probe: ClassVar[str | None] = None
+    """Its truth comes from cutlint.verify.alias_probe (tests/tools/make_nvcc_alias_truth.py)."""
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        if inst.form is not FormKind.TYPE_ALIAS or inst.name != model.TEMPLATE:
+            return None
+        if not inst.chain or inst.chain[0].member != "GemmKernel":
+            return None
+        args = tuple(" ".join(a.split()) for a in inst.args)
+        try:
+            k = model.kernel_of(args)
+        except model.UnreadableType as e:
+            code = "CUT004" if len(args) != model.ARGUMENT_COUNT else "CUT005"
+            return Unreadable(problems=((code, f"`{model.TEMPLATE}`: {e}"),), reason=_UNREADABLE)
+        return Cutlass2GemmUniversalRecipe(
+            family=NAME,
+            kernel=inst.chain[0].name,
+            args=args,
+            element_a=k.element_a,
+            element_b=k.element_b,
+            element_c=k.element_c,
+            element_accumulator=k.element_accumulator,
+            layout_a=k.layout_a,
+            layout_b=k.layout_b,
+            layout_c=k.layout_c,
+            alignment_a=k.alignment_a,
+            alignment_b=k.alignment_b,
+            opclass=k.opclass,
+            arch_tag=k.arch_tag,
+            threadblock=k.threadblock,
+            warp=k.warp,
+            instruction=k.instruction,
+            epilogue_op=args[16],
+            stages=k.stages,
+            math_op=k.math_op,
+        )
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        k = _kernel(recipe)
+        if ctx.arch.sm < k.arch_tag:
+            return f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}"
+        return model.scope_reason(k)
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        k = _kernel(recipe)
+        block = model.kernel_shared_storage(k)
+        mma = model.mma_shared_storage(k)
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=_stage_count(k, mma, ctx),
+            layout=SmemLayout(
+                regions=regions(block),
+                size=block.size,
+                align=block.align,
+                mainloop_size=mma.size,
+                epilogue_size=model.epilogue_shared_storage(k).size,
+            ),
+            max_threads_per_block=model.threads_per_block(k),
+            tma_descriptors=0,
+            variants=_variants(k, ctx),
+        )
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        k = _kernel(recipe)
+        estimate = model.library_estimate(k)
+        return {
+            "cutlass2.opclass": k.opclass.rsplit("::", 1)[-1].removeprefix("OpClass"),
+            "cutlass2.arch_tag": k.arch_tag,
+            "cutlass2.library_estimate": estimate,
+            "cutlass2.library_undercount": res.layout.size - estimate,
+        }
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        r = _recipe(recipe)
+        return (str(r.threadblock), _types(r), r.opclass.rsplit("::", 1)[-1])
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        r = _recipe(recipe)
+        src = f"{model.TEMPLATE} template argument"
+        return (
+            InputField("input.tile", "threadblock", str(r.threadblock), f"{src} ThreadblockShape"),
+            InputField("input.warp", "warp", str(r.warp), f"{src} WarpShape"),
+            InputField("input.stages", "stages", str(r.stages), f"{src} Stages"),
+            InputField(
+                "input.types",
+                "elements",
+                _types(r),
+                f"{src}s ElementA, ElementB, ElementC, ElementAccumulator",
+            ),
+            InputField(
+                "input.opclass",
+                "operator class",
+                f"{r.opclass} {r.math_op} Sm{r.arch_tag}",
+                f"{src}s OperatorClass, Operator, ArchTag",
+            ),
+            InputField("input.epilogue", "epilogue", r.epilogue_op, f"{src} EpilogueOutputOp"),
+        )
+
+    def title(self, recipe: Recipe) -> str:
+        r = _recipe(recipe)
+        return f"{r.kernel}: {r.threadblock}, {r.stages} stages, {_types(r)}"
+
+
+FAMILY = Cutlass2GemmUniversal()
+
+
+def _recipe(recipe: Recipe) -> Cutlass2GemmUniversalRecipe:
+    assert isinstance(recipe, Cutlass2GemmUniversalRecipe), recipe
+    return recipe
+
+
+def _kernel(recipe: Recipe) -> model.Kernel:
+    return model.kernel_of(_recipe(recipe).args)
+
+
+def _short(element: str) -> str:
+    return element.replace("cutlass::", "")
+
+
+def _types(r: Cutlass2GemmUniversalRecipe) -> str:
+    return "/".join(
+        _short(e) for e in (r.element_a, r.element_b, r.element_c, r.element_accumulator)
+    )
+
+
+def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
+    """No builder: Stages is a template argument. The per-stage terms are MmaBase's operand tiles
+    (each holds Stages copies of the K slice, plus the core's padding)."""
+    per_stage = tuple(
+        StageTerm(
+            name=p.name.rsplit(".", 1)[-1],
+            bytes=p.size // k.stages,
+            source=p.source,
+            derived_from=p.derived_from,
+        )
+        for p in mma.flat()
+        if p.name.rsplit(".", 1)[-1] in ("operand_A", "operand_B")
+    )
+    return StageCount(
+        stages=k.stages,
+        capacity=ctx.arch.smem_optin,
+        reductions=(),
+        carveout=0,
+        stage_budget=ctx.arch.smem_optin,
+        per_stage=per_stage,
+        stage_bytes=sum(t.bytes for t in per_stage),
+        formula=f"{model.TEMPLATE}: Stages (template argument {model.STAGES_ARGUMENT}, as cutlass_library's tile description gives it)",
+        capacity_source="the arch's opt-in shared memory per block (model/data/arches.toml)",
+        fixed=True,
+    )
+
+
+def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
+    """One and two stages fewer, while at least 2 (the mainloops need 2)."""
+    out = []
+    for stages in (k.stages - 1, k.stages - 2):
+        if stages < 2:
+            continue
+        smem = model.kernel_shared_storage(model.with_stages(k, stages)).size
+        out.append(
+            Variant(
+                label=f"{stages}-stage",
+                tile=k.threadblock,
+                stages=stages,
+                smem_bytes=smem,
+                fits=smem <= ctx.arch.smem_optin,
+            )
+        )
+    return tuple(out)

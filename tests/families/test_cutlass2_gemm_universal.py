@@ -1,0 +1,134 @@
+"""The cutlass2-gemm-universal family: what it claims, what it leaves "not modeled", the launch
+verdict on sm_120, and cutlass_library's own estimate beside the layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from cutlint.cutlass import gemm_2x
+from cutlint.cutlass.versions import cutlass_model, parse_version
+from cutlint.families.base import Unreadable
+from cutlint.families.cutlass2_gemm_universal import FAMILY, model
+from cutlint.families.cutlass2_gemm_universal.family import Cutlass2GemmUniversalRecipe
+from cutlint.families.registry import claim
+from cutlint.model.arch import arch_for
+from cutlint.model.context import ModelContext
+from cutlint.parse.extract import parse_source
+from cutlint.records import Instantiation
+
+# cutlass_library's c1688tf32gemm_128x128_16x4_nn (gemm/80/c1688tf32gemm): complex<float>, 4 stages
+COMPLEX_TF32 = """
+using k_base =
+  typename cutlass::gemm::kernel::DefaultGemmUniversal<
+    cutlass::complex<float>, cutlass::layout::RowMajor, cutlass::ComplexTransform::kNone, 1,
+    cutlass::complex<float>, cutlass::layout::RowMajor, cutlass::ComplexTransform::kNone, 1,
+    cutlass::complex<float>, cutlass::layout::RowMajor,
+    cutlass::complex<float>,
+    cutlass::arch::OpClassTensorOp,
+    cutlass::arch::Sm80,
+    cutlass::gemm::GemmShape<128, 128, 16>,
+    cutlass::gemm::GemmShape<64, 32, 16>,
+    cutlass::gemm::GemmShape<16, 8, 8>,
+    cutlass::epilogue::thread::LinearCombination<
+      cutlass::complex<float>, 1, cutlass::complex<float>, cutlass::complex<float> >,
+    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>,
+    {stages},
+    cutlass::arch::OpMultiplyAddComplex
+>::GemmKernel;
+"""
+
+
+def ctx(arch: str = "sm_120") -> ModelContext:
+    return ModelContext(arch=arch_for(arch), cutlass=cutlass_model(parse_version("4.2.0"), "test"))
+
+
+def instantiation(text: str) -> Instantiation:
+    found = parse_source("k.cu", text.encode()).instantiations
+    assert len(found) == 1, found
+    return found[0]
+
+
+def recipe(text: str) -> Cutlass2GemmUniversalRecipe:
+    got = FAMILY.claim(instantiation(text), ctx())
+    assert isinstance(got, Cutlass2GemmUniversalRecipe), got
+    return got
+
+
+def test_the_registry_gives_default_gemm_universal_to_this_family() -> None:
+    owner = claim(instantiation(COMPLEX_TF32.format(stages=4)), ctx())
+    assert owner is not None and owner[0] is FAMILY
+
+
+def test_recipe_is_typed_from_the_template_arguments() -> None:
+    r = recipe(COMPLEX_TF32.format(stages=4))
+    assert (r.kernel, r.stages, r.arch_tag, str(r.threadblock), str(r.warp)) == (
+        "k_base",
+        4,
+        80,
+        "128x128x16",
+        "64x32x16",
+    )
+    assert r.opclass == model.TENSOR_OP and r.math_op.endswith("OpMultiplyAddComplex")
+
+
+def test_four_stages_need_131072_bytes_and_fail_on_sm_120() -> None:
+    r = recipe(COMPLEX_TF32.format(stages=4))
+    assert FAMILY.covers(r, ctx()) is None
+    res = FAMILY.resources(r, ctx())
+    # A and B: 128 x 16 x 4 complex<float> each (8 B); the epilogue 16,384 B is smaller
+    assert (res.layout.size, res.layout.mainloop_size, res.layout.epilogue_size) == (
+        131072,
+        131072,
+        16384,
+    )
+    assert res.max_threads_per_block == 256 and res.stage_count.fixed
+    assert res.layout.size > arch_for("sm_120").smem_optin
+    assert [(v.stages, v.smem_bytes, v.fits) for v in res.variants] == [
+        (3, 98304, True),
+        (2, 65536, True),
+    ]
+    # cutlass_library's CalculateSmemUsage counts the same A + B tiles: 128 KiB
+    facts = FAMILY.facts(r, res)
+    assert facts["cutlass2.library_estimate"] == 131072
+    assert facts["cutlass2.library_undercount"] == 0
+
+
+def test_a_kernel_is_not_judged_for_an_older_arch() -> None:
+    r = recipe(COMPLEX_TF32.format(stages=4).replace("Sm80", "Sm86"))
+    assert FAMILY.covers(r, ctx("sm_80")) == "an Sm86 kernel does not run on sm_80"
+
+
+def test_unread_stages_is_an_input_problem() -> None:
+    got = FAMILY.claim(instantiation(COMPLEX_TF32.format(stages="kStages")), ctx())
+    assert isinstance(got, Unreadable) and got.problems[0][0] == "CUT005"
+
+
+def test_other_members_and_templates_are_not_claimed() -> None:
+    text = COMPLEX_TF32.format(stages=4).replace(">::GemmKernel;", ">::Epilogue;")
+    parsed = parse_source("k.cu", text.encode()).instantiations
+    assert all(FAMILY.claim(i, ctx()) is None for i in parsed)
+
+
+def test_an_unchecked_operator_class_is_not_modeled() -> None:
+    text = COMPLEX_TF32.format(stages=2).replace("OpClassTensorOp", "OpClassWmmaTensorOp")
+    reason = FAMILY.covers(recipe(text), ctx())
+    assert reason is not None and "OpClassWmmaTensorOp" in reason
+    sm70 = COMPLEX_TF32.format(stages=2).replace("Sm80", "Sm70")
+    assert "Sm70" in str(FAMILY.covers(recipe(sm70), ctx()))
+
+
+@pytest.mark.parametrize(
+    ("crosswise", "bits", "padding"),
+    [(8, 32, 4), (8, 64, 2), (8, 16, 8), (32, 8, 4)],
+)
+def test_simt_transpose_padding(crosswise: int, bits: int, padding: int) -> None:
+    """default_mma_core_simt.h detail::simt_transpose_padding(32, K, bits)."""
+    assert gemm_2x.simt_transpose_padding(32, crosswise, bits) == padding
+
+
+def test_the_tensor_op_epilogue_picks_two_fragments_only_for_its_specializations() -> None:
+    f = gemm_2x.tensor_op_fragments_per_iteration
+    assert f("cutlass::half_t", "float", 8, 1) == 2
+    assert f("cutlass::half_t", "float", 8, 2) == 1  # kPartitionsK != 1
+    assert f("cutlass::bfloat16_t", "float", 8, 1) == 1
+    assert f("float", "float", 4, 1) == 2
