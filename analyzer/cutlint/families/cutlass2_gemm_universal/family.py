@@ -194,9 +194,13 @@ def _short(element: str) -> str:
 
 
 def _types(r: Cutlass2GemmUniversalRecipe) -> str:
-    return "/".join(
+    """`half_t` when A, B, C and the accumulator agree, else `A x B -> C (accumulator)`."""
+    a, b, c, acc = (
         _short(e) for e in (r.element_a, r.element_b, r.element_c, r.element_accumulator)
     )
+    if a == b == c == acc:
+        return a
+    return f"{a} x {b} -> {c} ({acc})"
 
 
 def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
@@ -227,19 +231,21 @@ def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
 
 
 def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
-    """One and two stages fewer, while at least 2 (the mainloops need 2)."""
+    """Fewer stages, one at a time down to 2 (the mainloops need 2), up to the first that fits:
+    the stage count the tile can keep (cutlass_library emits other stage counts of a tile)."""
     out = []
-    for stages in (k.stages - 1, k.stages - 2):
-        if stages < 2:
-            continue
+    for stages in range(k.stages - 1, 1, -1):
         smem = model.kernel_shared_storage(model.with_stages(k, stages)).size
+        fits = smem <= ctx.arch.smem_optin
         out.append(
             Variant(
                 label=f"{stages}-stage",
                 tile=k.threadblock,
                 stages=stages,
                 smem_bytes=smem,
-                fits=smem <= ctx.arch.smem_optin,
+                fits=fits,
             )
         )
+        if fits:
+            break
     return tuple(out)

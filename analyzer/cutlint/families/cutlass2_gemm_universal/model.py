@@ -256,11 +256,17 @@ def mma_storage(k: Kernel) -> gemm_2x.MmaStorage:
     mixed-input, fast-F32/BF16/F16 and complex warp operators convert after the smem load)."""
     if k.opclass == SIMT:
         return simt_core(k).mma_storage()
+    core = (
+        "default_multistage_mma_complex_core_sm80.h"
+        if k.complex
+        else f"default_mma_core_sm{k.arch_tag}.h"
+    )
     return gemm_2x.MmaStorage(
         threadblock=k.threadblock,
         stages=k.stages,
         bits_a=gemm_2x.ELEMENT_BITS[k.element_a],
         bits_b=gemm_2x.ELEMENT_BITS[k.element_b],
+        padding_source=f"{core}: MmaPolicy<..., MatrixShape<0, 0>, MatrixShape<0, 0>, ...>",
     )
 
 
