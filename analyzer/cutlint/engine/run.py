@@ -11,11 +11,11 @@ from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.engine.schema import Kind
-from cutlint.model.arch import arch_for, known
+from cutlint.model.arch import arch_for, cannot_load, known
 from cutlint.model.context import ModelContext
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
-from cutlint.producers.flashinfer import modules
+from cutlint.producers.flashinfer import cache_layout, modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import (
     CheckResult,
@@ -50,12 +50,14 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         if module
         else frozenset()
     )
+    target = cache_layout.compile_target(parsed.path)
     return ModelContext(
         arch=arch,
         cutlass=resolve(options.cutlass_version, version),
         flashinfer=release,
         module=module,
         defines=defined,
+        cannot_load=cannot_load(*target, arch) if target else None,
     )
 
 
