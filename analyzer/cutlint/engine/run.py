@@ -15,6 +15,7 @@ from cutlint.model.arch import arch_for, cannot_load, known
 from cutlint.model.context import ModelContext
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
+from cutlint.producers import cutlass_library
 from cutlint.producers.flashinfer import cache_layout, modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import (
@@ -35,6 +36,8 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     FlashInfer release that wrote the file and the JIT module that compiles it; or, when the
     arch the file's path names is not in cutlint's table, why the file cannot be judged
     (cutlint does not judge an sm_42 file by another arch's limits)."""
+    if options.arch is None and cutlass_library.in_build(parsed.path):
+        return cutlass_library.TARGET_UNKNOWN
     try:
         arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     except KeyError:
