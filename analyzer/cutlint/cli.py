@@ -290,6 +290,12 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
     "findings without the summary (concise).",
 )
 @click.option(
+    "--show-unjudged",
+    is_flag=True,
+    help="Text: a block for every file whose instantiations are all inactive or not modeled "
+    "(default: one line per reason, above the summary).",
+)
+@click.option(
     "-o",
     "--output-file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -355,6 +361,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
+    show_unjudged: bool,
     output_file: Path | None,
     statistics: bool,
     color: str,
@@ -422,7 +429,9 @@ def check(
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
-    _write(result, fmt or cfg.format or "text", quiet, statistics, color, output_file)
+    _write(
+        result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
+    )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
@@ -434,6 +443,7 @@ def _write(
     statistics: bool,
     color: str,
     output_file: Path | None,
+    show_unjudged: bool = False,
 ) -> None:
     """The report (or --statistics) on stdout or into --output-file, coloured where wanted."""
     from cutlint.report import write
@@ -450,7 +460,7 @@ def _write(
 
             out.write(stats.render(result, "json" if fmt == "json" else "text", style))
         else:
-            write(fmt, result, out, quiet=quiet, style=style)
+            write(fmt, result, out, quiet=quiet, style=style, show_unjudged=show_unjudged)
     finally:
         if out is not sys.stdout:
             out.close()
