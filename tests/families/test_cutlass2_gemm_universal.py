@@ -7,7 +7,7 @@ import pytest
 
 from cutlint.cutlass import gemm_2x
 from cutlint.cutlass.versions import cutlass_model, parse_version
-from cutlint.families.base import Unreadable
+from cutlint.families.base import CannotRun, Unreadable
 from cutlint.families.cutlass2_gemm_universal import FAMILY, model
 from cutlint.families.cutlass2_gemm_universal.family import Cutlass2GemmUniversalRecipe
 from cutlint.families.registry import claim
@@ -92,7 +92,8 @@ def test_four_stages_need_131072_bytes_and_fail_on_sm_120() -> None:
 
 def test_a_kernel_is_not_judged_for_an_older_arch() -> None:
     r = recipe(COMPLEX_TF32.format(stages=4).replace("Sm80", "Sm86"))
-    assert FAMILY.covers(r, ctx("sm_80")) == "an Sm86 kernel does not run on sm_80"
+    reason = FAMILY.covers(r, ctx("sm_80"))
+    assert isinstance(reason, CannotRun) and reason == "an Sm86 kernel does not run on sm_80"
 
 
 def test_unread_stages_is_an_input_problem() -> None:

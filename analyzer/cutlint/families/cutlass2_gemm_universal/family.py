@@ -11,7 +11,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
-from cutlint.families.base import Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_gemm_universal import model
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -112,7 +112,8 @@ class Cutlass2GemmUniversal:
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         k = _kernel(recipe)
         if ctx.arch.sm < k.arch_tag:
-            return f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}"
+            # its ArchTag's instructions (cp.async and mma.sync shapes of Sm80, ...) are not there
+            return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
         return model.scope_reason(k)
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
