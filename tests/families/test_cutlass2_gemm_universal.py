@@ -112,7 +112,11 @@ def test_an_unchecked_operator_class_is_not_modeled() -> None:
     reason = FAMILY.covers(recipe(text), ctx())
     assert reason is not None and "OpClassWmmaTensorOp" in reason
     sm70 = COMPLEX_TF32.format(stages=2).replace("Sm80", "Sm70")
-    assert "Sm70" in str(FAMILY.covers(recipe(sm70), ctx()))
+    assert FAMILY.covers(recipe(sm70), ctx()) == (
+        "complex tensor-op kernels of ArchTag Sm70 are not modeled"
+    )
+    sm86 = COMPLEX_TF32.format(stages=2).replace("Sm80", "Sm86")
+    assert "ArchTag Sm86 are not modeled" in str(FAMILY.covers(recipe(sm86), ctx()))
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,8 @@
-"""The CUTLASS 2.x universal GEMM model equals nvcc on every DefaultGemmUniversal kernel of a real
-cutlass_library 120a build (tests/data/nvcc_cutlass2_gemm_truth.json, 208 rows: SIMT and tensor op,
-Sm50 to Sm80, real, complex, mixed-input, interleaved, 2 to 5 stages), byte for byte."""
+"""The CUTLASS 2.x universal GEMM model equals nvcc, byte for byte, on every DefaultGemmUniversal
+kernel of a real cutlass_library 120a build (tests/data/nvcc_cutlass2_gemm_truth.json, 208 rows:
+SIMT and tensor op, Sm50 to Sm80, real, complex, mixed-input, interleaved, 2 to 5 stages) and on
+every further one of the 70, 80, 89 and 90a builds (nvcc_cutlass2_gemm_truth_other_builds.json,
+95 rows: Volta, Sm75 interleaved int8/int4, 1-bit, FP8 Sm89, Sm90 f64 and complex f64)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ import pytest
 
 from cutlint.families.cutlass2_gemm_universal import model
 
-TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_gemm_truth.json"
+DATA = Path(__file__).parents[1] / "data"
+TRUTH = DATA / "nvcc_cutlass2_gemm_truth.json"
+OTHER_BUILDS = DATA / "nvcc_cutlass2_gemm_truth_other_builds.json"
 ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+MORE: list[dict[str, Any]] = json.loads(OTHER_BUILDS.read_text())["rows"]
 
 
 def modeled(row: dict[str, Any]) -> dict[str, int]:
@@ -39,7 +44,15 @@ def test_the_truth_covers_every_stratum() -> None:
     assert any(k.complex for k in kernels) and any(k.interleaved for k in kernels)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["kernel"] for r in ROWS])
+def test_the_other_builds_add_volta_fp8_sm90_and_one_bit_kernels() -> None:
+    assert len(MORE) == 95 and not json.loads(OTHER_BUILDS.read_text())["compile_errors"]
+    kernels = [model.kernel_of(tuple(r["args"])) for r in MORE]
+    assert {k.arch_tag for k in kernels} == {70, 75, 80, 89, 90}
+    assert {"cutlass::float_e4m3_t", "cutlass::uint1b_t"} <= {k.element_a for k in kernels}
+    assert not {r["kernel"] for r in MORE} & {r["kernel"] for r in ROWS}
+
+
+@pytest.mark.parametrize("row", ROWS + MORE, ids=[r["kernel"] for r in ROWS + MORE])
 def test_model_equals_nvcc(row: dict[str, Any]) -> None:
     k = model.kernel_of(tuple(row["args"]))
     assert model.scope_reason(k) is None

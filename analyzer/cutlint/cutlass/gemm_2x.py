@@ -36,6 +36,7 @@ EPI_BASE = "cutlass/epilogue/threadblock/epilogue_base.h"
 EPI_TENSOR_OP = "cutlass/epilogue/threadblock/default_epilogue_tensor_op.h"
 EPI_COMPLEX = "cutlass/epilogue/threadblock/default_epilogue_complex_tensor_op.h"
 EPI_INTERLEAVED = "cutlass/epilogue/threadblock/interleaved_epilogue.h"
+EPI_VOLTA = "cutlass/epilogue/threadblock/default_epilogue_volta_tensor_op.h"
 EPI_SIMT = "cutlass/epilogue/threadblock/default_epilogue_simt.h"
 CORE_SIMT = "cutlass/gemm/threadblock/default_mma_core_simt.h"
 CORE_SM80 = "cutlass/gemm/threadblock/default_mma_core_sm80.h"
@@ -48,7 +49,8 @@ ALIGNED_BUFFER_ALIGN = 16
 TENSOR_OP_ROWS_PER_ITERATION = 8
 
 # sizeof_bits<T> of the element types cutlass_library instantiates (cutlass/numeric_types.h,
-# cutlass/complex.h, cutlass/integer_subbyte.h, cutlass/half.h, cutlass/bfloat16.h, cutlass/tfloat32.h)
+# cutlass/complex.h, cutlass/integer_subbyte.h, cutlass/half.h, cutlass/bfloat16.h, cutlass/tfloat32.h,
+# cutlass/float8.h)
 ELEMENT_BITS: dict[str, int] = {
     "double": 64,
     "float": 32,
@@ -59,8 +61,11 @@ ELEMENT_BITS: dict[str, int] = {
     "uint32_t": 32,
     "int8_t": 8,
     "uint8_t": 8,
+    "cutlass::float_e4m3_t": 8,
+    "cutlass::float_e5m2_t": 8,
     "cutlass::int4b_t": 4,
     "cutlass::uint4b_t": 4,
+    "cutlass::uint1b_t": 1,
     "cutlass::complex<float>": 64,
     "cutlass::complex<double>": 128,
 }
@@ -250,6 +255,30 @@ def complex_tensor_op_epilogue(
     )
 
 
+# cutlass/epilogue/warp/volta_tensor_op_policy.h: VoltaTensorOpPolicy<..., GemmShape<32, 32, 4>,
+# half_t | float, RowMajor>::kRowsPerIteration = 16, and kElementsPerAccess = 4 (half_t), 2 (float)
+VOLTA_ROWS_PER_ITERATION = 16
+VOLTA_ELEMENTS_PER_ACCESS = {"cutlass::half_t": 4, "float": 2}
+
+
+def volta_tensor_op_epilogue(
+    threadblock: Shape3, warp: Shape3, accumulator: str
+) -> EpilogueStorage:
+    """DefaultEpilogueVoltaTensorOp (EPI_VOLTA): TileIteratorVoltaTensorOp of ElementAccumulator,
+    `Shape = MatrixShape<Policy::kRowsPerIteration, WarpShape::kN>`, `Padding = MatrixShape<0,
+    Policy::kElementsPerAccess>` (cutlass/epilogue/warp/tile_iterator_volta_tensor_op.h), and
+    Epilogue's default kFragmentsPerIteration = 1."""
+    return EpilogueStorage(
+        threadblock=threadblock,
+        warp=warp,
+        element_bits=ELEMENT_BITS[accumulator],
+        rows_per_iteration=VOLTA_ROWS_PER_ITERATION,
+        padding=(0, VOLTA_ELEMENTS_PER_ACCESS[accumulator]),
+        fragments_per_iteration=1,
+        source=f"{EPI_VOLTA}: DefaultEpilogueVoltaTensorOp",
+    )
+
+
 def interleaved_epilogue_storage() -> Block:
     """InterleavedEpilogue::SharedStorage (EPI_INTERLEAVED): `struct SharedStorage {};` - the
     interleaved epilogue writes from registers (DefaultInterleavedEpilogueTensorOp)."""
@@ -381,5 +410,6 @@ __all__ = [
     "tensor_op_fragments_per_iteration",
     "tensor_op_padding",
     "thread_count",
+    "volta_tensor_op_epilogue",
     "warp_count",
 ]

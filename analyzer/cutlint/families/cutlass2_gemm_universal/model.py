@@ -60,12 +60,15 @@ ARGUMENT_NAMES = (
 
 TENSOR_OP = "cutlass::arch::OpClassTensorOp"
 SIMT = "cutlass::arch::OpClassSimt"
-TENSOR_OP_ARCHES = (75, 80)
-"""ArchTags whose tensor-op DefaultMmaCore (default_mma_core_sm75.h, _sm80.h,
-default_multistage_mma_complex_core_sm80.h) this model reads: MmaPolicy padding zero."""
-COMPLEX_INTERLEAVED_ARCH = 80
-"""The ArchTag whose complex (default_multistage_mma_complex_core_sm80.h) and interleaved tensor-op
-kernels the compiler truth holds."""
+TENSOR_OP_ARCHES = (70, 75, 80, 89, 90)
+"""ArchTags whose tensor-op DefaultGemm this model reads (each checked against nvcc): Sm70 with
+DefaultEpilogueVoltaTensorOp, the others with DefaultEpilogueTensorOp; the MmaPolicy padding of
+default_mma_core_sm70.h, _sm75.h, _sm80.h (Sm89 and Sm90 DefaultMma use the latter) and
+default_multistage_mma_complex_core_sm80.h is zero."""
+VOLTA = 70
+VOLTA_ACCUMULATORS = ("cutlass::half_t", "float")
+COMPLEX_ARCHES = (80, 90)
+"""The ArchTags whose complex tensor-op kernels (DefaultGemmComplex) the compiler truth holds."""
 SIMT_MULTISTAGE_ARCH = _CONSTANTS["simt_multistage_arch"]
 """default_mma.h builds SIMT kernels of 3 or more stages from default_mma_core_sm80.h's cores."""
 ROW_MAJOR = "cutlass::layout::RowMajor"
@@ -217,12 +220,14 @@ def scope_reason(k: Kernel) -> str | None:
         return f"Stages = {k.stages}: DefaultMma has no single-stage mainloop"
     if k.opclass == TENSOR_OP:
         if k.arch_tag not in TENSOR_OP_ARCHES:
-            return f"tensor-op kernels of ArchTag Sm{k.arch_tag} are not modeled (Sm75, Sm80 are)"
-        if k.arch_tag != COMPLEX_INTERLEAVED_ARCH and (k.complex or k.interleaved):
-            return (
-                f"complex and interleaved tensor-op kernels of ArchTag Sm{k.arch_tag} are not "
-                f"modeled (checked for Sm{COMPLEX_INTERLEAVED_ARCH} only)"
-            )
+            arches = ", ".join(f"Sm{a}" for a in TENSOR_OP_ARCHES)
+            return f"tensor-op kernels of ArchTag Sm{k.arch_tag} are not modeled ({arches} are)"
+        if k.complex and k.arch_tag not in COMPLEX_ARCHES:
+            return f"complex tensor-op kernels of ArchTag Sm{k.arch_tag} are not modeled"
+        if k.arch_tag == VOLTA and (
+            k.interleaved or k.element_accumulator not in VOLTA_ACCUMULATORS
+        ):
+            return "Volta tensor-op kernels other than half_t/float accumulators are not modeled"
         return None
     if k.opclass == SIMT:
         if k.stages > 2 and k.arch_tag < SIMT_MULTISTAGE_ARCH:
@@ -256,11 +261,10 @@ def mma_storage(k: Kernel) -> gemm_2x.MmaStorage:
     mixed-input, fast-F32/BF16/F16 and complex warp operators convert after the smem load)."""
     if k.opclass == SIMT:
         return simt_core(k).mma_storage()
-    core = (
-        "default_multistage_mma_complex_core_sm80.h"
-        if k.complex
-        else f"default_mma_core_sm{k.arch_tag}.h"
-    )
+    if k.complex:
+        core = "default_multistage_mma_complex_core_sm80.h"
+    else:
+        core = f"default_mma_core_sm{min(k.arch_tag, 80)}.h"
     return gemm_2x.MmaStorage(
         threadblock=k.threadblock,
         stages=k.stages,
@@ -276,12 +280,15 @@ def mma_shared_storage(k: Kernel) -> Block:
 
 def epilogue_shared_storage(k: Kernel) -> Block:
     """DefaultGemm's epilogue: DefaultInterleavedEpilogueTensorOp for interleaved C (empty
-    storage), DefaultEpilogueSimt for SIMT (DefaultGemmComplex too), DefaultEpilogueComplexTensorOp
-    for complex tensor op, DefaultEpilogueTensorOp otherwise."""
+    storage), DefaultEpilogueSimt for SIMT (DefaultGemmComplex too), DefaultEpilogueVoltaTensorOp
+    for Sm70, DefaultEpilogueComplexTensorOp for complex tensor op, DefaultEpilogueTensorOp
+    otherwise."""
     if k.interleaved:
         return gemm_2x.interleaved_epilogue_storage()
     if k.opclass == SIMT:
         e = gemm_2x.simt_epilogue(simt_core(k), k.element_accumulator)
+    elif k.arch_tag == VOLTA:
+        e = gemm_2x.volta_tensor_op_epilogue(k.threadblock, k.warp, k.element_accumulator)
     elif k.complex:
         e = gemm_2x.complex_tensor_op_epilogue(k.threadblock, k.warp, k.element_accumulator)
     else:
