@@ -72,8 +72,9 @@ class Cutlass2GemmUniversal:
         "cutlass2.library_undercount": ("input.tile", "input.stages", "input.types"),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "element", "opclass")
-    probe: ClassVar[str | None] = None
-    """Its truth comes from cutlint.verify.alias_probe (tests/tools/make_nvcc_alias_truth.py)."""
+    probe: ClassVar[str | None] = "cutlass-alias"
+    """cutlint.verify.alias_run.ALIAS_PROBE: `cutlint verify` compiles the kernel files with
+    cutlint.verify.alias_probe (the truth files: tests/tools/make_nvcc_alias_truth.py)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS or inst.name != model.TEMPLATE:
