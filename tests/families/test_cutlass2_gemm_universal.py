@@ -3,9 +3,6 @@ verdict on sm_120, and cutlass_library's own estimate beside the layout."""
 
 from __future__ import annotations
 
-import pytest
-
-from cutlint.cutlass import gemm_2x
 from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.base import CannotRun, Unreadable
 from cutlint.families.cutlass2_gemm_universal import FAMILY, model
@@ -117,20 +114,3 @@ def test_an_unchecked_operator_class_is_not_modeled() -> None:
     )
     sm86 = COMPLEX_TF32.format(stages=2).replace("Sm80", "Sm86")
     assert "ArchTag Sm86 are not modeled" in str(FAMILY.covers(recipe(sm86), ctx()))
-
-
-@pytest.mark.parametrize(
-    ("crosswise", "bits", "padding"),
-    [(8, 32, 4), (8, 64, 2), (8, 16, 8), (32, 8, 4)],
-)
-def test_simt_transpose_padding(crosswise: int, bits: int, padding: int) -> None:
-    """default_mma_core_simt.h detail::simt_transpose_padding(32, K, bits)."""
-    assert gemm_2x.simt_transpose_padding(32, crosswise, bits) == padding
-
-
-def test_the_tensor_op_epilogue_picks_two_fragments_only_for_its_specializations() -> None:
-    f = gemm_2x.tensor_op_fragments_per_iteration
-    assert f("cutlass::half_t", "float", 8, 1) == 2
-    assert f("cutlass::half_t", "float", 8, 2) == 1  # kPartitionsK != 1
-    assert f("cutlass::bfloat16_t", "float", 8, 1) == 1
-    assert f("float", "float", 4, 1) == 2
