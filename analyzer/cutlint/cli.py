@@ -672,7 +672,13 @@ def generate_flashinfer(
 @click.option(
     "--ignore-kernels",
     default="",
-    help="CUTLASS's own exclusion (CUTLASS_LIBRARY_IGNORE_KERNELS), as `pregen` writes it.",
+    help="CUTLASS's own exclusion (CUTLASS_LIBRARY_IGNORE_KERNELS), as `pregen cutlass-library "
+    "--write-ignore` writes it; it acts only with --kernels.",
+)
+@click.option(
+    "--exclude-kernels",
+    default="",
+    help="CUTLASS's exclusion that always acts (CUTLASS_LIBRARY_EXCLUDE_KERNELS); same form.",
 )
 @click.option(
     "--out",
@@ -683,7 +689,13 @@ def generate_flashinfer(
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 def generate_cutlass_library(
-    version: str, archs: str, kernels: str, ignore_kernels: str, out: Path | None, quiet: bool
+    version: str,
+    archs: str,
+    kernels: str,
+    ignore_kernels: str,
+    exclude_kernels: str,
+    out: Path | None,
+    quiet: bool,
 ) -> None:
     """Run CUTLASS's own generator (`cutlass_library`, from pip download --no-deps
     nvidia-cutlass==VERSION) as CUTLASS's CMake build does for CUTLASS_NVCC_ARCHS=ARCH, and print
@@ -695,7 +707,8 @@ def generate_cutlass_library(
     base = out if out is not None else generated_dir() / f"cutlass-library-{version}-{slug}"
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
-        written = generate(download(version, say), base, archs, kernels, ignore_kernels)
+        root = download(version, say)
+        written = generate(root, base, archs, kernels, ignore_kernels, exclude_kernels)
     except CutlassLibraryError as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)

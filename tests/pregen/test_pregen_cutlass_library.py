@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,8 @@ from click.testing import CliRunner
 from cutlint import api
 from cutlint.cli import main
 from cutlint.pregen import render_cutlass_library as render
-from cutlint.pregen.cutlass_library import check_options, cutlass_architectures
+from cutlint.pregen.cutlass_library import check_options, cutlass_architectures, write_ignore
+from cutlint.pregen.records import CutlassLibraryPregenResult
 from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.producers.cutlass_library.enumerate import (
     BLACKWELL_ARCHS,
@@ -27,6 +29,7 @@ from cutlint.producers.cutlass_library.enumerate import (
     enumerate_kernels,
 )
 from cutlint.producers.cutlass_library.exclusion import exclusion, matches, selected
+from cutlint.records import Verdict
 
 KERNELS = (
     "cutlass3x_sm120_bstensorop_gemm_ue8m0xe2m1_ue8m0xe2m1,"
@@ -187,6 +190,52 @@ def test_cli_text_json_and_the_ignore_file(tmp_path: Path, wheel: Path) -> None:
     written = ignore.read_text().strip()
     assert set(filter(None, written.split(","))) == failing
     assert out.exit_code == (1 if failing else 0)
+
+
+@pytest.fixture(scope="module")
+def pregen_120a(wheel: Path) -> CutlassLibraryPregenResult:
+    return api.pregen_cutlass_library(arch="sm_120", root=wheel)
+
+
+def _with_failures(r: CutlassLibraryPregenResult, names: set[str]) -> CutlassLibraryPregenResult:
+    """`r` as it will read once a family finds `names` failing: the shared result both formats
+    and the ignore file are rendered from."""
+    failing = Verdict.FAILS_INITIALIZE
+    kernels = tuple(
+        k.model_copy(update={"verdict": failing, "rules": ("CUT101",), "why": "102,400 B"})
+        if k.name in names
+        else k
+        for k in r.kernels
+    )
+    skip = exclusion(names, [k.name for k in kernels])
+    return r.model_copy(update={"kernels": kernels, "exclusion": skip.patterns})
+
+
+def test_both_formats_and_the_ignore_file_say_the_same(
+    pregen_120a: CutlassLibraryPregenResult, tmp_path: Path
+) -> None:
+    names = [k.name for k in pregen_120a.kernels]
+    failing = {names[0], names[500], names[-1]}
+    r = _with_failures(pregen_120a, failing)
+    text = render.render_text(r)
+    data = json.loads(render.render_json(r))
+    assert "1337 kernels: 3 modeled, 3 would fail on sm_120, 1334 not modeled" in text
+    rows = [
+        re.search(rf"^{n} +fails initialize\(\) +CUT101 +102,400 B$", text, re.M) for n in failing
+    ]
+    assert all(rows) and "exclusion: 3 name(s)" in text
+    assert data["summary"] == render.summary(r) == {
+        "enumerated": 1337, "modeled": 3, "failing": 3, "not_modeled": 1334,
+        "excluded_names": 3, "withheld": 0,
+    }  # fmt: skip
+    assert {k["name"] for k in data["kernels"] if k["verdict"] == "fails initialize()"} == failing
+    ignore = tmp_path / "ignore.txt"
+    write_ignore(r, ignore)
+    written = ignore.read_text()
+    assert written.endswith("\n") and written.count("\n") == 1
+    assert set(selected(written.strip().split(","), names)) == failing
+    write_ignore(pregen_120a, ignore)
+    assert ignore.read_text() == ""
 
 
 def _main_block(tree: ast.Module) -> ast.If:
