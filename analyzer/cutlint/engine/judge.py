@@ -44,7 +44,9 @@ class Judgement:
 
 
 Memo = dict[tuple[object, ...], Judgement]
-"""Judgements by (form, name, arguments as written, context)."""
+"""Judgements by (form, name, arguments as written, alias chain, context). The chain is part of
+it: two `using` kernels of one template and arguments (cutlass_library's planar complex and
+planar complex array kernels) name their own aliases in what is said of them."""
 
 VERDICT_PRIORITY = (
     Verdict.FAILS_COMPILE,
@@ -156,7 +158,7 @@ def evaluate_instantiation(
         return InstantiationResult(
             instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
         )
-    key = (inst.form, inst.name, inst.args, ctx.key)
+    key = (inst.form, inst.name, inst.args, inst.chain, ctx.key)
     judged = memo.get(key) if memo is not None else None
     if judged is None:
         judged = judge(inst, ctx, selection)
