@@ -2,7 +2,9 @@
 kernel of a real cutlass_library 120a build (tests/data/nvcc_cutlass2_gemm_truth.json, 208 rows:
 SIMT and tensor op, Sm50 to Sm80, real, complex, mixed-input, interleaved, 2 to 5 stages) and on
 every further one of the 70, 80, 89 and 90a builds (nvcc_cutlass2_gemm_truth_other_builds.json,
-95 rows: Volta, Sm75 interleaved int8/int4, 1-bit, FP8 Sm89, Sm90 f64 and complex f64)."""
+95 rows: Volta, Sm75 interleaved int8/int4, 1-bit, FP8 Sm89, Sm90 f64 and complex f64), and on one
+kernel of every further stratum of the 120a generator's --kernels all
+(nvcc_cutlass2_gemm_truth_all_kernels.json, 308 rows: 2 to 10 stages, split-K warps, 84 over sm_120)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ DATA = Path(__file__).parents[1] / "data"
 TRUTH = DATA / "nvcc_cutlass2_gemm_truth.json"
 OTHER_BUILDS = DATA / "nvcc_cutlass2_gemm_truth_other_builds.json"
 ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ALL_KERNELS = DATA / "nvcc_cutlass2_gemm_truth_all_kernels.json"
 MORE: list[dict[str, Any]] = json.loads(OTHER_BUILDS.read_text())["rows"]
+STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
 
 
 def modeled(row: dict[str, Any]) -> dict[str, int]:
@@ -52,7 +56,18 @@ def test_the_other_builds_add_volta_fp8_sm90_and_one_bit_kernels() -> None:
     assert not {r["kernel"] for r in MORE} & {r["kernel"] for r in ROWS}
 
 
-@pytest.mark.parametrize("row", ROWS + MORE, ids=[r["kernel"] for r in ROWS + MORE])
+def test_the_all_kernels_strata_reach_ten_stages_and_split_k_warps() -> None:
+    assert len(STRATA) == 308 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    kernels = [model.kernel_of(tuple(r["args"])) for r in STRATA]
+    assert {k.stages for k in kernels} == {2, 3, 4, 5, 6, 9, 10}
+    assert any(k.threadblock.k > k.warp.k for k in kernels)
+    assert sum(r["kernel_smem"] > 101376 for r in STRATA) == 84
+
+
+EVERY = ROWS + MORE + STRATA
+
+
+@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
 def test_model_equals_nvcc(row: dict[str, Any]) -> None:
     k = model.kernel_of(tuple(row["args"]))
     assert model.scope_reason(k) is None
