@@ -114,3 +114,12 @@ def test_an_unchecked_operator_class_is_not_modeled() -> None:
     )
     sm86 = COMPLEX_TF32.format(stages=2).replace("Sm80", "Sm86")
     assert "ArchTag Sm86 are not modeled" in str(FAMILY.covers(recipe(sm86), ctx()))
+
+
+def test_an_epilogue_op_the_model_does_not_read_is_not_modeled_not_an_input_problem() -> None:
+    text = COMPLEX_TF32.format(stages=3).replace(
+        "cutlass::epilogue::thread::LinearCombination<",
+        "cutlass::epilogue::thread::LinearCombinationGeneric< cutlass::epilogue::thread::ReLu,",
+    )
+    reason = FAMILY.covers(recipe(text), ctx())
+    assert reason is not None and "EpilogueOutputOp" in reason

@@ -132,16 +132,16 @@ class EpilogueOp:
     """kCount: the epilogue's ElementsPerAccess (DefaultGemm passes EpilogueOutputOp::kCount)."""
 
 
-def epilogue_op(text: str) -> EpilogueOp:
+def epilogue_op(text: str) -> EpilogueOp | None:
+    """The EpilogueOutputOp's ElementOutput and Count, or None when it is no
+    `LinearCombination*<ElementOutput, Count, ...>` (valid C++ the model does not read)."""
     name, args = split_template(text)
     if not name.startswith("cutlass::epilogue::thread::LinearCombination") or len(args) < 2:
-        raise UnreadableType(
-            f"expected a LinearCombination<ElementOutput, Count, ...>, found `{text}`"
-        )
+        return None
     try:
         count = int(args[1])
-    except ValueError as e:
-        raise UnreadableType(f"epilogue Count is not a literal: `{args[1]}`") from e
+    except ValueError:
+        return None
     return EpilogueOp(name=name, output=args[0], count=count)
 
 
@@ -163,7 +163,8 @@ class Kernel:
     threadblock: Shape3
     warp: Shape3
     instruction: Shape3
-    epilogue: EpilogueOp
+    epilogue: EpilogueOp | None
+    """None: an EpilogueOutputOp the model does not read (scope_reason says so)."""
     swizzle: str
     stages: int
     math_op: str
@@ -218,6 +219,11 @@ def scope_reason(k: Kernel) -> str | None:
         return f"element type {unknown[0]} is not in the model's sizeof_bits table"
     if k.stages < 2:
         return f"Stages = {k.stages}: DefaultMma has no single-stage mainloop"
+    if k.epilogue is None:
+        return (
+            "its EpilogueOutputOp is no LinearCombination*<ElementOutput, Count, ...> whose "
+            "ElementOutput and Count the epilogue's iterators are chosen by"
+        )
     if k.opclass == TENSOR_OP:
         if k.arch_tag not in TENSOR_OP_ARCHES:
             arches = ", ".join(f"Sm{a}" for a in TENSOR_OP_ARCHES)
@@ -227,7 +233,10 @@ def scope_reason(k: Kernel) -> str | None:
         if k.arch_tag == VOLTA and (
             k.interleaved or k.element_accumulator not in VOLTA_ACCUMULATORS
         ):
-            return "Volta tensor-op kernels other than half_t/float accumulators are not modeled"
+            return (
+                "Volta tensor-op kernels with interleaved C or accumulators other than half_t "
+                "and float are not modeled"
+            )
         return None
     if k.opclass == SIMT:
         if k.stages > 2 and k.arch_tag < SIMT_MULTISTAGE_ARCH:
@@ -292,6 +301,7 @@ def epilogue_shared_storage(k: Kernel) -> Block:
     elif k.complex:
         e = gemm_2x.complex_tensor_op_epilogue(k.threadblock, k.warp, k.element_accumulator)
     else:
+        assert k.epilogue is not None, "scope_reason() first"
         e = gemm_2x.tensor_op_epilogue(
             k.threadblock, k.warp, k.epilogue.output, k.element_accumulator, k.epilogue.count
         )
