@@ -123,3 +123,32 @@ def test_an_epilogue_op_the_model_does_not_read_is_not_modeled_not_an_input_prob
     )
     reason = FAMILY.covers(recipe(text), ctx())
     assert reason is not None and "EpilogueOutputOp" in reason
+
+
+HAND_WRITTEN = """
+using ElementA = cutlass::half_t;
+using Element = ElementA;
+using TB = cutlass::gemm::GemmShape<128, 128, 32>;
+using Kernel = typename cutlass::gemm::kernel::DefaultGemmUniversal<
+    Element, cutlass::layout::RowMajor, cutlass::ComplexTransform::kNone, 8,
+    Element, cutlass::layout::ColumnMajor, cutlass::ComplexTransform::kNone, 8,
+    Element, cutlass::layout::RowMajor, float,
+    cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80,
+    TB, cutlass::gemm::GemmShape<64, 64, 32>, cutlass::gemm::GemmShape<16, 8, 16>,
+    cutlass::epilogue::thread::LinearCombination<Element, 8, float, float>,
+    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, 3,
+    cutlass::arch::OpMultiplyAdd>::GemmKernel;
+"""
+
+
+def test_a_hand_written_chain_reads_through_its_aliases() -> None:
+    r = recipe(HAND_WRITTEN)
+    assert (r.element_a, str(r.threadblock)) == ("cutlass::half_t", "128x128x32")
+    assert (
+        r.args[16]
+        == "cutlass::epilogue::thread::LinearCombination<cutlass::half_t, 8, float, float>"
+    )
+    res = FAMILY.resources(r, ctx())
+    # A and B 128 x 32 x 3 half_t; the epilogue (half_t out of float, 8 per access: 2 fragments)
+    # 2 x (2 x 8 + 0) x (2 x 64 + 8) x 4 B = 17,408 B is smaller
+    assert (res.layout.size, res.layout.epilogue_size) == (49152, 17408)
