@@ -1,6 +1,11 @@
-"""The SM120 block-scaled mainloop as CUTLASS 4.5.0 builds it, for a kernel of one problem
-(`GemmUniversal`, not ptr-array): what the builder counts per stage, the stage count it picks,
-and the mainloop's `SharedStorage`.
+"""The SM120 block-scaled mainloop for a kernel of one problem (`GemmUniversal`, not ptr-array):
+what the builder counts per stage, the stage count it picks, and the mainloop's `SharedStorage`.
+
+Written for CUTLASS 4.5.0; a caller that passes its `CutlassModel` gets the builder of that
+version (the knobs `reduced_capacity`, `pipeline_round_up` and `sfb_min_tile_n` of
+data/cutlass.toml: CUTLASS 4.2.0 counts the full capacity, an unrounded pipeline and SFB over N).
+The mainloop's layout is the same from 4.2.0 on (4.5.0 adds `alignas(16)` to smem_SFA/smem_SFB,
+whose sizes are multiples of 16 for every tile the builder accepts, so no offset moves).
 
 `CollectiveBuilder<Sm120, OpClassBlockScaledTensorOp, ...>` (MB) sizes stages with
 `sm100_compute_stage_count_or_override_blockscaled` (SC) against `ReducedSmemCapacityBytes`,
@@ -24,6 +29,7 @@ from cutlint.cutlass.storage import (
     cpp_div,
     pipeline_storage,
 )
+from cutlint.cutlass.versions import CutlassModel
 from cutlint.records import Shape3, StageCount, StageTerm
 
 MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
@@ -63,6 +69,10 @@ MXFP8 = Operands("MXFP8 (e4m3 x e4m3, ue8m0 scales, SFVec 32)", 8, 8, 32)
 # An FP8 x FP4 pair (mx_float8_t / mx_float4_t, or cute::tuple<e4m3|e5m2|e2m1, ue8m0>) is
 # MXF8F6F4 too: both stored as uint8_t.
 MXFP8_MXFP4 = Operands("MXFP8 x MXFP4 (e4m3/e5m2 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# Any pair of mx types under a KernelScheduleMxf8f6f4Sm120 schedule is MXF8F6F4: uint8_t storage.
+MXF8F6F4 = Operands("MXF8F6F4 (e2m1/e2m3/e3m2/e4m3/e5m2, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# MXF4 (KernelScheduleMxNvf4Sm120 with ue8m0 scales): e2m1 stored as 4 bits, SFVectorSize 32.
+MXFP4 = Operands("MXFP4 (e2m1 x e2m1, ue8m0 scales, SFVec 32)", 4, 4, 32)
 
 # MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
 GROUPED_SCHEDULER_STAGES = 8
@@ -80,15 +90,20 @@ class StageBytes:
         return self.a + self.b + self.sfa + self.sfb
 
 
-def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
+def _on(cutlass: CutlassModel | None, knob: str) -> bool:
+    """A knob of data/cutlass.toml; no model given means CUTLASS 4.5.0, where all three are on."""
+    return cutlass is None or cutlass.has(knob)
+
+
+def stage_bytes(tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None) -> StageBytes:
     """One stage of A, B, SFA and SFB as the mainloop allocates them.
 
     SFA = size(filter_zeros(SmemLayoutAtomSFA)) = (M / Blk_MN) * Blk_MN * K / SFVectorSize (MB:
     sSFA_shape; the K mode's SFVectorSize has stride 0); SFB the same over max(N, 128) (MB:
-    sSFBTileShape_N, CUTLASS 4.5.0).
+    sSFBTileShape_N, CUTLASS 4.5.0; over N before: knob `sfb_min_tile_n`).
     """
     sf_k = tile.k // ops.sf_vector_size
-    n_sf = max(tile.n, SF_BLOCK_MN)
+    n_sf = max(tile.n, SF_BLOCK_MN) if _on(cutlass, "sfb_min_tile_n") else tile.n
     return StageBytes(
         a=ops.bits_a * tile.m * tile.k // 8,
         b=ops.bits_b * tile.n * tile.k // 8,
@@ -97,10 +112,15 @@ def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
     )
 
 
-def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
-    """MB: ReducedSmemCapacityBytes. Not grouped: the CLC scheduler's pipeline and its responses,
-    no tensormaps. Grouped (a stride that is a pointer): the grouped scheduler's pipeline, two
-    tensormaps and the tensormap-ready pipeline, no CLC responses."""
+def capacity_reductions(
+    grouped: bool = False, cutlass: CutlassModel | None = None
+) -> tuple[StageTerm, ...]:
+    """MB: ReducedSmemCapacityBytes (CUTLASS 4.4.2 on, knob `reduced_capacity`; before, the
+    builder counts from the full sm120_smem_capacity_bytes). Not grouped: the CLC scheduler's
+    pipeline and its responses, no tensormaps. Grouped (a stride that is a pointer): the grouped
+    scheduler's pipeline, two tensormaps and the tensormap-ready pipeline, no CLC responses."""
+    if not _on(cutlass, "reduced_capacity"):
+        return ()
     if grouped:
         return (
             StageTerm(
@@ -142,16 +162,25 @@ def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
     )
 
 
-def per_stage_terms(tile: Shape3, ops: Operands) -> tuple[StageTerm, ...]:
-    s = stage_bytes(tile, ops)
+def per_stage_terms(
+    tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None
+) -> tuple[StageTerm, ...]:
+    s = stage_bytes(tile, ops, cutlass)
+    pipeline = StageTerm(
+        name="pipeline",
+        bytes=round_up(pipeline_storage(1), 128),
+        source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+    )
+    if not _on(cutlass, "pipeline_round_up"):
+        pipeline = StageTerm(
+            name="pipeline",
+            bytes=pipeline_storage(1),
+            source=f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded before 4.4.0)",
+        )
     return (
         StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
         StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
-        StageTerm(
-            name="pipeline",
-            bytes=round_up(pipeline_storage(1), 128),
-            source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
-        ),
+        pipeline,
         StageTerm(name="SFA", bytes=s.sfa, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))"),
         StageTerm(name="SFB", bytes=s.sfb, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))"),
     )
@@ -163,6 +192,7 @@ def stage_count(
     carveout: int | None,
     fixed: int | None = None,
     grouped: bool = False,
+    cutlass: CutlassModel | None = None,
 ) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
     ReducedSmemCapacityBytes, ...>(StageCountType{}) (SC).
@@ -170,8 +200,8 @@ def stage_count(
     `fixed`: the launcher passes `StageCount<N>` and the builder returns N. Otherwise
     `StageCountAutoCarveout<carveout>`: (ReducedSmemCapacityBytes - carveout) / stage_bytes.
     """
-    reductions = capacity_reductions(grouped)
-    per_stage = per_stage_terms(tile, ops)
+    reductions = capacity_reductions(grouped, cutlass)
+    per_stage = per_stage_terms(tile, ops, cutlass)
     per = sum(t.bytes for t in per_stage)
     reduced = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions)
     if fixed is not None:
@@ -203,10 +233,14 @@ def stage_count(
 
 
 def mainloop_tensor_storage(
-    tile: Shape3, ops: Operands, stages: int, grouped: bool = False
+    tile: Shape3,
+    ops: Operands,
+    stages: int,
+    grouped: bool = False,
+    cutlass: CutlassModel | None = None,
 ) -> Block:
     """ML (MLA for a grouped kernel: the same members)."""
-    s = stage_bytes(tile, ops)
+    s = stage_bytes(tile, ops, cutlass)
     return struct(
         "mainloop",
         [
@@ -249,11 +283,13 @@ def mainloop_pipeline(stages: int) -> Block:
     )
 
 
-def mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+def mainloop_shared_storage(
+    tile: Shape3, ops: Operands, stages: int, cutlass: CutlassModel | None = None
+) -> Block:
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            mainloop_tensor_storage(tile, ops, stages).at("tensors"),
+            mainloop_tensor_storage(tile, ops, stages, cutlass=cutlass).at("tensors"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
         f"{ML}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
