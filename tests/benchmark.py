@@ -6,7 +6,9 @@
    of many runs beside `python -c pass` on the same machine at the same time (a shared machine's
    load moves all three; the load average is printed with them);
 1. the real FlashInfer 0.7.2.post1 SM120 cache, written by FlashInfer's own generator;
-2. a synthetic cache of N instantiations: copies of those real files under new names.
+2. a synthetic cache of N instantiations: copies of those real files under new names;
+3. a real cutlass_library build for 120a (CUTLASS's own generator from the nvidia-cutlass wheel:
+   1,337 kernel files and 323 manifests), checked for sm_120.
 
 Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
 runs: `pip install` compiles it.
@@ -31,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 
 VERSION = "0.7.2.post1"
@@ -161,6 +164,8 @@ def main() -> None:
     report(f"real FlashInfer {VERSION} SM120 cache", real, args.runs)
     big = synthetic(real, work / "synthetic", args.synthetic)
     report(f"synthetic cache ({args.synthetic:,} wanted)", big, max(1, args.runs // 2))
+    library = cutlass_library.generate(cutlass_library.download(), work / "cutlass-library", "120a")
+    report("cutlass_library 120a build", library, max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

@@ -51,9 +51,17 @@ def _say(message: str) -> None:
     "flashinfer-python of the file's release.",
 )
 @click.option(
+    "--cutlass-source",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="For cutlass_library and other `using`-chain kernels: the CUTLASS tree to compile "
+    "against (a CUTLASS checkout, or an unpacked nvidia-cutlass wheel's cutlass_library/source). "
+    "Default: the nvidia-cutlass wheel in <cache>/wheels.",
+)
+@click.option(
     "--download",
     is_flag=True,
-    help="Fetch missing flashinfer-python wheels (pip download --no-deps) into <cache>/wheels.",
+    help="Fetch missing flashinfer-python (or nvidia-cutlass) wheels (pip download --no-deps) "
+    "into <cache>/wheels.",
 )
 @click.option(
     "--backend",
@@ -95,6 +103,7 @@ def _say(message: str) -> None:
 def verify_command(
     paths: tuple[Path, ...],
     headers: tuple[Path, ...],
+    cutlass_source: Path | None,
     download: bool,
     backend: str,
     nvcc: str | None,
@@ -109,8 +118,9 @@ def verify_command(
     """Ask nvcc for the numbers cutlint's model predicts and compare them.
 
     For every instantiation `check` finds, compiles the generated file against the real
-    headers and launcher of the FlashInfer release that wrote it (host pass only, no GPU, no
-    GEMM device code) and compares the stage count, the kernel's SharedStorageSize, the
+    headers and launcher of the FlashInfer release that wrote it, or, for cutlass_library and
+    other `using`-chain kernels, against CUTLASS's own headers (no GPU, no GEMM device code), and
+    compares the stage count, the kernel's SharedStorageSize, the
     mainloop's and epilogue's SharedStorage and MaxThreadsPerBlock with the model's.
     """
     options = VerifyOptions(
@@ -122,6 +132,7 @@ def verify_command(
         download=download,
         keep_build=keep_build,
         backend=backend,
+        cutlass_source=cutlass_source,
     )
     try:
         result = verify(

@@ -36,6 +36,7 @@ from cutlint.records import (
     SourceSpan,
     Verdict,
 )
+from cutlint.verify import alias_run
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
 from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
@@ -74,6 +75,9 @@ class VerifyOptions:
     extra_include_dirs: tuple[Path, ...] = field(default_factory=tuple)
     backend: str = "nvcc"
     """`--backend`: BACKENDS; `libclang` reads clang's record layout and needs no nvcc."""
+    cutlass_source: Path | None = None
+    """`--cutlass-source`: the CUTLASS tree `using`-chain kernels compile against
+    (cutlint.verify.alias_run); default: the nvidia-cutlass wheel in the cache."""
 
 
 def _arch_tag(inst: Instantiation) -> str:
@@ -211,12 +215,19 @@ def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache
 
 def _no_backend(inst: Instantiation) -> str:
     built = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
+    if inst.form is FormKind.TYPE_ALIAS:
+        return f"`{inst.name}`: no family that models it has a compiler probe"
     if inst.form is FormKind.EXPLICIT_INSTANTIATION:
         return f"explicit instantiation of `{inst.name}`: {built}"
     return f"{_arch_tag(inst) or 'unknown arch tag'}: {built}"
 
 
-def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) -> Verified:
+def _compare(
+    r: InstantiationResult,
+    job: _FileJob | alias_run.AliasJob | None,
+    version: str | None,
+    is_probed: Callable[[InstantiationResult], bool] = _probed,
+) -> Verified:
     inst = r.instantiation
     model = Numbers.of_model(r.resources) if r.resources is not None else None
     base = {
@@ -228,7 +239,7 @@ def _compare(r: InstantiationResult, job: _FileJob | None, version: str | None) 
     if r.verdict is Verdict.INACTIVE:
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
-    if job is None or not _probed(r):
+    if job is None or not is_probed(r):
         return Verified(**base, status=Status.NO_BACKEND, note=_no_backend(inst))
     row = job.rows.get(inst.span.line)
     if row is None or _norm(row.args) != _norm(inst.args):
@@ -337,6 +348,33 @@ def _backend(options: VerifyOptions) -> Nvcc:
     return Nvcc(path="", version_text=libclang_layout.method_text())
 
 
+def _alias_files(
+    checked: CheckResult, options: VerifyOptions, nvcc: Nvcc, base: Path, progress: Say | None
+) -> tuple[CheckResult, list[alias_run.AliasJob]]:
+    """Judge the files of `using`-chain kernels again for the CUTLASS their headers are, and
+    compile them (cutlint.verify.alias_run)."""
+    wanted = [f.path for f in checked.files if any(alias_run.probed(r) for r in f.instantiations)]
+    if not wanted or options.backend != "nvcc":
+        return checked, []
+    source = alias_run.source_root(options.cutlass_source, options.download, progress)
+    again = judge_files(
+        parse.parse_paths([Path(p) for p in wanted], jobs=options.jobs),
+        CheckOptions(jobs=options.jobs, cutlass_version=str(source / "include")),
+    )
+    rejudged = {f.path: f for f in again.files}
+    files = tuple(rejudged.get(f.path, f) for f in checked.files)
+    checked = checked.model_copy(update={"files": files})
+    jobs = alias_run.run(
+        [f for f in files if f.path in rejudged],
+        source,
+        nvcc,
+        ResultCache(base),
+        options.use_cache,
+        progress,
+    )
+    return checked, jobs
+
+
 def verify(
     paths: Sequence[Path | str],
     options: VerifyOptions | None = None,
@@ -351,6 +389,7 @@ def verify(
     nvcc = _backend(options)
     search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
     checked = _check(paths, search, options.jobs)
+    checked, alias_jobs = _alias_files(checked, options, nvcc, base, progress)
     jobs, missing = _plan(checked.files, search, nvcc)
     if missing:
         raise SetupError("\n".join(missing))
@@ -365,8 +404,13 @@ def verify(
     _compile(todo, nvcc, options, cache, progress, log)
 
     by_path = {j.result.path: j for j in jobs}
+    by_alias_path = {j.result.path: j for j in alias_jobs}
     verified: list[Verified] = []
     for f in checked.files:
+        if f.path in by_alias_path:
+            alias_job = by_alias_path[f.path]
+            verified += [_compare(r, alias_job, None, alias_run.probed) for r in f.instantiations]
+            continue
         probed = by_path.get(f.path)
         version = probed.version if probed else version_in_path(f.path) or search.single_version()
         verified += [_compare(r, probed, version) for r in f.instantiations]
@@ -375,7 +419,12 @@ def verify(
     verified.sort(key=lambda v: (v.instantiation.span.path, v.instantiation.span.line))
     return VerifyResult(
         instantiations=tuple(verified),
-        files=tuple(sorted((_file_run(j) for j in jobs), key=lambda f: f.path)),
+        files=tuple(
+            sorted(
+                [*(_file_run(j) for j in jobs), *(j.run for j in alias_jobs if j.run)],
+                key=lambda f: f.path,
+            )
+        ),
         nvcc=nvcc.release,
         backend=options.backend,
         input_diagnostics=tuple(d for f in checked.files for d in f.diagnostics),

@@ -26,13 +26,18 @@ class CutlassLibraryError(Exception):
     """The wheel could not be fetched or the generator failed; says why."""
 
 
+def wheel_root(version: str = DEFAULT_VERSION) -> Path:
+    """Where the unpacked wheel lives in cutlint's cache (whether or not it is there yet)."""
+    return wheels_dir() / f"nvidia-cutlass-{version}"
+
+
 def download(version: str = DEFAULT_VERSION, progress: Callable[[str], None] | None = None) -> Path:
     """The unpacked `nvidia-cutlass` wheel (the directory that holds `cutlass_library/`)."""
     try:
         return wheels.download_wheel(
             "nvidia-cutlass",
             version,
-            wheels_dir() / f"nvidia-cutlass-{version}",
+            wheel_root(version),
             "cutlass_library/generator.py",
             "6 MB",
             progress,
