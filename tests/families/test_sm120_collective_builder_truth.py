@@ -1,7 +1,8 @@
 """The sm120-collective-builder model against the compiler, byte for byte: every row of
 tests/data/nvcc_sm120_collective_builder_truth.json (nvcc's numbers for a stratified sample of
-CUTLASS 4.2.0's generated SM120 kernels, tests/tools/make_nvcc_sm120_cb_truth.py), read from the
-files CUTLASS's own generator writes at test time."""
+CUTLASS 4.2.0's generated SM120 kernels, tests/tools/make_nvcc_sm120_cb_truth.py) and of its
+CUTLASS 4.5.0 twin (the same chains compiled against 4.5.0's headers), read from the files
+CUTLASS's own generator writes at test time."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from cutlint.cutlass.versions import cutlass_model
+from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.sm120_collective_builder import FAMILY, model
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe
 from cutlint.model.arch import arch_for
@@ -22,26 +23,31 @@ from cutlint.model.context import ModelContext
 from cutlint.parse.extract import parse_source
 
 ROOT = Path(__file__).parents[2]
-TRUTH = json.loads(
-    (ROOT / "tests" / "data" / "nvcc_sm120_collective_builder_truth.json").read_text()
+DATA = ROOT / "tests" / "data"
+TRUTH = json.loads((DATA / "nvcc_sm120_collective_builder_truth.json").read_text())
+TRUTH_450 = json.loads(
+    (DATA / "nvcc_sm120_collective_builder_truth_cutlass_4.5.0.json").read_text()
 )
 ROWS: list[dict[str, Any]] = TRUTH["rows"]
-CUTLASS = cutlass_model((4, 2, 0), "test")
-CTX = ModelContext(arch=arch_for("sm_120"), cutlass=CUTLASS)
+CASES = [(TRUTH["cutlass"], r) for r in ROWS] + [
+    (TRUTH_450["cutlass"], r) for r in TRUTH_450["rows"]
+]
+CTX = ModelContext(arch=arch_for("sm_120"), cutlass=cutlass_model((4, 2, 0), "test"))
 FIELDS = ("smem", "align", "stages", "mainloop", "epilogue", "threads")
 
 
-def numbers(recipe: CollectiveBuilderRecipe) -> dict[str, int] | str:
-    p = model.plan(recipe, CUTLASS)
+def numbers(recipe: CollectiveBuilderRecipe, version: str) -> dict[str, int] | str:
+    cutlass = cutlass_model(parse_version(version), "test")
+    p = model.plan(recipe, cutlass)
     if isinstance(p, str):
         return p
-    sc = model.stage_count(p, CUTLASS)
-    k = model.kernel_shared_storage(p, sc.stages, CUTLASS)
+    sc = model.stage_count(p, cutlass)
+    k = model.kernel_shared_storage(p, sc.stages, cutlass)
     return {
         "smem": k.size,
         "align": k.align,
         "stages": sc.stages,
-        "mainloop": model.mainloop_shared_storage(p, sc.stages, CUTLASS).size,
+        "mainloop": model.mainloop_shared_storage(p, sc.stages, cutlass).size,
         "epilogue": model.epilogue_shared_storage(p).size,
         "threads": model.max_threads_per_block(p),
     }
@@ -59,18 +65,21 @@ def generated(cutlass_library_build: Callable[..., Path]) -> Path:
     return cutlass_library_build("120a", "cutlass3x_sm120_*")
 
 
-def test_truth_is_for_the_modeled_version_and_every_schedule() -> None:
-    assert TRUTH["cutlass"] == "4.2.0"
+def test_truth_is_for_the_modeled_versions_and_every_schedule() -> None:
+    assert (TRUTH["cutlass"], TRUTH_450["cutlass"]) == ("4.2.0", "4.5.0")
+    assert tuple(model.data()["cutlass"]) == ("4.2.0", "4.5.0")
+    assert [r["file"] for r in ROWS] == [r["file"] for r in TRUTH_450["rows"]]
     schedules = {r["kernel"].split("_1x1x1_0_")[-1] for r in ROWS}
     assert any("pingpong" in s for s in schedules) and any("cooperative" in s for s in schedules)
     assert any("stream_k" in s for s in schedules)
     assert any("_grouped_" in r["kernel"] for r in ROWS)
 
 
-@pytest.mark.parametrize("index", range(len(ROWS)), ids=[r["kernel"][16:] for r in ROWS])
-def test_model_equals_compiler(index: int, generated: Path) -> None:
-    row = ROWS[index]
-    got = numbers(recipe_of(generated / row["file"]))
+@pytest.mark.parametrize(
+    ("version", "row"), CASES, ids=[f"{v}-{r['kernel'][16:]}" for v, r in CASES]
+)
+def test_model_equals_compiler(version: str, row: dict[str, Any], generated: Path) -> None:
+    got = numbers(recipe_of(generated / row["file"]), version)
     if "sptensorop" in row["kernel"]:
         assert isinstance(got, str) and got.startswith("sparse SM120 GEMM"), got
         return

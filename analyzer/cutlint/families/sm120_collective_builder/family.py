@@ -30,14 +30,17 @@ class Sm120CollectiveBuilder:
         "cb.kind": "the mainloop: `block-scaled` or `blockwise` (`?` when not modeled)",
         "cb.pingpong": "whether the kernel schedule is a pingpong one",
         "cb.grouped": "whether the problem shape is GroupProblemShape (ptr-array kernel)",
+        "cb.static_assert": "the SM120 builder static_assert the chain fails, with its header "
+        "(empty when none): the file does not compile",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "cb.kind": ("input.mainloop",),
         "cb.pingpong": ("input.mainloop",),
         "cb.grouped": ("input.kernel",),
+        "cb.static_assert": ("input.mainloop", "input.epilogue"),
     }
     columns: ClassVar[tuple[str, ...]] = ("schedule", "tile", "C/D")
-    probe: ClassVar[str | None] = None
+    probe: ClassVar[str | None] = "cutlass-alias"
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS:
@@ -69,7 +72,7 @@ class Sm120CollectiveBuilder:
                 epilogue_size=model.epilogue_shared_storage(p).size,
             ),
             max_threads_per_block=model.max_threads_per_block(p),
-            registers=model.register_plan(p),
+            registers=model.register_plan(p, ctx.cutlass),
             epilogue=model.epilogue_shape(p),
         )
 
@@ -83,7 +86,9 @@ class Sm120CollectiveBuilder:
             if "Blockwise" in schedule
             else "?"
         )
+        failed = model.static_assert_failure(r)
         return {
+            "cb.static_assert": failed,
             "cb.kind": kind,
             "cb.pingpong": "Pingpong" in schedule,
             "cb.grouped": "GroupProblemShape" in r.problem_shape,

@@ -9,8 +9,9 @@ the SM120 TMA epilogue (cutlint.cutlass.sm120_epilogue: single or ptr-array) and
 cooperative / pingpong kernel shell (cutlint.cutlass.sm90_cooperative for one problem,
 cutlint.cutlass.kernel for a grouped problem shape).
 
-`plan()` types a recipe into the parts or says why it is outside what the compiler confirmed;
-everything here is keyed to the CUTLASS versions listed in data/family.toml (`cutlass`).
+`plan()` types a recipe into the parts or says why it is outside what the compiler confirmed:
+the CUTLASS versions listed in data/family.toml (`cutlass`; the block-scaled builder's budget
+differs between them, see cutlint.cutlass.sm120_blockscaled).
 """
 
 from __future__ import annotations
@@ -151,19 +152,16 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
         return "sparse SM120 GEMM (sm120_sparse_mma_builder.inl, MainloopSm120TmaWarpSpecializedSparse): not modeled"
     if r.tile is None or r.cluster is None:
         return f"tile `{r.tile}` / cluster: the model reads static cute::Shape<cute::_M, cute::_N, cute::_K> only"
-    if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1):
-        return f"cluster {r.cluster}: the SM120 builders require 1x1x1 (a static_assert)"
+    if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1) and opclass != BLOCKSCALED:
+        return f"cluster {r.cluster}: the 4.2.0 blockwise builder has no cluster static_assert (NVIDIA/cutlass#3459); not modeled"
     grouped = _strip(r.problem_shape).startswith("cutlass::gemm::GroupProblemShape<")
     if not grouped and _strip(r.problem_shape) not in d["problem_shapes"]:
         return f"problem shape `{r.problem_shape}`: the model covers {', '.join(d['problem_shapes'])} and GroupProblemShape"
     layout_a, a_ptr = _pointer(r.layout_a)
     layout_b, b_ptr = _pointer(r.layout_b)
-    if (
-        (layout_a, layout_b) != ("cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor")
-        or a_ptr != grouped
-        or b_ptr != grouped
-    ):
-        return f"A/B layouts `{r.layout_a}`, `{r.layout_b}`: the SM120 builders take TN only (K-major A and B)"
+    majors = ("cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor")
+    if layout_a not in majors or layout_b not in majors or a_ptr != grouped or b_ptr != grouped:
+        return f"A/B layouts `{r.layout_a}`, `{r.layout_b}`: the model reads RowMajor or ColumnMajor (a pointer for a grouped kernel)"
     if _strip(r.accumulator) != "float":
         return f"accumulator `{r.accumulator}`: the model covers float"
     policy = _stage_policy(r)
@@ -174,6 +172,8 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     if isinstance(epi, str):
         return epi
     ops, fusion = epi
+    if ops.d_fp6 and (r.tile.m if ops.d_column_major else r.tile.n) % 128:
+        return f"does not compile, so nothing to lay out: {BUILDER_ASSERTS['fp6_tile']}"
     schedule = _strip(r.kernel_schedule).removeprefix("cutlass::gemm::")
     tag = _strip(r.tile_scheduler).removeprefix("cutlass::gemm::")
     if grouped:
@@ -237,6 +237,41 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
             scales=blockwise.Scales(g.m, g.n, g.k),
         )
     return f"operator class `{r.opclass}`: not modeled"
+
+
+# --- what does not compile ----------------------------------------------------------------------
+
+BUILDER_ASSERTS = {
+    "tn": (
+        "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl (4.2.0 line 95) and "
+        "sm120_blockwise_mma_builder.inl (line 151): static_assert((UmmaMajorA == UMMA::Major::K "
+        '&& UmmaMajorB == UMMA::Major::K), "Only TN layout is supported.")'
+    ),
+    "cluster": (
+        "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl (4.2.0 line 100): "
+        'static_assert(cute::size(ClusterShape_MNK{}) == Int<1>{}, "no programmatic multicast on '
+        'this arch")'
+    ),
+    "fp6_tile": (
+        "cutlass/epilogue/collective/builders/sm120_builder.inl (4.2.0 line 158): "
+        "sm120_compute_tile_shape_or_override, static_assert(!IsFP6 || (CTA_M % 128 == 0 && "
+        'IsColMajorD) || (CTA_N % 128 == 0 && IsRowMajorD), "CTA tile for FP6 ElementD must have '
+        'a contiguous extent that is a multiple of 128.") (NVIDIA/cutlass#3211)'
+    ),
+}
+
+
+def static_assert_failure(r: CollectiveBuilderRecipe) -> str:
+    """The builder static_assert this recipe fails, with its header ("" when none): the file does
+    not compile. plan() lets through only failures that leave the parts computable (the layouts
+    of A/B and the cluster change no size in the formulas); an FP6 D tile the epilogue builder
+    rejects is a reason plan() gives instead (its epilogue tile does not divide the CTA tile)."""
+    layouts = (_pointer(r.layout_a)[0], _pointer(r.layout_b)[0])
+    if layouts != ("cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor"):
+        return BUILDER_ASSERTS["tn"]
+    if r.cluster is not None and (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1):
+        return BUILDER_ASSERTS["cluster"]
+    return ""
 
 
 # --- the parts -----------------------------------------------------------------------------------
@@ -315,9 +350,12 @@ def max_threads_per_block(p: Plan) -> int:
     return shell.max_threads_per_block()
 
 
-def register_plan(p: Plan) -> RegisterPlan | None:
-    """The cooperative shell's setmaxnreg split (CUTLASS 4.2.0: HeavyRegisterPressure =
-    RegsPerThread >= 208 for every mainloop); the pingpong split is not modeled."""
+def register_plan(p: Plan, cutlass: CutlassModel) -> RegisterPlan | None:
+    """The cooperative shell's setmaxnreg split: HeavyRegisterPressure = RegsPerThread >= 208 in
+    CUTLASS 4.2.0; 4.5.0 lowers it to 128 for a block-scaled mainloop (IsSm120BlockScaled in
+    sm90_gemm_tma_warpspecialized_cooperative.hpp). The pingpong and ptr-array splits are not
+    modeled here."""
     if p.pingpong or p.grouped:
         return None
-    return shell.register_plan(p.tile, sm120_blockscaled=False)
+    blockscaled_threshold = p.kind == "block-scaled" and cutlass.version >= (4, 5, 0)
+    return shell.register_plan(p.tile, sm120_blockscaled=blockscaled_threshold)
