@@ -77,6 +77,11 @@ MXFP4 = Operands("MXFP4 (e2m1 x e2m1, ue8m0 scales, SFVec 32)", 4, 4, 32)
 # MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
 GROUPED_SCHEDULER_STAGES = 8
 
+# What each term's size comes from, for the derivation graph (records.StageTerm.derived_from):
+# the family's input nodes where it has them (cutlint.explain keeps only nodes that exist).
+TILE_FROM = ("input.tile", "input.types")
+VERSION_FROM = ("input.cutlass",)
+
 
 @dataclass(frozen=True)
 class StageBytes:
@@ -127,16 +132,19 @@ def capacity_reductions(
                 name="SchedulerPipelineStorage",
                 bytes=pipeline_storage(GROUPED_SCHEDULER_STAGES),
                 source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapStorage",
                 bytes=2 * TMA_DESCRIPTOR_BYTES,
                 source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapReadyPipelineStorage",
                 bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
                 source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
@@ -147,6 +155,7 @@ def capacity_reductions(
             name="SchedulerPipelineStorage",
             bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
             source=f"{MB}: sizeof(PipelineCLCFetchAsync<SchedulerPipelineStageCount = 3, Shape<_1,_1,_1>>::SharedStorage)",
+            derived_from=VERSION_FROM,
         ),
         StageTerm(name="TensorMapStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? ... : 0"),
         StageTerm(
@@ -158,6 +167,7 @@ def capacity_reductions(
             name="CLCResponseStorage",
             bytes=SCHEDULER_PIPELINE_STAGES * CLC_RESPONSE_BYTES,
             source=f"{MB}: SchedulerPipelineStageCount * sizeof(CLCResponse) ({SCHED})",
+            derived_from=VERSION_FROM,
         ),
     )
 
@@ -170,19 +180,41 @@ def per_stage_terms(
         name="pipeline",
         bytes=round_up(pipeline_storage(1), 128),
         source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+        derived_from=VERSION_FROM,
     )
     if not _on(cutlass, "pipeline_round_up"):
         pipeline = StageTerm(
             name="pipeline",
             bytes=pipeline_storage(1),
             source=f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded before 4.4.0)",
+            derived_from=VERSION_FROM,
         )
     return (
-        StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
-        StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
+        StageTerm(
+            name="A",
+            bytes=s.a,
+            source=f"{SC}: bits_to_bytes(a_bits * M * K)",
+            derived_from=TILE_FROM,
+        ),
+        StageTerm(
+            name="B",
+            bytes=s.b,
+            source=f"{SC}: bits_to_bytes(b_bits * N * K)",
+            derived_from=TILE_FROM,
+        ),
         pipeline,
-        StageTerm(name="SFA", bytes=s.sfa, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))"),
-        StageTerm(name="SFB", bytes=s.sfb, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))"),
+        StageTerm(
+            name="SFA",
+            bytes=s.sfa,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))",
+            derived_from=TILE_FROM,
+        ),
+        StageTerm(
+            name="SFB",
+            bytes=s.sfb,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))",
+            derived_from=(*TILE_FROM, *VERSION_FROM),
+        ),
     )
 
 
@@ -241,6 +273,7 @@ def mainloop_tensor_storage(
 ) -> Block:
     """ML (MLA for a grouped kernel: the same members)."""
     s = stage_bytes(tile, ops, cutlass)
+    src = MLA if grouped else ML
     return struct(
         "mainloop",
         [
@@ -248,28 +281,32 @@ def mainloop_tensor_storage(
                 "smem_A",
                 stages * s.a,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+                f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+                ("builder.stages", "builder.term.A"),
             ),
             array(
                 "smem_B",
                 stages * s.b,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+                f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+                ("builder.stages", "builder.term.B"),
             ),
             array(
                 "smem_SFA",
                 stages * s.sfa,
                 16,
-                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                ("builder.stages", "builder.term.SFA"),
             ),
             array(
                 "smem_SFB",
                 stages * s.sfb,
                 16,
-                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                ("builder.stages", "builder.term.SFB"),
             ),
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
@@ -280,6 +317,7 @@ def mainloop_pipeline(stages: int) -> Block:
         pipeline_storage(stages),
         BARRIER_BYTES,
         f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage (MainloopPipeline)",
+        ("builder.stages",),
     )
 
 
@@ -315,11 +353,13 @@ def mainloop_tensormaps() -> Block:
     )
 
 
-def grouped_mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+def grouped_mainloop_shared_storage(
+    tile: Shape3, ops: Operands, stages: int, cutlass: CutlassModel | None = None
+) -> Block:
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            mainloop_tensor_storage(tile, ops, stages, grouped=True).at("tensors"),
+            mainloop_tensor_storage(tile, ops, stages, grouped=True, cutlass=cutlass).at("tensors"),
             mainloop_tensormaps().at("tensormaps"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
