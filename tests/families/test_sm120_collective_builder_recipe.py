@@ -90,7 +90,10 @@ def test_a_fixed_stage_count_is_taken_as_given() -> None:
 @pytest.mark.parametrize(
     ("changes", "reason"),
     [
-        ({"opclass": "cutlass::arch::OpClassSparseTensorOp"}, "sparse SM120 GEMM"),
+        (
+            {"opclass": "cutlass::arch::OpClassSparseTensorOp"},
+            "the model covers KernelScheduleSparseF8f6f4Sm120",
+        ),
         ({"schedule": "KernelScheduleAuto"}, "KernelScheduleAuto picks by element type"),
         (
             {

@@ -70,7 +70,7 @@ def sample(generated: Path) -> list[Path]:
     """One kernel per (schedule, fusion, tile scheduler, problem shape, C, D, layouts), and one
     per A type and per B type: every combination that changes a part, every operand type. Of
     the blockwise kernels (C and D always 16-bit or void) one per (schedule, problem shape, void
-    C or not, layout); of the sparse ones (not modeled) one, to record its numbers."""
+    C or not, layout)."""
     files = sorted((generated / "gemm" / "120").rglob("cutlass3x_sm120_*.cu"))
     seen: set[tuple[str, ...]] = set()
     out: list[Path] = []
@@ -85,8 +85,6 @@ def sample(generated: Path) -> list[Path]:
         ]
         if "Blockwise" in key[0]:
             keys = [(key[0], key[5], types[-2] == "void", layout)]
-        if "Sparse" in key[0]:
-            keys = [(key[0],)]
         for k in keys:
             if k not in seen:
                 seen.add(k)

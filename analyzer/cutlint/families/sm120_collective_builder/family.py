@@ -27,7 +27,7 @@ class Sm120CollectiveBuilder:
     name: ClassVar[str] = "sm120-collective-builder"
     package: ClassVar[str] = "cutlint.families.sm120_collective_builder"
     metrics: ClassVar[Mapping[str, str]] = {
-        "cb.kind": "the mainloop: `block-scaled` or `blockwise` (`?` when not modeled)",
+        "cb.kind": "the mainloop: `block-scaled`, `blockwise` or `sparse` (`?` otherwise)",
         "cb.pingpong": "whether the kernel schedule is a pingpong one",
         "cb.grouped": "whether the problem shape is GroupProblemShape (ptr-array kernel)",
         "cb.static_assert": "the SM120 builder static_assert the chain fails, with its header "
@@ -80,7 +80,9 @@ class Sm120CollectiveBuilder:
         r = _recipe(recipe)
         schedule = _short(r.kernel_schedule)
         kind = (
-            "block-scaled"
+            "sparse"
+            if "Sparse" in r.opclass
+            else "block-scaled"
             if "BlockScaled" in r.opclass
             else "blockwise"
             if "Blockwise" in schedule

@@ -5,6 +5,8 @@ Two mainloops are modeled, each with its builder's stage count:
   cutlint.cutlass.sm120_blockscaled, `sm100_compute_stage_count_or_override_blockscaled`;
 - blockwise-scaled (`OpClassTensorOp` with `KernelTmaWarpSpecializedBlockwise{Cooperative,
   Pingpong}Sm120`): cutlint.cutlass.sm120_blockwise, `sm120_compute_stage_count_or_override_blockwise`;
+- sparse F8F6F4 (`OpClassSparseTensorOp`, `KernelScheduleSparseF8f6f4Sm120`), one problem, in the
+  builder's 1.5-stage-B branch: cutlint.cutlass.sm120_sparse;
 the SM120 TMA epilogue (cutlint.cutlass.sm120_epilogue: single or ptr-array) and the SM90
 cooperative / pingpong kernel shell (cutlint.cutlass.sm90_cooperative for one problem,
 cutlint.cutlass.kernel for a grouped problem shape).
@@ -25,6 +27,7 @@ from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as blockscaled
 from cutlint.cutlass import sm120_blockwise as blockwise
 from cutlint.cutlass import sm120_epilogue as epilogue
+from cutlint.cutlass import sm120_sparse as sparse
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_toml
@@ -38,7 +41,8 @@ def data() -> dict[str, Any]:
 
 BLOCKSCALED = "cutlass::arch::OpClassBlockScaledTensorOp"
 TENSOROP = "cutlass::arch::OpClassTensorOp"
-SPARSE = ("cutlass::arch::OpClassSparseTensorOp", "cutlass::arch::OpClassBlockScaledSparseTensorOp")
+SPARSE = "cutlass::arch::OpClassSparseTensorOp"
+SPARSE_SCHEDULE = "KernelScheduleSparseF8f6f4Sm120"
 OPERANDS = {
     "NVFP4": blockscaled.NVFP4,
     "MXFP4": blockscaled.MXFP4,
@@ -51,7 +55,7 @@ class Plan:
     """The recipe's inputs, typed into what the parts take."""
 
     kind: str
-    """`block-scaled` or `blockwise`."""
+    """`block-scaled`, `blockwise` or `sparse`."""
     tile: Shape3
     pingpong: bool
     grouped: bool
@@ -148,8 +152,10 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     if cutlass.label not in d["cutlass"]:
         return f"CUTLASS {cutlass.label}: the family's numbers are confirmed by nvcc for CUTLASS {', '.join(d['cutlass'])} only (give --cutlass-version)"
     opclass = _strip(r.opclass)
-    if opclass in SPARSE:
-        return "sparse SM120 GEMM (sm120_sparse_mma_builder.inl, MainloopSm120TmaWarpSpecializedSparse): not modeled"
+    if opclass == "cutlass::arch::OpClassBlockScaledSparseTensorOp":
+        return (
+            "block-scaled sparse SM120 GEMM (sm120_blockscaled_sparse_mma_builder.inl): not modeled"
+        )
     if r.tile is None or r.cluster is None:
         return f"tile `{r.tile}` / cluster: the model reads static cute::Shape<cute::_M, cute::_N, cute::_K> only"
     if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1) and opclass != BLOCKSCALED:
@@ -236,7 +242,57 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
             fixed,
             scales=blockwise.Scales(g.m, g.n, g.k),
         )
+    if opclass == SPARSE:
+        return _sparse_plan(r, t, ops, fusion, sched, grouped, carveout, fixed)
     return f"operator class `{r.opclass}`: not modeled"
+
+
+def _sparse_plan(
+    r: CollectiveBuilderRecipe,
+    t: Shape3,
+    ops: epilogue.EpilogueOperands,
+    fusion: Block,
+    sched: shell.Scheduler | None,
+    grouped: bool,
+    carveout: int | None,
+    fixed: int | None,
+) -> Plan | str:
+    """The sparse F8F6F4 kernel (cutlint.cutlass.sm120_sparse), where its builder's branch is the
+    one the model follows."""
+    d = data()
+    schedule = _strip(r.kernel_schedule).removeprefix("cutlass::gemm::")
+    if schedule != SPARSE_SCHEDULE:
+        return f"sparse schedule `{r.kernel_schedule}`: the model covers {SPARSE_SCHEDULE}"
+    if grouped or sched is not shell.Scheduler.CLC or _strip(r.tile_scheduler) != "void":
+        return "a sparse kernel with a grouped problem shape or a tile scheduler other than the default: not modeled"
+    if (_pointer(r.layout_a)[0], _pointer(r.layout_b)[0]) != (
+        "cutlass::layout::RowMajor",
+        "cutlass::layout::ColumnMajor",
+    ):
+        return "a sparse kernel with A or B not K-major: not modeled"
+    if fixed is not None:
+        return "StageCount<N> for the sparse builder (it returns one count for StagesA and StagesB): not modeled"
+    if (
+        _strip(r.element_a) not in d["f8f6f4_elements"]
+        or _strip(r.element_b) not in d["f8f6f4_elements"]
+    ):
+        return f"elements `{r.element_a}` x `{r.element_b}`: the sparse builder takes F8F6F4 types"
+    p = Plan(
+        "sparse",
+        t,
+        False,
+        False,
+        ops,
+        fusion,
+        sched,
+        sparse.SCHEDULER_PIPELINE_STAGES,
+        carveout,
+        None,
+    )
+    stages = sparse.stage_count(
+        t, epilogue_shared_storage(p).size if carveout is None else carveout
+    )
+    return stages if isinstance(stages, str) else p
 
 
 # --- what does not compile ----------------------------------------------------------------------
@@ -266,6 +322,8 @@ def static_assert_failure(r: CollectiveBuilderRecipe) -> str:
     not compile. plan() lets through only failures that leave the parts computable (the layouts
     of A/B and the cluster change no size in the formulas); an FP6 D tile the epilogue builder
     rejects is a reason plan() gives instead (its epilogue tile does not divide the CTA tile)."""
+    if _strip(r.opclass) not in (BLOCKSCALED, TENSOROP):
+        return ""
     layouts = (_pointer(r.layout_a)[0], _pointer(r.layout_b)[0])
     if layouts != ("cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor"):
         return BUILDER_ASSERTS["tn"]
@@ -288,8 +346,17 @@ def epilogue_shared_storage(p: Plan) -> Block:
     return epilogue.shared_storage(p.tile, p.epilogue_ops, p.fusion)
 
 
+def sparse_stages(p: Plan) -> sparse.SparseStages:
+    carveout = epilogue_shared_storage(p).size if p.carveout is None else p.carveout
+    s = sparse.stage_count(p.tile, carveout)
+    assert not isinstance(s, str), s  # plan() returned the reason instead
+    return s
+
+
 def stage_count(p: Plan, cutlass: CutlassModel) -> StageCount:
     carveout = epilogue_shared_storage(p).size if p.carveout is None else p.carveout
+    if p.kind == "sparse":
+        return sparse_stages(p).count
     if p.operands is not None:
         return blockscaled.stage_count(
             p.tile, p.operands, carveout, fixed=p.fixed_stages, cutlass=cutlass
@@ -299,6 +366,8 @@ def stage_count(p: Plan, cutlass: CutlassModel) -> StageCount:
 
 
 def mainloop_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
+    if p.kind == "sparse":
+        return sparse.shared_storage(p.tile, sparse_stages(p))
     if p.operands is not None:
         return blockscaled.mainloop_shared_storage(p.tile, p.operands, stages, cutlass)
     assert p.scales is not None
@@ -307,7 +376,13 @@ def mainloop_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Bloc
 
 def kernel_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
     """`GemmKernel::SharedStorage`: the SM90 cooperative or pingpong shell, one problem or
-    ptr-array."""
+    ptr-array; a sparse kernel's asymmetric-DMA shell (cutlint.cutlass.sm120_sparse)."""
+    epi_pipeline = epilogue.load_pipeline(p.tile, p.epilogue_ops)
+    if p.kind == "sparse":
+        assert p.scheduler is not None
+        return sparse.kernel_shared_storage(
+            p.tile, sparse_stages(p), epilogue_tensor_storage(p), epi_pipeline, p.scheduler
+        )
     if p.operands is not None:
         tensors = blockscaled.mainloop_tensor_storage(p.tile, p.operands, stages, cutlass=cutlass)
         pipeline = blockscaled.mainloop_pipeline(stages)
@@ -315,7 +390,6 @@ def kernel_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
         assert p.scales is not None
         tensors = blockwise.tensor_storage(p.tile, p.scales, stages, p.grouped)
         pipeline = blockwise.pipeline(stages)
-    epi_pipeline = epilogue.load_pipeline(p.tile, p.epilogue_ops)
     if p.grouped:
         return array_shell.ptr_array_shared_storage(
             array_shell.ShellParts(
