@@ -243,7 +243,7 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
             scales=blockwise.Scales(g.m, g.n, g.k),
         )
     if opclass == SPARSE:
-        return _sparse_plan(r, t, ops, fusion, sched, grouped, carveout, fixed)
+        return _sparse_plan(r, t, ops, fusion, sched, grouped, carveout, fixed, cutlass)
     return f"operator class `{r.opclass}`: not modeled"
 
 
@@ -256,6 +256,7 @@ def _sparse_plan(
     grouped: bool,
     carveout: int | None,
     fixed: int | None,
+    cutlass: CutlassModel,
 ) -> Plan | str:
     """The sparse F8F6F4 kernel (cutlint.cutlass.sm120_sparse), where its builder's branch is the
     one the model follows."""
@@ -292,7 +293,18 @@ def _sparse_plan(
     stages = sparse.stage_count(
         t, epilogue_shared_storage(p).size if carveout is None else carveout
     )
-    return stages if isinstance(stages, str) else p
+    if isinstance(stages, str):
+        return stages
+    # The asymmetric-DMA shell static_asserts its storage: over the capacity the file does not
+    # compile (not CUT101's failure at initialize()).
+    size = kernel_shared_storage(p, stages.stages_a, cutlass).size
+    if size > sparse.SM120_SMEM_CAPACITY:
+        return (
+            f"does not compile, so nothing to launch: {size:,} B > {sparse.SM120_SMEM_CAPACITY:,} B "
+            f"and {sparse.KS} static_asserts SharedStorageSize <= sm120_smem_capacity_bytes "
+            '("SMEM usage exceeded capacity.")'
+        )
+    return p
 
 
 # --- what does not compile ----------------------------------------------------------------------
