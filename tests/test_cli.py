@@ -119,9 +119,9 @@ def test_explain_and_rules() -> None:
     assert "CUT101" in listing and "smem-exceeds-optin" in listing
 
 
-def test_an_sm120_kernel_on_another_arch_is_not_judged() -> None:
+def test_an_sm120_kernel_on_another_arch_cannot_run() -> None:
     """sm_90's 232,448 B is not the point for an SM120 kernel: it does not run there at all, so
-    cutlint says so instead of calling it a fit."""
+    cutlint says so (class E, CUT204) instead of calling it a fit."""
     out = invoke("check", str(HEADLINE), "--arch", "sm_90", "--format", "json")
     data = json.loads(out.output)
-    assert {i["verdict"] for i in data["instantiations"]} == {"not modeled"}
+    assert {i["verdict"] for i in data["instantiations"]} == {"fails at run time"}

@@ -77,16 +77,21 @@ def test_generate_help_names_the_default_and_the_cache() -> None:
 def test_the_readme_output_is_what_the_readme_command_prints(
     flashinfer_root: Any, tmp_path: Path
 ) -> None:
-    """The README pastes the first file's block and the last file's block with the summary of
-    `cutlint check "$(cutlint generate flashinfer 0.7.2.post1 --out /tmp/cutlint-demo)"`."""
+    """The README pastes pieces of `cutlint check "$(cutlint generate flashinfer 0.7.2.post1
+    --out /tmp/cutlint-demo)"`, separated by `...` lines: each piece is printed as it stands, in
+    the README's order, and the last one ends the output."""
     flashinfer_root(VERSION)
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     block = readme.split("```sh\npython3 -m venv .venv && . .venv/bin/activate", 1)[1]
     pasted = block.split("```\n", 2)[2].split("\n```", 1)[0].replace("/tmp/cutlint-demo", "DEMO")
-    head, tail = (part.strip("\n").splitlines() for part in pasted.split("\n...\n"))
+    pieces = [part.strip("\n").splitlines() for part in pasted.split("\n...\n")]
     printed = generate(tmp_path / "demo")
     done = CliRunner().invoke(main, ["check", str(printed)])
     assert done.exit_code == 1
     lines = done.stdout.replace(str(tmp_path / "demo"), "DEMO").splitlines()
-    assert lines[: len(head)] == head
-    assert lines[-len(tail) :] == tail
+    assert len(pieces) >= 2 and lines[-len(pieces[-1]) :] == pieces[-1]
+    at = 0
+    for piece in pieces:
+        starts = [i for i in range(at, len(lines)) if lines[i : i + len(piece)] == piece]
+        assert starts, f"not printed (in this order): {piece[0]!r}"
+        at = starts[0] + len(piece)

@@ -104,8 +104,14 @@ def good_file(directory: Path) -> Path:
     ("directory", "outcome"),
     [
         ("runs/42", "fails initialize()"),  # a bare number outside the cache layout: no arch
-        ("sm_110a", "an Sm120 kernel does not run on sm_110"),
-        ("sm_87", "an Sm120 kernel does not run on sm_87"),
+        (
+            "sm_110a",
+            "CUT204 cannot-run-on-target: no code the target can run: an Sm120 kernel does not run on sm_110",
+        ),
+        (
+            "sm_87",
+            "CUT204 cannot-run-on-target: no code the target can run: an Sm120 kernel does not run on sm_87",
+        ),
         ("x/sm_42a", "generated for sm_42, an arch cutlint's table does not have"),
     ],
 )

@@ -2,8 +2,8 @@
 
 `check(paths)` runs the whole pipeline (parse -> model -> rules) and returns a CheckResult, pure
 data for any reporter. `check_tactic(...)` and `validate_tactics(specs)` answer for tactics before
-any file is written; `explain_log`, `derivation` and `pregen_flashinfer` are the explain and
-pregen commands' data (docs/guide.md, docs/pregen.md).
+any file is written; `explain_log`, `derivation`, `pregen_flashinfer` and `pregen_cutlass_library` are
+the explain and pregen commands' data (docs/guide.md, docs/pregen.md).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from cutlint.explain.records import LogExplanation
-    from cutlint.pregen.records import PregenResult
+    from cutlint.pregen.records import CutlassLibraryPregenResult, PregenResult
     from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
 
 
@@ -204,3 +204,29 @@ def pregen_flashinfer(
 
         root, version = find_flashinfer(version, wheel_dir or cached_wheels())
     return run(root, version, arch, cutlass_version, tuple(runners or RUNNERS))
+
+
+def pregen_cutlass_library(
+    *,
+    arch: str = DEFAULT_ARCH,
+    architectures: str | None = None,
+    kernels: str = "",
+    version: str | None = None,
+    root: Path | None = None,
+    cutlass_version: str | None = None,
+) -> CutlassLibraryPregenResult:
+    """Run CUTLASS's own generator enumeration (`cutlass_library`'s manifest) in-process, no
+    file written, for `architectures` (the generator's --architectures, default `arch`'s: 120a
+    for sm_120) and the `kernels` filter (--kernels), and judge every kernel for `arch` as
+    `check` judges the file it would write. `root` is an unpacked nvidia-cutlass wheel; else
+    `version` (default 4.2.0.0) is downloaded into cutlint's wheel cache. The CUTLASS version
+    is the wheel's headers' unless `cutlass_version` says. Raises cutlint.producers.
+    cutlass_library.generate.CutlassLibraryError when no generator can be had or run."""
+    from cutlint.pregen.cutlass_library import pregen_cutlass_library as run
+    from cutlint.producers.cutlass_library.generate import DEFAULT_VERSION, download, version_of
+
+    if root is None:
+        version = version or DEFAULT_VERSION
+        root = download(version)
+    version = version or version_of(root) or "unknown"
+    return run(root, version, arch, architectures, kernels, cutlass_version)

@@ -290,6 +290,12 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
     "findings without the summary (concise).",
 )
 @click.option(
+    "--show-unjudged",
+    is_flag=True,
+    help="Text: a block for every file whose instantiations are all inactive or not modeled "
+    "(default: one line per reason, above the summary).",
+)
+@click.option(
     "-o",
     "--output-file",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -355,6 +361,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
+    show_unjudged: bool,
     output_file: Path | None,
     statistics: bool,
     color: str,
@@ -422,7 +429,9 @@ def check(
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
-    _write(result, fmt or cfg.format or "text", quiet, statistics, color, output_file)
+    _write(
+        result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
+    )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
@@ -434,6 +443,7 @@ def _write(
     statistics: bool,
     color: str,
     output_file: Path | None,
+    show_unjudged: bool = False,
 ) -> None:
     """The report (or --statistics) on stdout or into --output-file, coloured where wanted."""
     from cutlint.report import write
@@ -450,7 +460,7 @@ def _write(
 
             out.write(stats.render(result, "json" if fmt == "json" else "text", style))
         else:
-            write(fmt, result, out, quiet=quiet, style=style)
+            write(fmt, result, out, quiet=quiet, style=style, show_unjudged=show_unjudged)
     finally:
         if out is not sys.stdout:
             out.close()
@@ -672,7 +682,13 @@ def generate_flashinfer(
 @click.option(
     "--ignore-kernels",
     default="",
-    help="CUTLASS's own exclusion (CUTLASS_LIBRARY_IGNORE_KERNELS), as `pregen` writes it.",
+    help="CUTLASS's own exclusion (CUTLASS_LIBRARY_IGNORE_KERNELS), as `pregen cutlass-library "
+    "--write-ignore` writes it; it acts only with --kernels.",
+)
+@click.option(
+    "--exclude-kernels",
+    default="",
+    help="CUTLASS's exclusion that always acts (CUTLASS_LIBRARY_EXCLUDE_KERNELS); same form.",
 )
 @click.option(
     "--out",
@@ -683,7 +699,13 @@ def generate_flashinfer(
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 def generate_cutlass_library(
-    version: str, archs: str, kernels: str, ignore_kernels: str, out: Path | None, quiet: bool
+    version: str,
+    archs: str,
+    kernels: str,
+    ignore_kernels: str,
+    exclude_kernels: str,
+    out: Path | None,
+    quiet: bool,
 ) -> None:
     """Run CUTLASS's own generator (`cutlass_library`, from pip download --no-deps
     nvidia-cutlass==VERSION) as CUTLASS's CMake build does for CUTLASS_NVCC_ARCHS=ARCH, and print
@@ -695,7 +717,8 @@ def generate_cutlass_library(
     base = out if out is not None else generated_dir() / f"cutlass-library-{version}-{slug}"
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
-        written = generate(download(version, say), base, archs, kernels, ignore_kernels)
+        root = download(version, say)
+        written = generate(root, base, archs, kernels, ignore_kernels, exclude_kernels)
     except CutlassLibraryError as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
@@ -966,6 +989,106 @@ def pregen_flashinfer(
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
         click.echo(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",
+            err=True,
+        )
+    sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)
+
+
+@pregen.command(
+    "cutlass-library", short_help="Judge CUTLASS's own generator enumeration, write nothing."
+)
+@click.option("--arch", default="sm_120", show_default=True, help="Target arch to judge for.")
+@click.option(
+    "--cutlass-arch",
+    "architectures",
+    help="The generator's --architectures (CUTLASS_NVCC_ARCHS), e.g. `120a` or `100a;120a`. "
+    "Default: --arch's own (120a for sm_120).",
+)
+@click.option(
+    "--kernels",
+    default="",
+    help="CUTLASS's own kernel filter (--kernels, CUTLASS_LIBRARY_KERNELS; comma-separated globs).",
+)
+@click.option(
+    "--version",
+    "cl_version",
+    default=None,
+    help="nvidia-cutlass release whose cutlass_library runs (pip download --no-deps).  "
+    "[default: 4.2.0.0]",
+)
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="An unpacked nvidia-cutlass wheel (the directory holding cutlass_library/) instead.",
+)
+@click.option(
+    "--cutlass-version", help="CUTLASS version or include dir (default: the wheel's headers')."
+)
+@click.option(
+    "--write-ignore",
+    "ignore_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the failing kernels' names, comma-separated, as --ignore-kernels/--exclude-kernels "
+    "and CUTLASS_LIBRARY_IGNORE_KERNELS/CUTLASS_LIBRARY_EXCLUDE_KERNELS take them.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--all", "show_all", is_flag=True, help="List every kernel, not only the failing.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+def pregen_cutlass_library(
+    arch: str,
+    architectures: str | None,
+    kernels: str,
+    cl_version: str | None,
+    root: Path | None,
+    cutlass_version: str | None,
+    ignore_path: Path | None,
+    fmt: str,
+    show_all: bool,
+    quiet: bool,
+) -> None:
+    """Run CUTLASS's own kernel generator enumeration (cutlass_library's manifest, as CMake runs
+    it for CUTLASS_NVCC_ARCHS) in-process, write nothing, and judge every kernel it would write
+    for the target arch, as `check` judges the written file. Exit 0 none fails, 1 some do, 2
+    usage error or no generator."""
+    from cutlint import api
+    from cutlint.pregen import render_cutlass_library as render
+    from cutlint.pregen.cutlass_library import write_ignore
+    from cutlint.producers.cutlass_library.generate import (
+        DEFAULT_VERSION,
+        CutlassLibraryError,
+        download,
+    )
+
+    _check_options(arch, cutlass_version)
+    say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
+    try:
+        if root is None:
+            cl_version = cl_version or DEFAULT_VERSION
+            root = download(cl_version, say)
+        result = api.pregen_cutlass_library(
+            arch=arch,
+            architectures=architectures,
+            kernels=kernels,
+            version=cl_version,
+            root=root,
+            cutlass_version=cutlass_version,
+        )
+    except CutlassLibraryError as e:
+        _usage_error(str(e))
+    click.echo(
+        render.render_json(result) if fmt == "json" else render.render_text(result, show_all),
+        nl=False,
+    )
+    if ignore_path is not None:
+        try:
+            write_ignore(result, ignore_path)
+        except OSError as e:
+            _usage_error(f"{ignore_path}: cannot be written: {e.strerror or e}")
+        click.echo(
+            f"wrote {ignore_path}: {len(result.exclusion)} name(s) skipping "
+            f"{len(result.failing) - len(result.withheld)} failing kernel(s)",
             err=True,
         )
     sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)

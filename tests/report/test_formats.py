@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlparse
 
 from cutlint import baseline
 from cutlint.config import Format
-from cutlint.records import CheckResult, Severity
+from cutlint.records import CheckResult, Severity, Verdict
 from cutlint.report import REPORTERS, github, sarif, text
 from cutlint.report import json as json_report
 
@@ -106,7 +106,23 @@ def test_every_format_reports_the_same_findings(shared_result: CheckResult) -> N
     assert from_json(json_report.render(shared_result)) == expected
     assert from_sarif(sarif.render(shared_result), root) == expected
     assert from_github(github.render(shared_result), root) == expected
-    assert from_text(text.render(shared_result)) == expected
+    assert from_text(text.render(shared_result, show_unjudged=True)) == expected
+
+
+def test_text_collapses_unjudged_files_into_one_line_per_reason(shared_result: CheckResult) -> None:
+    """By default the files with nothing judged are one line per reason, and their findings are
+    counted there; every other file keeps its block."""
+    folded = text.render(shared_result)
+    full = text.render(shared_result, show_unjudged=True)
+    assert "--show-unjudged" in folded and "--show-unjudged" not in full
+    counted = sum(
+        int(m[1].replace(",", ""))
+        for m in re.finditer(r"^(\d[\d,]*) instantiations? not modeled \(CUT010\)", folded, re.M)
+    )
+    unjudged = [f for f in shared_result.files if text._unjudged_only(f)]
+    assert counted == sum(
+        1 for f in unjudged for r in f.instantiations if r.verdict is Verdict.NOT_MODELED
+    )
 
 
 def test_the_shared_result_covers_what_the_formats_must_handle(shared_result: CheckResult) -> None:

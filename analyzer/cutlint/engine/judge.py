@@ -13,7 +13,7 @@ from cutlint.engine.facts import core_facts
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import Kind, Rule
 from cutlint.engine.selection import Selection
-from cutlint.families.base import Facts, Family, Unreadable
+from cutlint.families.base import CannotRun, Facts, Family, Unreadable
 from cutlint.families.registry import claim
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer.modules import compiled_out
@@ -44,7 +44,9 @@ class Judgement:
 
 
 Memo = dict[tuple[object, ...], Judgement]
-"""Judgements by (form, name, arguments as written, context)."""
+"""Judgements by (form, name, arguments as written, alias chain, context). The chain is part of
+it: two `using` kernels of one template and arguments (cutlass_library's planar complex and
+planar complex array kernels) name their own aliases in what is said of them."""
 
 VERDICT_PRIORITY = (
     Verdict.FAILS_COMPILE,
@@ -101,12 +103,25 @@ def _not_modeled(
     return Judgement(recipe, None, NotModeled(reason=reason), Verdict.NOT_MODELED, wanted)
 
 
+def _cannot_run(
+    inst: Instantiation, reason: str, recipe: Recipe | None, selection: Selection
+) -> Judgement:
+    """Failure class E: no code the target can run (CUT204), whatever the model would say."""
+    rule = next(r for r in rules_by_id().values() if r.kind is Kind.TARGET)
+    diag = _diagnostic(rule.id, f"{rule.message}: {reason}", inst)
+    wanted = (diag,) if selection.wants(diag.rule) else ()
+    return Judgement(recipe, None, NotModeled(reason=reason), Verdict.FAILS_RUN, wanted)
+
+
 def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
-    # kernel, whichever family would model it.
+    # kernel, whichever family would model it; a file whose binary the target cannot load runs
+    # none of its kernels.
     out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
     if out is not None:
         return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
+    if ctx.cannot_load is not None:
+        return _cannot_run(inst, ctx.cannot_load, None, selection)
     claimed = claim(inst, ctx)
     if claimed is None:
         u = unclaimed(inst, ctx)
@@ -116,6 +131,8 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
         return _not_modeled(inst, recipe.reason, recipe.problems, None, selection)
     assert recipe is not None
     reason = family.covers(recipe, ctx)
+    if isinstance(reason, CannotRun):
+        return _cannot_run(inst, reason, recipe, selection)
     if reason is not None:
         return _not_modeled(inst, reason, (), recipe, selection)
     res = family.resources(recipe, ctx)
@@ -141,7 +158,7 @@ def evaluate_instantiation(
         return InstantiationResult(
             instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
         )
-    key = (inst.form, inst.name, inst.args, ctx.key)
+    key = (inst.form, inst.name, inst.args, inst.chain, ctx.key)
     judged = memo.get(key) if memo is not None else None
     if judged is None:
         judged = judge(inst, ctx, selection)

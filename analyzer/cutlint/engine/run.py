@@ -11,11 +11,12 @@ from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
 from cutlint.engine.schema import Kind
-from cutlint.model.arch import arch_for, known
+from cutlint.model.arch import arch_for, cannot_load, known
 from cutlint.model.context import ModelContext
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
-from cutlint.producers.flashinfer import modules
+from cutlint.producers import cutlass_library
+from cutlint.producers.flashinfer import cache_layout, modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import (
     CheckResult,
@@ -35,6 +36,8 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     FlashInfer release that wrote the file and the JIT module that compiles it; or, when the
     arch the file's path names is not in cutlint's table, why the file cannot be judged
     (cutlint does not judge an sm_42 file by another arch's limits)."""
+    if options.arch is None and cutlass_library.in_build(parsed.path):
+        return cutlass_library.TARGET_UNKNOWN
     try:
         arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
     except KeyError:
@@ -50,12 +53,14 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         if module
         else frozenset()
     )
+    target = cache_layout.compile_target(parsed.path)
     return ModelContext(
         arch=arch,
         cutlass=resolve(options.cutlass_version, version),
         flashinfer=release,
         module=module,
         defines=defined,
+        cannot_load=cannot_load(*target, arch) if target else None,
     )
 
 

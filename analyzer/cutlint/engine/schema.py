@@ -85,6 +85,9 @@ class Kind(StrEnum):
     """Raised when the model cannot decide; the reason is the model's."""
     RESOURCE = "resource"
     """Evaluated on the model's Resources with `when`."""
+    TARGET = "target"
+    """Raised when the binary or the kernel cannot run on the target arch (failure class E); the
+    reason is the engine's (the file's compile target) or the family's (the kernel's arch)."""
 
 
 class FailsAt(StrEnum):

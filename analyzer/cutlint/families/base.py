@@ -44,6 +44,14 @@ class InputField:
     """Where it was read: the macro argument(s) or launcher template argument(s)."""
 
 
+class CannotRun(str):
+    """What `Family.covers` returns when the recipe's kernel cannot run on the target arch at all
+    (an Sm120 kernel checked for sm_90): not a gap in the model but a failure of class E, which
+    the engine reports as one (CUT204), with this reason."""
+
+    __slots__ = ()
+
+
 Claim = Recipe | Unreadable | None
 """A family's answer to a form: its recipe, its form with unreadable arguments, or not mine."""
 
@@ -119,7 +127,8 @@ class Family(Protocol):
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim: ...
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        """Why this recipe is outside what the model computes exactly (None: it is inside)."""
+        """Why this recipe is outside what the model computes exactly (None: it is inside); a
+        `CannotRun` when its kernel cannot run on `ctx.arch` at all."""
         ...
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from cutlint.families.base import Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -77,7 +77,7 @@ class JitModuleFamily:
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         if ctx.arch.sm not in (120, 121):
-            return f"an SM120 kernel (`{self.name}`) does not run on {ctx.arch.name}"
+            return CannotRun(f"an SM120 kernel (`{self.name}`) does not run on {ctx.arch.name}")
         got = self._kernels(recipe)
         return got if isinstance(got, str) else None
 

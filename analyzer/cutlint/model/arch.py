@@ -40,3 +40,24 @@ def arch_for(spec: str | int) -> ArchLimits:
     if name not in table:
         raise KeyError(spec)
     return table[name]
+
+
+def cannot_load(sm: int, suffix: str, device: ArchLimits) -> str | None:
+    """Why a cubin compiled for `sm_<sm><suffix>` has no code `device` can run, or None.
+
+    An architecture-specific target (`sm_120a`) loads only on exactly that compute capability; a
+    family-specific one (`sm_120f`, CUDA 12.9 on) on every part of the same major version with
+    the same or a higher minor (sm_100f: 10.0 and 10.3; sm_120f: 12.0 and 12.1). CUDA C++
+    Programming Guide, "Compute Capabilities" / "Feature Set Compiler Targets"."""
+    target = f"sm_{sm}{suffix}"
+    if suffix == "a" and sm not in device.runs_kernels_of:
+        return (
+            f"the file is compiled for {target}, which loads only on compute capability "
+            f"{sm // 10}.{sm % 10}, not on {device.name}"
+        )
+    if suffix == "f" and not (device.sm // 10 == sm // 10 and device.sm >= sm):
+        return (
+            f"the file is compiled for {target}, which loads only on compute capability "
+            f"{sm // 10}.x with x >= {sm % 10}, not on {device.name}"
+        )
+    return None

@@ -23,6 +23,9 @@ class ModelContext:
     defines: frozenset[str] = field(default_factory=frozenset)
     """The macro names defined when `module` compiles the file (its -D flags, the user's -D
     beyond the defaults, less -U); empty without a module."""
+    cannot_load: str | None = None
+    """Why the file's binary has no code the target can run (its compile target, read off the
+    path, is another arch's): every kernel in it fails at launch (class E)."""
 
     @cached_property
     def key(self) -> tuple[object, ...]:
@@ -36,4 +39,5 @@ class ModelContext:
             release,
             module,
             tuple(sorted(self.defines)),
+            self.cannot_load,
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from cutlint.records import InstantiationResult, Record, Verdict
+from cutlint.records import Diagnostic, InstantiationResult, Record, Verdict
 
 FAILING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_COMPILE, Verdict.UNREACHABLE)
 """The verdicts pregen reports as failures (the same ones `check` counts and flags)."""
@@ -81,3 +81,54 @@ class PregenResult(Record):
     @property
     def failing(self) -> tuple[PregenOperation, ...]:
         return tuple(o for o in self.operations if o.fails)
+
+
+class CutlassLibraryKernel(Record):
+    """One kernel cutlass_library's manifest keeps, judged as `check` judges its file."""
+
+    name: str = Field(
+        description="its procedural_name(), the name --kernels/--ignore-kernels match"
+    )
+    path: str = Field(description="where the generator would write it: generated/<kind>/<cc>/...")
+    verdict: Verdict = Field(description="the worst of its instantiations' verdicts")
+    rules: tuple[str, ...] = Field(default=(), description="the ids of every rule it triggers")
+    why: str = Field(description="the first failing finding, else what decided the verdict")
+    results: tuple[InstantiationResult, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = Field(
+        default=(), description="file-level diagnostics (input problems) of its file"
+    )
+
+    @property
+    def fails(self) -> bool:
+        return self.verdict in FAILING
+
+
+class WithheldKernel(Record):
+    """A failing kernel the exclusion cannot name without also skipping a kernel that runs."""
+
+    name: str
+    reason: str
+
+
+class CutlassLibraryPregenResult(Record):
+    cutlass_library_version: str = Field(description="the nvidia-cutlass wheel that was run")
+    arch: str = Field(description="the arch the kernels are judged for (sm_120)")
+    architectures: str = Field(description="the generator's --architectures (120a)")
+    kernel_filter: str = Field(default="", description="the generator's --kernels")
+    cutlass: str = Field(description="the CUTLASS version the model used, and where it came from")
+    kernels: tuple[CutlassLibraryKernel, ...] = ()
+    exclusion: tuple[str, ...] = Field(
+        default=(),
+        description="the names to give --ignore-kernels/--exclude-kernels (comma-joined): they "
+        "skip exactly the failing kernels, less the withheld ones",
+    )
+    withheld: tuple[WithheldKernel, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failing(self) -> tuple[CutlassLibraryKernel, ...]:
+        return tuple(k for k in self.kernels if k.fails)
+
+    @property
+    def not_modeled(self) -> tuple[CutlassLibraryKernel, ...]:
+        return tuple(k for k in self.kernels if k.verdict is Verdict.NOT_MODELED)

@@ -25,8 +25,9 @@ def unclaimed(inst: Instantiation, ctx: ModelContext) -> Unclaimed:
             (), f"explicit launcher instantiation `{inst.name}`: no kernel family models it yet"
         )
     if inst.form is FormKind.TYPE_ALIAS:
-        kernel = inst.chain[0].name if inst.chain else inst.name
-        return Unclaimed((), f"`{kernel}` = `{inst.name}<...>`: no kernel family models it yet")
+        # The template, not the kernel's name: one reason for every kernel of a kind, so that a
+        # build's not-modeled kernels collapse into a line per kind.
+        return Unclaimed((), f"a `{inst.name}<...>` kernel: no kernel family models it yet")
     if inst.name == moe_macro.MACRO:
         params = parameters(ctx)
         arity = moe_macro.arity_problem(inst.args, params)

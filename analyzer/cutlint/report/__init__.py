@@ -43,10 +43,19 @@ REPORTERS: Mapping[str, Callable[[CheckResult], str]] = _Reporters()
 
 
 def write(
-    fmt: str, result: CheckResult, out: TextIO, quiet: bool = False, style: Style = PLAIN
+    fmt: str,
+    result: CheckResult,
+    out: TextIO,
+    quiet: bool = False,
+    style: Style = PLAIN,
+    show_unjudged: bool = False,
 ) -> None:
     """Write `result` in format `fmt` to `out`: piece by piece where the reporter allows."""
-    if fmt in STYLED:
+    if fmt == "text":
+        from cutlint.report import text
+
+        out.write(text.render(result, quiet=quiet, style=style, show_unjudged=show_unjudged))
+    elif fmt in STYLED:
         module = importlib.import_module(f"cutlint.report.{fmt}")
         out.write(module.render(result, quiet=quiet, style=style))
     elif fmt == "json":

@@ -29,6 +29,7 @@ VERDICT = {
     Verdict.ZERO_SLACK: YELLOW,
     Verdict.FAILS_INITIALIZE: RED,
     Verdict.FAILS_COMPILE: RED,
+    Verdict.FAILS_RUN: RED,
     Verdict.UNREACHABLE: YELLOW,
     Verdict.NOT_MODELED: DIM,
     Verdict.INACTIVE: DIM,

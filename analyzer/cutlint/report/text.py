@@ -210,11 +210,87 @@ def summary(result: CheckResult) -> str:
     return "\n".join([line, *notes])
 
 
-def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
-    """Every file's block, then the summary. `quiet`: only the instantiations with a finding,
-    and no block for a file without one (`-q`)."""
-    blocks = [b for f in result.files if (b := render_file(f, quiet, style)) is not None]
-    text = "\n\n".join([*blocks, summary(result)]) + "\n"
+def _unjudged_only(f: FileResult) -> bool:
+    """A file with instantiations, none judged (inactive or not modeled), and nothing else to
+    say: no input problem, and no finding but the not-modeled notes themselves."""
+    return (
+        bool(f.instantiations)
+        and not f.diagnostics
+        and all(r.verdict in _UNJUDGED for r in f.instantiations)
+        and all(d.rule == "CUT010" for r in f.instantiations for d in r.diagnostics)
+    )
+
+
+def _shown(r: InstantiationResult) -> bool:
+    """A not-modeled instantiation is shown with its CUT010 note; `--ignore CUT010` drops the
+    note (engine.judge applies the selection), and with it the line, as in every format."""
+    return r.verdict is Verdict.INACTIVE or any(d.rule == "CUT010" for d in r.diagnostics)
+
+
+def collapsed(files: Sequence[FileResult], style: Style = PLAIN) -> str | None:
+    """The files of only inactive or not-modeled instantiations, one line per reason (most
+    instantiations first), instead of a block per file: on a whole cache they are most of the
+    files, and what fails must not scroll away under them (`--show-unjudged` lists them)."""
+    groups: dict[tuple[Verdict, str], tuple[set[str], list[int]]] = {}
+    for f in files:
+        for r in f.instantiations:
+            if not _shown(r):
+                continue
+            reason = r.not_modeled.reason if r.not_modeled else "?"
+            paths, count = groups.setdefault((r.verdict, reason), (set(), [0]))
+            paths.add(f.path)
+            count[0] += 1
+    if not groups:
+        return None
+    lines = []
+    for (verdict, reason), (paths, count) in sorted(
+        groups.items(), key=lambda g: (-g[1][1][0], g[0][0].value, g[0][1])
+    ):
+        what = "not modeled (CUT010)" if verdict is Verdict.NOT_MODELED else "inactive"
+        where = display_path(next(iter(paths))) if len(paths) == 1 else _n(len(paths), "file")
+        lines.append(
+            style.dim(f"{_n(count[0], 'instantiation')} {what} in {where}: {printable(reason)}")
+        )
+    lines.append(style.dim("(--show-unjudged lists these files one by one)"))
+    return "\n".join(lines)
+
+
+FAILING = (Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.FAILS_RUN)
+MAX_FAILURE_LINES = 40
+
+
+def failures(result: CheckResult, style: Style = PLAIN) -> str | None:
+    """Every predicted failure on one line, above the summary, where the eye lands."""
+    rows = [(f, r) for f in result.files for r in f.instantiations if r.verdict in FAILING]
+    if not rows:
+        return None
+    lines = [f"predicted failures ({len(rows):,}):"]
+    for f, r in rows[:MAX_FAILURE_LINES]:
+        rules = ",".join(dict.fromkeys(d.rule for d in r.diagnostics)) or "-"
+        title = family_of(r.recipe).title(r.recipe) if r.recipe and r.resources else ""
+        where = f"{display_path(f.path)}:{r.instantiation.span.line}"
+        verdict = style.verdict(r.verdict, r.verdict.value)
+        lines.append(f"  {where}: {verdict} [{rules}]" + (f" {printable(title)}" if title else ""))
+    if len(rows) > MAX_FAILURE_LINES:
+        lines.append(f"  ... and {len(rows) - MAX_FAILURE_LINES:,} more (above, or -q)")
+    return "\n".join(lines)
+
+
+def render(
+    result: CheckResult, quiet: bool = False, style: Style = PLAIN, show_unjudged: bool = False
+) -> str:
+    """Every file's block, the predicted failures, then the summary. `quiet`: only the
+    instantiations with a finding, and no block for a file without one (`-q`). Files with
+    nothing judged are collapsed into one line per reason unless `show_unjudged`."""
+    folded = [] if quiet or show_unjudged else [f for f in result.files if _unjudged_only(f)]
+    skip = {id(f) for f in folded}
+    blocks = [
+        b
+        for f in result.files
+        if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
+    ]
+    tail = [collapsed(folded, style), failures(result, style)]
+    text = "\n\n".join([*blocks, *(t for t in tail if t), summary(result)]) + "\n"
     # The fields are escaped one by one; this pass catches what reaches a table cell or a note
     # from the input by another way (a reason, a version header's path). With colour on, the
     # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.

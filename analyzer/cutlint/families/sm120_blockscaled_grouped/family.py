@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -81,7 +81,7 @@ FAMILY = Sm120BlockscaledGrouped()
 def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
     """The SM120 recipe's inputs, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm not in (120, 121):
-        return f"an {a.arch_tag} kernel does not run on {ctx.arch.name}"
+        return CannotRun(f"an {a.arch_tag} kernel does not run on {ctx.arch.name}")
     first, last = modeled_range()
     if not first <= ctx.cutlass.version <= last:
         return f"CUTLASS {ctx.cutlass.label} is outside the modeled range {format_version(first)}-{format_version(last)}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.families.base import Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.sm120_collective_builder import model
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe, read
 from cutlint.model.context import ModelContext
@@ -50,7 +50,7 @@ class Sm120CollectiveBuilder:
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         r = _recipe(recipe)
         if ctx.arch.sm not in (120, 121):
-            return f"an {_short(r.arch_tag)} kernel does not run on {ctx.arch.name}"
+            return CannotRun(f"an {_short(r.arch_tag)} kernel does not run on {ctx.arch.name}")
         p = model.plan(r, ctx.cutlass)
         return p if isinstance(p, str) else None
 

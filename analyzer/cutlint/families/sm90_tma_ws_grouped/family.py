@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.versions import format_version, modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -89,7 +89,7 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:
     """The recipe's Tactic, or why it is outside what the model computes exactly."""
     a = macro.args_of(recipe)
     if ctx.arch.sm != SM:
-        return f"an {a.arch_tag} kernel (sm_90a) does not run on {ctx.arch.name}"
+        return CannotRun(f"an {a.arch_tag} kernel (sm_90a) does not run on {ctx.arch.name}")
     first, last = modeled_range()
     if not first <= ctx.cutlass.version <= last:
         return (

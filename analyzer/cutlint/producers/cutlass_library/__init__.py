@@ -17,6 +17,30 @@ def manifest_source(code: bytes) -> bool:
     return _MANIFEST.search(code) is not None
 
 
+_OPERATION_KINDS = frozenset({"gemm", "conv2d", "conv3d", "rank_k", "rank_2k", "trmm", "symm"})
+"""The generator's `OperationKind` directories (library.py OperationKindNames)."""
+
+
+def in_build(path: str) -> bool:
+    """Whether `path` lies where the generator writes kernels: `generated/<kind>/<sm>/...`
+    (manifest.py, `Manifest.emit`). There `<sm>` is the kernel's own arch (`gemm/80` holds
+    Ampere kernels whatever the build targets), so the path does not say the target: the build's
+    CUTLASS_NVCC_ARCHS, which the generated files do not record."""
+    parts = PurePath(path).parts
+    return any(
+        parts[i] == "generated" and parts[i + 1] in _OPERATION_KINDS and parts[i + 2].isdigit()
+        for i in range(len(parts) - 3)
+    )
+
+
+TARGET_UNKNOWN = (
+    "a cutlass_library kernel file does not say which arch its build targets (its "
+    "`generated/<kind>/<sm>/` directory is the kernel's own arch); pass --arch, the build's "
+    "CUTLASS_NVCC_ARCHS "
+    "(`--arch sm_120` for 120a)"
+)
+
+
 _MANIFEST_NAME = re.compile(r"all_(?:\w+_)?operations\.cu")
 
 MANIFEST = (

@@ -7,6 +7,7 @@ code that prints, writes and keeps module state, and its manifest is global to t
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import sys
 from collections.abc import Callable
@@ -46,21 +47,29 @@ def download(version: str = DEFAULT_VERSION, progress: Callable[[str], None] | N
         raise CutlassLibraryError(str(e)) from e
 
 
+def version_of(root: Path) -> str | None:
+    """The nvidia-cutlass version unpacked at `root` (its dist-info), or None."""
+    for dist in importlib.metadata.distributions(path=[str(root)]):
+        if dist.metadata["Name"] in ("nvidia-cutlass", "nvidia_cutlass"):
+            return dist.version
+    return None
+
+
 def include_dir(root: Path) -> Path:
     """The CUTLASS headers the wheel carries (`cutlass_library/source/include`)."""
     return root / "cutlass_library" / "source" / "include"
 
 
-def generate(root: Path, out: Path, archs: str, kernels: str = "", ignore: str = "") -> Path:
-    """`python -m cutlass_library.generator --operations all --architectures ARCHS
-    --generator-target library` into `out` (as `--curr-build-dir`), with CUTLASS's own kernel
-    filter (`--kernels`, CMake's CUTLASS_LIBRARY_KERNELS) and exclusion (`--ignore-kernels`,
-    CUTLASS_LIBRARY_IGNORE_KERNELS). Returns `out/generated`, which holds the kernel files."""
-    out.mkdir(parents=True, exist_ok=True)
+def generator_arguments(
+    archs: str, build_dir: str, kernels: str = "", ignore: str = "", exclude: str = ""
+) -> list[str]:
+    """The generator's command line as CUTLASS's CMake build gives it (tools/library/
+    CMakeLists.txt): `--operations all --architectures ARCHS --generator-target library
+    --cuda-version 13.0 --curr-build-dir DIR`, with CUTLASS's own kernel filter (`--kernels`,
+    CUTLASS_LIBRARY_KERNELS), and its exclusions: `--ignore-kernels`
+    (CUTLASS_LIBRARY_IGNORE_KERNELS, which only acts with a `--kernels` filter) and
+    `--exclude-kernels` (CUTLASS_LIBRARY_EXCLUDE_KERNELS, which always does)."""
     cmd = [
-        sys.executable,
-        "-m",
-        "cutlass_library.generator",
         "--operations",
         "all",
         "--architectures",
@@ -70,12 +79,25 @@ def generate(root: Path, out: Path, archs: str, kernels: str = "", ignore: str =
         "--cuda-version",
         CUDA_VERSION,
         "--curr-build-dir",
-        str(out),
+        build_dir,
     ]
     if kernels:
         cmd += ["--kernels", kernels]
     if ignore:
         cmd += ["--ignore-kernels", ignore]
+    if exclude:
+        cmd += ["--exclude-kernels", exclude]
+    return cmd
+
+
+def generate(
+    root: Path, out: Path, archs: str, kernels: str = "", ignore: str = "", exclude: str = ""
+) -> Path:
+    """`python -m cutlass_library.generator` with `generator_arguments(...)`, into `out` (as
+    `--curr-build-dir`). Returns `out/generated`, which holds the kernel files."""
+    out.mkdir(parents=True, exist_ok=True)
+    args = generator_arguments(archs, str(out), kernels, ignore, exclude)
+    cmd = [sys.executable, "-m", "cutlass_library.generator", *args]
     done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]

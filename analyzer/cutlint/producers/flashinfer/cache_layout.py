@@ -58,6 +58,23 @@ def generated_for_sm(path: str) -> int | None:
     return None
 
 
+_COMPILE_TARGET = re.compile(r"(\d{2,3})([af])")
+
+
+def compile_target(path: str) -> tuple[int, str] | None:
+    """What everything under a FlashInfer JIT arch directory is compiled for: `<version>/120a/
+    generated/...` is `-gencode arch=compute_120a,code=sm_120a`, `120f` the family target
+    `compute_120f` (flashinfer/jit/env.py: the directory is the device's `<major><minor>` and the
+    target suffix the JIT compiles with). (120, "a"), or None outside that layout."""
+    parts = PurePath(path).parent.parts
+    for i in range(1, len(parts) - 1):
+        if parts[i + 1] == "generated" and _VERSION.fullmatch(parts[i - 1]):
+            m = _COMPILE_TARGET.fullmatch(parts[i])
+            if m:
+                return int(m[1]), m[2]
+    return None
+
+
 def _arch_position(parts: tuple[str, ...], i: int) -> bool:
     before = parts[i - 1] if i > 0 else ""
     after = parts[i + 1] if i + 1 < len(parts) else ""
