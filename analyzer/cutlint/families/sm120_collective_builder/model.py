@@ -80,23 +80,24 @@ def _pointer(layout: str) -> tuple[str, bool]:
     return t.removesuffix("*"), t.endswith("*")
 
 
-def _stage_policy(r: CollectiveBuilderRecipe) -> tuple[int | None, int | None, bool] | str:
-    """(carveout bytes or None for the epilogue's SharedStorage, fixed stages, ok) or why not."""
+def _stage_policy(r: CollectiveBuilderRecipe) -> tuple[int | None, int | None] | str:
+    """(carveout bytes, None for the epilogue's SharedStorage; fixed stages) or why not.
+    `StageCountAuto` is `StageCountAutoCarveout<0>` (collective_builder_decl.hpp)."""
     p = _strip(r.stage_policy)
     ns = "cutlass::gemm::collective::"
     if (
         p
         == f"{ns}StageCountAutoCarveout<static_cast<int>(sizeof(typename{r.epilogue_alias}::SharedStorage))>"
     ):
-        return None, None, True
+        return None, None
     m = re.fullmatch(rf"{ns}StageCountAutoCarveout<(\d+)>", p)
     if m:
-        return int(m[1]), None, True
+        return int(m[1]), None
     m = re.fullmatch(rf"{ns}StageCount<(\d+)>", p)
     if m:
-        return None, int(m[1]), True
+        return None, int(m[1])
     if p == f"{ns}StageCountAuto":
-        return 0, None, True
+        return 0, None
     return (
         f"stage policy `{r.stage_policy}`: the model reads StageCountAutoCarveout<sizeof(the "
         "kernel's epilogue::SharedStorage)> or <N>, StageCount<N> and StageCountAuto"
@@ -173,7 +174,7 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     policy = _stage_policy(r)
     if isinstance(policy, str):
         return policy
-    carveout, fixed, _ = policy
+    carveout, fixed = policy
     epi = _epilogue(r, grouped)
     if isinstance(epi, str):
         return epi
