@@ -6,26 +6,39 @@ from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.parse.extract import parse_source
 
-# Two kernels of one template and the same arguments, as cutlass_library writes its planar
-# complex and planar complex array kernels: only the alias names differ.
-KERNEL = b"""
-using Operation_%s =
-  typename cutlass::gemm::kernel::DefaultGemmPlanarComplexUniversal<
-    cutlass::half_t, cutlass::layout::ColumnMajor, cutlass::ComplexTransform::kNone, 8,
-    float, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm75,
-    cutlass::gemm::GemmShape<64, 128, 32>, 2
->::GemmKernel;
+# Hand-written kernels name their aliases alike in every file (`CollectiveMainloop`,
+# `GemmKernel`): two files whose kernel aliases read the same but whose builders differ (here the
+# mainloop's stage count) are two kernels. The memo is keyed by the whole chain, not by the
+# kernel's own arguments.
+CHAIN = b"""
+using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm120, cutlass::arch::OpClassBlockScaledTensorOp,
+    cute::Shape<cute::_128, cute::_128, cute::_128>, cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cutlass::epilogue::collective::EpilogueTileAuto, float, float,
+    cutlass::half_t, cutlass::layout::RowMajor, 8, cutlass::half_t, cutlass::layout::RowMajor, 8,
+    cutlass::epilogue::collective::EpilogueScheduleAuto,
+    cutlass::epilogue::fusion::LinearCombination<cutlass::half_t, float, cutlass::half_t, float>
+  >::CollectiveOp;
+using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm120, cutlass::arch::OpClassBlockScaledTensorOp,
+    cute::tuple<cutlass::float_e2m1_t, cutlass::float_ue4m3_t>, cutlass::layout::RowMajor, 32,
+    cute::tuple<cutlass::float_e2m1_t, cutlass::float_ue4m3_t>, cutlass::layout::ColumnMajor, 32,
+    float, cute::Shape<cute::_128, cute::_128, cute::_128>, cute::Shape<cute::_1, cute::_1, cute::_1>,
+    cutlass::gemm::collective::StageCount<%d>,
+    cutlass::gemm::KernelTmaWarpSpecializedNvf4Sm120
+  >::CollectiveOp;
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+    cute::Shape<int,int,int,int>, CollectiveMainloop, CollectiveEpilogue, void>;
 """
 
 
-def test_kernels_of_equal_arguments_keep_their_own_alias_names() -> None:
-    """Judged in either order, each kernel's not-modeled reason names its own alias: the memo
-    does not hand one file the other's words."""
-    names = ["k_planar_complex", "k_planar_complex_array"]
-    files = {n: parse_source(f"{n}.cu", KERNEL % n.encode()) for n in names}
-    for order in (names, names[::-1]):
-        result = judge_files([files[n] for n in order], CheckOptions(arch="sm_120"))
+def test_kernels_whose_own_arguments_read_alike_keep_their_own_chains() -> None:
+    files = {n: parse_source(f"k{n}.cu", CHAIN % n) for n in (2, 3)}
+    for order in ((2, 3), (3, 2)):
+        result = judge_files(
+            [files[n] for n in order], CheckOptions(arch="sm_120", cutlass_version="4.2.0")
+        )
         for f in result.files:
             (r,) = f.instantiations
-            assert r.not_modeled is not None
-            assert f"`Operation_{f.path.removesuffix('.cu')}`" in r.not_modeled.reason
+            assert r.resources is not None, r.not_modeled
+            assert r.resources.stage_count.stages == int(f.path[1])

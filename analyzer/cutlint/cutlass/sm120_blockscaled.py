@@ -1,6 +1,11 @@
-"""The SM120 block-scaled mainloop as CUTLASS 4.5.0 builds it, for a kernel of one problem
-(`GemmUniversal`, not ptr-array): what the builder counts per stage, the stage count it picks,
-and the mainloop's `SharedStorage`.
+"""The SM120 block-scaled mainloop for a kernel of one problem (`GemmUniversal`, not ptr-array):
+what the builder counts per stage, the stage count it picks, and the mainloop's `SharedStorage`.
+
+Written for CUTLASS 4.5.0; a caller that passes its `CutlassModel` gets the builder of that
+version (the knobs `reduced_capacity`, `pipeline_round_up` and `sfb_min_tile_n` of
+data/cutlass.toml: CUTLASS 4.2.0 counts the full capacity, an unrounded pipeline and SFB over N).
+The mainloop's layout is the same from 4.2.0 on (4.5.0 adds `alignas(16)` to smem_SFA/smem_SFB,
+whose sizes are multiples of 16 for every tile the builder accepts, so no offset moves).
 
 `CollectiveBuilder<Sm120, OpClassBlockScaledTensorOp, ...>` (MB) sizes stages with
 `sm100_compute_stage_count_or_override_blockscaled` (SC) against `ReducedSmemCapacityBytes`,
@@ -24,6 +29,7 @@ from cutlint.cutlass.storage import (
     cpp_div,
     pipeline_storage,
 )
+from cutlint.cutlass.versions import CutlassModel
 from cutlint.records import Shape3, StageCount, StageTerm
 
 MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
@@ -63,9 +69,18 @@ MXFP8 = Operands("MXFP8 (e4m3 x e4m3, ue8m0 scales, SFVec 32)", 8, 8, 32)
 # An FP8 x FP4 pair (mx_float8_t / mx_float4_t, or cute::tuple<e4m3|e5m2|e2m1, ue8m0>) is
 # MXF8F6F4 too: both stored as uint8_t.
 MXFP8_MXFP4 = Operands("MXFP8 x MXFP4 (e4m3/e5m2 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# Any pair of mx types under a KernelScheduleMxf8f6f4Sm120 schedule is MXF8F6F4: uint8_t storage.
+MXF8F6F4 = Operands("MXF8F6F4 (e2m1/e2m3/e3m2/e4m3/e5m2, ue8m0 scales, SFVec 32)", 8, 8, 32)
+# MXF4 (KernelScheduleMxNvf4Sm120 with ue8m0 scales): e2m1 stored as 4 bits, SFVectorSize 32.
+MXFP4 = Operands("MXFP4 (e2m1 x e2m1, ue8m0 scales, SFVec 32)", 4, 4, 32)
 
 # MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
 GROUPED_SCHEDULER_STAGES = 8
+
+# What each term's size comes from, for the derivation graph (records.StageTerm.derived_from):
+# the family's input nodes where it has them (cutlint.explain keeps only nodes that exist).
+TILE_FROM = ("input.tile", "input.types")
+VERSION_FROM = ("input.cutlass",)
 
 
 @dataclass(frozen=True)
@@ -80,15 +95,20 @@ class StageBytes:
         return self.a + self.b + self.sfa + self.sfb
 
 
-def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
+def _on(cutlass: CutlassModel | None, knob: str) -> bool:
+    """A knob of data/cutlass.toml; no model given means CUTLASS 4.5.0, where all three are on."""
+    return cutlass is None or cutlass.has(knob)
+
+
+def stage_bytes(tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None) -> StageBytes:
     """One stage of A, B, SFA and SFB as the mainloop allocates them.
 
     SFA = size(filter_zeros(SmemLayoutAtomSFA)) = (M / Blk_MN) * Blk_MN * K / SFVectorSize (MB:
     sSFA_shape; the K mode's SFVectorSize has stride 0); SFB the same over max(N, 128) (MB:
-    sSFBTileShape_N, CUTLASS 4.5.0).
+    sSFBTileShape_N, CUTLASS 4.5.0; over N before: knob `sfb_min_tile_n`).
     """
     sf_k = tile.k // ops.sf_vector_size
-    n_sf = max(tile.n, SF_BLOCK_MN)
+    n_sf = max(tile.n, SF_BLOCK_MN) if _on(cutlass, "sfb_min_tile_n") else tile.n
     return StageBytes(
         a=ops.bits_a * tile.m * tile.k // 8,
         b=ops.bits_b * tile.n * tile.k // 8,
@@ -97,26 +117,34 @@ def stage_bytes(tile: Shape3, ops: Operands) -> StageBytes:
     )
 
 
-def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
-    """MB: ReducedSmemCapacityBytes. Not grouped: the CLC scheduler's pipeline and its responses,
-    no tensormaps. Grouped (a stride that is a pointer): the grouped scheduler's pipeline, two
-    tensormaps and the tensormap-ready pipeline, no CLC responses."""
+def capacity_reductions(
+    grouped: bool = False, cutlass: CutlassModel | None = None
+) -> tuple[StageTerm, ...]:
+    """MB: ReducedSmemCapacityBytes (CUTLASS 4.4.2 on, knob `reduced_capacity`; before, the
+    builder counts from the full sm120_smem_capacity_bytes). Not grouped: the CLC scheduler's
+    pipeline and its responses, no tensormaps. Grouped (a stride that is a pointer): the grouped
+    scheduler's pipeline, two tensormaps and the tensormap-ready pipeline, no CLC responses."""
+    if not _on(cutlass, "reduced_capacity"):
+        return ()
     if grouped:
         return (
             StageTerm(
                 name="SchedulerPipelineStorage",
                 bytes=pipeline_storage(GROUPED_SCHEDULER_STAGES),
                 source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapStorage",
                 bytes=2 * TMA_DESCRIPTOR_BYTES,
                 source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapReadyPipelineStorage",
                 bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
                 source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+                derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
@@ -127,6 +155,7 @@ def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
             name="SchedulerPipelineStorage",
             bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
             source=f"{MB}: sizeof(PipelineCLCFetchAsync<SchedulerPipelineStageCount = 3, Shape<_1,_1,_1>>::SharedStorage)",
+            derived_from=VERSION_FROM,
         ),
         StageTerm(name="TensorMapStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? ... : 0"),
         StageTerm(
@@ -138,22 +167,54 @@ def capacity_reductions(grouped: bool = False) -> tuple[StageTerm, ...]:
             name="CLCResponseStorage",
             bytes=SCHEDULER_PIPELINE_STAGES * CLC_RESPONSE_BYTES,
             source=f"{MB}: SchedulerPipelineStageCount * sizeof(CLCResponse) ({SCHED})",
+            derived_from=VERSION_FROM,
         ),
     )
 
 
-def per_stage_terms(tile: Shape3, ops: Operands) -> tuple[StageTerm, ...]:
-    s = stage_bytes(tile, ops)
-    return (
-        StageTerm(name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)"),
-        StageTerm(name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)"),
-        StageTerm(
+def per_stage_terms(
+    tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None
+) -> tuple[StageTerm, ...]:
+    s = stage_bytes(tile, ops, cutlass)
+    pipeline = StageTerm(
+        name="pipeline",
+        bytes=round_up(pipeline_storage(1), 128),
+        source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+        derived_from=VERSION_FROM,
+    )
+    if not _on(cutlass, "pipeline_round_up"):
+        pipeline = StageTerm(
             name="pipeline",
-            bytes=round_up(pipeline_storage(1), 128),
-            source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+            bytes=pipeline_storage(1),
+            source=f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded before 4.4.0)",
+            derived_from=VERSION_FROM,
+        )
+    return (
+        StageTerm(
+            name="A",
+            bytes=s.a,
+            source=f"{SC}: bits_to_bytes(a_bits * M * K)",
+            derived_from=TILE_FROM,
         ),
-        StageTerm(name="SFA", bytes=s.sfa, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))"),
-        StageTerm(name="SFB", bytes=s.sfb, source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))"),
+        StageTerm(
+            name="B",
+            bytes=s.b,
+            source=f"{SC}: bits_to_bytes(b_bits * N * K)",
+            derived_from=TILE_FROM,
+        ),
+        pipeline,
+        StageTerm(
+            name="SFA",
+            bytes=s.sfa,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))",
+            derived_from=TILE_FROM,
+        ),
+        StageTerm(
+            name="SFB",
+            bytes=s.sfb,
+            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))",
+            derived_from=(*TILE_FROM, *VERSION_FROM),
+        ),
     )
 
 
@@ -163,6 +224,7 @@ def stage_count(
     carveout: int | None,
     fixed: int | None = None,
     grouped: bool = False,
+    cutlass: CutlassModel | None = None,
 ) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
     ReducedSmemCapacityBytes, ...>(StageCountType{}) (SC).
@@ -170,8 +232,8 @@ def stage_count(
     `fixed`: the launcher passes `StageCount<N>` and the builder returns N. Otherwise
     `StageCountAutoCarveout<carveout>`: (ReducedSmemCapacityBytes - carveout) / stage_bytes.
     """
-    reductions = capacity_reductions(grouped)
-    per_stage = per_stage_terms(tile, ops)
+    reductions = capacity_reductions(grouped, cutlass)
+    per_stage = per_stage_terms(tile, ops, cutlass)
     per = sum(t.bytes for t in per_stage)
     reduced = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions)
     if fixed is not None:
@@ -203,10 +265,15 @@ def stage_count(
 
 
 def mainloop_tensor_storage(
-    tile: Shape3, ops: Operands, stages: int, grouped: bool = False
+    tile: Shape3,
+    ops: Operands,
+    stages: int,
+    grouped: bool = False,
+    cutlass: CutlassModel | None = None,
 ) -> Block:
     """ML (MLA for a grouped kernel: the same members)."""
-    s = stage_bytes(tile, ops)
+    s = stage_bytes(tile, ops, cutlass)
+    src = MLA if grouped else ML
     return struct(
         "mainloop",
         [
@@ -214,28 +281,32 @@ def mainloop_tensor_storage(
                 "smem_A",
                 stages * s.a,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+                f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
+                ("builder.stages", "builder.term.A"),
             ),
             array(
                 "smem_B",
                 stages * s.b,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+                f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
+                ("builder.stages", "builder.term.B"),
             ),
             array(
                 "smem_SFA",
                 stages * s.sfa,
                 16,
-                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                ("builder.stages", "builder.term.SFA"),
             ),
             array(
                 "smem_SFB",
                 stages * s.sfb,
                 16,
-                f"{ML}: alignas(16) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                ("builder.stages", "builder.term.SFB"),
             ),
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
@@ -246,14 +317,17 @@ def mainloop_pipeline(stages: int) -> Block:
         pipeline_storage(stages),
         BARRIER_BYTES,
         f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage (MainloopPipeline)",
+        ("builder.stages",),
     )
 
 
-def mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+def mainloop_shared_storage(
+    tile: Shape3, ops: Operands, stages: int, cutlass: CutlassModel | None = None
+) -> Block:
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            mainloop_tensor_storage(tile, ops, stages).at("tensors"),
+            mainloop_tensor_storage(tile, ops, stages, cutlass=cutlass).at("tensors"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
         f"{ML}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
@@ -279,11 +353,13 @@ def mainloop_tensormaps() -> Block:
     )
 
 
-def grouped_mainloop_shared_storage(tile: Shape3, ops: Operands, stages: int) -> Block:
+def grouped_mainloop_shared_storage(
+    tile: Shape3, ops: Operands, stages: int, cutlass: CutlassModel | None = None
+) -> Block:
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            mainloop_tensor_storage(tile, ops, stages, grouped=True).at("tensors"),
+            mainloop_tensor_storage(tile, ops, stages, grouped=True, cutlass=cutlass).at("tensors"),
             mainloop_tensormaps().at("tensormaps"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],

@@ -1,4 +1,5 @@
-"""The SM120 blockwise-scaled FP8 mainloop (groupwise scales in float) as CUTLASS 4.5.0 builds it.
+"""The SM120 blockwise-scaled FP8 mainloop (groupwise scales in float) as CUTLASS 4.2.0 to 4.5.0
+build it (the builder's formula and the mainloop's members are the same in both).
 
 `CollectiveBuilder<Sm120, OpClassTensorOp, ..., KernelScheduleSm120Blockwise>` (BB) sizes stages
 with `sm120_compute_stage_count_or_override_blockwise` against the full
@@ -51,9 +52,12 @@ class Scales:
         return tile.m // self.m, tile.n // self.n
 
 
-def stage_count(tile: Shape3, scales: Scales, carveout: int) -> StageCount:
+def stage_count(
+    tile: Shape3, scales: Scales, carveout: int, fixed: int | None = None
+) -> StageCount:
     """BB: sm120_compute_stage_count_or_override_blockwise<sm120_smem_capacity_bytes, ...>(
-    StageCountAutoCarveout<carveout>) = (capacity - carveout) / stage_bytes."""
+    StageCountAutoCarveout<carveout>) = (capacity - carveout) / stage_bytes; with `fixed`
+    (StageCount<N>) the builder returns N."""
     sm, sn = scales.per_tile(tile)
     sk = tile.k // scales.k
     per_stage = (
@@ -85,6 +89,19 @@ def stage_count(tile: Shape3, scales: Scales, carveout: int) -> StageCount:
     )
     per = sum(t.bytes for t in per_stage)
     budget = SM120_SMEM_CAPACITY - carveout
+    if fixed is not None:
+        return StageCount(
+            stages=fixed,
+            capacity=SM120_SMEM_CAPACITY,
+            stage_budget=budget,
+            carveout=0,
+            fixed=True,
+            reductions=(),
+            per_stage=per_stage,
+            stage_bytes=per,
+            formula=f"{BB}: sm120_compute_stage_count_or_override_blockwise(StageCount<{fixed}>) = {fixed}",
+            capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
+        )
     return StageCount(
         stages=cpp_div(budget, per),
         capacity=SM120_SMEM_CAPACITY,

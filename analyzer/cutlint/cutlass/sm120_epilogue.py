@@ -40,34 +40,58 @@ class EpilogueOperands:
     d_bits: int
     d_column_major: bool
     """LayoutD is ColumnMajor (FlashInfer's SwapAB launchers): M is the contiguous extent."""
+    d_fp6: bool = False
+    """ElementD is float_e3m2_t or float_e2m3_t: EB picks a 128-wide subtile and one D stage, and
+    the smem element is the 8-bit container (cutlass/float_subbyte.h:
+    get_unpacked_element_type<float_e3m2_t> = float_e3m2_unpack8bits_t)."""
+
+    @property
+    def d_smem_bits(self) -> int:
+        """sizeof_bits of SmemElementD (EP: get_unpacked_element_type<ElementD>)."""
+        return 8 if self.d_fp6 else self.d_bits
+
+
+def tile_shape(ops: EpilogueOperands) -> tuple[int, int]:
+    """EB: sm120_compute_tile_shape_or_override, EpilogueTileAuto: 64x32, or for an FP6 ElementD
+    the 128-wide contiguous extent TMA needs (64x128 row-major D, 128x32 column-major D)."""
+    if ops.d_fp6:
+        return (128, EPI_TILE_N) if ops.d_column_major else (EPI_TILE_M, 128)
+    return EPI_TILE_M, EPI_TILE_N
 
 
 def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
     """EB: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
     sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
-    epi_tiles = (tile.m // EPI_TILE_M) * (tile.n // EPI_TILE_N)
-    stages_d = min(epi_tiles, 2)
+    epi_m, epi_n = tile_shape(ops)
+    epi_tiles = (tile.m // epi_m) * (tile.n // epi_n)
+    # EB: StagesD = (IsFP6 && IsRowMajorD) ? 1 : min(EpiTiles, 2)
+    stages_d = 1 if ops.d_fp6 and not ops.d_column_major else min(epi_tiles, 2)
     # EB: ReuseSmem = sizeof_bits<C> == sizeof_bits<D> && sizeof_bits<D> > 8; EP: ReuseSmemC also
     # needs a destination, and with no source the collective uses CollectiveStorageWithoutC.
     reuse = ops.c_bits == ops.d_bits and ops.d_bits > 8
     stages_c = max(min(epi_tiles, 2), stages_d + 1) if reuse else stages_d
     return EpilogueTile(
-        m=EPI_TILE_M,
-        n=EPI_TILE_N,
+        m=epi_m,
+        n=epi_n,
         stages_c=stages_c,
         stages_d=stages_d,
         reuse_smem_c=reuse and ops.c_bits > 0,
         swizzle_align=swizzle_align(ops),
-        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32), "
-        "sm120_get_tma_dispatch_policy (StagesD = min(EpiTiles, 2), StagesC, ReuseSmem)",
+        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32, FP6 D "
+        "64x128), sm120_get_tma_dispatch_policy (StagesD = FP6 row-major D ? 1 : "
+        "min(EpiTiles, 2), StagesC, ReuseSmem)",
     )
 
 
-def swizzle_align(ops: EpilogueOperands) -> int:
-    """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the D layout:
-    EB sm120_get_epilogue_smem_swizzle_layout_atom -> SEL, the widest of SW128/SW64/SW32/INTER
+def swizzle_align(ops: EpilogueOperands, bits: int | None = None) -> int:
+    """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the D layout (of
+    an operand of `bits` smem bits when given, e.g. C): EB
+    sm120_get_epilogue_smem_swizzle_layout_atom -> SEL, the widest of SW128/SW64/SW32/INTER
     (1024/512/256/128 bits) that divides the contiguous extent (M when D is column-major)."""
-    contiguous_bits = (EPI_TILE_M if ops.d_column_major else EPI_TILE_N) * ops.d_bits
+    epi_m, epi_n = tile_shape(ops)
+    contiguous_bits = (epi_m if ops.d_column_major else epi_n) * (
+        ops.d_smem_bits if bits is None else bits
+    )
     for atom_bits in (1024, 512, 256):
         if contiguous_bits % atom_bits == 0:
             return atom_bits
@@ -75,9 +99,12 @@ def swizzle_align(ops: EpilogueOperands) -> int:
 
 
 def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
+    """EP: the C and D buffers, each aligned to its own layout's swizzle (SmemAlignmentC,
+    SmemAlignmentD; the ReuseC union to the larger of the two, MaxSmemAlignment)."""
     e = shape(tile, ops)
-    d_tile = EPI_TILE_M * EPI_TILE_N * ops.d_bits // 8
-    align = e.swizzle_align
+    epi_elems = e.m * e.n
+    d_tile = epi_elems * ops.d_smem_bits // 8
+    d_align = e.swizzle_align
     if ops.c_bits == 0:
         return union(
             "collective",
@@ -86,14 +113,16 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
                 array(
                     "smem_D",
                     e.stages_d * d_tile,
-                    align,
+                    d_align,
                     f"{EP}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {e.stages_d}",
                 ),
             ],
             f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
         )
-    c_tile = EPI_TILE_M * EPI_TILE_N * ops.c_bits // 8
+    c_tile = epi_elems * ops.c_bits // 8
+    c_align = swizzle_align(ops, ops.c_bits)
     if e.reuse_smem_c:
+        align = max(c_align, d_align)
         return union(
             "collective",
             [
@@ -109,8 +138,18 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
     return struct(
         "collective",
         [
-            array("smem_C", e.stages_c * c_tile, align, f"{EP}: CollectiveStorageWithC::smem_C"),
-            array("smem_D", e.stages_d * d_tile, align, f"{EP}: CollectiveStorageWithC::smem_D"),
+            array(
+                "smem_C",
+                e.stages_c * c_tile,
+                c_align,
+                f"{EP}: CollectiveStorageWithC: alignas(SmemAlignmentC) smem_C",
+            ),
+            array(
+                "smem_D",
+                e.stages_d * d_tile,
+                d_align,
+                f"{EP}: CollectiveStorageWithC: alignas(SmemAlignmentD) smem_D",
+            ),
         ],
         f"{EP}: struct CollectiveStorageWithC",
     )
@@ -153,6 +192,29 @@ def linear_combination_storage() -> Block:
         "thread",
         "cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp: Sm90LinearCombination: "
         "every node's SharedStorage is empty",
+    )
+
+
+# cutlass/epilogue/fusion/sm120_visitor_store_tma_warpspecialized.hpp: Sm120BlockScaleFactorRowStore
+# NumSyncQuads = NumWarpsPerWarpGroup (4) * NumWarpgroups (2) * NumQuadsPerWarp (8)
+BLOCK_SCALE_ROW_SYNC_QUADS = 4 * 2 * 8
+# cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
+ARRAY_ALIGNED_DEFAULT = 16
+SF_STORE = "cutlass/epilogue/fusion/sm120_visitor_store_tma_warpspecialized.hpp"
+
+
+def block_scale_factor_row_storage(compute_bytes: int = 4) -> Block:
+    """`FusionCallbacks::SharedStorage` of `fusion::LinCombBlockScaleFactor` with a row-major D on
+    Sm120TmaWarpSpecialized (cutlass/epilogue/fusion/sm120_callbacks_tma_warpspecialized.hpp:
+    Sm120LinearCombRowBlockScaleFactor = Sm90EVT<Sm120BlockScaleFactorRowStore, Sm90LinearCombination>):
+    the row store's `array_aligned<ElementCompute, NumSyncQuads> smem_aux`; the linear
+    combination's nodes are empty and take no bytes in the visitor's tuple."""
+    return array(
+        "thread",
+        BLOCK_SCALE_ROW_SYNC_QUADS * compute_bytes,
+        ARRAY_ALIGNED_DEFAULT,
+        f"{SF_STORE}: Sm120BlockScaleFactorRowStore::SharedStorage: "
+        f"array_aligned<ElementCompute, NumSyncQuads = {BLOCK_SCALE_ROW_SYNC_QUADS}> smem_aux",
     )
 
 

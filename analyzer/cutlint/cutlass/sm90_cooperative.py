@@ -12,6 +12,11 @@ cooperative schedule (`KernelTmaWarpSpecializedCooperative*Sm120`) are made of.
       struct TensorStorage : aligned_struct<128, _1> { epilogue; mainloop; } tensors;
     };
 
+The pingpong shell (`KernelTmaWarpSpecializedPingpong*Sm120`, KP) adds one member to
+PipelineStorage, after epi_load: `alignas(16) MathWarpGroupOrderBarrierStorage math_wg_order`
+(OrderedSequenceBarrier<StagesPerMathWarpGroup = 2, NumMmaWarpGroups = 2>). Both layouts are the
+same in CUTLASS 4.2.0 and 4.5.0.
+
 Header paths are relative to CUTLASS's `include/`.
 """
 
@@ -30,6 +35,13 @@ from cutlint.cutlass.storage import (
 from cutlint.records import RegisterPlan, Shape3
 
 KS = "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp"
+KP = "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"
+# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2
+PINGPONG_MMA_WARP_GROUPS = 2
+PINGPONG_STAGES_PER_MATH_WARP_GROUP = 2
+# cutlass/gemm/collective/builders/sm120_*_builder.inl: AtomLayoutMNK = Layout<Shape<_2,_2,_1>>
+# for a pingpong schedule: one warp group per TiledMma (KP: static_assert NumMMAThreads == 128)
+PINGPONG_MMA_THREADS = 4 * 32
 TS = "cutlass/gemm/kernel/tile_scheduler.hpp"
 SM100_TS = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
 SM90_TS = "cutlass/gemm/kernel/sm90_tile_scheduler.hpp"
@@ -104,38 +116,60 @@ def kernel_shared_storage(
     epilogue_pipeline: Block,
     scheduler: Scheduler,
     scheduler_stages: int = SCHEDULER_STAGES,
+    pingpong: bool = False,
 ) -> Block:
-    """`GemmKernel::SharedStorage` of KS for the given parts."""
+    """`GemmKernel::SharedStorage` of KS (KP when `pingpong`) for the given parts."""
+    shell = KP if pingpong else KS
+    barriers = [mainloop_pipeline.at("mainloop", 16), epilogue_pipeline.at("epi_load", 16)]
+    if pingpong:
+        barriers.append(
+            array(
+                "math_wg_order",
+                ordered_sequence_barrier_storage(
+                    PINGPONG_STAGES_PER_MATH_WARP_GROUP, PINGPONG_MMA_WARP_GROUPS
+                ),
+                16,
+                f"{KP}: alignas(16) MathWarpGroupOrderBarrierStorage (OrderedSequenceBarrier<"
+                f"{PINGPONG_STAGES_PER_MATH_WARP_GROUP},{PINGPONG_MMA_WARP_GROUPS}>)",
+            )
+        )
+    barriers.append(
+        array(
+            "load_order",
+            ordered_sequence_barrier_storage(1, 2),
+            16,
+            f"{shell}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
+        )
+    )
     pipelines = struct(
         "pipelines",
-        [
-            mainloop_pipeline.at("mainloop", 16),
-            epilogue_pipeline.at("epi_load", 16),
-            array(
-                "load_order",
-                ordered_sequence_barrier_storage(1, 2),
-                16,
-                f"{KS}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
-            ),
-        ],
-        f"{KS}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
+        barriers,
+        f"{shell}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
         base_align=16,
     )
     tensors = struct(
         "tensors",
         [epilogue_tensors.at("epilogue"), mainloop_tensors.at("mainloop")],
-        f"{KS}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
+        f"{shell}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
         base_align=128,
     )
     return struct(
         "SharedStorage",
         [pipelines, scheduler_storage(scheduler, scheduler_stages).at("scheduler", 16), tensors],
-        f"{KS}: GemmKernel::SharedStorage",
+        f"{shell}: GemmKernel::SharedStorage",
     )
 
 
-def max_threads_per_block(mma_threads: int = COOPERATIVE_MMA_THREADS) -> int:
-    """KS: MaxThreadsPerBlock = NumMMAThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
+def max_threads_per_block(
+    mma_threads: int = COOPERATIVE_MMA_THREADS, pingpong: bool = False
+) -> int:
+    """KS: MaxThreadsPerBlock = NumMMAThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup;
+    KP: NumMMAThreads * NumMmaWarpGroups + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
+    if pingpong:
+        return (
+            PINGPONG_MMA_THREADS * PINGPONG_MMA_WARP_GROUPS
+            + LOAD_WARP_GROUPS * THREADS_PER_WARP_GROUP
+        )
     return mma_threads + LOAD_WARP_GROUPS * THREADS_PER_WARP_GROUP
 
 

@@ -9,6 +9,7 @@ from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
 from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
+from cutlint.families.sm120_collective_builder import FAMILY as SM120_COLLECTIVE_BUILDER
 from cutlint.families.sm120_fp4_gemm import FAMILY as SM120_FP4_GEMM
 from cutlint.families.sm120_fp4_group_gemm import FAMILY as SM120_FP4_GROUP_GEMM
 from cutlint.families.sm120_fp8_groupwise import FAMILY as SM120_FP8_GROUPWISE
@@ -25,6 +26,7 @@ FAMILIES: tuple[Family, ...] = (
     SM120_FP4_GEMM,
     SM120_FP4_GROUP_GEMM,
     SM120_FP8_GROUPWISE,
+    SM120_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
 )
 

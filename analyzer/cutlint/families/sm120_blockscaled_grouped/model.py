@@ -19,16 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cutlint.cutlass import epilogue, fusion, kernel, scheduler
-from cutlint.cutlass.layout import Block, array, round_up, struct
+from cutlint.cutlass import epilogue, fusion, kernel
+from cutlint.cutlass import sm120_blockscaled as blockscaled
+from cutlint.cutlass.layout import Block
 from cutlint.cutlass.storage import (
-    BARRIER_BYTES,
-    PL,
     THREADS_PER_WARP_GROUP,
-    TMA_DESCRIPTOR_ALIGN,
-    TMA_DESCRIPTOR_BYTES,
-    cpp_div,
-    pipeline_storage,
 )
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data
@@ -39,7 +34,6 @@ from cutlint.records import (
     RegisterPlan,
     Shape3,
     StageCount,
-    StageTerm,
 )
 
 ML = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
@@ -52,35 +46,15 @@ SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInf
 
 _C = family_data("cutlint.families.sm120_blockscaled_grouped").constants
 # Each constant's source is in data/family.toml beside this file.
-SM120_SMEM_CAPACITY = _C["smem_capacity"]
-BUILDER_SCHEDULER_PIPELINE_STAGES = _C["builder_scheduler_pipeline_stages"]
 EPILOGUE_WARP_GROUPS = _C["epilogue_warp_groups"]
-SF_BLOCK_MN = _C["sf_block_mn"]
 MMA_THREADS = _C["mma_threads"]
+SF_BLOCK_MN = blockscaled.SF_BLOCK_MN
 
 
-@dataclass(frozen=True)
-class BlockScaledOperands:
-    """What the builder derives from the element types (MB: blockscaled_type, select_instr)."""
-
-    label: str
-    bits_a: int
-    """sizeof_bits of SmemAllocTypeA: 8 (uint8_t) for MXF8F6F4, the element's own width otherwise."""
-    bits_b: int
-    sf_vector_size: int
-    """SFVectorSize: 16 for nv_float4_t (ue4m3 scales), 32 for mx_float*_t (ue8m0 scales)."""
-    scale_type: str
-
-
-# cutlass/gemm/collective/builders/sm1xx_common.inl: blockscaled_type<.., nv_float4_t<T>>::SfVectorSize
-# = 16 and blockscaled_type<.., mx_float4_t<T>>::SfVectorSize = 32 (dense kernels); sf_type
-# float_ue4m3_t / float_ue8m0_t. Element widths: cutlass/float_subbyte.h (e2m1: 4 bits).
-NVFP4 = BlockScaledOperands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16, "ue4m3")
-# MXF8F6F4: SmemAllocTypeA/B = uint8_t (MB: `cute::conditional_t<UseMxf8f6f4, uint8_t, ...>`),
-# so FP4 B is stored unpacked, one byte per element.
-MXFP8_MXFP4 = BlockScaledOperands(
-    "MXFP8 x MXFP4 (e4m3 x e2m1, ue8m0 scales, SFVec 32)", 8, 8, 32, "ue8m0"
-)
+BlockScaledOperands = blockscaled.Operands
+"""What the builder derives from the element types (cutlint.cutlass.sm120_blockscaled)."""
+NVFP4 = blockscaled.NVFP4
+MXFP8_MXFP4 = blockscaled.MXFP8_MXFP4
 
 
 def operands_for(act: ElementType, weight: ElementType, mxfpx: bool) -> BlockScaledOperands | None:
@@ -106,112 +80,31 @@ class Tactic:
 # --- mainloop ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StageBytes:
-    a: int
-    b: int
-    sfa: int
-    sfb: int
-
-    @property
-    def tensors(self) -> int:
-        return self.a + self.b + self.sfa + self.sfb
+# The builder's stage arithmetic and the mainloop's layout are CUTLASS's, shared with the other
+# SM120 block-scaled families (cutlint.cutlass.sm120_blockscaled, ML: the ptr-array mainloop).
 
 
-def stage_bytes(t: Tactic, cutlass: CutlassModel) -> StageBytes:
-    """Bytes of one pipeline stage of A, B, SFA and SFB, as the mainloop allocates them.
-
-    SFA is `size(filter_zeros(SmemLayoutAtomSFA))` = (M / Blk_MN) * Blk_MN * K / SFVectorSize (MB:
-    sSFA_shape, the K mode's SFVectorSize has stride 0). SFB is the same over N, where CUTLASS
-    4.5.0 sizes it for max(N, 128) (MB: sSFBTileShape_N).
-    """
-    m, n, k = t.tile.m, t.tile.n, t.tile.k
-    sf_k = k // t.operands.sf_vector_size
-    n_sf = max(n, SF_BLOCK_MN) if cutlass.has("sfb_min_tile_n") else n
-    return StageBytes(
-        a=t.operands.bits_a * m * k // 8,
-        b=t.operands.bits_b * n * k // 8,
-        sfa=(m // SF_BLOCK_MN) * SF_BLOCK_MN * sf_k,
-        sfb=(n_sf // SF_BLOCK_MN) * SF_BLOCK_MN * sf_k,
-    )
+def stage_bytes(t: Tactic, cutlass: CutlassModel) -> blockscaled.StageBytes:
+    """Bytes of one pipeline stage of A, B, SFA and SFB, as the mainloop allocates them."""
+    return blockscaled.stage_bytes(t.tile, t.operands, cutlass)
 
 
 def mainloop_tensor_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    s = stage_bytes(t, cutlass)
-    return struct(
-        "mainloop",
-        [
-            array(
-                "smem_A",
-                stages * s.a,
-                1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
-                ("builder.stages", "builder.term.A"),
-            ),
-            array(
-                "smem_B",
-                stages * s.b,
-                1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
-                ("builder.stages", "builder.term.B"),
-            ),
-            array(
-                "smem_SFA",
-                stages * s.sfa,
-                16,
-                f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA (array_aligned, 16)",
-                ("builder.stages", "builder.term.SFA"),
-            ),
-            array(
-                "smem_SFB",
-                stages * s.sfb,
-                16,
-                f"{ML}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB (array_aligned, 16)",
-                ("builder.stages", "builder.term.SFB"),
-            ),
-        ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
-        base_align=128,
+    return blockscaled.mainloop_tensor_storage(
+        t.tile, t.operands, stages, grouped=True, cutlass=cutlass
     )
 
 
 def mainloop_tensormaps() -> Block:
-    return struct(
-        "mainloop",
-        [
-            array(
-                f"smem_tensormap_{x}",
-                TMA_DESCRIPTOR_BYTES,
-                TMA_DESCRIPTOR_ALIGN,
-                f"{ML}: cute::TmaDescriptor smem_tensormap_{x}",
-            )
-            for x in ("A", "B", "SFA", "SFB")
-        ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
-        base_align=128,
-    )
+    return blockscaled.mainloop_tensormaps()
 
 
 def mainloop_pipeline(stages: int) -> Block:
-    return array(
-        "mainloop",
-        pipeline_storage(stages),
-        BARRIER_BYTES,
-        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
-        ("builder.stages",),
-    )
+    return blockscaled.mainloop_pipeline(stages)
 
 
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    return struct(
-        "CollectiveMainloop::SharedStorage",
-        [
-            mainloop_tensor_storage(t, stages, cutlass).at("tensors"),
-            mainloop_tensormaps().at("tensormaps"),
-            mainloop_pipeline(stages).at("pipeline_storage", 16),
-        ],
-        f"{ML}: CollectiveMma::SharedStorage",
-    )
+    return blockscaled.grouped_mainloop_shared_storage(t.tile, t.operands, stages, cutlass)
 
 
 # --- epilogue ----------------------------------------------------------------------------------
@@ -292,87 +185,23 @@ def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
 
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
-    StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC)."""
-    reductions: list[StageTerm] = []
-    if cutlass.has("reduced_capacity"):
-        reductions = [
-            StageTerm(
-                name="SchedulerPipelineStorage",
-                bytes=pipeline_storage(scheduler.TILE_SCHEDULER_STAGES),
-                source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
-                derived_from=("input.cutlass",),
-            ),
-            StageTerm(
-                name="TensorMapStorage",
-                bytes=2 * TMA_DESCRIPTOR_BYTES,
-                source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
-                derived_from=("input.cutlass",),
-            ),
-            StageTerm(
-                name="TensorMapReadyPipelineStorage",
-                bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES),
-                source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
-                derived_from=("input.cutlass",),
-            ),
-            StageTerm(
-                name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
-            ),
-        ]
+    StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC), with the grouped
+    kernel's capacity reductions from CUTLASS 4.4.2 (cutlint.cutlass.sm120_blockscaled)."""
     carveout = epilogue_shared_storage(t, cutlass).size
-    s = stage_bytes(t, cutlass)
-    pipeline = pipeline_storage(1)
-    pipeline_source = f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage)"
-    if cutlass.has("pipeline_round_up"):
-        pipeline = round_up(pipeline, 128)
-        pipeline_source = (
-            f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)"
-        )
-    tile = ("input.tile", "input.types")
-    per_stage = (
-        StageTerm(
-            name="A", bytes=s.a, source=f"{SC}: bits_to_bytes(a_bits * M * K)", derived_from=tile
-        ),
-        StageTerm(
-            name="B", bytes=s.b, source=f"{SC}: bits_to_bytes(b_bits * N * K)", derived_from=tile
-        ),
-        StageTerm(
-            name="pipeline", bytes=pipeline, source=pipeline_source, derived_from=("input.cutlass",)
-        ),
-        StageTerm(
-            name="SFA",
-            bytes=s.sfa,
-            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))",
-            derived_from=tile,
-        ),
-        StageTerm(
-            name="SFB",
-            bytes=s.sfb,
-            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))",
-            derived_from=(*tile, "input.cutlass"),
-        ),
-    )
-    per = sum(x.bytes for x in per_stage)
-    budget = SM120_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
-    return StageCount(
-        stages=cpp_div(budget, per),
-        capacity=SM120_SMEM_CAPACITY,
-        stage_budget=budget,
-        carveout=carveout,
-        reductions=tuple(reductions),
-        per_stage=per_stage,
-        stage_bytes=per,
-        formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled = (capacity - carveout) / stage_bytes",
-        capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
-        carveout_derived_from=(
-            "epilogue.tile",
-            "epilogue.stages_c",
-            "epilogue.stages_d",
-            "epilogue.swizzle",
-            "input.tile",
-            "input.types",
-            "input.fusion",
-            "input.swap_ab",
-        ),
+    sc = blockscaled.stage_count(t.tile, t.operands, carveout, grouped=True, cutlass=cutlass)
+    return sc.model_copy(
+        update={
+            "carveout_derived_from": (
+                "epilogue.tile",
+                "epilogue.stages_c",
+                "epilogue.stages_d",
+                "epilogue.swizzle",
+                "input.tile",
+                "input.types",
+                "input.fusion",
+                "input.swap_ab",
+            )
+        }
     )
 
 
