@@ -102,10 +102,16 @@ def kernel_shared_storage(
     mainloop_pipeline: Block,
     epilogue_tensors: Block,
     epilogue_pipeline: Block,
-    scheduler: Scheduler,
+    scheduler: Scheduler | Block,
     scheduler_stages: int = SCHEDULER_STAGES,
 ) -> Block:
-    """`GemmKernel::SharedStorage` of KS for the given parts."""
+    """`GemmKernel::SharedStorage` of KS for the given parts: `scheduler` is an SM120 selector's
+    scheduler or the laid-out TileSchedulerStorage of another arch's."""
+    sched = (
+        scheduler_storage(scheduler, scheduler_stages)
+        if isinstance(scheduler, Scheduler)
+        else scheduler
+    )
     pipelines = struct(
         "pipelines",
         [
@@ -129,7 +135,7 @@ def kernel_shared_storage(
     )
     return struct(
         "SharedStorage",
-        [pipelines, scheduler_storage(scheduler, scheduler_stages).at("scheduler", 16), tensors],
+        [pipelines, sched.at("scheduler", 16), tensors],
         f"{KS}: GemmKernel::SharedStorage",
     )
 

@@ -1,0 +1,116 @@
+"""The SM90 CollectiveBuilder family against the compiler and on CUTLASS's own sm_90 slice.
+
+tests/data/nvcc_sm90_collective_builder_truth.json holds nvcc's numbers (cutlint.verify.alias_probe)
+for a stratified sample of cutlass_library 4.2.0's 90a f16/bf16/e4m3 GEMMs (every kernel and
+epilogue schedule, stream-K, C void or not, 16- and 8-bit D) and for the hand-written chains of
+fixtures/sm90-collective-builder (StageCount<N>, StageCountAuto, an explicit carveout, the basic
+TMA kernel with a TMA epilogue, a rank-3 problem shape). The model must equal every row byte for
+byte. The kernel files are made at test time by CUTLASS's own generator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint import api
+from cutlint.families.sm90_collective_builder import model
+from cutlint.families.sm90_collective_builder.recipe import (
+    Sm90CollectiveBuilderRecipe,
+    claim,
+    tactic_of,
+)
+from cutlint.parse.extract import parse_source
+from cutlint.records import Verdict
+
+ROOT = Path(__file__).parents[2]
+TRUTH: dict[str, Any] = json.loads(
+    (ROOT / "tests" / "data" / "nvcc_sm90_collective_builder_truth.json").read_text()
+)
+ROWS: list[dict[str, Any]] = TRUTH["rows"]
+FIXTURES = ROOT / "fixtures"
+SLICE = "cutlass3x_sm90_tensorop_gemm_f16*,cutlass3x_sm90_tensorop_gemm_bf16*,cutlass3x_sm90_tensorop_gemm_e4m3*"
+BuildFn = Callable[..., Path]
+
+
+@pytest.fixture(scope="module")
+def sm90_slice(cutlass_library_build: BuildFn) -> Path:
+    return cutlass_library_build("90a", SLICE)
+
+
+def _file(row: dict[str, Any], generated: Path) -> Path:
+    fixture = FIXTURES / row["file"]
+    return fixture if fixture.is_file() else generated / row["file"]
+
+
+def _recipe(path: Path, kernel: str) -> Sm90CollectiveBuilderRecipe:
+    insts = parse_source(str(path), path.read_bytes()).instantiations
+    inst = next(i for i in insts if i.chain and i.chain[0].name == kernel)
+    r = claim(inst)
+    assert isinstance(r, Sm90CollectiveBuilderRecipe), r
+    return r
+
+
+def modeled(r: Sm90CollectiveBuilderRecipe) -> dict[str, int]:
+    t = tactic_of(r)
+    assert isinstance(t, model.Tactic), t
+    stages = model.stage_count(t).stages
+    kernel = model.kernel_shared_storage(t, stages)
+    return {
+        "stages": stages,
+        "kernel_smem": kernel.size,
+        "kernel_align": kernel.align,
+        "mainloop_smem": model.mainloop_shared_storage(t, stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+        "threads": model.max_threads_per_block(t),
+    }
+
+
+def test_truth_is_stratified() -> None:
+    """Every kernel schedule, epilogue schedule and stage policy of the family has rows."""
+    names = " ".join(r["kernel"] for r in ROWS)
+    for part in (
+        "warpspecialized_cooperative_epi_tma",
+        "warpspecialized_cooperative_epi_nosmem",
+        "warpspecialized_pingpong_epi_tma",
+        "warpspecialized_pingpong_epi_nosmem",
+        "fp8_fastaccum",
+        "stream_k",
+        "cpasync_warpspecialized_cooperative",
+        "cpasync_warpspecialized_epi",
+        "_warpspecialized_epi_nosmem",
+        "hw_basic_tma",
+        "hw_coop_stagecount3",
+        "hw_pingpong_fp8_auto",
+        "hw_coop_carveout_streamk",
+    ):
+        assert part in names, part
+    assert any(r["kernel"].endswith("align8_base") for r in ROWS)  # KernelScheduleAuto
+    assert not TRUTH["compile_errors"]
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)), ids=[r["kernel"][:90] for r in ROWS])
+def test_model_equals_compiler(index: int, sm90_slice: Path) -> None:
+    row = ROWS[index]
+    got = modeled(_recipe(_file(row, sm90_slice), row["kernel"]))
+    assert got == {key: row[key] for key in got}
+
+
+def test_slice_verdicts(sm90_slice: Path) -> None:
+    """`cutlint check` on the generator's sm_90 f16/bf16/e4m3 slice: every kernel is claimed;
+    the mixed-input ones (e4m3 x f16/bf16, with or without scales) are not modeled, with the
+    reason; every other one fits sm_90's 232,448 B (cutlass_library carves the epilogue out of
+    the stage budget)."""
+    result = api.check([sm90_slice], api.CheckOptions(arch="sm_90", cutlass_version="4.2.0"))
+    rows = [r for f in result.files for r in f.instantiations]
+    assert {r.recipe.family if r.recipe else None for r in rows} == {"sm90-collective-builder"}
+    verdicts = Counter(r.verdict for r in rows)
+    assert verdicts == {Verdict.FITS: 3972, Verdict.NOT_MODELED: 480}
+    reasons = {r.not_modeled.reason for r in rows if r.not_modeled is not None}
+    assert all("mixed-input" in reason for reason in reasons), reasons
+    assert max(r.resources.smem_bytes for r in rows if r.resources is not None) == 231424
