@@ -11,6 +11,7 @@ byte. The kernel files are made at test time by CUTLASS's own generator.
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,9 @@ from cutlint.families.sm90_collective_builder.recipe import (
     tactic_of,
 )
 from cutlint.parse.extract import parse_source
+from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.records import Verdict
+from cutlint.verify.alias_probe import probe
 
 ROOT = Path(__file__).parents[2]
 TRUTH: dict[str, Any] = json.loads(
@@ -114,3 +117,22 @@ def test_slice_verdicts(sm90_slice: Path) -> None:
     reasons = {r.not_modeled.reason for r in rows if r.not_modeled is not None}
     assert all("mixed-input" in reason for reason in reasons), reasons
     assert max(r.resources.smem_bytes for r in rows if r.resources is not None) == 231424
+
+
+@pytest.mark.slow
+def test_nvcc_agrees_on_two_fresh_kernels(sm90_slice: Path, tmp_path: Path) -> None:
+    """Compile two kernels of a fresh build (a TMA cooperative kernel with the TMA epilogue, a
+    cp.async one) with the alias probe and hold the model to nvcc's numbers again."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not on PATH")
+    picks = [
+        "gemm/90/bf16_gemm_bf16/cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma.cu",
+        "gemm/90/f16_gemm_f16/cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x128x64_1x1x1_0_nnn_align4_stream_k_cpasync_warpspecialized_cooperative_epi_nosmem.cu",
+    ]
+    files = [sm90_slice / p for p in picks]
+    source = cutlass_library.download() / "cutlass_library" / "source"
+    rows, failures = probe(files, source, tmp_path, "90a", batch=2)
+    assert not failures and len(rows) == 2
+    for row in rows:
+        got = modeled(_recipe(Path(str(row["file"])), str(row["kernel"])))
+        assert got == {key: row[key] for key in got}
