@@ -29,6 +29,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from cutlint.cutlass import sm90_cooperative
+from cutlint.cutlass.epilogue import swizzle_align
 from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
@@ -47,6 +48,8 @@ KAC = f"{K}/sm90_gemm_warpspecialized_cooperative.hpp"
 KAB = f"{K}/sm90_gemm_warpspecialized.hpp"
 ML = "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
 MLA = "cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
+MLM = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
+MIU = "cutlass/detail/collective/mixed_input_utils.hpp"
 SM90_TS = f"{K}/sm90_tile_scheduler.hpp"
 SM90_STREAM_K_TS = f"{K}/sm90_tile_scheduler_stream_k.hpp"
 GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
@@ -166,6 +169,75 @@ def mainloop_shared_storage(
             mainloop_pipeline(stages, cp_async).at("pipeline"),
         ],
         f"{src}: CollectiveMma::SharedStorage",
+    )
+
+
+def mixed_input_smem_alignment(a_bits: int, b_bits: int, tile: Shape3) -> tuple[int, int]:
+    """MLM: SmemAlignmentA/B = alignment_for_swizzle of the K-major smem layouts (GB:
+    rs_smem_selector picks the widest swizzle atom whose width divides K x sizeof_bits)."""
+    return swizzle_align(tile.k * a_bits), swizzle_align(tile.k * b_bits)
+
+
+def mixed_input_tensor_storage(
+    a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
+) -> Block:
+    """MLM: `struct TensorStorage { alignas(SmemAlignmentA) smem_A; alignas(SmemAlignmentB)
+    smem_B; ArrayEngine<ElementScale, scale_elements> smem_scale; ArrayEngine<ElementZero,
+    zero_elements> smem_zero; }` for a narrow, transformed A (no operand swap). MIU:
+    elements_per_smem_scale/zero = cosize(SmemLayoutScale) = M x Stages when the mode has scales
+    (zero points), else 0; an empty ArrayEngine is still an `array_aligned<T, 0>`: 16 B."""
+    align_a, align_b = mixed_input_smem_alignment(a_bits, b_bits, tile)
+
+    def per_stage_vector(name: str, bits: int) -> Block:
+        size = tile.m * stages * bits // 8 if bits else 0
+        return array(
+            f"smem_{name}",
+            max(-(-size // ARRAY_ALIGNED) * ARRAY_ALIGNED, ARRAY_ALIGNED),
+            ARRAY_ALIGNED,
+            f"{MLM}: cute::ArrayEngine<NonVoidElement{name.capitalize()}, {name}_elements = "
+            f"{tile.m * stages if bits else 0}> smem_{name} (array_aligned<T, N, 16>)",
+            ("builder.stages", "input.tile", "input.types"),
+        )
+
+    return struct(
+        "mainloop",
+        [
+            array(
+                "smem_A",
+                stages * tile.m * tile.k * a_bits // 8,
+                align_a,
+                f"{MLM}: CUTE_ALIGNAS(SmemAlignmentA = {align_a}) ArrayEngine<RealSwappedElementA, "
+                f"cosize_v<SmemLayoutA>> smem_A (M x K x Stages = {tile.m} x {tile.k} x {stages})",
+                ("builder.stages", "input.tile", "input.types"),
+            ),
+            array(
+                "smem_B",
+                stages * tile.n * tile.k * b_bits // 8,
+                align_b,
+                f"{MLM}: CUTE_ALIGNAS(SmemAlignmentB = {align_b}) ArrayEngine<ValTypeB, "
+                f"cosize_v<SmemLayoutB>> smem_B (N x K x Stages = {tile.n} x {tile.k} x {stages})",
+                ("builder.stages", "input.tile", "input.types"),
+            ),
+            per_stage_vector("scale", scale_bits),
+            per_stage_vector("zero", zero_bits),
+        ],
+        f"{MLM}: CollectiveMma::SharedStorage::TensorStorage",
+    )
+
+
+def mixed_input_shared_storage(
+    a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
+) -> Block:
+    """`sizeof(CollectiveMainloop::SharedStorage)` of MLM: { TensorStorage tensors; pipeline; }."""
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            mixed_input_tensor_storage(a_bits, b_bits, scale_bits, zero_bits, tile, stages).at(
+                "tensors"
+            ),
+            mainloop_pipeline(stages, cp_async=False).at("pipeline"),
+        ],
+        f"{MLM}: CollectiveMma::SharedStorage",
     )
 
 

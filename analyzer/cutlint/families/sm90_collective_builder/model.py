@@ -82,6 +82,12 @@ class Tactic:
     c_m_major: bool
     d_m_major: bool
     scheduler: Sm90Scheduler
+    mixed_input: bool = False
+    """A narrower than B, converted (and scaled) in registers: the RS mixed-input mainloop."""
+    scale_bits: int = 0
+    """ElementScale's width (0: void, DirectConvert)."""
+    zero_bits: int = 0
+    """ElementZero's width (0: void)."""
 
     @property
     def cp_async(self) -> bool:
@@ -149,6 +155,21 @@ def stage_count(t: Tactic) -> StageCount:
         if t.stage_policy is StagePolicy.EPILOGUE_CARVEOUT
         else t.stage_value
     )
+    if t.mixed_input:
+        # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
+        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            alignment=max(kernel.mixed_input_smem_alignment(t.a_bits, t.b_bits, t.tile)),
+            scale_bytes=t.scale_bits * t.tile.m // 8,
+            zero_bytes=t.zero_bits * t.tile.m // 8,
+        )
     return sm90_stage_count(
         a_bits=t.a_bits,
         b_bits=t.b_bits,
@@ -184,7 +205,19 @@ def _fixed_stage_count(t: Tactic) -> StageCount:
 
 
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    if t.mixed_input:
+        return kernel.mixed_input_shared_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
+        )
     return kernel.mainloop_shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
+
+
+def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
+    if t.mixed_input:
+        return kernel.mixed_input_tensor_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
+        )
+    return kernel.mainloop_tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
 
 
 # --- the kernel --------------------------------------------------------------------------------
@@ -194,7 +227,7 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
     """`GemmKernel::SharedStorage` of the shell the mainloop's schedule selects."""
     return kernel.kernel_shared_storage(
         t.shell,
-        kernel.mainloop_tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async),
+        mainloop_tensor_storage(t, stages),
         kernel.mainloop_pipeline(stages, t.cp_async),
         epilogue_tensor_storage(t),
         epilogue_pipeline(t),

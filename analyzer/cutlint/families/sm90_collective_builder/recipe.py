@@ -49,6 +49,11 @@ class Sm90CollectiveBuilderRecipe(Recipe):
     epilogue: tuple[str, ...] = Field(description="the epilogue builder's 15 arguments")
     tile: Shape3
     cluster: Shape3
+    layout_a: str = Field(
+        default="",
+        description="A's layout tag; for a reordered (shuffled) cute layout of the mixed-input "
+        "GEMMs, the tag of the stride it tiles, as `reordered <tag>`",
+    )
 
 
 def _short(name: str) -> str:
@@ -100,6 +105,7 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         return f"tile `{mainloop.args[9]}` and cluster `{mainloop.args[10]}` must be static cute::Shape<cute::_N, ...>"
     return Sm90CollectiveBuilderRecipe(
         family=NAME,
+        layout_a=_layout_tag(inst, mainloop.args[3]),
         kernel=inst.chain[0].name if inst.chain else "",
         problem_shape=inst.args[0],
         tile_scheduler=inst.args[3] if len(inst.args) == 4 else "void",
@@ -109,6 +115,28 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         tile=tile,
         cluster=cluster,
     )
+
+
+_TILE_TO_SHAPE = re.compile(
+    r"^decltype\(cute::tile_to_shape\(\s*\w+\{\}\s*,\s*cute::Layout<\s*cute::Shape<int,int,int>\s*,"
+    r"\s*(\w+)\s*>\{\}\s*\)\)$"
+)
+
+
+def _layout_tag(inst: Instantiation, arg: str) -> str:
+    """A's layout tag as written, or for a reordered layout (cutlass_library's `_shfl` mixed-input
+    kernels: `tile_to_shape(LayoutAtomQuant{}, Layout<Shape<int,int,int>, StrideNarrow>{})`, the
+    builder reading only its stride, GB: get_stride) the tag of its `TagToStrideA_t<Tag>` stride."""
+    alias = inst.alias(arg)
+    if alias is None:
+        return arg
+    m = _TILE_TO_SHAPE.match(alias.target.replace(" ", ""))
+    if not m:
+        return arg
+    stride = inst.alias(m.group(1))
+    if stride is None or stride.target != "cutlass::detail::TagToStrideA_t" or not stride.args:
+        return arg
+    return f"reordered {stride.args[0]}"
 
 
 # --- the recipe's Tactic -----------------------------------------------------------------------
@@ -201,24 +229,10 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     ml, ep = r.mainloop, r.epilogue
     if ml[1] != "cutlass::arch::OpClassTensorOp" or ep[1] != "cutlass::arch::OpClassTensorOp":
         return f"operator class {_short(ml[1])}: the model covers OpClassTensorOp"
-    if ml[2].startswith("cute::tuple<") or ml[5].startswith("cute::tuple<"):
-        return (
-            f"A/B {ml[2]} x {ml[5]}: mixed-input with scales (the RS mixed-input mainloop) is not "
-            "modeled"
-        )
-    elements = _elements()
-    a, b = elements.get(ml[2]), elements.get(ml[5])
-    if a is None or b is None or not a["operand"] or not b["operand"]:
-        return f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3 and e5m2 operands"
-    a_bits, b_bits = int(a["bits"]), int(b["bits"])
-    if a_bits != b_bits:
-        return f"{ml[2]} x {ml[5]}: mixed-width input (the RS mixed-input mainloop) is not modeled"
-    k_major = ml[3] == _ROW and ml[6] == _COL
-    if a_bits != 16 and not k_major:
-        return (
-            f"{a_bits}-bit A/B not both K-major: the builder takes the register-sourced (RS) "
-            "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
-        )
+    operands = _operands(r)
+    if isinstance(operands, str):
+        return operands
+    a_bits, b_bits, fp8, mixed = operands
     acc_bits = _bits(ml[8])
     if acc_bits is None or ml[8] not in ("float", "cutlass::half_t"):
         return f"accumulator {ml[8]} is not modeled"
@@ -226,7 +240,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(shell, str):
         return shell
     kind, fast = shell
-    if fast and not (a.get("fp8") and b.get("fp8")):
+    if fast and not fp8:
         return "an FP8FastAccum schedule with non-FP8 inputs (a static_assert; not modeled)"
     policy = _stage_policy(r)
     if isinstance(policy, str):
@@ -239,7 +253,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
         return f"problem shape {r.problem_shape}: the model covers cute::Shape<int,int,int[,int]>"
     tile = r.tile
-    if tile.m % model.GMMA_M or tile.n % 16 or tile.k * a_bits % 512:
+    if tile.m % model.GMMA_M or tile.n % 16 or tile.k * min(a_bits, b_bits) % 512:
         return (
             f"tile {tile}: the model covers M a multiple of 64, N a multiple of 16 and K a whole "
             "number of 64-byte rows"
@@ -268,7 +282,74 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         c_m_major=ep[8] == _COL,
         d_m_major=ep[11] == _COL,
         scheduler=scheduler,
+        mixed_input=mixed is not None,
+        scale_bits=0 if mixed is None else mixed[0],
+        zero_bits=0 if mixed is None else mixed[1],
     )
+
+
+def _operands(
+    r: Sm90CollectiveBuilderRecipe,
+) -> tuple[int, int, bool, tuple[int, int] | None] | str:
+    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None)."""
+    ml = r.mainloop
+    elements = _elements()
+    a_parts = _tuple_parts(ml[2])
+    b = elements.get(ml[5])
+    a = elements.get(a_parts[0])
+    if ml[5].startswith("cute::tuple<") or a is None or b is None:
+        return (
+            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3 and e5m2 operands, and "
+            "scales only on a narrow A"
+        )
+    if not a["operand"] or not b["operand"]:
+        return f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3 and e5m2 operands"
+    a_bits, b_bits = int(a["bits"]), int(b["bits"])
+    k_major = ml[3] == _ROW and ml[6] == _COL
+    if a_bits == b_bits and len(a_parts) == 1:
+        if a_bits != 16 and not k_major:
+            return (
+                f"{a_bits}-bit A/B not both K-major: the builder takes the register-sourced (RS) "
+                "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
+            )
+        return a_bits, b_bits, bool(a.get("fp8") and b.get("fp8")), None
+    # GB (GMMA_TMA_WS_RS): a tuple or a narrower A is the mixed-input mainloop
+    # (MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput), A converted in registers, no swap.
+    if a_bits >= b_bits:
+        return f"{ml[2]} x {ml[5]}: a mixed-input B (the builder swaps A and B) is not modeled"
+    # GB: get_stride(GmemLayoutATag_): a reordered A layout is as major as its stride; its smem
+    # layout (rs_smem_selector) and storage are those of the plain tag (nvcc agrees on the `_shfl`
+    # kernels of tests/data/nvcc_sm90_collective_builder_truth.json)
+    if r.layout_a == f"reordered {_ROW}":
+        k_major = ml[6] == _COL
+    if not k_major:
+        return (
+            f"mixed input with A layout `{ml[3]}`, B layout `{ml[6]}`: the model covers K-major "
+            "RowMajor A (or a reordered layout of its stride) and ColumnMajor B"
+        )
+    widths = [_bits(part) or 0 for part in a_parts[1:]]
+    if 0 in widths or len(widths) > 2:
+        return f"mixed-input scale/zero types {a_parts[1:]} are not modeled"
+    scale_bits, zero_bits = [*widths, 0, 0][:2]
+    if scale_bits * r.tile.m % (128 * 8) or zero_bits * r.tile.m % (128 * 8):
+        return (
+            "mixed-input scale bytes per stage not a multiple of 128: the builder's static_assert "
+            "'Scale bytes must be a multiple of 128' (does not compile; not modeled)"
+        )
+    if _short(ml[12]) not in (
+        "KernelTmaWarpSpecializedCooperative",
+        "KernelTmaWarpSpecializedPingpong",
+        "KernelTmaWarpSpecialized",
+    ):
+        return f"mixed input with kernel schedule {_short(ml[12])} is not modeled"
+    return a_bits, b_bits, False, (scale_bits, zero_bits)
+
+
+def _tuple_parts(arg: str) -> list[str]:
+    """`cute::tuple<A, S, Z>` -> [A, S, Z]; a plain type -> [type]."""
+    if not arg.startswith("cute::tuple<") or not arg.endswith(">"):
+        return [arg]
+    return [part.strip() for part in arg[len("cute::tuple<") : -1].split(",")]
 
 
 def _epilogue(
