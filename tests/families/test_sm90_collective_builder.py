@@ -91,6 +91,7 @@ def test_truth_is_stratified() -> None:
         "hw_coop_stagecount3",
         "hw_pingpong_fp8_auto",
         "hw_coop_carveout_streamk",
+        "hw_mixed_cvt",
         "_cvt_",
         "_cvt_shfl_",
         "_scl_",
