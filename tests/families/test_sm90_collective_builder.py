@@ -24,6 +24,7 @@ from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.recipe import (
     Sm90CollectiveBuilderRecipe,
     claim,
+    static_shape,
     tactic_of,
 )
 from cutlint.parse.extract import parse_source
@@ -147,3 +148,39 @@ def test_nvcc_agrees_on_two_fresh_kernels(sm90_slice: Path, tmp_path: Path) -> N
     for row in rows:
         got = modeled(_recipe(Path(str(row["file"])), str(row["kernel"])))
         assert got == {key: row[key] for key in got}
+
+
+@pytest.mark.parametrize(
+    ("index", "value", "reason"),
+    [
+        (4, "AlignA", "not an integer literal"),
+        (4, "4", "below TMA's 16 B"),
+        (12, "cutlass::gemm::KernelSomethingNew", "KernelSomethingNew is not modeled"),
+        (2, "cutlass::int4b_t", "the model covers"),
+        (
+            11,
+            "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename other_epilogue::SharedStorage))>",
+            "not of this kernel's epilogue",
+        ),
+        (11, "cutlass::gemm::collective::StageCount<2>", ""),
+    ],
+)
+def test_unusual_chains_are_reasons_not_crashes(index: int, value: str, reason: str) -> None:
+    """A hand-written chain the model does not cover reads as a precise reason, never a guess or
+    an exception (StageCount<2> is covered)."""
+    path = FIXTURES / "sm90-collective-builder" / "handwritten-stage-policies.cu"
+    r = _recipe(path, "hw_basic_tma_f16")
+    mainloop = list(r.mainloop)
+    mainloop[index] = value
+    t = tactic_of(r.model_copy(update={"mainloop": tuple(mainloop)}))
+    if reason:
+        assert isinstance(t, str) and reason in t, t
+    else:
+        assert isinstance(t, model.Tactic) and model.stage_count(t).stages == 2
+
+
+def test_tile_shapes_must_be_static_and_positive() -> None:
+    assert static_shape("cute::Shape<cute::_128, cute::Int<256>, cute::_64>") is not None
+    assert static_shape("cute::Shape<int, int, int>") is None
+    tile = static_shape("cute::Shape<cute::_0, cute::_128, cute::_64>")
+    assert tile is not None and tile.m == 0  # claim() then reports it unreadable

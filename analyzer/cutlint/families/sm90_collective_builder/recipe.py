@@ -101,7 +101,7 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         return f"the epilogue CollectiveBuilder takes {EPILOGUE_ARGS} arguments, found {len(epilogue.args)}"
     tile = static_shape(mainloop.args[9])
     cluster = static_shape(mainloop.args[10])
-    if tile is None or cluster is None:
+    if tile is None or cluster is None or min(tile.m, tile.n, tile.k, cluster.m, cluster.n) < 1:
         return f"tile `{mainloop.args[9]}` and cluster `{mainloop.args[10]}` must be static cute::Shape<cute::_N, ...>"
     return Sm90CollectiveBuilderRecipe(
         family=NAME,
@@ -174,13 +174,19 @@ CP_ASYNC = model.CP_ASYNC_MIN_ALIGNMENT_BYTES
 _COL = "cutlass::layout::ColumnMajor"
 
 
+def _literal(arg: str) -> int | None:
+    return int(arg) if arg.isdigit() else None
+
+
 def _aligned(bits: int, alignment: int, need_bytes: int) -> bool:
     return bits * alignment % (need_bytes * 8) == 0
 
 
 def _shell(r: Sm90CollectiveBuilderRecipe, a_bits: int, b_bits: int) -> tuple[Shell, bool] | str:
     schedule = _short(r.mainloop[12])
-    align_a, align_b = int(r.mainloop[4]), int(r.mainloop[7])
+    align_a, align_b = _literal(r.mainloop[4]), _literal(r.mainloop[7])
+    if align_a is None or align_b is None:
+        return f"A/B alignment `{r.mainloop[4]}`/`{r.mainloop[7]}` is not an integer literal"
     tma_ok = _aligned(a_bits, align_a, TMA) and _aligned(b_bits, align_b, TMA)
     if schedule == "KernelScheduleAuto":
         # GB: KernelScheduleAuto: TMA-compatible -> (M == 64 ? Pingpong : Cooperative), else
@@ -378,7 +384,10 @@ def _epilogue(
     }.get(shell)
     if schedule != expected:
         return f"epilogue schedule {schedule} with the {shell.value} kernel is not modeled"
-    for bits, align in ((c_bits, int(ep[9])), (d_bits, int(ep[12]))):
+    align_c, align_d = _literal(ep[9]), _literal(ep[12])
+    if align_c is None or align_d is None:
+        return f"C/D alignment `{ep[9]}`/`{ep[12]}` is not an integer literal"
+    for bits, align in ((c_bits, align_c), (d_bits, align_d)):
         if bits is not None and not _aligned(bits, align, TMA):
             return (
                 "C/D alignment below TMA's 16 B: the epilogue builder's static_assert 'C/D Should "
