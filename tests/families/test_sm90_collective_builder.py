@@ -39,6 +39,11 @@ TRUTH: dict[str, Any] = json.loads(
 ROWS: list[dict[str, Any]] = TRUTH["rows"]
 FIXTURES = ROOT / "fixtures"
 SLICE = "cutlass3x_sm90_tensorop_gemm_f16*,cutlass3x_sm90_tensorop_gemm_bf16*,cutlass3x_sm90_tensorop_gemm_e4m3*"
+SLICE_32_8 = (
+    "cutlass3x_sm90_tensorop_gemm_tf32*,cutlass3x_sm90_tensorop_gemm_s8*,"
+    "cutlass3x_sm90_tensorop_gemm_f32*,cutlass3x_sm90_tensorop_s*gemm_*"
+)
+"""The tf32 and int8 GEMMs (the second build the truth samples)."""
 BuildFn = Callable[..., Path]
 
 
@@ -47,9 +52,16 @@ def sm90_slice(cutlass_library_build: BuildFn) -> Path:
     return cutlass_library_build("90a", SLICE)
 
 
-def _file(row: dict[str, Any], generated: Path) -> Path:
-    fixture = FIXTURES / row["file"]
-    return fixture if fixture.is_file() else generated / row["file"]
+@pytest.fixture(scope="module")
+def sm90_slice_32_8(cutlass_library_build: BuildFn) -> Path:
+    return cutlass_library_build("90a", SLICE_32_8)
+
+
+def _file(row: dict[str, Any], *generated: Path) -> Path:
+    for root in (FIXTURES, *generated):
+        if (root / row["file"]).is_file():
+            return root / row["file"]
+    raise AssertionError(f"{row['file']}: in no build")
 
 
 def _recipe(path: Path, kernel: str) -> Sm90CollectiveBuilderRecipe:
@@ -93,6 +105,10 @@ def test_truth_is_stratified() -> None:
         "hw_pingpong_fp8_auto",
         "hw_coop_carveout_streamk",
         "hw_mixed_cvt",
+        "_tf32_tf32_",
+        "_s8_s8_s32_",
+        "_s8_f16_",
+        "_s8_bf16_",
         "_cvt_",
         "_cvt_shfl_",
         "_scl_",
@@ -106,9 +122,9 @@ def test_truth_is_stratified() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(ROWS)), ids=[r["kernel"][:90] for r in ROWS])
-def test_model_equals_compiler(index: int, sm90_slice: Path) -> None:
+def test_model_equals_compiler(index: int, sm90_slice: Path, sm90_slice_32_8: Path) -> None:
     row = ROWS[index]
-    got = modeled(_recipe(_file(row, sm90_slice), row["kernel"]))
+    got = modeled(_recipe(_file(row, sm90_slice, sm90_slice_32_8), row["kernel"]))
     assert got == {key: row[key] for key in got}
 
 
@@ -129,6 +145,22 @@ def test_slice_verdicts(sm90_slice: Path) -> None:
         for r in zero
     )
     assert max(r.resources.smem_bytes for r in rows if r.resources is not None) == 232448
+
+
+def test_tf32_int8_slice_verdicts(sm90_slice_32_8: Path) -> None:
+    """The generator's sm_90 tf32 and int8 GEMMs: the K-major ones are modeled, and like the
+    16-/8-bit float slice none exceeds 232,448 B while the 48 cooperative DirectConvert
+    mixed-input kernels (s8 x f16/bf16) fill it to the byte; the tf32 kernels with an MN-major
+    operand take the register-sourced mainloop and are reported not modeled."""
+    result = api.check([sm90_slice_32_8], api.CheckOptions(arch="sm_90", cutlass_version="4.2.0"))
+    rows = [r for f in result.files for r in f.instantiations]
+    verdicts = Counter(r.verdict for r in rows)
+    assert verdicts == {Verdict.FITS: 660, Verdict.ZERO_SLACK: 48, Verdict.NOT_MODELED: 212}
+    reasons = {r.not_modeled.reason for r in rows if r.not_modeled is not None}
+    assert reasons == {
+        "32-bit A/B not both K-major: the builder takes the register-sourced (RS) mainloop "
+        "(sm90_common.inl: is_use_rmem_A), not modeled"
+    }
 
 
 @pytest.mark.slow

@@ -240,7 +240,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         return operands
     a_bits, b_bits, fp8, mixed = operands
     acc_bits = _bits(ml[8])
-    if acc_bits is None or ml[8] not in ("float", "cutlass::half_t"):
+    if acc_bits is None or ml[8] not in ("float", "cutlass::half_t", "int32_t"):
         return f"accumulator {ml[8]} is not modeled"
     shell = _shell(r, a_bits, b_bits)
     if isinstance(shell, str):
@@ -305,11 +305,13 @@ def _operands(
     a = elements.get(a_parts[0])
     if ml[5].startswith("cute::tuple<") or a is None or b is None:
         return (
-            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3 and e5m2 operands, and "
+            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands, and "
             "scales only on a narrow A"
         )
     if not a["operand"] or not b["operand"]:
-        return f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3 and e5m2 operands"
+        return (
+            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands"
+        )
     a_bits, b_bits = int(a["bits"]), int(b["bits"])
     k_major = ml[3] == _ROW and ml[6] == _COL
     if a_bits == b_bits and len(a_parts) == 1:
@@ -318,6 +320,8 @@ def _operands(
                 f"{a_bits}-bit A/B not both K-major: the builder takes the register-sourced (RS) "
                 "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
             )
+        if ml[8] == "int32_t" and ml[2] != "int8_t":
+            return f"an int32_t accumulator with {ml[2]} operands is not modeled"
         return a_bits, b_bits, bool(a.get("fp8") and b.get("fp8")), None
     # GB (GMMA_TMA_WS_RS): a tuple or a narrower A is the mixed-input mainloop
     # (MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput), A converted in registers, no swap.
