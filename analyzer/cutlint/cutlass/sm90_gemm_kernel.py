@@ -49,6 +49,10 @@ KAB = f"{K}/sm90_gemm_warpspecialized.hpp"
 ML = "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
 MLA = "cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
 MLM = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
+MLR = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp"
+MLAR = "cutlass/gemm/collective/sm90_mma_multistage_gmma_rs_warpspecialized.hpp"
+# MLAR: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
+CP_ASYNC_RS_ALIGN = 256
 MIU = "cutlass/detail/collective/mixed_input_utils.hpp"
 SM90_TS = f"{K}/sm90_tile_scheduler.hpp"
 SM90_STREAM_K_TS = f"{K}/sm90_tile_scheduler_stream_k.hpp"
@@ -169,6 +173,59 @@ def mainloop_shared_storage(
             mainloop_pipeline(stages, cp_async).at("pipeline"),
         ],
         f"{src}: CollectiveMma::SharedStorage",
+    )
+
+
+def rs_smem_alignment(
+    a_bits: int, b_bits: int, tile: Shape3, a_k_major: bool, b_k_major: bool, cp_async: bool
+) -> tuple[int, int]:
+    """SmemAlignmentA/B of the register-sourced (RS) mainloops: MLR's alignment_for_swizzle of
+    each smem layout (the widest swizzle atom dividing the operand's contiguous extent: K for a
+    K-major operand, M or N for an MN-major one); MLAR's fixed 256."""
+    if cp_async:
+        return CP_ASYNC_RS_ALIGN, CP_ASYNC_RS_ALIGN
+    return (
+        swizzle_align((tile.k if a_k_major else tile.m) * a_bits),
+        swizzle_align((tile.k if b_k_major else tile.n) * b_bits),
+    )
+
+
+def rs_tensor_storage(
+    a_bits: int,
+    b_bits: int,
+    tile: Shape3,
+    stages: int,
+    alignments: tuple[int, int],
+    cp_async: bool,
+) -> Block:
+    """MLR: TensorStorage : aligned_struct<max(SmemAlignmentA, SmemAlignmentB), _0> {
+    array_aligned<ValTypeA, cosize_v<SmemLayoutA>, SmemAlignmentA> smem_A; ... smem_B; };
+    MLAR: the same with 256 for all three."""
+    src = MLAR if cp_async else MLR
+    align_a, align_b = alignments
+    return struct(
+        "mainloop",
+        [
+            array(
+                "smem_A",
+                stages * tile.m * tile.k * a_bits // 8,
+                align_a,
+                f"{src}: cute::array_aligned<ValTypeA, cosize_v<SmemLayoutA>, {align_a}> smem_A "
+                f"(M x K x Stages = {tile.m} x {tile.k} x {stages})",
+                ("builder.stages", "input.tile", "input.types"),
+            ),
+            array(
+                "smem_B",
+                stages * tile.n * tile.k * b_bits // 8,
+                align_b,
+                f"{src}: cute::array_aligned<ValTypeB, cosize_v<SmemLayoutB>, {align_b}> smem_B "
+                f"(N x K x Stages = {tile.n} x {tile.k} x {stages})",
+                ("builder.stages", "input.tile", "input.types"),
+            ),
+        ],
+        f"{src}: CollectiveMma::SharedStorage::TensorStorage : "
+        f"cute::aligned_struct<{max(alignments)}, _0>",
+        base_align=max(alignments),
     )
 
 
@@ -335,11 +392,14 @@ def mma_warp_groups(shell: Shell, tile_m: int) -> int:
     return 1
 
 
-def max_threads_per_block(shell: Shell, tile_m: int) -> int:
+def max_threads_per_block(shell: Shell, tile_m: int, register_sourced: bool = False) -> int:
     """KC, KB: size(TiledMma) + NumLoadWarpGroups * 128; KP: size(TiledMma) * NumMmaWarpGroups +
     128 (= 384, static_asserted); KAC, KAB: (NumLoadWarpGroups + NumMmaWarpGroups) * 128 with
-    the builder's load warp groups."""
+    the builder's load warp groups (GB's GMMA_CpAsync_WS_RS builder: NumLoadWarpGroups = 1 for
+    every schedule)."""
     mma = mma_warp_groups(shell, tile_m)
+    if register_sourced and shell is Shell.CP_ASYNC_BASIC:
+        return (mma + CP_ASYNC_COOPERATIVE_LOAD_WARP_GROUPS) * THREADS_PER_WARP_GROUP
     if shell is Shell.TMA_PINGPONG:
         return (mma * PINGPONG_MMA_WARP_GROUPS + LOAD_WARP_GROUPS) * THREADS_PER_WARP_GROUP
     if shell is Shell.CP_ASYNC_BASIC:

@@ -24,7 +24,7 @@ from enum import StrEnum
 from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import sm90_gemm_kernel as kernel
-from cutlint.cutlass.layout import Block
+from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
 from cutlint.cutlass.stage_count import (
@@ -88,6 +88,11 @@ class Tactic:
     """ElementScale's width (0: void, DirectConvert)."""
     zero_bits: int = 0
     """ElementZero's width (0: void)."""
+    register_sourced: bool = False
+    """An operand not K-major at 32 bits: the RS mainloop (MainloopSm90TmaGmmaRmemAWarpSpecialized,
+    or its cp.async form)."""
+    a_k_major: bool = True
+    b_k_major: bool = True
 
     @property
     def cp_async(self) -> bool:
@@ -155,6 +160,19 @@ def stage_count(t: Tactic) -> StageCount:
         if t.stage_policy is StagePolicy.EPILOGUE_CARVEOUT
         else t.stage_value
     )
+    if t.register_sourced:
+        # GB (GMMA_TMA_WS_RS, not mixed): compute_stage_count_or_override<sm90_smem_capacity_
+        # bytes, ..., SmemAlignment>; GB (GMMA_CpAsync_WS_RS): the default alignment, 128
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            alignment=128 if t.cp_async else max(_rs_alignments(t)),
+        )
     if t.mixed_input:
         # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
         # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
@@ -204,7 +222,22 @@ def _fixed_stage_count(t: Tactic) -> StageCount:
     )
 
 
+def _rs_alignments(t: Tactic) -> tuple[int, int]:
+    return kernel.rs_smem_alignment(
+        t.a_bits, t.b_bits, t.tile, t.a_k_major, t.b_k_major, t.cp_async
+    )
+
+
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    if t.register_sourced:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [
+                mainloop_tensor_storage(t, stages).at("tensors"),
+                kernel.mainloop_pipeline(stages, t.cp_async).at("pipeline"),
+            ],
+            "CollectiveMma::SharedStorage (RS)",
+        )
     if t.mixed_input:
         return kernel.mixed_input_shared_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -213,6 +246,10 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
 
 
 def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
+    if t.register_sourced:
+        return kernel.rs_tensor_storage(
+            t.a_bits, t.b_bits, t.tile, stages, _rs_alignments(t), t.cp_async
+        )
     if t.mixed_input:
         return kernel.mixed_input_tensor_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -236,7 +273,7 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
 
 
 def max_threads_per_block(t: Tactic) -> int:
-    return kernel.max_threads_per_block(t.shell, t.tile.m)
+    return kernel.max_threads_per_block(t.shell, t.tile.m, t.register_sourced)
 
 
 def register_plan(t: Tactic) -> RegisterPlan | None:

@@ -239,6 +239,15 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(operands, str):
         return operands
     a_bits, b_bits, fp8, mixed = operands
+    # sm90_common.inl: A is K-major when row-major, B when column-major (a reordered A layout:
+    # the major of its stride)
+    a_k_major = ml[3] == _ROW or r.layout_a == f"reordered {_ROW}"
+    b_k_major = ml[6] == _COL
+    if a_bits == b_bits == 32 and not b_k_major:
+        return (
+            "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
+            "(sm90_gmma_builder.inl: is_swapAB, is_warpspecialized_transpose_B), not modeled"
+        )
     acc_bits = _bits(ml[8])
     if acc_bits is None or ml[8] not in ("float", "cutlass::half_t", "int32_t"):
         return f"accumulator {ml[8]} is not modeled"
@@ -291,6 +300,9 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         mixed_input=mixed is not None,
         scale_bits=0 if mixed is None else mixed[0],
         zero_bits=0 if mixed is None else mixed[1],
+        register_sourced=a_bits == b_bits == 32 and not (a_k_major and b_k_major),
+        a_k_major=a_k_major,
+        b_k_major=b_k_major,
     )
 
 
@@ -315,9 +327,9 @@ def _operands(
     a_bits, b_bits = int(a["bits"]), int(b["bits"])
     k_major = ml[3] == _ROW and ml[6] == _COL
     if a_bits == b_bits and len(a_parts) == 1:
-        if a_bits != 16 and not k_major:
+        if a_bits == 8 and not k_major:
             return (
-                f"{a_bits}-bit A/B not both K-major: the builder takes the register-sourced (RS) "
+                "8-bit A/B not both K-major: the builder takes the register-sourced (RS) "
                 "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
             )
         if ml[8] == "int32_t" and ml[2] != "int8_t":
