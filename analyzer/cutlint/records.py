@@ -263,6 +263,11 @@ class EpilogueTile(Record):
     stages_d: int = Field(description="StagesD: D buffers")
     reuse_smem_c: bool = Field(description="ReuseSmemC: C and D share one union of buffers")
     swizzle_align: int = Field(description="alignment of the C/D smem layout's swizzle atom")
+    swizzle_align_c: int | None = Field(
+        default=None,
+        description="alignment of the C buffers' swizzle atom where it differs from D's "
+        "(None: the same as swizzle_align)",
+    )
     source: str
     derived_from: dict[str, tuple[str, ...]] = Field(
         default_factory=dict,

@@ -30,6 +30,8 @@ from cutlint.cutlass.storage import (
 from cutlint.records import EpilogueTile
 
 EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
+SP = "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp"
+NOSMEM = "cutlass/epilogue/collective/detail.hpp: Sm90TmaWarpSpecializedAdapter<DefaultEpilogue>"
 SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
 
 # What the buffers' sizes come from, for the derivation graph (records.Region.derived_from).
@@ -54,8 +56,9 @@ def swizzle_align(contiguous_bits: int) -> int:
     return 128
 
 
-def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Block:
-    """`CollectiveStorage` (EP): `c_bits` None means ElementC is void (no source).
+def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, header: str = EP) -> Block:
+    """`CollectiveStorage` (EP; the single-problem epilogue, SP, defines the same three): `c_bits`
+    None means ElementC is void (no source).
 
     The D buffers are allocated whether or not D is void: with a void ElementD the smem element
     is the fusion's `ElementAux` (EP: NonVoidElementD), and `d_bits` is its width.
@@ -68,43 +71,46 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
             [
                 empty(
                     "smem_C",
-                    f"{EP}: CollectiveStorageWithoutC::smem_C, cute::array<SmemElementC, 0>",
+                    f"{header}: CollectiveStorageWithoutC::smem_C, cute::array<SmemElementC, 0>",
                     C_FROM,
                 ),
                 array(
                     "smem_D",
                     e.stages_d * d_tile,
                     e.swizzle_align,
-                    f"{EP}: CollectiveStorageWithoutC::smem_D, alignas(SmemAlignmentD), "
+                    f"{header}: CollectiveStorageWithoutC::smem_D, alignas(SmemAlignmentD), "
                     f"StagesD = {e.stages_d}",
                     D_FROM,
                 ),
             ],
-            f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
+            f"{header}: union CollectiveStorageWithoutC (ElementC = void)",
         )
     c_tile = e.m * e.n * c_bits // 8
+    c_align = e.swizzle_align if e.swizzle_align_c is None else e.swizzle_align_c
     if e.reuse_smem_c:
+        # EP: alignas(MaxSmemAlignment) on both members of the union
+        union_align = max(c_align, e.swizzle_align)
         return union(
             "collective",
             [
                 array(
                     "smem_C",
                     e.stages_c * c_tile,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageReuseC::smem_C, alignas(MaxSmemAlignment), "
+                    union_align,
+                    f"{header}: CollectiveStorageReuseC::smem_C, alignas(MaxSmemAlignment), "
                     f"StagesC = {e.stages_c}",
                     C_FROM,
                 ),
                 array(
                     "smem_D",
                     e.stages_c * d_tile,
-                    e.swizzle_align,
-                    f"{EP}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = "
+                    union_align,
+                    f"{header}: CollectiveStorageReuseC::smem_D, ReuseSmemC ? StagesC : StagesD = "
                     f"{e.stages_c}",
                     D_FROM,
                 ),
             ],
-            f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
+            f"{header}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
         )
     return struct(
         "collective",
@@ -112,8 +118,8 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
             array(
                 "smem_C",
                 e.stages_c * c_tile,
-                e.swizzle_align,
-                f"{EP}: CollectiveStorageWithC::smem_C, alignas(SmemAlignmentC), StagesC = "
+                c_align,
+                f"{header}: CollectiveStorageWithC::smem_C, alignas(SmemAlignmentC), StagesC = "
                 f"{e.stages_c}",
                 C_FROM,
             ),
@@ -121,22 +127,24 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int) -> Bloc
                 "smem_D",
                 e.stages_d * d_tile,
                 e.swizzle_align,
-                f"{EP}: CollectiveStorageWithC::smem_D, alignas(SmemAlignmentD), StagesD = "
+                f"{header}: CollectiveStorageWithC::smem_D, alignas(SmemAlignmentD), StagesD = "
                 f"{e.stages_d}",
                 D_FROM,
             ),
         ],
-        f"{EP}: struct CollectiveStorageWithC",
+        f"{header}: struct CollectiveStorageWithC",
     )
 
 
-def tensor_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block) -> Block:
+def tensor_storage(
+    e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block, header: str = EP
+) -> Block:
     """`CollectiveEpilogue::SharedStorage::TensorStorage` (EP): the C/D buffers, then the fusion's
     `thread` storage (cutlint.cutlass.fusion, named `thread` or `thread.<what>`)."""
     return struct(
         "epilogue",
-        [collective_storage(e, c_bits, d_bits), fusion],
-        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+        [collective_storage(e, c_bits, d_bits, header), fusion],
+        f"{header}: CollectiveEpilogue::SharedStorage::TensorStorage",
     )
 
 
@@ -187,4 +195,38 @@ def shared_storage(
             load_pipeline(e.stages_c).at("pipeline"),
         ],
         f"{EP}: CollectiveEpilogue::SharedStorage",
+    )
+
+
+def single_shared_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)` of the single-problem TMA epilogue (SP):
+    `struct SharedStorage { TensorStorage tensors; PipelineStorage pipeline; }`, no tensormaps."""
+    return struct(
+        "CollectiveEpilogue::SharedStorage",
+        [
+            tensor_storage(e, c_bits, d_bits, fusion, SP).at("tensors"),
+            load_pipeline(e.stages_c).at("pipeline"),
+        ],
+        f"{SP}: CollectiveEpilogue::SharedStorage",
+    )
+
+
+def nosmem_tensor_storage() -> Block:
+    """NoSmemWarpSpecialized (NOSMEM): TensorStorage = DefaultEpilogue::SharedStorage, an empty
+    struct (cutlass/epilogue/collective/default_epilogue.hpp); also the whole SharedStorage that
+    a StageCountAutoCarveout of the epilogue measures."""
+    return empty("epilogue", f"{NOSMEM}: TensorStorage = DefaultEpilogue::SharedStorage {{}}")
+
+
+def nosmem_load_pipeline() -> Block:
+    """NOSMEM: PipelineStorage = PipelineTransactionAsync<0>::SharedStorage, two empty
+    `cute::array<Barrier, 0>` members (cute/container/array.hpp: array<T, 0> has no data): 2 B."""
+    src = f"{PL}: PipelineTransactionAsync<0>::SharedStorage"
+    return struct(
+        "epi_load",
+        [
+            empty("full_barrier_", f"{src}: cute::array<FullBarrier, 0>"),
+            empty("empty_barrier_", f"{src}: cute::array<EmptyBarrier, 0>"),
+        ],
+        src,
     )

@@ -23,12 +23,14 @@ ARRAY_ALIGNED_DEFAULT = 16
 FUSION_FROM = ("input.tile", "input.fusion", "input.swap_ab", "input.types")
 
 
-def linear_combination() -> Block:
+def linear_combination(ptr_array: bool = True) -> Block:
     """`LinearCombination` (the NONE fusion): every node's SharedStorage is empty, so the member
-    is an empty struct of size 1."""
+    is an empty struct of size 1 (Sm90LinearCombinationPtrArray for the ptr-array epilogues,
+    Sm90LinearCombination for the single-problem ones)."""
+    callbacks = "Sm90LinearCombinationPtrArray" if ptr_array else "Sm90LinearCombination"
     return empty(
         "thread",
-        f"{CALLBACKS}: Sm90LinearCombinationPtrArray: every node's SharedStorage is empty",
+        f"{CALLBACKS}: {callbacks}: every node's SharedStorage is empty",
         FUSION_FROM,
     )
 

@@ -114,12 +114,18 @@ def kernel_shared_storage(
     mainloop_pipeline: Block,
     epilogue_tensors: Block,
     epilogue_pipeline: Block,
-    scheduler: Scheduler,
+    scheduler: Scheduler | Block,
     scheduler_stages: int = SCHEDULER_STAGES,
     pingpong: bool = False,
 ) -> Block:
-    """`GemmKernel::SharedStorage` of KS (KP when `pingpong`) for the given parts."""
+    """`GemmKernel::SharedStorage` of KS (KP when `pingpong`) for the given parts: `scheduler`
+    is an SM120 selector's scheduler or the laid-out TileSchedulerStorage of another arch's."""
     shell = KP if pingpong else KS
+    sched = (
+        scheduler_storage(scheduler, scheduler_stages)
+        if isinstance(scheduler, Scheduler)
+        else scheduler
+    )
     barriers = [mainloop_pipeline.at("mainloop", 16), epilogue_pipeline.at("epi_load", 16)]
     if pingpong:
         barriers.append(
@@ -155,7 +161,7 @@ def kernel_shared_storage(
     )
     return struct(
         "SharedStorage",
-        [pipelines, scheduler_storage(scheduler, scheduler_stages).at("scheduler", 16), tensors],
+        [pipelines, sched.at("scheduler", 16), tensors],
         f"{shell}: GemmKernel::SharedStorage",
     )
 

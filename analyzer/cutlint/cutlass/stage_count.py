@@ -61,6 +61,8 @@ def sm90_stage_count(
     kernel_carveout: tuple[StageTerm, ...],
     capacity: int = SM90_SMEM_CAPACITY,
     alignment: int = SM90_STAGE_ALIGNMENT,
+    scale_bytes: int = 0,
+    zero_bytes: int = 0,
 ) -> StageCount:
     """GB90: `compute_stage_count_or_override<Sm90ReducedSmemCapacityBytes, ElementAMma,
     ElementBMma, TileShape_MNK>(StageCountAutoCarveout<carveout>)`:
@@ -70,13 +72,18 @@ def sm90_stage_count(
         carveout_bytes = round_up(carveout, 128)
         capacity_bytes = (sm90_smem_capacity_bytes - KernelSmemCarveout) / 128 * 128
         stages         = (capacity_bytes - carveout_bytes) / stage_bytes
+
+    The mixed-input builder (`compute_stage_count_or_override_single_affine_transformed_input`)
+    adds one K-slice of scales and zero points per stage (`scale_bytes`, `zero_bytes`: bits of
+    ElementScale / ElementZero x M, 0 when void) and aligns to its SmemAlignment, the larger
+    swizzle alignment of A's and B's smem layout atoms, instead of 128.
     """
     reduced = capacity - sum(t.bytes for t in kernel_carveout)
     capacity_bytes = reduced // alignment * alignment
     carveout_bytes = round_up(carveout, alignment)
     a = round_up(a_bits * tile_m * tile_k, 8) // 8
     b = round_up(b_bits * tile_n * tile_k, 8) // 8
-    tensors = round_up(a + b, alignment)
+    tensors = round_up(a + b + scale_bytes + zero_bytes, alignment)
     reductions = (
         *kernel_carveout,
         StageTerm(
@@ -93,9 +100,19 @@ def sm90_stage_count(
     per_stage = (
         StageTerm(name="A", bytes=a, source=f"{GB90}: bits_to_bytes(a_bits * M * K)"),
         StageTerm(name="B", bytes=b, source=f"{GB90}: bits_to_bytes(b_bits * N * K)"),
+        *(
+            StageTerm(
+                name=name,
+                bytes=size,
+                source=f"{GB90}: compute_stage_count_or_override_single_affine_transformed_input: "
+                f"bits_to_bytes({name}_bits * M * scale_zero_k_tile = 1)",
+            )
+            for name, size in (("scale", scale_bytes), ("zero", zero_bytes))
+            if size
+        ),
         StageTerm(
             name="alignment",
-            bytes=tensors - (a + b),
+            bytes=tensors - (a + b + scale_bytes + zero_bytes),
             source=f"{GB90}: cutlass::round_up(stage_bytes_, alignment = {alignment})",
         ),
         StageTerm(

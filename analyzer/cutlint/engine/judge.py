@@ -131,6 +131,11 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
         return _not_modeled(inst, recipe.reason, recipe.problems, None, selection)
     assert recipe is not None
     reason = family.covers(recipe, ctx)
+    if isinstance(reason, CannotRun) and ctx.arch_assumed:
+        why = (
+            f"{reason} (the target {ctx.arch.name} is assumed: pass --arch for the part it runs on)"
+        )
+        return _not_modeled(inst, why, (), recipe, selection)
     if isinstance(reason, CannotRun):
         return _cannot_run(inst, reason, recipe, selection)
     if reason is not None:

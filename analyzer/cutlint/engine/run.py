@@ -60,6 +60,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         flashinfer=release,
         module=module,
         defines=defined,
+        arch_assumed=options.arch is None and parsed.generated_for_sm is None,
         cannot_load=cannot_load(*target, arch) if target else None,
     )
 

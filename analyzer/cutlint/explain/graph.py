@@ -82,7 +82,11 @@ def _epilogue(g: nx.DiGraph[str], res: Resources) -> None:
          deps.get("stages_c", ()))  # fmt: skip
     _add(g, "epilogue.stages_d", "StagesD" + reuse, e.stages_d, e.source, "quantity",
          deps.get("stages_d", ()))  # fmt: skip
-    _add(g, "epilogue.swizzle", "C/D swizzle alignment", e.swizzle_align,
+    c_align = e.swizzle_align if e.swizzle_align_c is None else e.swizzle_align_c
+    swizzle: object = (
+        e.swizzle_align if c_align == e.swizzle_align else f"C {c_align}, D {e.swizzle_align}"
+    )
+    _add(g, "epilogue.swizzle", "C/D swizzle alignment", swizzle,
          "cutlass/detail/layout.hpp: alignment_for_swizzle of the C/D smem layout atom",
          "quantity", deps.get("swizzle", ()), "B")  # fmt: skip
 

@@ -23,6 +23,9 @@ class ModelContext:
     defines: frozenset[str] = field(default_factory=frozenset)
     """The macro names defined when `module` compiles the file (its -D flags, the user's -D
     beyond the defaults, less -U); empty without a module."""
+    arch_assumed: bool = False
+    """The target is cutlint's default (no --arch, and the path names no arch): a kernel of
+    another arch is then not judged as unable to run, since the target was never said."""
     cannot_load: str | None = None
     """Why the file's binary has no code the target can run (its compile target, read off the
     path, is another arch's): every kernel in it fails at launch (class E)."""
@@ -40,4 +43,5 @@ class ModelContext:
             module,
             tuple(sorted(self.defines)),
             self.cannot_load,
+            self.arch_assumed,
         )

@@ -23,7 +23,6 @@ version knob applies; the `cutlass` argument is kept for the seam.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -33,6 +32,7 @@ from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as shell
 from cutlint.cutlass import mainloop
 from cutlint.cutlass.layout import Block
+from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.stage_count import sm90_kernel_carveout, sm90_stage_count
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
 from cutlint.cutlass.versions import CutlassModel
@@ -182,35 +182,18 @@ def dispatch_supported(t: Tactic) -> bool:
 
 
 def epilogue_tile(t: Tactic) -> EpilogueTile:
-    """EB: sm90_compute_tile_shape_or_override (EpilogueTileAuto) and sm90_get_tma_dispatch_policy.
-
-    Cooperative: (min(128, M), gcd(min(32, N), N)); pingpong (warp-specialized): (min(64, M),
-    gcd(min(N_perf, N), N)), N_perf = 64 for 8-bit D with N % 64 == 0, else 32.
-    StagesD = min(EpiTiles, 2); ElementC is void (LAUNCHER: EpilogueElementC = ElementC = void
-    off SM120), so sizeof_bits<void> = 0 != sizeof_bits<ElementD> and ReuseSmem is false:
-    StagesC = min(EpiTiles, 4).
-    """
-    m, n = t.tile.m, t.tile.n
-    if t.pingpong:
-        n_perf = 64 if t.output_bits == 8 and n % 64 == 0 else 32
-        epi_m, epi_n = min(64, m), math.gcd(min(n_perf, n), n)
-    else:
-        epi_m, epi_n = min(128, m), math.gcd(min(32, n), n)
-    epi_tiles = (m // epi_m) * (n // epi_n)
-    stages_d = min(epi_tiles, 2)
-    stages_c = min(epi_tiles, 4)
-    # LAUNCHER: LayoutD = RowMajor (N contiguous); SwapAB: LayoutD_T = ColumnMajor (M contiguous)
-    # (EB: sm90_get_epilogue_smem_swizzle_layout_atom -> ss_smem_selector MN- or K-major).
-    contiguous = (epi_m if t.swap_ab else epi_n) * t.output_bits
-    return EpilogueTile(
-        m=epi_m,
-        n=epi_n,
-        stages_c=stages_c,
-        stages_d=stages_d,
-        reuse_smem_c=False,
-        swizzle_align=ptr_array_epilogue.swizzle_align(contiguous),
-        source=f"{EB}: sm90_compute_tile_shape_or_override (EpilogueTileAuto), "
-        "sm90_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem = false for void C)",
+    """EB's EpilogueTileAuto subtile and buffer counts (cutlint.cutlass.sm90_epilogue_builder):
+    cooperative or pingpong (warp-specialized) subtile; ElementC is void (LAUNCHER:
+    EpilogueElementC = ElementC = void off SM120), so ReuseSmem is false. LAUNCHER: LayoutD =
+    RowMajor (N contiguous); SwapAB: LayoutD_T = ColumnMajor (M contiguous)."""
+    return sm90_epilogue_tile(
+        tile_m=t.tile.m,
+        tile_n=t.tile.n,
+        cooperative=not t.pingpong,
+        c_bits=None,
+        d_bits=t.output_bits,
+        c_m_major=t.swap_ab,
+        d_m_major=t.swap_ab,
     )
 
 

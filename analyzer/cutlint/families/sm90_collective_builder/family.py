@@ -1,0 +1,145 @@
+"""The SM90 CollectiveBuilder GEMM family: claims `using` chains that define
+`cutlass::gemm::kernel::GemmUniversal` with an SM90 mainloop CollectiveBuilder (cutlass_library's
+CUTLASS 3.x SM90 kernels, hand-written CUTLASS code) and computes their Resources with model.py."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from cutlint.cutlass.versions import format_version, modeled_range
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.sm90_collective_builder import model
+from cutlint.families.sm90_collective_builder.recipe import (
+    NAME,
+    Sm90CollectiveBuilderRecipe,
+    claim,
+    tactic_of,
+)
+from cutlint.model.context import ModelContext
+from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+
+SM = 90
+"""`sm_90a` cubins load only on compute capability 9.0 (H100, H200)."""
+
+
+def _short(name: str) -> str:
+    return name.rsplit("::", 1)[-1]
+
+
+class Sm90CollectiveBuilder:
+    name: ClassVar[str] = NAME
+    package: ClassVar[str] = model.PACKAGE
+    metrics: ClassVar[Mapping[str, str]] = {
+        "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",
+        "cb.epilogue_schedule": "the epilogue builder's EpilogueSchedule as written",
+        "cb.stage_policy": "StageCountAutoCarveout / StageCount / StageCountAuto",
+    }
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "cb.kernel_schedule": ("input.schedule",),
+        "cb.epilogue_schedule": ("input.epilogue",),
+        "cb.stage_policy": ("input.stages",),
+    }
+    columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "A x B -> D", "schedule", "epilogue")
+    probe: ClassVar[str | None] = "cutlass-alias"
+    """`cutlint verify` compiles its files with cutlint.verify.alias_probe."""
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        if inst.form is not FormKind.TYPE_ALIAS:
+            return None
+        got = claim(inst)
+        if isinstance(got, str):
+            return Unreadable(problems=(("CUT005", got),), reason=got)
+        return got
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        t = _tactic(recipe, ctx)
+        return t if isinstance(t, str) else None
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        t = _tactic(recipe, ctx)
+        assert not isinstance(t, str), t  # the engine asks covers() first
+        stage_count = model.stage_count(t)
+        stages = stage_count.stages
+        block = model.kernel_shared_storage(t, stages)
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=stage_count,
+            layout=SmemLayout(
+                regions=regions(block),
+                size=block.size,
+                align=block.align,
+                mainloop_size=model.mainloop_shared_storage(t, stages).size,
+                epilogue_size=model.epilogue_shared_storage(t).size,
+            ),
+            max_threads_per_block=model.max_threads_per_block(t),
+            tma_descriptors=model.tma_descriptors(t),
+            registers=model.register_plan(t),
+            epilogue=model.epilogue_tile(t),
+        )
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        r = _recipe(recipe)
+        return {
+            "cb.kernel_schedule": _short(r.mainloop[12]),
+            "cb.epilogue_schedule": _short(r.epilogue[13]),
+            "cb.stage_policy": _short(r.mainloop[11].split("<", 1)[0]),
+        }
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        r = _recipe(recipe)
+        types = f"{_short(r.mainloop[2])} x {_short(r.mainloop[5])} -> {_short(r.epilogue[10])}"
+        return (
+            str(r.tile),
+            str(r.cluster),
+            types,
+            _short(r.mainloop[12]),
+            _short(r.epilogue[13]),
+        )
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        r = _recipe(recipe)
+        ml = "mainloop CollectiveBuilder argument"
+        ep = "epilogue CollectiveBuilder argument"
+        return (
+            InputField("input.tile", "CTA tile", str(r.tile), f"{ml} TileShape_MNK"),
+            InputField("input.cluster", "cluster", str(r.cluster), f"{ml} ClusterShape_MNK"),
+            InputField(
+                "input.types",
+                "A x B -> C, D",
+                f"{r.mainloop[2]} x {r.mainloop[5]} -> {r.epilogue[7]}, {r.epilogue[10]}",
+                f"{ml}s ElementA, ElementB; {ep}s ElementC, ElementD",
+            ),
+            InputField("input.stages", "stage policy", r.mainloop[11], f"{ml} StageCountType"),
+            InputField("input.schedule", "kernel schedule", r.mainloop[12], f"{ml} KernelSchedule"),
+            InputField("input.epilogue", "epilogue schedule", r.epilogue[13], f"{ep} Schedule"),
+            InputField(
+                "input.scheduler", "tile scheduler", r.tile_scheduler, "GemmUniversal argument 4"
+            ),
+        )
+
+    def title(self, recipe: Recipe) -> str:
+        r = _recipe(recipe)
+        return f"{_short(r.mainloop[12])} {r.tile}, {_short(r.epilogue[13])} epilogue"
+
+
+FAMILY = Sm90CollectiveBuilder()
+
+
+def _recipe(recipe: Recipe) -> Sm90CollectiveBuilderRecipe:
+    assert isinstance(recipe, Sm90CollectiveBuilderRecipe), recipe
+    return recipe
+
+
+def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
+    if ctx.arch.sm != SM:
+        return CannotRun(f"an Sm90 kernel (sm_90a) does not run on {ctx.arch.name}")
+    first, last = modeled_range()
+    if not first <= ctx.cutlass.version <= last:
+        return (
+            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
+            f"{format_version(first)}-{format_version(last)}"
+        )
+    return tactic_of(_recipe(recipe))

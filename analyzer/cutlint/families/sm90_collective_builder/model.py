@@ -1,0 +1,286 @@
+"""SM90 CUTLASS 3.x GEMMs built by CollectiveBuilder: what the builders choose for a recipe read
+from a `using` chain, and the compiler's layout of `GemmKernel::SharedStorage`.
+
+- mainloop: `gemm::collective::CollectiveBuilder<Sm90, OpClassTensorOp, A, LayoutA, AlignA, B,
+  LayoutB, AlignB, Accumulator, Tile, Cluster, StagePolicy, KernelSchedule>` (GB): the TMA SS
+  builders (`KernelTmaWarpSpecialized{,Cooperative,Pingpong}[FP8FastAccum]`) or the cp.async one
+  (`KernelCpAsyncWarpSpecialized[Cooperative]`); `KernelScheduleAuto` resolves to one of them.
+  Stage count: `compute_stage_count_or_override` (cutlint.cutlass.stage_count);
+- epilogue: `epilogue::collective::CollectiveBuilder<Sm90, ...>` (EB): the TMA epilogue
+  (`TmaWarpSpecialized[Cooperative]`, subtile and buffers by cutlint.cutlass.sm90_epilogue_builder,
+  storage by cutlint.cutlass.epilogue) or `NoSmemWarpSpecialized` (also `EpilogueScheduleAuto`);
+- kernel: the SM90 `GemmUniversal` shell of the mainloop's schedule with the SM90 tile scheduler
+  (cutlint.cutlass.sm90_gemm_kernel).
+
+Three computations kept apart, as in every family: `stage_count` (what the builder believes),
+`kernel_shared_storage` (what the compiler lays out) and the launch configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from cutlint.cutlass import epilogue as epi
+from cutlint.cutlass import fusion as fusions
+from cutlint.cutlass import sm90_gemm_kernel as kernel
+from cutlint.cutlass.layout import Block, struct
+from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
+from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
+from cutlint.cutlass.stage_count import (
+    SC90,
+    SM90_SMEM_CAPACITY,
+    sm90_kernel_carveout,
+    sm90_stage_count,
+)
+from cutlint.cutlass.storage import pipeline_storage
+from cutlint.families.base import family_data as base_family_data
+from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm
+
+PACKAGE = "cutlint.families.sm90_collective_builder"
+GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
+EB = "cutlass/epilogue/collective/builders/sm90_builder.inl"
+_C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
+TMA_ALIGNMENT_BYTES = _C["tma_alignment_bytes"]
+CP_ASYNC_MIN_ALIGNMENT_BYTES = _C["cp_async_min_alignment_bytes"]
+COOPERATIVE_MIN_TILE_M = _C["cooperative_min_tile_m"]
+GMMA_M = _C["gmma_m"]
+AUTO_PINGPONG_TILE_M = _C["auto_pingpong_tile_m"]
+
+
+class StagePolicy(StrEnum):
+    CARVEOUT = "StageCountAutoCarveout"
+    """`StageCountAutoCarveout<N>` (and `StageCountAuto` = `StageCountAutoCarveout<0>`)."""
+    EPILOGUE_CARVEOUT = "StageCountAutoCarveout<sizeof(epilogue::SharedStorage)>"
+    """cutlass_library's: the kernel's own epilogue's SharedStorage."""
+    FIXED = "StageCount"
+
+
+class EpilogueKind(StrEnum):
+    TMA = "tma"
+    NO_SMEM = "nosmem"
+
+
+@dataclass(frozen=True)
+class Tactic:
+    """What changes shared memory or the launch configuration, as the builders resolve it."""
+
+    shell: Shell
+    fp8_fast_accum: bool
+    tile: Shape3
+    cluster: Shape3
+    a_bits: int
+    b_bits: int
+    accumulator_bits: int
+    stage_policy: StagePolicy
+    stage_value: int
+    """The carveout (bytes) of StageCountAutoCarveout<N>, or N of StageCount<N>."""
+    epilogue: EpilogueKind
+    c_bits: int | None
+    """ElementC's width; None: void (no source)."""
+    d_bits: int
+    c_m_major: bool
+    d_m_major: bool
+    scheduler: Sm90Scheduler
+    mixed_input: bool = False
+    """A narrower than B, converted (and scaled) in registers: the RS mixed-input mainloop."""
+    scale_bits: int = 0
+    """ElementScale's width (0: void, DirectConvert)."""
+    zero_bits: int = 0
+    """ElementZero's width (0: void)."""
+    register_sourced: bool = False
+    """An operand not K-major at 32 bits: the RS mainloop (MainloopSm90TmaGmmaRmemAWarpSpecialized,
+    or its cp.async form)."""
+    a_k_major: bool = True
+    b_k_major: bool = True
+
+    @property
+    def cp_async(self) -> bool:
+        return not self.shell.tma
+
+    @property
+    def cooperative_epilogue(self) -> bool:
+        return self.shell is Shell.TMA_COOPERATIVE
+
+
+# --- epilogue ----------------------------------------------------------------------------------
+
+
+def epilogue_tile(t: Tactic) -> EpilogueTile | None:
+    if t.epilogue is EpilogueKind.NO_SMEM:
+        return None
+    return sm90_epilogue_tile(
+        tile_m=t.tile.m,
+        tile_n=t.tile.n,
+        cooperative=t.cooperative_epilogue,
+        c_bits=t.c_bits,
+        d_bits=t.d_bits,
+        c_m_major=t.c_m_major,
+        d_m_major=t.d_m_major,
+    )
+
+
+def epilogue_tensor_storage(t: Tactic) -> Block:
+    e = epilogue_tile(t)
+    if e is None:
+        return epi.nosmem_tensor_storage()
+    return epi.tensor_storage(
+        e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False), epi.SP
+    )
+
+
+def epilogue_pipeline(t: Tactic) -> Block:
+    e = epilogue_tile(t)
+    return epi.nosmem_load_pipeline() if e is None else epi.load_pipeline(e.stages_c)
+
+
+def epilogue_shared_storage(t: Tactic) -> Block:
+    """`sizeof(CollectiveEpilogue::SharedStorage)`: what cutlass_library's carveout measures.
+    NoSmem: the adapter's SharedStorage is DefaultEpilogue's, an empty struct (1 B)."""
+    e = epilogue_tile(t)
+    if e is None:
+        return epi.nosmem_tensor_storage()
+    return epi.single_shared_storage(
+        e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False)
+    )
+
+
+# --- mainloop ----------------------------------------------------------------------------------
+
+
+def stage_count(t: Tactic) -> StageCount:
+    """GB: PipelineStages = compute_stage_count_or_override<capacity, ElementAMma, ElementBMma,
+    TileShape_MNK>(StageCountType). The TMA builders pass sm90_smem_capacity_bytes -
+    KernelSmemCarveout (0 here: no ptr-array tensormaps, no `LayoutA*` strides); the cp.async
+    builder passes sm90_smem_capacity_bytes."""
+    if t.stage_policy is StagePolicy.FIXED:
+        return _fixed_stage_count(t)
+    carveout = (
+        epilogue_shared_storage(t).size
+        if t.stage_policy is StagePolicy.EPILOGUE_CARVEOUT
+        else t.stage_value
+    )
+    if t.register_sourced:
+        # GB (GMMA_TMA_WS_RS, not mixed): compute_stage_count_or_override<sm90_smem_capacity_
+        # bytes, ..., SmemAlignment>; GB (GMMA_CpAsync_WS_RS): the default alignment, 128
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            alignment=128 if t.cp_async else max(_rs_alignments(t)),
+        )
+    if t.mixed_input:
+        # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
+        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            alignment=max(kernel.mixed_input_smem_alignment(t.a_bits, t.b_bits, t.tile)),
+            scale_bytes=t.scale_bits * t.tile.m // 8,
+            zero_bytes=t.zero_bits * t.tile.m // 8,
+        )
+    return sm90_stage_count(
+        a_bits=t.a_bits,
+        b_bits=t.b_bits,
+        tile_m=t.tile.m,
+        tile_n=t.tile.n,
+        tile_k=t.tile.k,
+        carveout=carveout,
+        kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+    )
+
+
+def _fixed_stage_count(t: Tactic) -> StageCount:
+    a = t.a_bits * t.tile.m * t.tile.k // 8
+    b = t.b_bits * t.tile.n * t.tile.k // 8
+    per_stage = (
+        StageTerm(name="A", bytes=a, source=f"{GB}: M x K of ElementA"),
+        StageTerm(name="B", bytes=b, source=f"{GB}: N x K of ElementB"),
+        StageTerm(name="pipeline", bytes=pipeline_storage(1), source="one stage's two barriers"),
+    )
+    stage_bytes = sum(x.bytes for x in per_stage)
+    return StageCount(
+        stages=t.stage_value,
+        capacity=SM90_SMEM_CAPACITY,
+        reductions=(),
+        carveout=0,
+        stage_budget=t.stage_value * stage_bytes,
+        per_stage=per_stage,
+        stage_bytes=stage_bytes,
+        formula=f"{GB}: compute_stage_count_or_override(StageCount<N>) = N",
+        capacity_source=f"{SC90}: detail::sm90_smem_capacity_bytes",
+        fixed=True,
+    )
+
+
+def _rs_alignments(t: Tactic) -> tuple[int, int]:
+    return kernel.rs_smem_alignment(
+        t.a_bits, t.b_bits, t.tile, t.a_k_major, t.b_k_major, t.cp_async
+    )
+
+
+def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    if t.register_sourced:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [
+                mainloop_tensor_storage(t, stages).at("tensors"),
+                kernel.mainloop_pipeline(stages, t.cp_async).at("pipeline"),
+            ],
+            "CollectiveMma::SharedStorage (RS)",
+        )
+    if t.mixed_input:
+        return kernel.mixed_input_shared_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
+        )
+    return kernel.mainloop_shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
+
+
+def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
+    if t.register_sourced:
+        return kernel.rs_tensor_storage(
+            t.a_bits, t.b_bits, t.tile, stages, _rs_alignments(t), t.cp_async
+        )
+    if t.mixed_input:
+        return kernel.mixed_input_tensor_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
+        )
+    return kernel.mainloop_tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
+
+
+# --- the kernel --------------------------------------------------------------------------------
+
+
+def kernel_shared_storage(t: Tactic, stages: int) -> Block:
+    """`GemmKernel::SharedStorage` of the shell the mainloop's schedule selects."""
+    return kernel.kernel_shared_storage(
+        t.shell,
+        mainloop_tensor_storage(t, stages),
+        kernel.mainloop_pipeline(stages, t.cp_async),
+        epilogue_tensor_storage(t),
+        epilogue_pipeline(t),
+        t.scheduler,
+    )
+
+
+def max_threads_per_block(t: Tactic) -> int:
+    return kernel.max_threads_per_block(t.shell, t.tile.m, t.register_sourced)
+
+
+def register_plan(t: Tactic) -> RegisterPlan | None:
+    return kernel.register_plan(t.shell, t.tile, t.accumulator_bits)
+
+
+def tma_descriptors(t: Tactic) -> int:
+    """Single-problem kernels keep their TMA descriptors in kernel parameters, not in shared
+    memory (no TensorMapStorage in these SharedStorage layouts)."""
+    return 0

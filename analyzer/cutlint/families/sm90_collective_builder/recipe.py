@@ -1,0 +1,412 @@
+"""Reading an SM90 CollectiveBuilder chain into a typed recipe, and the recipe into the model's
+Tactic (or the precise reason it is outside what the model computes exactly).
+
+The chain is the parser's (cutlint.parse.aliases): the kernel alias
+`GemmUniversal<ProblemShape, Mainloop, Epilogue[, TileScheduler]>`, whose Mainloop and Epilogue
+arguments name aliases of `CollectiveBuilder<...>::CollectiveOp`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import Field
+
+from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
+from cutlint.families.base import family_toml
+from cutlint.families.sm90_collective_builder import model
+from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
+from cutlint.records import Instantiation, Recipe, Shape3, TypeAlias
+
+NAME = "sm90-collective-builder"
+GEMM_UNIVERSAL = "cutlass::gemm::kernel::GemmUniversal"
+MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
+EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
+SM90 = "cutlass::arch::Sm90"
+MAINLOOP_ARGS = 13
+EPILOGUE_ARGS = 15
+
+_STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
+_SHAPE = re.compile(r"^cute::Shape<(.*)>$")
+_CARVEOUT_SIZEOF = re.compile(
+    r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*static_cast<int>\(\s*sizeof\(\s*"
+    r"(?:typename\s+)?(\w+)::SharedStorage\s*\)\s*\)\s*>$"
+)
+_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*(\d+)\s*>$")
+_STAGE_COUNT = re.compile(r"^cutlass::gemm::collective::StageCount<\s*(\d+)\s*>$")
+_STAGE_AUTO = "cutlass::gemm::collective::StageCountAuto"
+
+
+class Sm90CollectiveBuilderRecipe(Recipe):
+    """A `GemmUniversal` whose mainloop is an SM90 CollectiveBuilder, as the chain writes it."""
+
+    kernel: str = Field(description="the kernel alias (cutlass_library: <name>_base)")
+    problem_shape: str
+    tile_scheduler: str = Field(description="GemmUniversal's 4th argument, `void` if absent")
+    mainloop: tuple[str, ...] = Field(description="the mainloop builder's 13 arguments")
+    epilogue_alias: str = Field(description="the epilogue builder's alias name")
+    epilogue: tuple[str, ...] = Field(description="the epilogue builder's 15 arguments")
+    tile: Shape3
+    cluster: Shape3
+    layout_a: str = Field(
+        default="",
+        description="A's layout tag; for a reordered (shuffled) cute layout of the mixed-input "
+        "GEMMs, the tag of the stride it tiles, as `reordered <tag>`",
+    )
+
+
+def _short(name: str) -> str:
+    return name.rsplit("::", 1)[-1]
+
+
+def static_shape(arg: str) -> Shape3 | None:
+    """`cute::Shape<cute::_128, cute::_256, cute::_64>` -> 128x256x64 (None: not static)."""
+    m = _SHAPE.match(arg.replace(" ", ""))
+    if not m:
+        return None
+    values = []
+    for part in m.group(1).split(","):
+        v = _STATIC_INT.match(part)
+        if not v:
+            return None
+        values.append(int(v.group(1) or v.group(2)))
+    if len(values) != 3:
+        return None
+    return Shape3(m=values[0], n=values[1], k=values[2])
+
+
+def builder(inst: Instantiation, arg: str, target: str) -> TypeAlias | None:
+    alias = inst.alias(arg)
+    if alias is None or alias.target != target or alias.args is None:
+        return None
+    return alias
+
+
+def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
+    """The recipe, a reason the chain cannot be read (str), or None: not an SM90 builder kernel."""
+    if inst.name != GEMM_UNIVERSAL or len(inst.args) not in (3, 4):
+        return None
+    mainloop = builder(inst, inst.args[1], MAINLOOP_BUILDER)
+    if mainloop is None or mainloop.args is None or not mainloop.args:
+        return None
+    if mainloop.args[0] != SM90:
+        return None
+    if len(mainloop.args) != MAINLOOP_ARGS:
+        return f"the SM90 mainloop CollectiveBuilder takes {MAINLOOP_ARGS} arguments, found {len(mainloop.args)}"
+    epilogue = builder(inst, inst.args[2], EPILOGUE_BUILDER)
+    if epilogue is None or epilogue.args is None:
+        return f"GemmUniversal's epilogue `{inst.args[2]}` is not an alias of an epilogue CollectiveBuilder in this file"
+    if len(epilogue.args) != EPILOGUE_ARGS:
+        return f"the epilogue CollectiveBuilder takes {EPILOGUE_ARGS} arguments, found {len(epilogue.args)}"
+    tile = static_shape(mainloop.args[9])
+    cluster = static_shape(mainloop.args[10])
+    if tile is None or cluster is None or min(tile.m, tile.n, tile.k, cluster.m, cluster.n) < 1:
+        return f"tile `{mainloop.args[9]}` and cluster `{mainloop.args[10]}` must be static cute::Shape<cute::_N, ...>"
+    return Sm90CollectiveBuilderRecipe(
+        family=NAME,
+        layout_a=_layout_tag(inst, mainloop.args[3]),
+        kernel=inst.chain[0].name if inst.chain else "",
+        problem_shape=inst.args[0],
+        tile_scheduler=inst.args[3] if len(inst.args) == 4 else "void",
+        mainloop=mainloop.args,
+        epilogue_alias=epilogue.name,
+        epilogue=epilogue.args,
+        tile=tile,
+        cluster=cluster,
+    )
+
+
+_TILE_TO_SHAPE = re.compile(
+    r"^decltype\(cute::tile_to_shape\(\s*\w+\{\}\s*,\s*cute::Layout<\s*cute::Shape<int,int,int>\s*,"
+    r"\s*(\w+)\s*>\{\}\s*\)\)$"
+)
+
+
+def _layout_tag(inst: Instantiation, arg: str) -> str:
+    """A's layout tag as written, or for a reordered layout (cutlass_library's `_shfl` mixed-input
+    kernels: `tile_to_shape(LayoutAtomQuant{}, Layout<Shape<int,int,int>, StrideNarrow>{})`, the
+    builder reading only its stride, GB: get_stride) the tag of its `TagToStrideA_t<Tag>` stride."""
+    alias = inst.alias(arg)
+    if alias is None:
+        return arg
+    m = _TILE_TO_SHAPE.match(alias.target.replace(" ", ""))
+    if not m:
+        return arg
+    stride = inst.alias(m.group(1))
+    if stride is None or stride.target != "cutlass::detail::TagToStrideA_t" or not stride.args:
+        return arg
+    return f"reordered {stride.args[0]}"
+
+
+# --- the recipe's Tactic -----------------------------------------------------------------------
+
+
+def _elements() -> dict[str, Any]:
+    data: dict[str, Any] = family_toml(model.PACKAGE)["elements"]
+    return data
+
+
+def _bits(element: str) -> int | None:
+    e = _elements().get(element)
+    return None if e is None else int(e["bits"])
+
+
+_SCHEDULES = {
+    "KernelTmaWarpSpecializedCooperative": (Shell.TMA_COOPERATIVE, False),
+    "KernelTmaWarpSpecializedCooperativeFP8FastAccum": (Shell.TMA_COOPERATIVE, True),
+    "KernelTmaWarpSpecializedPingpong": (Shell.TMA_PINGPONG, False),
+    "KernelTmaWarpSpecializedPingpongFP8FastAccum": (Shell.TMA_PINGPONG, True),
+    "KernelTmaWarpSpecialized": (Shell.TMA_BASIC, False),
+    "KernelTmaWarpSpecializedFP8FastAccum": (Shell.TMA_BASIC, True),
+    "KernelCpAsyncWarpSpecializedCooperative": (Shell.CP_ASYNC_COOPERATIVE, False),
+    "KernelCpAsyncWarpSpecialized": (Shell.CP_ASYNC_BASIC, False),
+}
+_SCHEDULERS = {
+    "void": Sm90Scheduler.PERSISTENT,
+    "cutlass::gemm::PersistentScheduler": Sm90Scheduler.PERSISTENT,
+    "cutlass::gemm::StreamKScheduler": Sm90Scheduler.STREAM_K,
+}
+_PROBLEM_SHAPES = ("cute::Shape<int,int,int,int>", "cute::Shape<int,int,int>")
+_ROW = "cutlass::layout::RowMajor"
+TMA = model.TMA_ALIGNMENT_BYTES
+CP_ASYNC = model.CP_ASYNC_MIN_ALIGNMENT_BYTES
+_COL = "cutlass::layout::ColumnMajor"
+
+
+def _literal(arg: str) -> int | None:
+    return int(arg) if arg.isdigit() else None
+
+
+def _aligned(bits: int, alignment: int, need_bytes: int) -> bool:
+    return bits * alignment % (need_bytes * 8) == 0
+
+
+def _shell(r: Sm90CollectiveBuilderRecipe, a_bits: int, b_bits: int) -> tuple[Shell, bool] | str:
+    schedule = _short(r.mainloop[12])
+    align_a, align_b = _literal(r.mainloop[4]), _literal(r.mainloop[7])
+    if align_a is None or align_b is None:
+        return f"A/B alignment `{r.mainloop[4]}`/`{r.mainloop[7]}` is not an integer literal"
+    tma_ok = _aligned(a_bits, align_a, TMA) and _aligned(b_bits, align_b, TMA)
+    if schedule == "KernelScheduleAuto":
+        # GB: KernelScheduleAuto: TMA-compatible -> (M == 64 ? Pingpong : Cooperative), else
+        # KernelCpAsyncWarpSpecialized (nvcc >= 12.1)
+        if not tma_ok:
+            return Shell.CP_ASYNC_BASIC, False
+        if r.tile.m == model.AUTO_PINGPONG_TILE_M:
+            return Shell.TMA_PINGPONG, False
+        return Shell.TMA_COOPERATIVE, False
+    picked = _SCHEDULES.get(schedule)
+    if picked is None:
+        return f"kernel schedule {schedule} is not modeled"
+    shell, fast = picked
+    if shell.tma and not tma_ok:
+        return (
+            f"A/B alignment {align_a}/{align_b} is below TMA's {TMA} B: the SM90 TMA builder's "
+            "static_assert 'Should meet TMA alignment requirement' (does not compile; not modeled)"
+        )
+    if not shell.tma and not (
+        _aligned(a_bits, align_a, CP_ASYNC) and _aligned(b_bits, align_b, CP_ASYNC)
+    ):
+        return f"A/B alignment below cp.async's {CP_ASYNC} B (a static_assert; not modeled)"
+    return shell, fast
+
+
+def _stage_policy(r: Sm90CollectiveBuilderRecipe) -> tuple[StagePolicy, int] | str:
+    arg = r.mainloop[11]
+    if arg == _STAGE_AUTO:
+        return StagePolicy.CARVEOUT, 0
+    m = _CARVEOUT_SIZEOF.match(arg)
+    if m:
+        if m.group(1) != r.epilogue_alias:
+            return f"stage carveout of `{m.group(1)}`, not of this kernel's epilogue: not modeled"
+        return StagePolicy.EPILOGUE_CARVEOUT, 0
+    m = _CARVEOUT_INT.match(arg)
+    if m:
+        return StagePolicy.CARVEOUT, int(m.group(1))
+    m = _STAGE_COUNT.match(arg)
+    if m:
+        return StagePolicy.FIXED, int(m.group(1))
+    return f"stage policy `{arg}` is not modeled"
+
+
+def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
+    """The Tactic the builders make of this recipe, or why it is outside the model."""
+    ml, ep = r.mainloop, r.epilogue
+    if ml[1] != "cutlass::arch::OpClassTensorOp" or ep[1] != "cutlass::arch::OpClassTensorOp":
+        return f"operator class {_short(ml[1])}: the model covers OpClassTensorOp"
+    operands = _operands(r)
+    if isinstance(operands, str):
+        return operands
+    a_bits, b_bits, fp8, mixed = operands
+    # sm90_common.inl: A is K-major when row-major, B when column-major (a reordered A layout:
+    # the major of its stride)
+    a_k_major = ml[3] == _ROW or r.layout_a == f"reordered {_ROW}"
+    b_k_major = ml[6] == _COL
+    if a_bits == b_bits == 32 and not b_k_major:
+        return (
+            "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
+            "(sm90_gmma_builder.inl: is_swapAB, is_warpspecialized_transpose_B), not modeled"
+        )
+    acc_bits = _bits(ml[8])
+    if acc_bits is None or ml[8] not in ("float", "cutlass::half_t", "int32_t"):
+        return f"accumulator {ml[8]} is not modeled"
+    shell = _shell(r, a_bits, b_bits)
+    if isinstance(shell, str):
+        return shell
+    kind, fast = shell
+    if fast and not fp8:
+        return "an FP8FastAccum schedule with non-FP8 inputs (a static_assert; not modeled)"
+    policy = _stage_policy(r)
+    if isinstance(policy, str):
+        return policy
+    scheduler = _SCHEDULERS.get(r.tile_scheduler)
+    if scheduler is None:
+        return f"tile scheduler {r.tile_scheduler} is not modeled"
+    if scheduler is Sm90Scheduler.STREAM_K and kind in (Shell.TMA_BASIC, Shell.CP_ASYNC_BASIC):
+        return f"a stream-K scheduler with the non-persistent {kind.value} kernel is not modeled"
+    if r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
+        return f"problem shape {r.problem_shape}: the model covers cute::Shape<int,int,int[,int]>"
+    tile = r.tile
+    if tile.m % model.GMMA_M or tile.n % 16 or tile.k * min(a_bits, b_bits) % 512:
+        return (
+            f"tile {tile}: the model covers M a multiple of 64, N a multiple of 16 and K a whole "
+            "number of 64-byte rows"
+        )
+    if kind is Shell.TMA_COOPERATIVE and tile.m < model.COOPERATIVE_MIN_TILE_M:
+        return f"tile M {tile.m} < 128 with a cooperative schedule (a static_assert; not modeled)"
+    if static_shape(ep[2]) != tile or static_shape(ep[3]) != r.cluster:
+        return "the epilogue builder's tile or cluster differs from the mainloop's: not modeled"
+    epilogue = _epilogue(r, kind)
+    if isinstance(epilogue, str):
+        return epilogue
+    epi_kind, c_bits, d_bits = epilogue
+    return Tactic(
+        shell=kind,
+        fp8_fast_accum=fast,
+        tile=tile,
+        cluster=r.cluster,
+        a_bits=a_bits,
+        b_bits=b_bits,
+        accumulator_bits=acc_bits,
+        stage_policy=policy[0],
+        stage_value=policy[1],
+        epilogue=epi_kind,
+        c_bits=c_bits,
+        d_bits=d_bits,
+        c_m_major=ep[8] == _COL,
+        d_m_major=ep[11] == _COL,
+        scheduler=scheduler,
+        mixed_input=mixed is not None,
+        scale_bits=0 if mixed is None else mixed[0],
+        zero_bits=0 if mixed is None else mixed[1],
+        register_sourced=a_bits == b_bits == 32 and not (a_k_major and b_k_major),
+        a_k_major=a_k_major,
+        b_k_major=b_k_major,
+    )
+
+
+def _operands(
+    r: Sm90CollectiveBuilderRecipe,
+) -> tuple[int, int, bool, tuple[int, int] | None] | str:
+    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None)."""
+    ml = r.mainloop
+    elements = _elements()
+    a_parts = _tuple_parts(ml[2])
+    b = elements.get(ml[5])
+    a = elements.get(a_parts[0])
+    if ml[5].startswith("cute::tuple<") or a is None or b is None:
+        return (
+            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands, and "
+            "scales only on a narrow A"
+        )
+    if not a["operand"] or not b["operand"]:
+        return (
+            f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands"
+        )
+    a_bits, b_bits = int(a["bits"]), int(b["bits"])
+    k_major = ml[3] == _ROW and ml[6] == _COL
+    if a_bits == b_bits and len(a_parts) == 1:
+        if a_bits == 8 and not k_major:
+            return (
+                "8-bit A/B not both K-major: the builder takes the register-sourced (RS) "
+                "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
+            )
+        if ml[8] == "int32_t" and ml[2] != "int8_t":
+            return f"an int32_t accumulator with {ml[2]} operands is not modeled"
+        return a_bits, b_bits, bool(a.get("fp8") and b.get("fp8")), None
+    # GB (GMMA_TMA_WS_RS): a tuple or a narrower A is the mixed-input mainloop
+    # (MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput), A converted in registers, no swap.
+    if a_bits >= b_bits:
+        return f"{ml[2]} x {ml[5]}: a mixed-input B (the builder swaps A and B) is not modeled"
+    # GB: get_stride(GmemLayoutATag_): a reordered A layout is as major as its stride; its smem
+    # layout (rs_smem_selector) and storage are those of the plain tag (nvcc agrees on the `_shfl`
+    # kernels of tests/data/nvcc_sm90_collective_builder_truth.json)
+    if r.layout_a == f"reordered {_ROW}":
+        k_major = ml[6] == _COL
+    if not k_major:
+        return (
+            f"mixed input with A layout `{ml[3]}`, B layout `{ml[6]}`: the model covers K-major "
+            "RowMajor A (or a reordered layout of its stride) and ColumnMajor B"
+        )
+    widths = [_bits(part) or 0 for part in a_parts[1:]]
+    if 0 in widths or len(widths) > 2:
+        return f"mixed-input scale/zero types {a_parts[1:]} are not modeled"
+    scale_bits, zero_bits = [*widths, 0, 0][:2]
+    if scale_bits * r.tile.m % (128 * 8) or zero_bits * r.tile.m % (128 * 8):
+        return (
+            "mixed-input scale bytes per stage not a multiple of 128: the builder's static_assert "
+            "'Scale bytes must be a multiple of 128' (does not compile; not modeled)"
+        )
+    if _short(ml[12]) not in (
+        "KernelTmaWarpSpecializedCooperative",
+        "KernelTmaWarpSpecializedPingpong",
+        "KernelTmaWarpSpecialized",
+    ):
+        return f"mixed input with kernel schedule {_short(ml[12])} is not modeled"
+    return a_bits, b_bits, False, (scale_bits, zero_bits)
+
+
+def _tuple_parts(arg: str) -> list[str]:
+    """`cute::tuple<A, S, Z>` -> [A, S, Z]; a plain type -> [type]."""
+    if not arg.startswith("cute::tuple<") or not arg.endswith(">"):
+        return [arg]
+    return [part.strip() for part in arg[len("cute::tuple<") : -1].split(",")]
+
+
+def _epilogue(
+    r: Sm90CollectiveBuilderRecipe, shell: Shell
+) -> tuple[EpilogueKind, int | None, int] | str:
+    ep = r.epilogue
+    schedule = _short(ep[13])
+    if ep[4] != "cutlass::epilogue::collective::EpilogueTileAuto":
+        return f"epilogue tile {ep[4]}: the model covers EpilogueTileAuto"
+    if not ep[14].replace(" ", "").startswith("cutlass::epilogue::fusion::LinearCombination<"):
+        return f"epilogue fusion {ep[14]}: the model covers LinearCombination"
+    d_bits = _bits(ep[10])
+    c_bits = None if ep[7] == "void" else _bits(ep[7])
+    if d_bits is None or (ep[7] != "void" and c_bits is None):
+        return f"ElementC/ElementD {ep[7]}/{ep[10]} is not modeled"
+    for layout in (ep[8], ep[11]):
+        if layout not in (_ROW, _COL):
+            return f"C/D layout {layout} is not modeled"
+    if schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
+        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized
+        return EpilogueKind.NO_SMEM, c_bits, d_bits
+    expected = {
+        Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
+        Shell.TMA_PINGPONG: "TmaWarpSpecialized",
+        Shell.TMA_BASIC: "TmaWarpSpecialized",
+    }.get(shell)
+    if schedule != expected:
+        return f"epilogue schedule {schedule} with the {shell.value} kernel is not modeled"
+    align_c, align_d = _literal(ep[9]), _literal(ep[12])
+    if align_c is None or align_d is None:
+        return f"C/D alignment `{ep[9]}`/`{ep[12]}` is not an integer literal"
+    for bits, align in ((c_bits, align_c), (d_bits, align_d)):
+        if bits is not None and not _aligned(bits, align, TMA):
+            return (
+                "C/D alignment below TMA's 16 B: the epilogue builder's static_assert 'C/D Should "
+                "meet TMA alignment requirement' (does not compile; not modeled)"
+            )
+    return EpilogueKind.TMA, c_bits, d_bits

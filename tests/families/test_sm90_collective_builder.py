@@ -1,0 +1,216 @@
+"""The SM90 CollectiveBuilder family against the compiler and on CUTLASS's own sm_90 slice.
+
+tests/data/nvcc_sm90_collective_builder_truth.json holds nvcc's numbers (cutlint.verify.alias_probe)
+for a stratified sample of cutlass_library 4.2.0's 90a f16/bf16/e4m3 GEMMs (every kernel and
+epilogue schedule, stream-K, C void or not, 16- and 8-bit D) and for the hand-written chains of
+fixtures/sm90-collective-builder (StageCount<N>, StageCountAuto, an explicit carveout, the basic
+TMA kernel with a TMA epilogue, a rank-3 problem shape). The model must equal every row byte for
+byte. The kernel files are made at test time by CUTLASS's own generator.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint import api
+from cutlint.families.sm90_collective_builder import model
+from cutlint.families.sm90_collective_builder.recipe import (
+    Sm90CollectiveBuilderRecipe,
+    claim,
+    static_shape,
+    tactic_of,
+)
+from cutlint.parse.extract import parse_source
+from cutlint.producers.cutlass_library import generate as cutlass_library
+from cutlint.records import Verdict
+from cutlint.verify.alias_probe import probe
+
+ROOT = Path(__file__).parents[2]
+TRUTH: dict[str, Any] = json.loads(
+    (ROOT / "tests" / "data" / "nvcc_sm90_collective_builder_truth.json").read_text()
+)
+ROWS: list[dict[str, Any]] = TRUTH["rows"]
+FIXTURES = ROOT / "fixtures"
+SLICE = "cutlass3x_sm90_tensorop_gemm_f16*,cutlass3x_sm90_tensorop_gemm_bf16*,cutlass3x_sm90_tensorop_gemm_e4m3*"
+SLICE_32_8 = (
+    "cutlass3x_sm90_tensorop_gemm_tf32*,cutlass3x_sm90_tensorop_gemm_s8*,"
+    "cutlass3x_sm90_tensorop_gemm_f32*,cutlass3x_sm90_tensorop_s*gemm_*"
+)
+"""The tf32 and int8 GEMMs (the second build the truth samples)."""
+BuildFn = Callable[..., Path]
+
+
+@pytest.fixture(scope="module")
+def sm90_slice(cutlass_library_build: BuildFn) -> Path:
+    return cutlass_library_build("90a", SLICE)
+
+
+@pytest.fixture(scope="module")
+def sm90_slice_32_8(cutlass_library_build: BuildFn) -> Path:
+    return cutlass_library_build("90a", SLICE_32_8)
+
+
+def _file(row: dict[str, Any], *generated: Path) -> Path:
+    for root in (FIXTURES, *generated):
+        if (root / row["file"]).is_file():
+            return root / row["file"]
+    raise AssertionError(f"{row['file']}: in no build")
+
+
+def _recipe(path: Path, kernel: str) -> Sm90CollectiveBuilderRecipe:
+    insts = parse_source(str(path), path.read_bytes()).instantiations
+    inst = next(i for i in insts if i.chain and i.chain[0].name == kernel)
+    r = claim(inst)
+    assert isinstance(r, Sm90CollectiveBuilderRecipe), r
+    return r
+
+
+def modeled(r: Sm90CollectiveBuilderRecipe) -> dict[str, int]:
+    t = tactic_of(r)
+    assert isinstance(t, model.Tactic), t
+    stages = model.stage_count(t).stages
+    kernel = model.kernel_shared_storage(t, stages)
+    return {
+        "stages": stages,
+        "kernel_smem": kernel.size,
+        "kernel_align": kernel.align,
+        "mainloop_smem": model.mainloop_shared_storage(t, stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+        "threads": model.max_threads_per_block(t),
+    }
+
+
+def test_truth_is_stratified() -> None:
+    """Every kernel schedule, epilogue schedule and stage policy of the family has rows."""
+    names = " ".join(r["kernel"] for r in ROWS)
+    for part in (
+        "warpspecialized_cooperative_epi_tma",
+        "warpspecialized_cooperative_epi_nosmem",
+        "warpspecialized_pingpong_epi_tma",
+        "warpspecialized_pingpong_epi_nosmem",
+        "fp8_fastaccum",
+        "stream_k",
+        "cpasync_warpspecialized_cooperative",
+        "cpasync_warpspecialized_epi",
+        "_warpspecialized_epi_nosmem",
+        "hw_basic_tma",
+        "hw_coop_stagecount3",
+        "hw_pingpong_fp8_auto",
+        "hw_coop_carveout_streamk",
+        "hw_mixed_cvt",
+        "_tf32_tf32_",
+        "_0_nnn_align",
+        "_s8_s8_s32_",
+        "_s8_f16_",
+        "_s8_bf16_",
+        "_cvt_",
+        "_cvt_shfl_",
+        "_scl_",
+        "_scl_shfl_",
+        "_sclzr_",
+        "_sclzr_shfl_",
+    ):
+        assert part in names, part
+    assert any(r["kernel"].endswith("align8_base") for r in ROWS)  # KernelScheduleAuto
+    assert not TRUTH["compile_errors"]
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)), ids=[r["kernel"][:90] for r in ROWS])
+def test_model_equals_compiler(index: int, sm90_slice: Path, sm90_slice_32_8: Path) -> None:
+    row = ROWS[index]
+    got = modeled(_recipe(_file(row, sm90_slice, sm90_slice_32_8), row["kernel"]))
+    assert got == {key: row[key] for key in got}
+
+
+def test_slice_verdicts(sm90_slice: Path) -> None:
+    """`cutlint check` on the generator's sm_90 f16/bf16/e4m3 slice: every kernel is claimed and
+    modeled, none exceeds sm_90's 232,448 B (cutlass_library carves the epilogue out of the stage
+    budget), and the 48 cooperative DirectConvert mixed-input kernels (e4m3 x f16/bf16, `_cvt`)
+    fill it to the byte: the builder budgets in units of the 1024-byte swizzle alignment and the
+    layout rounds up to it (CUT102)."""
+    result = api.check([sm90_slice], api.CheckOptions(arch="sm_90", cutlass_version="4.2.0"))
+    rows = [r for f in result.files for r in f.instantiations]
+    assert {r.recipe.family if r.recipe else None for r in rows} == {"sm90-collective-builder"}
+    verdicts = Counter(r.verdict for r in rows)
+    assert verdicts == {Verdict.FITS: 4404, Verdict.ZERO_SLACK: 48}
+    zero = [r for r in rows if r.verdict is Verdict.ZERO_SLACK]
+    assert all(
+        "_cvt_" in r.instantiation.args[1] and "cooperative" in r.instantiation.args[1]
+        for r in zero
+    )
+    assert max(r.resources.smem_bytes for r in rows if r.resources is not None) == 232448
+
+
+def test_tf32_int8_slice_verdicts(sm90_slice_32_8: Path) -> None:
+    """The generator's sm_90 tf32 and int8 GEMMs: K-major ones and tf32 with an MN-major A (the
+    register-sourced mainloop) are modeled; like the 16-/8-bit float slice none exceeds
+    232,448 B while the 48 cooperative DirectConvert mixed-input kernels (s8 x f16/bf16) fill it
+    to the byte; tf32 with an MN-major B (operands swapped or B transposed) is not modeled."""
+    result = api.check([sm90_slice_32_8], api.CheckOptions(arch="sm_90", cutlass_version="4.2.0"))
+    rows = [r for f in result.files for r in f.instantiations]
+    verdicts = Counter(r.verdict for r in rows)
+    assert verdicts == {Verdict.FITS: 734, Verdict.ZERO_SLACK: 48, Verdict.NOT_MODELED: 138}
+    reasons = {r.not_modeled.reason for r in rows if r.not_modeled is not None}
+    assert len(reasons) == 1 and "MN-major B" in reasons.pop()
+
+
+@pytest.mark.slow
+def test_nvcc_agrees_on_two_fresh_kernels(sm90_slice: Path, tmp_path: Path) -> None:
+    """Compile two kernels of a fresh build (a TMA cooperative kernel with the TMA epilogue, a
+    cp.async one) with the alias probe and hold the model to nvcc's numbers again."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not on PATH")
+    picks = [
+        "gemm/90/bf16_gemm_bf16/cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma.cu",
+        "gemm/90/f16_gemm_f16/cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x128x64_1x1x1_0_nnn_align4_stream_k_cpasync_warpspecialized_cooperative_epi_nosmem.cu",
+    ]
+    files = [sm90_slice / p for p in picks]
+    source = cutlass_library.download() / "cutlass_library" / "source"
+    rows, failures = probe(files, source, tmp_path, "90a", batch=2)
+    assert not failures and len(rows) == 2
+    for row in rows:
+        got = modeled(_recipe(Path(str(row["file"])), str(row["kernel"])))
+        assert got == {key: row[key] for key in got}
+
+
+@pytest.mark.parametrize(
+    ("index", "value", "reason"),
+    [
+        (4, "AlignA", "not an integer literal"),
+        (4, "4", "below TMA's 16 B"),
+        (12, "cutlass::gemm::KernelSomethingNew", "KernelSomethingNew is not modeled"),
+        (2, "cutlass::int4b_t", "the model covers"),
+        (
+            11,
+            "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename other_epilogue::SharedStorage))>",
+            "not of this kernel's epilogue",
+        ),
+        (11, "cutlass::gemm::collective::StageCount<2>", ""),
+    ],
+)
+def test_unusual_chains_are_reasons_not_crashes(index: int, value: str, reason: str) -> None:
+    """A hand-written chain the model does not cover reads as a precise reason, never a guess or
+    an exception (StageCount<2> is covered)."""
+    path = FIXTURES / "sm90-collective-builder" / "handwritten-stage-policies.cu"
+    r = _recipe(path, "hw_basic_tma_f16")
+    mainloop = list(r.mainloop)
+    mainloop[index] = value
+    t = tactic_of(r.model_copy(update={"mainloop": tuple(mainloop)}))
+    if reason:
+        assert isinstance(t, str) and reason in t, t
+    else:
+        assert isinstance(t, model.Tactic) and model.stage_count(t).stages == 2
+
+
+def test_tile_shapes_must_be_static_and_positive() -> None:
+    assert static_shape("cute::Shape<cute::_128, cute::Int<256>, cute::_64>") is not None
+    assert static_shape("cute::Shape<int, int, int>") is None
+    tile = static_shape("cute::Shape<cute::_0, cute::_128, cute::_64>")
+    assert tile is not None and tile.m == 0  # claim() then reports it unreadable
