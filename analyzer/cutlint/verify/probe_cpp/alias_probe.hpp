@@ -40,8 +40,12 @@ CUTLINT_HAS_TYPE(has_epilogue3, typename T::CollectiveEpilogue::SharedStorage)
 CUTLINT_HAS_TYPE(has_stages3, decltype(T::CollectiveMainloop::DispatchPolicy::Stages))
 CUTLINT_HAS_TYPE(has_max_threads, decltype(T::MaxThreadsPerBlock))
 CUTLINT_HAS_TYPE(has_mma2, typename T::Mma::SharedStorage)
+// SymmUniversal and Rank2KUniversal (cutlass/gemm/kernel/symm_universal.h, rank_2k_universal.h)
+// hold two mainloops, Mma1 and Mma2, in their SharedStorage union; Mma1 stands for both
+CUTLINT_HAS_TYPE(has_mma1, typename T::Mma1::SharedStorage)
 CUTLINT_HAS_TYPE(has_epilogue2, typename T::Epilogue::SharedStorage)
 CUTLINT_HAS_TYPE(has_stages2, decltype(T::Mma::kStages))
+CUTLINT_HAS_TYPE(has_stages1, decltype(T::Mma1::kStages))
 CUTLINT_HAS_TYPE(has_thread_count, decltype(T::kThreadCount))
 
 template <class Given>
@@ -56,6 +60,8 @@ void print(const char* name, const char* file, int line) {
     std::printf(", \"mainloop_smem\": %zu", sizeof(typename K::CollectiveMainloop::SharedStorage));
   } else if constexpr (has_mma2<K>::value) {
     std::printf(", \"mainloop_smem\": %zu", sizeof(typename K::Mma::SharedStorage));
+  } else if constexpr (has_mma1<K>::value) {
+    std::printf(", \"mainloop_smem\": %zu", sizeof(typename K::Mma1::SharedStorage));
   }
   if constexpr (has_epilogue3<K>::value) {
     std::printf(", \"epilogue_smem\": %zu", sizeof(typename K::CollectiveEpilogue::SharedStorage));
@@ -66,6 +72,8 @@ void print(const char* name, const char* file, int line) {
     std::printf(", \"stages\": %d", int(K::CollectiveMainloop::DispatchPolicy::Stages));
   } else if constexpr (has_stages2<K>::value) {
     std::printf(", \"stages\": %d", int(K::Mma::kStages));
+  } else if constexpr (has_stages1<K>::value) {
+    std::printf(", \"stages\": %d", int(K::Mma1::kStages));
   }
   if constexpr (has_max_threads<K>::value) {
     std::printf(", \"threads\": %d", int(K::MaxThreadsPerBlock));
