@@ -52,12 +52,11 @@ def test_the_strata_reach_ten_stages_and_the_limit() -> None:
     assert len(ROWS) == 225 and not json.loads(TRUTH.read_text())["compile_errors"]
     assert {r["template"] for r in ROWS} == {*blas3.TEMPLATES, planar.TEMPLATE}
     assert sum(r["kernel_smem"] > SM120_OPTIN for r in ROWS) == 24
-    assert max(r.get("stages", 0) for r in ROWS) == 10
+    assert max(r["stages"] for r in ROWS) == 10
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["kernel"] for r in ROWS])
 def test_model_equals_nvcc(row: dict[str, Any]) -> None:
     reason, got = modeled(row)
     assert reason is None
-    want = {key: row[key] for key in got if key in row}
-    assert {key: got[key] for key in want} == want
+    assert got == {key: row[key] for key in got}
