@@ -4,6 +4,7 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.cutlass2_conv import FAMILY as CUTLASS2_CONV
 from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNIVERSAL
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
@@ -30,6 +31,7 @@ FAMILIES: tuple[Family, ...] = (
     SM120_COLLECTIVE_BUILDER,
     SM90_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
+    CUTLASS2_CONV,
 )
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}

@@ -83,7 +83,7 @@ class Cutlass2GemmUniversal:
             return None
         if not inst.chain or inst.chain[0].member != "GemmKernel":
             return None
-        args = tuple(_resolved(" ".join(a.split()), inst) for a in inst.args)
+        args = tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
         try:
             k = model.kernel_of(args)
         except model.UnreadableType as e:
@@ -194,7 +194,7 @@ def _spelled(alias: TypeAlias) -> str:
     return f"{alias.target}{args}{member}"
 
 
-def _resolved(arg: str, inst: Instantiation) -> str:
+def resolved(arg: str, inst: Instantiation) -> str:
     """`arg` with every alias of the kernel's chain it names (hand-written chains: `using
     ElementA = cutlass::half_t;`, `using TB = GemmShape<...>;`) replaced by the type it names."""
     aliases = {a.name: _spelled(a) for a in inst.chain[1:]}
