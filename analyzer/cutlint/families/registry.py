@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
 from cutlint.families.cutlass2_conv import FAMILY as CUTLASS2_CONV
+from cutlint.families.cutlass2_gemm_grouped import FAMILY as CUTLASS2_GEMM_GROUPED
 from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNIVERSAL
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
@@ -32,6 +33,7 @@ FAMILIES: tuple[Family, ...] = (
     SM90_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
     CUTLASS2_CONV,
+    CUTLASS2_GEMM_GROUPED,
 )
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
