@@ -215,25 +215,28 @@ def test_both_formats_and_the_ignore_file_say_the_same(
     pregen_120a: CutlassLibraryPregenResult, tmp_path: Path
 ) -> None:
     names = [k.name for k in pregen_120a.kernels]
-    # 16 of the 208 CUTLASS 2.x GEMMs (family cutlass2-gemm-universal) fail on sm_120 for real
+    # 16 of the 208 CUTLASS 2.x GEMMs (family cutlass2-gemm-universal) and 20 of the 28 sparse
+    # GEMMs (cutlass2-sparse-gemm, 64x128x64 with 6 stages: 125,952 B) fail on sm_120 for real
     real = {k.name for k in pregen_120a.kernels if k.verdict is Verdict.FAILS_INITIALIZE}
-    assert len(real) == 16 and all("c1688tf32gemm_128x128_16x4" in n for n in real)
+    assert len(real) == 36
+    assert all("c1688tf32gemm_128x128_16x4" in n or "spgemm" in n for n in real)
+    assert sum("spgemm" in n and "64x128_64x6" in n for n in real) == 20
     unmodeled = [k.name for k in pregen_120a.kernels if k.verdict is Verdict.NOT_MODELED]
     failing = {unmodeled[0], unmodeled[500], unmodeled[-1]}
     r = _with_failures(pregen_120a, failing)
     text = render.render_text(r)
     data = json.loads(render.render_json(r))
     # the 386 SM120 CollectiveBuilder kernels (sm120-collective-builder), the 208 CUTLASS 2.x
-    # GEMMs (cutlass2-gemm-universal), the 138 implicit-GEMM convs (cutlass2-conv) and the 12
-    # grouped GEMMs (cutlass2-gemm-grouped) are modeled; the three names made failing here are
-    # kernels no family models yet
-    assert "1337 kernels: 747 modeled, 19 would fail on sm_120, 590 not modeled" in text
+    # GEMMs (cutlass2-gemm-universal), the 138 implicit-GEMM convs (cutlass2-conv), the 12
+    # grouped GEMMs (cutlass2-gemm-grouped) and the 28 sparse GEMMs (cutlass2-sparse-gemm) are
+    # modeled; the three names made failing here are kernels no family models yet
+    assert "1337 kernels: 775 modeled, 39 would fail on sm_120, 562 not modeled" in text
     rows = [
         re.search(rf"^{n} +fails initialize\(\) +CUT101 +102,400 B$", text, re.M) for n in failing
     ]
     assert all(rows) and "exclusion: 3 name(s)" in text
     assert data["summary"] == render.summary(r) == {
-        "enumerated": 1337, "modeled": 747, "failing": 19, "not_modeled": 590,
+        "enumerated": 1337, "modeled": 775, "failing": 39, "not_modeled": 562,
         "excluded_names": 3, "withheld": 0,
     }  # fmt: skip
     assert {
