@@ -2,7 +2,9 @@
 kernel of a real cutlass_library 120a build (tests/data/nvcc_cutlass2_conv_truth.json, 139 rows:
 conv2d and conv3d fprop, dgrad, wgrad and group fprop; SIMT and tensor op, Sm50 to Sm80; analytic,
 optimized, fixed- and few-channels iterators; NHWC and interleaved NC32HW32/NC64HW64; 2 to 5
-stages), and says why it leaves the one depthwise direct conv out."""
+stages), and on one kernel of every stratum of the 120a generator's --kernels all
+(nvcc_cutlass2_conv_truth_all_kernels.json, 124 of its 10,455 implicit-GEMM convs: 2 to 10 stages,
+split-K warps, 23 over sm_120), and says why it leaves the depthwise direct conv out."""
 
 from __future__ import annotations
 
@@ -14,9 +16,12 @@ import pytest
 
 from cutlint.families.cutlass2_conv import model
 
-TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_conv_truth.json"
+DATA = Path(__file__).parents[1] / "data"
+TRUTH = DATA / "nvcc_cutlass2_conv_truth.json"
 ALL: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
 ROWS = [r for r in ALL if r["template"] != model.DEPTHWISE]
+ALL_KERNELS = DATA / "nvcc_cutlass2_conv_truth_all_kernels.json"
+STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
 
 
 def modeled(row: dict[str, Any]) -> dict[str, int]:
@@ -49,7 +54,19 @@ def test_the_truth_covers_every_stratum() -> None:
     assert any(k.interleaved for k in kernels)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["kernel"] for r in ROWS])
+def test_the_all_kernels_strata_reach_ten_stages_split_k_warps_and_the_optin() -> None:
+    assert len(STRATA) == 124 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    kernels = [model.kernel_of(r["template"], tuple(r["args"])) for r in STRATA]
+    assert {k.stages for k in kernels} == {2, 3, 4, 5, 6, 10}
+    assert any(k.threadblock.k > k.warp.k for k in kernels)
+    assert {r["template"] for r in STRATA} == set(model.TEMPLATES)
+    assert sum(r["kernel_smem"] > 101376 for r in STRATA) == 23
+
+
+EVERY = ROWS + STRATA
+
+
+@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
 def test_model_equals_nvcc(row: dict[str, Any]) -> None:
     k = model.kernel_of(row["template"], tuple(row["args"]))
     assert model.scope_reason(k) is None
