@@ -1,6 +1,8 @@
 """The CUTLASS 2.x grouped GEMM model equals nvcc, byte for byte, on every DefaultGemmGrouped
 kernel of a real cutlass_library 120a build (tests/data/nvcc_cutlass2_gemm_grouped_truth.json, 12
-rows: Sm80 f16/bf16 tensor op, column-major C (MapArguments' internal transpose), kDeviceOnly)."""
+rows: Sm80 f16/bf16 tensor op, column-major C (MapArguments' internal transpose), kDeviceOnly) and
+on one kernel of every stratum of the 120a generator's --kernels all
+(nvcc_cutlass2_gemm_grouped_truth_all_kernels.json, 5 of its 792: 3 to 10 stages)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from cutlint.families.cutlass2_gemm_universal import model as universal
 
 TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_gemm_grouped_truth.json"
 ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ALL_KERNELS = TRUTH.with_name("nvcc_cutlass2_gemm_grouped_truth_all_kernels.json")
+STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
+EVERY = ROWS + STRATA
 
 
 def modeled(row: dict[str, Any]) -> dict[str, int]:
@@ -36,6 +41,11 @@ def test_the_truth_holds_every_grouped_kernel_of_the_build() -> None:
     assert all(model.kernel_of(tuple(r["args"]))[1] == model.DEVICE_ONLY for r in ROWS)
 
 
+def test_the_all_kernels_strata_reach_ten_stages() -> None:
+    assert len(STRATA) == 5 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert {r["stages"] for r in STRATA} == {3, 4, 5, 6, 10}
+
+
 def test_a_column_major_c_swaps_and_transposes_the_operands() -> None:
     """kernel::detail::MapArguments<..., true>: row-major A (`t`) becomes a column-major B."""
     args = next(tuple(r["args"]) for r in ROWS if "_tn_" in r["kernel"])
@@ -54,7 +64,7 @@ def test_other_schedules_are_not_modeled() -> None:
     assert reason is not None and "kHostPrecompute" in reason
 
 
-@pytest.mark.parametrize("row", ROWS, ids=[r["kernel"] for r in ROWS])
+@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
 def test_model_equals_nvcc(row: dict[str, Any]) -> None:
     k, schedule = model.kernel_of(tuple(row["args"]))
     assert model.scope_reason(k, schedule) is None
