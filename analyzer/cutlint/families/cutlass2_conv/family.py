@@ -102,9 +102,12 @@ class Cutlass2Conv:
         r = _recipe(recipe)
         if r.template == model.DEPTHWISE:
             return (
-                "DefaultDepthwiseDirect2dConvFprop builds kernel::DirectConvolution "
-                "(conv/kernel/direct_convolution.h), whose Mma stages the filter and an "
-                "activation halo (DepthwiseFpropDirectConvMultipleStage); the model has no layout for it"
+                "DefaultDepthwiseDirect2dConvFprop builds kernel::DirectConvolution, whose shared "
+                "memory is dynamic and set by the problem: DirectConvolution::Params computes "
+                "smem_size_ = max(activation_size, sizeof(Epilogue::SharedStorage)) * kStages + "
+                "filter_size from the input, stride and dilation (conv/kernel/direct_convolution.h), "
+                "and device::DirectConvolution::run() launches with it; not decidable from the "
+                "source alone"
             )
         k = _kernel(recipe)
         if ctx.arch.sm < k.arch_tag:
