@@ -13,9 +13,9 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_conv import model
-from cutlint.families.cutlass2_gemm_universal.family import resolved
 from cutlint.families.cutlass2_gemm_universal.model import UnreadableType, arch_tag, shape
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -74,7 +74,7 @@ class Cutlass2Conv:
             return None
         if not inst.chain or inst.chain[0].member != "Kernel":
             return None
-        args = tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
+        args = chain_arguments(inst)
         if inst.name == model.DEPTHWISE:
             return _depthwise(inst, args)
         try:

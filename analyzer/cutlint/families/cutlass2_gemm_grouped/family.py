@@ -11,10 +11,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_gemm_grouped import model
 from cutlint.families.cutlass2_gemm_universal import model as universal
-from cutlint.families.cutlass2_gemm_universal.family import resolved
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -71,7 +71,7 @@ class Cutlass2GemmGrouped:
             return None
         if not inst.chain or inst.chain[0].member != "GemmKernel":
             return None
-        args = tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
+        args = chain_arguments(inst)
         try:
             k, schedule = model.kernel_of(args)
         except universal.UnreadableType as e:

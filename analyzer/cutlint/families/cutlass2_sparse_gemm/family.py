@@ -11,9 +11,9 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_gemm_universal import model as universal
-from cutlint.families.cutlass2_gemm_universal.family import resolved
 from cutlint.families.cutlass2_sparse_gemm import model
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -68,7 +68,7 @@ class Cutlass2SparseGemm:
             return None
         if not inst.chain or inst.chain[0].member is not None:
             return None
-        args = tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
+        args = chain_arguments(inst)
         try:
             k = model.kernel_of(args)
         except universal.UnreadableType as e:
