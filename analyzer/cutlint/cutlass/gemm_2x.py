@@ -145,6 +145,70 @@ def mma_shared_storage(m: MmaStorage) -> Block:
     )
 
 
+MMA_SPARSE_BASE = "cutlass/gemm/threadblock/mma_sparse_base.h"
+SPARSE_MMA_SM80 = "cutlass/arch/mma_sparse_sm80.h"
+WARP_SPARSE = "cutlass/gemm/warp/mma_sparse_tensor_op.h"
+# SPARSE_MMA_SM80: every SparseMma<...> specialization has `kSparse = 2` (2:4 structured sparsity)
+SPARSE_RATIO = 2
+
+
+def sparse_meta_bits(element_a_bits: int) -> int:
+    """sizeof_bits<ElementE> (WARP_SPARSE): `conditional<kMaxID2 == 1, uint32_t, uint16_t>`, and
+    SPARSE_MMA_SM80 has kMaxID2 = 2 for the 16- and 32-bit (half, bfloat16, tfloat32) SparseMma,
+    kMaxID2 = 1 for the 8- and 4-bit integer ones."""
+    return 16 if element_a_bits >= 16 else 32
+
+
+def sparse_mma_shared_storage(m: MmaStorage) -> Block:
+    """SparseMmaBase::SharedStorage (MMA_SPARSE_BASE): operand_A holds the compressed A
+    (K / kSparse per stage), operand_B the dense B, operand_E the metadata:
+
+        ShapeA = (M + PadA::kRow) x (K / kSparse * Stages + PadA::kColumn)
+        ShapeB = (K * Stages + PadB::kRow) x (N + PadB::kColumn)
+        ShapeE = (M * 2 + PadE::kRow) x (K / kSparse / kElementsPerElementE / 2 * Stages + PadE::kColumn)
+
+    with kElementsPerElementE = 128 / sizeof_bits<ElementA> (WARP_SPARSE) and every padding zero
+    (default_mma_core_sparse_sm80.h: SparseMmaPolicy<..., MatrixShape<0, 0> x 3, ...>)."""
+    tb = m.threadblock
+    per_e = 128 // m.bits_a
+    e_bits = sparse_meta_bits(m.bits_a)
+    a_elems = tb.m * (tb.k // SPARSE_RATIO * m.stages)
+    b_elems = tb.k * m.stages * tb.n
+    e_elems = tb.m * 2 * (tb.k // SPARSE_RATIO // per_e // 2 * m.stages)
+    derived = ("input.tile", "input.stages", "input.types")
+    return struct(
+        "Mma::SharedStorage",
+        [
+            aligned_buffer(
+                "operand_A",
+                a_elems,
+                m.bits_a,
+                f"{MMA_SPARSE_BASE}: AlignedBuffer<ElementA, ShapeA::kCount> operand_A, ShapeA = "
+                f"{tb.m} x ({tb.k} / {SPARSE_RATIO} * {m.stages})",
+                derived,
+            ),
+            aligned_buffer(
+                "operand_B",
+                b_elems,
+                m.bits_b,
+                f"{MMA_SPARSE_BASE}: AlignedBuffer<ElementB, ShapeB::kCount> operand_B, ShapeB = "
+                f"({tb.k} * {m.stages}) x {tb.n}",
+                derived,
+            ),
+            aligned_buffer(
+                "operand_E",
+                e_elems,
+                e_bits,
+                f"{MMA_SPARSE_BASE}: AlignedBuffer<ElementE (uint{e_bits}_t), ShapeE::kCount> "
+                f"operand_E, ShapeE = ({tb.m} * 2) x ({tb.k} / {SPARSE_RATIO} / {per_e} / 2 * "
+                f"{m.stages})",
+                derived,
+            ),
+        ],
+        f"{MMA_SPARSE_BASE}: SparseMmaBase::SharedStorage (SparseMmaMultistage)",
+    )
+
+
 @dataclass(frozen=True)
 class EpilogueStorage:
     """What `EpilogueBase::SharedStorage` is made from."""
@@ -496,6 +560,8 @@ __all__ = [
     "planar_complex_mma_shared_storage",
     "simt_epilogue",
     "simt_transpose_padding",
+    "sparse_meta_bits",
+    "sparse_mma_shared_storage",
     "tensor_op_blas3_epilogue",
     "tensor_op_epilogue",
     "tensor_op_fragments_per_iteration",

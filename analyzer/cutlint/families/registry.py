@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
 from cutlint.families.cutlass2_blas3 import FAMILY as CUTLASS2_BLAS3
+from cutlint.families.cutlass2_conv import FAMILY as CUTLASS2_CONV
+from cutlint.families.cutlass2_gemm_grouped import FAMILY as CUTLASS2_GEMM_GROUPED
 from cutlint.families.cutlass2_gemm_planar_complex import FAMILY as CUTLASS2_GEMM_PLANAR_COMPLEX
 from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNIVERSAL
+from cutlint.families.cutlass2_sparse_gemm import FAMILY as CUTLASS2_SPARSE_GEMM
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
 from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
@@ -34,6 +37,9 @@ FAMILIES: tuple[Family, ...] = (
     CUTLASS2_GEMM_UNIVERSAL,
     CUTLASS2_GEMM_PLANAR_COMPLEX,
     CUTLASS2_BLAS3,
+    CUTLASS2_CONV,
+    CUTLASS2_GEMM_GROUPED,
+    CUTLASS2_SPARSE_GEMM,
 )
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}

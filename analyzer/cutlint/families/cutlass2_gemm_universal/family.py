@@ -5,13 +5,13 @@ MmaBase's operand tiles and the epilogue's accumulator staging, cutlint.cutlass.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import ClassVar
 
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_gemm_universal import model
 from cutlint.model.context import ModelContext
@@ -24,7 +24,6 @@ from cutlint.records import (
     SmemLayout,
     StageCount,
     StageTerm,
-    TypeAlias,
     Variant,
 )
 
@@ -83,7 +82,7 @@ class Cutlass2GemmUniversal:
             return None
         if not inst.chain or inst.chain[0].member != "GemmKernel":
             return None
-        args = tuple(_resolved(" ".join(a.split()), inst) for a in inst.args)
+        args = chain_arguments(inst)
         try:
             k = model.kernel_of(args)
         except model.UnreadableType as e:
@@ -182,35 +181,6 @@ class Cutlass2GemmUniversal:
 
 
 FAMILY = Cutlass2GemmUniversal()
-
-_ALIAS_DEPTH = 8
-"""How many rounds of alias substitution an argument gets (`using A = B; using B = half_t;`)."""
-
-
-def _spelled(alias: TypeAlias) -> str:
-    """The type an alias of the chain names, as written (`cutlass::gemm::GemmShape<128, 128, 32>`)."""
-    args = f"<{', '.join(alias.args)}>" if alias.args is not None else ""
-    member = f"::{alias.member}" if alias.member else ""
-    return f"{alias.target}{args}{member}"
-
-
-def _resolved(arg: str, inst: Instantiation) -> str:
-    """`arg` with every alias of the kernel's chain it names (hand-written chains: `using
-    ElementA = cutlass::half_t;`, `using TB = GemmShape<...>;`) replaced by the type it names."""
-    aliases = {a.name: _spelled(a) for a in inst.chain[1:]}
-    if not aliases:
-        return arg
-    names = re.compile(
-        r"(?<![\w:])("
-        + "|".join(re.escape(n) for n in sorted(aliases, key=len, reverse=True))
-        + r")(?!\w)"
-    )
-    for _ in range(_ALIAS_DEPTH):
-        replaced = names.sub(lambda m: aliases[m[1]], arg)
-        if replaced == arg:
-            break
-        arg = replaced
-    return arg
 
 
 def _recipe(recipe: Recipe) -> Cutlass2GemmUniversalRecipe:

@@ -1,0 +1,72 @@
+"""The CUTLASS 2.x grouped GEMM model equals nvcc, byte for byte, on every DefaultGemmGrouped
+kernel of a real cutlass_library 120a build (tests/data/nvcc_cutlass2_gemm_grouped_truth.json, 12
+rows: Sm80 f16/bf16 tensor op, column-major C (MapArguments' internal transpose), kDeviceOnly) and
+on one kernel of every stratum of the 120a generator's --kernels all
+(nvcc_cutlass2_gemm_grouped_truth_all_kernels.json, 5 of its 792: 3 to 10 stages)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.cutlass2_gemm_grouped import model
+from cutlint.families.cutlass2_gemm_universal import model as universal
+
+TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_gemm_grouped_truth.json"
+ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ALL_KERNELS = TRUTH.with_name("nvcc_cutlass2_gemm_grouped_truth_all_kernels.json")
+STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
+EVERY = ROWS + STRATA
+
+
+def modeled(row: dict[str, Any]) -> dict[str, int]:
+    k, _ = model.kernel_of(tuple(row["args"]))
+    kernel = model.kernel_shared_storage(k)
+    return {
+        "kernel_smem": kernel.size,
+        "kernel_align": kernel.align,
+        "mainloop_smem": universal.mma_shared_storage(k).size,
+        "epilogue_smem": universal.epilogue_shared_storage(k).size,
+        "stages": k.stages,
+        "threads": universal.threads_per_block(k),
+    }
+
+
+def test_the_truth_holds_every_grouped_kernel_of_the_build() -> None:
+    assert len(ROWS) == 12 and not json.loads(TRUTH.read_text())["compile_errors"]
+    assert {r["template"] for r in ROWS} == {model.TEMPLATE}
+    assert all(model.kernel_of(tuple(r["args"]))[1] == model.DEVICE_ONLY for r in ROWS)
+
+
+def test_the_all_kernels_strata_reach_ten_stages() -> None:
+    assert len(STRATA) == 5 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert {r["stages"] for r in STRATA} == {3, 4, 5, 6, 10}
+
+
+def test_a_column_major_c_swaps_and_transposes_the_operands() -> None:
+    """kernel::detail::MapArguments<..., true>: row-major A (`t`) becomes a column-major B."""
+    args = next(tuple(r["args"]) for r in ROWS if "_tn_" in r["kernel"])
+    k, _ = model.kernel_of(args)
+    assert (k.layout_a, k.layout_b, k.layout_c) == (
+        universal.ROW_MAJOR,
+        universal.COLUMN_MAJOR,
+        universal.ROW_MAJOR,
+    )
+    assert model.transposed(universal.kernel_of(args[:19] + args[20:]))
+
+
+def test_other_schedules_are_not_modeled() -> None:
+    k, _ = model.kernel_of(tuple(ROWS[0]["args"]))
+    reason = model.scope_reason(k, "cutlass::gemm::kernel::GroupScheduleMode::kHostPrecompute")
+    assert reason is not None and "kHostPrecompute" in reason
+
+
+@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
+def test_model_equals_nvcc(row: dict[str, Any]) -> None:
+    k, schedule = model.kernel_of(tuple(row["args"]))
+    assert model.scope_reason(k, schedule) is None
+    want = {key: row[key] for key in modeled(row)}
+    assert modeled(row) == want
