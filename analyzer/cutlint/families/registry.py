@@ -8,6 +8,7 @@ from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNI
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
 from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
+from cutlint.families.sm100_collective_builder import FAMILY as SM100_COLLECTIVE_BUILDER
 from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
 from cutlint.families.sm120_collective_builder import FAMILY as SM120_COLLECTIVE_BUILDER
@@ -29,6 +30,7 @@ FAMILIES: tuple[Family, ...] = (
     SM120_FP8_GROUPWISE,
     SM120_COLLECTIVE_BUILDER,
     SM90_COLLECTIVE_BUILDER,
+    SM100_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
 )
 
