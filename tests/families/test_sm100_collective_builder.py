@@ -3,7 +3,7 @@
 tests/data/nvcc_sm100_collective_builder_truth.json holds nvcc's numbers (cutlint.verify.alias_probe)
 for a stratified sample of cutlass_library 4.2.0's 100a GEMMs (every MMA tile, 1-SM and 2-SM
 schedules, TmaWarpSpecialized{1,2}Sm and EpilogueScheduleAuto epilogues, static and dynamic
-clusters, stream-K, f16/bf16/e4m3 inputs, C void or not, 8/16/32-bit row- and column-major D) and
+clusters, stream-K, f16/bf16/e4m3/e5m2 inputs, C void or not, 8/16/32-bit row- and column-major D) and
 for the hand-written chains of fixtures/sm100-collective-builder (one of which does not compile).
 The model must equal every row byte for byte. The kernel files are made at test time by CUTLASS's
 own generator; tests/data/nvcc_sm100_collective_builder_sm110_truth.json holds nvcc's numbers for
@@ -101,6 +101,7 @@ def test_truth_is_stratified() -> None:
         *("_1sm_base", "_2sm_base", "_2sm_epi_tma_base", "_stream_k_"),
         *("_0x0x1_", "_2x2x1_", "_4x4x1_", "_1x4x1_"),
         *("bf16_bf16_", "f16_f16_f16_", "e4m3_e4m3_", "_void_f32_", "_f32_f32_", "_e4m3_1"),
+        *("e5m2_e5m2_", "e5m2_e4m3_", "_void_e5m2_"),
         *("_tnn_", "_nnn_", "_ntt_", "_ttt_", "_tnt_"),
         "HwGemm",
     ):
@@ -162,12 +163,12 @@ def test_slice_verdicts(sm100_slice: Path) -> None:
     [
         ("mainloop", 12, "cutlass::gemm::KernelScheduleAuto", "KernelTmaWarpSpecialized1SmSm100"),
         ("mainloop", 1, "cutlass::arch::OpClassBlockScaledTensorOp", "dense OpClassTensorOp"),
-        ("mainloop", 2, "cutlass::float_e5m2_t", "the compiler truth covers"),
+        ("mainloop", 2, "cutlass::float_e4m3_t", "the compiler truth covers"),
         ("mainloop", 8, "int32_t", "ElementAccumulator int32_t"),
         ("mainloop", 11, "cutlass::gemm::collective::StageCount<3>", "stage policy"),
         ("epilogue", 13, "cutlass::epilogue::NoSmemWarpSpecialized1Sm", "epilogue schedule"),
         ("epilogue", 4, "cute::Shape<cute::_128, cute::_32>", "EpilogueTileAuto"),
-        ("epilogue", 10, "cutlass::float_e5m2_t", "the model covers void"),
+        ("epilogue", 10, "cutlass::float_e2m1_t", "the model covers void"),
         ("epilogue", 14, "cutlass::epilogue::fusion::LinCombEltAct<>", "LinearCombination"),
     ],
 )

@@ -36,12 +36,19 @@ ELEMENT_BITS = {
     "cutlass::half_t": 16,
     "cutlass::bfloat16_t": 16,
     "cutlass::float_e4m3_t": 8,
+    "cutlass::float_e5m2_t": 8,
     "float": 32,
 }
 """cute::sizeof_bits of the element types whose layouts the compiler truth covers; float appears
 only as an output (C, D) and accumulator."""
-OPERANDS = ("cutlass::half_t", "cutlass::bfloat16_t", "cutlass::float_e4m3_t")
-"""ElementA = ElementB of the truth's rows (the builder's ElementAMma is the same type:
+OPERANDS = (
+    ("cutlass::half_t", "cutlass::half_t"),
+    ("cutlass::bfloat16_t", "cutlass::bfloat16_t"),
+    ("cutlass::float_e4m3_t", "cutlass::float_e4m3_t"),
+    ("cutlass::float_e5m2_t", "cutlass::float_e5m2_t"),
+    ("cutlass::float_e5m2_t", "cutlass::float_e4m3_t"),
+)
+"""(ElementA, ElementB) of the truth's rows (the builder's ElementAMma is the same type:
 sm1xx_kernel_input_element_to_mma_input_element keeps 8- and 16-bit types)."""
 ACCUMULATORS = ("float", "cutlass::half_t")
 """ElementAccumulator of the rows the compiler truth holds (f16 x f16 accumulates in f16 too)."""
@@ -107,8 +114,11 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
             f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized1SmSm100 and "
             "KernelTmaWarpSpecialized2SmSm100 (sm100_umma_builder.inl)"
         )
-    if m[2] not in OPERANDS or m[5] != m[2]:
-        return f"A x B = {m[2]} x {m[5]}: the compiler truth covers f16 x f16, bf16 x bf16 and e4m3 x e4m3"
+    if (m[2], m[5]) not in OPERANDS:
+        return (
+            f"A x B = {m[2]} x {m[5]}: the compiler truth covers f16 x f16, bf16 x bf16, "
+            "e4m3 x e4m3, e5m2 x e5m2 and e5m2 x e4m3"
+        )
     if m[8] not in ACCUMULATORS:
         return f"ElementAccumulator {m[8]}: the compiler truth covers float and half_t accumulation"
     if r.tile_scheduler not in TILE_SCHEDULERS:
@@ -131,7 +141,7 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     c_bits = None if c_void else ELEMENT_BITS.get(e[7])
     d_bits = ELEMENT_BITS.get(e[10])
     if d_bits is None or (not c_void and c_bits is None):
-        return f"C, D = {e[7]}, {e[10]}: the model covers void, f16, bf16, e4m3 and float"
+        return f"C, D = {e[7]}, {e[10]}: the model covers void, f16, bf16, e4m3, e5m2 and float"
     if e[11] not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and e[8] != e[11]):
         return f"C, D layouts {e[8]}, {e[11]}: the model covers one row- or column-major layout"
     policy = m[11]
@@ -145,9 +155,15 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
             f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
             "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
         )
-    bits = ELEMENT_BITS[m[2]]
     mainloop = ml.Mainloop(
-        ml.UmmaKind.DENSE, r.tile.m, r.tile.n, r.tile.k, two_sm, bits, bits, ptr_array=False
+        ml.UmmaKind.DENSE,
+        r.tile.m,
+        r.tile.n,
+        r.tile.k,
+        two_sm,
+        ELEMENT_BITS[m[2]],
+        ELEMENT_BITS[m[5]],
+        ptr_array=False,
     )
     epilogue = epi.Epilogue(
         kind=epi.EpilogueKind.TMA,
