@@ -52,7 +52,7 @@ def recipe(**changes: str) -> CollectiveBuilderRecipe | None:
     text = CHAIN.format(**{**DEFAULTS, **changes})
     (inst,) = parse_source("k.cu", text.encode()).instantiations
     claimed = claim(inst, CTX)
-    if claimed is None:
+    if claimed is None or claimed[0] is not FAMILY:
         return None
     family, r = claimed
     assert family is FAMILY and isinstance(r, CollectiveBuilderRecipe)
@@ -76,8 +76,12 @@ def test_the_recipe_is_read_off_the_chain() -> None:
     assert (res.stage_count.stages, res.layout.size, res.layout.epilogue_size) == (4, 88064, 13312)
 
 
-def test_an_sm90_chain_is_not_claimed() -> None:
+def test_an_sm90_chain_is_left_to_the_sm90_family() -> None:
     assert recipe(arch="Sm90") is None
+    text = CHAIN.format(**{**DEFAULTS, "arch": "Sm90"})
+    (inst,) = parse_source("k.cu", text.encode()).instantiations
+    claimed = claim(inst, CTX)
+    assert claimed is not None and claimed[0].name == "sm90-collective-builder"
 
 
 def test_a_fixed_stage_count_is_taken_as_given() -> None:

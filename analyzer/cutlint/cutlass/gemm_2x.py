@@ -383,6 +383,94 @@ def simt_epilogue(core: SimtCore, accumulator: str) -> EpilogueStorage:
     )
 
 
+EPI_TENSOR_OP_BLAS3 = "cutlass/epilogue/threadblock/default_epilogue_tensor_op_blas3.h"
+
+
+def tensor_op_blas3_epilogue(
+    threadblock: Shape3, warp: Shape3, accumulator: str
+) -> EpilogueStorage:
+    """DefaultEpilogueTensorOpBlas3 (EPI_TENSOR_OP_BLAS3, the real RankK and Rank2K kernels):
+    DefaultEpilogueTensorOp's warp tile iterator and `Padding = MatrixShape<0, 64 /
+    sizeof_bits<ElementAccumulator>::value * 4>`, but its `Epilogue<...>` is given no
+    kFragmentsPerIteration, so Epilogue's default 1 holds. (Its complex sibling,
+    default_epilogue_complex_tensor_op_blas3.h, is complex_tensor_op_epilogue: Padding 0, 1.)"""
+    bits = ELEMENT_BITS[accumulator]
+    return EpilogueStorage(
+        threadblock=threadblock,
+        warp=warp,
+        element_bits=bits,
+        rows_per_iteration=TENSOR_OP_ROWS_PER_ITERATION,
+        padding=tensor_op_padding(bits),
+        fragments_per_iteration=1,
+        source=f"{EPI_TENSOR_OP_BLAS3}: DefaultEpilogueTensorOpBlas3",
+    )
+
+
+MMA_PLANAR_COMPLEX_BASE = "cutlass/gemm/threadblock/mma_planar_complex_base.h"
+EPI_PLANAR_COMPLEX = "cutlass/epilogue/threadblock/epilogue_planar_complex.h"
+
+
+def planar_complex_mma_shared_storage(m: MmaStorage) -> Block:
+    """MmaPlanarComplexBase::SharedStorage (MMA_PLANAR_COMPLEX_BASE): MmaBase's ShapeA and ShapeB,
+    each buffer twice as long, the imaginary plane after the real one:
+    `AlignedBuffer<ElementA, ShapeA::kCount + kImaginaryStrideA>` with kImaginaryStrideA =
+    ShapeA::kCount (B alike)."""
+    tb = m.threadblock
+    a_elems = (tb.m + m.padding_a[0]) * (tb.k * m.stages + m.padding_a[1])
+    b_elems = (tb.k * m.stages + m.padding_b[0]) * (tb.n + m.padding_b[1])
+    derived = ("input.tile", "input.stages", "input.types")
+    mainloop = m.mainloop or mainloop_class(m.stages).replace("Mma", "MmaPlanarComplex", 1)
+    return struct(
+        "Mma::SharedStorage",
+        [
+            aligned_buffer(
+                "operand_A",
+                2 * a_elems,
+                m.bits_a,
+                f"{MMA_PLANAR_COMPLEX_BASE}: AlignedBuffer<ElementA, ShapeA::kCount + "
+                f"kImaginaryStrideA> operand_A, ShapeA = ({tb.m} + {m.padding_a[0]}) x "
+                f"({tb.k} * {m.stages} + {m.padding_a[1]}), real and imaginary planes "
+                f"({m.padding_source})",
+                derived,
+            ),
+            aligned_buffer(
+                "operand_B",
+                2 * b_elems,
+                m.bits_b,
+                f"{MMA_PLANAR_COMPLEX_BASE}: AlignedBuffer<ElementB, ShapeB::kCount + "
+                f"kImaginaryStrideB> operand_B, ShapeB = ({tb.k} * {m.stages} + "
+                f"{m.padding_b[0]}) x ({tb.n} + {m.padding_b[1]}), real and imaginary planes",
+                derived,
+            ),
+        ],
+        f"{MMA_PLANAR_COMPLEX_BASE}: MmaPlanarComplexBase::SharedStorage ({mainloop})",
+    )
+
+
+def planar_complex_epilogue_shared_storage(e: EpilogueStorage) -> Block:
+    """EpiloguePlanarComplex::SharedStorage (EPI_PLANAR_COMPLEX): `StorageShape = (Shape::kRow +
+    Padding::kRow) x (Shape::kColumn + Padding::kColumn)` of the real epilogue's WarpTileIterator
+    and Padding (no kFragmentsPerIteration factor), and `AlignedBuffer<Element, kImaginaryStride *
+    2> storage` with kImaginaryStride = StorageShape::kCount."""
+    wc = warp_count(e.threadblock, e.warp)
+    rows = wc.m * e.rows_per_iteration * wc.k + e.padding[0]
+    cols = wc.n * e.warp.n + e.padding[1]
+    return struct(
+        "Epilogue::SharedStorage",
+        [
+            aligned_buffer(
+                "storage",
+                2 * rows * cols,
+                e.element_bits,
+                f"{EPI_PLANAR_COMPLEX}: AlignedBuffer<Element, kImaginaryStride * 2> storage, "
+                f"StorageShape = {rows}x{cols}",
+                ("input.tile", "input.warp", "input.epilogue"),
+            ),
+        ],
+        f"{EPI_PLANAR_COMPLEX}: EpiloguePlanarComplex::SharedStorage ({e.source}: WarpTileIterator, Padding)",
+    )
+
+
 def kernel_union(
     name: str, mma: Block, epilogue: Block, source: str, extra: tuple[Block, ...] = ()
 ) -> Block:
@@ -404,8 +492,11 @@ __all__ = [
     "kernel_union",
     "mainloop_class",
     "mma_shared_storage",
+    "planar_complex_epilogue_shared_storage",
+    "planar_complex_mma_shared_storage",
     "simt_epilogue",
     "simt_transpose_padding",
+    "tensor_op_blas3_epilogue",
     "tensor_op_epilogue",
     "tensor_op_fragments_per_iteration",
     "tensor_op_padding",

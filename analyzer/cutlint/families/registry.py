@@ -4,6 +4,8 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 from __future__ import annotations
 
 from cutlint.families.base import Claim, Family
+from cutlint.families.cutlass2_blas3 import FAMILY as CUTLASS2_BLAS3
+from cutlint.families.cutlass2_gemm_planar_complex import FAMILY as CUTLASS2_GEMM_PLANAR_COMPLEX
 from cutlint.families.cutlass2_gemm_universal import FAMILY as CUTLASS2_GEMM_UNIVERSAL
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
@@ -32,6 +34,8 @@ FAMILIES: tuple[Family, ...] = (
     SM90_COLLECTIVE_BUILDER,
     SM100_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
+    CUTLASS2_GEMM_PLANAR_COMPLEX,
+    CUTLASS2_BLAS3,
 )
 
 _BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}

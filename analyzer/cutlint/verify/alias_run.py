@@ -32,6 +32,8 @@ ALIAS_PROBE = "cutlass-alias"
 """The probe name families of `using`-chain kernels give (`Family.probe`)."""
 
 Say = Callable[[str], None]
+HEADERS_LABEL = "CUTLASS headers"
+"""How a file run of this probe names its headers (`CUTLASS headers <dir>`)."""
 
 
 def probed(r: InstantiationResult) -> bool:
@@ -153,7 +155,7 @@ def run(
         failed = {str(f.path): f.error for f in failures}
         for job in todo:
             path = str(Path(job.result.path))
-            _finish(job, by_file.get(path, []), failed.get(path), seconds)
+            _finish(job, by_file.get(path, []), failed.get(path), seconds, source)
             for r in job.probed:
                 got = job.rows.get(r.instantiation.span.line)
                 if got is not None:
@@ -162,7 +164,7 @@ def run(
 
 
 def _finish(
-    job: AliasJob, rows: list[dict[str, object]], error: str | None, seconds: float
+    job: AliasJob, rows: list[dict[str, object]], error: str | None, seconds: float, source: Path
 ) -> None:
     by_line = {r.instantiation.span.line: r for r in job.probed}
     for row in rows:
@@ -183,7 +185,7 @@ def _finish(
     job.run = FileRun(
         path=job.result.path,
         flashinfer_version=None,
-        headers="cutlass_library",
+        headers=f"{HEADERS_LABEL} {source}",
         instantiations=len(job.probed),
         compiled=True,
         seconds=round(seconds, 1) if error is None else None,

@@ -51,6 +51,11 @@ def _say(message: str) -> None:
     "flashinfer-python of the file's release.",
 )
 @click.option(
+    "--arch",
+    help="Target GPU arch check judges for (sm_120, sm_90, ...). Default: the arch each file's "
+    "path names; a cutlass_library build's files name none, so give the build's target.",
+)
+@click.option(
     "--cutlass-source",
     type=click.Path(path_type=Path, file_okay=False),
     help="For cutlass_library and other `using`-chain kernels: the CUTLASS tree to compile "
@@ -103,6 +108,7 @@ def _say(message: str) -> None:
 def verify_command(
     paths: tuple[Path, ...],
     headers: tuple[Path, ...],
+    arch: str | None,
     cutlass_source: Path | None,
     download: bool,
     backend: str,
@@ -133,6 +139,7 @@ def verify_command(
         keep_build=keep_build,
         backend=backend,
         cutlass_source=cutlass_source,
+        arch=arch,
     )
     try:
         result = verify(

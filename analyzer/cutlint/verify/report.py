@@ -11,8 +11,10 @@ import json
 import os
 from typing import Any
 
+from cutlint.families.registry import family_of
 from cutlint.records import MoeGemmRecipe
 from cutlint.report.json import instantiation_fields, recipe_fields
+from cutlint.verify.alias_run import HEADERS_LABEL as ALIAS_HEADERS
 from cutlint.verify.result import COMPARED, FileRun, Numbers, Status, Verified, VerifyResult
 
 SCHEMA_VERSION = 1
@@ -80,6 +82,13 @@ def _pair(v: Verified, name: str) -> str:
 
 def _tactic(v: Verified) -> list[str]:
     m = v.recipe.args if isinstance(v.recipe, MoeGemmRecipe) else None
+    if m is None and v.recipe is not None:
+        # Another family's recipe: its own cells where they name the same thing, its one-line
+        # title where they do not.
+        family = family_of(v.recipe)
+        cells = dict(zip(family.columns, family.describe(v.recipe), strict=True))
+        kind = cells.get("A x B -> D") or family.title(v.recipe)
+        return [cells.get("tile", "-"), kind, cells.get("fusion", "-"), cells.get("SwapAB", "-")]
     if m is None:
         return ["-", v.instantiation.name, "-", "-"]
     types = [t.value if t else "?" for t in (m.act_type, m.weight_type, m.output_type)]
@@ -124,6 +133,8 @@ def _file_heading(path: str, run: FileRun | None) -> str:
         if run.seconds
         else "compile failed"
     )
+    if run.headers and run.headers.startswith(ALIAS_HEADERS):
+        return f"{_display(path)}  ({run.headers}; {how})"
     version = f"FlashInfer {run.flashinfer_version}" if run.flashinfer_version else "FlashInfer ?"
     return f"{_display(path)}  ({version}, headers {run.headers}; {how})"
 

@@ -75,6 +75,8 @@ class VerifyOptions:
     extra_include_dirs: tuple[Path, ...] = field(default_factory=tuple)
     backend: str = "nvcc"
     """`--backend`: BACKENDS; `libclang` reads clang's record layout and needs no nvcc."""
+    arch: str | None = None
+    """`--arch`: the target check judges for (a cutlass_library build's files need it)."""
     cutlass_source: Path | None = None
     """`--cutlass-source`: the CUTLASS tree `using`-chain kernels compile against
     (cutlint.verify.alias_run); default: the nvidia-cutlass wheel in the cache."""
@@ -240,7 +242,10 @@ def _compare(
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
     if job is None or not is_probed(r):
-        return Verified(**base, status=Status.NO_BACKEND, note=_no_backend(inst))
+        note = _no_backend(inst)
+        if inst.form is FormKind.TYPE_ALIAS and r.recipe is None and r.not_modeled is not None:
+            note = f"not compiled: {r.not_modeled.reason}"
+        return Verified(**base, status=Status.NO_BACKEND, note=note)
     row = job.rows.get(inst.span.line)
     if row is None or _norm(row.args) != _norm(inst.args):
         error = job.run.error if job.run and job.run.error else "the probe reported nothing for it"
@@ -282,11 +287,15 @@ def _missed_by_check(job: _FileJob) -> list[Verified]:
     return out
 
 
-def _check(paths: Sequence[Path | str], search: HeaderSearch, jobs: int) -> CheckResult:
+def _check(
+    paths: Sequence[Path | str], search: HeaderSearch, jobs: int, arch: str | None = None
+) -> CheckResult:
     """check's result, modeled for the release of the one `--headers` where paths do not say."""
-    options = CheckOptions(jobs=jobs, flashinfer_version=search.single_version())
+    options = CheckOptions(jobs=jobs, flashinfer_version=search.single_version(), arch=arch)
     if len(search.given) == 1 and search.given[0].flashinfer_version is None:
-        options = CheckOptions(jobs=jobs, cutlass_version=str(search.given[0].cutlass_include))
+        options = CheckOptions(
+            jobs=jobs, cutlass_version=str(search.given[0].cutlass_include), arch=arch
+        )
     parsed = parse.parse_paths([Path(p) for p in paths], jobs=options.jobs)
     return judge_files(parsed, options)
 
@@ -353,13 +362,17 @@ def _alias_files(
 ) -> tuple[CheckResult, list[alias_run.AliasJob]]:
     """Judge the files of `using`-chain kernels again for the CUTLASS their headers are, and
     compile them (cutlint.verify.alias_run)."""
-    wanted = [f.path for f in checked.files if any(alias_run.probed(r) for r in f.instantiations)]
+    wanted = [
+        f.path
+        for f in checked.files
+        if any(r.instantiation.form is FormKind.TYPE_ALIAS for r in f.instantiations)
+    ]
     if not wanted or options.backend != "nvcc":
         return checked, []
     source = alias_run.source_root(options.cutlass_source, options.download, progress)
     again = judge_files(
         parse.parse_paths([Path(p) for p in wanted], jobs=options.jobs),
-        CheckOptions(jobs=options.jobs, cutlass_version=str(source / "include")),
+        CheckOptions(jobs=options.jobs, cutlass_version=str(source / "include"), arch=options.arch),
     )
     rejudged = {f.path: f for f in again.files}
     files = tuple(rejudged.get(f.path, f) for f in checked.files)
@@ -388,7 +401,7 @@ def verify(
     base = options.cache_dir or default_cache_dir()
     nvcc = _backend(options)
     search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
-    checked = _check(paths, search, options.jobs)
+    checked = _check(paths, search, options.jobs, options.arch)
     checked, alias_jobs = _alias_files(checked, options, nvcc, base, progress)
     jobs, missing = _plan(checked.files, search, nvcc)
     if missing:
