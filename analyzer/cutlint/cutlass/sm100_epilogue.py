@@ -25,6 +25,7 @@ from cutlint.records import EpilogueTile
 
 EB = "cutlass/epilogue/collective/builders/sm100_builder.inl"
 TMA_EP = "cutlass/epilogue/collective/sm100_epilogue_array_tma_warpspecialized.hpp"
+TMA_EP_UNIVERSAL = "cutlass/epilogue/collective/sm100_epilogue_tma_warpspecialized.hpp"
 NOSMEM_EP = "cutlass/epilogue/collective/sm100_epilogue_array_nosmem.hpp"
 COMMON = "cutlass/gemm/collective/builders/sm100_common.inl"
 
@@ -80,6 +81,14 @@ class Epilogue:
     n_divides: bool = True
     """CUTLASS >= 4.3.0 (knob `sm100_epilogue_tile_n_divides`): an auto tile N that does not
     divide CTA_N falls back to CTA_N."""
+    ptr_array: bool = True
+    """The ptr-array epilogue (tensormaps in shared memory); False: TmaWarpSpecialized{1,2}Sm ->
+    Sm100TmaWarpSpecialized (TMA_EP_UNIVERSAL), whose SharedStorage is tensors and pipeline only
+    (checked for the TMA kind)."""
+
+    @property
+    def header(self) -> str:
+        return TMA_EP if self.ptr_array else TMA_EP_UNIVERSAL
 
     @property
     def cta_m(self) -> int:
@@ -222,17 +231,17 @@ def collective_storage(e: Epilogue) -> Block:
             [
                 empty(
                     "smem_C",
-                    f"{TMA_EP}: CollectiveStorageWithoutC: cute::array<SmemElementC, 0> smem_C",
+                    f"{e.header}: CollectiveStorageWithoutC: cute::array<SmemElementC, 0> smem_C",
                 ),
                 array(
                     "smem_D",
                     st.stages_d * d_stage,
                     d_align,
-                    f"{TMA_EP}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {st.stages_d}",
+                    f"{e.header}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {st.stages_d}",
                     _D_FROM,
                 ),
             ],
-            f"{TMA_EP}: union CollectiveStorageWithoutC",
+            f"{e.header}: union CollectiveStorageWithoutC",
         )
     c_align = swizzle_align(e.c_bits, e.d_m_major, m, run)
     c_stage = m * n * e.c_bits // 8
@@ -246,18 +255,18 @@ def collective_storage(e: Epilogue) -> Block:
                     "smem_C",
                     st.stages_c * max_stage,
                     align,
-                    f"{TMA_EP}: CollectiveStorageReuseC: alignas(MaxSmemAlignment) smem_C, StagesC = {st.stages_c}",
+                    f"{e.header}: CollectiveStorageReuseC: alignas(MaxSmemAlignment) smem_C, StagesC = {st.stages_c}",
                     _C_FROM,
                 ),
                 array(
                     "smem_D",
                     st.stages_c * max_stage,
                     align,
-                    f"{TMA_EP}: CollectiveStorageReuseC: smem_D, ReuseSmemC ? StagesC : StagesD = {st.stages_c}",
+                    f"{e.header}: CollectiveStorageReuseC: smem_D, ReuseSmemC ? StagesC : StagesD = {st.stages_c}",
                     _D_FROM,
                 ),
             ],
-            f"{TMA_EP}: union CollectiveStorageReuseC",
+            f"{e.header}: union CollectiveStorageReuseC",
         )
     return struct(
         "collective",
@@ -266,18 +275,18 @@ def collective_storage(e: Epilogue) -> Block:
                 "smem_C",
                 st.stages_c * c_stage,
                 c_align,
-                f"{TMA_EP}: CollectiveStorageWithC: alignas(SmemAlignmentC) smem_C, StagesC = {st.stages_c}",
+                f"{e.header}: CollectiveStorageWithC: alignas(SmemAlignmentC) smem_C, StagesC = {st.stages_c}",
                 _C_FROM,
             ),
             array(
                 "smem_D",
                 st.stages_d * d_stage,
                 d_align,
-                f"{TMA_EP}: CollectiveStorageWithC: alignas(SmemAlignmentD) smem_D, StagesD = {st.stages_d}",
+                f"{e.header}: CollectiveStorageWithC: alignas(SmemAlignmentD) smem_D, StagesD = {st.stages_d}",
                 _D_FROM,
             ),
         ],
-        f"{TMA_EP}: struct CollectiveStorageWithC",
+        f"{e.header}: struct CollectiveStorageWithC",
     )
 
 
@@ -317,7 +326,7 @@ def tensor_storage(e: Epilogue) -> Block:
     return struct(
         "epilogue",
         [collective_storage(e), fusion_storage(e)],
-        f"{TMA_EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+        f"{e.header}: CollectiveEpilogue::SharedStorage::TensorStorage",
     )
 
 
@@ -368,6 +377,12 @@ def shared_storage(e: Epilogue) -> Block:
     if e.kind is EpilogueKind.NO_SMEM:
         s = nosmem_storage(e)
         return Block("CollectiveEpilogue::SharedStorage", s.size, s.align, s.source, s.pieces)
+    if not e.ptr_array:
+        return struct(
+            "CollectiveEpilogue::SharedStorage",
+            [tensor_storage(e).at("tensors"), pipeline(e).at("pipeline")],
+            f"{TMA_EP_UNIVERSAL}: CollectiveEpilogue::SharedStorage (tensors, pipeline)",
+        )
     return struct(
         "CollectiveEpilogue::SharedStorage",
         [

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, empty, struct
+from cutlint.cutlass.sm100_mainloop import CLC_RESPONSE_BYTES
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
     PL,
@@ -25,6 +26,8 @@ from cutlint.cutlass.versions import CutlassModel
 
 KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
 KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
+KS_UNIVERSAL = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
+SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
 GROUP_SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler_group.hpp"
 PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
 
@@ -45,8 +48,18 @@ SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
 }
 
 
-def smem_static_assert(cutlass_label: str, sm103: bool) -> str:
+UNIVERSAL_SMEM_STATIC_ASSERT = {"4.2.0": f"{KS_UNIVERSAL}:213"}
+"""The one-problem SM100 shell's class-scope `static_assert(SharedStorageSize <=
+sm100_smem_capacity_bytes, "SMEM usage exceeded capacity.")`, per release read."""
+
+
+def smem_static_assert(cutlass_label: str, sm103: bool, ptr_array: bool = True) -> str:
     """Where the shell's static_assert on SharedStorageSize is, for the CUTLASS release."""
+    if not ptr_array:
+        return UNIVERSAL_SMEM_STATIC_ASSERT.get(
+            cutlass_label,
+            f"{KS_UNIVERSAL}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)",
+        )
     where = SMEM_STATIC_ASSERT.get(cutlass_label)
     if where is None:
         return f"{KS103 if sm103 else KS}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)"
@@ -55,6 +68,8 @@ def smem_static_assert(cutlass_label: str, sm103: bool) -> str:
 
 SM100_SCHEDULER_STAGES = 8
 """The SM100 builders' SchedulerPipelineStageCount for a grouped GEMM (IsGroupGemm ? 8 : 2)."""
+SM100_UNIVERSAL_SCHEDULER_STAGES = 2
+"""The same for one problem (IsGroupGemm = false): 2."""
 SM103_SCHEDULER_STAGES = 3
 """sm103_blockscaled_umma_builder.inl: SchedulerPipelineStageCount = 3."""
 SM103_THREADS = 5 * THREADS_PER_WARP + 128 + 3 * THREADS_PER_WARP
@@ -72,9 +87,14 @@ class KernelShell:
     epilogue_threads: int
     async_tensormap_update: bool
     """KS since CUTLASS 4.3.0: IsTensorMapUpdateAsync (grouped, not dynamic-persistent)."""
+    ptr_array: bool = True
+    """False: the one-problem shell KS_UNIVERSAL (`GemmUniversal` with KernelTmaWarpSpecialized
+    {1,2}SmSm100): no tensormaps, the CLC scheduler PersistentTileSchedulerSm100[StreamK]."""
 
     @property
     def header(self) -> str:
+        if not self.ptr_array:
+            return KS_UNIVERSAL
         return KS103 if self.sm103 else KS
 
     @property
@@ -83,7 +103,18 @@ class KernelShell:
         return TENSORMAP_UPDATER_WARPS + 1 if self.async_tensormap_update else 1
 
 
-def shell(sm103: bool, accumulator_stages: int, cutlass: CutlassModel) -> KernelShell:
+def shell(
+    sm103: bool, accumulator_stages: int, cutlass: CutlassModel, ptr_array: bool = True
+) -> KernelShell:
+    if not ptr_array:
+        return KernelShell(
+            sm103=False,
+            accumulator_stages=accumulator_stages,
+            scheduler_stages=SM100_UNIVERSAL_SCHEDULER_STAGES,
+            epilogue_threads=128,
+            async_tensormap_update=False,
+            ptr_array=False,
+        )
     return KernelShell(
         sm103=sm103,
         accumulator_stages=accumulator_stages,
@@ -150,7 +181,9 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
             "clc",
             pipeline_storage(stages),
             16,
-            f"{h}: alignas(16) CLCPipeline::SharedStorage = PipelineAsync<{stages}> (group scheduler: not dynamic-persistent)",
+            f"{h}: alignas(16) CLCPipeline::SharedStorage = PipelineAsync<{stages}> (group scheduler: not dynamic-persistent)"
+            if k.ptr_array
+            else f"{h}: alignas(16) CLCPipeline::SharedStorage = PipelineCLCFetchAsync<{stages}, ClusterShape> ({PL100}: full/empty barriers)",
         ),
         array(
             "accumulator",
@@ -162,7 +195,14 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
         empty(
             "clc_throttle",
             f"{h}: alignas(16) CLCThrottlePipeline::SharedStorage = PipelineEmpty ({PL100}: empty struct)",
-        ).at("clc_throttle", 16),
+        ).at("clc_throttle", 16)
+        if k.ptr_array
+        else array(
+            "clc_throttle",
+            pipeline_storage(stages),
+            16,
+            f"{h}: alignas(16) CLCThrottlePipeline::SharedStorage = PipelineAsync<{stages}> ({PL})",
+        ),
         array(
             "tmem_dealloc",
             BARRIER_BYTES,
@@ -189,6 +229,15 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
 
 def clc_responses(k: KernelShell) -> Block:
     stages = k.scheduler_stages
+    if not k.ptr_array:
+        return array(
+            "clc_response",
+            stages * CLC_RESPONSE_BYTES,
+            16,
+            f"{k.header}: alignas(16) TileScheduler::CLCResponse clc_response[{stages}] "
+            f"({SCHED}: PersistentTileSchedulerSm100::CLCResponse {{ uint32_t data[4]; }}, also "
+            "the stream-K scheduler's)",
+        )
     if k.async_tensormap_update:
         return array(
             "clc_response",
@@ -246,7 +295,14 @@ def shared_storage_members(
     epi_load_pipeline: Block,
 ) -> list[Block]:
     """The members of `GemmKernel::SharedStorage`, in order: pipelines, CLC responses, the TMEM
-    base pointer, the tensormaps, then the tensors (epilogue first)."""
+    base pointer, the tensormaps (ptr-array only), then the tensors (epilogue first)."""
+    if not k.ptr_array:
+        return [
+            pipelines(k, mainloop_pipeline, epi_load_pipeline),
+            clc_responses(k),
+            array("tmem_base_ptr", 4, 4, f"{k.header}: uint32_t tmem_base_ptr"),
+            tensor_storage(k, mainloop_tensors, epilogue_tensors),
+        ]
     return [
         pipelines(k, mainloop_pipeline, epi_load_pipeline),
         clc_responses(k),

@@ -34,6 +34,7 @@ DENSE_BUILDER = "cutlass/gemm/collective/builders/sm100_umma_builder.inl"
 BS_BUILDER = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
 SM103_BUILDER = "cutlass/gemm/collective/builders/sm103_blockscaled_umma_builder.inl"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
+DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
 SF_LAYOUT = "cutlass/detail/sm100_blockscaled_layout.hpp"
@@ -51,6 +52,8 @@ CLC_RESPONSE_BYTES = 16
 (sm100_tile_scheduler.hpp: `uint32_t data[4]`)."""
 SCHEDULER_STAGES_GROUPED = 8
 """The builders' SchedulerPipelineStageCount = IsGroupGemm ? 8 : 2 (grouped: 8)."""
+SCHEDULER_STAGES_UNIVERSAL = 2
+"""DENSE_BUILDER: SchedulerPipelineStageCount = IsGroupGemm ? 8 : 2 (one problem: 2)."""
 SF_BLOCK_MN = 128
 """sm100_blockscaled_layout.hpp: Sm1xxBlockScaledConfig Blk_MN = 128."""
 SF_BLOCK_K = 4
@@ -96,6 +99,9 @@ class Mainloop:
     """SFVecSize of a block-scaled MMA (16 for NVF4, 32 for MXF8F6F4); 0 for dense."""
     tensormaps: int = 2
     """TMA descriptors of the mainloop (A, B; + SFA, SFB when block-scaled)."""
+    ptr_array: bool = True
+    """A ptr-array (grouped) mainloop, with its tensormaps in shared memory; False: the
+    one-problem dense mainloop of `GemmUniversal` (DENSE_ML_UNIVERSAL, checked for DENSE only)."""
 
     @property
     def cta_m(self) -> int:
@@ -179,6 +185,8 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
     """
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:
         return sm103_kernel_carveout(ml)
+    if not ml.ptr_array:
+        return universal_kernel_carveout(ml)
     stages = SCHEDULER_STAGES_GROUPED
     acc = accumulator_stages(ml)
     async_update = cutlass.has("sm100_async_tensormap_update")
@@ -241,6 +249,53 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
             )
         )
     return tuple(terms)
+
+
+def universal_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
+    """Sm100DenseGemmTmaUmmaCarveout<..., IsArrayOfPointersGemm = false> (CARVEOUT) for one
+    problem (DENSE_BUILDER: IsGroupGemm = false, SchedulerPipelineStageCount = 2): the same sum
+    with TensorMapStorage = 0 (checked against CUTLASS 4.2.0's headers)."""
+    stages = SCHEDULER_STAGES_UNIVERSAL
+    acc = accumulator_stages(ml)
+    src = f"{CARVEOUT}: Sm100DenseGemmTmaUmmaCarveout<IsArrayOfPointersGemm = false>"
+    return (
+        StageTerm(
+            name="AccumulatorPipelineStorage",
+            bytes=pipeline_storage(acc),
+            source=f"{src}: sizeof(PipelineUmmaAsync<AccumulatorPipelineStageCount = {acc}>::SharedStorage)",
+            derived_from=("input.tile", "input.types"),
+        ),
+        StageTerm(
+            name="CLCPipelineStorage",
+            bytes=pipeline_storage(stages),
+            source=f"{src}: sizeof(PipelineCLCFetchAsync<{stages}>::SharedStorage)",
+        ),
+        StageTerm(
+            name="LoadOrderBarrierStorage",
+            bytes=ordered_sequence_barrier_storage(1, 2),
+            source=f"{src}: sizeof(OrderedSequenceBarrier<1,2>::SharedStorage)",
+        ),
+        StageTerm(
+            name="CLCResponseStorage",
+            bytes=stages * CLC_RESPONSE_BYTES,
+            source=f"{src}: SchedulerPipelineStageCount x CLCResponseSize",
+        ),
+        StageTerm(
+            name="CLCThrottlePipelineStorage",
+            bytes=pipeline_storage(stages),
+            source=f"{src}: sizeof(PipelineAsync<{stages}>::SharedStorage)",
+        ),
+        StageTerm(
+            name="TmemDeallocStorage",
+            bytes=BARRIER_BYTES,
+            source=f"{src}: sizeof(cutlass::arch::ClusterBarrier)",
+        ),
+        StageTerm(
+            name="TmemBasePtrsStorage",
+            bytes=stages * 4,
+            source=f"{src}: SchedulerPipelineStageCount x sizeof(uint32_t)",
+        ),
+    )
 
 
 def sm103_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
@@ -407,6 +462,8 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
 
 
 def _ml_header(ml: Mainloop) -> str:
+    if not ml.ptr_array:
+        return DENSE_ML_UNIVERSAL
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -517,6 +574,12 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
                 tensormap_storage(ml).at("tensormaps"),
             ],
             f"{SM103_ML}: CollectiveMma::SharedStorage (tensors, tensormaps)",
+        )
+    if not ml.ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages).at("tensors"), pipeline(ml, stages).at("pipeline")],
+            f"{DENSE_ML_UNIVERSAL}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
         )
     return struct(
         "CollectiveMainloop::SharedStorage",

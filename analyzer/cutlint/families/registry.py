@@ -13,6 +13,7 @@ from cutlint.families.cutlass2_sparse_gemm import FAMILY as CUTLASS2_SPARSE_GEMM
 from cutlint.families.sm80_fused_moe import FAMILY as SM80_FUSED_MOE
 from cutlint.families.sm90_collective_builder import FAMILY as SM90_COLLECTIVE_BUILDER
 from cutlint.families.sm90_tma_ws_grouped import FAMILY as SM90_TMA_WS_GROUPED
+from cutlint.families.sm100_collective_builder import FAMILY as SM100_COLLECTIVE_BUILDER
 from cutlint.families.sm100_tma_ws_grouped import FAMILY as SM100_TMA_WS_GROUPED
 from cutlint.families.sm120_blockscaled_grouped import FAMILY as SM120_BLOCKSCALED_GROUPED
 from cutlint.families.sm120_collective_builder import FAMILY as SM120_COLLECTIVE_BUILDER
@@ -34,6 +35,7 @@ FAMILIES: tuple[Family, ...] = (
     SM120_FP8_GROUPWISE,
     SM120_COLLECTIVE_BUILDER,
     SM90_COLLECTIVE_BUILDER,
+    SM100_COLLECTIVE_BUILDER,
     CUTLASS2_GEMM_UNIVERSAL,
     CUTLASS2_GEMM_PLANAR_COMPLEX,
     CUTLASS2_BLAS3,

@@ -1,0 +1,189 @@
+"""The SM100 CollectiveBuilder GEMM family: claims `using` chains that define
+`cutlass::gemm::kernel::GemmUniversal` with an `Sm100` mainloop CollectiveBuilder (cutlass_library's
+CUTLASS 3.x SM100 kernels, hand-written CUTLASS code) and computes their Resources with model.py."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from cutlint.cutlass import sm100_kernel
+from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
+from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.base import (
+    CannotRun,
+    Claim,
+    Facts,
+    InputField,
+    Unreadable,
+    family_toml,
+    regions,
+)
+from cutlint.families.sm100_collective_builder import model
+from cutlint.families.sm100_collective_builder.recipe import (
+    NAME,
+    Sm100CollectiveBuilderRecipe,
+    claim,
+)
+from cutlint.model.context import ModelContext
+from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+
+COVERED_CUTLASS: tuple[str, ...] = tuple(family_toml(model.PACKAGE)["covered_cutlass"]["versions"])
+"""The CUTLASS releases whose SM100 headers the model is checked against (family.toml)."""
+RUNS_ON = (100, 110)
+"""The targets an `Sm100` kernel is built for: sm_100a (B200) and sm_110a (Jetson Thor), for which
+cutlass_library's generator emits the same `cutlass3x_sm100_*` kernels (generator.py:
+GenerateSM100, ThorSMRenumbering) and nvcc lays them out byte for byte as for sm_100a
+(tests/data/nvcc_sm100_collective_builder_sm110_truth.json). The shell's static_assert compares
+with sm100_smem_capacity_bytes on both: cutlass/arch/arch.h (4.2.0) has no SM110 capacity."""
+THOR_DROPPED_CLUSTER = 16
+"""cutlass_library generator.py (GenerateSM100_TensorOp_*_UMMA_gemm): when the Thor SM is in the
+build's compute capabilities, `cluster_shapes_{1,2}sm.remove([4,4,1])`."""
+
+
+def _short(name: str) -> str:
+    return name.rsplit("::", 1)[-1]
+
+
+class Sm100CollectiveBuilder:
+    name: ClassVar[str] = NAME
+    package: ClassVar[str] = model.PACKAGE
+    metrics: ClassVar[Mapping[str, str]] = {
+        "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",
+        "cb.epilogue_schedule": "the epilogue builder's EpilogueSchedule as written",
+        "umma.tmem.columns": "TMEM columns the accumulators take",
+        "umma.tmem.capacity": "TMEM columns per SM (the kernel allocates all of them)",
+        "umma.two_sm": "a 2-SM MMA (KernelTmaWarpSpecialized2SmSm100)",
+        "umma.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
+        "umma.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
+    }
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "cb.kernel_schedule": ("input.schedule",),
+        "cb.epilogue_schedule": ("input.epilogue",),
+        "umma.tmem.columns": ("input.tile", "input.schedule"),
+        "umma.tmem.capacity": ("input.arch",),
+        "umma.two_sm": ("input.schedule",),
+        "umma.smem.capacity": ("input.arch",),
+        "umma.smem.assert": ("input.cutlass",),
+    }
+    columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "A x B -> D", "schedule", "epilogue")
+    probe: ClassVar[str | None] = "cutlass-alias"
+    """`cutlint verify` compiles its files with cutlint.verify.alias_probe."""
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        if inst.form is not FormKind.TYPE_ALIAS:
+            return None
+        got = claim(inst)
+        if isinstance(got, str):
+            return Unreadable(problems=(("CUT005", got),), reason=got)
+        return got
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        t = _tactic(recipe, ctx)
+        return t if isinstance(t, str) else None
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        t = _tactic(recipe, ctx)
+        assert not isinstance(t, str), t  # the engine asks covers() first
+        stage_count = model.stage_count(t, ctx.cutlass)
+        stages = stage_count.stages
+        block = model.kernel_shared_storage(t, stages, ctx.cutlass)
+        tmem = model.tmem_columns(t)
+        return Resources(
+            arch=ctx.arch,
+            cutlass_version=ctx.cutlass.label,
+            cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=stage_count,
+            layout=SmemLayout(
+                regions=regions(block),
+                size=block.size,
+                align=block.align,
+                mainloop_size=model.mainloop_shared_storage(t, stages).size,
+                epilogue_size=model.epilogue_shared_storage(t).size,
+            ),
+            max_threads_per_block=model.max_threads_per_block(t, ctx.cutlass),
+            tmem_columns=tmem.total if tmem is not None else None,
+            epilogue=model.epilogue_shape(t),
+        )
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        r = _recipe(recipe)
+        return {
+            "cb.kernel_schedule": _short(r.mainloop[12]),
+            "cb.epilogue_schedule": _short(r.epilogue[13]),
+            "umma.tmem.columns": res.tmem_columns or 0,
+            "umma.tmem.capacity": TMEM_COLUMNS,
+            "umma.two_sm": r.mainloop[12] in model.KERNEL_SCHEDULES
+            and model.KERNEL_SCHEDULES[r.mainloop[12]],
+            "umma.smem.capacity": SM100_SMEM_CAPACITY,
+            "umma.smem.assert": sm100_kernel.smem_static_assert(
+                res.cutlass_version, False, ptr_array=False
+            ),
+        }
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        r = _recipe(recipe)
+        types = f"{_short(r.mainloop[2])} x {_short(r.mainloop[5])} -> {_short(r.epilogue[10])}"
+        cluster = str(r.cluster) if r.cluster is not None else "dynamic"
+        return (str(r.tile), cluster, types, _short(r.mainloop[12]), _short(r.epilogue[13]))
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        r = _recipe(recipe)
+        ml = "mainloop CollectiveBuilder argument"
+        ep = "epilogue CollectiveBuilder argument"
+        m, e = r.mainloop, r.epilogue
+        return (
+            InputField("input.tile", "MMA tile", str(r.tile), f"{ml} TileShape_MNK"),
+            InputField("input.cluster", "cluster", m[10], f"{ml} ClusterShape_MNK"),
+            InputField(
+                "input.types",
+                "A x B -> C, D",
+                f"{m[2]} x {m[5]} -> {e[7]}, {e[10]}",
+                f"{ml}s ElementA, ElementB; {ep}s ElementC, ElementD",
+            ),
+            InputField("input.stages", "stage policy", m[11], f"{ml} StageCountType"),
+            InputField("input.schedule", "kernel schedule", m[12], f"{ml} KernelSchedule"),
+            InputField("input.epilogue", "epilogue schedule", e[13], f"{ep} Schedule"),
+            InputField(
+                "input.scheduler", "tile scheduler", r.tile_scheduler, "GemmUniversal argument 4"
+            ),
+        )
+
+    def title(self, recipe: Recipe) -> str:
+        r = _recipe(recipe)
+        return f"{_short(r.mainloop[12])} {r.tile}, {_short(r.epilogue[13])} epilogue"
+
+
+FAMILY = Sm100CollectiveBuilder()
+
+
+def _recipe(recipe: Recipe) -> Sm100CollectiveBuilderRecipe:
+    assert isinstance(recipe, Sm100CollectiveBuilderRecipe), recipe
+    return recipe
+
+
+def _covered_cutlass(cutlass: CutlassModel) -> str | None:
+    if cutlass.label in COVERED_CUTLASS:
+        return None
+    return (
+        f"CUTLASS {cutlass.label}: the SM100 CollectiveBuilder model is checked against the "
+        f"headers of CUTLASS {', '.join(COVERED_CUTLASS)} only (the one-problem kernel shell, "
+        "builders and epilogue change between releases)"
+    )
+
+
+def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
+    if ctx.arch.sm not in RUNS_ON:
+        return CannotRun(f"an Sm100 kernel (sm_100a) does not run on {ctx.arch.name}")
+    why = _covered_cutlass(ctx.cutlass)
+    if why is not None:
+        return why
+    r = _recipe(recipe)
+    c = r.cluster
+    if ctx.arch.sm == 110 and c is not None and c.m * c.n * c.k >= THOR_DROPPED_CLUSTER:
+        return (
+            f"cluster {c} on sm_110: cutlass_library does not build 4x4x1 clusters for Jetson Thor "
+            "(generator.py removes [4,4,1] when the Thor SM is targeted) and nvcc was not asked "
+            "about such a kernel for sm_110a"
+        )
+    return model.tactic_of(r, ctx.cutlass)

@@ -1,0 +1,226 @@
+"""The parts an SM100 CollectiveBuilder chain selects, and their shared memory.
+
+The mainloop is `sm100_umma_builder.inl`'s dense UMMA builder for one problem
+(`KernelTmaWarpSpecialized{1,2}SmSm100` -> `MainloopSm100TmaUmmaWarpSpecialized`,
+`sm100_mma_warpspecialized.hpp`), the epilogue the SM100 epilogue builder's TMA epilogue
+(`TmaWarpSpecialized{1,2}Sm`, or `EpilogueScheduleAuto` resolved as the builder resolves it ->
+`sm100_epilogue_tma_warpspecialized.hpp`), and the kernel `GemmUniversal` with the one-problem
+SM100 shell (`sm100_gemm_tma_warpspecialized.hpp`). The CUTLASS parts are in
+cutlint.cutlass.sm100_mainloop / sm100_epilogue / sm100_kernel (`ptr_array=False`); this module only
+decides, as the builders do, which parts the chain's arguments select. Header paths are relative to
+CUTLASS's include/.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cutlint.cutlass import sm100_epilogue as epi
+from cutlint.cutlass import sm100_kernel as kernel
+from cutlint.cutlass import sm100_mainloop as ml
+from cutlint.cutlass.layout import Block
+from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.base import family_data
+from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
+from cutlint.records import EpilogueTile, StageCount
+
+PACKAGE = "cutlint.families.sm100_collective_builder"
+EB = "cutlass/epilogue/collective/builders/sm100_builder.inl"
+
+_C = family_data(PACKAGE).constants
+# Each constant's source is in data/family.toml beside this file.
+TWO_SM_TILE_M = tuple(_C[f"auto_epilogue_2sm_tile_m_{i}"] for i in (1, 2))
+
+ELEMENT_BITS = {
+    "cutlass::half_t": 16,
+    "cutlass::bfloat16_t": 16,
+    "cutlass::float_e4m3_t": 8,
+    "cutlass::float_e5m2_t": 8,
+    "float": 32,
+}
+"""cute::sizeof_bits of the element types whose layouts the compiler truth covers; float appears
+only as an output (C, D) and accumulator."""
+OPERANDS = (
+    ("cutlass::half_t", "cutlass::half_t"),
+    ("cutlass::bfloat16_t", "cutlass::bfloat16_t"),
+    ("cutlass::float_e4m3_t", "cutlass::float_e4m3_t"),
+    ("cutlass::float_e5m2_t", "cutlass::float_e5m2_t"),
+    ("cutlass::float_e5m2_t", "cutlass::float_e4m3_t"),
+)
+"""(ElementA, ElementB) of the truth's rows (the builder's ElementAMma is the same type:
+sm1xx_kernel_input_element_to_mma_input_element keeps 8- and 16-bit types)."""
+ACCUMULATORS = ("float", "cutlass::half_t")
+"""ElementAccumulator of the rows the compiler truth holds (f16 x f16 accumulates in f16 too)."""
+
+KERNEL_SCHEDULES = {
+    "cutlass::gemm::KernelTmaWarpSpecialized1SmSm100": False,
+    "cutlass::gemm::KernelTmaWarpSpecialized2SmSm100": True,
+}
+"""The builder's KernelScheduleType -> is_2sm (sm100_umma_builder.inl: is_base_of_v<
+KernelSchedule2Sm, BuilderScheduleTag>)."""
+
+EPILOGUE_SCHEDULES = {
+    "cutlass::epilogue::TmaWarpSpecialized1Sm": False,
+    "cutlass::epilogue::TmaWarpSpecialized2Sm": True,
+}
+EPILOGUE_AUTO = "cutlass::epilogue::collective::EpilogueScheduleAuto"
+EPILOGUE_TILE_AUTO = "cutlass::epilogue::collective::EpilogueTileAuto"
+LINEAR_COMBINATION = "cutlass::epilogue::fusion::LinearCombination<"
+COLUMN_MAJOR = "cutlass::layout::ColumnMajor"
+ROW_MAJOR = "cutlass::layout::RowMajor"
+TILE_SCHEDULERS = ("void", "cutlass::gemm::PersistentScheduler", "cutlass::gemm::StreamKScheduler")
+"""cutlass/gemm/kernel/tile_scheduler.hpp: on Sm100 each maps to PersistentTileSchedulerSm100
+or PersistentTileSchedulerSm100StreamK, whose CLCResponse is the same 16 bytes."""
+
+_CARVEOUT_SIZEOF = re.compile(
+    r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*static_cast<int>\(\s*sizeof\(\s*"
+    r"(?:typename\s+)?(\w+)::SharedStorage\s*\)\s*\)\s*>$"
+)
+_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*(\d+)\s*>$")
+
+
+@dataclass(frozen=True)
+class Tactic:
+    """The builders' choices for one chain, as CUTLASS parts."""
+
+    recipe: Sm100CollectiveBuilderRecipe
+    two_sm: bool
+    mainloop: ml.Mainloop
+    epilogue: epi.Epilogue
+    carveout: int | None
+    """StageCountAutoCarveout<N> with a literal N; None: sizeof(the epilogue's SharedStorage)."""
+
+
+def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """EB, the EpilogueScheduleAuto builder for TensorOp kernels: is_2sm() = a static, even
+    ClusterShape M and an MMA tile M of 128 or 256 (OpClassTensorOp); a dynamic cluster
+    (`cute::Shape<int, int, _1>`) gives TmaWarpSpecialized1Sm whatever the mainloop's schedule."""
+    return r.cluster is not None and r.cluster.m % 2 == 0 and r.tile.m in TWO_SM_TILE_M
+
+
+def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic | str:
+    """The parts the builders select for `r`, or why the model does not cover the chain."""
+    m, e = r.mainloop, r.epilogue
+    if m[1] != "cutlass::arch::OpClassTensorOp":
+        return (
+            f"mainloop OpClass {m[1]}: the model covers the dense OpClassTensorOp UMMA builder only"
+        )
+    if "GroupProblemShape" in r.problem_shape:
+        return "a grouped (ptr-array) problem shape: this family models one-problem GemmUniversal"
+    two_sm = KERNEL_SCHEDULES.get(m[12])
+    if two_sm is None:
+        return (
+            f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized1SmSm100 and "
+            "KernelTmaWarpSpecialized2SmSm100 (sm100_umma_builder.inl)"
+        )
+    if (m[2], m[5]) not in OPERANDS:
+        return (
+            f"A x B = {m[2]} x {m[5]}: the compiler truth covers f16 x f16, bf16 x bf16, "
+            "e4m3 x e4m3, e5m2 x e5m2 and e5m2 x e4m3"
+        )
+    if m[8] not in ACCUMULATORS:
+        return f"ElementAccumulator {m[8]}: the compiler truth covers float and half_t accumulation"
+    if r.tile_scheduler not in TILE_SCHEDULERS:
+        return f"tile scheduler {r.tile_scheduler}: the model covers void, PersistentScheduler and StreamKScheduler"
+    if e[0] != "cutlass::arch::Sm100" or e[1] != "cutlass::arch::OpClassTensorOp":
+        return f"epilogue builder {e[0]}, {e[1]}: the model covers the Sm100 OpClassTensorOp one"
+    if e[4] != EPILOGUE_TILE_AUTO:
+        return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto"
+    if not e[14].startswith(LINEAR_COMBINATION):
+        return (
+            f"fusion {e[14]}: the model covers LinearCombination (an empty FusionCallbacks storage)"
+        )
+    if e[13] == EPILOGUE_AUTO:
+        epi_2sm = auto_epilogue_is_2sm(r)
+    elif e[13] in EPILOGUE_SCHEDULES:
+        epi_2sm = EPILOGUE_SCHEDULES[e[13]]
+    else:
+        return f"epilogue schedule {e[13]}: the model covers TmaWarpSpecialized{{1,2}}Sm and EpilogueScheduleAuto"
+    c_void = e[7] == "void"
+    c_bits = None if c_void else ELEMENT_BITS.get(e[7])
+    d_bits = ELEMENT_BITS.get(e[10])
+    if d_bits is None or (not c_void and c_bits is None):
+        return f"C, D = {e[7]}, {e[10]}: the model covers void, f16, bf16, e4m3, e5m2 and float"
+    if e[11] not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and e[8] != e[11]):
+        return f"C, D layouts {e[8]}, {e[11]}: the model covers one row- or column-major layout"
+    policy = m[11]
+    carveout: int | None
+    if (sz := _CARVEOUT_SIZEOF.match(policy)) and sz[1] == r.epilogue_alias:
+        carveout = None
+    elif lit := _CARVEOUT_INT.match(policy):
+        carveout = int(lit[1])
+    else:
+        return (
+            f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
+            "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
+        )
+    mainloop = ml.Mainloop(
+        ml.UmmaKind.DENSE,
+        r.tile.m,
+        r.tile.n,
+        r.tile.k,
+        two_sm,
+        ELEMENT_BITS[m[2]],
+        ELEMENT_BITS[m[5]],
+        ptr_array=False,
+    )
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.TMA,
+        mma_m=r.tile.m,
+        mma_n=r.tile.n,
+        two_sm=epi_2sm,
+        c_bits=c_bits,
+        d_bits=d_bits,
+        d_void=False,
+        d_m_major=e[11] == COLUMN_MAJOR,
+        blockscaled=False,
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
+        ptr_array=False,
+    )
+    return Tactic(r, two_sm, mainloop, epilogue, carveout)
+
+
+def epilogue_shared_storage(t: Tactic) -> Block:
+    return epi.shared_storage(t.epilogue)
+
+
+def epilogue_shape(t: Tactic) -> EpilogueTile:
+    return epi.tile_shape(t.epilogue)
+
+
+def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
+    carveout = epilogue_shared_storage(t).size if t.carveout is None else t.carveout
+    return ml.stage_count(t.mainloop, carveout, cutlass)
+
+
+def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
+    return kernel.shell(False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=False)
+
+
+def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+    return ml.shared_storage(t.mainloop, stages)
+
+
+def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
+    """`GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members, one-problem shell)."""
+    k = shell(t, cutlass)
+    e = t.epilogue
+    members = kernel.shared_storage_members(
+        k,
+        mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
+        mainloop_maps=ml.tensormap_storage(t.mainloop),  # not a member of this shell
+        mainloop_pipeline=ml.pipeline(t.mainloop, stages),
+        epilogue_tensors=epi.tensor_storage(e),
+        epilogue_maps=epi.tensormap_storage(e),  # not a member of this shell
+        epi_load_pipeline=epi.pipeline(e),
+    )
+    return kernel.shared_storage(members, k)
+
+
+def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
+    return kernel.max_threads_per_block(shell(t, cutlass))
+
+
+def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
+    return ml.tmem_columns(t.mainloop, epilogue_shape(t).n)
