@@ -471,7 +471,7 @@ def list_rules() -> None:
     """List every rule: id, name, severity, when it fails."""
     from tabulate import tabulate
 
-    from cutlint.engine.loader import load_rules
+    from cutlint.engine.loader import checked_rules
 
     rows = [
         [
@@ -482,7 +482,7 @@ def list_rules() -> None:
             r.failure_class,
             r.doc.what.split(". ")[0],
         ]
-        for r in load_rules()
+        for r in checked_rules()
     ]
     click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
 

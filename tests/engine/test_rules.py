@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cutlint.engine.evaluate import holds, render
-from cutlint.engine.loader import RuleFileError, load_rules, parse_rule
+from cutlint.engine.loader import RuleFileError, checked_rules, load_rules, parse_rule
 from cutlint.engine.schema import Compare
 from cutlint.report.rule_docs import pages
 
@@ -82,3 +82,9 @@ def test_conditions_and_templates_are_data() -> None:
     cond = Compare.model_validate({"metric": "smem.total", "gt": {"metric": "smem.limit"}})
     assert holds(cond, facts)
     assert render("{smem.total:,} > {smem.limit}", facts) == "102,400 > 101376"
+
+
+def test_every_shipped_rule_reads_only_metrics_its_families_provide() -> None:
+    """`check` loads the rules without importing every family they name (families.registry);
+    the metrics each reads are checked here instead."""
+    assert checked_rules() == load_rules()

@@ -67,3 +67,12 @@ def test_family_metrics_are_namespaced_and_drawn(family: Family) -> None:
 def test_rules_name_only_registered_families() -> None:
     for rule in load_rules():
         assert set(rule.applies_to.families) <= set(IDS), rule.id
+
+
+def test_each_registry_line_names_its_family() -> None:
+    """The registry's (name, folder) lines import nothing until asked: each name is the name its
+    folder's family gives itself, so a family is found by name without importing the others."""
+    from cutlint.families.registry import REGISTRY, family_named
+
+    for name, folder in REGISTRY:
+        assert family_named(name).name == name and family_named(name).package.endswith(folder)

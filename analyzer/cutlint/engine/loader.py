@@ -24,13 +24,30 @@ def _rule_files() -> list[Traversable]:
     return sorted((f for f in files if f.name.endswith(".toml")), key=lambda f: f.name)
 
 
-def parse_rule(name: str, text: str) -> Rule:
+def parse_rule(name: str, text: str, metrics: bool = True) -> Rule:
+    """A rule file, validated: its schema, its file name, the families it names, and (with
+    `metrics`) every metric it reads against what those families provide."""
     try:
         rule = Rule.model_validate(tomllib.loads(text))
     except (tomllib.TOMLDecodeError, ValidationError) as e:
         raise RuleFileError(f"{name}: {e}") from e
     if not name.startswith(f"{rule.id}-{rule.name}."):
         raise RuleFileError(f"{name}: file name must be {rule.id}-{rule.name}.toml")
+    from cutlint.families.registry import names
+
+    unknown_families = [f for f in rule.applies_to.families if f not in names()]
+    if unknown_families:
+        raise RuleFileError(
+            f"{name}: applies_to names an unknown family {unknown_families[0]!r}; "
+            f"known: {', '.join(names())}"
+        )
+    if metrics:
+        check_metrics(name, rule)
+    return rule
+
+
+def check_metrics(name: str, rule: Rule) -> None:
+    """Every metric `rule` reads is one its families provide (this imports those families)."""
     named = metrics_named(rule.when) if rule.when else []
     for template in (rule.message, rule.why or "", rule.fix or ""):
         named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
@@ -41,18 +58,17 @@ def parse_rule(name: str, text: str) -> Rule:
         raise RuleFileError(
             f"{name}: unknown metric(s) {unknown} for {scope}; known: {sorted(known)}"
         )
-    return rule
 
 
 def vocabulary(families: list[str]) -> dict[str, str]:
     """The metrics a rule scoped to `families` may name: the core metrics and those every one
     of the families provides (an unscoped rule may name only core metrics)."""
-    from cutlint.families.registry import FAMILIES, family_named
+    from cutlint.families.registry import family_named, names
 
     try:
         scoped = [family_named(f) for f in families]
     except KeyError as e:
-        known = ", ".join(f.name for f in FAMILIES)
+        known = ", ".join(names())
         raise RuleFileError(f"applies_to names an unknown family {e}; known: {known}") from e
     shared = dict(CORE_METRICS)
     if scoped:
@@ -63,11 +79,25 @@ def vocabulary(families: list[str]) -> dict[str, str]:
 
 @cache
 def load_rules() -> tuple[Rule, ...]:
-    rules = tuple(parse_rule(f.name, f.read_text(encoding="utf-8")) for f in _rule_files())
+    """The shipped rules. Their metrics are checked by `checked_rules()` (the tests, `cutlint
+    rules`), not here: that imports every family a rule names, and `check` imports a family only
+    when an instantiation needs it (families.registry)."""
+    rules = tuple(
+        parse_rule(f.name, f.read_text(encoding="utf-8"), metrics=False) for f in _rule_files()
+    )
     ids = [r.id for r in rules]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise RuleFileError(f"duplicate rule ids: {dupes}")
+    return rules
+
+
+@cache
+def checked_rules() -> tuple[Rule, ...]:
+    """The shipped rules, each metric they read checked against their families."""
+    rules = load_rules()
+    for rule in rules:
+        check_metrics(f"{rule.id}-{rule.name}.toml", rule)
     return rules
 
 
