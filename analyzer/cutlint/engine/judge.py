@@ -45,8 +45,9 @@ class Judgement:
 
 Memo = dict[tuple[object, ...], Judgement]
 """Judgements by (form, name, arguments as written, alias chain, context). The chain is part of
-it: two `using` kernels of one template and arguments (cutlass_library's planar complex and
-planar complex array kernels) name their own aliases in what is said of them."""
+it: hand-written `using` kernels name their aliases alike in every file (`GemmKernel =
+GemmUniversal<Shape, CollectiveMainloop, CollectiveEpilogue>`), and only the chain says which
+builders those names stand for (tests/engine/test_memo.py)."""
 
 VERDICT_PRIORITY = (
     Verdict.FAILS_COMPILE,
