@@ -13,6 +13,7 @@ from pydantic import Field
 from cutlint.cutlass.layout import Block
 from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_universal import model as universal
 from cutlint.families.cutlass2_sparse_gemm import model
 from cutlint.model.context import ModelContext
@@ -24,7 +25,6 @@ from cutlint.records import (
     Shape3,
     SmemLayout,
     StageCount,
-    StageTerm,
     Variant,
 )
 
@@ -166,54 +166,26 @@ def _kernel(recipe: Recipe) -> universal.Kernel:
 
 
 def _types(r: Cutlass2SparseGemmRecipe) -> str:
-    a, c, acc = (
-        e.replace("cutlass::", "") for e in (r.element_a, r.element_c, r.element_accumulator)
-    )
-    return a if a == c == acc else f"{a} -> {c} ({acc})"
+    return element_types(r.element_a, r.element_c, r.element_accumulator)
 
 
 def _stage_count(k: universal.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
     """No builder: Stages is a template argument; the per-stage terms are SparseMmaBase's A, B
     and metadata E tiles."""
-    per_stage = tuple(
-        StageTerm(
-            name=p.name.rsplit(".", 1)[-1],
-            bytes=p.size // k.stages,
-            source=p.source,
-            derived_from=p.derived_from,
-        )
-        for p in mma.flat()
-        if p.name.rsplit(".", 1)[-1] in ("operand_A", "operand_B", "operand_E")
-    )
-    return StageCount(
-        stages=k.stages,
-        capacity=ctx.arch.smem_optin,
-        reductions=(),
-        carveout=0,
-        stage_budget=ctx.arch.smem_optin,
-        per_stage=per_stage,
-        stage_bytes=sum(t.bytes for t in per_stage),
-        formula=f"{model.TEMPLATE}: Stages (template argument 14, as cutlass_library's tile description gives it)",
-        capacity_source="the arch's opt-in shared memory per block (model/data/arches.toml)",
-        fixed=True,
+    return fixed_stage_count(
+        k.stages,
+        mma,
+        ctx,
+        f"{model.TEMPLATE} template argument 14",
+        ("operand_A", "operand_B", "operand_E"),
     )
 
 
 def _variants(k: universal.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
     """Fewer stages, one at a time down to 2, up to the first that fits."""
-    out = []
-    for stages in range(k.stages - 1, 1, -1):
-        smem = model.kernel_shared_storage(model.with_stages(k, stages)).size
-        fits = smem <= ctx.arch.smem_optin
-        out.append(
-            Variant(
-                label=f"{stages}-stage",
-                tile=k.threadblock,
-                stages=stages,
-                smem_bytes=smem,
-                fits=fits,
-            )
-        )
-        if fits:
-            break
-    return tuple(out)
+    return fewer_stages(
+        k.stages,
+        k.threadblock,
+        ctx,
+        lambda n: model.kernel_shared_storage(model.with_stages(k, n)).size,
+    )
