@@ -1,13 +1,14 @@
 """A `using`-chain kernel's template arguments as the families read them: whitespace folded, and
 every alias of the chain an argument names (hand-written chains: `using ElementA =
-cutlass::half_t;`, `using TB = GemmShape<...>;`) replaced by the type it names. Shared by the
-CUTLASS 2.x families (cutlass2-gemm-universal, -conv, -gemm-grouped, -sparse-gemm)."""
+cutlass::half_t;`, `using TB = GemmShape<...>;`) replaced by the type it names; a CUTLASS 3.x
+kernel's CollectiveBuilder aliases and static `cute::Shape`s. Shared by every family of
+`using`-chain kernels (the CUTLASS 2.x ones and the SM90, SM100 and SM120 CollectiveBuilder ones)."""
 
 from __future__ import annotations
 
 import re
 
-from cutlint.records import Instantiation, TypeAlias
+from cutlint.records import Instantiation, Shape3, TypeAlias
 
 _ALIAS_DEPTH = 8
 """How many rounds of alias substitution an argument gets (`using A = B; using B = half_t;`)."""
@@ -42,3 +43,33 @@ def resolved(arg: str, inst: Instantiation) -> str:
 def chain_arguments(inst: Instantiation) -> tuple[str, ...]:
     """`inst.args`, each with its whitespace folded and the chain's aliases resolved."""
     return tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
+
+
+_STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
+_SHAPE = re.compile(r"^cute::Shape<(.*)>$")
+
+
+def static_shape(arg: str) -> Shape3 | None:
+    """`cute::Shape<cute::_128, cute::_256, cute::Int<64>>` -> 128x256x64 (None: not three static
+    extents)."""
+    m = _SHAPE.match(arg.replace(" ", ""))
+    if not m:
+        return None
+    values = []
+    for part in m.group(1).split(","):
+        v = _STATIC_INT.match(part)
+        if not v:
+            return None
+        values.append(int(v.group(1) or v.group(2)))
+    if len(values) != 3:
+        return None
+    return Shape3(m=values[0], n=values[1], k=values[2])
+
+
+def builder(inst: Instantiation, arg: str, target: str) -> TypeAlias | None:
+    """The alias `arg` names when it is `typename <target><...>::CollectiveOp` (a mainloop or
+    epilogue CollectiveBuilder of the kernel's chain), else None."""
+    alias = inst.alias(arg)
+    if alias is None or alias.target != target or alias.args is None:
+        return None
+    return alias if alias.member == "CollectiveOp" else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from cutlint.families.sm90_collective_builder.recipe import builder, static_shape
+from cutlint.families.alias_args import builder, static_shape
 from cutlint.records import Instantiation, Recipe, Shape3
 
 NAME = "sm100-collective-builder"

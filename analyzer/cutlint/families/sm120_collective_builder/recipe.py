@@ -18,7 +18,8 @@ import re
 
 from pydantic import Field
 
-from cutlint.records import Instantiation, Recipe, Shape3, TypeAlias
+from cutlint.families.alias_args import builder, static_shape
+from cutlint.records import Instantiation, Recipe, Shape3
 
 KERNEL = "cutlass::gemm::kernel::GemmUniversal"
 MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
@@ -62,24 +63,6 @@ class CollectiveBuilderRecipe(Recipe):
     )
 
 
-_SHAPE = re.compile(
-    r"^cute::Shape<\s*(?:cute::)?_(\d+)\s*,\s*(?:cute::)?_(\d+)\s*,\s*(?:cute::)?_(\d+)\s*>$"
-)
-
-
-def shape3(text: str) -> Shape3 | None:
-    """`cute::Shape<cute::_128, cute::_128, cute::_128>` -> 128x128x128; None otherwise."""
-    m = _SHAPE.match(text.strip())
-    return Shape3(m=int(m[1]), n=int(m[2]), k=int(m[3])) if m else None
-
-
-def _builder(inst: Instantiation, arg: str, target: str) -> TypeAlias | None:
-    alias = inst.alias(arg)
-    if alias is None or alias.target != target or alias.member != "CollectiveOp":
-        return None
-    return alias
-
-
 def _layout_and_scales(inst: Instantiation, layout: str) -> tuple[str, Shape3 | None]:
     """A blockwise builder's layout argument is `cute::tuple<Layout[*], LayoutSF[*]>`, LayoutSF an
     alias of `decltype(Config::deduce_layoutSF?())` with Config = Sm120BlockwiseScaleConfig<M, N,
@@ -104,8 +87,8 @@ def read(inst: Instantiation, family: str) -> CollectiveBuilderRecipe | None:
     None when the chain is not that (another family's, or no builder at all)."""
     if inst.name != KERNEL or not inst.chain or len(inst.args) not in (3, 4):
         return None
-    ml = _builder(inst, inst.args[1], MAINLOOP_BUILDER)
-    ep = _builder(inst, inst.args[2], EPILOGUE_BUILDER)
+    ml = builder(inst, inst.args[1], MAINLOOP_BUILDER)
+    ep = builder(inst, inst.args[2], EPILOGUE_BUILDER)
     if ml is None or ep is None or ml.args is None or ep.args is None:
         return None
     if len(ml.args) != 13 or ml.args[0] not in ARCH_TAGS or len(ep.args) not in (14, 15):
@@ -126,8 +109,8 @@ def read(inst: Instantiation, family: str) -> CollectiveBuilderRecipe | None:
         layout_b=layout_b,
         alignment_b=ml.args[7],
         accumulator=ml.args[8],
-        tile=shape3(ml.args[9]),
-        cluster=shape3(ml.args[10]),
+        tile=static_shape(ml.args[9]),
+        cluster=static_shape(ml.args[10]),
         stage_policy=ml.args[11],
         kernel_schedule=ml.args[12],
         epilogue_tile=ep.args[4],
@@ -138,7 +121,7 @@ def read(inst: Instantiation, family: str) -> CollectiveBuilderRecipe | None:
         epilogue_schedule=ep.args[13],
         fusion=ep.args[14] if len(ep.args) == 15 else "",
         epilogue_alias=ep.name,
-        epilogue_tile_shape=shape3(ep.args[2]),
+        epilogue_tile_shape=static_shape(ep.args[2]),
         # one config names both scale layouts; two that differ are not read
         scale_granularity=scales_a if scales_a == scales_b else None,
     )

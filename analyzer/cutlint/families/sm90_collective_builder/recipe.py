@@ -14,10 +14,11 @@ from typing import Any
 from pydantic import Field
 
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
+from cutlint.families.alias_args import builder, static_shape
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
-from cutlint.records import Instantiation, Recipe, Shape3, TypeAlias
+from cutlint.records import Instantiation, Recipe, Shape3
 
 NAME = "sm90-collective-builder"
 GEMM_UNIVERSAL = "cutlass::gemm::kernel::GemmUniversal"
@@ -27,8 +28,6 @@ SM90 = "cutlass::arch::Sm90"
 MAINLOOP_ARGS = 13
 EPILOGUE_ARGS = 15
 
-_STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
-_SHAPE = re.compile(r"^cute::Shape<(.*)>$")
 _CARVEOUT_SIZEOF = re.compile(
     r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*static_cast<int>\(\s*sizeof\(\s*"
     r"(?:typename\s+)?(\w+)::SharedStorage\s*\)\s*\)\s*>$"
@@ -58,29 +57,6 @@ class Sm90CollectiveBuilderRecipe(Recipe):
 
 def _short(name: str) -> str:
     return name.rsplit("::", 1)[-1]
-
-
-def static_shape(arg: str) -> Shape3 | None:
-    """`cute::Shape<cute::_128, cute::_256, cute::_64>` -> 128x256x64 (None: not static)."""
-    m = _SHAPE.match(arg.replace(" ", ""))
-    if not m:
-        return None
-    values = []
-    for part in m.group(1).split(","):
-        v = _STATIC_INT.match(part)
-        if not v:
-            return None
-        values.append(int(v.group(1) or v.group(2)))
-    if len(values) != 3:
-        return None
-    return Shape3(m=values[0], n=values[1], k=values[2])
-
-
-def builder(inst: Instantiation, arg: str, target: str) -> TypeAlias | None:
-    alias = inst.alias(arg)
-    if alias is None or alias.target != target or alias.args is None:
-        return None
-    return alias
 
 
 def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
