@@ -20,6 +20,7 @@ from cutlint.producers.flashinfer.derive_releases import (
 )
 from cutlint.producers.flashinfer.releases import (
     _load_releases,
+    _release,
     flashinfer_releases,
     macro_parameters,
     release_for,
@@ -67,6 +68,15 @@ def test_every_value_has_a_source_in_the_wheel(table: dict[str, Any]) -> None:
 
 def test_the_file_is_what_the_generator_writes(table: dict[str, Any]) -> None:
     assert render(table) == DATA.read_text(), "regenerate: python -m ...derive_releases"
+
+
+def test_each_release_is_read_from_its_own_run_of_lines(table: dict[str, Any]) -> None:
+    """flashinfer_releases() parses only the asked release's lines (its header to the next
+    release's): each such run must hold that release's whole entry and nothing else."""
+    releases = flashinfer_releases()
+    assert list(releases) == sorted(table, key=version_key)
+    for version in table:
+        assert releases[version] == _release(version, table[version]), version
 
 
 def test_every_release_from_0_5_0_with_its_cutlass() -> None:

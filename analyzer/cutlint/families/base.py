@@ -78,7 +78,9 @@ def family_toml(package: str) -> dict[str, Any]:
     return raw
 
 
+@cache
 def family_data(package: str) -> FamilyData:
+    """The family's data, built once (its constants are read per instantiation)."""
     raw = family_toml(package)
     constants = raw.get("constants", {})
     return FamilyData(
@@ -93,8 +95,10 @@ def family_data(package: str) -> FamilyData:
     )
 
 
+@cache
 def regions(block: Block) -> tuple[Region, ...]:
-    """The laid-out `SharedStorage` as the records' regions (`Resources.layout.regions`)."""
+    """The laid-out `SharedStorage` as the records' regions (`Resources.layout.regions`).
+    Memoized: a run's instantiations share their layouts (f16 and bf16 outputs, variants)."""
     return tuple(
         Region(
             name=p.name.removeprefix("SharedStorage."),

@@ -5,6 +5,7 @@ compiler's layout of GemmKernel::SharedStorage)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import ClassVar
 
 from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
@@ -101,6 +102,7 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
     return sm120.Tactic(a.cta_tile, operands, OUTPUT_BITS[a.output_type], a.fusion, a.swap_ab)
 
 
+@cache
 def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:
     kernel = sm120.kernel_shared_storage(t, stages, cutlass)
     return SmemLayout(
@@ -112,15 +114,16 @@ def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
     )
 
 
-def _variant(label: str, t: sm120.Tactic, ctx: ModelContext) -> Variant:
-    stages = sm120.stage_count(t, ctx.cutlass).stages
-    size = sm120.kernel_shared_storage(t, stages, ctx.cutlass).size
+@cache
+def _variant(label: str, t: sm120.Tactic, cutlass: CutlassModel, smem_optin: int) -> Variant:
+    stages = sm120.stage_count(t, cutlass).stages
+    size = sm120.kernel_shared_storage(t, stages, cutlass).size
     return Variant(
         label=label,
         tile=t.tile,
         stages=stages,
         smem_bytes=size,
-        fits=stages >= 2 and size <= ctx.arch.smem_optin,
+        fits=stages >= 2 and size <= smem_optin,
     )
 
 
@@ -129,8 +132,13 @@ def _variants(t: sm120.Tactic, ctx: ModelContext) -> tuple[Variant, ...]:
     other = Fusion.NONE if t.fusion is Fusion.FINALIZE else Fusion.FINALIZE
     refused = sm120.Tactic(t.tile, t.operands, t.output_bits, other, t.swap_ab)
     return (
-        _variant(f"SwapAB {'on' if swapped.swap_ab else 'off'}", swapped, ctx),
-        _variant(f"{other.value} epilogue", refused, ctx),
+        _variant(
+            f"SwapAB {'on' if swapped.swap_ab else 'off'}",
+            swapped,
+            ctx.cutlass,
+            ctx.arch.smem_optin,
+        ),
+        _variant(f"{other.value} epilogue", refused, ctx.cutlass, ctx.arch.smem_optin),
     )
 
 

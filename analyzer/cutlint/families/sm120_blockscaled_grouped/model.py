@@ -18,6 +18,7 @@ Header paths are relative to CUTLASS's `include/`; `launcher` is FlashInfer's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from cutlint.cutlass import epilogue, fusion, kernel
 from cutlint.cutlass import sm120_blockscaled as blockscaled
@@ -103,6 +104,7 @@ def mainloop_pipeline(stages: int) -> Block:
     return blockscaled.mainloop_pipeline(stages)
 
 
+@cache
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
     return blockscaled.grouped_mainloop_shared_storage(t.tile, t.operands, stages, cutlass)
 
@@ -172,6 +174,7 @@ def epilogue_pipeline(t: Tactic, cutlass: CutlassModel) -> Block:
     return epilogue.load_pipeline(epilogue_shape(t, cutlass).stages_c)
 
 
+@cache
 def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
     e = epilogue_shape(t, cutlass)
@@ -183,6 +186,7 @@ def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
 # --- stage count (the builder's arithmetic) ----------------------------------------------------
 
 
+@cache
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
     StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC), with the grouped
@@ -208,6 +212,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 # --- the kernel --------------------------------------------------------------------------------
 
 
+@cache
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
     """`GemmKernel::SharedStorage` of the SM90 ptr-array cooperative kernel shell (KS), which the
     SM120 block-scaled grouped kernel reuses (cutlint.cutlass.kernel)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from cutlint.cutlass.layout import Block, array, struct
@@ -163,6 +164,7 @@ def compile_problem(t: Tactic) -> str | None:
     return None
 
 
+@cache
 def traits_shared_storage(tr: Traits, element: ElementType) -> Block:
     """`SharedStorageGate` (gated) or `SharedStorageNormal`, as the compiler lays it out:
     `cute::array_aligned<ElementInput, cosize_v<SmemLayoutX>>` members (alignas 16) in a struct
