@@ -24,7 +24,7 @@ from pydantic import (
 from cutlint import inputs
 from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.model.arch import arch_for
-from cutlint.parse.libclang import define_problem
+from cutlint.parse.defines import define_problem
 
 FailOn = Literal["error", "warning", "info", "note", "never"]
 Format = Literal["text", "concise", "json", "sarif", "github"]
@@ -45,7 +45,7 @@ def _define(spec: str) -> tuple[str, str]:
 
 def _checked(name: str, value: str) -> tuple[str, str]:
     """A define libclang can be given: a name that is an identifier, a value of one printable
-    line (libclang.define_problem says why; a newline would add directives of the file's
+    line (parse.defines.define_problem says why; a newline would add directives of the file's
     choosing to every parse)."""
     why = define_problem(name, value)
     if why is not None:

@@ -12,7 +12,6 @@ from all of them (cutlint.engine.judge), and only the findings are filtered.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +57,8 @@ def rules_selected(selector: str, rules: Sequence[Rule], option: str = "--select
         if found:
             return found
     words = [r.id for r in rules] + [r.name for r in rules]
+    import difflib  # only for a selector that is not known: a usage error
+
     close = difflib.get_close_matches(text.lower(), [w.lower() for w in words], n=1, cutoff=0.75)
     hint = ""
     if close:

@@ -14,7 +14,8 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from cutlint.parse.extract import DEFAULT_DEFINES, parse_source
+    from cutlint.parse.defines import DEFAULT_DEFINES
+    from cutlint.parse.extract import parse_source
     from cutlint.parse.paths import parse_paths
     from cutlint.parse.pool import DEFAULT_LIMITS, Limits
     from cutlint.parse.problems import PROBLEM_NAMES
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 # Resolved on first use (PEP 562): importing a submodule (`cutlint.parse.cachepath`) does not
 # import the parser and the records.
 _WHERE = {
-    "DEFAULT_DEFINES": "cutlint.parse.extract",
+    "DEFAULT_DEFINES": "cutlint.parse.defines",
     "parse_source": "cutlint.parse.extract",
     "parse_paths": "cutlint.parse.paths",
     "DEFAULT_LIMITS": "cutlint.parse.pool",

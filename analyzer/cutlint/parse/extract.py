@@ -23,9 +23,9 @@ import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from cutlint.parse import aliases, calls, directives, libclang, literals, shapes, wellformed
+from cutlint.parse.defines import DEFAULT_DEFINES, command_line
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
     NO_INSTANTIATIONS,
@@ -44,13 +44,6 @@ from cutlint.records import (
     ParsedFile,
     SourceSpan,
 )
-
-DEFAULT_DEFINES: Mapping[str, str] = MappingProxyType(
-    {"ENABLE_FP4": "1", "ENABLE_FP8": "1", "ENABLE_BF16": "1"}
-)
-"""What FlashInfer compiles the generated files with: `-DENABLE_BF16 -DENABLE_FP8 -DENABLE_FP4`
-in flashinfer/jit/fused_moe.py (`gen_cutlass_fused_moe_sm120_module` and its siblings).
-Read-only, so that no caller changes everyone's default."""
 
 
 class Lines:
@@ -139,7 +132,7 @@ def parse_source(
     if directives.has_conditionals(found_directives) and (
         found or wellformed.candidates(masked, found_directives)
     ):
-        args = libclang.command_line(defines, undefines)
+        args = command_line(defines, undefines)
         try:
             preprocessed = libclang.preprocess(
                 path, directives.skeleton(masked, found_directives), args

@@ -6,8 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from cutlint.parse import libclang, pool, walk, worker
-from cutlint.parse.extract import DEFAULT_DEFINES
+from cutlint.parse import pool, walk
+from cutlint.parse.defines import DEFAULT_DEFINES, Job, command_line
 from cutlint.records import ParsedFile
 
 MAX_DEFAULT_JOBS = 2
@@ -28,18 +28,20 @@ def parse_paths(
 
     `jobs`: worker processes; None for min(2, CPUs); 0 parses in this process, without the
     protection against libclang crashes (for debugging). Raises ValueError for a define that is
-    no macro name or whose value holds a control character (libclang.define_problem).
+    no macro name or whose value holds a control character (defines.define_problem).
     """
     if isinstance(paths, str | Path):
         paths = [paths]  # a str is a Sequence[str] too: one path, not one per character
-    libclang.command_line(defines, undefines)  # ValueError now, for a define it would refuse
+    command_line(defines, undefines)  # ValueError now, for a define it would refuse
     entries = walk.expand(paths, exclude)
     files = [e.path for e in entries if e.problem is None]
-    job = worker.Job(defines=dict(defines), undefines=tuple(undefines))
+    job = Job(defines=dict(defines), undefines=tuple(undefines))
     if jobs is None:
         jobs = min(MAX_DEFAULT_JOBS, os.cpu_count() or 1)
     if jobs <= 0:
-        parsed = [worker.parse_file(f, job) for f in files]
+        from cutlint.parse.worker import parse_file
+
+        parsed = [parse_file(f, job) for f in files]
     else:
         parsed = pool.run(files, job, jobs, limits)
     by_order = iter(parsed)

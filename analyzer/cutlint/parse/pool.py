@@ -6,8 +6,10 @@ file as it finishes. The parent knows which file each worker is on (the first un
 its batch), so when a worker dies or stays silent past the per-file time limit, that file gets a
 CUT007 problem, the worker is replaced, and the rest of its batch goes to the new one.
 
-Forked rather than spawned: the child inherits the imported modules (pydantic and the records
-cost ~150 ms to import), so a worker is ready in a few milliseconds.
+Forked rather than spawned. The first worker (`prestart`) is forked before this process has
+imported the parser or the records: it imports them itself and loads libclang on the second core
+while this process imports the rest of cutlint, so the two start-ups overlap instead of adding
+up. Workers started later, by `run`, inherit what this process has imported by then.
 """
 
 from __future__ import annotations
@@ -22,10 +24,15 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
 from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
 
-from cutlint.parse import worker
-from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, problem
-from cutlint.records import ParsedFile
+from cutlint.parse.defines import Job
+
+if TYPE_CHECKING:
+    from cutlint.records import ParsedFile
+
+READY = "ready"
+"""What a worker sends once it is set up (its limits set, the parser imported)."""
 
 
 @dataclass(frozen=True)
@@ -93,28 +100,44 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
+def _child(conn: Connection, memory_bytes: int | None, warm: bool) -> None:
+    """The worker process: import the parser here (not before the fork), then serve."""
+    from cutlint.parse import worker
+
+    worker.main(conn, memory_bytes, warm)
+
+
 def _start(limits: Limits, warm: bool = False) -> _Worker | None:
-    """A fresh worker, or None when none can be started (then the pool parses in-process)."""
+    """A fresh worker, or None when none can be started (then the pool parses in-process).
+    A warm one (`prestart`) is not waited for here: `_take_warm` does, when a run takes it."""
     ctx = _context()
     parent, child = ctx.Pipe(duplex=True)
-    proc = ctx.Process(target=worker.main, args=(child, limits.memory_bytes, warm), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, limits.memory_bytes, warm), daemon=True)
     try:
         proc.start()
     except (OSError, AssertionError):  # AssertionError: we are a daemonic process ourselves
         return None
     child.close()
-    if not parent.poll(30.0):  # generous: only start-up (a fork, some rlimits)
-        proc.kill()
-        proc.join(1.0)
-        return None
+    w = _Worker(proc, parent)
+    return w if warm or _ready(w) else None
+
+
+def _ready(w: _Worker) -> bool:
+    """Whether the worker said it is ready; one that did not is stopped."""
+    # generous: a fork, some rlimits and, for a worker forked before the parser was imported,
+    # that import
+    if not w.conn.poll(30.0):
+        w.process.kill()
+        w.process.join(1.0)
+        return False
     try:
-        ready = parent.recv()
+        ready = w.conn.recv()
     except (EOFError, OSError):
         ready = None
-    if ready != worker.READY:
-        proc.join(1.0)
-        return None
-    return _Worker(proc, parent)
+    if ready != READY:
+        w.process.join(1.0)
+        return False
+    return True
 
 
 _warm: list[tuple[_Worker, int | None]] = []
@@ -127,7 +150,6 @@ def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
     second core (a one-file `cutlint check` waits for the load otherwise); skipped with one."""
     if _warm or (os.cpu_count() or 1) < 2:
         return
-    _build_records()
     w = _start(limits, warm=True)
     if w is not None:
         _warm.append((w, limits.memory_bytes))
@@ -136,7 +158,7 @@ def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
 def _take_warm(limits: Limits) -> _Worker | None:
     while _warm:
         w, memory = _warm.pop()
-        if memory == limits.memory_bytes and w.process.is_alive():
+        if memory == limits.memory_bytes and w.process.is_alive() and _ready(w):
             return w
         _stop(w, kill=True)
     return None
@@ -144,8 +166,10 @@ def _take_warm(limits: Limits) -> _Worker | None:
 
 def _build_records() -> None:
     """The records are built on first use (defer_build): build ParsedFile's validator and
-    serializer before forking, once, so that the workers inherit them instead of each building
-    its own (and importing pydantic's plugin loader) before it can answer."""
+    serializer before forking the workers `run` starts, once, so that they inherit them instead
+    of each building its own (and importing pydantic's plugin loader) before it can answer."""
+    from cutlint.records import ParsedFile
+
     ParsedFile.model_rebuild()
 
 
@@ -177,10 +201,13 @@ def _death(w: _Worker) -> str:
 
 
 def _failed(path: str, why: str) -> ParsedFile:
+    from cutlint.parse.problems import PARSER_FAILURE, problem
+    from cutlint.records import ParsedFile
+
     return ParsedFile(path=path, problems=(problem(PARSER_FAILURE, path, why),))
 
 
-def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> list[ParsedFile]:
+def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[ParsedFile]:
     """Parse `paths` in up to `jobs` workers; the results are in the order of `paths`."""
     results: list[ParsedFile | None] = [None] * len(paths)
     pending = deque(enumerate(paths))
@@ -198,7 +225,9 @@ def run(paths: Sequence[str], job: worker.Job, jobs: int, limits: Limits) -> lis
             if isolated:  # workers ran, then none could be restarted: do not risk this process
                 results[i] = _failed(path, "no parser process could be started for this file")
             else:  # no worker could be started at all (no fork, no pipes): parse without one
-                results[i] = worker.parse_file(path, job)
+                from cutlint.parse.worker import parse_file
+
+                results[i] = parse_file(path, job)
     finally:
         for w in workers:
             _stop(w, kill=bool(w.batch))
@@ -209,7 +238,7 @@ def _serve(
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
     results: list[ParsedFile | None],
-    job: worker.Job,
+    job: Job,
     limits: Limits,
 ) -> None:
     _assign_idle(workers, pending, results, job, limits)
@@ -246,7 +275,7 @@ def _assign_idle(
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
     results: list[ParsedFile | None],
-    job: worker.Job,
+    job: Job,
     limits: Limits,
 ) -> None:
     """Send the next batch to every idle worker. One that died while idle (killed from
@@ -279,6 +308,9 @@ def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
 def _decoded(path: str, payload: object) -> ParsedFile:
     """A worker's result; one this process cannot read back is a cutlint bug, reported for its
     file (CUT012) rather than ending the run."""
+    from cutlint.parse.problems import INTERNAL_ERROR, problem
+    from cutlint.records import ParsedFile
+
     if isinstance(payload, ParsedFile):
         return payload
     try:
@@ -293,7 +325,7 @@ def _replace(
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
     results: list[ParsedFile | None],
-    job: worker.Job,
+    job: Job,
     limits: Limits,
     blame: str | None,
 ) -> None:

@@ -10,24 +10,14 @@ from __future__ import annotations
 import os
 import resource
 import signal
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from cutlint import inputs
+from cutlint.parse.defines import Job
 from cutlint.parse.extract import parse_source
+from cutlint.parse.pool import READY
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, UNREADABLE_INPUT, problem
 from cutlint.records import ParsedFile
-
-READY = "ready"
-
-
-@dataclass(frozen=True)
-class Job:
-    """What every file of a run is parsed with."""
-
-    defines: Mapping[str, str]
-    undefines: Sequence[str]
 
 
 def parse_file(path: str, job: Job) -> ParsedFile:

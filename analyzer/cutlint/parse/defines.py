@@ -1,0 +1,66 @@
+"""What a file is parsed with: the define set, checked before any parser process sees it.
+
+Light on purpose (no libclang, no records): the parent process imports this to check the
+user's -D/-U and to describe a run's job, while the parser itself (libclang, the scanners)
+is imported in the worker processes only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+DEFAULT_DEFINES: Mapping[str, str] = MappingProxyType(
+    {"ENABLE_FP4": "1", "ENABLE_FP8": "1", "ENABLE_BF16": "1"}
+)
+"""What FlashInfer compiles the generated files with: `-DENABLE_BF16 -DENABLE_FP8 -DENABLE_FP4`
+in flashinfer/jit/fused_moe.py (`gen_cutlass_fused_moe_sm120_module` and its siblings).
+Read-only, so that no caller changes everyone's default."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every file of a run is parsed with."""
+
+    defines: Mapping[str, str]
+    undefines: Sequence[str]
+
+
+# Parsed as C++17 host code, as nvcc's host pass sees these files, with no header search path:
+# the headers are not needed and a missing one must not change what is found.
+_BASE_ARGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w")
+
+
+_MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def define_problem(name: str, value: str | None = None) -> str | None:
+    """Why `-D name=value` (or `-U name`) cannot be given to the preprocessor, or None.
+
+    libclang turns `-DNAME=VALUE` into the line `#define NAME VALUE` of its predefines buffer, so
+    a newline in either would add directives of the user's choosing (`#include "/dev/zero"`); a
+    name must be an identifier ([cpp.replace]) and a value one line of printable text."""
+    if not _MACRO_NAME.fullmatch(name):
+        return f"macro name {name!r} is not an identifier (letters, digits and _)"
+    if value is not None and any(not c.isprintable() for c in value):
+        return f"the value of {name} holds a control character (a newline, a tab, ...): {value!r}"
+    return None
+
+
+def command_line(defines: Mapping[str, str], undefines: Sequence[str]) -> list[str]:
+    """libclang's arguments for a define set. Raises ValueError for a define `define_problem`
+    refuses (callers check first and say so in their own words)."""
+    for name, value in defines.items():
+        why = define_problem(name, value)
+        if why is not None:
+            raise ValueError(why)
+    for name in undefines:
+        why = define_problem(name)
+        if why is not None:
+            raise ValueError(why)
+    args = list(_BASE_ARGS)
+    args += [f"-D{name}={value}" for name, value in defines.items()]
+    args += [f"-U{name}" for name in undefines]  # after the -D's, so an undefine wins
+    return args
