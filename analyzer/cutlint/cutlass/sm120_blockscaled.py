@@ -18,6 +18,7 @@ without tensormaps. Header paths are relative to CUTLASS's `include/`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, round_up, struct
@@ -270,10 +271,17 @@ def mainloop_tensor_storage(
     stages: int,
     grouped: bool = False,
     cutlass: CutlassModel | None = None,
+    per_stage: StageBytes | None = None,
+    extra: Sequence[Block] = (),
+    collective: str | None = None,
 ) -> Block:
-    """ML (MLA for a grouped kernel: the same members)."""
-    s = stage_bytes(tile, ops, cutlass)
-    src = MLA if grouped else ML
+    """ML (MLA for a grouped kernel: the same members).
+
+    A copy of this collective outside CUTLASS (`collective`, its header) may allocate other
+    per-stage bytes than the tile's (`per_stage`: FlashInfer's SVDQuant collective pads SFA to
+    128 rows for a 64-row tile) and members after smem_SFB (`extra`)."""
+    s = per_stage or stage_bytes(tile, ops, cutlass)
+    src = collective or (MLA if grouped else ML)
     return struct(
         "mainloop",
         [
@@ -305,6 +313,7 @@ def mainloop_tensor_storage(
                 f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
                 ("builder.stages", "builder.term.SFB"),
             ),
+            *extra,
         ],
         f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
