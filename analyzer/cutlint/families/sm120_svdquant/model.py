@@ -299,7 +299,7 @@ def static_assert(t: Tactic, smem: int) -> str:
         return ""
     key, why = failed[0]
     a = asserts[key]
-    return f"{why}: {a['where']} static_assert(..., \"{a['message']}\")"
+    return f'{why}: {a["where"]} static_assert(..., "{a["message"]}")'
 
 
 def release_known(version: str | None) -> str | None:

@@ -24,7 +24,8 @@ LABELS = {
     "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_STATIC_TACTIC": "default",
     "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_NO_INLINE_DOWN_TACTIC": "no_inline_down",
 }
-"""Which probe row (its label) each macro's call instantiates."""
+"""Which probe row (its label) each macro's call instantiates (cutlint.verify.jit_truth keeps
+only that row for the call: a file's TACTIC and NO_INLINE_DOWN_TACTIC calls share their argument)."""
 
 
 def _patch(macro: str, label: str, kernel: str) -> HeaderPatch:
