@@ -172,14 +172,14 @@ def _side_slot(t: Tactic) -> list[Block]:
             t.tile.m * size,
             align,
             f"{COLLECTIVE}: alignas(128) ArrayEngine<bfloat16_t, cosize_v<SmemLayoutDDedicated>> smem_D",
-            ("input.config",),
+            ("input.call",),
         ),
         array(
             "smem_L1",
             t.tile.n * size,
             align,
             f"{COLLECTIVE}: alignas(128) ArrayEngine<bfloat16_t, cosize_v<SmemLayoutL1Dedicated>> smem_L1",
-            ("input.config",),
+            ("input.call",),
         ),
     ]
 
