@@ -81,3 +81,28 @@ def test_one_real_mxfp8_compile(jit_modules: Any, flashinfer_root: Any, tmp_path
         ("true", 2, 111616),
         ("false", 2, 111616),
     ]
+
+
+def test_svdquant_patches_the_real_header(flashinfer_root: Any, tmp_path: Path) -> None:
+    """The SVDQuant probe keeps the 0.7.4 header whole (configs, kernels, class-scope
+    static_asserts) and redefines, for the host pass only, the two macros the rendered files call;
+    STATIC_TACTIC expands to the patched TACTIC."""
+    from cutlint.families.sm120_svdquant import probe
+
+    real = flashinfer_root("0.7.4") / "flashinfer" / "data" / "include" / probe.HEADER
+    text = real.read_text()
+    for p in probe.PATCHES:
+        text = patch_header(text, p, real.parent)
+    assert text.count("#ifndef __CUDA_ARCH__  // cutlint probe: host pass only") == 2
+    assert "report<Config::GemmKernel>(" in text
+    assert "report<Config::GemmKernelNoInlineDown>(" in text
+    for macro in ("TACTIC", "NO_INLINE_DOWN_TACTIC"):
+        start = text.index(f"#define INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_{macro}(Config)")
+        body = text[start : text.index("#else", start)]
+        assert "report<" in body and "template void" not in body, body
+    assert (
+        "static_assert(GemmKernel::SharedStorageSize <= cutlass::arch::sm120_smem_capacity_bytes"
+        in text
+    )
+    assert "#define INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_STATIC_TACTIC(Config)" in text
+    assert "#define INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_NO_INLINE_DOWN_TACTIC(...)" in text

@@ -62,3 +62,30 @@ def finalize_scatter(tile_n: int, swap_ab: bool, bias_bits: int) -> Block:
         "array_aligned<ElementBias, CTA_N> smem",
         FUSION_FROM,
     )
+
+
+def per_col_bias(tile_n: int, bias_bits: int) -> Block:
+    """`fusion::LinCombPerColBias` on the SM90 / SM120 TMA epilogue (CALLBACKS:
+    Sm90LinCombPerColBias): the bias is an `Sm90RowBroadcast<0, CtaTileShapeMNK, ElementBias, ...>`
+    whose SharedStorage is `array_aligned<ElementBias, size<1>(CtaTileShapeMNK)> smem` (ROW_BROADCAST);
+    the scalar broadcasts, the source and accumulator fetches and the compute nodes are empty."""
+    return array(
+        "thread",
+        round_up(bias_bits * tile_n // 8, ARRAY_ALIGNED_DEFAULT),
+        ARRAY_ALIGNED_DEFAULT,
+        f"{CALLBACKS}: Sm90LinCombPerColBias, {ROW_BROADCAST}<0, ..., ElementBias>: "
+        "array_aligned<ElementBias, CTA_N> smem",
+        FUSION_FROM,
+    )
+
+
+def per_row_bias() -> Block:
+    """`fusion::LinCombPerRowBias` (CALLBACKS: Sm90LinCombPerRowBias): the bias is an
+    `Sm90ColBroadcast`, whose SharedStorage is empty (each thread loads its rows from global
+    memory), as are all the other nodes: an empty struct of size 1."""
+    return empty(
+        "thread",
+        f"{CALLBACKS}: Sm90LinCombPerRowBias: Sm90ColBroadcast::SharedStorage {{}} and every other "
+        "node's SharedStorage is empty",
+        FUSION_FROM,
+    )

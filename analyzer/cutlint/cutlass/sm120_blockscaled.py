@@ -18,6 +18,7 @@ without tensormaps. Header paths are relative to CUTLASS's `include/`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, round_up, struct
@@ -270,10 +271,25 @@ def mainloop_tensor_storage(
     stages: int,
     grouped: bool = False,
     cutlass: CutlassModel | None = None,
+    per_stage: StageBytes | None = None,
+    extra: Sequence[Block] = (),
+    collective: str | None = None,
 ) -> Block:
-    """ML (MLA for a grouped kernel: the same members)."""
-    s = stage_bytes(tile, ops, cutlass)
-    src = MLA if grouped else ML
+    """ML (MLA for a grouped kernel: the same members).
+
+    A copy of this collective outside CUTLASS (`collective`, its header) may allocate other
+    per-stage bytes than the tile's (`per_stage`: FlashInfer's SVDQuant collective pads SFA to
+    128 rows for a 64-row tile) and members after smem_SFB (`extra`)."""
+    s = per_stage or stage_bytes(tile, ops, cutlass)
+    src = collective or (MLA if grouped else ML)
+
+    def terms(x: str) -> tuple[str, ...]:
+        # the builder's per-stage term, unless the collective allocates its own per-stage bytes
+        # (then from the call's tile: explain keeps the input nodes the family has)
+        if per_stage is None:
+            return ("builder.stages", f"builder.term.{x}")
+        return ("builder.stages", *TILE_FROM, "input.call")
+
     return struct(
         "mainloop",
         [
@@ -282,29 +298,30 @@ def mainloop_tensor_storage(
                 stages * s.a,
                 1024,
                 f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeA, cosize_v<SmemLayoutA>> smem_A",
-                ("builder.stages", "builder.term.A"),
+                terms("A"),
             ),
             array(
                 "smem_B",
                 stages * s.b,
                 1024,
                 f"{src}: alignas(1024) ArrayEngine<SmemAllocTypeB, cosize_v<SmemLayoutB>> smem_B",
-                ("builder.stages", "builder.term.B"),
+                terms("B"),
             ),
             array(
                 "smem_SFA",
                 stages * s.sfa,
                 16,
                 f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
-                ("builder.stages", "builder.term.SFA"),
+                terms("SFA"),
             ),
             array(
                 "smem_SFB",
                 stages * s.sfb,
                 16,
                 f"{src}: alignas(16) (4.5.0; none in 4.2.0) ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
-                ("builder.stages", "builder.term.SFB"),
+                terms("SFB"),
             ),
+            *extra,
         ],
         f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,

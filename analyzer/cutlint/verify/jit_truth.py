@@ -135,9 +135,14 @@ def collect(
                     if not rows:
                         raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
                     done[(header_key, row_key(i))] = (version, rows)
+        # A probe whose files call several macros with the same arguments (one kernel each)
+        # names the row each macro's call owns: `LABELS`, macro name -> probe row label.
+        label_of: dict[str, str] | None = getattr(probe, "LABELS", None)
         for i in insts:
             probed_in, rows = done[(header_key, row_key(i))]
             for r in rows:
+                if label_of is not None and r.label != label_of[i.name]:
+                    continue
                 d = asdict(r)
                 d.pop("where")
                 d.pop("line")

@@ -73,7 +73,11 @@ CUTLINT_JIT_MEMBER(m_smem_A, tensors.smem_A)
 CUTLINT_JIT_MEMBER(m_smem_B, tensors.smem_B)
 CUTLINT_JIT_MEMBER(m_smem_SFA, tensors.smem_SFA)
 CUTLINT_JIT_MEMBER(m_smem_SFB, tensors.smem_SFB)
+CUTLINT_JIT_MEMBER(m_smem_D, tensors.smem_D)
+CUTLINT_JIT_MEMBER(m_smem_L1, tensors.smem_L1)
 CUTLINT_JIT_MEMBER(m_pipeline_storage, pipeline_storage)
+CUTLINT_JIT_MEMBER(m_pipeline_storage_mainloop, pipeline_storage.mainloop)
+CUTLINT_JIT_MEMBER(m_pipeline_storage_lora, pipeline_storage.lora)
 CUTLINT_JIT_MEMBER(m_tensormaps, tensormaps)
 CUTLINT_JIT_MEMBER(e_collective, tensors.collective)
 CUTLINT_JIT_MEMBER(e_thread, tensors.thread)
@@ -135,7 +139,11 @@ bool report(const char* label, const char* where, int line, std::initializer_lis
   emit_m_smem_B<MS>(m, "mainloop");
   emit_m_smem_SFA<MS>(m, "mainloop");
   emit_m_smem_SFB<MS>(m, "mainloop");
+  emit_m_smem_D<MS>(m, "mainloop");
+  emit_m_smem_L1<MS>(m, "mainloop");
   emit_m_pipeline_storage<MS>(m, "mainloop");
+  emit_m_pipeline_storage_mainloop<MS>(m, "mainloop");
+  emit_m_pipeline_storage_lora<MS>(m, "mainloop");
   emit_m_tensormaps<MS>(m, "mainloop");
   emit_e_collective<ES>(m, "epilogue");
   emit_e_thread<ES>(m, "epilogue");
