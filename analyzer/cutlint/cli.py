@@ -964,8 +964,8 @@ def pregen_flashinfer(
     runners: tuple[str, ...],
 ) -> None:
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
-    operations would fail on the target arch. Exit 0 none fails, 1 some do, 2 usage error or no
-    generator."""
+    operations, and which of the dense SM120 GEMM runners' tactics, would fail on the target
+    arch. Exit 0 none fails, 1 some do, 2 usage error or no generator."""
     from cutlint import api
     from cutlint.cache_dir import wheels_dir
     from cutlint.pregen import render
@@ -999,7 +999,8 @@ def pregen_flashinfer(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",
             err=True,
         )
-    sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)
+    failing = result.failing or result.failing_gemm_runner_tactics
+    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
 @pregen.command(

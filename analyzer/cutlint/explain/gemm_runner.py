@@ -175,8 +175,7 @@ def judge_gemm_runner(
     step = step_of(message)
     read = read_line(message)
     if read is None:
-        known = ", ".join(sorted({k for r in runners().values() for k in r.kernel_by_prefix}
-                                 | {r.prefix for r in runners().values() if r.prefix.endswith("]")}))
+        known = ", ".join(r.label for r in runners().values())
         return _not_modeled(step, first.status, (
             f"`{_prefix(message)}` is a GEMM runner cutlint has no tactic table for (it has "
             f"{known}): its tactics cannot be numbered or judged, so this failure is not explained."
@@ -189,7 +188,7 @@ def judge_gemm_runner(
         ))  # fmt: skip
     if release is None:
         return _not_modeled(step, first.status, (
-            f"`{runner.prefix}` numbers its tactics per release, and no FlashInfer release is "
+            f"`{runner.label}` numbers its tactics per release, and no FlashInfer release is "
             "known here: give --flashinfer-version, or a --cache whose path names it."
         ))  # fmt: skip
     logged = _logged_ids(m.events, runner.runner_class)

@@ -72,6 +72,11 @@ class Runner:
     """The Python TunableRunner's class name (`CutlassMxfp8GemmRunner`): the autotuner's logs
     and the blocklist key name it."""
 
+    @property
+    def label(self) -> str:
+        """The prefix as printed with the default kernel: `[FP4 gemm Runner]`."""
+        return self.prefix if self.prefix.endswith("]") else self.prefix + "]"
+
     def blocklist_keys(self, release: str) -> tuple[str, ...]:
         """`<custom_op>::<runner class>` for each op that holds the runner in the release."""
         rel = self.releases.get(release)
@@ -245,7 +250,7 @@ def judge_runner(
     rel = r.releases.get(release)
     if rel is None:
         return (
-            f"{r.prefix} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
+            f"{r.label} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
         )
     limit = arch_for(arch).smem_optin
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
