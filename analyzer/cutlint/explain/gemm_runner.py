@@ -157,9 +157,14 @@ def _initialize(e: RunnerExplanation, logged: Sequence[int]) -> tuple[Agreement,
             f"No tactic cutlint models exceeds {e.arch}'s limit, and tactic(s) "
             f"{_ids(unmodeled)} are not modeled: {unmodeled[0].why}."
         )
+    pool = [v for v in e.tactics if e.line.kernel is None or v.tactic.kernel == e.line.kernel]
+    largest = max(pool, key=lambda v: v.smem or 0)
     return Agreement.CONTRADICTS, (
         f"initialize() failed with Error Internal, but every tactic of FlashInfer {e.release}'s "
-        f"runner fits {e.arch}: {e.summary}."
+        f"runner fits {e.arch}'s {largest.limit:,} B (the largest, tactic {largest.tactic.id}, "
+        f"{_name(largest)}, needs {largest.smem or 0:,} B): the failure has another cause (a "
+        "binary built for another arch, class E, or an earlier sticky error, class G), or the "
+        "log is another release's."
     )
 
 
@@ -198,7 +203,8 @@ def judge_gemm_runner(
             f"{e or 'not a runner line'}; cutlint has no tactic table for this runner in "
             f"FlashInfer {release}, so this failure is not judged."
         ))  # fmt: skip
-    reading = GemmRunnerReading(
+    # The table answers "which tactic cannot initialize": for another step it is not the cause.
+    reading = None if step is not Step.INITIALIZE else GemmRunnerReading(
         runner=runner.key, prefix=e.line.prefix, runner_class=runner.runner_class,
         blocklist_keys=runner.blocklist_keys(release), release=release, arch=arch,
         step=step.value if step else None, source=e.source,
@@ -215,7 +221,8 @@ def judge_gemm_runner(
     if missing:
         text += (
             f" Besides, tactic(s) {_ids(missing)} dispatch to a kernel the cache's module never "
-            f"instantiates ({missing[0].why}): the runner cannot run them, whatever the arch."
+            f"instantiates ({missing[0].why}): an undefined symbol when the module loads or the "
+            "tactic runs, on any arch; a finding of its own, apart from shared memory."
         )
     named = [v for v in e.tactics if v.tactic.id in logged]
     matches = _matches(cache, runner, named or list(e.candidates))

@@ -20,6 +20,7 @@ from cutlint.explain.records import (
 )
 from cutlint.explain.tree import LEGEND, render_tree
 from cutlint.families.registry import family_of
+from cutlint.logs.events import LogEventKind
 from cutlint.records import InstantiationResult
 from cutlint.report.escape import printable
 
@@ -81,7 +82,7 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
         shown = f.matches[0]
         lines.append(f"  {'tactic:':<{LABEL}}{describe(shown)}")
         lines.append(f"  {'cutlint:':<{LABEL}}{prediction(shown)}")
-    elif f.gemm_runner is not None:
+    elif f.kind is LogEventKind.GEMM_RUNNER_FAILED:
         lines += _field("maps to", f.match_note)
     else:
         lines += _field("maps to", f"nothing in the cache: {f.match_note}")
