@@ -246,7 +246,10 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
          "sm_120", "--emit-blocklist", str(tmp_path / "bl.json")],
     )  # fmt: skip
     assert out.exit_code == 1, out.output
-    assert "[MXFP8 SM120 gemm Runner] (mxfp8_gemm::CutlassMxfp8GemmRunner): 10 ids (0-9), 4 fail: 6, 7, 8, 9" in out.output
+    assert (
+        "[MXFP8 SM120 gemm Runner] (mxfp8_gemm::CutlassMxfp8GemmRunner): 10 ids (0-9), 4 fail: 6, 7, 8, 9"
+        in out.output
+    )
     invalid = json.loads((tmp_path / "bl.json").read_text())["invalid_tactics"]
     assert invalid["mxfp8_gemm::CutlassMxfp8GemmRunner"] == [6, 7, 8, 9]
     assert not any("CutlassFp4GemmRunner" in k for k in invalid)

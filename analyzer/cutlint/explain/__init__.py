@@ -20,9 +20,7 @@ from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
 
 
-def _notes(
-    log: LogFile, cache: CacheIndex | None, version: str | None, origin: str
-) -> list[str]:
+def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: str) -> list[str]:
     notes: list[str] = []
     if log.cut_lines:
         notes.append(
@@ -71,9 +69,7 @@ def _notes(
     return notes
 
 
-def _release(
-    log: LogFile, cache: CacheIndex | None, given: str | None
-) -> tuple[str | None, str]:
+def _release(log: LogFile, cache: CacheIndex | None, given: str | None) -> tuple[str | None, str]:
     """The FlashInfer release the log is read against, and where it came from: given, else the
     cache's paths, else the log's own JIT cache paths (when they name one release)."""
     if given:

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import networkx as nx
-
 from tabulate import tabulate
 
 from cutlint.explain.records import (

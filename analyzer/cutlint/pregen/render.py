@@ -95,7 +95,9 @@ def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
     for runner in runners:
         mine = [t for t in r.gemm_runner_tactics if t.runner == runner]
         bad = [t for t in mine if t.fails]
-        unknown = [t for t in mine if t.verdict not in ("fits", "fails initialize()", "does not compile")]
+        unknown = [
+            t for t in mine if t.verdict not in ("fits", "fails initialize()", "does not compile")
+        ]
         keys = ", ".join(mine[0].keys)
         text = (f"{len(bad)} fail: {', '.join(str(t.tactic) for t in bad)}" if bad
                 else "none fails")  # fmt: skip

@@ -19,8 +19,8 @@ from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
-from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.gemm_runners import gemm_runner_tactics
+from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.runner import fused_ids, grouped_tactics
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
 from cutlint.producers.flashinfer.modules import INSTANTIATIONS_DIR
