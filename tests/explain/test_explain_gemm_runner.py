@@ -164,3 +164,20 @@ def test_with_the_modules_cache(tmp_path: Path, jit_modules: Any) -> None:
     assert "tactic(s) 0, 1 dispatch to a kernel the cache's module never instantiates" in (
         g.explanation
     )
+
+
+def test_runner_tables_need_no_cache_for_the_cutlass2x_lines_either() -> None:
+    """The CUTLASS 2.x grouped runner's lines name no file either: without a cache they are read
+    against the given release on the given arch, as the fixture expects them with its cache."""
+    fixture = (
+        Path(__file__).parents[2] / "fixtures" / "logs" / "flashinfer-0.6.4-cutlass2x-sm120.log"
+    )
+    e = api.explain_log(fixture, flashinfer_version="0.6.4", arch="sm_120")
+    assert [(f.log_lines[0], f.agreement) for f in e.failures] == [
+        (12, Agreement.EXPLAINED),
+        (13, Agreement.EXPLAINED),
+        (16, Agreement.EXPLAINED),
+        (17, Agreement.EXPLAINED),
+        (20, Agreement.EXPLAINED),
+        (22, Agreement.NOT_DECIDABLE),
+    ]

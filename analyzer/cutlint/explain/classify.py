@@ -18,6 +18,7 @@ from cutlint.explain.runner import judge_runner
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
+from cutlint.model.arch import arch_for
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
 
@@ -379,7 +380,8 @@ def judge(
     elif kind is LogEventKind.UNSUPPORTED_TILE:
         cls, agreement, text = _unsupported_tile(m, release)
     elif kind in (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED):
-        cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version)
+        target = None if cache_given else arch_for(arch)
+        cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version, target)
         note = (
             "the cache's SM80 fused-MoE instantiations of that config"
             if matches
