@@ -181,3 +181,11 @@ def test_runner_tables_need_no_cache_for_the_cutlass2x_lines_either() -> None:
         (20, Agreement.EXPLAINED),
         (22, Agreement.NOT_DECIDABLE),
     ]
+
+
+def test_a_grouped_sm120_gemms_cutlass_check_is_not_dropped(tmp_path: Path) -> None:
+    """The grouped SM120 GEMMs number no tactics and print no runner prefix: their CUTLASS_CHECK
+    line is shown as logged (not recognized), never silently passed."""
+    log = _log(tmp_path, "Got cutlass error: Error Internal at: 300")
+    (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
+    assert f.agreement is Agreement.UNRECOGNIZED
