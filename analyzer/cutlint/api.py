@@ -166,16 +166,26 @@ def derivation(result: InstantiationResult) -> nx.DiGraph[str]:
 
 
 def explain_log(
-    log: Path | str, cache: Path | str, options: CheckOptions | None = None
+    log: Path | str,
+    cache: Path | str | None = None,
+    options: CheckOptions | None = None,
+    *,
+    flashinfer_version: str | None = None,
+    arch: str | None = None,
 ) -> LogExplanation:
     """Each distinct failure of an autotuner/launcher log, mapped to the instantiation it names
-    in `cache` (a FlashInfer JIT cache directory, or any directory of generated files) and
-    judged against cutlint's prediction. Raises cutlint.logs.LogReadError for an unreadable log."""
+    in `cache` (a FlashInfer JIT cache directory, or any directory of generated files; optional)
+    and judged against cutlint's prediction. A dense GEMM runner's line (`[MXFP8 SM120 gemm
+    Runner] Failed to initialize ...`) is read against `flashinfer_version`'s tactic lists (else
+    the cache's version) on `arch` (else the cache's, else sm_120). Raises
+    cutlint.logs.LogReadError for an unreadable log."""
     from cutlint.explain import explain_log as explain
     from cutlint.logs import read_log
 
     parsed = read_log(Path(log))
-    return explain(parsed, str(cache), check([cache], options))
+    if cache is None:
+        return explain(parsed, None, None, flashinfer_version, arch)
+    return explain(parsed, str(cache), check([cache], options), flashinfer_version, arch)
 
 
 def pregen_flashinfer(

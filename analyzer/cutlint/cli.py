@@ -502,7 +502,8 @@ def list_rules() -> None:
     "--log",
     "log_path",
     type=click.Path(path_type=Path, exists=True, dir_okay=False),
-    help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain; needs --cache.",
+    help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain, with "
+    "--cache, or --flashinfer-version for dense GEMM runners' lines.",
 )
 @click.option(
     "--cache",
@@ -542,7 +543,8 @@ def list_rules() -> None:
 @click.option("--cutlass-version", help="CUTLASS version (4.5.0) or a CUTLASS include dir.")
 @click.option(
     "--flashinfer-version",
-    help="Tactic or FILE:LINE: the FlashInfer release (its CUTLASS and dispatch table).",
+    help="Tactic, FILE:LINE or --log: the FlashInfer release (its CUTLASS, dispatch table and "
+    "runners' tactic lists; for --log, default: the --cache's).",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
@@ -576,11 +578,12 @@ def explain(
 
     _check_options(arch, cutlass_version)
     if log_path is not None:
-        if cache_dir is None:
+        if cache_dir is None and flashinfer_version is None:
             raise click.UsageError(
-                "--log needs --cache: the directory of generated files the log names"
+                "--log needs --cache (the directory of generated files the log names) or "
+                "--flashinfer-version (the release whose runners' tactic lists to read it against)"
             )
-        sys.exit(_explain_log(log_path, cache_dir, fmt))
+        sys.exit(_explain_log(log_path, cache_dir, fmt, flashinfer_version, arch))
     if target is not None:
         from cutlint.report.rule_docs import render_rule
 
@@ -890,14 +893,19 @@ def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def _explain_log(log_path: Path, cache_dir: Path, fmt: str) -> int:
+def _explain_log(
+    log_path: Path, cache_dir: Path | None, fmt: str, version: str | None, arch: str | None
+) -> int:
     """Print each distinct failure of the log; exit 1 when it holds any failure."""
     from cutlint import api
     from cutlint.explain.render import render_log_json, render_log_text
     from cutlint.logs import LogReadError
 
+    options = api.CheckOptions(arch=arch, flashinfer_version=version) if cache_dir else None
     try:
-        explained = api.explain_log(log_path, cache_dir)
+        explained = api.explain_log(
+            log_path, cache_dir, options, flashinfer_version=version, arch=arch
+        )
     except LogReadError as e:
         _usage_error(str(e))
     click.echo((render_log_json if fmt == "json" else render_log_text)(explained), nl=False)
@@ -965,8 +973,8 @@ def pregen_flashinfer(
     runners: tuple[str, ...],
 ) -> None:
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
-    operations would fail on the target arch. Exit 0 none fails, 1 some do, 2 usage error or no
-    generator."""
+    operations, and which of the dense SM120 GEMM runners' tactics, would fail on the target
+    arch. Exit 0 none fails, 1 some do, 2 usage error or no generator."""
     from cutlint import api
     from cutlint.cache_dir import wheels_dir
     from cutlint.pregen import render
@@ -1000,7 +1008,8 @@ def pregen_flashinfer(
             f"wrote {blocklist_path}: {len(result.blocked)} tactic(s), FlashInfer {result.flashinfer_version}, {scope}",
             err=True,
         )
-    sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)
+    failing = result.failing or result.failing_gemm_runner_tactics
+    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 
 
 @pregen.command(

@@ -206,7 +206,14 @@ def test_cli_pregen(flashinfer_root: Any, tmp_path: Path) -> None:
         .invoke(main, ["pregen", "flashinfer", "--root", root, "--format", "json"])
         .output
     )
-    assert data["summary"] == {"operations": 526, "failing": 24, "blocked": 2, "withheld": 8}
+    assert data["summary"] == {
+        "operations": 526,
+        "failing": 24,
+        "blocked": 2,
+        "withheld": 8,
+        "gemm_runner_tactics_failing": 0,
+    }
+    assert len(data["gemm_runner_tactics"]) == 6 + 32  # the dense MXFP8 and FP4 runners
     assert len(data["runner_tactics"]) == 42 + 18 + 18
     assert (
         CliRunner()
@@ -216,4 +223,46 @@ def test_cli_pregen(flashinfer_root: Any, tmp_path: Path) -> None:
     )
     assert (
         CliRunner().invoke(main, ["pregen", "flashinfer", "--root", str(tmp_path)]).exit_code == 2
+    )
+
+
+def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
+    flashinfer_root: Any, tmp_path: Path
+) -> None:
+    """0.6.11.post2's MXFP8 runner has the 256x128 and 128x256 tactics (flashinfer#3568): ids 6-9
+    cannot initialize on sm_120, and are blocked under mxfp8_gemm::CutlassMxfp8GemmRunner; the FP4
+    runner's 32 run. 0.7.4 removed them (flashinfer#4013); another arch lists none."""
+    root = flashinfer_root("0.6.11.post2")
+    pre = api.pregen_flashinfer(root=root, version="0.6.11.post2", arch="sm_120")
+    by_runner = Counter(t.runner for t in pre.gemm_runner_tactics)
+    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 10, "[FP4 gemm Runner]": 32}
+    assert [t.tactic for t in pre.failing_gemm_runner_tactics] == [6, 7, 8, 9]
+    assert all(t.smem == 111616 for t in pre.failing_gemm_runner_tactics)
+    dense = [(b.key, b.tactic) for b in pre.blocked if "Cutlass" in b.key]
+    assert dense == [("mxfp8_gemm::CutlassMxfp8GemmRunner", i) for i in (6, 7, 8, 9)]
+    out = CliRunner().invoke(
+        main,
+        ["pregen", "flashinfer", "--root", str(root), "--version", "0.6.11.post2", "--arch",
+         "sm_120", "--emit-blocklist", str(tmp_path / "bl.json")],
+    )  # fmt: skip
+    assert out.exit_code == 1, out.output
+    assert (
+        "[MXFP8 SM120 gemm Runner] (mxfp8_gemm::CutlassMxfp8GemmRunner): 10 ids (0-9), 4 fail: 6, 7, 8, 9"
+        in out.output
+    )
+    invalid = json.loads((tmp_path / "bl.json").read_text())["invalid_tactics"]
+    assert invalid["mxfp8_gemm::CutlassMxfp8GemmRunner"] == [6, 7, 8, 9]
+    assert not any("CutlassFp4GemmRunner" in k for k in invalid)
+    fixed = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_121")
+    assert len(fixed.gemm_runner_tactics) == 6 + 32 and not fixed.failing_gemm_runner_tactics
+    hopper = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_90")
+    assert hopper.gemm_runner_tactics == ()
+
+
+def test_a_release_without_dense_runner_tables_says_so(flashinfer_root: Any) -> None:
+    pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
+    assert pre.gemm_runner_tactics == ()
+    assert any(
+        n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: its tactics are known for")
+        for n in pre.notes
     )

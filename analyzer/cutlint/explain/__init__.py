@@ -7,6 +7,7 @@ cutlint.api, and an InstantiationResult's Resources. It recomputes nothing of th
 
 from __future__ import annotations
 
+from cutlint.engine.options import DEFAULT_ARCH
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.classify import judge
 from cutlint.explain.graph import derivation
@@ -19,7 +20,7 @@ from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
 
 
-def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
+def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: str) -> list[str]:
     notes: list[str] = []
     if log.cut_lines:
         notes.append(
@@ -35,30 +36,67 @@ def _notes(log: LogFile, cache: CacheIndex, version: str | None) -> list[str]:
             f"{log.dropped_events:,} failure line(s) after the first {MAX_EVENTS:,} distinct ones "
             "were not read: explain a shorter stretch of the log to see them"
         )
-    versions = cache.flashinfer_versions
-    if len(versions) > 1:
+    if cache is None:
         notes.append(
-            f"the cache holds FlashInfer {', '.join(versions)}: a file named in the log may exist "
-            "once per version; point --cache at one version's directory to be sure"
+            "no --cache: lines that name a generated file are not mapped to an instantiation; "
+            "dense GEMM runners' lines are read against the release's tactic lists"
         )
-    if not versions:
+    else:
+        versions = cache.flashinfer_versions
+        if len(versions) > 1:
+            notes.append(
+                f"the cache holds FlashInfer {', '.join(versions)}: a file named in the log may "
+                "exist once per version; point --cache at one version's directory to be sure"
+            )
+        if not versions:
+            notes.append(
+                "the cache's paths name no FlashInfer version: tactic ids and the dispatch "
+                "table cannot be read"
+            )
+    if version and origin:
+        notes.append(f"FlashInfer {version}: {origin}")
+    cached = cache.flashinfer_versions if cache is not None else ()
+    if version and len(cached) == 1 and cached[0] != version:
         notes.append(
-            "the cache's paths name no FlashInfer version: tactic ids and the dispatch "
-            "table cannot be read"
+            f"the cache's paths name FlashInfer {cached[0]}, but the log is read against {version}"
         )
     if log.flashinfer_versions and version and version not in log.flashinfer_versions:
         notes.append(
             f"the log's process ran FlashInfer {', '.join(log.flashinfer_versions)} (its JIT cache "
-            f"path appears in the log), but the cache is {version}: lines may not correspond"
+            f"path appears in the log), but the log is read against {version}: lines may not "
+            "correspond"
         )
     return notes
 
 
-def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> LogExplanation:
-    """Every distinct failure of `log`, mapped into the checked cache and judged."""
-    cache = CacheIndex.of(cache_root, cache_result)
-    versions = cache.flashinfer_versions
-    version = versions[0] if len(versions) == 1 else None
+def _release(log: LogFile, cache: CacheIndex | None, given: str | None) -> tuple[str | None, str]:
+    """The FlashInfer release the log is read against, and where it came from: given, else the
+    cache's paths, else the log's own JIT cache paths (when they name one release)."""
+    if given:
+        return given, "given (--flashinfer-version)"
+    versions = cache.flashinfer_versions if cache is not None else ()
+    if len(versions) == 1:
+        return versions[0], ""
+    if cache is None and len(log.flashinfer_versions) == 1:
+        return log.flashinfer_versions[0], "read off the log's JIT cache paths"
+    return None, ""
+
+
+def explain_log(
+    log: LogFile,
+    cache_root: str | None,
+    cache_result: CheckResult | None,
+    flashinfer_version: str | None = None,
+    arch: str | None = None,
+) -> LogExplanation:
+    """Every distinct failure of `log`, mapped into the checked cache (when one is given) and
+    judged; a dense GEMM runner's line is read against `flashinfer_version` (else the cache's)
+    on `arch` (else the cache's, else sm_120)."""
+    given = cache_root is not None and cache_result is not None
+    cache = CacheIndex.of(cache_root or "", cache_result or CheckResult(files=()))
+    version, origin = _release(log, cache if given else None, flashinfer_version)
+    cache_arch = cache.arch() if given else None
+    target = arch or (cache_arch.name if cache_arch else DEFAULT_ARCH)
     release = known_release(version)[0]
     failures = []
     for events in distinct(log.events):
@@ -70,6 +108,9 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
                 release,
                 reading(mapped.first, version, mapped.matches),
                 cache,
+                runner_release=version,
+                arch=target,
+                cache_given=given,
             )
         )
     summaries = []
@@ -80,14 +121,17 @@ def explain_log(log: LogFile, cache_root: str, cache_result: CheckResult) -> Log
             summaries.append(
                 Summary(event=e, predicted=summary_prediction(e, version, cache, release))
             )
+    versions = cache.flashinfer_versions
     return LogExplanation(
         log_path=log.path,
         log_lines=log.lines,
-        cache=cache_root,
-        cache_flashinfer_version=version,
+        cache=cache_root if given else None,
+        cache_flashinfer_version=versions[0] if len(versions) == 1 else None,
+        flashinfer_version=version,
+        arch=target,
         failures=tuple(failures),
         summaries=tuple(summaries),
-        notes=tuple(_notes(log, cache, version)),
+        notes=tuple(_notes(log, cache if given else None, version, origin)),
     )
 
 

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 
 from cutlint.engine.loader import rules_by_id
 from cutlint.explain.cache import CacheIndex
+from cutlint.explain.gemm_runner import judge_gemm_runner
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.explain.runner import judge_runner
 from cutlint.families.moe_macro_family import moe_args
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
+from cutlint.model.arch import arch_for
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.records import InstantiationResult, Verdict
 
@@ -347,12 +349,29 @@ def judge(
     release: FlashInferRelease | None,
     tactic_reading: str | None,
     cache: CacheIndex,
+    runner_release: str | None = None,
+    arch: str = "sm_120",
+    cache_given: bool = True,
 ) -> Failure:
+    """`runner_release` and `arch`: what a dense GEMM runner's tactics are read against (the
+    given or the cache's FlashInfer version, and the target)."""
     kind = m.first.kind
     version = release.version if release else None
     matches = m.matches
     note = m.note
-    if kind is LogEventKind.INIT_FAILED:
+    gemm_runner = None
+    if kind is LogEventKind.GEMM_RUNNER_FAILED:
+        cls, agreement, text, tactic_reading, gemm_runner, matches = judge_gemm_runner(
+            m, runner_release, arch, cache if cache_given else None
+        )
+        note = (
+            "the cache's instantiations of the tactic(s) the line can be (it names the runner, "
+            "not the tactic)"
+            if matches
+            else "a dense GEMM runner's tactic: the line names the runner, not the tactic; its "
+            "tactics are the release's getConfigs() list"
+        )
+    elif kind is LogEventKind.INIT_FAILED:
         cls, agreement, text = _init_failed(m)
     elif kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
         cls, agreement, text = _smem_exceeds(m)
@@ -361,7 +380,8 @@ def judge(
     elif kind is LogEventKind.UNSUPPORTED_TILE:
         cls, agreement, text = _unsupported_tile(m, release)
     elif kind in (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED):
-        cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version)
+        target = None if cache_given else arch_for(arch)
+        cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version, target)
         note = (
             "the cache's SM80 fused-MoE instantiations of that config"
             if matches
@@ -411,4 +431,5 @@ def judge(
         agreement=agreement,
         explanation=text,
         tactic_reading=tactic_reading,
+        gemm_runner=gemm_runner,
     )

@@ -49,6 +49,10 @@ def _key(e: LogEvent) -> Hashable:
         return (e.kind, e.cu_result)
     if e.kind in (LogEventKind.NO_KERNEL_IMAGE, LogEventKind.INVALID_ACTIVATION):
         return (e.kind,)  # one cause, whichever tactic tripped over it
+    if e.kind is LogEventKind.GEMM_RUNNER_FAILED:
+        # The message names no tactic: every tactic the autotuner lost to it is one failure, whose
+        # judgement reads the ids of all its lines.
+        return (e.kind, e.runner_message, e.custom_op)
     if e.kind is LogEventKind.UNRECOGNIZED:
         return (e.kind, e.text, e.tactic, e.custom_op)
     return (e.kind, e.status, e.smem_required, e.tactic, e.tactic_text, e.custom_op)

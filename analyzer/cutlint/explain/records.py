@@ -10,7 +10,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.records import InstantiationResult, Record
+from cutlint.records import InstantiationResult, Record, Shape3
 
 
 class FailureClass(StrEnum):
@@ -65,6 +65,46 @@ class Agreement(StrEnum):
     """A line that says something failed, in a message cutlint has no pattern for."""
 
 
+class GemmRunnerTactic(Record):
+    """One tactic of a dense GEMM runner (producers/flashinfer/runner_tactics), judged."""
+
+    id: int = Field(description="the autotuner's tactic id: the index into getConfigs()")
+    config: str = Field(description="the runner's tile enum, e.g. CtaShape256x128x128B")
+    tile: Shape3 = Field(description="the CTA tile in elements the dispatch passes")
+    swap_ab: bool
+    kernel: str = Field(description="which kernel of the instantiation: default, streamk")
+    verdict: str = Field(description="fits, fails initialize(), not instantiated, ...")
+    stages: int | None = None
+    smem: int | None = Field(default=None, description="sizeof(GemmKernel::SharedStorage)")
+    limit: int = Field(description="the arch's opt-in shared memory per block")
+    why: str
+    breakdown: tuple[tuple[str, int], ...] = Field(
+        default=(), description="SharedStorage by part, summing to smem"
+    )
+    logged: bool = Field(default=False, description="the log names this id for the failure")
+
+
+class GemmRunnerReading(Record):
+    """What a dense GEMM runner's line means in a release on an arch: every tactic, judged."""
+
+    runner: str = Field(description="cutlint's key of the runner, e.g. mxfp8_sm120")
+    prefix: str = Field(description="the launcher's prefix, e.g. [MXFP8 SM120 gemm Runner]")
+    runner_class: str = Field(description="the Python TunableRunner class")
+    blocklist_keys: tuple[str, ...] = Field(description="`<custom_op>::<runner class>`")
+    release: str
+    arch: str
+    step: str | None = Field(description="where the launcher stopped: initialize(), run(), ...")
+    source: str = Field(description="where the release's tactic list comes from")
+    instantiations_checked: bool = Field(
+        description="whether the cache's module was read for the tactics' kernels"
+    )
+    tactics: tuple[GemmRunnerTactic, ...]
+    candidates: tuple[int, ...] = Field(
+        default=(), description="the ids that can print this line (those predicted to fail so)"
+    )
+    summary: str
+
+
 class Failure(Record):
     """One distinct failure: every log line that reports the same thing, and what it maps to."""
 
@@ -84,6 +124,9 @@ class Failure(Record):
         default=None,
         description="what the autotuner's tactic id names in FlashInfer's tactic order, if known",
     )
+    gemm_runner: GemmRunnerReading | None = Field(
+        default=None, description="a dense GEMM runner's line: the runner's tactics, judged"
+    )
 
 
 class Summary(Record):
@@ -96,9 +139,16 @@ class Summary(Record):
 class LogExplanation(Record):
     log_path: str
     log_lines: int
-    cache: str
+    cache: str | None = Field(description="the cache explained against; None when none was given")
     cache_flashinfer_version: str | None = Field(
         default=None, description="the FlashInfer version read off the cache's paths"
+    )
+    flashinfer_version: str | None = Field(
+        default=None,
+        description="the release the log is read against: given, else the cache's, else the log's",
+    )
+    arch: str | None = Field(
+        default=None, description="the arch the runners' tactics are judged on"
     )
     failures: tuple[Failure, ...] = ()
     summaries: tuple[Summary, ...] = ()

@@ -7,10 +7,19 @@ import textwrap
 from pathlib import Path
 
 import networkx as nx
+from tabulate import tabulate
 
-from cutlint.explain.records import CLASS_TITLES, Agreement, Failure, LogExplanation
+from cutlint.explain.records import (
+    CLASS_TITLES,
+    Agreement,
+    Failure,
+    GemmRunnerReading,
+    GemmRunnerTactic,
+    LogExplanation,
+)
 from cutlint.explain.tree import LEGEND, render_tree
 from cutlint.families.registry import family_of
+from cutlint.logs.events import LogEventKind
 from cutlint.records import InstantiationResult
 from cutlint.report.escape import printable
 
@@ -72,6 +81,8 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
         shown = f.matches[0]
         lines.append(f"  {'tactic:':<{LABEL}}{describe(shown)}")
         lines.append(f"  {'cutlint:':<{LABEL}}{prediction(shown)}")
+    elif f.kind is LogEventKind.GEMM_RUNNER_FAILED:
+        lines += _field("maps to", f.match_note)
     else:
         lines += _field("maps to", f"nothing in the cache: {f.match_note}")
     if f.tactic_reading:
@@ -85,6 +96,53 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
     lines.append(f"  {'class:':<{LABEL}}{cls}{static}")
     lines.append(f"  {'status:':<{LABEL}}{f.agreement.value}")
     lines += _field("why", f.explanation)
+    if f.gemm_runner is not None:
+        lines += _gemm_runner(f.gemm_runner)
+    return lines
+
+
+def _bytes(t: GemmRunnerTactic) -> str:
+    if t.smem is None:
+        return "-"
+    return f"{t.smem:,} B" + (f" ({t.stages} stages)" if t.stages is not None else "")
+
+
+def _gemm_runner(g: GemmRunnerReading) -> list[str]:
+    """The runner's tactics in the autotuner's order, with each one's verdict and bytes; the
+    SharedStorage of each failing one by part."""
+    keys = ", ".join(g.blocklist_keys) or "-"
+    limit = f"{g.tactics[0].limit:,} B" if g.tactics else "?"
+    lines = _field(
+        "tactics",
+        f"{g.prefix} ({g.runner_class}; blocklist key {keys}) in FlashInfer {g.release} on "
+        f"{g.arch} ({limit} per block), ids as the autotuner numbers them:",
+    )
+    rows = [
+        [("*" if t.logged else "") + str(t.id), t.config, f"{t.tile.m}x{t.tile.n}x{t.tile.k}",
+         "on" if t.swap_ab else "off", t.kernel, t.verdict, _bytes(t)]
+        for t in g.tactics
+    ]  # fmt: skip
+    table = tabulate(rows, headers=["id", "config", "tile", "SwapAB", "kernel", "verdict", "SharedStorage"],
+                     tablefmt="simple", disable_numparse=True)  # fmt: skip
+    pad = " " * (LABEL + 2)
+    lines += [pad + row for row in table.splitlines()]
+    if any(t.logged for t in g.tactics):
+        lines.append(pad + "* the id(s) the log names")
+    shown: set[tuple[tuple[str, int], ...]] = set()
+    for t in g.tactics:
+        if t.verdict == "fits" or not t.breakdown or t.breakdown in shown:
+            continue
+        shown.add(t.breakdown)
+        same = [str(u.id) for u in g.tactics if u.breakdown == t.breakdown]
+        parts = " + ".join(f"{name} {size:,}" for name, size in t.breakdown)
+        lines += _field(
+            "bytes", f"tactic(s) {', '.join(same)}: {t.smem:,} B = {parts} > {t.limit:,} B"
+        )
+    lines += _field("list", g.source)
+    if not g.instantiations_checked:
+        lines += _field(
+            "kernels", "not checked against a cache's module (give --cache with the module's files)"
+        )
     return lines
 
 
@@ -105,7 +163,12 @@ def summary_line(e: LogExplanation) -> str:
 def render_log_text(e: LogExplanation) -> str:
     version = f" (FlashInfer {e.cache_flashinfer_version})" if e.cache_flashinfer_version else ""
     lines = f"{e.log_lines:,} line{'' if e.log_lines == 1 else 's'}"
-    out = [f"{e.log_path}: {lines}, explained against {e.cache}{version}"]
+    if e.cache is not None:
+        against = f"explained against {e.cache}{version}"
+    else:
+        release = f"FlashInfer {e.flashinfer_version}" if e.flashinfer_version else "no release"
+        against = f"explained against {release} on {e.arch} (no cache)"
+    out = [f"{e.log_path}: {lines}, {against}"]
     out += [f"note: {n}" for n in e.notes]
     for i, f in enumerate(e.failures, start=1):
         out.append("")

@@ -145,10 +145,13 @@ def _fused_instantiations(
     return tuple(out)
 
 
-def judge_runner(m: Mapped, cache: CacheIndex, version: str | None) -> Judged:
+def judge_runner(
+    m: Mapped, cache: CacheIndex, version: str | None, target: ArchLimits | None = None
+) -> Judged:
+    """`target`: the arch when the cache gives none (explain --log without --cache)."""
     e = m.first
     fused = _fused(e)
-    arch = cache.arch()
+    arch = cache.arch() or target
     what = "fused_moe" if fused else "GroupedGEMM"
     if version is None or not report.known(version) or arch is None:
         why = (

@@ -40,6 +40,10 @@ class LogEventKind(StrEnum):
     STICKY_CUDA_ERROR = "sticky-cuda-error"
     """`an illegal instruction was encountered` and the other errors a faulting kernel leaves in
     the context (cudaErrorIllegalInstruction, ...): every later call fails with it."""
+    GEMM_RUNNER_FAILED = "gemm-runner-failed"
+    """`[MXFP8 SM120 gemm Runner] Failed to initialize cutlass MXFP8 gemm on sm120. Error: <status>`:
+    a dense GEMM runner's launcher threw (initialize, run, can_implement or workspace); the
+    message names the runner by its bracketed prefix, never the tactic."""
     UNRECOGNIZED = "unrecognized"
     """A line that says a tactic or kernel failed, in no shape cutlint reads: counted and shown,
     so that a log holding a failure is never reported clean."""
@@ -92,6 +96,11 @@ class LogEvent(Record):
     cluster: Shape3 | None = None
     arch_sm: int | None = Field(default=None, description="the arch the message names, e.g. 120")
     count: int | None = Field(default=None, description="how many tactics a summary counts")
+    runner_message: str | None = Field(
+        default=None,
+        description="a dense GEMM runner's message from its bracketed prefix on: "
+        "`[FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal`",
+    )
     repeated_at: tuple[int, ...] = Field(
         default=(),
         description="later lines that say exactly this, in the same context (one event for a "

@@ -37,6 +37,19 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
             r"supports (?:only )?(?P<available>\d+)"
         ),
     ),
+    # FlashInfer's dense GEMM launchers: `throw std::runtime_error("[MXFP8 SM120 gemm Runner] " +
+    # errMsg)` (include/flashinfer/gemm/mxfp8_gemm_template_sm120.h), `"[FP4 gemm Runner" +
+    # scheduler_name + "] "` (fp4_gemm_template_sm120.h: "" or " StreamK"), and the other
+    # runners' `[Fp8 Gemm Runner]`, `[Bf16 Gemm Runner]`: the prefix names the runner, the words
+    # after it the step that failed (workspace, can_implement, initialize, run).
+    (
+        LogEventKind.GEMM_RUNNER_FAILED,
+        re.compile(
+            r"\[(?P<prefix>[A-Za-z0-9]{1,16}(?: [A-Za-z0-9]{1,16}){0,3} [Gg]emm Runner"
+            r"(?: [A-Za-z]{1,16})?)\] (?:Failed to (?:initialize|run) cutlass|"
+            r"[\w ]{0,64}?kernel will fail for params|Requested workspace size insufficient)"
+        ),
+    ),
     # moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl (and the mixed-input launcher):
     # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
     (
@@ -112,6 +125,10 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
     ),
 )
 
+# The CUTLASS status a dense GEMM runner's message ends with (searched after its prefix; the
+# workspace message has none).
+RUNNER_STATUS = re.compile(r"Error: " + _STATUS)
+
 STICKY_ERRORS = {
     "an illegal memory access was encountered": 700,  # cudaErrorIllegalAddress
     "hardware stack error": 714,  # cudaErrorHardwareStackError
@@ -137,6 +154,10 @@ FAILURE_SIGNALS = (
     "failed to launch",
     "kernel launch failed",
     "kernel failed",
+    # FlashInfer's CUTLASS_CHECK (include/flashinfer/cutlass_utils.cuh, gemm/group_gemm_sm90.cuh):
+    # "Got cutlass error: <status> at: <line>", what the grouped SM120 GEMMs (FP8, MXFP4, NVFP4
+    # groupwise) print: no runner prefix and no tactic, so shown as logged rather than dropped.
+    "got cutlass error",
 )
 
 # The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW

@@ -163,6 +163,10 @@ def _event(
         op = g["op"]
     if any(v is None for v in fields.values()):
         raise _Unreadable
+    if kind is LogEventKind.GEMM_RUNNER_FAILED:
+        message = line[m.start() :].strip()
+        status = patterns.RUNNER_STATUS.search(message)
+        fields = {"runner_message": message, "status": status["status"] if status else None}
     if "arch_sm" not in fields:
         fields["arch_sm"] = _arch_from_site(site)
     return LogEvent(

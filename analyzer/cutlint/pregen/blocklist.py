@@ -24,6 +24,7 @@ from cutlint.families.moe_macro_family import moe_args
 from cutlint.pregen.records import (
     FAILING,
     BlockedTactic,
+    GemmRunnerTactic,
     PregenOperation,
     RunnerTactic,
     WithheldTactic,
@@ -155,17 +156,23 @@ def select(
     release: FlashInferRelease | None,
     grouped: Sequence[RunnerTactic] = (),
     runners: Collection[str] = RUNNERS,
+    dense: Sequence[GemmRunnerTactic] = (),
 ) -> tuple[list[BlockedTactic], list[WithheldTactic]]:
     """The ids to block, and the failing ids withheld because another runner runs them.
 
     The runners: the SM120 TMA warp-specialized ones (NVFP4, MXFP8 x MXFP4; their configs are
     the generated operations) and `grouped`, MoeGemmRunner's CUTLASS 2.x grouped tactics; only
-    those named in `runners` (a deployment that runs no FP8 x FP8 MoE need not keep its ids)."""
+    those named in `runners` (a deployment that runs no FP8 x FP8 MoE need not keep its ids).
+    `dense`: the dense SM120 GEMM runners' tactics, under keys of their own."""
     by_id: dict[tuple[str, int], list[_Entry]] = {}
-    for mode in QuantMode:
-        table = runner_tactics(version, mode)
-        if table is None:
-            return [], []
+    tables = {mode: runner_tactics(version, mode) for mode in QuantMode}
+    if None in tables.values():
+        # A release the fused-MoE tactic table lacks: none of the ops' ids (the grouped runners
+        # share those keys, so theirs cannot be told safe either); the dense runners' keys are
+        # their own.
+        tables, grouped = {}, ()
+    for mode, table in tables.items():
+        assert table is not None
         if mode.value not in runners:
             continue
         for c in table.configs:
@@ -177,6 +184,12 @@ def select(
         if _GROUPED_RUNNER[g.kind] in runners:
             entry = _Entry(_GROUPED_RUNNER[g.kind], g.runner, g.config, g.status, g.reason)
             by_id.setdefault((g.key, g.tactic), []).append(entry)
+    for d in dense:
+        # A dense runner's keys name its own class: no other runner shares them.
+        status = "fails" if d.fails else "runs"
+        for key in d.keys:
+            entry = _Entry("dense", d.runner, d.config, status, f"{d.verdict}: {d.why}")
+            by_id.setdefault((key, d.tactic), []).append(entry)
     blocked: list[BlockedTactic] = []
     withheld: list[WithheldTactic] = []
     for (key, tactic), entries in sorted(by_id.items()):

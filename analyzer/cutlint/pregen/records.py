@@ -65,6 +65,27 @@ class RunnerTactic(Record):
     stages: int
 
 
+class GemmRunnerTactic(Record):
+    """One tactic id of a dense SM120 GEMM runner (`[MXFP8 SM120 gemm Runner]`, ...; its configs
+    are getConfigs()'s list, producers/flashinfer/runner_tactics), judged on the arch."""
+
+    runner: str = Field(description="the launcher's prefix, e.g. [MXFP8 SM120 gemm Runner]")
+    keys: tuple[str, ...] = Field(description="`<custom_op>::<runner class>` keys it is under")
+    tactic: int
+    config: str = Field(description="the tile enum and the kernel: CtaShape256x128x128B ...")
+    tile: str = Field(description="the CTA tile in elements, MxNxK")
+    swap_ab: bool
+    kernel: str = Field(description="which kernel of the instantiation: default, streamk")
+    verdict: str = Field(description="fits, fails initialize(), does not compile, not modeled")
+    smem: int | None = Field(default=None, description="sizeof(GemmKernel::SharedStorage)")
+    stages: int | None = None
+    why: str
+
+    @property
+    def fails(self) -> bool:
+        return self.verdict in ("fails initialize()", "does not compile")
+
+
 class PregenResult(Record):
     flashinfer_version: str
     generator: str = Field(description="the generate_kernels.py that was run")
@@ -76,11 +97,18 @@ class PregenResult(Record):
     runner_tactics: tuple[RunnerTactic, ...] = Field(
         default=(), description="MoeGemmRunner's CUTLASS 2.x grouped tactics on the arch"
     )
+    gemm_runner_tactics: tuple[GemmRunnerTactic, ...] = Field(
+        default=(), description="the dense SM120 GEMM runners' tactics on the arch"
+    )
     notes: tuple[str, ...] = ()
 
     @property
     def failing(self) -> tuple[PregenOperation, ...]:
         return tuple(o for o in self.operations if o.fails)
+
+    @property
+    def failing_gemm_runner_tactics(self) -> tuple[GemmRunnerTactic, ...]:
+        return tuple(t for t in self.gemm_runner_tactics if t.fails)
 
 
 class CutlassLibraryKernel(Record):

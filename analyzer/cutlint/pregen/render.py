@@ -38,6 +38,8 @@ def render_text(r: PregenResult, show_all: bool = False) -> str:
         out += ["", tabulate([_row(o) for o in shown], headers=headers, tablefmt="simple")]
     if r.runner_tactics:
         out += ["", *_runner_tactics(r, show_all)]
+    if r.gemm_runner_tactics:
+        out += ["", *_gemm_runner_tactics(r, show_all)]
     if r.blocked:
         out += ["", "blocklist (FlashInfer's tactics_blocklist.py format):"]
         rows = [[b.key, b.tactic, b.config, b.reason] for b in r.blocked]
@@ -81,6 +83,39 @@ def _runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
     return [*out, "", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)]
 
 
+def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
+    """The dense SM120 GEMM runners: one line per runner with its failing ids, then a row per
+    failing id (every id with --all)."""
+    out = [
+        f"SM120 dense GEMM runners' tactics on {r.arch} (getConfigs()'s order, the autotuner's "
+        "ids; their blocklist keys are their own):"
+    ]
+    runners = list(dict.fromkeys(t.runner for t in r.gemm_runner_tactics))
+    rows = []
+    for runner in runners:
+        mine = [t for t in r.gemm_runner_tactics if t.runner == runner]
+        bad = [t for t in mine if t.fails]
+        unknown = [
+            t for t in mine if t.verdict not in ("fits", "fails initialize()", "does not compile")
+        ]
+        keys = ", ".join(mine[0].keys)
+        text = (f"{len(bad)} fail: {', '.join(str(t.tactic) for t in bad)}" if bad
+                else "none fails")  # fmt: skip
+        if unknown:
+            text += f"; {len(unknown)} not judged ({unknown[0].verdict})"
+        out.append(f"  {runner} ({keys}): {len(mine)} ids (0-{len(mine) - 1}), {text}")
+        rows += [
+            [runner, t.tactic, t.config, t.tile, t.verdict,
+             f"{t.smem:,} B" if t.smem is not None else "-"]
+            for t in mine
+            if show_all or t.fails
+        ]  # fmt: skip
+    if not rows:
+        return out
+    headers = ["runner", "id", "config", "tile", "verdict", "SharedStorage"]
+    return [*out, "", tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)]
+
+
 def render_json(r: PregenResult) -> str:
     data = json.loads(r.model_dump_json())
     data["summary"] = {
@@ -88,5 +123,6 @@ def render_json(r: PregenResult) -> str:
         "failing": len(r.failing),
         "blocked": len(r.blocked),
         "withheld": len(r.withheld),
+        "gemm_runner_tactics_failing": len(r.failing_gemm_runner_tactics),
     }
     return json.dumps(data, indent=2) + "\n"

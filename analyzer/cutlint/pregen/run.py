@@ -19,6 +19,7 @@ from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
+from cutlint.pregen.gemm_runners import gemm_runner_tactics
 from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.runner import fused_ids, grouped_tactics
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
@@ -97,8 +98,9 @@ def pregen_flashinfer(
     runners: Collection[str] = blocklist.RUNNERS,
 ) -> PregenResult:
     """Every operation of the generator at `root` for `arch`, judged as `check` would judge the
-    file it writes, MoeGemmRunner's CUTLASS 2.x grouped tactics on the arch, and the tactic ids
-    to block (considering the `runners` that share the ops' keys)."""
+    file it writes, MoeGemmRunner's CUTLASS 2.x grouped tactics on the arch, the dense SM120 GEMM
+    runners' tactics (on sm_120/sm_121), and the tactic ids to block (considering the `runners`
+    that share the fused-MoE ops' keys; the dense runners' keys are their own)."""
     version = version or version_of(root)
     if version is None:
         raise FlashInferError(f"{root}: no {DIST} dist-info says which version this is")
@@ -130,9 +132,12 @@ def pregen_flashinfer(
             else fused_ids(result, grouped)
         )
         ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
-    blocked, withheld = blocklist.select(version, ops, release, grouped, runners)
+    dense, dense_notes = gemm_runner_tactics(version, target)
+    notes += dense_notes
+    blocked, withheld = blocklist.select(version, ops, release, grouped, runners, dense)
     if version not in known_versions():
-        notes.append(f"FlashInfer {version} is not in cutlint's tactic table: no blocklist ids")
+        notes.append(f"FlashInfer {version} is not in cutlint's fused-MoE tactic table: no fused-MoE "
+                     "blocklist ids")  # fmt: skip
     if not blocklist.has_loader(root):
         notes.append(f"FlashInfer {version} has no tactics_blocklist.py: it cannot load a "
                      "blocklist (0.7 and later can)")  # fmt: skip
@@ -145,6 +150,7 @@ def pregen_flashinfer(
         blocked=tuple(blocked),
         withheld=tuple(withheld),
         runner_tactics=tuple(grouped),
+        gemm_runner_tactics=tuple(dense),
         notes=tuple(notes),
     )
 

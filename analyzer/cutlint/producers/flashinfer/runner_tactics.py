@@ -27,6 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from cutlint.cutlass.layout import Block
 from cutlint.families.kernel_numbers import MIN_STAGES, KernelNumbers
 from cutlint.model.arch import arch_for
 from cutlint.records import Shape3
@@ -49,6 +50,8 @@ class RunnerRelease:
     version: str
     source: str
     tactics: tuple[RunnerTactic, ...]
+    custom_ops: tuple[str, ...]
+    """The autotuner ops whose runner lists hold this runner (`mxfp8_gemm`)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,19 @@ class Runner:
     outputs: tuple[str, ...]
     kernel_by_prefix: dict[str, str]
     releases: dict[str, RunnerRelease]
+    runner_class: str
+    """The Python TunableRunner's class name (`CutlassMxfp8GemmRunner`): the autotuner's logs
+    and the blocklist key name it."""
+
+    @property
+    def label(self) -> str:
+        """The prefix as printed with the default kernel: `[FP4 gemm Runner]`."""
+        return self.prefix if self.prefix.endswith("]") else self.prefix + "]"
+
+    def blocklist_keys(self, release: str) -> tuple[str, ...]:
+        """`<custom_op>::<runner class>` for each op that holds the runner in the release."""
+        rel = self.releases.get(release)
+        return tuple(f"{op}::{self.runner_class}" for op in (rel.custom_ops if rel else ()))
 
     def instantiation(self, t: RunnerTactic, output: str) -> tuple[str, tuple[str, ...]]:
         """(macro, args) of the instantiation the tactic dispatches to, for one output type."""
@@ -89,7 +105,9 @@ def runners() -> dict[str, Runner]:
     out: dict[str, Runner] = {}
     for key, r in data["runners"].items():
         releases = {
-            v: RunnerRelease(v, d["source"], tuple(_tactic(t) for t in d["tactics"]))
+            v: RunnerRelease(
+                v, d["source"], tuple(_tactic(t) for t in d["tactics"]), tuple(d["custom_ops"])
+            )
             for v, d in r["releases"].items()
         }
         out[key] = Runner(
@@ -103,6 +121,7 @@ def runners() -> dict[str, Runner]:
             outputs=tuple(r["outputs"]),
             kernel_by_prefix=dict(r.get("kernel_by_prefix", {})),
             releases=releases,
+            runner_class=r["runner_class"],
         )
     return out
 
@@ -156,6 +175,11 @@ class RunnerLine:
     limit: int | None
 
 
+def step_of(message: str) -> Step | None:
+    """The step a runner message names, whichever runner printed it."""
+    return next((s for s, p in _STEPS if p.search(message)), None)
+
+
 def read_line(line: str) -> RunnerLine | None:
     """The runner line in `line` (anywhere in it: frameworks prefix their own logger), or None."""
     best: tuple[int, Runner, str] | None = None
@@ -171,7 +195,7 @@ def read_line(line: str) -> RunnerLine | None:
         return None
     at, r, prefix = best
     rest = line[at + len(prefix) :]
-    step = next((s for s, p in _STEPS if p.search(rest)), None)
+    step = step_of(rest)
     status = _STATUS.search(rest)
     arch = _ON_ARCH.search(rest)
     needs = _NEEDS.search(rest)
@@ -209,6 +233,8 @@ class TacticVerdict:
     smem: int | None
     limit: int
     why: str
+    breakdown: tuple[tuple[str, int], ...] = ()
+    """SharedStorage by part (`smem_A`, `epilogue`, `barriers`, `padding`), summing to `smem`."""
 
 
 def judge_runner(
@@ -224,7 +250,7 @@ def judge_runner(
     rel = r.releases.get(release)
     if rel is None:
         return (
-            f"{r.prefix} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
+            f"{r.label} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
         )
     limit = arch_for(arch).smem_optin
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
@@ -279,16 +305,42 @@ def _verdict(
         if sc.fixed
         else f"{k.stages} stages from the builder's stage budget of {sc.stage_budget:,} B"
     )
+    parts = breakdown(k.layout)
     if k.smem > limit:
         return TacticVerdict(
             t, inst, Verdict.FAILS_INITIALIZE, k.stages, k.smem, limit,
             f"needs {k.smem:,} B of shared memory ({budget}); {arch} allows {limit:,} B per block: "
             "cudaFuncSetAttribute fails and initialize() returns kErrorInternal",
+            parts,
         )  # fmt: skip
     return TacticVerdict(
         t, inst, Verdict.FITS, k.stages, k.smem, limit,
         f"needs {k.smem:,} B ({budget}); {limit - k.smem:,} B to spare on {arch}",
+        parts,
     )  # fmt: skip
+
+
+def breakdown(layout: Block) -> tuple[tuple[str, int], ...]:
+    """The SharedStorage's bytes by part: each mainloop buffer (`smem_A`, `smem_SFA`, ...), the
+    epilogue's tensors, the pipelines' and scheduler's barriers, and alignment padding; the
+    parts sum to `layout.size` (what is not in a piece is padding)."""
+    parts: dict[str, int] = {}
+    for p in layout.pieces:
+        last = p.name.rsplit(".", 1)[-1]
+        if "padding" in last:
+            label = "padding"
+        elif p.name.startswith("tensors.mainloop."):
+            label = last
+        elif p.name.startswith("tensors.epilogue"):
+            label = "epilogue"
+        else:
+            label = "barriers and scheduler"
+        parts[label] = parts.get(label, 0) + p.size
+    rest = layout.size - sum(parts.values())
+    if rest:
+        parts["padding"] = parts.get("padding", 0) + rest
+    order = sorted(parts, key=lambda k: (k == "padding", not k.startswith("smem_")))
+    return tuple((k, parts[k]) for k in order)
 
 
 @dataclass(frozen=True)
