@@ -39,8 +39,13 @@ def sm90_epilogue_tile(
     d_bits: int,
     c_m_major: bool,
     d_m_major: bool,
+    explicit: tuple[int, int] | None = None,
 ) -> EpilogueTile:
-    """EB: the epilogue subtile, StagesC, StagesD and ReuseSmemC for `EpilogueTileAuto`.
+    """EB: the epilogue subtile, StagesC, StagesD and ReuseSmemC for `EpilogueTileAuto`, or for
+    an explicit `cute::Shape<_M, _N>` (`explicit`, as (M, N)): EB's
+    sm90_compute_tile_shape_or_override returns it as written (its static_asserts, M 128 for a
+    cooperative schedule and 64 for a warp-specialized one, N % 16 == 0, are the caller's to
+    check), and the buffer counts follow from it as from the automatic one.
 
     `c_bits` None: ElementC is void (sizeof_bits 0, so ReuseSmem is false). `d_bits` is the width
     of the (non-void) ElementD. ReuseSmem = sizeof_bits<C> == sizeof_bits<D> && sizeof_bits<D> > 8.
@@ -49,7 +54,9 @@ def sm90_epilogue_tile(
     that of the widest atom dividing the contiguous extent of the subtile; a void C takes D's
     element type and layout.
     """
-    if cooperative:
+    if explicit is not None:
+        epi_m, epi_n = explicit
+    elif cooperative:
         epi_m = min(COOPERATIVE_EPI_M, tile_m)
         epi_n = math.gcd(min(EPI_N, tile_n), tile_n)
     else:
@@ -68,6 +75,11 @@ def sm90_epilogue_tile(
     else:
         c_align = swizzle_align((epi_m if c_m_major else epi_n) * c_bits)
     schedule = "cooperative" if cooperative else "warp-specialized"
+    tile = (
+        f"EpilogueTile cute::Shape<_{epi_m}, _{epi_n}>, explicit"
+        if explicit is not None
+        else f"EpilogueTileAuto, {schedule}"
+    )
     return EpilogueTile(
         m=epi_m,
         n=epi_n,
@@ -76,7 +88,7 @@ def sm90_epilogue_tile(
         reuse_smem_c=reuse,
         swizzle_align=d_align,
         swizzle_align_c=c_align,
-        source=f"{EB}: sm90_compute_tile_shape_or_override (EpilogueTileAuto, {schedule}), "
+        source=f"{EB}: sm90_compute_tile_shape_or_override ({tile}), "
         "sm90_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem), "
         "sm90_get_epilogue_smem_swizzle_layout_atom",
     )

@@ -49,9 +49,8 @@ _STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
 _SHAPE = re.compile(r"^cute::Shape<(.*)>$")
 
 
-def static_shape(arg: str) -> Shape3 | None:
-    """`cute::Shape<cute::_128, cute::_256, cute::Int<64>>` -> 128x256x64 (None: not three static
-    extents)."""
+def static_extents(arg: str) -> tuple[int, ...] | None:
+    """`cute::Shape<cute::_128, cute::Int<64>>` -> (128, 64) (None: not all static)."""
     m = _SHAPE.match(arg.replace(" ", ""))
     if not m:
         return None
@@ -61,9 +60,37 @@ def static_shape(arg: str) -> Shape3 | None:
         if not v:
             return None
         values.append(int(v.group(1) or v.group(2)))
-    if len(values) != 3:
+    return tuple(values)
+
+
+def static_shape(arg: str) -> Shape3 | None:
+    """`cute::Shape<cute::_128, cute::_256, cute::Int<64>>` -> 128x256x64 (None: not three static
+    extents)."""
+    values = static_extents(arg)
+    if values is None or len(values) != 3:
         return None
     return Shape3(m=values[0], n=values[1], k=values[2])
+
+
+def split_template(text: str) -> tuple[str, tuple[str, ...]]:
+    """`NAME<A, B<C, D>, E>` -> (`NAME`, (`A`, `B<C, D>`, `E`)), top-level commas only."""
+    text = " ".join(text.split())
+    open_at = text.find("<")
+    if open_at < 0 or not text.endswith(">"):
+        return text, ()
+    name, inner = text[:open_at].strip(), text[open_at + 1 : -1]
+    args: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(inner[start:i].strip())
+            start = i + 1
+    args.append(inner[start:].strip())
+    return name, tuple(a for a in args if a)
 
 
 def builder(inst: Instantiation, arg: str, target: str) -> TypeAlias | None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from cutlint.cutlass import gemm_2x
 from cutlint.cutlass.layout import Block
+from cutlint.families.alias_args import split_template
 from cutlint.families.base import family_data
 from cutlint.records import Shape3
 
@@ -79,27 +80,6 @@ INTERLEAVED = "Interleaved<"
 
 class UnreadableType(ValueError):
     """A template argument that is not the type the model expects."""
-
-
-def split_template(text: str) -> tuple[str, tuple[str, ...]]:
-    """`NAME<A, B<C, D>, E>` -> (`NAME`, (`A`, `B<C, D>`, `E`)), top-level commas only."""
-    text = " ".join(text.split())
-    open_at = text.find("<")
-    if open_at < 0 or not text.endswith(">"):
-        return text, ()
-    name, inner = text[:open_at].strip(), text[open_at + 1 : -1]
-    args: list[str] = []
-    depth, start = 0, 0
-    for i, ch in enumerate(inner):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(inner[start:i].strip())
-            start = i + 1
-    args.append(inner[start:].strip())
-    return name, tuple(a for a in args if a)
 
 
 def shape(text: str) -> Shape3:

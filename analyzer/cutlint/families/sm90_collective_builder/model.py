@@ -93,6 +93,10 @@ class Tactic:
     or its cp.async form)."""
     a_k_major: bool = True
     b_k_major: bool = True
+    epilogue_tile_mn: tuple[int, int] | None = None
+    """The epilogue builder's explicit EpilogueTile `cute::Shape<_M, _N>`; None: EpilogueTileAuto."""
+    bias_bits: int = 0
+    """ElementBias's width of a `LinCombPerColBias` fusion (0: LinearCombination)."""
 
     @property
     def cp_async(self) -> bool:
@@ -117,16 +121,23 @@ def epilogue_tile(t: Tactic) -> EpilogueTile | None:
         d_bits=t.d_bits,
         c_m_major=t.c_m_major,
         d_m_major=t.d_m_major,
+        explicit=t.epilogue_tile_mn,
     )
+
+
+def fusion_storage(t: Tactic) -> Block:
+    """`FusionCallbacks::SharedStorage`, the TMA epilogue's `thread` member: LinCombPerColBias
+    stages one bias row of the CTA tile's N (Sm90RowBroadcast); LinearCombination has none."""
+    if t.bias_bits:
+        return fusions.per_col_bias(t.tile.n, t.bias_bits)
+    return fusions.linear_combination(ptr_array=False)
 
 
 def epilogue_tensor_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
-    return epi.tensor_storage(
-        e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False), epi.SP
-    )
+    return epi.tensor_storage(e, t.c_bits, t.d_bits, fusion_storage(t), epi.SP)
 
 
 def epilogue_pipeline(t: Tactic) -> Block:
@@ -140,9 +151,7 @@ def epilogue_shared_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
-    return epi.single_shared_storage(
-        e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False)
-    )
+    return epi.single_shared_storage(e, t.c_bits, t.d_bits, fusion_storage(t))
 
 
 # --- mainloop ----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
-from cutlint.families.alias_args import builder, static_shape
+from cutlint.families.alias_args import builder, split_template, static_extents, static_shape
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
@@ -256,7 +256,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     epilogue = _epilogue(r, kind)
     if isinstance(epilogue, str):
         return epilogue
-    epi_kind, c_bits, d_bits = epilogue
+    epi_kind, c_bits, d_bits, epi_tile, bias_bits = epilogue
     return Tactic(
         shell=kind,
         fp8_fast_accum=fast,
@@ -279,6 +279,8 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         register_sourced=a_bits == b_bits == 32 and not (a_k_major and b_k_major),
         a_k_major=a_k_major,
         b_k_major=b_k_major,
+        epilogue_tile_mn=epi_tile,
+        bias_bits=bias_bits,
     )
 
 
@@ -350,15 +352,59 @@ def _tuple_parts(arg: str) -> list[str]:
     return [part.strip() for part in arg[len("cute::tuple<") : -1].split(",")]
 
 
+_FUSION = "cutlass::epilogue::fusion::"
+_EPI_TILE_AUTO = "cutlass::epilogue::collective::EpilogueTileAuto"
+
+
+def _fusion_bias_bits(fusion: str) -> int | str:
+    """0 for `LinearCombination`, ElementBias's width for `LinCombPerColBias` (operations.hpp:
+    LinCombPerColBias<ElementOutput, ElementCompute, ElementBias = ElementOutput, ...>), or why
+    the fusion is not modeled."""
+    name, args = split_template(fusion)
+    if name == f"{_FUSION}LinearCombination":
+        return 0
+    if name == f"{_FUSION}LinCombPerColBias" and len(args) >= 2:
+        bias = args[2] if len(args) > 2 else args[0]
+        bits = _bits(bias)
+        if bits is None or bias not in ("cutlass::half_t", "cutlass::bfloat16_t", "float"):
+            return f"epilogue fusion {fusion}: bias element {bias} is not modeled"
+        return bits
+    return f"epilogue fusion {fusion}: the model covers LinearCombination and LinCombPerColBias"
+
+
+def _epilogue_tile(
+    r: Sm90CollectiveBuilderRecipe, shell: Shell
+) -> tuple[int, int] | None | str:
+    """None for EpilogueTileAuto, (M, N) of an explicit `cute::Shape<_M, _N>`, or why not."""
+    arg = r.epilogue[4]
+    if arg == _EPI_TILE_AUTO:
+        return None
+    extents = static_extents(arg)
+    if extents is None or len(extents) != 2:
+        return f"epilogue tile {arg}: the model covers EpilogueTileAuto and a static cute::Shape<_M, _N>"
+    m, n = extents
+    # EB: sm90_compute_tile_shape_or_override: static_assert(M == 64 && warp-specialized || M ==
+    # 128 && cooperative, "Unsupported tile shape"), static_assert(N % 16 == 0)
+    wanted_m = 128 if shell is Shell.TMA_COOPERATIVE else 64
+    if m != wanted_m or n % 16:
+        return (
+            f"epilogue tile {m}x{n} with the {shell.value} kernel: the builder's static_assert "
+            "'Unsupported tile shape' (does not compile; not modeled)"
+        )
+    if r.tile.m % m or r.tile.n % n:
+        return f"epilogue tile {m}x{n} does not divide the CTA tile {r.tile}: not modeled"
+    return m, n
+
+
 def _epilogue(
     r: Sm90CollectiveBuilderRecipe, shell: Shell
-) -> tuple[EpilogueKind, int | None, int] | str:
+) -> tuple[EpilogueKind, int | None, int, tuple[int, int] | None, int] | str:
+    """(kind, C bits or None, D bits, the explicit epilogue tile or None, the bias's bits or 0)."""
     ep = r.epilogue
     schedule = _short(ep[13])
-    if ep[4] != "cutlass::epilogue::collective::EpilogueTileAuto":
-        return f"epilogue tile {ep[4]}: the model covers EpilogueTileAuto"
-    if not ep[14].replace(" ", "").startswith("cutlass::epilogue::fusion::LinearCombination<"):
-        return f"epilogue fusion {ep[14]}: the model covers LinearCombination"
+    bias_bits = _fusion_bias_bits(ep[14])
+    if isinstance(bias_bits, str):
+        return bias_bits
     d_bits = _bits(ep[10])
     c_bits = None if ep[7] == "void" else _bits(ep[7])
     if d_bits is None or (ep[7] != "void" and c_bits is None):
@@ -367,8 +413,13 @@ def _epilogue(
         if layout not in (_ROW, _COL):
             return f"C/D layout {layout} is not modeled"
     if schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
-        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized
-        return EpilogueKind.NO_SMEM, c_bits, d_bits
+        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized (which ignores the epilogue tile)
+        if bias_bits:
+            return (
+                f"epilogue fusion {ep[14]} with {schedule}: EB builds NoSmemWarpSpecialized for "
+                "LinearCombination only (does not compile; not modeled)"
+            )
+        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0
     expected = {
         Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
         Shell.TMA_PINGPONG: "TmaWarpSpecialized",
@@ -385,4 +436,7 @@ def _epilogue(
                 "C/D alignment below TMA's 16 B: the epilogue builder's static_assert 'C/D Should "
                 "meet TMA alignment requirement' (does not compile; not modeled)"
             )
-    return EpilogueKind.TMA, c_bits, d_bits
+    epi_tile = _epilogue_tile(r, shell)
+    if isinstance(epi_tile, str):
+        return epi_tile
+    return EpilogueKind.TMA, c_bits, d_bits, epi_tile, bias_bits
