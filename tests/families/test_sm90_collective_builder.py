@@ -4,7 +4,9 @@ tests/data/nvcc_sm90_collective_builder_truth.json holds nvcc's numbers (cutlint
 for a stratified sample of cutlass_library 4.2.0's 90a f16/bf16/e4m3 GEMMs (every kernel and
 epilogue schedule, stream-K, C void or not, 16- and 8-bit D) and for the hand-written chains of
 fixtures/sm90-collective-builder (StageCount<N>, StageCountAuto, an explicit carveout, the basic
-TMA kernel with a TMA epilogue, a rank-3 problem shape). The model must equal every row byte for
+TMA kernel with a TMA epilogue, a rank-3 problem shape; the LinCombPerColBias fusion and explicit
+epilogue tiles, the H200 kernels of tests/data/h200_initialize.json among them). The model must
+equal every row byte for
 byte. The kernel files are made at test time by CUTLASS's own generator.
 """
 
@@ -116,6 +118,11 @@ def test_truth_is_stratified() -> None:
         "_scl_shfl_",
         "_sclzr_",
         "_sclzr_shfl_",
+        "hw_bias_f16_",
+        "hw_bias_f32_256x224",
+        "hw_bias_f32_carveout",
+        "hw_epi128x64",
+        "hw_pingpong_epi64x64_bias",
     ):
         assert part in names, part
     assert any(r["kernel"].endswith("align8_base") for r in ROWS)  # KernelScheduleAuto
@@ -214,3 +221,40 @@ def test_tile_shapes_must_be_static_and_positive() -> None:
     assert static_shape("cute::Shape<int, int, int>") is None
     tile = static_shape("cute::Shape<cute::_0, cute::_128, cute::_64>")
     assert tile is not None and tile.m == 0  # claim() then reports it unreadable
+
+
+@pytest.mark.parametrize(
+    ("index", "value", "reason"),
+    [
+        (4, "cute::Shape<cute::_64, cute::_64>", "'Unsupported tile shape'"),
+        (4, "cute::Shape<cute::_128, cute::_24>", "'Unsupported tile shape'"),
+        (4, "cute::Shape<cute::_128, cute::_96>", "does not divide the CTA tile"),
+        (4, "cute::Shape<int, int>", "static cute::Shape<_M, _N>"),
+        (13, "cutlass::epilogue::NoSmemWarpSpecialized", "LinearCombination only"),
+        (
+            14,
+            "cutlass::epilogue::fusion::LinCombPerRowBias<cutlass::half_t, float>",
+            "the model covers LinearCombination and LinCombPerColBias",
+        ),
+        (
+            14,
+            "cutlass::epilogue::fusion::LinCombPerColBias<cutlass::half_t, float, int8_t>",
+            "bias element int8_t",
+        ),
+        (4, "cute::Shape<cute::_128, cute::_32>", ""),
+        (14, "cutlass::epilogue::fusion::LinCombPerColBias<cutlass::bfloat16_t, float>", ""),
+    ],
+)
+def test_unusual_epilogues_are_reasons_not_crashes(index: int, value: str, reason: str) -> None:
+    """The epilogue builder's static_asserts on an explicit tile, a bias fusion with the NoSmem
+    epilogue and fusions outside the model read as reasons; a 128x32 tile and a bias defaulting
+    to ElementOutput are covered."""
+    path = FIXTURES / "sm90-collective-builder" / "handwritten-epilogue-fusions.cu"
+    r = _recipe(path, "hw_bias_f16_256x224_s7")
+    epilogue = list(r.epilogue)
+    epilogue[index] = value
+    t = tactic_of(r.model_copy(update={"epilogue": tuple(epilogue)}))
+    if reason:
+        assert isinstance(t, str) and reason in t, t
+    else:
+        assert isinstance(t, model.Tactic), t

@@ -180,6 +180,31 @@ def test_cutlints_verdict_is_the_gpus(row: dict[str, Any]) -> None:
     inst, _ = cutlint_result(row)
     assert inst is not None and inst.resources is not None
     assert inst.resources.smem_bytes == row["shared_storage_size"]
+    assert inst.resources.stage_count.stages == row["stages"]
+    assert inst.resources.max_threads_per_block == row["max_threads_per_block"]
+
+
+ISSUE_10 = (
+    "cb_coop_256x224x32_f16_s7_biasf16",
+    "cb_coop_256x224x32_f16_s7_biasf32",
+    "cb_coop_128x256x64_f16_s4_epi128x64",
+)
+
+
+@pytest.mark.parametrize("name", ISSUE_10)
+def test_the_kernels_at_and_just_past_the_limit_are_modeled(name: str) -> None:
+    """The comparison that matters most, never a skip: the CollectiveBuilder kernel at exactly
+    the opt-in limit (an f16 per-column bias row that fits the epilogue's padding), the same kernel
+    512 B above it (an f32 bias row) and the explicit epilogue tile 1,024 B below. cutlint models
+    them, with the GPU's verdict and nvcc's SharedStorageSize."""
+    (row,) = [r for r in RAN if r["name"] == name]
+    inst, why_not = cutlint_result(row)
+    assert inst is not None and inst.resources is not None, why_not
+    assert inst.resources.smem_bytes == row["shared_storage_size"]
+    expected = {0: Verdict.ZERO_SLACK}.get(row["slack"])
+    if expected is None:
+        expected = Verdict.FITS if row["gpu_initializes"] else Verdict.FAILS_INITIALIZE
+    assert inst.verdict is expected
 
 
 @pytest.mark.parametrize("row", RAN, ids=_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
+from cutlint.cutlass.sm90_epilogue_builder import COOPERATIVE_EPI_M, WARP_SPECIALIZED_EPI_M
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
 from cutlint.families.alias_args import builder, split_template, static_extents, static_shape
 from cutlint.families.base import family_toml
@@ -372,9 +373,7 @@ def _fusion_bias_bits(fusion: str) -> int | str:
     return f"epilogue fusion {fusion}: the model covers LinearCombination and LinCombPerColBias"
 
 
-def _epilogue_tile(
-    r: Sm90CollectiveBuilderRecipe, shell: Shell
-) -> tuple[int, int] | None | str:
+def _epilogue_tile(r: Sm90CollectiveBuilderRecipe, shell: Shell) -> tuple[int, int] | str | None:
     """None for EpilogueTileAuto, (M, N) of an explicit `cute::Shape<_M, _N>`, or why not."""
     arg = r.epilogue[4]
     if arg == _EPI_TILE_AUTO:
@@ -385,7 +384,7 @@ def _epilogue_tile(
     m, n = extents
     # EB: sm90_compute_tile_shape_or_override: static_assert(M == 64 && warp-specialized || M ==
     # 128 && cooperative, "Unsupported tile shape"), static_assert(N % 16 == 0)
-    wanted_m = 128 if shell is Shell.TMA_COOPERATIVE else 64
+    wanted_m = COOPERATIVE_EPI_M if shell is Shell.TMA_COOPERATIVE else WARP_SPECIALIZED_EPI_M
     if m != wanted_m or n % 16:
         return (
             f"epilogue tile {m}x{n} with the {shell.value} kernel: the builder's static_assert "
