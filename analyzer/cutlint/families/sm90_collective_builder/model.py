@@ -23,6 +23,7 @@ from enum import StrEnum
 
 from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import fusion as fusions
+from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
@@ -93,6 +94,8 @@ class Tactic:
     or its cp.async form)."""
     a_k_major: bool = True
     b_k_major: bool = True
+    block_scale: blockwise.Granularity | None = None
+    """The scale granularity of a blockwise-scaled FP8 mainloop (`...FP8Blockwise` schedules)."""
 
     @property
     def cp_async(self) -> bool:
@@ -173,6 +176,19 @@ def stage_count(t: Tactic) -> StageCount:
             kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
             alignment=128 if t.cp_async else max(_rs_alignments(t)),
         )
+    if t.block_scale is not None:
+        # GB (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
+        # KernelSmemCarveout, ..., ScaleMsPerTile, ScaleNsPerTile>
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            block_scales=blockwise.stage_terms(t.block_scale, t.tile),
+        )
     if t.mixed_input:
         # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
         # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
@@ -238,6 +254,8 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
             ],
             "CollectiveMma::SharedStorage (RS)",
         )
+    if t.block_scale is not None:
+        return blockwise.shared_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
     if t.mixed_input:
         return kernel.mixed_input_shared_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -250,6 +268,8 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
         return kernel.rs_tensor_storage(
             t.a_bits, t.b_bits, t.tile, stages, _rs_alignments(t), t.cp_async
         )
+    if t.block_scale is not None:
+        return blockwise.tensor_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
     if t.mixed_input:
         return kernel.mixed_input_tensor_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages

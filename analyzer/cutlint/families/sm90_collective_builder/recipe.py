@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import Field
 
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
-from cutlint.families.alias_args import builder, static_shape
+from cutlint.cutlass.sm90_blockwise import Granularity
+from cutlint.families.alias_args import builder, resolved, static_shape
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
@@ -53,6 +54,11 @@ class Sm90CollectiveBuilderRecipe(Recipe):
         description="A's layout tag; for a reordered (shuffled) cute layout of the mixed-input "
         "GEMMs, the tag of the stride it tiles, as `reordered <tag>`",
     )
+    block_scale: tuple[int, int, int] | None = Field(
+        default=None,
+        description="SFVecSizeM/N/K of a blockwise-scaled mainloop's `cute::tuple<LayoutTag, "
+        "LayoutSF>` A and B layouts (their `Sm90BlockwiseScaleConfig<M, N, K>`); None: plain tags",
+    )
 
 
 def _short(name: str) -> str:
@@ -81,6 +87,7 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         return f"tile `{mainloop.args[9]}` and cluster `{mainloop.args[10]}` must be static cute::Shape<cute::_N, ...>"
     return Sm90CollectiveBuilderRecipe(
         family=NAME,
+        block_scale=_block_scale(inst, mainloop.args[3], mainloop.args[6]),
         layout_a=_layout_tag(inst, mainloop.args[3]),
         kernel=inst.chain[0].name if inst.chain else "",
         problem_shape=inst.args[0],
@@ -91,6 +98,25 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         tile=tile,
         cluster=cluster,
     )
+
+
+_SCALE_CONFIG = re.compile(
+    r"^decltype\(cutlass::detail::Sm90BlockwiseScaleConfig<(\d+),(\d+),(\d+)>::deduce_layoutSF([AB])\(\)\)$"
+)
+
+
+def _block_scale(inst: Instantiation, layout_a: str, layout_b: str) -> tuple[int, int, int] | None:
+    """GB (FP8Blockwise): ScaleGranularityM = size<0,0>(LayoutSFA), N = size<0,0>(LayoutSFB),
+    K = size<1,0>(LayoutSFA), read from cutlass_library's `tuple<Tag, decltype(ScaleConfig::
+    deduce_layoutSFA())>` (the default MN-major scale layouts only; None otherwise)."""
+    parts = [_tuple_parts(arg) for arg in (layout_a, layout_b)]
+    if any(len(p) != 2 for p in parts):
+        return None
+    configs = [_SCALE_CONFIG.match(resolved(p[1], inst).replace(" ", "")) for p in parts]
+    sfa, sfb = configs
+    if sfa is None or sfb is None or sfa[4] != "A" or sfb[4] != "B":
+        return None
+    return int(sfa[1]), int(sfb[2]), int(sfa[3])
 
 
 _TILE_TO_SHAPE = re.compile(
@@ -137,7 +163,12 @@ _SCHEDULES = {
     "KernelTmaWarpSpecializedFP8FastAccum": (Shell.TMA_BASIC, True),
     "KernelCpAsyncWarpSpecializedCooperative": (Shell.CP_ASYNC_COOPERATIVE, False),
     "KernelCpAsyncWarpSpecialized": (Shell.CP_ASYNC_BASIC, False),
+    "KernelTmaWarpSpecializedCooperativeFP8Blockwise": (Shell.TMA_COOPERATIVE, False),
 }
+_BLOCKWISE = ("KernelTmaWarpSpecializedCooperativeFP8Blockwise",)
+"""GB: the blockwise-scaled FP8 builder's one-problem schedule that cutlass_library 4.2.0 builds
+and the compiler truth covers (its layouts are tuples of a tag and a scale-factor layout; the
+pingpong form, KernelTmaWarpSpecializedPingpongFP8Blockwise, is not modeled)."""
 _SCHEDULERS = {
     "void": Sm90Scheduler.PERSISTENT,
     "cutlass::gemm::PersistentScheduler": Sm90Scheduler.PERSISTENT,
@@ -211,14 +242,28 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     ml, ep = r.mainloop, r.epilogue
     if ml[1] != "cutlass::arch::OpClassTensorOp" or ep[1] != "cutlass::arch::OpClassTensorOp":
         return f"operator class {_short(ml[1])}: the model covers OpClassTensorOp"
-    operands = _operands(r)
+    blockwise = _short(ml[12]) in _BLOCKWISE
+    tag_a, tag_b = ml[3], ml[6]
+    if blockwise:
+        # GB (FP8Blockwise): GmemLayoutATag = get<0>(GmemLayoutPairA), likewise B
+        if r.block_scale is None:
+            return (
+                f"blockwise scale layouts {ml[3]} / {ml[6]}: the model covers cutlass_library's "
+                "tuple<Tag, decltype(Sm90BlockwiseScaleConfig<M, N, K>::deduce_layoutSF*())>"
+            )
+        tag_a, tag_b = _tuple_parts(ml[3])[0], _tuple_parts(ml[6])[0]
+    elif r.block_scale is not None:
+        return f"scale-factor layouts with kernel schedule {_short(ml[12])} are not modeled"
+    operands = _operands(r, tag_a, tag_b)
     if isinstance(operands, str):
         return operands
     a_bits, b_bits, fp8, mixed = operands
+    if blockwise and not fp8:
+        return "a blockwise-scaled schedule with non-FP8 inputs (a static_assert; not modeled)"
     # sm90_common.inl: A is K-major when row-major, B when column-major (a reordered A layout:
     # the major of its stride)
-    a_k_major = ml[3] == _ROW or r.layout_a == f"reordered {_ROW}"
-    b_k_major = ml[6] == _COL
+    a_k_major = tag_a == _ROW or r.layout_a == f"reordered {_ROW}"
+    b_k_major = tag_b == _COL
     if a_bits == b_bits == 32 and not b_k_major:
         return (
             "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
@@ -257,6 +302,9 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(epilogue, str):
         return epilogue
     epi_kind, c_bits, d_bits = epilogue
+    granularity = None if r.block_scale is None else Granularity(*r.block_scale)
+    if granularity is not None and (why := granularity.outside(tile)):
+        return why
     return Tactic(
         shell=kind,
         fp8_fast_accum=fast,
@@ -279,13 +327,15 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         register_sourced=a_bits == b_bits == 32 and not (a_k_major and b_k_major),
         a_k_major=a_k_major,
         b_k_major=b_k_major,
+        block_scale=granularity,
     )
 
 
 def _operands(
-    r: Sm90CollectiveBuilderRecipe,
+    r: Sm90CollectiveBuilderRecipe, tag_a: str, tag_b: str
 ) -> tuple[int, int, bool, tuple[int, int] | None] | str:
-    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None)."""
+    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None); `tag_a`,
+    `tag_b`: the A and B layout tags (of a blockwise mainloop's tuples)."""
     ml = r.mainloop
     elements = _elements()
     a_parts = _tuple_parts(ml[2])
@@ -301,7 +351,7 @@ def _operands(
             f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands"
         )
     a_bits, b_bits = int(a["bits"]), int(b["bits"])
-    k_major = ml[3] == _ROW and ml[6] == _COL
+    k_major = tag_a == _ROW and tag_b == _COL
     if a_bits == b_bits and len(a_parts) == 1:
         if a_bits == 8 and not k_major:
             return (
