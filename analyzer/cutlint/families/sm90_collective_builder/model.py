@@ -25,6 +25,7 @@ from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_gemm_kernel as kernel
+from cutlint.cutlass import sm90_sparse as sparse
 from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
@@ -96,6 +97,10 @@ class Tactic:
     b_k_major: bool = True
     block_scale: blockwise.Granularity | None = None
     """The scale granularity of a blockwise-scaled FP8 mainloop (`...FP8Blockwise` schedules)."""
+    sparse: bool = False
+    """OpClassSparseTensorOp: the 2:4 sparse mainloop (cutlint.cutlass.sm90_sparse)."""
+    fp8: bool = False
+    """Both operands FP8 (the sparse builder's MainloopSm90TmaGmmaWarpSpecializedSparseFP8)."""
 
     @property
     def cp_async(self) -> bool:
@@ -176,6 +181,8 @@ def stage_count(t: Tactic) -> StageCount:
             kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
             alignment=128 if t.cp_async else max(_rs_alignments(t)),
         )
+    if t.sparse:
+        return sparse.stage_count(t.a_bits, t.b_bits, t.tile, carveout)
     if t.block_scale is not None:
         # GB (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
         # KernelSmemCarveout, ..., ScaleMsPerTile, ScaleNsPerTile>
@@ -254,6 +261,8 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
             ],
             "CollectiveMma::SharedStorage (RS)",
         )
+    if t.sparse:
+        return sparse.shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
         return blockwise.shared_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
     if t.mixed_input:
@@ -268,6 +277,8 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
         return kernel.rs_tensor_storage(
             t.a_bits, t.b_bits, t.tile, stages, _rs_alignments(t), t.cp_async
         )
+    if t.sparse:
+        return sparse.tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
         return blockwise.tensor_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
     if t.mixed_input:

@@ -165,6 +165,11 @@ _SCHEDULES = {
     "KernelCpAsyncWarpSpecialized": (Shell.CP_ASYNC_BASIC, False),
     "KernelTmaWarpSpecializedCooperativeFP8Blockwise": (Shell.TMA_COOPERATIVE, False),
 }
+_SPARSE = "cutlass::arch::OpClassSparseTensorOp"
+_OP_CLASSES = ("cutlass::arch::OpClassTensorOp", _SPARSE)
+_SPARSE_SHELLS = (Shell.TMA_COOPERATIVE, Shell.TMA_PINGPONG, Shell.TMA_BASIC)
+"""sm90_sparse_gmma_builder.inl: the TMA SS schedules (and their FP8FastAccum forms); its
+KernelScheduleAuto picks Pingpong for tile M 64, else Cooperative."""
 _BLOCKWISE = ("KernelTmaWarpSpecializedCooperativeFP8Blockwise",)
 """GB: the blockwise-scaled FP8 builder's one-problem schedule that cutlass_library 4.2.0 builds
 and the compiler truth covers (its layouts are tuples of a tag and a scale-factor layout; the
@@ -240,8 +245,12 @@ def _stage_policy(r: Sm90CollectiveBuilderRecipe) -> tuple[StagePolicy, int] | s
 def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     """The Tactic the builders make of this recipe, or why it is outside the model."""
     ml, ep = r.mainloop, r.epilogue
-    if ml[1] != "cutlass::arch::OpClassTensorOp" or ep[1] != "cutlass::arch::OpClassTensorOp":
-        return f"operator class {_short(ml[1])}: the model covers OpClassTensorOp"
+    if ml[1] not in _OP_CLASSES or ep[1] != ml[1]:
+        return (
+            f"operator class {_short(ml[1])} / {_short(ep[1])}: the model covers OpClassTensorOp "
+            "and OpClassSparseTensorOp (the same in both builders)"
+        )
+    is_sparse = ml[1] == _SPARSE
     blockwise = _short(ml[12]) in _BLOCKWISE
     tag_a, tag_b = ml[3], ml[6]
     if blockwise:
@@ -264,6 +273,11 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     # the major of its stride)
     a_k_major = tag_a == _ROW or r.layout_a == f"reordered {_ROW}"
     b_k_major = tag_b == _COL
+    if is_sparse and (blockwise or mixed is not None or (a_bits != 16 and not (a_k_major and b_k_major))):
+        return (
+            "sparse A with scales, mixed input or a register-sourced (non-K-major 8-/32-bit) "
+            "operand: sm90_sparse_gmma_builder.inl has no such mainloop (not modeled)"
+        )
     if a_bits == b_bits == 32 and not b_k_major:
         return (
             "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
@@ -276,6 +290,11 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(shell, str):
         return shell
     kind, fast = shell
+    if is_sparse and _short(ml[12]) == "KernelScheduleAuto":
+        # SB: KernelScheduleAuto -> M == 64 ? Pingpong : Cooperative (nvcc >= 12.1), no cp.async
+        kind = Shell.TMA_PINGPONG if tile_m_is_64(r) else Shell.TMA_COOPERATIVE
+    if is_sparse and kind not in _SPARSE_SHELLS:
+        return f"a sparse GEMM with the {kind.value} kernel is not modeled"
     if fast and not fp8:
         return "an FP8FastAccum schedule with non-FP8 inputs (a static_assert; not modeled)"
     policy = _stage_policy(r)
@@ -289,10 +308,13 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
         return f"problem shape {r.problem_shape}: the model covers cute::Shape<int,int,int[,int]>"
     tile = r.tile
-    if tile.m % model.GMMA_M or tile.n % 16 or tile.k * min(a_bits, b_bits) % 512:
+    # a mixed-input A narrower than 8 bits has 32- or 16-byte K rows (SW32 or INTER atoms,
+    # cutlint.cutlass.epilogue.swizzle_align); every other operand whole 64-byte rows
+    narrow_a = mixed is not None and tile.k * a_bits % 128 == 0 and tile.k * b_bits % 512 == 0
+    if tile.m % model.GMMA_M or tile.n % 16 or (tile.k * min(a_bits, b_bits) % 512 and not narrow_a):
         return (
             f"tile {tile}: the model covers M a multiple of 64, N a multiple of 16 and K a whole "
-            "number of 64-byte rows"
+            "number of 64-byte rows (16-byte rows for a mixed-input A)"
         )
     if kind is Shell.TMA_COOPERATIVE and tile.m < model.COOPERATIVE_MIN_TILE_M:
         return f"tile M {tile.m} < 128 with a cooperative schedule (a static_assert; not modeled)"
@@ -328,7 +350,22 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         a_k_major=a_k_major,
         b_k_major=b_k_major,
         block_scale=granularity,
+        sparse=is_sparse,
+        fp8=fp8,
     )
+
+
+_FLOAT_MMA = "cutlass::tfloat32_t"
+
+
+def _mma_type(element: str) -> str:
+    """GB, sm90_sparse_gmma_builder.inl: "For fp32 types, map to tf32 MMA value type"
+    (ElementAMma = is_same_v<ElementA, float> ? tfloat32_t : ElementA; likewise B)."""
+    return _FLOAT_MMA if element == "float" else element
+
+
+def tile_m_is_64(r: Sm90CollectiveBuilderRecipe) -> bool:
+    return r.tile.m == model.AUTO_PINGPONG_TILE_M
 
 
 def _operands(
@@ -339,8 +376,8 @@ def _operands(
     ml = r.mainloop
     elements = _elements()
     a_parts = _tuple_parts(ml[2])
-    b = elements.get(ml[5])
-    a = elements.get(a_parts[0])
+    b = elements.get(_mma_type(ml[5]))
+    a = elements.get(_mma_type(a_parts[0]))
     if ml[5].startswith("cute::tuple<") or a is None or b is None:
         return (
             f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands, and "
@@ -358,7 +395,7 @@ def _operands(
                 "8-bit A/B not both K-major: the builder takes the register-sourced (RS) "
                 "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
             )
-        if ml[8] == "int32_t" and ml[2] != "int8_t":
+        if ml[8] == "int32_t" and ml[2] not in ("int8_t", "uint8_t"):
             return f"an int32_t accumulator with {ml[2]} operands is not modeled"
         return a_bits, b_bits, bool(a.get("fp8") and b.get("fp8")), None
     # GB (GMMA_TMA_WS_RS): a tuple or a narrower A is the mixed-input mainloop
