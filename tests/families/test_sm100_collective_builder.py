@@ -31,7 +31,11 @@ from cutlint.records import Verdict
 ROOT = Path(__file__).parents[2]
 DATA = ROOT / "tests" / "data"
 TRUTH: dict[str, Any] = json.loads((DATA / "nvcc_sm100_collective_builder_truth.json").read_text())
-ROWS: list[dict[str, Any]] = TRUTH["rows"]
+MORE: dict[str, Any] = json.loads(
+    (DATA / "nvcc_sm100_collective_builder_more_truth.json").read_text()
+)
+"""The int8, tf32 (float) and grouped (ptr-array) kernels' rows, a second compile."""
+ROWS: list[dict[str, Any]] = TRUTH["rows"] + MORE["rows"]
 SM110: dict[str, Any] = json.loads(
     (DATA / "nvcc_sm100_collective_builder_sm110_truth.json").read_text()
 )
@@ -104,8 +108,10 @@ def test_truth_is_stratified() -> None:
         *("e5m2_e5m2_", "e5m2_e4m3_", "_void_e5m2_"),
         *("_tnn_", "_nnn_", "_ntt_", "_ttt_", "_tnt_"),
         "HwGemm",
+        *("_s8_s8_s32_", "_tf32gemm_f32_f32_f32_", "_gemm_grouped_", "grouped_e4m3_e5m2_"),
     ):
         assert part in names, part
+    assert not MORE["compile_errors"]
     assert [Path(e["file"]).name for e in TRUTH["compile_errors"]] == [
         "handwritten-exceeds-capacity-cutlass-4.2.0.cu"
     ]
@@ -164,7 +170,7 @@ def test_slice_verdicts(sm100_slice: Path) -> None:
         ("mainloop", 12, "cutlass::gemm::KernelScheduleAuto", "KernelTmaWarpSpecialized1SmSm100"),
         ("mainloop", 1, "cutlass::arch::OpClassBlockScaledTensorOp", "dense OpClassTensorOp"),
         ("mainloop", 2, "cutlass::float_e4m3_t", "the compiler truth covers"),
-        ("mainloop", 8, "int32_t", "ElementAccumulator int32_t"),
+        ("mainloop", 8, "double", "ElementAccumulator double"),
         ("mainloop", 11, "cutlass::gemm::collective::StageCount<3>", "stage policy"),
         ("epilogue", 13, "cutlass::epilogue::NoSmemWarpSpecialized1Sm", "epilogue schedule"),
         ("epilogue", 4, "cute::Shape<cute::_128, cute::_32>", "EpilogueTileAuto"),

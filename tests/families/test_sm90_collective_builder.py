@@ -44,6 +44,13 @@ SLICE_32_8 = (
     "cutlass3x_sm90_tensorop_gemm_f32*,cutlass3x_sm90_tensorop_s*gemm_*"
 )
 """The tf32 and int8 GEMMs (the second build the truth samples)."""
+MORE: dict[str, Any] = json.loads(
+    (ROOT / "tests" / "data" / "nvcc_sm90_collective_builder_more_truth.json").read_text()
+)
+MORE_ROWS: list[dict[str, Any]] = MORE["rows"]
+SLICE_MORE = ",".join(sorted(Path(r["file"]).stem for r in MORE_ROWS))
+"""The blockwise-scaled, sparse, float (tf32), uint8 and sub-byte mixed-input kernels the third
+truth file samples, named one by one in the build's filter."""
 BuildFn = Callable[..., Path]
 
 
@@ -126,6 +133,53 @@ def test_truth_is_stratified() -> None:
 def test_model_equals_compiler(index: int, sm90_slice: Path, sm90_slice_32_8: Path) -> None:
     row = ROWS[index]
     got = modeled(_recipe(_file(row, sm90_slice, sm90_slice_32_8), row["kernel"]))
+    assert got == {key: row[key] for key in got}
+
+
+@pytest.fixture(scope="module")
+def sm90_slice_more(cutlass_library_build: BuildFn) -> Path:
+    return cutlass_library_build("90a", SLICE_MORE)
+
+
+def test_more_truth_is_stratified() -> None:
+    """The third truth file has rows of every kernel kind it added to the model: blockwise-scaled
+    FP8 (each scale granularity, TMA and no-smem epilogues, stream-K), 2:4 sparse (every schedule,
+    16-bit, FP8, int8, uint8, tf32 and float A/B), dense float (tf32) A/B, and the sub-byte and
+    uint8 mixed-input A."""
+    names = " ".join(r["kernel"] for r in MORE_ROWS)
+    for part in (
+        "_1x128f32xe4m3_128x128f32",
+        "_128x128f32xe4m3_256x128f32",
+        "_256x128f32xe5m2_256x128f32",
+        "sptensorop_spgemm_f16_",
+        "sptensorop_spgemm_bf16_",
+        "sptensorop_spgemm_e4m3_",
+        "sptensorop_spgemm_s8_",
+        "sptensorop_spgemm_u8_",
+        "sptensorop_spgemm_tf32_",
+        "sptensorop_tf32spgemm_f32_",
+        "fp8_fastaccum",
+        "warpspecialized_pingpong",
+        "stream_k",
+        "epi_nosmem",
+        "tensorop_tf32gemm_f32_",
+        "gemm_s4_",
+        "gemm_u4_",
+        "gemm_s2_",
+        "gemm_u2_",
+        "gemm_u8_f16_",
+        "gemm_u8_u8_s32_",
+    ):
+        assert part in names, part
+    assert not MORE["compile_errors"]
+
+
+@pytest.mark.parametrize(
+    "index", range(len(MORE_ROWS)), ids=[r["kernel"][:90] for r in MORE_ROWS]
+)
+def test_model_equals_compiler_more(index: int, sm90_slice_more: Path) -> None:
+    row = MORE_ROWS[index]
+    got = modeled(_recipe(_file(row, sm90_slice_more), row["kernel"]))
     assert got == {key: row[key] for key in got}
 
 
