@@ -240,7 +240,7 @@ def test_nvcc_agrees_on_two_fresh_kernels(sm90_slice: Path, tmp_path: Path) -> N
         (4, "AlignA", "not an integer literal"),
         (4, "4", "below TMA's 16 B"),
         (12, "cutlass::gemm::KernelSomethingNew", "KernelSomethingNew is not modeled"),
-        (2, "cutlass::int4b_t", "the model covers"),
+        (2, "cutlass::float_e2m1_t", "the model covers"),
         (
             11,
             "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename other_epilogue::SharedStorage))>",
