@@ -174,9 +174,7 @@ def test_more_truth_is_stratified() -> None:
     assert not MORE["compile_errors"]
 
 
-@pytest.mark.parametrize(
-    "index", range(len(MORE_ROWS)), ids=[r["kernel"][:90] for r in MORE_ROWS]
-)
+@pytest.mark.parametrize("index", range(len(MORE_ROWS)), ids=[r["kernel"][:90] for r in MORE_ROWS])
 def test_model_equals_compiler_more(index: int, sm90_slice_more: Path) -> None:
     row = MORE_ROWS[index]
     got = modeled(_recipe(_file(row, sm90_slice_more), row["kernel"]))

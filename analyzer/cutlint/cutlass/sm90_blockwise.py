@@ -56,7 +56,9 @@ class Granularity:
                 "compile; not modeled)"
             )
         if tile.k % self.k:
-            return f"scale granularity K {self.k} does not divide tile K {tile.k} (ML static_assert)"
+            return (
+                f"scale granularity K {self.k} does not divide tile K {tile.k} (ML static_assert)"
+            )
         return None
 
 

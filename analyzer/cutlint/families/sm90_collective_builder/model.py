@@ -23,6 +23,8 @@ from enum import StrEnum
 
 from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import fusion as fusions
+from cutlint.cutlass import kernel as ptr_array_shell
+from cutlint.cutlass import mainloop as ptr_array_mainloop
 from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_sparse as sparse
@@ -35,7 +37,7 @@ from cutlint.cutlass.stage_count import (
     sm90_kernel_carveout,
     sm90_stage_count,
 )
-from cutlint.cutlass.storage import pipeline_storage
+from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP, pipeline_storage
 from cutlint.families.base import family_data as base_family_data
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm
 
@@ -101,6 +103,10 @@ class Tactic:
     """OpClassSparseTensorOp: the 2:4 sparse mainloop (cutlint.cutlass.sm90_sparse)."""
     fp8: bool = False
     """Both operands FP8 (the sparse builder's MainloopSm90TmaGmmaWarpSpecializedSparseFP8)."""
+    grouped: bool = False
+    """A GroupProblemShape with the ptr-array schedules: the ptr-array mainloop, epilogue and
+    kernel shell (cutlint.cutlass.mainloop, .epilogue, .kernel: the parts the FlashInfer grouped
+    family uses)."""
 
     @property
     def cp_async(self) -> bool:
@@ -132,9 +138,18 @@ def epilogue_tensor_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
+    if t.grouped:
+        return epi.tensor_storage(e, t.c_bits, t.d_bits, fusions.linear_combination())
     return epi.tensor_storage(
         e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False), epi.SP
     )
+
+
+def epilogue_tensormaps(t: Tactic) -> Block:
+    """The ptr-array epilogue's TensorMapStorage (grouped kernels only)."""
+    if t.epilogue is EpilogueKind.NO_SMEM:
+        return epi.nosmem_tensormaps()
+    return epi.tensormaps(epi.PTR_ARRAY_EPILOGUE_WARP_GROUPS)
 
 
 def epilogue_pipeline(t: Tactic) -> Block:
@@ -148,6 +163,14 @@ def epilogue_shared_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
+    if t.grouped:
+        return epi.shared_storage(
+            e,
+            t.c_bits,
+            t.d_bits,
+            fusions.linear_combination(),
+            epi.PTR_ARRAY_EPILOGUE_WARP_GROUPS,
+        )
     return epi.single_shared_storage(
         e, t.c_bits, t.d_bits, fusions.linear_combination(ptr_array=False)
     )
@@ -211,6 +234,8 @@ def stage_count(t: Tactic) -> StageCount:
             scale_bytes=t.scale_bits * t.tile.m // 8,
             zero_bytes=t.zero_bits * t.tile.m // 8,
         )
+    # GB: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
+    # grouped scheduler's pipeline
     return sm90_stage_count(
         a_bits=t.a_bits,
         b_bits=t.b_bits,
@@ -218,7 +243,7 @@ def stage_count(t: Tactic) -> StageCount:
         tile_n=t.tile.n,
         tile_k=t.tile.k,
         carveout=carveout,
-        kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+        kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
     )
 
 
@@ -265,6 +290,10 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
         return sparse.shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
         return blockwise.shared_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
+    if t.grouped:
+        return ptr_array_mainloop.sm90_array_shared_storage(
+            t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
+        )
     if t.mixed_input:
         return kernel.mixed_input_shared_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -281,6 +310,10 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
         return sparse.tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
         return blockwise.tensor_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
+    if t.grouped:
+        return ptr_array_mainloop.sm90_array_tensor_storage(
+            t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
+        )
     if t.mixed_input:
         return kernel.mixed_input_tensor_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -293,6 +326,18 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
 
 def kernel_shared_storage(t: Tactic, stages: int) -> Block:
     """`GemmKernel::SharedStorage` of the shell the mainloop's schedule selects."""
+    if t.grouped:
+        return ptr_array_shell.ptr_array_shared_storage(
+            ptr_array_shell.ShellParts(
+                mainloop_tensors=mainloop_tensor_storage(t, stages),
+                epilogue_tensors=epilogue_tensor_storage(t),
+                mainloop_pipeline=ptr_array_mainloop.sm90_array_pipeline(stages),
+                epilogue_pipeline=epilogue_pipeline(t),
+                mainloop_tensormaps=ptr_array_mainloop.sm90_array_tensormaps(),
+                epilogue_tensormaps=epilogue_tensormaps(t),
+            ),
+            pingpong=t.shell is Shell.TMA_PINGPONG,
+        )
     return kernel.kernel_shared_storage(
         t.shell,
         mainloop_tensor_storage(t, stages),
@@ -304,10 +349,27 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
 
 
 def max_threads_per_block(t: Tactic) -> int:
+    if t.grouped:
+        pingpong = t.shell is Shell.TMA_PINGPONG
+        return ptr_array_shell.max_threads_per_block(
+            kernel.mma_warp_groups(t.shell, t.tile.m) * THREADS_PER_WARP_GROUP, pingpong
+        )
     return kernel.max_threads_per_block(t.shell, t.tile.m, t.register_sourced)
 
 
 def register_plan(t: Tactic) -> RegisterPlan | None:
+    if t.grouped:
+        # the ptr-array shells divide the accumulator over two MMA warp groups (KS:
+        # NumMmaThreads = 256; KP: NumMmaWarpGroups * 128) and raise both to 232 registers
+        return ptr_array_shell.register_plan(
+            t.tile.m,
+            t.tile.n,
+            2 * THREADS_PER_WARP_GROUP,
+            low_register_pressure=False,
+            mma_warp_groups=ptr_array_shell.PINGPONG_MMA_WARP_GROUPS
+            if t.shell is Shell.TMA_PINGPONG
+            else kernel.mma_warp_groups(t.shell, t.tile.m),
+        )
     return kernel.register_plan(t.shell, t.tile, t.accumulator_bits)
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import Field
 
-from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
 from cutlint.cutlass.sm90_blockwise import Granularity
+from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
 from cutlint.families.alias_args import builder, resolved, static_shape
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import model
@@ -170,6 +170,15 @@ _OP_CLASSES = ("cutlass::arch::OpClassTensorOp", _SPARSE)
 _SPARSE_SHELLS = (Shell.TMA_COOPERATIVE, Shell.TMA_PINGPONG, Shell.TMA_BASIC)
 """sm90_sparse_gmma_builder.inl: the TMA SS schedules (and their FP8FastAccum forms); its
 KernelScheduleAuto picks Pingpong for tile M 64, else Cooperative."""
+_PTR_ARRAY_SCHEDULES = {
+    "KernelPtrArrayTmaWarpSpecializedCooperative": (Shell.TMA_COOPERATIVE, False),
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8FastAccum": (Shell.TMA_COOPERATIVE, True),
+    "KernelPtrArrayTmaWarpSpecializedPingpong": (Shell.TMA_PINGPONG, False),
+    "KernelPtrArrayTmaWarpSpecializedPingpongFP8FastAccum": (Shell.TMA_PINGPONG, True),
+}
+"""GB: the ptr-array (grouped) SS schedules, with a GroupProblemShape: the ptr-array shells
+(sm90_gemm_array_tma_warpspecialized_{cooperative,pingpong}.hpp)."""
+_GROUP_PROBLEM_SHAPE = "cutlass::gemm::GroupProblemShape<cute::Shape<int,int,int>>"
 _BLOCKWISE = ("KernelTmaWarpSpecializedCooperativeFP8Blockwise",)
 """GB: the blockwise-scaled FP8 builder's one-problem schedule that cutlass_library 4.2.0 builds
 and the compiler truth covers (its layouts are tuples of a tag and a scale-factor layout; the
@@ -208,7 +217,7 @@ def _shell(r: Sm90CollectiveBuilderRecipe, a_bits: int, b_bits: int) -> tuple[Sh
         if r.tile.m == model.AUTO_PINGPONG_TILE_M:
             return Shell.TMA_PINGPONG, False
         return Shell.TMA_COOPERATIVE, False
-    picked = _SCHEDULES.get(schedule)
+    picked = _SCHEDULES.get(schedule) or _PTR_ARRAY_SCHEDULES.get(schedule)
     if picked is None:
         return f"kernel schedule {schedule} is not modeled"
     shell, fast = picked
@@ -251,8 +260,16 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
             "and OpClassSparseTensorOp (the same in both builders)"
         )
     is_sparse = ml[1] == _SPARSE
+    if "Blockwise" in ml[12] and _short(ml[12]) not in _BLOCKWISE:
+        return (
+            f"kernel schedule {_short(ml[12])}: of the blockwise-scaled FP8 mainloops the model "
+            "covers the one-problem cooperative one (the ptr-array MainloopSm90ArrayTmaGmmaWarp"
+            "SpecializedBlockwise and the pingpong schedule are not modeled)"
+        )
     blockwise = _short(ml[12]) in _BLOCKWISE
-    tag_a, tag_b = ml[3], ml[6]
+    grouped = _short(ml[12]) in _PTR_ARRAY_SCHEDULES
+    # a grouped GEMM passes pointers to its layout tags (`cutlass::layout::RowMajor*`)
+    tag_a, tag_b = _tag(ml[3]), _tag(ml[6])
     if blockwise:
         # GB (FP8Blockwise): GmemLayoutATag = get<0>(GmemLayoutPairA), likewise B
         if r.block_scale is None:
@@ -260,7 +277,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
                 f"blockwise scale layouts {ml[3]} / {ml[6]}: the model covers cutlass_library's "
                 "tuple<Tag, decltype(Sm90BlockwiseScaleConfig<M, N, K>::deduce_layoutSF*())>"
             )
-        tag_a, tag_b = _tuple_parts(ml[3])[0], _tuple_parts(ml[6])[0]
+        tag_a, tag_b = _tag(_tuple_parts(ml[3])[0]), _tag(_tuple_parts(ml[6])[0])
     elif r.block_scale is not None:
         return f"scale-factor layouts with kernel schedule {_short(ml[12])} are not modeled"
     operands = _operands(r, tag_a, tag_b)
@@ -273,7 +290,9 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     # the major of its stride)
     a_k_major = tag_a == _ROW or r.layout_a == f"reordered {_ROW}"
     b_k_major = tag_b == _COL
-    if is_sparse and (blockwise or mixed is not None or (a_bits != 16 and not (a_k_major and b_k_major))):
+    if is_sparse and (
+        blockwise or mixed is not None or (a_bits != 16 and not (a_k_major and b_k_major))
+    ):
         return (
             "sparse A with scales, mixed input or a register-sourced (non-K-major 8-/32-bit) "
             "operand: sm90_sparse_gmma_builder.inl has no such mainloop (not modeled)"
@@ -305,13 +324,25 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         return f"tile scheduler {r.tile_scheduler} is not modeled"
     if scheduler is Sm90Scheduler.STREAM_K and kind in (Shell.TMA_BASIC, Shell.CP_ASYNC_BASIC):
         return f"a stream-K scheduler with the non-persistent {kind.value} kernel is not modeled"
-    if r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
+    if grouped != (r.problem_shape.replace(" ", "") == _GROUP_PROBLEM_SHAPE):
+        return (
+            f"problem shape {r.problem_shape} with kernel schedule {_short(ml[12])}: the model "
+            "covers GroupProblemShape<Shape<int,int,int>> with the ptr-array schedules, one "
+            "problem with the others"
+        )
+    if grouped and (scheduler is not Sm90Scheduler.PERSISTENT or mixed is not None or is_sparse):
+        return "a grouped GEMM with a stream-K scheduler, mixed input or sparse A is not modeled"
+    if not grouped and r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
         return f"problem shape {r.problem_shape}: the model covers cute::Shape<int,int,int[,int]>"
     tile = r.tile
     # a mixed-input A narrower than 8 bits has 32- or 16-byte K rows (SW32 or INTER atoms,
     # cutlint.cutlass.epilogue.swizzle_align); every other operand whole 64-byte rows
     narrow_a = mixed is not None and tile.k * a_bits % 128 == 0 and tile.k * b_bits % 512 == 0
-    if tile.m % model.GMMA_M or tile.n % 16 or (tile.k * min(a_bits, b_bits) % 512 and not narrow_a):
+    if (
+        tile.m % model.GMMA_M
+        or tile.n % 16
+        or (tile.k * min(a_bits, b_bits) % 512 and not narrow_a)
+    ):
         return (
             f"tile {tile}: the model covers M a multiple of 64, N a multiple of 16 and K a whole "
             "number of 64-byte rows (16-byte rows for a mixed-input A)"
@@ -340,8 +371,8 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         epilogue=epi_kind,
         c_bits=c_bits,
         d_bits=d_bits,
-        c_m_major=ep[8] == _COL,
-        d_m_major=ep[11] == _COL,
+        c_m_major=_tag(ep[8]) == _COL,
+        d_m_major=_tag(ep[11]) == _COL,
         scheduler=scheduler,
         mixed_input=mixed is not None,
         scale_bits=0 if mixed is None else mixed[0],
@@ -352,10 +383,15 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         block_scale=granularity,
         sparse=is_sparse,
         fp8=fp8,
+        grouped=grouped,
     )
 
 
 _FLOAT_MMA = "cutlass::tfloat32_t"
+
+
+def _tag(layout: str) -> str:
+    return layout.replace(" ", "").removesuffix("*")
 
 
 def _mma_type(element: str) -> str:
@@ -450,17 +486,27 @@ def _epilogue(
     c_bits = None if ep[7] == "void" else _bits(ep[7])
     if d_bits is None or (ep[7] != "void" and c_bits is None):
         return f"ElementC/ElementD {ep[7]}/{ep[10]} is not modeled"
+    grouped = _short(r.mainloop[12]) in _PTR_ARRAY_SCHEDULES
     for layout in (ep[8], ep[11]):
-        if layout not in (_ROW, _COL):
+        if (_tag(layout) if grouped else layout) not in (_ROW, _COL):
             return f"C/D layout {layout} is not modeled"
-    if schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
+    if grouped and schedule == "PtrArrayNoSmemWarpSpecialized":
+        return EpilogueKind.NO_SMEM, c_bits, d_bits
+    if not grouped and schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
         # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized
         return EpilogueKind.NO_SMEM, c_bits, d_bits
-    expected = {
-        Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
-        Shell.TMA_PINGPONG: "TmaWarpSpecialized",
-        Shell.TMA_BASIC: "TmaWarpSpecialized",
-    }.get(shell)
+    expected = (
+        {
+            Shell.TMA_COOPERATIVE: "PtrArrayTmaWarpSpecializedCooperative",
+            Shell.TMA_PINGPONG: "PtrArrayTmaWarpSpecializedPingpong",
+        }
+        if grouped
+        else {
+            Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
+            Shell.TMA_PINGPONG: "TmaWarpSpecialized",
+            Shell.TMA_BASIC: "TmaWarpSpecialized",
+        }
+    ).get(shell)
     if schedule != expected:
         return f"epilogue schedule {schedule} with the {shell.value} kernel is not modeled"
     align_c, align_d = _literal(ep[9]), _literal(ep[12])
