@@ -145,7 +145,7 @@ def test_more_truth_is_stratified() -> None:
     """The third truth file has rows of every kernel kind it added to the model: blockwise-scaled
     FP8 (each scale granularity, TMA and no-smem epilogues, stream-K), 2:4 sparse (every schedule,
     16-bit, FP8, int8, uint8, tf32 and float A/B), dense float (tf32) A/B, and the sub-byte and
-    uint8 mixed-input A."""
+    uint8 mixed-input A, and grouped (ptr-array) kernels of every ptr-array schedule and epilogue."""
     names = " ".join(r["kernel"] for r in MORE_ROWS)
     for part in (
         "_1x128f32xe4m3_128x128f32",
@@ -169,6 +169,9 @@ def test_more_truth_is_stratified() -> None:
         "gemm_u2_",
         "gemm_u8_f16_",
         "gemm_u8_u8_s32_",
+        "gemm_grouped_",
+        "grouped_e5m2_e4m3_f32_void_e5m2_64x128x128_2x1x1_0_tnn_align16_warpspecialized_pingpong_fp8",
+        "grouped_f16_f16_f32_f32_f32_256x128x64_2x1x1_0_ttn_align8_warpspecialized_pingpong_epi_nosmem",
     ):
         assert part in names, part
     assert not MORE["compile_errors"]
