@@ -170,6 +170,7 @@ def test_more_truth_is_stratified() -> None:
         "gemm_u8_f16_",
         "gemm_u8_u8_s32_",
         "gemm_grouped_",
+        "gemm_grouped_1x128f32xe4m3_128x128f32xe4m3_",
         "grouped_e5m2_e4m3_f32_void_e5m2_64x128x128_2x1x1_0_tnn_align16_warpspecialized_pingpong_fp8",
         "grouped_f16_f16_f32_f32_f32_256x128x64_2x1x1_0_ttn_align8_warpspecialized_pingpong_epi_nosmem",
     ):

@@ -7,8 +7,10 @@ FP8Blockwise>` (GB) takes the scale granularities from the SFA/SFB layouts
 (`Sm90BlockwiseScaleConfig<SFVecSizeM, SFVecSizeN, SFVecSizeK>`, SC), sizes stages with
 `compute_stage_count_with_blockwise_scale` (cutlint.cutlass.stage_count.sm90_stage_count with
 `block_scales`) and builds `CollectiveMma<MainloopSm90TmaGmmaWarpSpecializedBlockwiseFP8>` (ML),
-whose shell is the cooperative or pingpong TMA kernel of its base schedule. Header paths are
-relative to CUTLASS's `include/`.
+whose shell is the cooperative or pingpong TMA kernel of its base schedule; the ptr-array
+schedule `KernelPtrArrayTmaWarpSpecializedCooperativeFP8Blockwise` builds
+`MainloopSm90ArrayTmaGmmaWarpSpecializedBlockwise` (MLA) for the ptr-array shell. Header paths
+are relative to CUTLASS's `include/`.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass.layout import Block, array, struct
+from cutlint.cutlass.mainloop import sm90_array_tensormaps
 from cutlint.cutlass.sm90_gemm_kernel import ARRAY_ALIGNED, mainloop_pipeline
 from cutlint.records import Shape3, StageTerm
 
 GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 ML = "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"
+MLA = "cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"
 SC = "cutlass/detail/blockwise_scale_layout.hpp"
 
 # GB: ElementBlockScale = ElementAccumulator (ML static_asserts they are the same: float)
@@ -85,7 +89,9 @@ def stage_terms(g: Granularity, tile: Shape3) -> tuple[StageTerm, ...]:
     )
 
 
-def tensor_storage(a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stages: int) -> Block:
+def tensor_storage(
+    a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stages: int, ptr_array: bool = False
+) -> Block:
     """ML: `struct TensorStorage : cute::aligned_struct<128> { array_aligned<ValTypeA,
     cosize_v<SmemLayoutA>> smem_A; ... smem_B; CUTE_ALIGNAS(128) array<ElementBlockScale,
     cosize_v<SmemLayoutSFA>> smem_SFA; ... smem_SFB; }`. SmemLayoutSFA appends Stages to SC's
@@ -94,6 +100,13 @@ def tensor_storage(a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stage
     ms, ns = g.scales_per_tile(tile)
     kb = g.k_blocks(tile)
     derived = ("builder.stages", "input.tile", "input.types")
+    # MLA: TensorStorage : aligned_struct<128, _0> { array_aligned<...> smem_A, smem_B, smem_SFA,
+    # smem_SFB; }: the scales are array_aligned (16), not CUTE_ALIGNAS(128)
+    src, sf_align, sf_decl = (
+        (MLA, ARRAY_ALIGNED, "cute::array_aligned")
+        if ptr_array
+        else (ML, SCALE_ARRAY_ALIGN, "CUTE_ALIGNAS(128) cute::array")
+    )
     return struct(
         "mainloop",
         [
@@ -101,7 +114,7 @@ def tensor_storage(a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stage
                 "smem_A",
                 stages * tile.m * tile.k * a_bits // 8,
                 ARRAY_ALIGNED,
-                f"{ML}: cute::array_aligned<ValTypeA, cosize_v<SmemLayoutA>> smem_A "
+                f"{src}: cute::array_aligned<ValTypeA, cosize_v<SmemLayoutA>> smem_A "
                 f"(M x K x Stages = {tile.m} x {tile.k} x {stages})",
                 derived,
             ),
@@ -109,40 +122,48 @@ def tensor_storage(a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stage
                 "smem_B",
                 stages * tile.n * tile.k * b_bits // 8,
                 ARRAY_ALIGNED,
-                f"{ML}: cute::array_aligned<ValTypeB, cosize_v<SmemLayoutB>> smem_B "
+                f"{src}: cute::array_aligned<ValTypeB, cosize_v<SmemLayoutB>> smem_B "
                 f"(N x K x Stages = {tile.n} x {tile.k} x {stages})",
                 derived,
             ),
             array(
                 "smem_SFA",
                 SCALE_BYTES * ms * kb * stages,
-                SCALE_ARRAY_ALIGN,
-                f"{ML}: CUTE_ALIGNAS(128) cute::array<float, cosize_v<SmemLayoutSFA>> smem_SFA "
+                sf_align,
+                f"{src}: {sf_decl}<float, cosize_v<SmemLayoutSFA>> smem_SFA "
                 f"(ScaleMsPerTile x K blocks x Stages = {ms} x {kb} x {stages})",
                 (*derived, "input.scales"),
             ),
             array(
                 "smem_SFB",
                 SCALE_BYTES * ns * kb * stages,
-                SCALE_ARRAY_ALIGN,
-                f"{ML}: CUTE_ALIGNAS(128) cute::array<float, cosize_v<SmemLayoutSFB>> smem_SFB "
+                sf_align,
+                f"{src}: {sf_decl}<float, cosize_v<SmemLayoutSFB>> smem_SFB "
                 f"(ScaleNsPerTile x K blocks x Stages = {ns} x {kb} x {stages})",
                 (*derived, "input.scales"),
             ),
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128>",
+        f"{src}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128>",
         base_align=128,
     )
 
 
-def shared_storage(a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stages: int) -> Block:
+def shared_storage(
+    a_bits: int, b_bits: int, g: Granularity, tile: Shape3, stages: int, ptr_array: bool = False
+) -> Block:
     """`sizeof(CollectiveMainloop::SharedStorage)` of ML: { TensorStorage tensors;
-    PipelineTmaAsync<Stages>::SharedStorage pipeline; }."""
+    PipelineTmaAsync<Stages>::SharedStorage pipeline; }; MLA: { tensors; TensorMapStorage :
+    aligned_struct<128, _0> { smem_tensormap_A, smem_tensormap_B } tensormaps; pipeline; }."""
+    tensors = tensor_storage(a_bits, b_bits, g, tile, stages, ptr_array).at("tensors")
+    pipeline = mainloop_pipeline(stages, cp_async=False).at("pipeline")
+    if ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensors, sm90_array_tensormaps().at("tensormaps"), pipeline],
+            f"{MLA}: CollectiveMma::SharedStorage",
+        )
     return struct(
         "CollectiveMainloop::SharedStorage",
-        [
-            tensor_storage(a_bits, b_bits, g, tile, stages).at("tensors"),
-            mainloop_pipeline(stages, cp_async=False).at("pipeline"),
-        ],
+        [tensors, pipeline],
         f"{ML}: CollectiveMma::SharedStorage",
     )

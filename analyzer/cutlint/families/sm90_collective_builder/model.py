@@ -216,7 +216,7 @@ def stage_count(t: Tactic) -> StageCount:
             tile_n=t.tile.n,
             tile_k=t.tile.k,
             carveout=carveout,
-            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+            kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
             block_scales=blockwise.stage_terms(t.block_scale, t.tile),
         )
     if t.mixed_input:
@@ -289,7 +289,9 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
     if t.sparse:
         return sparse.shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
-        return blockwise.shared_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
+        return blockwise.shared_storage(
+            t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
+        )
     if t.grouped:
         return ptr_array_mainloop.sm90_array_shared_storage(
             t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
@@ -309,7 +311,9 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
     if t.sparse:
         return sparse.tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
     if t.block_scale is not None:
-        return blockwise.tensor_storage(t.a_bits, t.b_bits, t.block_scale, t.tile, stages)
+        return blockwise.tensor_storage(
+            t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
+        )
     if t.grouped:
         return ptr_array_mainloop.sm90_array_tensor_storage(
             t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages

@@ -112,7 +112,8 @@ def _block_scale(inst: Instantiation, layout_a: str, layout_b: str) -> tuple[int
     parts = [_tuple_parts(arg) for arg in (layout_a, layout_b)]
     if any(len(p) != 2 for p in parts):
         return None
-    configs = [_SCALE_CONFIG.match(resolved(p[1], inst).replace(" ", "")) for p in parts]
+    # a grouped GEMM passes pointers (`LayoutSFA*`)
+    configs = [_SCALE_CONFIG.match(resolved(_tag(p[1]), inst).replace(" ", "")) for p in parts]
     sfa, sfb = configs
     if sfa is None or sfb is None or sfa[4] != "A" or sfb[4] != "B":
         return None
@@ -175,14 +176,18 @@ _PTR_ARRAY_SCHEDULES = {
     "KernelPtrArrayTmaWarpSpecializedCooperativeFP8FastAccum": (Shell.TMA_COOPERATIVE, True),
     "KernelPtrArrayTmaWarpSpecializedPingpong": (Shell.TMA_PINGPONG, False),
     "KernelPtrArrayTmaWarpSpecializedPingpongFP8FastAccum": (Shell.TMA_PINGPONG, True),
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8Blockwise": (Shell.TMA_COOPERATIVE, False),
 }
 """GB: the ptr-array (grouped) SS schedules, with a GroupProblemShape: the ptr-array shells
 (sm90_gemm_array_tma_warpspecialized_{cooperative,pingpong}.hpp)."""
 _GROUP_PROBLEM_SHAPE = "cutlass::gemm::GroupProblemShape<cute::Shape<int,int,int>>"
-_BLOCKWISE = ("KernelTmaWarpSpecializedCooperativeFP8Blockwise",)
-"""GB: the blockwise-scaled FP8 builder's one-problem schedule that cutlass_library 4.2.0 builds
-and the compiler truth covers (its layouts are tuples of a tag and a scale-factor layout; the
-pingpong form, KernelTmaWarpSpecializedPingpongFP8Blockwise, is not modeled)."""
+_BLOCKWISE = (
+    "KernelTmaWarpSpecializedCooperativeFP8Blockwise",
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8Blockwise",
+)
+"""GB: the blockwise-scaled FP8 builder's cooperative schedules that cutlass_library 4.2.0 builds
+and the compiler truth covers, one-problem and ptr-array (its layouts are tuples of a tag and a
+scale-factor layout; the pingpong forms are not modeled)."""
 _SCHEDULERS = {
     "void": Sm90Scheduler.PERSISTENT,
     "cutlass::gemm::PersistentScheduler": Sm90Scheduler.PERSISTENT,
@@ -263,8 +268,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if "Blockwise" in ml[12] and _short(ml[12]) not in _BLOCKWISE:
         return (
             f"kernel schedule {_short(ml[12])}: of the blockwise-scaled FP8 mainloops the model "
-            "covers the one-problem cooperative one (the ptr-array MainloopSm90ArrayTmaGmmaWarp"
-            "SpecializedBlockwise and the pingpong schedule are not modeled)"
+            "covers the cooperative ones (the pingpong schedules are not modeled)"
         )
     blockwise = _short(ml[12]) in _BLOCKWISE
     grouped = _short(ml[12]) in _PTR_ARRAY_SCHEDULES
@@ -297,11 +301,9 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
             "sparse A with scales, mixed input or a register-sourced (non-K-major 8-/32-bit) "
             "operand: sm90_sparse_gmma_builder.inl has no such mainloop (not modeled)"
         )
-    if a_bits == b_bits == 32 and not b_k_major:
-        return (
-            "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
-            "(sm90_gmma_builder.inl: is_swapAB, is_warpspecialized_transpose_B), not modeled"
-        )
+    # GB (GMMA_TMA_WS_RS): a 32-bit MN-major B swaps A and B (is_swapAB) or transposes B in the
+    # warp-specialized kernel (is_warpspecialized_transpose_B); either way the TensorStorage keeps
+    # A (M x K) and B (N x K) with their own rs_smem_selector atoms, the model's RS layout
     acc_bits = _bits(ml[8])
     if acc_bits is None or ml[8] not in ("float", "cutlass::half_t", "int32_t"):
         return f"accumulator {ml[8]} is not modeled"
