@@ -494,8 +494,13 @@ def _epilogue(
             return f"C/D layout {layout} is not modeled"
     if grouped and schedule == "PtrArrayNoSmemWarpSpecialized":
         return EpilogueKind.NO_SMEM, c_bits, d_bits
-    if not grouped and schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
-        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized
+    if not grouped and schedule in (
+        "NoSmemWarpSpecialized",
+        "EpilogueScheduleAuto",
+        "EpilogueTransposed",
+    ):
+        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized; EpilogueTransposed (the swapped-AB
+        # tf32 kernels' schedule) is the same Sm90TmaWarpSpecializedAdapter<DefaultEpilogue>
         return EpilogueKind.NO_SMEM, c_bits, d_bits
     expected = (
         {
