@@ -218,6 +218,21 @@ def nosmem_tensor_storage() -> Block:
     return empty("epilogue", f"{NOSMEM}: TensorStorage = DefaultEpilogue::SharedStorage {{}}")
 
 
+PTR_ARRAY_EPILOGUE_WARP_GROUPS = 2
+"""cutlass/epilogue/dispatch_policy.hpp: PtrArrayTmaWarpSpecializedCooperative and
+PtrArrayTmaWarpSpecializedPingpong both have NumEpilogueWarpGroups = 2 (one D tensormap each)."""
+
+
+def nosmem_tensormaps() -> Block:
+    """The ptr-array NoSmem epilogue (`Sm90TmaWarpSpecializedAdapter<DefaultEpilogueArray>`):
+    TensorMapStorage = DefaultEpilogueArray::SharedStorage, an empty struct
+    (cutlass/epilogue/collective/default_epilogue_array.hpp)."""
+    return empty(
+        "epilogue",
+        "cutlass/epilogue/collective/default_epilogue_array.hpp: TensorMapStorage = SharedStorage {}",
+    )
+
+
 def nosmem_load_pipeline() -> Block:
     """NOSMEM: PipelineStorage = PipelineTransactionAsync<0>::SharedStorage, two empty
     `cute::array<Barrier, 0>` members (cute/container/array.hpp: array<T, 0> has no data): 2 B."""

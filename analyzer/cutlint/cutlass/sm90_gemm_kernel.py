@@ -53,6 +53,9 @@ MLR = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp"
 MLAR = "cutlass/gemm/collective/sm90_mma_multistage_gmma_rs_warpspecialized.hpp"
 # MLAR: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
 CP_ASYNC_RS_ALIGN = 256
+# cutlass/gemm/collective/builders/sm90_common.inl (rs_smem_selector): an MN-major whole-word
+# operand's Layout_MN_SW32_Atom, alignment_for_swizzle = 1 << (2 + 4 + 2) = 256
+MN_MAJOR_WHOLE_WORD_RS_ALIGN = 256
 MIU = "cutlass/detail/collective/mixed_input_utils.hpp"
 SM90_TS = f"{K}/sm90_tile_scheduler.hpp"
 SM90_STREAM_K_TS = f"{K}/sm90_tile_scheduler_stream_k.hpp"
@@ -185,9 +188,18 @@ def rs_smem_alignment(
     if cp_async:
         return CP_ASYNC_RS_ALIGN, CP_ASYNC_RS_ALIGN
     return (
-        swizzle_align((tile.k if a_k_major else tile.m) * a_bits),
-        swizzle_align((tile.k if b_k_major else tile.n) * b_bits),
+        _rs_atom_align(tile.k if a_k_major else tile.m, a_bits, a_k_major),
+        _rs_atom_align(tile.k if b_k_major else tile.n, b_bits, b_k_major),
     )
+
+
+def _rs_atom_align(extent: int, bits: int, k_major: bool) -> int:
+    """alignment_for_swizzle of GB's rs_smem_selector atom: an MN-major whole-word (tf32) operand
+    takes Layout_MN_SW32_Atom ("Fall into SW32 due to free bank conflict", also for the
+    warp-specialized transposed B): 256 B; otherwise the widest atom dividing the extent."""
+    if not k_major and bits % 32 == 0:
+        return MN_MAJOR_WHOLE_WORD_RS_ALIGN
+    return swizzle_align(extent * bits)
 
 
 def rs_tensor_storage(

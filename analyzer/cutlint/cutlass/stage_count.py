@@ -63,6 +63,7 @@ def sm90_stage_count(
     alignment: int = SM90_STAGE_ALIGNMENT,
     scale_bytes: int = 0,
     zero_bytes: int = 0,
+    block_scales: tuple[StageTerm, ...] = (),
 ) -> StageCount:
     """GB90: `compute_stage_count_or_override<Sm90ReducedSmemCapacityBytes, ElementAMma,
     ElementBMma, TileShape_MNK>(StageCountAutoCarveout<carveout>)`:
@@ -77,13 +78,18 @@ def sm90_stage_count(
     adds one K-slice of scales and zero points per stage (`scale_bytes`, `zero_bytes`: bits of
     ElementScale / ElementZero x M, 0 when void) and aligns to its SmemAlignment, the larger
     swizzle alignment of A's and B's smem layout atoms, instead of 128.
+
+    The blockwise-scaled FP8 builder (`compute_stage_count_with_blockwise_scale`) adds
+    bits_to_bytes(scale_bits x ScaleMsPerTile) and (x ScaleNsPerTile) per stage before the same
+    round-up: `block_scales` (cutlint.cutlass.sm90_blockwise.stage_terms).
     """
     reduced = capacity - sum(t.bytes for t in kernel_carveout)
     capacity_bytes = reduced // alignment * alignment
     carveout_bytes = round_up(carveout, alignment)
     a = round_up(a_bits * tile_m * tile_k, 8) // 8
     b = round_up(b_bits * tile_n * tile_k, 8) // 8
-    tensors = round_up(a + b + scale_bytes + zero_bytes, alignment)
+    extra = scale_bytes + zero_bytes + sum(t.bytes for t in block_scales)
+    tensors = round_up(a + b + extra, alignment)
     reductions = (
         *kernel_carveout,
         StageTerm(
@@ -110,9 +116,10 @@ def sm90_stage_count(
             for name, size in (("scale", scale_bytes), ("zero", zero_bytes))
             if size
         ),
+        *block_scales,
         StageTerm(
             name="alignment",
-            bytes=tensors - (a + b + scale_bytes + zero_bytes),
+            bytes=tensors - (a + b + extra),
             source=f"{GB90}: cutlass::round_up(stage_bytes_, alignment = {alignment})",
         ),
         StageTerm(

@@ -38,24 +38,35 @@ ELEMENT_BITS = {
     "cutlass::float_e4m3_t": 8,
     "cutlass::float_e5m2_t": 8,
     "float": 32,
+    "cutlass::tfloat32_t": 32,
+    "int8_t": 8,
+    "int32_t": 32,
 }
-"""cute::sizeof_bits of the element types whose layouts the compiler truth covers; float appears
-only as an output (C, D) and accumulator."""
+"""cute::sizeof_bits of the element types whose layouts the compiler truth covers (float as an
+operand is the MMA's tfloat32_t: sm1xx_kernel_input_element_to_mma_input_element maps it, 32 bits
+either way; int32_t only as an output and accumulator)."""
 OPERANDS = (
     ("cutlass::half_t", "cutlass::half_t"),
     ("cutlass::bfloat16_t", "cutlass::bfloat16_t"),
     ("cutlass::float_e4m3_t", "cutlass::float_e4m3_t"),
     ("cutlass::float_e5m2_t", "cutlass::float_e5m2_t"),
     ("cutlass::float_e5m2_t", "cutlass::float_e4m3_t"),
+    ("cutlass::float_e4m3_t", "cutlass::float_e5m2_t"),
+    ("float", "float"),
+    ("cutlass::tfloat32_t", "cutlass::tfloat32_t"),
+    ("int8_t", "int8_t"),
 )
 """(ElementA, ElementB) of the truth's rows (the builder's ElementAMma is the same type:
 sm1xx_kernel_input_element_to_mma_input_element keeps 8- and 16-bit types)."""
-ACCUMULATORS = ("float", "cutlass::half_t")
-"""ElementAccumulator of the rows the compiler truth holds (f16 x f16 accumulates in f16 too)."""
+ACCUMULATORS = ("float", "cutlass::half_t", "int32_t")
+"""ElementAccumulator of the rows the compiler truth holds (f16 x f16 accumulates in f16 too,
+int8 x int8 in int32_t)."""
 
 KERNEL_SCHEDULES = {
     "cutlass::gemm::KernelTmaWarpSpecialized1SmSm100": False,
     "cutlass::gemm::KernelTmaWarpSpecialized2SmSm100": True,
+    "cutlass::gemm::KernelPtrArrayTmaWarpSpecialized1SmSm100": False,
+    "cutlass::gemm::KernelPtrArrayTmaWarpSpecialized2SmSm100": True,
 }
 """The builder's KernelScheduleType -> is_2sm (sm100_umma_builder.inl: is_base_of_v<
 KernelSchedule2Sm, BuilderScheduleTag>)."""
@@ -63,7 +74,14 @@ KernelSchedule2Sm, BuilderScheduleTag>)."""
 EPILOGUE_SCHEDULES = {
     "cutlass::epilogue::TmaWarpSpecialized1Sm": False,
     "cutlass::epilogue::TmaWarpSpecialized2Sm": True,
+    "cutlass::epilogue::PtrArrayTmaWarpSpecialized1Sm": False,
+    "cutlass::epilogue::PtrArrayTmaWarpSpecialized2Sm": True,
 }
+PTR_ARRAY = "PtrArray"
+"""The ptr-array (grouped) schedules' names: `KernelPtrArrayTmaWarpSpecialized{1,2}SmSm100` select
+the ptr-array UMMA mainloop (sm100_mma_array_warpspecialized.hpp), `PtrArrayTmaWarpSpecialized
+{1,2}Sm` the ptr-array epilogue, and `GroupProblemShape` the ptr-array kernel shell
+(sm100_gemm_array_tma_warpspecialized.hpp): the parts the FlashInfer grouped family uses."""
 EPILOGUE_AUTO = "cutlass::epilogue::collective::EpilogueScheduleAuto"
 EPILOGUE_TILE_AUTO = "cutlass::epilogue::collective::EpilogueTileAuto"
 LINEAR_COMBINATION = "cutlass::epilogue::fusion::LinearCombination<"
@@ -106,18 +124,23 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         return (
             f"mainloop OpClass {m[1]}: the model covers the dense OpClassTensorOp UMMA builder only"
         )
-    if "GroupProblemShape" in r.problem_shape:
-        return "a grouped (ptr-array) problem shape: this family models one-problem GemmUniversal"
+    grouped = "GroupProblemShape" in r.problem_shape
     two_sm = KERNEL_SCHEDULES.get(m[12])
     if two_sm is None:
         return (
-            f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized1SmSm100 and "
-            "KernelTmaWarpSpecialized2SmSm100 (sm100_umma_builder.inl)"
+            f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized{{1,2}}SmSm100 and "
+            "KernelPtrArrayTmaWarpSpecialized{1,2}SmSm100 (sm100_umma_builder.inl)"
+        )
+    if grouped != (PTR_ARRAY in m[12]) or (grouped and PTR_ARRAY not in e[13]):
+        return (
+            f"problem shape {r.problem_shape} with kernel schedule {m[12]} and epilogue schedule "
+            f"{e[13]}: the model covers a GroupProblemShape with both ptr-array schedules, or one "
+            "problem with neither"
         )
     if (m[2], m[5]) not in OPERANDS:
         return (
             f"A x B = {m[2]} x {m[5]}: the compiler truth covers f16 x f16, bf16 x bf16, "
-            "e4m3 x e4m3, e5m2 x e5m2 and e5m2 x e4m3"
+            "e4m3 x e4m3, e5m2 x e5m2, e5m2 x e4m3, e4m3 x e5m2, tf32 (float) x tf32 and int8 x int8"
         )
     if m[8] not in ACCUMULATORS:
         return f"ElementAccumulator {m[8]}: the compiler truth covers float and half_t accumulation"
@@ -141,8 +164,10 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     c_bits = None if c_void else ELEMENT_BITS.get(e[7])
     d_bits = ELEMENT_BITS.get(e[10])
     if d_bits is None or (not c_void and c_bits is None):
-        return f"C, D = {e[7]}, {e[10]}: the model covers void, f16, bf16, e4m3, e5m2 and float"
-    if e[11] not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and e[8] != e[11]):
+        return f"C, D = {e[7]}, {e[10]}: the model covers void, f16, bf16, e4m3, e5m2, float, int8_t and int32_t"
+    # a grouped kernel's C/D layouts are pointers to the tag (`cutlass::layout::RowMajor*`)
+    layout_c, layout_d = (x.replace(" ", "").removesuffix("*") for x in (e[8], e[11]))
+    if layout_d not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and layout_c != layout_d):
         return f"C, D layouts {e[8]}, {e[11]}: the model covers one row- or column-major layout"
     policy = m[11]
     carveout: int | None
@@ -163,7 +188,7 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         two_sm,
         ELEMENT_BITS[m[2]],
         ELEMENT_BITS[m[5]],
-        ptr_array=False,
+        ptr_array=grouped,
     )
     epilogue = epi.Epilogue(
         kind=epi.EpilogueKind.TMA,
@@ -173,10 +198,10 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         c_bits=c_bits,
         d_bits=d_bits,
         d_void=False,
-        d_m_major=e[11] == COLUMN_MAJOR,
+        d_m_major=layout_d == COLUMN_MAJOR,
         blockscaled=False,
         n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
-        ptr_array=False,
+        ptr_array=grouped,
     )
     return Tactic(r, two_sm, mainloop, epilogue, carveout)
 
@@ -195,7 +220,9 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
-    return kernel.shell(False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=False)
+    return kernel.shell(
+        False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=t.mainloop.ptr_array
+    )
 
 
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
@@ -209,10 +236,10 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
     members = kernel.shared_storage_members(
         k,
         mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
-        mainloop_maps=ml.tensormap_storage(t.mainloop),  # not a member of this shell
+        mainloop_maps=ml.tensormap_storage(t.mainloop),  # a member of the ptr-array shell only
         mainloop_pipeline=ml.pipeline(t.mainloop, stages),
         epilogue_tensors=epi.tensor_storage(e),
-        epilogue_maps=epi.tensormap_storage(e),  # not a member of this shell
+        epilogue_maps=epi.tensormap_storage(e),  # a member of the ptr-array shell only
         epi_load_pipeline=epi.pipeline(e),
     )
     return kernel.shared_storage(members, k)

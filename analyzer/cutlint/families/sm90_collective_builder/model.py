@@ -23,7 +23,11 @@ from enum import StrEnum
 
 from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import fusion as fusions
+from cutlint.cutlass import kernel as ptr_array_shell
+from cutlint.cutlass import mainloop as ptr_array_mainloop
+from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_gemm_kernel as kernel
+from cutlint.cutlass import sm90_sparse as sparse
 from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
@@ -33,7 +37,7 @@ from cutlint.cutlass.stage_count import (
     sm90_kernel_carveout,
     sm90_stage_count,
 )
-from cutlint.cutlass.storage import pipeline_storage
+from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP, pipeline_storage
 from cutlint.families.base import family_data as base_family_data
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm
 
@@ -97,6 +101,16 @@ class Tactic:
     """The epilogue builder's explicit EpilogueTile `cute::Shape<_M, _N>`; None: EpilogueTileAuto."""
     bias_bits: int = 0
     """ElementBias's width of a `LinCombPerColBias` fusion (0: LinearCombination)."""
+    block_scale: blockwise.Granularity | None = None
+    """The scale granularity of a blockwise-scaled FP8 mainloop (`...FP8Blockwise` schedules)."""
+    sparse: bool = False
+    """OpClassSparseTensorOp: the 2:4 sparse mainloop (cutlint.cutlass.sm90_sparse)."""
+    fp8: bool = False
+    """Both operands FP8 (the sparse builder's MainloopSm90TmaGmmaWarpSpecializedSparseFP8)."""
+    grouped: bool = False
+    """A GroupProblemShape with the ptr-array schedules: the ptr-array mainloop, epilogue and
+    kernel shell (cutlint.cutlass.mainloop, .epilogue, .kernel: the parts the FlashInfer grouped
+    family uses)."""
 
     @property
     def cp_async(self) -> bool:
@@ -130,14 +144,23 @@ def fusion_storage(t: Tactic) -> Block:
     stages one bias row of the CTA tile's N (Sm90RowBroadcast); LinearCombination has none."""
     if t.bias_bits:
         return fusions.per_col_bias(t.tile.n, t.bias_bits)
-    return fusions.linear_combination(ptr_array=False)
+    return fusions.linear_combination(ptr_array=t.grouped)
 
 
 def epilogue_tensor_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
+    if t.grouped:
+        return epi.tensor_storage(e, t.c_bits, t.d_bits, fusion_storage(t))
     return epi.tensor_storage(e, t.c_bits, t.d_bits, fusion_storage(t), epi.SP)
+
+
+def epilogue_tensormaps(t: Tactic) -> Block:
+    """The ptr-array epilogue's TensorMapStorage (grouped kernels only)."""
+    if t.epilogue is EpilogueKind.NO_SMEM:
+        return epi.nosmem_tensormaps()
+    return epi.tensormaps(epi.PTR_ARRAY_EPILOGUE_WARP_GROUPS)
 
 
 def epilogue_pipeline(t: Tactic) -> Block:
@@ -151,6 +174,10 @@ def epilogue_shared_storage(t: Tactic) -> Block:
     e = epilogue_tile(t)
     if e is None:
         return epi.nosmem_tensor_storage()
+    if t.grouped:
+        return epi.shared_storage(
+            e, t.c_bits, t.d_bits, fusion_storage(t), epi.PTR_ARRAY_EPILOGUE_WARP_GROUPS
+        )
     return epi.single_shared_storage(e, t.c_bits, t.d_bits, fusion_storage(t))
 
 
@@ -182,6 +209,21 @@ def stage_count(t: Tactic) -> StageCount:
             kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
             alignment=128 if t.cp_async else max(_rs_alignments(t)),
         )
+    if t.sparse:
+        return sparse.stage_count(t.a_bits, t.b_bits, t.tile, carveout)
+    if t.block_scale is not None:
+        # GB (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
+        # KernelSmemCarveout, ..., ScaleMsPerTile, ScaleNsPerTile>
+        return sm90_stage_count(
+            a_bits=t.a_bits,
+            b_bits=t.b_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=carveout,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
+            block_scales=blockwise.stage_terms(t.block_scale, t.tile),
+        )
     if t.mixed_input:
         # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
         # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
@@ -197,6 +239,8 @@ def stage_count(t: Tactic) -> StageCount:
             scale_bytes=t.scale_bits * t.tile.m // 8,
             zero_bytes=t.zero_bits * t.tile.m // 8,
         )
+    # GB: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
+    # grouped scheduler's pipeline
     return sm90_stage_count(
         a_bits=t.a_bits,
         b_bits=t.b_bits,
@@ -204,7 +248,7 @@ def stage_count(t: Tactic) -> StageCount:
         tile_n=t.tile.n,
         tile_k=t.tile.k,
         carveout=carveout,
-        kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+        kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
     )
 
 
@@ -247,6 +291,16 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
             ],
             "CollectiveMma::SharedStorage (RS)",
         )
+    if t.sparse:
+        return sparse.shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
+    if t.block_scale is not None:
+        return blockwise.shared_storage(
+            t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
+        )
+    if t.grouped:
+        return ptr_array_mainloop.sm90_array_shared_storage(
+            t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
+        )
     if t.mixed_input:
         return kernel.mixed_input_shared_storage(
             t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
@@ -258,6 +312,16 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
     if t.register_sourced:
         return kernel.rs_tensor_storage(
             t.a_bits, t.b_bits, t.tile, stages, _rs_alignments(t), t.cp_async
+        )
+    if t.sparse:
+        return sparse.tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.fp8)
+    if t.block_scale is not None:
+        return blockwise.tensor_storage(
+            t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
+        )
+    if t.grouped:
+        return ptr_array_mainloop.sm90_array_tensor_storage(
+            t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
         )
     if t.mixed_input:
         return kernel.mixed_input_tensor_storage(
@@ -271,6 +335,18 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
 
 def kernel_shared_storage(t: Tactic, stages: int) -> Block:
     """`GemmKernel::SharedStorage` of the shell the mainloop's schedule selects."""
+    if t.grouped:
+        return ptr_array_shell.ptr_array_shared_storage(
+            ptr_array_shell.ShellParts(
+                mainloop_tensors=mainloop_tensor_storage(t, stages),
+                epilogue_tensors=epilogue_tensor_storage(t),
+                mainloop_pipeline=ptr_array_mainloop.sm90_array_pipeline(stages),
+                epilogue_pipeline=epilogue_pipeline(t),
+                mainloop_tensormaps=ptr_array_mainloop.sm90_array_tensormaps(),
+                epilogue_tensormaps=epilogue_tensormaps(t),
+            ),
+            pingpong=t.shell is Shell.TMA_PINGPONG,
+        )
     return kernel.kernel_shared_storage(
         t.shell,
         mainloop_tensor_storage(t, stages),
@@ -282,10 +358,27 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
 
 
 def max_threads_per_block(t: Tactic) -> int:
+    if t.grouped:
+        pingpong = t.shell is Shell.TMA_PINGPONG
+        return ptr_array_shell.max_threads_per_block(
+            kernel.mma_warp_groups(t.shell, t.tile.m) * THREADS_PER_WARP_GROUP, pingpong
+        )
     return kernel.max_threads_per_block(t.shell, t.tile.m, t.register_sourced)
 
 
 def register_plan(t: Tactic) -> RegisterPlan | None:
+    if t.grouped:
+        # the ptr-array shells divide the accumulator over two MMA warp groups (KS:
+        # NumMmaThreads = 256; KP: NumMmaWarpGroups * 128) and raise both to 232 registers
+        return ptr_array_shell.register_plan(
+            t.tile.m,
+            t.tile.n,
+            2 * THREADS_PER_WARP_GROUP,
+            low_register_pressure=False,
+            mma_warp_groups=ptr_array_shell.PINGPONG_MMA_WARP_GROUPS
+            if t.shell is Shell.TMA_PINGPONG
+            else kernel.mma_warp_groups(t.shell, t.tile.m),
+        )
     return kernel.register_plan(t.shell, t.tile, t.accumulator_bits)
 
 

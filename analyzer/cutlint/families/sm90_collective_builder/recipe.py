@@ -13,9 +13,16 @@ from typing import Any
 
 from pydantic import Field
 
+from cutlint.cutlass.sm90_blockwise import Granularity
 from cutlint.cutlass.sm90_epilogue_builder import COOPERATIVE_EPI_M, WARP_SPECIALIZED_EPI_M
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
-from cutlint.families.alias_args import builder, split_template, static_extents, static_shape
+from cutlint.families.alias_args import (
+    builder,
+    resolved,
+    split_template,
+    static_extents,
+    static_shape,
+)
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
@@ -54,6 +61,11 @@ class Sm90CollectiveBuilderRecipe(Recipe):
         description="A's layout tag; for a reordered (shuffled) cute layout of the mixed-input "
         "GEMMs, the tag of the stride it tiles, as `reordered <tag>`",
     )
+    block_scale: tuple[int, int, int] | None = Field(
+        default=None,
+        description="SFVecSizeM/N/K of a blockwise-scaled mainloop's `cute::tuple<LayoutTag, "
+        "LayoutSF>` A and B layouts (their `Sm90BlockwiseScaleConfig<M, N, K>`); None: plain tags",
+    )
 
 
 def _short(name: str) -> str:
@@ -82,6 +94,7 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         return f"tile `{mainloop.args[9]}` and cluster `{mainloop.args[10]}` must be static cute::Shape<cute::_N, ...>"
     return Sm90CollectiveBuilderRecipe(
         family=NAME,
+        block_scale=_block_scale(inst, mainloop.args[3], mainloop.args[6]),
         layout_a=_layout_tag(inst, mainloop.args[3]),
         kernel=inst.chain[0].name if inst.chain else "",
         problem_shape=inst.args[0],
@@ -92,6 +105,26 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
         tile=tile,
         cluster=cluster,
     )
+
+
+_SCALE_CONFIG = re.compile(
+    r"^decltype\(cutlass::detail::Sm90BlockwiseScaleConfig<(\d+),(\d+),(\d+)>::deduce_layoutSF([AB])\(\)\)$"
+)
+
+
+def _block_scale(inst: Instantiation, layout_a: str, layout_b: str) -> tuple[int, int, int] | None:
+    """GB (FP8Blockwise): ScaleGranularityM = size<0,0>(LayoutSFA), N = size<0,0>(LayoutSFB),
+    K = size<1,0>(LayoutSFA), read from cutlass_library's `tuple<Tag, decltype(ScaleConfig::
+    deduce_layoutSFA())>` (the default MN-major scale layouts only; None otherwise)."""
+    parts = [_tuple_parts(arg) for arg in (layout_a, layout_b)]
+    if any(len(p) != 2 for p in parts):
+        return None
+    # a grouped GEMM passes pointers (`LayoutSFA*`)
+    configs = [_SCALE_CONFIG.match(resolved(_tag(p[1]), inst).replace(" ", "")) for p in parts]
+    sfa, sfb = configs
+    if sfa is None or sfb is None or sfa[4] != "A" or sfb[4] != "B":
+        return None
+    return int(sfa[1]), int(sfb[2]), int(sfa[3])
 
 
 _TILE_TO_SHAPE = re.compile(
@@ -138,7 +171,30 @@ _SCHEDULES = {
     "KernelTmaWarpSpecializedFP8FastAccum": (Shell.TMA_BASIC, True),
     "KernelCpAsyncWarpSpecializedCooperative": (Shell.CP_ASYNC_COOPERATIVE, False),
     "KernelCpAsyncWarpSpecialized": (Shell.CP_ASYNC_BASIC, False),
+    "KernelTmaWarpSpecializedCooperativeFP8Blockwise": (Shell.TMA_COOPERATIVE, False),
 }
+_SPARSE = "cutlass::arch::OpClassSparseTensorOp"
+_OP_CLASSES = ("cutlass::arch::OpClassTensorOp", _SPARSE)
+_SPARSE_SHELLS = (Shell.TMA_COOPERATIVE, Shell.TMA_PINGPONG, Shell.TMA_BASIC)
+"""sm90_sparse_gmma_builder.inl: the TMA SS schedules (and their FP8FastAccum forms); its
+KernelScheduleAuto picks Pingpong for tile M 64, else Cooperative."""
+_PTR_ARRAY_SCHEDULES = {
+    "KernelPtrArrayTmaWarpSpecializedCooperative": (Shell.TMA_COOPERATIVE, False),
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8FastAccum": (Shell.TMA_COOPERATIVE, True),
+    "KernelPtrArrayTmaWarpSpecializedPingpong": (Shell.TMA_PINGPONG, False),
+    "KernelPtrArrayTmaWarpSpecializedPingpongFP8FastAccum": (Shell.TMA_PINGPONG, True),
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8Blockwise": (Shell.TMA_COOPERATIVE, False),
+}
+"""GB: the ptr-array (grouped) SS schedules, with a GroupProblemShape: the ptr-array shells
+(sm90_gemm_array_tma_warpspecialized_{cooperative,pingpong}.hpp)."""
+_GROUP_PROBLEM_SHAPE = "cutlass::gemm::GroupProblemShape<cute::Shape<int,int,int>>"
+_BLOCKWISE = (
+    "KernelTmaWarpSpecializedCooperativeFP8Blockwise",
+    "KernelPtrArrayTmaWarpSpecializedCooperativeFP8Blockwise",
+)
+"""GB: the blockwise-scaled FP8 builder's cooperative schedules that cutlass_library 4.2.0 builds
+and the compiler truth covers, one-problem and ptr-array (its layouts are tuples of a tag and a
+scale-factor layout; the pingpong forms are not modeled)."""
 _SCHEDULERS = {
     "void": Sm90Scheduler.PERSISTENT,
     "cutlass::gemm::PersistentScheduler": Sm90Scheduler.PERSISTENT,
@@ -173,7 +229,7 @@ def _shell(r: Sm90CollectiveBuilderRecipe, a_bits: int, b_bits: int) -> tuple[Sh
         if r.tile.m == model.AUTO_PINGPONG_TILE_M:
             return Shell.TMA_PINGPONG, False
         return Shell.TMA_COOPERATIVE, False
-    picked = _SCHEDULES.get(schedule)
+    picked = _SCHEDULES.get(schedule) or _PTR_ARRAY_SCHEDULES.get(schedule)
     if picked is None:
         return f"kernel schedule {schedule} is not modeled"
     shell, fast = picked
@@ -210,21 +266,51 @@ def _stage_policy(r: Sm90CollectiveBuilderRecipe) -> tuple[StagePolicy, int] | s
 def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     """The Tactic the builders make of this recipe, or why it is outside the model."""
     ml, ep = r.mainloop, r.epilogue
-    if ml[1] != "cutlass::arch::OpClassTensorOp" or ep[1] != "cutlass::arch::OpClassTensorOp":
-        return f"operator class {_short(ml[1])}: the model covers OpClassTensorOp"
-    operands = _operands(r)
+    if ml[1] not in _OP_CLASSES or ep[1] != ml[1]:
+        return (
+            f"operator class {_short(ml[1])} / {_short(ep[1])}: the model covers OpClassTensorOp "
+            "and OpClassSparseTensorOp (the same in both builders)"
+        )
+    is_sparse = ml[1] == _SPARSE
+    if "Blockwise" in ml[12] and _short(ml[12]) not in _BLOCKWISE:
+        return (
+            f"kernel schedule {_short(ml[12])}: of the blockwise-scaled FP8 mainloops the model "
+            "covers the cooperative ones (the pingpong schedules are not modeled)"
+        )
+    blockwise = _short(ml[12]) in _BLOCKWISE
+    grouped = _short(ml[12]) in _PTR_ARRAY_SCHEDULES
+    # a grouped GEMM passes pointers to its layout tags (`cutlass::layout::RowMajor*`)
+    tag_a, tag_b = _tag(ml[3]), _tag(ml[6])
+    if blockwise:
+        # GB (FP8Blockwise): GmemLayoutATag = get<0>(GmemLayoutPairA), likewise B
+        if r.block_scale is None:
+            return (
+                f"blockwise scale layouts {ml[3]} / {ml[6]}: the model covers cutlass_library's "
+                "tuple<Tag, decltype(Sm90BlockwiseScaleConfig<M, N, K>::deduce_layoutSF*())>"
+            )
+        tag_a, tag_b = _tag(_tuple_parts(ml[3])[0]), _tag(_tuple_parts(ml[6])[0])
+    elif r.block_scale is not None:
+        return f"scale-factor layouts with kernel schedule {_short(ml[12])} are not modeled"
+    operands = _operands(r, tag_a, tag_b)
     if isinstance(operands, str):
         return operands
     a_bits, b_bits, fp8, mixed = operands
+    if blockwise and not fp8:
+        return "a blockwise-scaled schedule with non-FP8 inputs (a static_assert; not modeled)"
     # sm90_common.inl: A is K-major when row-major, B when column-major (a reordered A layout:
     # the major of its stride)
-    a_k_major = ml[3] == _ROW or r.layout_a == f"reordered {_ROW}"
-    b_k_major = ml[6] == _COL
-    if a_bits == b_bits == 32 and not b_k_major:
+    a_k_major = tag_a == _ROW or r.layout_a == f"reordered {_ROW}"
+    b_k_major = tag_b == _COL
+    if is_sparse and (
+        blockwise or mixed is not None or (a_bits != 16 and not (a_k_major and b_k_major))
+    ):
         return (
-            "32-bit A/B with an MN-major B: the RS builder swaps A and B or transposes B "
-            "(sm90_gmma_builder.inl: is_swapAB, is_warpspecialized_transpose_B), not modeled"
+            "sparse A with scales, mixed input or a register-sourced (non-K-major 8-/32-bit) "
+            "operand: sm90_sparse_gmma_builder.inl has no such mainloop (not modeled)"
         )
+    # GB (GMMA_TMA_WS_RS): a 32-bit MN-major B swaps A and B (is_swapAB) or transposes B in the
+    # warp-specialized kernel (is_warpspecialized_transpose_B); either way the TensorStorage keeps
+    # A (M x K) and B (N x K) with their own rs_smem_selector atoms, the model's RS layout
     acc_bits = _bits(ml[8])
     if acc_bits is None or ml[8] not in ("float", "cutlass::half_t", "int32_t"):
         return f"accumulator {ml[8]} is not modeled"
@@ -232,6 +318,11 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(shell, str):
         return shell
     kind, fast = shell
+    if is_sparse and _short(ml[12]) == "KernelScheduleAuto":
+        # SB: KernelScheduleAuto -> M == 64 ? Pingpong : Cooperative (nvcc >= 12.1), no cp.async
+        kind = Shell.TMA_PINGPONG if tile_m_is_64(r) else Shell.TMA_COOPERATIVE
+    if is_sparse and kind not in _SPARSE_SHELLS:
+        return f"a sparse GEMM with the {kind.value} kernel is not modeled"
     if fast and not fp8:
         return "an FP8FastAccum schedule with non-FP8 inputs (a static_assert; not modeled)"
     policy = _stage_policy(r)
@@ -242,13 +333,28 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         return f"tile scheduler {r.tile_scheduler} is not modeled"
     if scheduler is Sm90Scheduler.STREAM_K and kind in (Shell.TMA_BASIC, Shell.CP_ASYNC_BASIC):
         return f"a stream-K scheduler with the non-persistent {kind.value} kernel is not modeled"
-    if r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
+    if grouped != (r.problem_shape.replace(" ", "") == _GROUP_PROBLEM_SHAPE):
+        return (
+            f"problem shape {r.problem_shape} with kernel schedule {_short(ml[12])}: the model "
+            "covers GroupProblemShape<Shape<int,int,int>> with the ptr-array schedules, one "
+            "problem with the others"
+        )
+    if grouped and (scheduler is not Sm90Scheduler.PERSISTENT or mixed is not None or is_sparse):
+        return "a grouped GEMM with a stream-K scheduler, mixed input or sparse A is not modeled"
+    if not grouped and r.problem_shape.replace(" ", "") not in _PROBLEM_SHAPES:
         return f"problem shape {r.problem_shape}: the model covers cute::Shape<int,int,int[,int]>"
     tile = r.tile
-    if tile.m % model.GMMA_M or tile.n % 16 or tile.k * min(a_bits, b_bits) % 512:
+    # a mixed-input A narrower than 8 bits has 32- or 16-byte K rows (SW32 or INTER atoms,
+    # cutlint.cutlass.epilogue.swizzle_align); every other operand whole 64-byte rows
+    narrow_a = mixed is not None and tile.k * a_bits % 128 == 0 and tile.k * b_bits % 512 == 0
+    if (
+        tile.m % model.GMMA_M
+        or tile.n % 16
+        or (tile.k * min(a_bits, b_bits) % 512 and not narrow_a)
+    ):
         return (
             f"tile {tile}: the model covers M a multiple of 64, N a multiple of 16 and K a whole "
-            "number of 64-byte rows"
+            "number of 64-byte rows (16-byte rows for a mixed-input A)"
         )
     if kind is Shell.TMA_COOPERATIVE and tile.m < model.COOPERATIVE_MIN_TILE_M:
         return f"tile M {tile.m} < 128 with a cooperative schedule (a static_assert; not modeled)"
@@ -258,6 +364,9 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     if isinstance(epilogue, str):
         return epilogue
     epi_kind, c_bits, d_bits, epi_tile, bias_bits = epilogue
+    granularity = None if r.block_scale is None else Granularity(*r.block_scale)
+    if granularity is not None and (why := granularity.outside(tile)):
+        return why
     return Tactic(
         shell=kind,
         fp8_fast_accum=fast,
@@ -271,8 +380,8 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         epilogue=epi_kind,
         c_bits=c_bits,
         d_bits=d_bits,
-        c_m_major=ep[8] == _COL,
-        d_m_major=ep[11] == _COL,
+        c_m_major=_tag(ep[8]) == _COL,
+        d_m_major=_tag(ep[11]) == _COL,
         scheduler=scheduler,
         mixed_input=mixed is not None,
         scale_bits=0 if mixed is None else mixed[0],
@@ -282,18 +391,40 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         b_k_major=b_k_major,
         epilogue_tile_mn=epi_tile,
         bias_bits=bias_bits,
+        block_scale=granularity,
+        sparse=is_sparse,
+        fp8=fp8,
+        grouped=grouped,
     )
 
 
+_FLOAT_MMA = "cutlass::tfloat32_t"
+
+
+def _tag(layout: str) -> str:
+    return layout.replace(" ", "").removesuffix("*")
+
+
+def _mma_type(element: str) -> str:
+    """GB, sm90_sparse_gmma_builder.inl: "For fp32 types, map to tf32 MMA value type"
+    (ElementAMma = is_same_v<ElementA, float> ? tfloat32_t : ElementA; likewise B)."""
+    return _FLOAT_MMA if element == "float" else element
+
+
+def tile_m_is_64(r: Sm90CollectiveBuilderRecipe) -> bool:
+    return r.tile.m == model.AUTO_PINGPONG_TILE_M
+
+
 def _operands(
-    r: Sm90CollectiveBuilderRecipe,
+    r: Sm90CollectiveBuilderRecipe, tag_a: str, tag_b: str
 ) -> tuple[int, int, bool, tuple[int, int] | None] | str:
-    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None)."""
+    """(A bits, B bits, both FP8, (scale bits, zero bits) of a mixed-input A or None); `tag_a`,
+    `tag_b`: the A and B layout tags (of a blockwise mainloop's tuples)."""
     ml = r.mainloop
     elements = _elements()
     a_parts = _tuple_parts(ml[2])
-    b = elements.get(ml[5])
-    a = elements.get(a_parts[0])
+    b = elements.get(_mma_type(ml[5]))
+    a = elements.get(_mma_type(a_parts[0]))
     if ml[5].startswith("cute::tuple<") or a is None or b is None:
         return (
             f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands, and "
@@ -304,14 +435,14 @@ def _operands(
             f"A/B {ml[2]} x {ml[5]}: the model covers f16, bf16, e4m3, e5m2, tf32 and int8 operands"
         )
     a_bits, b_bits = int(a["bits"]), int(b["bits"])
-    k_major = ml[3] == _ROW and ml[6] == _COL
+    k_major = tag_a == _ROW and tag_b == _COL
     if a_bits == b_bits and len(a_parts) == 1:
         if a_bits == 8 and not k_major:
             return (
                 "8-bit A/B not both K-major: the builder takes the register-sourced (RS) "
                 "mainloop (sm90_common.inl: is_use_rmem_A), not modeled"
             )
-        if ml[8] == "int32_t" and ml[2] != "int8_t":
+        if ml[8] == "int32_t" and ml[2] not in ("int8_t", "uint8_t"):
             return f"an int32_t accumulator with {ml[2]} operands is not modeled"
         return a_bits, b_bits, bool(a.get("fp8") and b.get("fp8")), None
     # GB (GMMA_TMA_WS_RS): a tuple or a narrower A is the mixed-input mainloop
@@ -408,22 +539,40 @@ def _epilogue(
     c_bits = None if ep[7] == "void" else _bits(ep[7])
     if d_bits is None or (ep[7] != "void" and c_bits is None):
         return f"ElementC/ElementD {ep[7]}/{ep[10]} is not modeled"
+    grouped = _short(r.mainloop[12]) in _PTR_ARRAY_SCHEDULES
     for layout in (ep[8], ep[11]):
-        if layout not in (_ROW, _COL):
+        if (_tag(layout) if grouped else layout) not in (_ROW, _COL):
             return f"C/D layout {layout} is not modeled"
-    if schedule in ("NoSmemWarpSpecialized", "EpilogueScheduleAuto"):
-        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized (which ignores the epilogue tile)
+    if grouped and bias_bits:
+        return f"epilogue fusion {ep[14]} on a grouped (ptr-array) kernel is not modeled"
+    if grouped and schedule == "PtrArrayNoSmemWarpSpecialized":
+        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0
+    if not grouped and schedule in (
+        "NoSmemWarpSpecialized",
+        "EpilogueScheduleAuto",
+        "EpilogueTransposed",
+    ):
+        # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized (which ignores the epilogue tile);
+        # EpilogueTransposed (the swapped-AB tf32 kernels' schedule) is the same
+        # Sm90TmaWarpSpecializedAdapter<DefaultEpilogue>
         if bias_bits:
             return (
                 f"epilogue fusion {ep[14]} with {schedule}: EB builds NoSmemWarpSpecialized for "
                 "LinearCombination only (does not compile; not modeled)"
             )
         return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0
-    expected = {
-        Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
-        Shell.TMA_PINGPONG: "TmaWarpSpecialized",
-        Shell.TMA_BASIC: "TmaWarpSpecialized",
-    }.get(shell)
+    expected = (
+        {
+            Shell.TMA_COOPERATIVE: "PtrArrayTmaWarpSpecializedCooperative",
+            Shell.TMA_PINGPONG: "PtrArrayTmaWarpSpecializedPingpong",
+        }
+        if grouped
+        else {
+            Shell.TMA_COOPERATIVE: "TmaWarpSpecializedCooperative",
+            Shell.TMA_PINGPONG: "TmaWarpSpecialized",
+            Shell.TMA_BASIC: "TmaWarpSpecialized",
+        }
+    ).get(shell)
     if schedule != expected:
         return f"epilogue schedule {schedule} with the {shell.value} kernel is not modeled"
     align_c, align_d = _literal(ep[9]), _literal(ep[12])
@@ -438,4 +587,6 @@ def _epilogue(
     epi_tile = _epilogue_tile(r, shell)
     if isinstance(epi_tile, str):
         return epi_tile
+    if grouped and epi_tile is not None:
+        return f"epilogue tile {r.epilogue[4]} on a grouped (ptr-array) kernel is not modeled"
     return EpilogueKind.TMA, c_bits, d_bits, epi_tile, bias_bits
