@@ -128,8 +128,38 @@ def test_a_runner_or_release_without_a_table_says_so(tmp_path: Path) -> None:
     bf16, mxfp8 = e.failures
     assert bf16.agreement is Agreement.NOT_MODELED and "no tactic table" in bf16.explanation
     assert mxfp8.agreement is Agreement.NOT_MODELED
-    assert "FlashInfer 0.6.3: its tactics are known for 0.6.11.post2" in mxfp8.explanation
+    assert "FlashInfer 0.6.3: no such runner in that release" in mxfp8.explanation
+    assert "0.6.8rc1 to 0.7.4" in mxfp8.explanation  # the MXFP8 runner came in 0.6.8rc1
     assert "1 explained" not in render_log_text(e) and e.count(Agreement.NOT_MODELED) == 2
+
+
+@pytest.mark.parametrize("version", ["0.6.11", "0.6.11rc1", "0.6.16.post4", "0.6.18.post1"])
+def test_flashinfer_3568_on_a_release_that_had_no_table(tmp_path: Path, version: str) -> None:
+    """Releases before (and after) 0.6.11.post2 with the same getConfigs() and header: the line is
+    explained with the same failing tactics and bytes, the table derived from their own wheel."""
+    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version=version)
+    (f,) = e.failures
+    assert f.agreement is Agreement.EXPLAINED and f.failure_class is FailureClass.A
+    g = f.gemm_runner
+    assert g is not None and g.candidates == (6, 7, 8, 9)
+    assert f"of the {version} wheel" in g.source
+    assert "111,616 B against 101,376 B" in f.explanation
+
+
+def test_the_first_mxfp8_releases_list_three_tiles_and_say_the_recipe_is_not_modeled(
+    tmp_path: Path,
+) -> None:
+    """0.6.8rc1 - 0.6.10.post1: getConfigs() is 128x128, 256x128, 128x256 without SwapAB, and the
+    header fixes StageCount<2> for every tile (a recipe the family does not model): the tactics are
+    listed, the verdict is not modeled, never a silent pass."""
+    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version="0.6.10")
+    (f,) = e.failures
+    g = f.gemm_runner
+    assert g is not None and [t.config for t in g.tactics] == [
+        "CtaShape128x128x128B", "CtaShape256x128x128B", "CtaShape128x256x128B"
+    ]  # fmt: skip
+    assert all(t.verdict == "not modeled" for t in g.tactics)
+    assert f.agreement is not Agreement.EXPLAINED
 
 
 def test_a_release_from_nowhere_is_not_guessed(tmp_path: Path) -> None:

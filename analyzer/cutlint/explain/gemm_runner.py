@@ -77,12 +77,12 @@ def _instantiated(cache: CacheIndex | None, macro: str) -> set[tuple[str, tuple[
 
 
 def _matches(
-    cache: CacheIndex | None, runner: Runner, vs: Sequence[TacticVerdict]
+    cache: CacheIndex | None, runner: Runner, vs: Sequence[TacticVerdict], release: str
 ) -> tuple[InstantiationResult, ...]:
     """The cache's instantiations the tactics dispatch to (every output type), in file order."""
     if cache is None or not vs:
         return ()
-    wanted = {runner.instantiation(v.tactic, o) for v in vs for o in runner.outputs}
+    wanted = {runner.instantiation(v.tactic, o, release) for v in vs for o in runner.outputs}
     return tuple(
         r
         for r in cache.all_instantiations()
@@ -225,5 +225,5 @@ def judge_gemm_runner(
             "tactic runs, on any arch; a finding of its own, apart from shared memory."
         )
     named = [v for v in e.tactics if v.tactic.id in logged]
-    matches = _matches(cache, runner, named or list(e.candidates))
+    matches = _matches(cache, runner, named or list(e.candidates), release)
     return cls, agreement, text, _reading(e, logged, runner.runner_class), reading, matches

@@ -114,7 +114,7 @@ def register_plan(t: Tactic) -> RegisterPlan:
 def release_known(version: str | None) -> str | None:
     """None when the release's header builds this recipe, else why not modeled."""
     recipes: dict[str, Any] = family_data()["recipes"]
-    if version in recipes:
+    if version in recipes or version in family_data().get("recipe_of", {}):
         return None
     known = ", ".join(recipes)
     if version is None:

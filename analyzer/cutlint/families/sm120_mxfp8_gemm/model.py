@@ -83,7 +83,7 @@ def recipe_for(version: str | None) -> Recipe | str:
     recipes: dict[str, Any] = family_data()["recipes"]
     if version is None:
         return f"unknown FlashInfer release: the stage policy is known for {', '.join(recipes)}"
-    r = recipes.get(version)
+    r = recipes.get(family_data().get("recipe_of", {}).get(version, version))
     if r is None:
         return f"FlashInfer {version}: the stage policy is known for {', '.join(recipes)}"
     return Recipe(version, r.get("fixed_stages"), r.get("fixed_when_tile_dim"), r["source"])

@@ -52,6 +52,9 @@ class RunnerRelease:
     tactics: tuple[RunnerTactic, ...]
     custom_ops: tuple[str, ...]
     """The autotuner ops whose runner lists hold this runner (`mxfp8_gemm`)."""
+    args: tuple[str, ...]
+    """The macro's arguments for one tactic in this release: `{output}`, `{m}`, `{n}`, `{k}`,
+    `{swap_ab}` (the macro took no SWAP_AB before 0.6.11)."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,6 @@ class Runner:
     macro: str
     prefix: str
     numbering: str
-    args: tuple[str, ...]
-    """The macro's arguments for one tactic: `{output}`, `{m}`, `{n}`, `{k}`, `{swap_ab}`."""
     outputs: tuple[str, ...]
     kernel_by_prefix: dict[str, str]
     releases: dict[str, RunnerRelease]
@@ -82,8 +83,11 @@ class Runner:
         rel = self.releases.get(release)
         return tuple(f"{op}::{self.runner_class}" for op in (rel.custom_ops if rel else ()))
 
-    def instantiation(self, t: RunnerTactic, output: str) -> tuple[str, tuple[str, ...]]:
-        """(macro, args) of the instantiation the tactic dispatches to, for one output type."""
+    def instantiation(
+        self, t: RunnerTactic, output: str, release: str
+    ) -> tuple[str, tuple[str, ...]]:
+        """(macro, args) of the instantiation the tactic dispatches to in a release, for one
+        output type."""
         values = {
             "output": output,
             "m": str(t.tile.m),
@@ -91,7 +95,8 @@ class Runner:
             "k": str(t.tile.k),
             "swap_ab": "true" if t.swap_ab else "false",
         }
-        return self.macro, tuple(a.format(**values) for a in self.args)
+        args = self.releases[release].args
+        return self.macro, tuple(a.format(**values) for a in args)
 
 
 @cache
@@ -104,11 +109,16 @@ def runners() -> dict[str, Runner]:
         data = tomllib.load(f)
     out: dict[str, Runner] = {}
     for key, r in data["runners"].items():
+        rels: dict[str, Any] = r["releases"]
         releases = {
             v: RunnerRelease(
-                v, d["source"], tuple(_tactic(t) for t in d["tactics"]), tuple(d["custom_ops"])
+                v,
+                d["source"],
+                tuple(_tactic(t) for t in rels[d.get("tactics_from", v)]["tactics"]),
+                tuple(d["custom_ops"]),
+                tuple(d["args"]),
             )
-            for v, d in r["releases"].items()
+            for v, d in rels.items()
         }
         out[key] = Runner(
             key=key,
@@ -117,7 +127,6 @@ def runners() -> dict[str, Runner]:
             macro=r["macro"],
             prefix=r["prefix"],
             numbering=r["numbering"],
-            args=tuple(r["args"]),
             outputs=tuple(r["outputs"]),
             kernel_by_prefix=dict(r.get("kernel_by_prefix", {})),
             releases=releases,
@@ -249,8 +258,11 @@ def judge_runner(
         return f"unknown runner `{runner}`"
     rel = r.releases.get(release)
     if rel is None:
+        known = list(r.releases)
         return (
-            f"{r.label} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
+            f"{r.label} in FlashInfer {release}: no such runner in that release (its tactics are "
+            f"derived for the {len(known)} releases that have it, {known[0]} to {known[-1]}; "
+            "data/sm120_runner_tactics.toml)"
         )
     limit = arch_for(arch).smem_optin
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
@@ -258,13 +270,13 @@ def judge_runner(
     for t in rel.tactics:
         numbers: list[KernelNumbers | str] = []
         for output in r.outputs:
-            name, args = r.instantiation(t, output)
+            name, args = r.instantiation(t, output, release)
             numbers.append(model.evaluate(name, args, release, t.kernel))
-        first = r.instantiation(t, r.outputs[0])
+        first = r.instantiation(t, r.outputs[0], release)
         missing = [
             o
             for o in r.outputs
-            if instantiated is not None and r.instantiation(t, o) not in instantiated
+            if instantiated is not None and r.instantiation(t, o, release) not in instantiated
         ]
         out.append(_verdict(t, first, numbers, limit, arch, missing))
     return tuple(out)
