@@ -259,10 +259,24 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     assert hopper.gemm_runner_tactics == ()
 
 
-def test_a_release_without_dense_runner_tables_says_so(flashinfer_root: Any) -> None:
+def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
+    flashinfer_root: Any,
+) -> None:
+    """0.6.3 has the FP4 runner (one tactic, 128x128x128B) but no MXFP8 one; 0.6.8.post1 has both
+    (MXFP8: 3 tiles without SwapAB, FP4: 3 tiles x DP/Stream-K). Their headers build recipes the
+    families do not model (StageCount<2>, CUTLASS 4.2.1/4.4.2): listed, judged not modeled, none
+    blocked."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
-    assert pre.gemm_runner_tactics == ()
+    assert [(t.runner, t.tactic, t.verdict) for t in pre.gemm_runner_tactics] == [
+        ("[FP4 gemm Runner]", 0, "not modeled")
+    ]
     assert any(
-        n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: its tactics are known for")
+        n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: no such runner")
         for n in pre.notes
     )
+    old = api.pregen_flashinfer(
+        root=flashinfer_root("0.6.8.post1"), version="0.6.8.post1", arch="sm_120"
+    )
+    by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
+    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
+    assert not old.failing_gemm_runner_tactics

@@ -107,10 +107,11 @@ def test_runner_lists_and_their_sources() -> None:
             assert [t.id for t in rel.tactics] == list(range(len(rel.tactics)))
             assert rel.source
     assert explain_runner_line(LINE_3568, "0.5.2") == (
-        "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: no such runner in that release (its "
-        "tactics are derived for the 52 releases that have it, 0.6.8rc1 to 0.7.4; "
-        "data/sm120_runner_tactics.toml)"
+        "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: no such runner in that release (the "
+        "wheel has no csrc/mxfp8_gemm_cutlass_sm120.cu; its tactics are derived for the 52 "
+        "releases that have it, 0.6.8rc1 to 0.7.4)"
     )
+    assert "0.9.9: not a release cutlint has read" in str(explain_runner_line(LINE_3568, "0.9.9"))
     assert explain_runner_line("nothing to see", "0.7.4") is None
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from cutlint.cutlass.layout import Block
 from cutlint.families.kernel_numbers import MIN_STAGES, KernelNumbers
 from cutlint.model.arch import arch_for
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import Shape3
 
 
@@ -259,10 +260,15 @@ def judge_runner(
     rel = r.releases.get(release)
     if rel is None:
         known = list(r.releases)
+        span = f"the {len(known)} releases that have it, {known[0]} to {known[-1]}"
+        if release in flashinfer_releases():
+            return (
+                f"{r.label} in FlashInfer {release}: no such runner in that release (the wheel "
+                f"has no csrc/{r.module}.cu; its tactics are derived for {span})"
+            )
         return (
-            f"{r.label} in FlashInfer {release}: no such runner in that release (its tactics are "
-            f"derived for the {len(known)} releases that have it, {known[0]} to {known[-1]}; "
-            "data/sm120_runner_tactics.toml)"
+            f"{r.label} in FlashInfer {release}: not a release cutlint has read (its tactics are "
+            f"derived for {span}; data/sm120_runner_tactics.toml)"
         )
     limit = arch_for(arch).smem_optin
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
