@@ -185,7 +185,8 @@ def test_with_the_modules_cache(tmp_path: Path, jit_modules: Any) -> None:
     assert all(r.resources and r.resources.layout.size == 111616 for r in f.matches)
     # the same module less one file: tactics 0 and 1 (128x32) dispatch to nothing
     copy = tmp_path / "copy"
-    shutil.copytree(generated.parents[2], copy / "flashinfer")
+    # only this release's tree: the session's jit_modules may hold other releases beside it
+    shutil.copytree(generated.parents[1], copy / "flashinfer" / generated.parents[1].name)
     gone = next((copy / "flashinfer").rglob("mxfp8_gemm_cutlass_sm120_half_128_32_128.cu"))
     gone.unlink()
     (g,) = api.explain_log(log, copy).failures
@@ -219,3 +220,35 @@ def test_a_grouped_sm120_gemms_cutlass_check_is_not_dropped(tmp_path: Path) -> N
     log = _log(tmp_path, "Got cutlass error: Error Internal at: 300")
     (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
     assert f.agreement is Agreement.UNRECOGNIZED
+
+
+# The SM120 SVDQuant GEMM's launcher (nvfp4_svdquant_gemm_template_sm120.h, run_tactic) under the
+# autotuner: the runner and the id it was on, and a message that prints no cutlass status.
+SVDQ_INIT = (
+    "[Autotuner]: Skipping tactic <flashinfer.gemm.svdquant_sm120_cutlass._nvfp4_svdquant_gemm_"
+    "runner.<locals>.Nvfp4SvdquantGemmRunner object at 0x7f00> {id}, due to failure while "
+    "profiling: RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+)
+
+
+def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: Path) -> None:
+    """0.7.4's SVDQuant runner numbers the rows of its runtime tactic table (kernel x scheduler
+    parameters); every kernel fits sm_120 (the header static_asserts SharedStorageSize <=
+    101,376 B), so an initialize failure is not shared memory: with an id, the tactic's bytes
+    contradict it; without one, shared memory is ruled out for every tactic."""
+    e = api.explain_log(_log(tmp_path, SVDQ_INIT.format(id=75)), flashinfer_version="0.7.4")
+    (f,) = e.failures
+    g = f.gemm_runner
+    assert g is not None and g.runner_class == "Nvfp4SvdquantGemmRunner"
+    assert g.blocklist_keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",)
+    assert len(g.tactics) == 83 and all(t.verdict == "fits" for t in g.tactics)
+    row = g.tactics[75]
+    assert row.config == "Tactic128x64x256SwapStaticConfig" and row.smem == 96256 and row.logged
+    assert g.tactics[16].config == "Tactic128x128x128SkConfig Split-K 2"
+    assert f.agreement is Agreement.CONTRADICTS and "96,256 B" in f.explanation
+    bare = "RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+    (h,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.4").failures
+    assert h.agreement is Agreement.NOT_DECIDABLE and h.failure_class is None
+    assert "prints no cutlass status" in h.explanation and "no tactic of this runner" in h.explanation
+    (old,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.2.post1").failures
+    assert old.agreement is Agreement.NOT_MODELED and "no such runner" in old.explanation

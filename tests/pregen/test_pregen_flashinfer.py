@@ -254,7 +254,9 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     assert invalid["mxfp8_gemm::CutlassMxfp8GemmRunner"] == [6, 7, 8, 9]
     assert not any("CutlassFp4GemmRunner" in k for k in invalid)
     fixed = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_121")
-    assert len(fixed.gemm_runner_tactics) == 6 + 32 and not fixed.failing_gemm_runner_tactics
+    # 0.7.4 adds the SVDQuant runner's 83 runtime tactics; all fit (the header static_asserts
+    # SharedStorageSize <= 101,376 B)
+    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 83 and not fixed.failing_gemm_runner_tactics
     hopper = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_90")
     assert hopper.gemm_runner_tactics == ()
 
@@ -280,3 +282,14 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
     by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
     assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
     assert not old.failing_gemm_runner_tactics
+
+def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -> None:
+    """0.7.4: the SVDQuant runner's 83 runtime tactics, with their scheduler parameters, under
+    nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner; none is blocked on sm_120."""
+    pre = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_120")
+    svdq = [t for t in pre.gemm_runner_tactics if t.runner == "nvfp4_svdquant_gemm (sm120):"]
+    assert [t.tactic for t in svdq] == list(range(83))
+    assert all(t.keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",) for t in svdq)
+    assert svdq[32].config == "Tactic128x128x128Config SwapAB off default raster AlongM"
+    assert all(t.verdict == "fits" for t in svdq)
+    assert not any("Svdquant" in b.key for b in pre.blocked)

@@ -112,6 +112,28 @@ RUNNERS: tuple[RunnerSpec, ...] = (
     ),
 )
 
+SVDQUANT = RunnerSpec(
+    key="svdquant_sm120",
+    fixed={
+        "family": "sm120_svdquant",
+        "module": "nvfp4_svdquant_gemm_cutlass_sm120",
+        "macro": "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC",
+        "prefix": "nvfp4_svdquant_gemm (sm120):",
+        "numbering": "csrc/nvfp4_svdquant_gemm_cutlass_sm120.cu: decode_runtime_tactic(tactic) = kRuntimeTacticTableSm120[tactic] (a row: kernel_id, splits, raster, swizzle), SVDQ_SM120_DISPATCH(kernel_id) picks the Config; gemm/svdquant_sm120_cutlass.py: Nvfp4SvdquantGemmRunner.get_valid_tactics = the ids of range(module.nvfp4_svdquant_gemm_tactic_num()) that nvfp4_svdquant_gemm_can_implement admits",
+        "outputs": ["__nv_bfloat16"],
+        "runner_class": "Nvfp4SvdquantGemmRunner",
+        "runner_class_source": "gemm/svdquant_sm120_cutlass.py: _nvfp4_svdquant_gemm_runner: class Nvfp4SvdquantGemmRunner(_SvdquantRunner), the one runner mm_nvfp4_svdquant tunes on SM120 (svdquant_linear's Sm120FusedLinearRunner numbers other tactics: consumer rows x producer variants)",
+        "outputs_source": "nvfp4_svdquant_gemm_template_sm120.h: OutElementType = cutlass::bfloat16_t, the only output",
+        "status_in_message": False,
+        "status_in_message_source": "nvfp4_svdquant_gemm_template_sm120.h: run_tactic: throw std::runtime_error(\"nvfp4_svdquant_gemm (sm120): initialize failed\") prints no cutlass::Status",
+    },
+    cutlass_header=GEMM + "nvfp4_svdquant_gemm_template_sm120.h",
+    template_header=GEMM + "nvfp4_svdquant_gemm_template_sm120.h",
+    csrc="flashinfer/data/csrc/nvfp4_svdquant_gemm_cutlass_sm120.cu",
+    python_function="mm_nvfp4_svdquant",
+)
+RUNNERS = (*RUNNERS, SVDQUANT)
+
 # The macro's parameters as one tactic fills them.
 _PARAMETER_VALUES = {
     "T": "{output}",
@@ -123,6 +145,7 @@ _PARAMETER_VALUES = {
     "CGA_N_": "1",
     "CGA_K_": "1",
     "XSM_": "_1SM",
+    "Config": "{config}",
 }
 
 
@@ -269,6 +292,132 @@ def _custom_ops(tree: WheelTree, spec: RunnerSpec) -> tuple[list[str], str]:
     raise DeriveError(f"flashinfer-python {tree.version}: no autotuner op for {spec.key}")
 
 
+_SVDQ_CONST = re.compile(r"inline\s+constexpr\s+int\s+(\w+)\s*=\s*(\d+)\s*;")
+_SVDQ_ROW_CHECK = re.compile(
+    r"kRuntimeTacticTableSm120\[(\w+)\]\.(kernel_id|splits|swizzle|raster)\s*==\s*"
+    r"(?:static_cast<int>\()?(?:KernelShapeSm120::|RasterOrderSm120::)?(\w+)"
+)
+
+
+def _svdquant_tactics(tree: WheelTree) -> tuple[list[dict[str, TomlValue]], str]:
+    """The SVDQuant runner's runtime tactic table: the header's make_runtime_tactic_table(), run
+    on the header's own kernel list, constants and Stream-K rule, then held to every row the
+    header static_asserts and to kNvfp4SvdquantGemmSm120NumTactics."""
+    path = SVDQUANT.cutlass_header
+    code = strip_comments(tree.read(path))
+    consts = {k: int(v) for k, v in _SVDQ_CONST.findall(code)}
+    enum, at = _body(code, r"enum\s+class\s+KernelShapeSm120\s*\{", f"{path}: KernelShapeSm120")
+    kernels = [n.strip() for n in enum.split(",") if n.strip()]
+    legacy = consts["kNvfp4SvdquantGemmSm120NumLegacyKernels"]
+    if len(kernels) != consts["kNvfp4SvdquantGemmSm120NumKernels"]:
+        raise DeriveError(f"{path}: KernelShapeSm120 has {len(kernels)} kernels")
+    sk_body, _ = _body(code, r"kernel_is_streamk_sm120\s*\(\s*int\s+kernel_id\s*\)\s*\{", path)
+    sk_extra = set(re.findall(r"KernelShapeSm120::(\w+)", sk_body))
+
+    def streamk(kid: int) -> bool:
+        return kid % 4 >= 2 if kid < legacy else kernels[kid] in sk_extra
+
+    rows: list[tuple[int, int, str, int]] = [(kid, 1, "kHeuristic", 1) for kid in range(legacy)]
+    rows += [(kid, s, "kHeuristic", 1) for kid in range(legacy) if streamk(kid) for s in (2, 4)]
+    rows += [
+        row
+        for kid in range(legacy)
+        if not streamk(kid)
+        for row in (
+            (kid, 1, "kAlongM", 1), (kid, 1, "kAlongN", 1),
+            (kid, 1, "kHeuristic", 2), (kid, 1, "kHeuristic", 4),
+        )
+    ]  # fmt: skip
+    for kid in range(legacy, len(kernels)):
+        rows.append((kid, 1, "kHeuristic", 1))
+        if streamk(kid):
+            rows += [(kid, 2, "kHeuristic", 1), (kid, 4, "kHeuristic", 1)]
+    if len(rows) != consts["kNvfp4SvdquantGemmSm120NumTactics"]:
+        raise DeriveError(f"{path}: {len(rows)} rows, the header says {consts['kNvfp4SvdquantGemmSm120NumTactics']}")
+    checks = _SVDQ_ROW_CHECK.findall(code)
+    for index, field, value in checks:
+        row = rows[int(index) if index.isdigit() else consts[index]]
+        got = {"kernel_id": kernels[row[0]], "splits": str(row[1]), "raster": row[2], "swizzle": str(row[3])}[field]
+        want = value if field != "kernel_id" or not value.isdigit() else kernels[int(value)]
+        if got != want:
+            raise DeriveError(f"{path}: row {index}.{field} is {got}, the header asserts {want}")
+    csrc = strip_comments(tree.read(SVDQUANT.csrc))
+    config_of = dict(
+        re.findall(
+            r"case\s+sd::KernelShapeSm120::(\w+)\s*:\s*\{[\s\\]*using\s+C\s*=\s*sd::(\w+)\s*;",
+            csrc,
+        )
+    )
+    if set(config_of) != set(kernels):
+        raise DeriveError(f"{SVDQUANT.csrc}: SVDQ_SM120_DISPATCH covers {len(config_of)} kernels")
+    macro_of = _svdquant_macros(tree, sorted(set(config_of.values())))
+    out: list[dict[str, TomlValue]] = []
+    for i, (kid, splits, raster, swizzle) in enumerate(rows):
+        config = config_of[kernels[kid]]
+        m = re.fullmatch(r"Tactic(\d+)x(\d+)x(\d+)(Swap)?(Sk|Static)?Config", config)
+        if m is None:
+            raise DeriveError(f"{SVDQUANT.csrc}: config {config} names no tile")
+        schedule = ", ".join(
+            p for p in (
+                f"Split-K {splits}" if splits > 1 else "",
+                f"raster {raster.removeprefix('k')}" if raster != "kHeuristic" else "",
+                f"swizzle {swizzle}" if swizzle > 1 else "",
+            ) if p
+        )  # fmt: skip
+        row: dict[str, TomlValue] = {
+            "id": i, "config": config, "tile": [int(m[1]), int(m[2]), int(m[3])],
+            "swap_ab": m[4] is not None, "kernel": "default",
+        }  # fmt: skip
+        if schedule:
+            row["schedule"] = schedule
+        if macro_of[config] != SVDQUANT.fixed["macro"]:
+            row["macro"] = macro_of[config]
+        out.append(row)
+    table_at = code.find("make_runtime_tactic_table() {")
+    source = (
+        f"{path.removeprefix('flashinfer/data/')}:{_line(code, table_at)} of the {tree.version} "
+        f"wheel: kRuntimeTacticTableSm120 = make_runtime_tactic_table() over the {len(kernels)} "
+        f"KernelShapeSm120 kernels (line {_line(code, at)}) ({legacy} legacy rows, Split-K 2/4 rows for the Stream-K "
+        f"kernels, raster/swizzle rows for the persistent ones, then one row per later kernel), "
+        f"{len(out)} rows, held to the header's {len(checks)} static_assert row checks; "
+        f"csrc/nvfp4_svdquant_gemm_cutlass_sm120.cu SVDQ_SM120_DISPATCH maps kernel_id to the Config"
+    )
+    return out, source
+
+
+def _svdquant_macros(tree: WheelTree, configs: list[str]) -> dict[str, str]:
+    """Config -> the macro the module's jinja template instantiates its kernel with (not the
+    NO_INLINE_DOWN one), rendered with the wheel's own template."""
+    import jinja2
+
+    path = "flashinfer/data/csrc/nvfp4_svdquant_gemm_cutlass_sm120.jinja"
+    template = jinja2.Environment().from_string(tree.read(path))
+    out: dict[str, str] = {}
+    for c in configs:
+        found = re.findall(r"(INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_\w+)\(", template.render(config=c))
+        first = [f for f in found if "NO_INLINE_DOWN" not in f]
+        if not first:
+            raise DeriveError(f"{path}: no tactic macro for {c}")
+        out[c] = first[0]
+    return out
+
+
+def _svdquant_ops(tree: WheelTree) -> tuple[list[str], str]:
+    path = "flashinfer/gemm/svdquant_sm120_cutlass.py"
+    text = tree.read(path)
+    m = re.search(r"return f\"(nvfp4_svdquant_gemm_sm120_v)\{_SM120_TACTIC_ABI_VERSION\}\{rank_tag\}\"", text)
+    routes = "flashinfer/gemm/svdquant_sm120_routes.py"
+    abi = re.search(r"SM120_TACTIC_ABI_VERSION:\s*Final\s*=\s*(\d+)", tree.read(routes))
+    if m is None or abi is None:
+        raise DeriveError(f"{path}: no SM120 op name (_svdquant_op_name)")
+    op = f"{m[1]}{abi[1]}"
+    return [op], (
+        f"{path}:{_line(text, m.start())} of the {tree.version} wheel: mm_nvfp4_svdquant: "
+        f"tuner.choose_one(_svdquant_op_name(\"sm120\", rank)) = \"{op}\" for LoRA rank 32 "
+        f"(other ranks append _r<rank>); {routes}: SM120_TACTIC_ABI_VERSION = {abi[1]}"
+    )
+
+
 def derive_release(version: str, cache: Path, download: bool = True) -> dict[str, TomlTable]:
     """runner key -> its entry for one release (runners the wheel does not have are absent)."""
     tree = open_release(version, cache, download)
@@ -278,9 +427,13 @@ def derive_release(version: str, cache: Path, download: bool = True) -> dict[str
         for spec in RUNNERS:
             if spec.csrc not in names:
                 continue
-            tactics, source = _tactics(tree, spec)
+            if spec is SVDQUANT:
+                tactics, source = _svdquant_tactics(tree)
+                ops, ops_source = _svdquant_ops(tree)
+            else:
+                tactics, source = _tactics(tree, spec)
+                ops, ops_source = _custom_ops(tree, spec)
             args, line = _macro_args(tree, spec.template_header, str(spec.fixed["macro"]))
-            ops, ops_source = _custom_ops(tree, spec)
             out[spec.key] = {
                 "source": source,
                 "args": args,

@@ -44,6 +44,11 @@ class RunnerTactic:
     swap_ab: bool
     kernel: str
     """Which kernel of the instantiation: `default`, `streamk`."""
+    schedule: str = ""
+    """Scheduler parameters the tactic sets on the same kernel (SVDQuant's `Split-K 2`,
+    `raster AlongM`, `swizzle 4`); empty for the scheduler's defaults."""
+    macro: str | None = None
+    """The macro the module instantiates this tactic's kernel with, when not the runner's."""
 
 
 @dataclass(frozen=True)
@@ -73,11 +78,16 @@ class Runner:
     runner_class: str
     """The Python TunableRunner's class name (`CutlassMxfp8GemmRunner`): the autotuner's logs
     and the blocklist key name it."""
+    status_in_message: bool = True
+    """Whether the runner's messages end in the cutlass::Status (`Error: Error Internal`);
+    SVDQuant's `initialize failed` prints none."""
 
     @property
     def label(self) -> str:
         """The prefix as printed with the default kernel: `[FP4 gemm Runner]`."""
-        return self.prefix if self.prefix.endswith("]") else self.prefix + "]"
+        if not self.prefix.startswith("[") or self.prefix.endswith("]"):
+            return self.prefix
+        return self.prefix + "]"
 
     def blocklist_keys(self, release: str) -> tuple[str, ...]:
         """`<custom_op>::<runner class>` for each op that holds the runner in the release."""
@@ -90,6 +100,7 @@ class Runner:
         """(macro, args) of the instantiation the tactic dispatches to in a release, for one
         output type."""
         values = {
+            "config": t.config,
             "output": output,
             "m": str(t.tile.m),
             "n": str(t.tile.n),
@@ -97,7 +108,7 @@ class Runner:
             "swap_ab": "true" if t.swap_ab else "false",
         }
         args = self.releases[release].args
-        return self.macro, tuple(a.format(**values) for a in args)
+        return t.macro or self.macro, tuple(a.format(**values) for a in args)
 
 
 @cache
@@ -132,13 +143,17 @@ def runners() -> dict[str, Runner]:
             kernel_by_prefix=dict(r.get("kernel_by_prefix", {})),
             releases=releases,
             runner_class=r["runner_class"],
+            status_in_message=r.get("status_in_message", True),
         )
     return out
 
 
 def _tactic(d: dict[str, Any]) -> RunnerTactic:
     m, n, k = d["tile"]
-    return RunnerTactic(d["id"], d["config"], Shape3(m=m, n=n, k=k), d["swap_ab"], d["kernel"])
+    return RunnerTactic(
+        d["id"], d["config"], Shape3(m=m, n=n, k=k), d["swap_ab"], d["kernel"],
+        d.get("schedule", ""), d.get("macro"),
+    )  # fmt: skip
 
 
 # --- the log line --------------------------------------------------------------------------------
@@ -155,11 +170,16 @@ class Step(StrEnum):
 
 # The launchers' messages (mxfp8_gemm_template_sm120.h, fp4_gemm_template_sm120.h), after the
 # runner's prefix. 0.7.x's MXFP8 launcher appends the size it asked for when it exceeds the limit.
+# SVDQuant's (nvfp4_svdquant_gemm_template_sm120.h, run_tactic): "insufficient workspace",
+# "tactic infeasible for this shape", "can_implement failed", "initialize failed", "run failed".
 _STEPS: tuple[tuple[Step, re.Pattern[str]], ...] = (
-    (Step.WORKSPACE, re.compile(r"Requested workspace size insufficient")),
-    (Step.CAN_IMPLEMENT, re.compile(r"kernel will fail for params")),
-    (Step.INITIALIZE, re.compile(r"Failed to initialize cutlass")),
-    (Step.RUN, re.compile(r"Failed to run cutlass")),
+    (Step.WORKSPACE, re.compile(r"Requested workspace size insufficient|insufficient workspace")),
+    (
+        Step.CAN_IMPLEMENT,
+        re.compile(r"kernel will fail for params|can_implement failed|tactic infeasible"),
+    ),
+    (Step.INITIALIZE, re.compile(r"Failed to initialize cutlass|\binitialize failed")),
+    (Step.RUN, re.compile(r"Failed to run cutlass|\brun failed")),
 )
 _STATUS = re.compile(r"Error: (?P<status>Error(?: [A-Z][a-z]+)+|Success)")
 _NEEDS = re.compile(
@@ -197,7 +217,7 @@ def read_line(line: str) -> RunnerLine | None:
         at = line.find(r.prefix)
         if at < 0:
             continue
-        end = line.find("]", at)
+        end = line.find("]", at) if r.prefix.startswith("[") else -1
         prefix = line[at : end + 1] if end >= 0 else r.prefix
         if best is None or at < best[0]:
             best = (at, r, prefix)
