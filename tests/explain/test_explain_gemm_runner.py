@@ -249,6 +249,8 @@ def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: P
     bare = "RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
     (h,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.4").failures
     assert h.agreement is Agreement.NOT_DECIDABLE and h.failure_class is None
-    assert "prints no cutlass status" in h.explanation and "no tactic of this runner" in h.explanation
+    assert (
+        "prints no cutlass status" in h.explanation and "no tactic of this runner" in h.explanation
+    )
     (old,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.2.post1").failures
     assert old.agreement is Agreement.NOT_MODELED and "no such runner" in old.explanation

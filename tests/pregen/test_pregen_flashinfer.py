@@ -283,6 +283,7 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
     assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
     assert not old.failing_gemm_runner_tactics
 
+
 def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -> None:
     """0.7.4: the SVDQuant runner's 83 runtime tactics, with their scheduler parameters, under
     nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner; none is blocked on sm_120."""

@@ -107,7 +107,9 @@ def _name(v: TacticVerdict) -> str:
     t = v.tactic
     tile = f"{t.tile.m}x{t.tile.n}x{t.tile.k}"
     schedule = f", {t.schedule}" if t.schedule else ""
-    return f"{t.config} ({tile}, SwapAB {'on' if t.swap_ab else 'off'}, {t.kernel} kernel{schedule})"
+    return (
+        f"{t.config} ({tile}, SwapAB {'on' if t.swap_ab else 'off'}, {t.kernel} kernel{schedule})"
+    )
 
 
 def _reading(e: RunnerExplanation, logged: Sequence[int], runner_class: str) -> str | None:
@@ -224,10 +226,13 @@ def judge_gemm_runner(
         if e.candidates or logged:
             agreement, text = _initialize(e, logged)
         else:
-            agreement, text = Agreement.NOT_DECIDABLE, (
-                f"In FlashInfer {release}: {e.summary}. `{runner.label}` prints no cutlass "
-                "status, so the cause is not in the line; shared memory is ruled out for every "
-                "tactic."
+            agreement, text = (
+                Agreement.NOT_DECIDABLE,
+                (
+                    f"In FlashInfer {release}: {e.summary}. `{runner.label}` prints no cutlass "
+                    "status, so the cause is not in the line; shared memory is ruled out for every "
+                    "tactic."
+                ),
             )
     else:
         agreement, text = Agreement.NOT_DECIDABLE, f"In FlashInfer {release}: {e.summary}."

@@ -103,7 +103,7 @@ RUNNERS: tuple[RunnerSpec, ...] = (
                 "[FP4 gemm Runner]": "default",
                 "[FP4 gemm Runner StreamK]": "streamk",
             },
-            "kernel_by_prefix_source": "fp4_gemm_template_sm120.h: runFp4GemmImpl(..., scheduler_name): the prefix is \"[FP4 gemm Runner] \" for the persistent kernel, \"[FP4 gemm Runner StreamK] \" for the Stream-K one",
+            "kernel_by_prefix_source": 'fp4_gemm_template_sm120.h: runFp4GemmImpl(..., scheduler_name): the prefix is "[FP4 gemm Runner] " for the persistent kernel, "[FP4 gemm Runner StreamK] " for the Stream-K one',
         },
         cutlass_header=GEMM + "fp4_gemm_cutlass_template_sm120.h",
         template_header=GEMM + "fp4_gemm_template_sm120.h",
@@ -125,7 +125,7 @@ SVDQUANT = RunnerSpec(
         "runner_class_source": "gemm/svdquant_sm120_cutlass.py: _nvfp4_svdquant_gemm_runner: class Nvfp4SvdquantGemmRunner(_SvdquantRunner), the one runner mm_nvfp4_svdquant tunes on SM120 (svdquant_linear's Sm120FusedLinearRunner numbers other tactics: consumer rows x producer variants)",
         "outputs_source": "nvfp4_svdquant_gemm_template_sm120.h: OutElementType = cutlass::bfloat16_t, the only output",
         "status_in_message": False,
-        "status_in_message_source": "nvfp4_svdquant_gemm_template_sm120.h: run_tactic: throw std::runtime_error(\"nvfp4_svdquant_gemm (sm120): initialize failed\") prints no cutlass::Status",
+        "status_in_message_source": 'nvfp4_svdquant_gemm_template_sm120.h: run_tactic: throw std::runtime_error("nvfp4_svdquant_gemm (sm120): initialize failed") prints no cutlass::Status',
     },
     cutlass_header=GEMM + "nvfp4_svdquant_gemm_template_sm120.h",
     template_header=GEMM + "nvfp4_svdquant_gemm_template_sm120.h",
@@ -192,7 +192,9 @@ def _macro_args(tree: WheelTree, path: str, macro: str) -> tuple[list[str], int]
 
 def _dispatch(code: str, path: str) -> dict[str, tuple[int, int, int]]:
     """Tile enum -> the CTA tile (elements) its case passes to the launcher."""
-    body, _ = _body(code, r"switch\s*\(\s*gemmConfig\.tile_config_sm120\s*\)\s*\{", f"{path}: dispatch switch")
+    body, _ = _body(
+        code, r"switch\s*\(\s*gemmConfig\.tile_config_sm120\s*\)\s*\{", f"{path}: dispatch switch"
+    )
     out: dict[str, tuple[int, int, int]] = {}
     cases = list(re.finditer(r"case\s+CutlassTileConfigSM120::(\w+)\s*:", body))
     for i, c in enumerate(cases):
@@ -251,11 +253,17 @@ def _tactics(tree: WheelTree, spec: RunnerSpec) -> tuple[list[dict[str, TomlValu
                 }
             )
     shape = ", ".join(dict.fromkeys(str(t["config"]) for t in out))
-    names = ", ".join(n for n, _ in extras) or "none"
+    params = ", ".join(f"{n} = {d}" if d else n for n, d in extras)
+    each = "; ".join(
+        ", ".join(f"{n} {v.strip()}" for (n, _), v in zip(extras, b[4:], strict=False))
+        or "defaults"
+        for b in builds
+    )
     source = (
         f"{path.removeprefix('flashinfer/data/')}:{line} of the {tree.version} wheel: getConfigs() "
-        f"over {{{shape}}}, {len(builds)} config(s) per tile (CutlassGemmConfig's trailing "
-        f"parameters: {names}); the tile is the dispatch switch's"
+        f"over {{{shape}}}, per tile {len(builds)} config(s): {each} (the SM120 constructor's "
+        f"trailing parameters: {params or 'none'}); each tile's CTA shape as the dispatch switch "
+        f"passes it (line {_line(code, code.find('switch (gemmConfig.tile_config_sm120)'))})"
     )
     return out, source
 
@@ -287,7 +295,7 @@ def _custom_ops(tree: WheelTree, spec: RunnerSpec) -> tuple[list[str], str]:
             if m is not None:
                 return [m[1]], (
                     f"{path}:{_line(text, m.start())} of the {tree.version} wheel: "
-                    f"_create_cutlass_fp4_gemm_module(module, ..., \"{m[1]}\") for SM120"
+                    f'_create_cutlass_fp4_gemm_module(module, ..., "{m[1]}") for SM120'
                 )
     raise DeriveError(f"flashinfer-python {tree.version}: no autotuner op for {spec.key}")
 
@@ -333,11 +341,18 @@ def _svdquant_tactics(tree: WheelTree) -> tuple[list[dict[str, TomlValue]], str]
         if streamk(kid):
             rows += [(kid, 2, "kHeuristic", 1), (kid, 4, "kHeuristic", 1)]
     if len(rows) != consts["kNvfp4SvdquantGemmSm120NumTactics"]:
-        raise DeriveError(f"{path}: {len(rows)} rows, the header says {consts['kNvfp4SvdquantGemmSm120NumTactics']}")
+        raise DeriveError(
+            f"{path}: {len(rows)} rows, the header says {consts['kNvfp4SvdquantGemmSm120NumTactics']}"
+        )
     checks = _SVDQ_ROW_CHECK.findall(code)
     for index, field, value in checks:
-        row = rows[int(index) if index.isdigit() else consts[index]]
-        got = {"kernel_id": kernels[row[0]], "splits": str(row[1]), "raster": row[2], "swizzle": str(row[3])}[field]
+        asserted = rows[int(index) if index.isdigit() else consts[index]]
+        got = {
+            "kernel_id": kernels[asserted[0]],
+            "splits": str(asserted[1]),
+            "raster": asserted[2],
+            "swizzle": str(asserted[3]),
+        }[field]
         want = value if field != "kernel_id" or not value.isdigit() else kernels[int(value)]
         if got != want:
             raise DeriveError(f"{path}: row {index}.{field} is {got}, the header asserts {want}")
@@ -364,20 +379,21 @@ def _svdquant_tactics(tree: WheelTree) -> tuple[list[dict[str, TomlValue]], str]
                 f"swizzle {swizzle}" if swizzle > 1 else "",
             ) if p
         )  # fmt: skip
-        row: dict[str, TomlValue] = {
+        entry: dict[str, TomlValue] = {
             "id": i, "config": config, "tile": [int(m[1]), int(m[2]), int(m[3])],
             "swap_ab": m[4] is not None, "kernel": "default",
         }  # fmt: skip
         if schedule:
-            row["schedule"] = schedule
+            entry["schedule"] = schedule
         if macro_of[config] != SVDQUANT.fixed["macro"]:
-            row["macro"] = macro_of[config]
-        out.append(row)
+            entry["macro"] = macro_of[config]
+        out.append(entry)
     table_at = code.find("make_runtime_tactic_table() {")
     source = (
         f"{path.removeprefix('flashinfer/data/')}:{_line(code, table_at)} of the {tree.version} "
         f"wheel: kRuntimeTacticTableSm120 = make_runtime_tactic_table() over the {len(kernels)} "
-        f"KernelShapeSm120 kernels (line {_line(code, at)}) ({legacy} legacy rows, Split-K 2/4 rows for the Stream-K "
+        f"KernelShapeSm120 kernels (line {_line(code, at)}) ({legacy} legacy rows, Split-K 2/4 "
+        f"rows for the Stream-K "
         f"kernels, raster/swizzle rows for the persistent ones, then one row per later kernel), "
         f"{len(out)} rows, held to the header's {len(checks)} static_assert row checks; "
         f"csrc/nvfp4_svdquant_gemm_cutlass_sm120.cu SVDQ_SM120_DISPATCH maps kernel_id to the Config"
@@ -394,7 +410,9 @@ def _svdquant_macros(tree: WheelTree, configs: list[str]) -> dict[str, str]:
     template = jinja2.Environment().from_string(tree.read(path))
     out: dict[str, str] = {}
     for c in configs:
-        found = re.findall(r"(INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_\w+)\(", template.render(config=c))
+        found = re.findall(
+            r"(INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_\w+)\(", template.render(config=c)
+        )
         first = [f for f in found if "NO_INLINE_DOWN" not in f]
         if not first:
             raise DeriveError(f"{path}: no tactic macro for {c}")
@@ -405,7 +423,9 @@ def _svdquant_macros(tree: WheelTree, configs: list[str]) -> dict[str, str]:
 def _svdquant_ops(tree: WheelTree) -> tuple[list[str], str]:
     path = "flashinfer/gemm/svdquant_sm120_cutlass.py"
     text = tree.read(path)
-    m = re.search(r"return f\"(nvfp4_svdquant_gemm_sm120_v)\{_SM120_TACTIC_ABI_VERSION\}\{rank_tag\}\"", text)
+    m = re.search(
+        r"return f\"(nvfp4_svdquant_gemm_sm120_v)\{_SM120_TACTIC_ABI_VERSION\}\{rank_tag\}\"", text
+    )
     routes = "flashinfer/gemm/svdquant_sm120_routes.py"
     abi = re.search(r"SM120_TACTIC_ABI_VERSION:\s*Final\s*=\s*(\d+)", tree.read(routes))
     if m is None or abi is None:
@@ -413,7 +433,7 @@ def _svdquant_ops(tree: WheelTree) -> tuple[list[str], str]:
     op = f"{m[1]}{abi[1]}"
     return [op], (
         f"{path}:{_line(text, m.start())} of the {tree.version} wheel: mm_nvfp4_svdquant: "
-        f"tuner.choose_one(_svdquant_op_name(\"sm120\", rank)) = \"{op}\" for LoRA rank 32 "
+        f'tuner.choose_one(_svdquant_op_name("sm120", rank)) = "{op}" for LoRA rank 32 '
         f"(other ranks append _r<rank>); {routes}: SM120_TACTIC_ABI_VERSION = {abi[1]}"
     )
 
@@ -480,7 +500,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="wheel directory")
     parser.add_argument("--out", default=str(DATA), help="TOML to write ('-': stdout)")
-    parser.add_argument("--versions", nargs="+", help="derive only these (default: releases.toml's)")
+    parser.add_argument(
+        "--versions", nargs="+", help="derive only these (default: releases.toml's)"
+    )
     args = parser.parse_args(argv)
     entries: dict[str, dict[str, TomlTable]] = {}
     for v in args.versions or releases():
