@@ -146,20 +146,20 @@ def test_flashinfer_3568_on_a_release_that_had_no_table(tmp_path: Path, version:
     assert "111,616 B against 101,376 B" in f.explanation
 
 
-def test_the_first_mxfp8_releases_list_three_tiles_and_say_the_recipe_is_not_modeled(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.parametrize("version", ["0.6.8rc1", "0.6.8.post1", "0.6.10.post1"])
+def test_flashinfer_3568_on_the_first_mxfp8_releases(tmp_path: Path, version: str) -> None:
     """0.6.8rc1 - 0.6.10.post1: getConfigs() is 128x128, 256x128, 128x256 without SwapAB, and the
-    header fixes StageCount<2> for every tile (a recipe the family does not model): the tactics are
-    listed, the verdict is not modeled, never a silent pass."""
-    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version="0.6.10")
+    header fixes StageCount<2> for every tile (CUTLASS 4.4.2, nvcc rows of 0.6.8.post1): tactics
+    1 and 2 need 111,616 B, tactic 0 fits."""
+    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version=version)
     (f,) = e.failures
     g = f.gemm_runner
     assert g is not None and [t.config for t in g.tactics] == [
         "CtaShape128x128x128B", "CtaShape256x128x128B", "CtaShape128x256x128B"
     ]  # fmt: skip
-    assert all(t.verdict == "not modeled" for t in g.tactics)
-    assert f.agreement is not Agreement.EXPLAINED
+    assert f.agreement is Agreement.EXPLAINED and g.candidates == (1, 2)
+    assert [t.smem for t in g.tactics] == [77824, 111616, 111616]
+    assert "StageCount<2> fixed by the launcher" in f.explanation
 
 
 def test_a_release_from_nowhere_is_not_guessed(tmp_path: Path) -> None:

@@ -265,9 +265,9 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
     flashinfer_root: Any,
 ) -> None:
     """0.6.3 has the FP4 runner (one tactic, 128x128x128B) but no MXFP8 one; 0.6.8.post1 has both
-    (MXFP8: 3 tiles without SwapAB, FP4: 3 tiles x DP/Stream-K). Their headers build recipes the
-    families do not model (StageCount<2>, CUTLASS 4.2.1/4.4.2): listed, judged not modeled, none
-    blocked."""
+    (MXFP8: 3 tiles without SwapAB, StageCount<2>: the 256x128 and 128x256 ids 1 and 2 fail; FP4:
+    3 tiles x DP/Stream-K). The FP4 headers before 0.6.11rc1 build a recipe the family does not
+    model (CUTLASS 4.2.1/4.4.2): listed, judged not modeled, none blocked."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
     assert [(t.runner, t.tactic, t.verdict) for t in pre.gemm_runner_tactics] == [
         ("[FP4 gemm Runner]", 0, "not modeled")
@@ -281,7 +281,15 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
     )
     by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
     assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
-    assert not old.failing_gemm_runner_tactics
+    assert [(t.tactic, t.smem) for t in old.failing_gemm_runner_tactics] == [
+        (1, 111616), (2, 111616)
+    ]  # fmt: skip
+    assert all(t.verdict == "not modeled" for t in old.gemm_runner_tactics if "FP4" in t.runner)
+    dense = [(b.key, b.tactic) for b in old.blocked if "Cutlass" in b.key]
+    assert dense == [
+        ("mxfp8_gemm::CutlassMxfp8GemmRunner", 1),
+        ("mxfp8_gemm::CutlassMxfp8GemmRunner", 2),
+    ]
 
 
 def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -> None:
