@@ -47,6 +47,8 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     data = family_data()
     if name != data["macro"]:
         return f"`{name}` is not {data['macro']}"
+    if len(args) == len(data["parameters"]) - 1:
+        args = (*args, "false")  # 0.6.8rc1 - 0.6.10.post1: no SWAP_AB_, D row-major
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     out, m, n, k, _cm, _cn, _ck, xsm, swap = args
