@@ -128,8 +128,38 @@ def test_a_runner_or_release_without_a_table_says_so(tmp_path: Path) -> None:
     bf16, mxfp8 = e.failures
     assert bf16.agreement is Agreement.NOT_MODELED and "no tactic table" in bf16.explanation
     assert mxfp8.agreement is Agreement.NOT_MODELED
-    assert "FlashInfer 0.6.3: its tactics are known for 0.6.11.post2" in mxfp8.explanation
+    assert "FlashInfer 0.6.3: no such runner in that release" in mxfp8.explanation
+    assert "0.6.8rc1 to 0.7.4" in mxfp8.explanation  # the MXFP8 runner came in 0.6.8rc1
     assert "1 explained" not in render_log_text(e) and e.count(Agreement.NOT_MODELED) == 2
+
+
+@pytest.mark.parametrize("version", ["0.6.11", "0.6.11rc1", "0.6.16.post4", "0.6.18.post1"])
+def test_flashinfer_3568_on_a_release_that_had_no_table(tmp_path: Path, version: str) -> None:
+    """Releases before (and after) 0.6.11.post2 with the same getConfigs() and header: the line is
+    explained with the same failing tactics and bytes, the table derived from their own wheel."""
+    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version=version)
+    (f,) = e.failures
+    assert f.agreement is Agreement.EXPLAINED and f.failure_class is FailureClass.A
+    g = f.gemm_runner
+    assert g is not None and g.candidates == (6, 7, 8, 9)
+    assert f"of the {version} wheel" in g.source
+    assert "111,616 B against 101,376 B" in f.explanation
+
+
+@pytest.mark.parametrize("version", ["0.6.8rc1", "0.6.8.post1", "0.6.10.post1"])
+def test_flashinfer_3568_on_the_first_mxfp8_releases(tmp_path: Path, version: str) -> None:
+    """0.6.8rc1 - 0.6.10.post1: getConfigs() is 128x128, 256x128, 128x256 without SwapAB, and the
+    header fixes StageCount<2> for every tile (CUTLASS 4.4.2, nvcc rows of 0.6.8.post1): tactics
+    1 and 2 need 111,616 B, tactic 0 fits."""
+    e = api.explain_log(_log(tmp_path, LINE_3568), flashinfer_version=version)
+    (f,) = e.failures
+    g = f.gemm_runner
+    assert g is not None and [t.config for t in g.tactics] == [
+        "CtaShape128x128x128B", "CtaShape256x128x128B", "CtaShape128x256x128B"
+    ]  # fmt: skip
+    assert f.agreement is Agreement.EXPLAINED and g.candidates == (1, 2)
+    assert [t.smem for t in g.tactics] == [77824, 111616, 111616]
+    assert "StageCount<2> fixed by the launcher" in f.explanation
 
 
 def test_a_release_from_nowhere_is_not_guessed(tmp_path: Path) -> None:
@@ -155,7 +185,8 @@ def test_with_the_modules_cache(tmp_path: Path, jit_modules: Any) -> None:
     assert all(r.resources and r.resources.layout.size == 111616 for r in f.matches)
     # the same module less one file: tactics 0 and 1 (128x32) dispatch to nothing
     copy = tmp_path / "copy"
-    shutil.copytree(generated.parents[2], copy / "flashinfer")
+    # only this release's tree: the session's jit_modules may hold other releases beside it
+    shutil.copytree(generated.parents[1], copy / "flashinfer" / generated.parents[1].name)
     gone = next((copy / "flashinfer").rglob("mxfp8_gemm_cutlass_sm120_half_128_32_128.cu"))
     gone.unlink()
     (g,) = api.explain_log(log, copy).failures
@@ -189,3 +220,37 @@ def test_a_grouped_sm120_gemms_cutlass_check_is_not_dropped(tmp_path: Path) -> N
     log = _log(tmp_path, "Got cutlass error: Error Internal at: 300")
     (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
     assert f.agreement is Agreement.UNRECOGNIZED
+
+
+# The SM120 SVDQuant GEMM's launcher (nvfp4_svdquant_gemm_template_sm120.h, run_tactic) under the
+# autotuner: the runner and the id it was on, and a message that prints no cutlass status.
+SVDQ_INIT = (
+    "[Autotuner]: Skipping tactic <flashinfer.gemm.svdquant_sm120_cutlass._nvfp4_svdquant_gemm_"
+    "runner.<locals>.Nvfp4SvdquantGemmRunner object at 0x7f00> {id}, due to failure while "
+    "profiling: RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+)
+
+
+def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: Path) -> None:
+    """0.7.4's SVDQuant runner numbers the rows of its runtime tactic table (kernel x scheduler
+    parameters); every kernel fits sm_120 (the header static_asserts SharedStorageSize <=
+    101,376 B), so an initialize failure is not shared memory: with an id, the tactic's bytes
+    contradict it; without one, shared memory is ruled out for every tactic."""
+    e = api.explain_log(_log(tmp_path, SVDQ_INIT.format(id=75)), flashinfer_version="0.7.4")
+    (f,) = e.failures
+    g = f.gemm_runner
+    assert g is not None and g.runner_class == "Nvfp4SvdquantGemmRunner"
+    assert g.blocklist_keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",)
+    assert len(g.tactics) == 83 and all(t.verdict == "fits" for t in g.tactics)
+    row = g.tactics[75]
+    assert row.config == "Tactic128x64x256SwapStaticConfig" and row.smem == 96256 and row.logged
+    assert g.tactics[16].config == "Tactic128x128x128SkConfig Split-K 2"
+    assert f.agreement is Agreement.CONTRADICTS and "96,256 B" in f.explanation
+    bare = "RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+    (h,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.4").failures
+    assert h.agreement is Agreement.NOT_DECIDABLE and h.failure_class is None
+    assert (
+        "prints no cutlass status" in h.explanation and "no tactic of this runner" in h.explanation
+    )
+    (old,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.2.post1").failures
+    assert old.agreement is Agreement.NOT_MODELED and "no such runner" in old.explanation

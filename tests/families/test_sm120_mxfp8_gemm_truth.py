@@ -1,6 +1,6 @@
 """The dense MXFP8 SM120 model against the compiler: every row of
-tests/data/nvcc_sm120_mxfp8_gemm_truth.json (nvcc on the files FlashInfer 0.6.11.post2,
-0.7.2.post1 and 0.7.4 render), byte for byte."""
+tests/data/nvcc_sm120_mxfp8_gemm_truth.json (nvcc on the files FlashInfer 0.6.8.post1 (4-argument
+macro, StageCount<2>, CUTLASS 4.4.2), 0.6.11.post2, 0.7.2.post1 and 0.7.4 render), byte for byte."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ ROWS: list[dict[str, Any]] = json.loads(
 def test_truth_covers_every_release() -> None:
     counts = {
         v: sum(1 for r in ROWS if r["version"] == v)
-        for v in ("0.6.11.post2", "0.7.2.post1", "0.7.4")
+        for v in ("0.6.8.post1", "0.6.11.post2", "0.7.2.post1", "0.7.4")
     }
-    assert counts == {"0.6.11.post2": 20, "0.7.2.post1": 12, "0.7.4": 12}
+    assert counts == {"0.6.8.post1": 6, "0.6.11.post2": 20, "0.7.2.post1": 12, "0.7.4": 12}
 
 
 @pytest.mark.parametrize("index", range(len(ROWS)))

@@ -190,3 +190,21 @@ def test_ordinary_lines_are_not_failures() -> None:
         "INFO: error rate 0.0, kernel time 12 us\n"
     )
     assert parse_log(text).events == ()
+
+
+def test_the_svdquant_runners_messages_are_runner_failures() -> None:
+    """nvfp4_svdquant_gemm_template_sm120.h (run_tactic) prints no cutlass status: the event
+    carries the message, status None, and the autotuner's tactic id."""
+    text = "\n".join(
+        [
+            "[Autotuner]: Skipping tactic <...Nvfp4SvdquantGemmRunner object at 0x7f00> 12, due "
+            "to failure while profiling: RuntimeError: nvfp4_svdquant_gemm (sm120): initialize "
+            "failed",
+            "RuntimeError: nvfp4_svdquant_gemm (sm120): run failed",
+            "ValueError: nvfp4_svdquant_gemm (sm120): insufficient workspace",
+        ]
+    )
+    events = parse_log(text).events
+    assert [e.kind for e in events] == [LogEventKind.GEMM_RUNNER_FAILED] * 3
+    assert events[0].tactic == 12 and events[0].status is None
+    assert events[1].runner_message == "nvfp4_svdquant_gemm (sm120): run failed"

@@ -254,15 +254,52 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     assert invalid["mxfp8_gemm::CutlassMxfp8GemmRunner"] == [6, 7, 8, 9]
     assert not any("CutlassFp4GemmRunner" in k for k in invalid)
     fixed = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_121")
-    assert len(fixed.gemm_runner_tactics) == 6 + 32 and not fixed.failing_gemm_runner_tactics
+    # 0.7.4 adds the SVDQuant runner's 83 runtime tactics; all fit (the header static_asserts
+    # SharedStorageSize <= 101,376 B)
+    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 83 and not fixed.failing_gemm_runner_tactics
     hopper = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_90")
     assert hopper.gemm_runner_tactics == ()
 
 
-def test_a_release_without_dense_runner_tables_says_so(flashinfer_root: Any) -> None:
+def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
+    flashinfer_root: Any,
+) -> None:
+    """0.6.3 has the FP4 runner (one tactic, 128x128x128B) but no MXFP8 one; 0.6.8.post1 has both
+    (MXFP8: 3 tiles without SwapAB, StageCount<2>: the 256x128 and 128x256 ids 1 and 2 fail; FP4:
+    3 tiles x DP/Stream-K, which fit). 0.6.3's FP4 header (StageCount<2>, CUTLASS 4.2.1) builds a
+    recipe the family does not model: listed, judged not modeled, none blocked."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
-    assert pre.gemm_runner_tactics == ()
+    assert [(t.runner, t.tactic, t.verdict) for t in pre.gemm_runner_tactics] == [
+        ("[FP4 gemm Runner]", 0, "not modeled")
+    ]
     assert any(
-        n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: its tactics are known for")
+        n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: no such runner")
         for n in pre.notes
     )
+    old = api.pregen_flashinfer(
+        root=flashinfer_root("0.6.8.post1"), version="0.6.8.post1", arch="sm_120"
+    )
+    by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
+    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
+    assert [(t.tactic, t.smem) for t in old.failing_gemm_runner_tactics] == [
+        (1, 111616), (2, 111616)
+    ]  # fmt: skip
+    fp4 = [(t.verdict, t.smem) for t in old.gemm_runner_tactics if "FP4" in t.runner]
+    assert fp4 == [("fits", 83968)] * 4 + [("fits", 93184)] * 2
+    dense = [(b.key, b.tactic) for b in old.blocked if "Cutlass" in b.key]
+    assert dense == [
+        ("mxfp8_gemm::CutlassMxfp8GemmRunner", 1),
+        ("mxfp8_gemm::CutlassMxfp8GemmRunner", 2),
+    ]
+
+
+def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -> None:
+    """0.7.4: the SVDQuant runner's 83 runtime tactics, with their scheduler parameters, under
+    nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner; none is blocked on sm_120."""
+    pre = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_120")
+    svdq = [t for t in pre.gemm_runner_tactics if t.runner == "nvfp4_svdquant_gemm (sm120):"]
+    assert [t.tactic for t in svdq] == list(range(83))
+    assert all(t.keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",) for t in svdq)
+    assert svdq[32].config == "Tactic128x128x128Config SwapAB off default raster AlongM"
+    assert all(t.verdict == "fits" for t in svdq)
+    assert not any("Svdquant" in b.key for b in pre.blocked)

@@ -90,17 +90,28 @@ def test_fp4_prefix_names_the_kernel() -> None:
 
 def test_runner_lists_and_their_sources() -> None:
     r = runners()
-    assert {k: {v: len(x.tactics) for v, x in r[k].releases.items()} for k in r} == {
-        "mxfp8_sm120": {"0.6.11.post2": 10, "0.7.2.post1": 6, "0.7.4": 6},
-        "fp4_sm120": {"0.6.11.post2": 32, "0.7.2.post1": 32, "0.7.4": 32},
-    }
+    sizes = {k: {v: len(x.tactics) for v, x in r[k].releases.items()} for k in r}
+    # Every release of releases.toml that has the runner's module (FP4: all 69 from 0.5.0; MXFP8:
+    # 52 from 0.6.8rc1), the list each release's own getConfigs() gives.
+    assert len(sizes["fp4_sm120"]) == 69 and len(sizes["mxfp8_sm120"]) == 52
+    assert {v: n for v, n in sizes["fp4_sm120"].items() if v in ("0.5.0", "0.6.3", "0.6.4", "0.6.10.post1", "0.6.11rc1", "0.7.4")} == {
+        "0.5.0": 1, "0.6.3": 1, "0.6.4": 6, "0.6.10.post1": 6, "0.6.11rc1": 32, "0.7.4": 32
+    }  # fmt: skip
+    assert {v: n for v, n in sizes["mxfp8_sm120"].items() if v in ("0.6.8rc1", "0.6.10.post1", "0.6.11rc1", "0.6.18.post1", "0.7.0rc3", "0.7.4")} == {
+        "0.6.8rc1": 3, "0.6.10.post1": 3, "0.6.11rc1": 10, "0.6.18.post1": 10, "0.7.0rc3": 6, "0.7.4": 6
+    }  # fmt: skip
+    assert r["mxfp8_sm120"].releases["0.6.10"].args == ("{output}", "{m}", "{n}", "{k}")
+    assert r["fp4_sm120"].releases["0.5.0"].custom_ops == ("cutlass_fp4_gemm_sm120",)
     for runner in r.values():
         for rel in runner.releases.values():
             assert [t.id for t in rel.tactics] == list(range(len(rel.tactics)))
             assert rel.source
     assert explain_runner_line(LINE_3568, "0.5.2") == (
-        "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: its tactics are known for 0.6.11.post2, 0.7.2.post1, 0.7.4"
+        "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: no such runner in that release (the "
+        "wheel has no csrc/mxfp8_gemm_cutlass_sm120.cu; its tactics are derived for the 52 "
+        "releases that have it, 0.6.8rc1 to 0.7.4)"
     )
+    assert "0.9.9: not a release cutlint has read" in str(explain_runner_line(LINE_3568, "0.9.9"))
     assert explain_runner_line("nothing to see", "0.7.4") is None
 
 
@@ -108,6 +119,9 @@ def test_runner_lists_and_their_sources() -> None:
 def test_every_runner_tactic_is_instantiated_by_its_module(jit_modules: Any, release: str) -> None:
     modules = {m.name: m for m in jit_modules(release)}
     for key, runner in runners().items():
+        if release not in runner.releases:
+            assert runner.module not in modules, key  # a release without the runner
+            continue
         insts = {
             (i.name, i.args)
             for p in parse_paths(list(modules[runner.module].generated))

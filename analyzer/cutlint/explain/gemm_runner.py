@@ -77,12 +77,12 @@ def _instantiated(cache: CacheIndex | None, macro: str) -> set[tuple[str, tuple[
 
 
 def _matches(
-    cache: CacheIndex | None, runner: Runner, vs: Sequence[TacticVerdict]
+    cache: CacheIndex | None, runner: Runner, vs: Sequence[TacticVerdict], release: str
 ) -> tuple[InstantiationResult, ...]:
     """The cache's instantiations the tactics dispatch to (every output type), in file order."""
     if cache is None or not vs:
         return ()
-    wanted = {runner.instantiation(v.tactic, o) for v in vs for o in runner.outputs}
+    wanted = {runner.instantiation(v.tactic, o, release) for v in vs for o in runner.outputs}
     return tuple(
         r
         for r in cache.all_instantiations()
@@ -93,7 +93,7 @@ def _matches(
 def _row(v: TacticVerdict, logged: Sequence[int]) -> GemmRunnerTactic:
     t = v.tactic
     return GemmRunnerTactic(
-        id=t.id, config=t.config, tile=t.tile, swap_ab=t.swap_ab, kernel=t.kernel,
+        id=t.id, config=f"{t.config} {t.schedule}" if t.schedule else t.config, tile=t.tile, swap_ab=t.swap_ab, kernel=t.kernel,
         verdict=v.verdict.value, stages=v.stages, smem=v.smem, limit=v.limit, why=v.why,
         breakdown=v.breakdown, logged=t.id in logged,
     )  # fmt: skip
@@ -106,7 +106,10 @@ def _ids(vs: Sequence[TacticVerdict]) -> str:
 def _name(v: TacticVerdict) -> str:
     t = v.tactic
     tile = f"{t.tile.m}x{t.tile.n}x{t.tile.k}"
-    return f"{t.config} ({tile}, SwapAB {'on' if t.swap_ab else 'off'}, {t.kernel} kernel)"
+    schedule = f", {t.schedule}" if t.schedule else ""
+    return (
+        f"{t.config} ({tile}, SwapAB {'on' if t.swap_ab else 'off'}, {t.kernel} kernel{schedule})"
+    )
 
 
 def _reading(e: RunnerExplanation, logged: Sequence[int], runner_class: str) -> str | None:
@@ -213,8 +216,24 @@ def judge_gemm_runner(
         candidates=tuple(v.tactic.id for v in e.candidates), summary=e.summary,
     )  # fmt: skip
     cls = _class(step, first.status)
+    statusless = first.status is None and not runner.status_in_message
     if step is Step.INITIALIZE and first.status == INTERNAL:
         agreement, text = _initialize(e, logged)
+    elif step is Step.INITIALIZE and statusless:
+        # The runner prints no cutlass::Status: a tactic that cannot have its shared memory is
+        # the cause when the log names it or the table has one; else the table rules it out.
+        cls = FailureClass.A if e.candidates else None
+        if e.candidates or logged:
+            agreement, text = _initialize(e, logged)
+        else:
+            agreement, text = (
+                Agreement.NOT_DECIDABLE,
+                (
+                    f"In FlashInfer {release}: {e.summary}. `{runner.label}` prints no cutlass "
+                    "status, so the cause is not in the line; shared memory is ruled out for every "
+                    "tactic."
+                ),
+            )
     else:
         agreement, text = Agreement.NOT_DECIDABLE, f"In FlashInfer {release}: {e.summary}."
     missing = [v for v in e.tactics if v.verdict is Verdict.NOT_INSTANTIATED]
@@ -225,5 +244,5 @@ def judge_gemm_runner(
             "tactic runs, on any arch; a finding of its own, apart from shared memory."
         )
     named = [v for v in e.tactics if v.tactic.id in logged]
-    matches = _matches(cache, runner, named or list(e.candidates))
+    matches = _matches(cache, runner, named or list(e.candidates), release)
     return cls, agreement, text, _reading(e, logged, runner.runner_class), reading, matches

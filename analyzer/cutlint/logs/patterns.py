@@ -50,6 +50,17 @@ FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
             r"[\w ]{0,64}?kernel will fail for params|Requested workspace size insufficient)"
         ),
     ),
+    # FlashInfer's SM120 SVDQuant GEMM (include/flashinfer/gemm/nvfp4_svdquant_gemm_template_sm120.h,
+    # run_tactic): `throw std::runtime_error("nvfp4_svdquant_gemm (sm120): initialize failed")`,
+    # "... can_implement failed", "... run failed", std::invalid_argument "... insufficient
+    # workspace": the same runner failure, named by its own prefix, with no cutlass status.
+    (
+        LogEventKind.GEMM_RUNNER_FAILED,
+        re.compile(
+            r"nvfp4_svdquant_gemm \(sm120\): (?:initialize failed|run failed|can_implement "
+            r"failed|insufficient workspace)"
+        ),
+    ),
     # moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl (and the mixed-input launcher):
     # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
     (

@@ -33,7 +33,8 @@ def gemm_runner_tactics(version: str, arch: ArchLimits) -> tuple[list[GemmRunner
                     runner=runner.label,
                     keys=keys,
                     tactic=t.id,
-                    config=f"{t.config} SwapAB {'on' if t.swap_ab else 'off'} {t.kernel}",
+                    config=f"{t.config} SwapAB {'on' if t.swap_ab else 'off'} {t.kernel}"
+                    + (f" {t.schedule}" if t.schedule else ""),
                     tile=f"{t.tile.m}x{t.tile.n}x{t.tile.k}",
                     swap_ab=t.swap_ab,
                     kernel=t.kernel,

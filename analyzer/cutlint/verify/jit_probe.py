@@ -25,7 +25,7 @@ import re
 import string
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -63,8 +63,16 @@ class HeaderPatch:
     keep_through: re.Pattern[str] | None
     """None: the header is copied unchanged (a header that includes a patched one by a path
     relative to itself must live beside the copy)."""
-    insert: str
-    """C++ to insert; `$name` is replaced by the named group `name` of `keep_through`'s match."""
+    insert: str | Callable[[dict[str, str]], str]
+    """C++ to insert; `$name` is replaced by the named group `name` of `keep_through`'s match (a
+    group that did not take part: ""); or a function of the match's groups that writes it."""
+
+    def text(self, m: re.Match[str]) -> str:
+        groups = {k: v or "" for k, v in m.groupdict().items()}
+        if callable(self.insert):
+            return self.insert(groups)
+        return string.Template(self.insert).substitute(groups)
+
     resume: re.Pattern[str] | None = None
 
 
@@ -113,12 +121,12 @@ def patch_header(
             out.append(text[pos : last.start()])
             out.append("#ifndef __CUDA_ARCH__  // cutlint probe: host pass only\n")
             out.append(text[last.start() : m.end()])
-            out.append(string.Template(patch.insert).substitute(m.groupdict()))
+            out.append(patch.text(m))
             pos = _end_of_macro(text, m.end())
             out.append(f"#else\n#define {last['name']}(...)\n#endif\n")
             continue
         out.append(text[pos : m.end()])
-        out.append(string.Template(patch.insert).substitute(m.groupdict()))
+        out.append(patch.text(m))
         if patch.resume is None:
             pos = _end_of_macro(text, m.end())
         else:

@@ -47,6 +47,8 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     data = family_data()
     if name != data["macro"]:
         return f"`{name}` is not {data['macro']}"
+    if len(args) == len(data["parameters"]) - 1:
+        args = (*args, "false")  # 0.6.8rc1 - 0.6.10.post1: no SWAP_AB_, D row-major
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     out, m, n, k, _cm, _cn, _ck, xsm, swap = args
@@ -114,7 +116,7 @@ def register_plan(t: Tactic) -> RegisterPlan:
 def release_known(version: str | None) -> str | None:
     """None when the release's header builds this recipe, else why not modeled."""
     recipes: dict[str, Any] = family_data()["recipes"]
-    if version in recipes:
+    if version in recipes or version in family_data().get("recipe_of", {}):
         return None
     known = ", ".join(recipes)
     if version is None:

@@ -16,8 +16,26 @@ from pathlib import Path
 from cutlint.verify.jit_probe import HeaderPatch
 
 HEADER = "flashinfer/gemm/fp4_gemm_template_sm120.h"
-_ARGS = "{#T, #CTA_M_, #CTA_N_, #CTA_K_, #CGA_M_, #CGA_N_, #CGA_K_, #XSM_, #SWAP_AB_}"
-_NAME = "T##_##CTA_M_##_##CTA_N_##_##CTA_K_##_##CGA_M_##_##CGA_N_##_##CGA_K_##XSM_##SWAP_AB_"
+_ARGS = "#T, #CTA_M_, #CTA_N_, #CTA_K_, #CGA_M_, #CGA_N_, #CGA_K_, #XSM_"
+_NAME = "T##_##CTA_M_##_##CTA_N_##_##CTA_K_##_##CGA_M_##_##CGA_N_##_##CGA_K_##XSM_"
+
+
+def _report(groups: dict[str, str]) -> str:
+    """Both kernels' registrations, for the 9-argument macro (0.6.11 on) or the 8-argument one
+    (0.6.8rc1 - 0.6.10.post1: no SWAP_AB_)."""
+    swap = groups["struct"].endswith("##SWAP_AB_")
+    name = _NAME + ("##SWAP_AB_" if swap else "")
+    args = "{" + _ARGS + (", #SWAP_AB_" if swap else "") + "}"
+    struct = groups["struct"]
+    return (
+        f"  static const bool cutlint_probe_default_##{name} =                \\\n"
+        f"      ::cutlint_jit_probe::report<{struct}::GemmKernelDefault>(        \\\n"
+        f'          "default", __FILE__, __LINE__, {args});                    \\\n'
+        f"  static const bool cutlint_probe_streamk_##{name} =                \\\n"
+        f"      ::cutlint_jit_probe::report<{struct}::GemmKernelStreamK>(        \\\n"
+        f'          "streamk", __FILE__, __LINE__, {args});\n'
+    )
+
 
 PATCHES = (
     # Copied unchanged, so that its `#include "fp4_gemm_template_sm120.h"` finds the patched copy.
@@ -29,14 +47,7 @@ PATCHES = (
             r"using\s+Gemm\s*=\s*GemmDefault;[^\n]*\n[^\n]*\};[^\n]*\n",
             re.S,
         ),
-        insert=(
-            f"  static const bool cutlint_probe_default_##{_NAME} =                \\\n"
-            "      ::cutlint_jit_probe::report<$struct::GemmKernelDefault>(        \\\n"
-            f'          "default", __FILE__, __LINE__, {_ARGS});                    \\\n'
-            f"  static const bool cutlint_probe_streamk_##{_NAME} =                \\\n"
-            "      ::cutlint_jit_probe::report<$struct::GemmKernelStreamK>(        \\\n"
-            f'          "streamk", __FILE__, __LINE__, {_ARGS});\n'
-        ),
+        insert=_report,
     ),
 )
 

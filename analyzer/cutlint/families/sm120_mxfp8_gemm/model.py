@@ -6,7 +6,8 @@ builder makes cooperative), an SM120 TMA epilogue with `ElementC = void` and D r
 major when SwapAB), and `GemmUniversal<..., PersistentScheduler>`, i.e. the SM90 cooperative
 kernel shell with the CLC scheduler. The stage count is the builder's
 `StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>`, except where the release's
-header fixes `StageCount<2>` (0.6.11.post2, tiles with a 256 side): data/family.toml.
+header fixes `StageCount<2>` (0.6.11.post2, tiles with a 256 side; 0.6.8.post1, every tile, whose
+macro has no SWAP_AB_: a 4-argument call is the 5-argument one with SwapAB false): data/family.toml.
 
 The two computations stay apart, as in every family: `stage_count` (what the builder or the
 launcher decides) and `kernel_shared_storage` (what the compiler lays out for that count).
@@ -50,9 +51,12 @@ class Recipe:
     source: str
 
     def fixed_for(self, tile: Shape3) -> int | None:
-        """`StageCount<N>` when the header fixes it for this tile, else None (auto carveout)."""
-        if self.fixed_stages is None or self.fixed_when_tile_dim is None:
+        """`StageCount<N>` when the header fixes it for this tile (for every tile when no
+        `fixed_when_tile_dim`), else None (auto carveout)."""
+        if self.fixed_stages is None:
             return None
+        if self.fixed_when_tile_dim is None:
+            return self.fixed_stages
         return self.fixed_stages if self.fixed_when_tile_dim in (tile.m, tile.n) else None
 
 
@@ -62,6 +66,8 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     data = family_data()
     if name != data["macro"]:
         return f"`{name}` is not {data['macro']}"
+    if len(args) == len(data["parameters"]) - 1:
+        args = (*args, "false")  # 0.6.8rc1 - 0.6.10.post1: no SWAP_AB_, D row-major
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     out, m, n, k, swap = args
@@ -83,7 +89,7 @@ def recipe_for(version: str | None) -> Recipe | str:
     recipes: dict[str, Any] = family_data()["recipes"]
     if version is None:
         return f"unknown FlashInfer release: the stage policy is known for {', '.join(recipes)}"
-    r = recipes.get(version)
+    r = recipes.get(family_data().get("recipe_of", {}).get(version, version))
     if r is None:
         return f"FlashInfer {version}: the stage policy is known for {', '.join(recipes)}"
     return Recipe(version, r.get("fixed_stages"), r.get("fixed_when_tile_dim"), r["source"])

@@ -16,20 +16,30 @@ from cutlint.verify.jit_probe import HeaderPatch
 
 HEADER = "flashinfer/gemm/mxfp8_gemm_template_sm120.h"
 
+
+def _report(groups: dict[str, str]) -> str:
+    """The registration, for the 5-argument macro (0.6.11 on) or the 4-argument one (0.6.8rc1 -
+    0.6.10.post1: no SWAP_AB_)."""
+    swap = groups["swap"]
+    args = "#T, #CTA_M_, #CTA_N_, #CTA_K_" + (", #SWAP_AB_" if swap else "")
+    return (
+        f"  static const bool cutlint_probe_##T##_##CTA_M_##_##CTA_N_##_##CTA_K_{swap} = \\\n"
+        f"      ::cutlint_jit_probe::report<{groups['struct']}::GemmKernel>(              \\\n"
+        f'          "default", __FILE__, __LINE__, {{{args}}});\n'
+    )
+
+
 PATCHES = (
     HeaderPatch(
         header=HEADER,
         keep_through=re.compile(
-            r"struct\s+(?P<struct>DeviceGemmMxfp8GemmSm120_[\w#]+)\s*\{.*?"
+            r"struct\s+(?P<struct>DeviceGemmMxfp8GemmSm120_##T##_##CTA_M_##_##CTA_N_##_##CTA_K_"
+            r"(?P<swap>##SWAP_AB_)?)\s*\{.*?"
             r"using\s+Gemm\s*=\s*typename\s+cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;"
             r"[^\n]*\n[^\n]*\};[^\n]*\n",
             re.S,
         ),
-        insert=(
-            "  static const bool cutlint_probe_##T##_##CTA_M_##_##CTA_N_##_##CTA_K_##SWAP_AB_ = \\\n"
-            "      ::cutlint_jit_probe::report<$struct::GemmKernel>(                             \\\n"
-            '          "default", __FILE__, __LINE__, {#T, #CTA_M_, #CTA_N_, #CTA_K_, #SWAP_AB_});\n'
-        ),
+        insert=_report,
     ),
 )
 """The macro is defined twice (the PLACEHOLDER_KERNELS stub has no struct): only the real one

@@ -30,6 +30,7 @@ from typing import Any
 from cutlint.cutlass.layout import Block
 from cutlint.families.kernel_numbers import MIN_STAGES, KernelNumbers
 from cutlint.model.arch import arch_for
+from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import Shape3
 
 
@@ -43,6 +44,11 @@ class RunnerTactic:
     swap_ab: bool
     kernel: str
     """Which kernel of the instantiation: `default`, `streamk`."""
+    schedule: str = ""
+    """Scheduler parameters the tactic sets on the same kernel (SVDQuant's `Split-K 2`,
+    `raster AlongM`, `swizzle 4`); empty for the scheduler's defaults."""
+    macro: str | None = None
+    """The macro the module instantiates this tactic's kernel with, when not the runner's."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,9 @@ class RunnerRelease:
     tactics: tuple[RunnerTactic, ...]
     custom_ops: tuple[str, ...]
     """The autotuner ops whose runner lists hold this runner (`mxfp8_gemm`)."""
+    args: tuple[str, ...]
+    """The macro's arguments for one tactic in this release: `{output}`, `{m}`, `{n}`, `{k}`,
+    `{swap_ab}` (the macro took no SWAP_AB before 0.6.11)."""
 
 
 @dataclass(frozen=True)
@@ -63,35 +72,43 @@ class Runner:
     macro: str
     prefix: str
     numbering: str
-    args: tuple[str, ...]
-    """The macro's arguments for one tactic: `{output}`, `{m}`, `{n}`, `{k}`, `{swap_ab}`."""
     outputs: tuple[str, ...]
     kernel_by_prefix: dict[str, str]
     releases: dict[str, RunnerRelease]
     runner_class: str
     """The Python TunableRunner's class name (`CutlassMxfp8GemmRunner`): the autotuner's logs
     and the blocklist key name it."""
+    status_in_message: bool = True
+    """Whether the runner's messages end in the cutlass::Status (`Error: Error Internal`);
+    SVDQuant's `initialize failed` prints none."""
 
     @property
     def label(self) -> str:
         """The prefix as printed with the default kernel: `[FP4 gemm Runner]`."""
-        return self.prefix if self.prefix.endswith("]") else self.prefix + "]"
+        if not self.prefix.startswith("[") or self.prefix.endswith("]"):
+            return self.prefix
+        return self.prefix + "]"
 
     def blocklist_keys(self, release: str) -> tuple[str, ...]:
         """`<custom_op>::<runner class>` for each op that holds the runner in the release."""
         rel = self.releases.get(release)
         return tuple(f"{op}::{self.runner_class}" for op in (rel.custom_ops if rel else ()))
 
-    def instantiation(self, t: RunnerTactic, output: str) -> tuple[str, tuple[str, ...]]:
-        """(macro, args) of the instantiation the tactic dispatches to, for one output type."""
+    def instantiation(
+        self, t: RunnerTactic, output: str, release: str
+    ) -> tuple[str, tuple[str, ...]]:
+        """(macro, args) of the instantiation the tactic dispatches to in a release, for one
+        output type."""
         values = {
+            "config": t.config,
             "output": output,
             "m": str(t.tile.m),
             "n": str(t.tile.n),
             "k": str(t.tile.k),
             "swap_ab": "true" if t.swap_ab else "false",
         }
-        return self.macro, tuple(a.format(**values) for a in self.args)
+        args = self.releases[release].args
+        return t.macro or self.macro, tuple(a.format(**values) for a in args)
 
 
 @cache
@@ -104,11 +121,16 @@ def runners() -> dict[str, Runner]:
         data = tomllib.load(f)
     out: dict[str, Runner] = {}
     for key, r in data["runners"].items():
+        rels: dict[str, Any] = r["releases"]
         releases = {
             v: RunnerRelease(
-                v, d["source"], tuple(_tactic(t) for t in d["tactics"]), tuple(d["custom_ops"])
+                v,
+                d["source"],
+                tuple(_tactic(t) for t in rels[d.get("tactics_from", v)]["tactics"]),
+                tuple(d["custom_ops"]),
+                tuple(d["args"]),
             )
-            for v, d in r["releases"].items()
+            for v, d in rels.items()
         }
         out[key] = Runner(
             key=key,
@@ -117,18 +139,21 @@ def runners() -> dict[str, Runner]:
             macro=r["macro"],
             prefix=r["prefix"],
             numbering=r["numbering"],
-            args=tuple(r["args"]),
             outputs=tuple(r["outputs"]),
             kernel_by_prefix=dict(r.get("kernel_by_prefix", {})),
             releases=releases,
             runner_class=r["runner_class"],
+            status_in_message=r.get("status_in_message", True),
         )
     return out
 
 
 def _tactic(d: dict[str, Any]) -> RunnerTactic:
     m, n, k = d["tile"]
-    return RunnerTactic(d["id"], d["config"], Shape3(m=m, n=n, k=k), d["swap_ab"], d["kernel"])
+    return RunnerTactic(
+        d["id"], d["config"], Shape3(m=m, n=n, k=k), d["swap_ab"], d["kernel"],
+        d.get("schedule", ""), d.get("macro"),
+    )  # fmt: skip
 
 
 # --- the log line --------------------------------------------------------------------------------
@@ -145,11 +170,16 @@ class Step(StrEnum):
 
 # The launchers' messages (mxfp8_gemm_template_sm120.h, fp4_gemm_template_sm120.h), after the
 # runner's prefix. 0.7.x's MXFP8 launcher appends the size it asked for when it exceeds the limit.
+# SVDQuant's (nvfp4_svdquant_gemm_template_sm120.h, run_tactic): "insufficient workspace",
+# "tactic infeasible for this shape", "can_implement failed", "initialize failed", "run failed".
 _STEPS: tuple[tuple[Step, re.Pattern[str]], ...] = (
-    (Step.WORKSPACE, re.compile(r"Requested workspace size insufficient")),
-    (Step.CAN_IMPLEMENT, re.compile(r"kernel will fail for params")),
-    (Step.INITIALIZE, re.compile(r"Failed to initialize cutlass")),
-    (Step.RUN, re.compile(r"Failed to run cutlass")),
+    (Step.WORKSPACE, re.compile(r"Requested workspace size insufficient|insufficient workspace")),
+    (
+        Step.CAN_IMPLEMENT,
+        re.compile(r"kernel will fail for params|can_implement failed|tactic infeasible"),
+    ),
+    (Step.INITIALIZE, re.compile(r"Failed to initialize cutlass|\binitialize failed")),
+    (Step.RUN, re.compile(r"Failed to run cutlass|\brun failed")),
 )
 _STATUS = re.compile(r"Error: (?P<status>Error(?: [A-Z][a-z]+)+|Success)")
 _NEEDS = re.compile(
@@ -187,7 +217,7 @@ def read_line(line: str) -> RunnerLine | None:
         at = line.find(r.prefix)
         if at < 0:
             continue
-        end = line.find("]", at)
+        end = line.find("]", at) if r.prefix.startswith("[") else -1
         prefix = line[at : end + 1] if end >= 0 else r.prefix
         if best is None or at < best[0]:
             best = (at, r, prefix)
@@ -249,8 +279,16 @@ def judge_runner(
         return f"unknown runner `{runner}`"
     rel = r.releases.get(release)
     if rel is None:
+        known = list(r.releases)
+        span = f"the {len(known)} releases that have it, {known[0]} to {known[-1]}"
+        if release in flashinfer_releases():
+            return (
+                f"{r.label} in FlashInfer {release}: no such runner in that release (the wheel "
+                f"has no csrc/{r.module}.cu; its tactics are derived for {span})"
+            )
         return (
-            f"{r.label} in FlashInfer {release}: its tactics are known for {', '.join(r.releases)}"
+            f"{r.label} in FlashInfer {release}: not a release cutlint has read (its tactics are "
+            f"derived for {span}; data/sm120_runner_tactics.toml)"
         )
     limit = arch_for(arch).smem_optin
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
@@ -258,13 +296,13 @@ def judge_runner(
     for t in rel.tactics:
         numbers: list[KernelNumbers | str] = []
         for output in r.outputs:
-            name, args = r.instantiation(t, output)
+            name, args = r.instantiation(t, output, release)
             numbers.append(model.evaluate(name, args, release, t.kernel))
-        first = r.instantiation(t, r.outputs[0])
+        first = r.instantiation(t, r.outputs[0], release)
         missing = [
             o
             for o in r.outputs
-            if instantiated is not None and r.instantiation(t, o) not in instantiated
+            if instantiated is not None and r.instantiation(t, o, release) not in instantiated
         ]
         out.append(_verdict(t, first, numbers, limit, arch, missing))
     return tuple(out)
