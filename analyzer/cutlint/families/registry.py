@@ -19,6 +19,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm90-tma-ws-grouped", "sm90_tma_ws_grouped"),
     ("sm100-tma-ws-grouped", "sm100_tma_ws_grouped"),
     ("sm80-fused-moe", "sm80_fused_moe"),
+    ("sm90-mixed-gemm", "sm90_mixed_gemm"),
     ("sm120-mxfp8-gemm", "sm120_mxfp8_gemm"),
     ("sm120-fp4-gemm", "sm120_fp4_gemm"),
     ("sm120-fp4-group-gemm", "sm120_fp4_group_gemm"),
