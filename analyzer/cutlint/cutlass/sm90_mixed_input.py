@@ -32,8 +32,10 @@ under `include/`. The same text in FlashInfer 0.6.3 (CUTLASS 4.2.1) and 0.7.4 (C
 
 from __future__ import annotations
 
+from typing import Any
+
 from cutlint.cutlass.epilogue import swizzle_align
-from cutlint.cutlass.layout import Block, aligned_struct_alignment, array, round_up, struct
+from cutlint.cutlass.layout import Block, aligned_struct_alignment, array, empty, round_up, struct
 from cutlint.cutlass.sm90_gemm_kernel import mainloop_pipeline
 from cutlint.cutlass.stage_count import SM90_STAGE_ALIGNMENT, sm90_stage_count
 from cutlint.records import Shape3, StageCount, StageTerm
@@ -139,7 +141,9 @@ def interleaved_tensor_storage(
     return struct(
         "mainloop",
         [
-            _engine("smem_A", tile.m * tile.k * stages, weight_bits, "RealInternalElementA", derived),
+            _engine(
+                "smem_A", tile.m * tile.k * stages, weight_bits, "RealInternalElementA", derived
+            ),
             _engine(
                 "smem_B", tile.n * tile.k * stages, activation_bits, "TiledMma::ValTypeB", derived
             ),
@@ -187,3 +191,139 @@ def interleaved_shared_storage(
         ],
         f"{IM}: CollectiveMma::SharedStorage",
     )
+
+
+# --- the ptr-array (grouped) mixed-input mainloop of the MoE launcher ---------------------------
+#
+#   CollectiveBuilderMixedInput<Sm90, OpClassTensorOp, tuple<Weight, Scale>, ColumnMajor^T*, ...,
+#       Activation, RowMajor^T*, ..., StageCountAutoCarveout<N>, KernelPtrArrayTmaWarpSpecialized
+#       {Cooperative,Pingpong}, ScaleMode>                                                   (MB)
+#   -> CollectiveMmaArrayMixedInput<MainloopSm90ArrayTmaGmmaWarpSpecializedMixedInput[PreScale]>
+#      (AM: kPostMma; AP: kPreMmaE8M0, FP4 weight x FP8 activation)
+
+MB = "cutlass_extensions/gemm/collective/builders/sm90_gmma_builder_mixed_input.inl"
+AM = (
+    "cutlass_extensions/gemm/collective/sm90_mma_array_tma_gmma_rs_warpspecialized_mixed_input_.hpp"
+)
+AP = (
+    "cutlass_extensions/gemm/collective/"
+    "sm90_mma_array_tma_gmma_rs_warpspecialized_mixed_input_prescale.hpp"
+)
+MIU = "cutlass_extensions/detail/collective/mixed_input_utils.hpp"
+# MB: TensorMapStorage = sizeof(cute::TmaDescriptor) * IsMixedInput * 2 (A and B), the
+# KernelSmemCarveout of a ptr-array schedule
+ARRAY_TENSORMAP_CARVEOUT = 2 * 128
+# MB: compute_stage_count_or_override_folded_weight_scale: computed_stage_count < 2 ? 2 : ...
+MIN_FOLDED_STAGES = 2
+
+
+def array_smem_alignment(weight_bits: int, activation_bits: int, tile: Shape3) -> tuple[int, int]:
+    """MB: SmemAlignmentA/B = alignment_for_swizzle of the K-major rs_smem_selector atoms (A: the
+    weight, B: the activation); SmemAlignment is their max."""
+    return swizzle_align(tile.k * weight_bits), swizzle_align(tile.k * activation_bits)
+
+
+def folded_stage_count(
+    *,
+    weight_bits: int,
+    activation_bits: int,
+    scale_bits: int,
+    group_size: int,
+    tile: Shape3,
+    carveout: int,
+) -> StageCount:
+    """MB: PipelineStages = compute_stage_count_or_override_folded_weight_scale<
+    sm90_smem_capacity_bytes - KernelSmemCarveout, weight, activation, ElementScale, void, Tile,
+    SmemAlignment>(StageCountAutoCarveout<carveout>): one stage of weight, activation and the
+    M x K / group_size scales (no zero points), at least 2."""
+    alignment = max(array_smem_alignment(weight_bits, activation_bits, tile))
+    count = sm90_stage_count(
+        a_bits=weight_bits,
+        b_bits=activation_bits,
+        tile_m=tile.m,
+        tile_n=tile.n,
+        tile_k=tile.k,
+        carveout=carveout,
+        kernel_carveout=(
+            StageTerm(
+                name="TensorMapStorage",
+                bytes=ARRAY_TENSORMAP_CARVEOUT,
+                source=f"{MB}: KernelSmemCarveout = TensorMapStorage = sizeof(cute::TmaDescriptor)"
+                " * IsMixedInput * 2",
+            ),
+        ),
+        alignment=alignment,
+        scale_bytes=scale_bits * tile.m * tile.k // group_size // 8,
+        scale_source=f"{MB}: compute_stage_count_or_override_folded_weight_scale: bits_to_bytes("
+        f"s_bits * M * K / DefaultWeightScaleGroupSize = {group_size})",
+    )
+    return count.model_copy(
+        update={
+            "stages": max(count.stages, MIN_FOLDED_STAGES),
+            "formula": f"{MB}: compute_stage_count_or_override_folded_weight_scale("
+            "StageCountAutoCarveout) = max(2, (sm90_smem_capacity_bytes - KernelSmemCarveout - "
+            f"carveout, each aligned to SmemAlignment = {alignment}) / stage_bytes)",
+        }
+    )
+
+
+def array_tensor_storage(
+    *,
+    weight_bits: int,
+    activation_bits: int,
+    scale_bits: int,
+    group_size: int,
+    tile: Shape3,
+    stages: int,
+    prescale: bool,
+) -> Block:
+    """AM / AP: `struct TensorStorage { CUTE_ALIGNAS(SmemAlignmentA) ArrayEngine<weight,
+    M x K x Stages> smem_A; CUTE_ALIGNAS(SmemAlignmentB) ArrayEngine<ValTypeB, N x K x Stages>
+    smem_B; ArrayEngine<WeightScaleRawElement, scale_elements> smem_scale; }` (AP adds the empty
+    smem_activation_scale and smem_zero engines). scale_elements = cosize of the folded
+    SmemLayoutWeightScaleRaw = M x K / group_size x Stages."""
+    src = AP if prescale else AM
+    derived = ("builder.stages", "input.tile", "input.types")
+    align_a, align_b = array_smem_alignment(weight_bits, activation_bits, tile)
+    members = [
+        _engine("smem_A", tile.m * tile.k * stages, weight_bits, "RealSwappedElementA", derived).at(
+            "smem_A", align_a
+        ),
+        _engine(
+            "smem_B", tile.n * tile.k * stages, activation_bits, "TiledMma::ValTypeB", derived
+        ).at("smem_B", align_b),
+        _engine(
+            "smem_scale",
+            tile.m * tile.k // group_size * stages,
+            scale_bits,
+            "WeightScaleRawElement",
+            derived,
+        ),
+    ]
+    if prescale:
+        members += [
+            _engine("smem_activation_scale", 0, 32, "NonVoidElementActivationScale", derived),
+            _engine("smem_zero", 0, 32, "NonVoidElementZero", derived),
+        ]
+    return struct("mainloop", members, f"{src}: CollectiveMma::SharedStorage::TensorStorage")
+
+
+def array_shared_storage(**kwargs: Any) -> Block:
+    """`sizeof(CollectiveMainloop::SharedStorage)` of AM / AP: { TensorStorage tensors;
+    PipelineTmaAsync<Stages>::SharedStorage pipeline; } (TensorMapStorage is an empty nested type,
+    not a member)."""
+    src = AP if kwargs["prescale"] else AM
+    return struct(
+        "CollectiveMainloop::SharedStorage",
+        [
+            array_tensor_storage(**kwargs).at("tensors"),
+            mainloop_pipeline(kwargs["stages"], cp_async=False).at("pipeline"),
+        ],
+        f"{src}: CollectiveMma::SharedStorage",
+    )
+
+
+def array_tensormaps() -> Block:
+    """AM / AP: `struct TensorMapStorage {};` (the A and B descriptors are prebuilt in global
+    memory): an empty struct, 1 byte, that the kernel places at alignas(128)."""
+    return empty("mainloop", f"{AM}: struct TensorMapStorage {{}} (prebuilt TMA descriptors)")

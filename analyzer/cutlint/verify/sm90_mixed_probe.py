@@ -62,6 +62,38 @@ HELPERS_HPP = (
 # The launcher's first line of its own code: the helpers go in front of it, after its includes.
 ANCHOR_NAMESPACE = re.compile(r"^namespace\s+tensorrt_llm\s*\{", re.MULTILINE)
 ANCHOR_LAUNCHER = re.compile(rf"\bvoid\s+{LAUNCHER_NAME}\s*\(")
+MOE_LAUNCHER_NAMES = (
+    "sm90_generic_mixed_moe_gemm_kernelLauncher",
+    "sm90_generic_mixed_moe_small_k_kernelLauncher",
+)
+MOE_LAUNCHER_REL = Path(
+    "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/"
+    "moe_gemm_tma_ws_mixed_input_launcher.inl"
+)
+# The MoE launchers' shared body (`..._kernelLauncher_impl`): kept up to `using GemmGrouped`; the
+# rest of the body (arguments, workspace, initialize, run) is replaced, up to its closing brace.
+ANCHOR_MOE_IMPL = re.compile(r"\bvoid\s+sm90_generic_mixed_moe_gemm_kernelLauncher_impl\s*\(")
+ANCHOR_GEMM_GROUPED = re.compile(r"using\s+GemmGrouped\s*=[^;]*;[^\n]*\n")
+ANCHOR_BODY_END = re.compile(r"\n\}\n")
+# quant_op in the MoE report: QuantOp + 100 x ScaleMode + 10000 x KernelType (the enums:
+# collective_mma_array_mixed_input.hpp MixedInputScaleMode {kPostMma, kPreMmaE8M0};
+# gemm_configs.h MainloopScheduleType {AUTO, PINGPONG, COOPERATIVE, WARPSPECIALIZED,
+# SINGLE_WARPGROUP_PREFILL, SINGLE_WARPGROUP_ROLLING})
+MOE_TOUCH = (
+    "  /* cutlint probe: the run-time part of the launcher is replaced by this report */\n"
+    "  ::cutlint_sm90_mixed_probe::touch<GemmKernel, CollectiveMainloop, CollectiveEpilogue,\n"
+    "      ElementA, ElementB, ElementScale, ElementC, ElementD,\n"
+    "      static_cast<int>(QuantOp) + 100 * static_cast<int>(ScaleMode) +\n"
+    "          10000 * static_cast<int>(KernelType),\n"
+    "      CTAShape, ClusterShape, MainloopScheduleType, EpilogueScheduleType>();"
+)
+SCALE_MODE = {"cutlass::gemm::collective::MixedInputScaleMode::kPreMmaE8M0": 1}
+KERNEL_TYPE = {"SINGLE_WARPGROUP_PREFILL": 4, "SINGLE_WARPGROUP_ROLLING": 5}
+# ElementB of the MoE launcher: uint4b_t becomes int4b_t; SafeFP4 is Fp4Type (__nv_fp4_e2m1).
+MOE_WEIGHT = {
+    "cutlass::uint4b_t": "cutlass::integer_subbyte<4, true>",
+    "SafeFP4": "cutlass::float_e2m1_t",
+}
 # The kernel type: kept, with everything before it.
 ANCHOR_GEMM_KERNEL = re.compile(r"using\s+GemmKernel\s*=[^;]*;[^\n]*\n")
 # The end of the run-time part: the `} else {` of `if constexpr (!should_filter_...)`.
@@ -142,6 +174,32 @@ def patch_launcher(text: str, launcher: Path) -> str:
     )
 
 
+def patch_moe_launcher(text: str, launcher: Path) -> str:
+    """The probe copy of moe_gemm_tma_ws_mixed_input_launcher.inl: the same patch as
+    patch_launcher, in `sm90_generic_mixed_moe_gemm_kernelLauncher_impl`."""
+    text = _absolutize_includes(text, launcher.parent)
+    ns = _require(ANCHOR_NAMESPACE.search(text), "namespace tensorrt_llm {", launcher)
+    head = _require(
+        ANCHOR_MOE_IMPL.search(text, ns.end()), "void ..._kernelLauncher_impl(", launcher
+    )
+    alias = _require(
+        ANCHOR_GEMM_GROUPED.search(text, head.end()), "using GemmGrouped = ...;", launcher
+    )
+    end = _require(ANCHOR_BODY_END.search(text, alias.end()), "end of the _impl body", launcher)
+    removed = text[alias.end() : end.start()]
+    if "gemm.run(" not in removed or "initialize(" not in removed:
+        raise ProbeError(f"run-time part after `using GemmGrouped` looks wrong in {launcher}")
+    return (
+        "#pragma once\n"
+        + text[: ns.start()]
+        + HELPERS_HPP
+        + "\n"
+        + text[ns.start() : alias.end()]
+        + MOE_TOUCH
+        + text[end.start() :]
+    )
+
+
 def _pretty_type(pretty_function: str) -> str:
     """`const char* ...::type_name() [with T = cutlass::half_t]` -> `cutlass::half_t`."""
     m = re.search(r"\[with T = (.+)\]\s*$", pretty_function)
@@ -186,6 +244,29 @@ def key_of_args(args: Sequence[str]) -> tuple[object, ...]:
     )
 
 
+def moe_key_of_args(args: Sequence[str]) -> tuple[object, ...]:
+    """The match key of a MoE launcher's template arguments as written (the scale type, not an
+    argument, is left out: the launcher derives it from the weight)."""
+    a = [" ".join(x.split()) for x in args]
+    scale_mode = SCALE_MODE.get(a[9], 0) if len(a) > 9 else 0
+    kernel_type = KERNEL_TYPE.get(a[10].rsplit("::", 1)[-1], -1) if len(a) > 10 else 0
+    return (
+        CUTLASS_TYPE.get(a[0], a[0]),
+        MOE_WEIGHT.get(a[1], a[1]),
+        CUTLASS_TYPE.get(a[2], a[2]),
+        QUANT_OP.get(a[8], -1) + 100 * scale_mode + 10000 * kernel_type,
+        _ints(a[4]),
+        _ints(a[5]),
+        _schedule(a[6]),
+        _schedule(a[7]),
+    )
+
+
+def moe_key_of_record(rec: dict[str, object]) -> tuple[object, ...]:
+    k = key_of_record(rec)
+    return (k[0], k[1], k[4], k[5], k[6], k[7], k[8], k[9])
+
+
 def key_of_record(rec: dict[str, object]) -> tuple[object, ...]:
     return (
         _pretty_type(str(rec["activation"])),
@@ -208,13 +289,15 @@ class _Site:
     args: tuple[str, ...]
 
 
-def instantiation_sites(generated: Sequence[Path]) -> list[_Site]:
+def instantiation_sites(
+    generated: Sequence[Path], names: Sequence[str] = (LAUNCHER_NAME,)
+) -> list[_Site]:
     """The launcher's explicit instantiations in the files, by cutlint's own parser."""
     sites: list[_Site] = []
     for path in generated:
         parsed = parse_source(str(path), path.read_bytes())
         for inst in parsed.instantiations:
-            if inst.name == LAUNCHER_NAME:
+            if inst.name in names:
                 sites.append(_Site(path, inst.span.line, inst.args))
     return sites
 
@@ -223,14 +306,17 @@ _NUMBERS = ("Stages", "mainloop.sizeof", "epilogue.sizeof", "SharedStorageSize")
 
 
 def match_rows(
-    sites: Sequence[_Site], records: Sequence[dict[str, object]]
+    sites: Sequence[_Site], records: Sequence[dict[str, object]], moe: bool = False
 ) -> list[Sm90MixedProbeRow]:
     """Pair each printed record with the instantiation(s) of the same template arguments."""
-    by_key = {key_of_record(r): r for r in records}
+    of_record, of_args = (
+        (moe_key_of_record, moe_key_of_args) if moe else (key_of_record, key_of_args)
+    )
+    by_key = {of_record(r): r for r in records}
     rows: list[Sm90MixedProbeRow] = []
     missing: list[str] = []
     for site in sites:
-        rec = by_key.get(key_of_args(site.args))
+        rec = by_key.get(of_args(site.args))
         if rec is None:
             missing.append(f"{site.path.name}:{site.line}")
             continue
@@ -272,27 +358,32 @@ def run_probe(
     nvcc: str = "nvcc",
     workdir: Path | None = None,
     extra_include_dirs: Sequence[Path] = (),
+    moe: bool = False,
 ) -> Sm90MixedProbeRun:
     """Compile the generated files of one FlashInfer tree in one translation unit against the
-    probe launcher, run the executable on the host, return one row per instantiation."""
+    probe launcher (`moe`: the mixed-input MoE launcher), run the executable on the host, return
+    one row per instantiation."""
     t0 = time.monotonic()
     files = [Path(p).resolve() for p in generated]
     if not files:
         raise ProbeError("no generated files given")
     tree = FlashInferTree(Path(flashinfer_root))
-    launcher = tree.nv_internal / LAUNCHER_REL
+    rel = MOE_LAUNCHER_REL if moe else LAUNCHER_REL
+    launcher = tree.nv_internal / rel
     if not launcher.is_file():
         raise ProbeError(f"launcher not found: {launcher}")
-    sites = instantiation_sites(files)
+    names = MOE_LAUNCHER_NAMES if moe else (LAUNCHER_NAME,)
+    sites = instantiation_sites(files, names)
     if not sites:
-        raise ProbeError(f"no {LAUNCHER_NAME} instantiation in {len(files)} file(s)")
+        raise ProbeError(f"no {' or '.join(names)} instantiation in {len(files)} file(s)")
     base = Path(tempfile.mkdtemp(prefix="cutlint-sm90-mixed-")) if workdir is None else workdir
     try:
         base.mkdir(parents=True, exist_ok=True)
         overlay = base / "overlay"
-        patched = overlay / LAUNCHER_REL
+        patched = overlay / rel
         patched.parent.mkdir(parents=True, exist_ok=True)
-        patched.write_text(patch_launcher(launcher.read_text(), launcher))
+        patch = patch_moe_launcher if moe else patch_launcher
+        patched.write_text(patch(launcher.read_text(), launcher))
         system = extra_system_includes(nvcc, extra_include_dirs)
         flags = compile_flags(tree, overlay, files[0].parent, system, SM90_TARGET)
         if cublas.find_real_headers(nvcc, search_flags(flags)) is None:
@@ -313,7 +404,7 @@ def run_probe(
             "linking probe",
         )
         stdout = run_step([str(exe)], "running probe", cwd=base).stdout
-        rows = match_rows(sites, parse_output(stdout))
+        rows = match_rows(sites, parse_output(stdout), moe)
         return Sm90MixedProbeRun(tuple(rows), time.monotonic() - t0, tuple(cmd))
     finally:
         if workdir is None:
@@ -323,13 +414,17 @@ def run_probe(
 __all__ = [
     "LAUNCHER_NAME",
     "LAUNCHER_REL",
+    "MOE_LAUNCHER_NAMES",
+    "MOE_LAUNCHER_REL",
     "OUTPUT_TAG",
     "Sm90MixedProbeRow",
     "Sm90MixedProbeRun",
     "instantiation_sites",
     "key_of_args",
     "match_rows",
+    "moe_key_of_args",
     "parse_output",
     "patch_launcher",
+    "patch_moe_launcher",
     "run_probe",
 ]

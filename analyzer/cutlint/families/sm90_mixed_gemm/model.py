@@ -36,9 +36,7 @@ from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 PACKAGE = "cutlint.families.sm90_mixed_gemm"
 LAUNCHER_NAME = "sm90_generic_mixed_gemm_kernelLauncher"
-LAUNCHER = (
-    "tensorrt_llm/kernels/cutlass_kernels/fpA_intB_gemm/launchers/fpA_intB_launcher_sm90.inl"
-)
+LAUNCHER = "tensorrt_llm/kernels/cutlass_kernels/fpA_intB_gemm/launchers/fpA_intB_launcher_sm90.inl"
 EVT = "cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp"
 _C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
 EPI_TILE_M = _C["epi_tile_m"]
@@ -71,18 +69,14 @@ class Tactic:
     @property
     def scheduler(self) -> Sm90Scheduler:
         return (
-            Sm90Scheduler.PERSISTENT
-            if self.tile.m == PERSISTENT_TILE_M
-            else Sm90Scheduler.STREAM_K
+            Sm90Scheduler.PERSISTENT if self.tile.m == PERSISTENT_TILE_M else Sm90Scheduler.STREAM_K
         )
 
 
 def _shape(arg: str) -> Shape3 | None:
     """`cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>` -> 64x16x128."""
     m = re.fullmatch(
-        r"(?:cute::)?Shape<\s*"
-        + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3)
-        + r"\s*>",
+        r"(?:cute::)?Shape<\s*" + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3) + r"\s*>",
         arg,
     )
     if m is None:
@@ -115,7 +109,9 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
         return f"quantization mode {quant}: not a WeightOnlyQuantOp the model knows"
     shell_name = d["schedules"].get(sched)
     if shell_name is None:
-        return f"mainloop schedule {sched}: the model covers the pingpong and cooperative TMA shells"
+        return (
+            f"mainloop schedule {sched}: the model covers the pingpong and cooperative TMA shells"
+        )
     shell = Shell(shell_name)
     if epi_sched not in (
         "cutlass::epilogue::TmaWarpSpecialized",
