@@ -35,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 
 from cutlint.parse import parse_source
-from cutlint.verify import cublas
+from cutlint.verify import cublas, curand
 from cutlint.verify.launcher_patch import _absolutize_includes
 from cutlint.verify.probe_build import run_step, support_objects
 from cutlint.verify.probe_flags import (
@@ -389,6 +389,11 @@ def run_probe(
         if cublas.find_real_headers(nvcc, search_flags(flags)) is None:
             # Searched last, so it never shadows real headers (see cutlint.verify.cublas).
             system = [*system, cublas.write_shim(base / "cublas-shim")]
+            flags = compile_flags(tree, overlay, files[0].parent, system, SM90_TARGET)
+        if moe and curand.find_real_header(nvcc, search_flags(flags)) is None:
+            # The MoE launcher includes CUTLASS's reference tensor_fill.h (<curand_kernel.h>);
+            # searched last, as for cuBLAS (see cutlint.verify.curand).
+            system = [*system, curand.write_shim(base / "curand-shim")]
             flags = compile_flags(tree, overlay, files[0].parent, system, SM90_TARGET)
         driver = base / "sm90_mixed_probe.cu"
         driver.write_text(
