@@ -327,3 +327,34 @@ def array_tensormaps() -> Block:
     """AM / AP: `struct TensorMapStorage {};` (the A and B descriptors are prebuilt in global
     memory): an empty struct, 1 byte, that the kernel places at alignas(128)."""
     return empty("mainloop", f"{AM}: struct TensorMapStorage {{}} (prebuilt TMA descriptors)")
+
+
+def fixed_array_stage_count(
+    *,
+    weight_bits: int,
+    activation_bits: int,
+    scale_bits: int,
+    group_size: int,
+    tile: Shape3,
+    stages: int,
+) -> StageCount:
+    """MB: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N; the per-stage
+    terms are what the automatic count would have counted."""
+    auto = folded_stage_count(
+        weight_bits=weight_bits,
+        activation_bits=activation_bits,
+        scale_bits=scale_bits,
+        group_size=group_size,
+        tile=tile,
+        carveout=0,
+    )
+    return auto.model_copy(
+        update={
+            "stages": stages,
+            "carveout": 0,
+            "stage_budget": stages * auto.stage_bytes,
+            "reductions": (),
+            "fixed": True,
+            "formula": f"{MB}: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N",
+        }
+    )

@@ -1,0 +1,53 @@
+"""The SM90 mixed-input MoE model against the compiler: every row of
+tests/data/nvcc_sm90_mixed_moe_truth.json (nvcc on FlashInfer 0.7.4's own generated
+gemm_grouped/90 *_Mixed_* files: a sample holding every tile/cluster/schedule and every
+type/scale-mode/kernel-type combination, the small-K launcher's included), byte for byte."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.sm90_mixed_moe import model
+from cutlint.verify.sm90_mixed_probe import moe_key_of_args
+
+TRUTH = json.loads(
+    (Path(__file__).parent.parent / "data" / "nvcc_sm90_mixed_moe_truth.json").read_text()
+)
+ROWS: list[dict[str, Any]] = TRUTH["rows"]
+
+
+def tactic(row: dict[str, Any]) -> model.Tactic:
+    t = model.tactic_of(tuple(row["args"]))
+    assert isinstance(t, model.Tactic), t
+    return t
+
+
+def test_truth_is_a_stratified_sample() -> None:
+    assert len(ROWS) >= 20
+    keys = [moe_key_of_args(r["args"]) for r in ROWS]
+    assert len({k[:4] for k in keys}) == 9  # type x scale mode x kernel type
+    assert any(tactic(r).single_warpgroup for r in ROWS)
+    assert any(tactic(r).prescale and not tactic(r).single_warpgroup for r in ROWS)
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)))
+def test_model_equals_compiler(index: int) -> None:
+    row = ROWS[index]
+    t = tactic(row)
+    stages = model.stage_count(t).stages
+    assert stages == row["stages"]
+    assert model.mainloop_shared_storage(t, stages).size == row["mainloop_size"]
+    assert model.epilogue_shared_storage(t).size == row["epilogue_size"]
+    assert model.kernel_shared_storage(t, stages).size == row["smem_size"]
+    assert model.max_threads_per_block(t) == row["max_threads_per_block"]
+    tensors = model.mixed.array_tensor_storage(**model._mainloop_args(t, stages))
+    got = {"mainloop.tensors.sizeof": tensors.size, "mainloop.tensors.alignof": tensors.align}
+    for piece in tensors.flat():
+        name = piece.name.rsplit(".", 1)[-1]
+        got[f"mainloop.tensors.{name}.offset"] = piece.offset
+        got[f"mainloop.tensors.{name}.size"] = piece.size
+    assert {k: got[k] for k in row["members"]} == row["members"]
