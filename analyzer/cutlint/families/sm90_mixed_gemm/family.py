@@ -66,26 +66,7 @@ class Sm90MixedGemm:
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
-        stage_count = model.stage_count(t)
-        stages = stage_count.stages
-        block = model.kernel_shared_storage(t, stages)
-        return Resources(
-            arch=ctx.arch,
-            cutlass_version=ctx.cutlass.label,
-            cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=stage_count,
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=model.mainloop_shared_storage(t, stages).size,
-                epilogue_size=model.epilogue_shared_storage(t).size,
-            ),
-            max_threads_per_block=model.max_threads_per_block(t),
-            tma_descriptors=0,
-            registers=model.register_plan(t),
-            epilogue=model.epilogue_tile(t),
-        )
+        return _resources(model.storage_tactic(t), ctx)
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         a = _recipe(recipe).args
@@ -155,3 +136,38 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             f"{format_version(first)}-{format_version(last)}"
         )
     return model.tactic_of(_recipe(recipe).args)
+
+
+_RESOURCES: dict[tuple[object, ...], Resources] = {}
+
+
+def _resources(t: model.Tactic, ctx: ModelContext) -> Resources:
+    """One Resources per storage tactic and context: the instantiations that differ only in
+    their cluster share it (a cache holds each tile in up to four clusters)."""
+    key = (t, ctx.key)
+    if key not in _RESOURCES:
+        _RESOURCES[key] = _compute(t, ctx)
+    return _RESOURCES[key]
+
+
+def _compute(t: model.Tactic, ctx: ModelContext) -> Resources:
+    stage_count = model.stage_count(t)
+    stages = stage_count.stages
+    block = model.kernel_shared_storage(t, stages)
+    return Resources(
+        arch=ctx.arch,
+        cutlass_version=ctx.cutlass.label,
+        cutlass_version_origin=ctx.cutlass.origin,
+        stage_count=stage_count,
+        layout=SmemLayout(
+            regions=regions(block),
+            size=block.size,
+            align=block.align,
+            mainloop_size=model.mainloop_shared_storage(t, stages).size,
+            epilogue_size=model.epilogue_shared_storage(t).size,
+        ),
+        max_threads_per_block=model.max_threads_per_block(t),
+        tma_descriptors=0,
+        registers=model.register_plan(t),
+        epilogue=model.epilogue_tile(t),
+    )

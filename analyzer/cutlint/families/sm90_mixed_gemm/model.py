@@ -19,9 +19,11 @@ launch configuration. The launcher and the collectives are the same text in Flas
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from cutlint.cutlass import epilogue as epi
@@ -147,9 +149,20 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
     )
 
 
+UNIT_CLUSTER = Shape3(m=1, n=1, k=1)
+
+
+def storage_tactic(t: Tactic) -> Tactic:
+    """The tactic with a 1x1x1 cluster: the cluster picks the TMA copy atoms (multicast) and
+    changes no storage, stage count or thread count, so tactics that differ only in it share
+    one computation (the model's functions are memoized by tactic)."""
+    return dataclasses.replace(t, cluster=UNIT_CLUSTER)
+
+
 # --- epilogue ----------------------------------------------------------------------------------
 
 
+@cache
 def epilogue_tile(t: Tactic) -> EpilogueTile:
     """LAUNCHER: EpilogueTileType = Shape<min(M, 128), min(N, 32)>, which (for N a multiple of
     min(N, 32)) is the cooperative EpilogueTileAuto subtile of EB; StagesC/StagesD from EB's
@@ -188,6 +201,7 @@ def epilogue_tensor_storage(t: Tactic) -> Block:
     return epi.tensor_storage(epilogue_tile(t), None, t.output_bits, _fusion(), epi.SP)
 
 
+@cache
 def epilogue_shared_storage(t: Tactic) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
     return epi.single_shared_storage(epilogue_tile(t), None, t.output_bits, _fusion())
@@ -196,6 +210,7 @@ def epilogue_shared_storage(t: Tactic) -> Block:
 # --- mainloop ----------------------------------------------------------------------------------
 
 
+@cache
 def stage_count(t: Tactic) -> StageCount:
     return mixed.interleaved_stage_count(
         weight_bits=t.weight_bits,
@@ -218,6 +233,7 @@ def _mainloop_args(t: Tactic, stages: int) -> dict[str, Any]:
     }
 
 
+@cache
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
     return mixed.interleaved_shared_storage(**_mainloop_args(t, stages))
 
@@ -225,6 +241,7 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
 # --- the kernel --------------------------------------------------------------------------------
 
 
+@cache
 def kernel_shared_storage(t: Tactic, stages: int) -> Block:
     """`GemmKernel::SharedStorage` of the shell the mainloop's schedule selects."""
     return kernel.kernel_shared_storage(

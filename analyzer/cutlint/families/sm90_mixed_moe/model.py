@@ -15,9 +15,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from cutlint.cutlass import epilogue as epi
@@ -136,9 +138,20 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
     )
 
 
+UNIT_CLUSTER = Shape3(m=1, n=1, k=1)
+
+
+def storage_tactic(t: Tactic) -> Tactic:
+    """The tactic with a 1x1x1 cluster: the cluster picks the TMA copy atoms (multicast) and
+    changes no storage, stage count or thread count, so tactics that differ only in it share
+    one computation (the model's functions are memoized by tactic)."""
+    return dataclasses.replace(t, cluster=UNIT_CLUSTER)
+
+
 # --- epilogue ----------------------------------------------------------------------------------
 
 
+@cache
 def epilogue_tile(t: Tactic) -> EpilogueTile:
     """EpilogueTileAuto of the ptr-array schedule; ElementC = ElementD (16-bit: ReuseSmemC);
     LayoutTranspose<RowMajor>* C and D: M contiguous."""
@@ -183,6 +196,7 @@ def _small_k_epilogue(t: Tactic, name: str) -> Block:
     )
 
 
+@cache
 def epilogue_shared_storage(t: Tactic) -> Block:
     if t.single_warpgroup:
         # ADAPTER derives from the epilogue, so CollectiveEpilogue::SharedStorage is the
@@ -196,6 +210,7 @@ def epilogue_shared_storage(t: Tactic) -> Block:
 # --- mainloop ----------------------------------------------------------------------------------
 
 
+@cache
 def stage_count(t: Tactic) -> StageCount:
     if t.single_warpgroup:
         return mixed.fixed_array_stage_count(
@@ -228,6 +243,7 @@ def _mainloop_args(t: Tactic, stages: int) -> dict[str, Any]:
     }
 
 
+@cache
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
     return mixed.array_shared_storage(**_mainloop_args(t, stages))
 
@@ -235,6 +251,7 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
 # --- the kernel --------------------------------------------------------------------------------
 
 
+@cache
 def kernel_shared_storage(t: Tactic, stages: int) -> Block:
     if t.single_warpgroup:
         # SMALL_K_KERNEL: SingleWarpgroupPersistentGemm's SharedStorage is its base's, the
