@@ -276,6 +276,7 @@ def array_tensor_storage(
     tile: Shape3,
     stages: int,
     prescale: bool,
+    zero_engine: bool = False,
 ) -> Block:
     """AM / AP: `struct TensorStorage { CUTE_ALIGNAS(SmemAlignmentA) ArrayEngine<weight,
     M x K x Stages> smem_A; CUTE_ALIGNAS(SmemAlignmentB) ArrayEngine<ValTypeB, N x K x Stages>
@@ -300,6 +301,9 @@ def array_tensor_storage(
             derived,
         ),
     ]
+    if zero_engine:
+        # FlashInfer 0.6.x's collective: ArrayEngine<NonVoidElementZero = float, 0> smem_zero
+        members.append(_engine("smem_zero", 0, 32, "NonVoidElementZero", derived))
     if prescale:
         members += [
             _engine("smem_activation_scale", 0, 32, "NonVoidElementActivationScale", derived),
@@ -357,4 +361,61 @@ def fixed_array_stage_count(
             "fixed": True,
             "formula": f"{MB}: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N",
         }
+    )
+
+
+def packed_scale_stage_count(
+    *,
+    weight_bits: int,
+    activation_bits: int,
+    scale_bits: int,
+    group_size: int,
+    tile: Shape3,
+    carveout: int,
+    tensormaps: int,
+) -> StageCount:
+    """FlashInfer 0.6.x's MB: compute_stage_count_or_override_single_affine_transformed_input<
+    sm90_smem_capacity_bytes - tensormaps x sizeof(TmaDescriptor), weight, activation,
+    ElementScale = Array<Scale, K / group_size>, void, Tile, carveout, SmemAlignment> (GB of
+    CUTLASS 4.2.1): one Array of scales per row of M per stage, no clamp to 2."""
+    alignment = max(array_smem_alignment(weight_bits, activation_bits, tile))
+    count = sm90_stage_count(
+        a_bits=weight_bits,
+        b_bits=activation_bits,
+        tile_m=tile.m,
+        tile_n=tile.n,
+        tile_k=tile.k,
+        carveout=carveout,
+        kernel_carveout=(
+            StageTerm(
+                name="TensorMapStorage",
+                bytes=tensormaps * 128,
+                source=f"{MB} (FlashInfer 0.6.x): KernelSmemCarveout = TensorMapStorage = "
+                f"sizeof(cute::TmaDescriptor) * IsMixedInput * {tensormaps}",
+            ),
+        ),
+        alignment=alignment,
+        scale_bytes=scale_bits * (tile.k // group_size) * tile.m // 8,
+        scale_source=f"{GB}: bits_to_bytes(s_bits * M * scale_zero_k_tile = 1) with ElementScale "
+        f"= Array<Scale, K / {group_size}>",
+    )
+    return count.model_copy(
+        update={
+            "formula": f"{MB} (FlashInfer 0.6.x): {GB}: compute_stage_count_or_override_single_"
+            "affine_transformed_input(StageCountAutoCarveout) = (sm90_smem_capacity_bytes - "
+            f"KernelSmemCarveout - carveout, each aligned to SmemAlignment = {alignment}) / "
+            "stage_bytes"
+        }
+    )
+
+
+def legacy_array_tensormaps(descriptors: int) -> Block:
+    """FlashInfer 0.6.x's AM: `struct TensorMapStorage { cute::TmaDescriptor smem_tensormap_A,
+    smem_tensormap_B, smem_tensormap_scale, smem_tensormap_zero; }`."""
+    return array(
+        "mainloop",
+        descriptors * 128,
+        64,
+        f"{AM} (FlashInfer 0.6.x): TensorMapStorage {{ {descriptors} x cute::TmaDescriptor "
+        "(alignas(64), 128 B) }",
     )

@@ -72,7 +72,8 @@ MOE_LAUNCHER_REL = Path(
 )
 # The MoE launchers' shared body (`..._kernelLauncher_impl`): kept up to `using GemmGrouped`; the
 # rest of the body (arguments, workspace, initialize, run) is replaced, up to its closing brace.
-ANCHOR_MOE_IMPL = re.compile(r"\bvoid\s+sm90_generic_mixed_moe_gemm_kernelLauncher_impl\s*\(")
+# (FlashInfer 0.6.x has no `_impl`: the launcher itself holds the body.)
+ANCHOR_MOE_IMPL = re.compile(r"\bvoid\s+sm90_generic_mixed_moe_gemm_kernelLauncher(?:_impl)?\s*\(")
 ANCHOR_GEMM_GROUPED = re.compile(r"using\s+GemmGrouped\s*=[^;]*;[^\n]*\n")
 ANCHOR_BODY_END = re.compile(r"\n\}\n")
 # quant_op in the MoE report: QuantOp + 100 x ScaleMode + 10000 x KernelType (the enums:
@@ -89,10 +90,12 @@ MOE_TOUCH = (
 )
 SCALE_MODE = {"cutlass::gemm::collective::MixedInputScaleMode::kPreMmaE8M0": 1}
 KERNEL_TYPE = {"SINGLE_WARPGROUP_PREFILL": 4, "SINGLE_WARPGROUP_ROLLING": 5}
-# ElementB of the MoE launcher: uint4b_t becomes int4b_t; SafeFP4 is Fp4Type (__nv_fp4_e2m1).
+# ElementB of the MoE launcher: uint4b_t becomes int4b_t; SafeFP4 is Fp4Type (__nv_fp4_e2m1,
+# which FlashInfer 0.6.x writes as is).
 MOE_WEIGHT = {
     "cutlass::uint4b_t": "cutlass::integer_subbyte<4, true>",
     "SafeFP4": "cutlass::float_e2m1_t",
+    "__nv_fp4_e2m1": "cutlass::float_e2m1_t",
 }
 # The kernel type: kept, with everything before it.
 ANCHOR_GEMM_KERNEL = re.compile(r"using\s+GemmKernel\s*=[^;]*;[^\n]*\n")
@@ -189,13 +192,20 @@ def patch_moe_launcher(text: str, launcher: Path) -> str:
     removed = text[alias.end() : end.start()]
     if "gemm.run(" not in removed or "initialize(" not in removed:
         raise ProbeError(f"run-time part after `using GemmGrouped` looks wrong in {launcher}")
+    touch = MOE_TOUCH
+    if "ScaleMode" not in text[head.start() : alias.start()]:
+        # FlashInfer 0.6.x: no ScaleMode, no KernelType
+        touch = touch.replace(
+            " + 100 * static_cast<int>(ScaleMode) +\n          10000 * static_cast<int>(KernelType)",
+            "",
+        )
     return (
         "#pragma once\n"
         + text[: ns.start()]
         + HELPERS_HPP
         + "\n"
         + text[ns.start() : alias.end()]
-        + MOE_TOUCH
+        + touch
         + text[end.start() :]
     )
 

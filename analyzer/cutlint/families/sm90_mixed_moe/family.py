@@ -144,12 +144,14 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             f"{format_version(first)}-{format_version(last)}"
         )
     release = ctx.flashinfer.version if ctx.flashinfer is not None else None
-    if release is not None and release not in model.family_data()["launcher_releases"]:
+    data = model.family_data()
+    legacy = release in data["legacy"]["releases"]
+    if release is not None and not legacy and release not in data["launcher_releases"]:
         return (
-            f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} builds another kernel "
-            "(the model covers the precomputed-scheduler launcher of 0.7.2.post1 and 0.7.4)"
+            f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} is not one the model "
+            "covers (0.6.3-0.6.6 and 0.7.2.post1-0.7.4)"
         )
-    return model.tactic_of(_recipe(recipe).args)
+    return model.tactic_of(_recipe(recipe).args, legacy)
 
 
 _RESOURCES: dict[tuple[object, ...], Resources] = {}

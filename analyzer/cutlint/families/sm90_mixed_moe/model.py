@@ -55,6 +55,7 @@ GMMA_M = _C["gmma_m"]
 FOLD_M = _C["fold_m"]
 FOLD_K = _C["fold_k"]
 SMALL_K_STAGES = _C["small_k_stages"]
+LEGACY_TENSORMAPS = _C["legacy_tensormaps"]
 
 
 def family_data() -> dict[str, Any]:
@@ -73,6 +74,9 @@ class Tactic:
     scale_bits: int
     group_size: int
     output_bits: int
+    legacy: bool = False
+    """FlashInfer 0.6.x's launcher (data/family.toml [legacy]): packed scales, CUTLASS's epilogue
+    builder and ptr-array shells, four TMA descriptors in the mainloop's shared memory."""
     single_warpgroup: bool = False
     """The small-K launcher (KernelType SINGLE_WARPGROUP_PREFILL / _ROLLING): StageCount<3>, the
     SingleWarpgroupPersistentGemm kernel and SmemEpilogueArrayPerTokenScale."""
@@ -86,7 +90,7 @@ def _shape(arg: str) -> Shape3 | None:
     return None if m is None else Shape3(m=int(m[1]), n=int(m[2]), k=int(m[3]))
 
 
-def tactic_of(args: Sequence[str]) -> Tactic | str:
+def tactic_of(args: Sequence[str], legacy: bool = False) -> Tactic | str:
     """The Tactic the launcher builds for these template arguments, or why it is outside the model."""
     d = family_data()
     act, weight, output, _tag, tile_a, cluster_a, sched, _epi_sched, quant = args[:9]
@@ -97,7 +101,8 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
     single = kernel_type != "AUTO"
     act_bits = d["activations"].get(act)
     w = d["weights"].get(weight)
-    if act_bits is None or w is None or [act, weight] not in d["pairs"]["pairs"]:
+    pairs = d["legacy"]["pairs"] if legacy else d["pairs"]["pairs"]
+    if act_bits is None or w is None or [act, weight] not in pairs:
         return f"{act} x {weight}: not an activation x weight pair the model covers"
     output_bits = d["outputs"].get(output)
     if output_bits is None:
@@ -135,6 +140,7 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
         group_size=int(w["group_size"]),
         output_bits=int(output_bits),
         single_warpgroup=single,
+        legacy=legacy,
     )
 
 
@@ -212,6 +218,16 @@ def epilogue_shared_storage(t: Tactic) -> Block:
 
 @cache
 def stage_count(t: Tactic) -> StageCount:
+    if t.legacy:
+        return mixed.packed_scale_stage_count(
+            weight_bits=t.weight_bits,
+            activation_bits=t.activation_bits,
+            scale_bits=t.scale_bits,
+            group_size=t.group_size,
+            tile=t.tile,
+            carveout=epilogue_shared_storage(t).size,
+            tensormaps=LEGACY_TENSORMAPS,
+        )
     if t.single_warpgroup:
         return mixed.fixed_array_stage_count(
             weight_bits=t.weight_bits,
@@ -240,6 +256,7 @@ def _mainloop_args(t: Tactic, stages: int) -> dict[str, Any]:
         "tile": t.tile,
         "stages": stages,
         "prescale": t.prescale,
+        "zero_engine": t.legacy,
     }
 
 
@@ -271,10 +288,15 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
         epilogue_tensors=epi.tensor_storage(e, t.output_bits, t.output_bits, _fusion()),
         mainloop_pipeline=kernel90.mainloop_pipeline(stages, cp_async=False),
         epilogue_pipeline=epi.load_pipeline(e.stages_c),
-        mainloop_tensormaps=mixed.array_tensormaps(),
+        mainloop_tensormaps=(
+            mixed.legacy_array_tensormaps(LEGACY_TENSORMAPS)
+            if t.legacy
+            else mixed.array_tensormaps()
+        ),
         epilogue_tensormaps=epi.tensormaps(EPILOGUE_WARP_GROUPS),
     )
-    return shell.ptr_array_shared_storage(parts, pingpong=t.pingpong, precomputed=True)
+    # FlashInfer 0.6.x: GemmUniversal's own ptr-array shells; 0.7.x: the precomputed ones
+    return shell.ptr_array_shared_storage(parts, pingpong=t.pingpong, precomputed=not t.legacy)
 
 
 def _mma_threads(t: Tactic) -> int:
