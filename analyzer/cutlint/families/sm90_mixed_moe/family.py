@@ -183,7 +183,7 @@ def _compute(t: model.Tactic, ctx: ModelContext) -> Resources:
             epilogue_size=model.epilogue_shared_storage(t).size,
         ),
         max_threads_per_block=model.max_threads_per_block(t),
-        tma_descriptors=0,
+        tma_descriptors=model.tma_descriptors(t),
         registers=model.register_plan(t),
         epilogue=model.epilogue_tile(t),
     )

@@ -320,3 +320,12 @@ def register_plan(t: Tactic) -> RegisterPlan | None:
         low_register_pressure=False,
         mma_warp_groups=groups,
     )
+
+
+def tma_descriptors(t: Tactic) -> int:
+    """TMA descriptors in shared memory: the epilogue's C and one D per warp group (none in the
+    small-K epilogue), and, in FlashInfer 0.6.x, the mainloop's A, B, scale and zero (0.7.x
+    prebuilds the mainloop's in global memory)."""
+    if t.single_warpgroup:
+        return 0
+    return 1 + EPILOGUE_WARP_GROUPS + (LEGACY_TENSORMAPS if t.legacy else 0)
