@@ -218,3 +218,17 @@ def test_cutlints_register_plan_fits_the_cubins_allocation(row: dict[str, Any]) 
     if not plan.reconfigured or plan.block_registers is None:
         pytest.skip("no setmaxnreg split in cutlint's plan")
     assert plan.block_registers == row["cubin"]["REG"] * row["max_threads_per_block"]
+
+
+FPAINTB = [r for r in RAN if r["name"].startswith("fi_fpaintb_")]
+
+
+@pytest.mark.parametrize("row", FPAINTB, ids=_id)
+def test_the_fpaintb_kernels_are_modeled_and_compared(row: dict[str, Any]) -> None:
+    """FlashInfer's fpA_intB kernels (family sm90-mixed-gemm) are not skipped by the comparison
+    above: cutlint models each, with the GPU's verdict and the compiler's SharedStorageSize."""
+    predicted, why_not = cutlint_verdict(row)
+    assert predicted is not None, why_not
+    inst, _ = cutlint_result(row)
+    assert inst is not None and inst.recipe is not None
+    assert inst.recipe.family == "sm90-mixed-gemm"

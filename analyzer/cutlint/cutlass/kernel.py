@@ -32,6 +32,11 @@ from cutlint.records import RegisterPlan
 
 KS = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp"
 KP = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_pingpong.hpp"
+# TensorRT-LLM (FlashInfer's csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/)
+KSP = (
+    "cutlass_extensions/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative_precomputed.hpp"
+)
+KPP = "cutlass_extensions/gemm/kernel/sm90_gemm_array_tma_warpspecialized_pingpong_precomputed.hpp"
 
 # KS, KP: NumLoadWarpGroups = 1 (one producer warp group: mainloop and epilogue loads)
 NUM_LOAD_WARP_GROUPS = 1
@@ -63,9 +68,15 @@ class ShellParts:
     """CollectiveEpilogue::TensorMapStorage"""
 
 
-def ptr_array_shared_storage(parts: ShellParts, pingpong: bool = False) -> Block:
-    """`GemmKernel::SharedStorage` of the cooperative (KS) or pingpong (KP) ptr-array shell."""
-    shell = KP if pingpong else KS
+def ptr_array_shared_storage(
+    parts: ShellParts, pingpong: bool = False, precomputed: bool = False
+) -> Block:
+    """`GemmKernel::SharedStorage` of the cooperative (KS) or pingpong (KP) ptr-array shell.
+
+    `precomputed`: TensorRT-LLM's copies of these shells with a precomputed work-tile scheduler
+    (GemmUniversalPrecomputedScheduler: KSP, KPP), the same members without the scheduler
+    pipeline and the scheduler responses."""
+    shell = (KPP if pingpong else KSP) if precomputed else (KP if pingpong else KS)
     tensors = struct(
         "tensors",
         [parts.mainloop_tensors.at("mainloop"), parts.epilogue_tensors.at("epilogue")],
@@ -73,7 +84,7 @@ def ptr_array_shared_storage(parts: ShellParts, pingpong: bool = False) -> Block
         base_align=128,
     )
     barriers = [
-        scheduler.pipeline(),
+        *(() if precomputed else (scheduler.pipeline(),)),
         parts.mainloop_pipeline.at("mainloop", 16),
         parts.epilogue_pipeline.at("epi_load", 16),
         array(
@@ -92,7 +103,7 @@ def ptr_array_shared_storage(parts: ShellParts, pingpong: bool = False) -> Block
                     PINGPONG_STAGES_PER_MATH_WARP_GROUP, PINGPONG_MMA_WARP_GROUPS
                 ),
                 16,
-                f"{KP}: alignas(16) MathWarpGroupOrderBarrierSharedStorage "
+                f"{shell}: alignas(16) MathWarpGroupOrderBarrierSharedStorage "
                 f"(OrderedSequenceBarrier<{PINGPONG_STAGES_PER_MATH_WARP_GROUP},"
                 f"{PINGPONG_MMA_WARP_GROUPS}>)",
             )
@@ -114,7 +125,7 @@ def ptr_array_shared_storage(parts: ShellParts, pingpong: bool = False) -> Block
     )
     return struct(
         "SharedStorage",
-        [tensors, pipelines, scheduler.responses(), tensormaps],
+        [tensors, pipelines, *(() if precomputed else (scheduler.responses(),)), tensormaps],
         f"{shell}: GemmKernel::SharedStorage",
     )
 

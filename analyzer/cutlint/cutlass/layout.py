@@ -26,6 +26,17 @@ def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
+# cute/container/alignment.hpp: aligned_struct<N, Child> is specialized CUTE_ALIGNAS(N) for N = 1,
+# 2, 4, ..., 256; the primary template (any other N, e.g. a 512 or 1024 swizzle alignment) is a
+# plain empty struct
+ALIGNED_STRUCT_MAX = 256
+
+
+def aligned_struct_alignment(n: int) -> int:
+    """The alignment `cute::aligned_struct<n>` gives a struct that derives from it."""
+    return n if n <= ALIGNED_STRUCT_MAX and n & (n - 1) == 0 else 1
+
+
 @dataclass(frozen=True)
 class Piece:
     """A region inside a block, relative to the block's start."""

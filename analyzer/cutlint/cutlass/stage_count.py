@@ -64,6 +64,7 @@ def sm90_stage_count(
     scale_bytes: int = 0,
     zero_bytes: int = 0,
     block_scales: tuple[StageTerm, ...] = (),
+    scale_source: str = "",
 ) -> StageCount:
     """GB90: `compute_stage_count_or_override<Sm90ReducedSmemCapacityBytes, ElementAMma,
     ElementBMma, TileShape_MNK>(StageCountAutoCarveout<carveout>)`:
@@ -110,7 +111,8 @@ def sm90_stage_count(
             StageTerm(
                 name=name,
                 bytes=size,
-                source=f"{GB90}: compute_stage_count_or_override_single_affine_transformed_input: "
+                source=scale_source
+                or f"{GB90}: compute_stage_count_or_override_single_affine_transformed_input: "
                 f"bits_to_bytes({name}_bits * M * scale_zero_k_tile = 1)",
             )
             for name, size in (("scale", scale_bytes), ("zero", zero_bytes))

@@ -3,7 +3,7 @@ owns it. Adding a family is one line here (and its folder; docs/architecture.md)
 
 A family is imported when it is first asked: to claim an instantiation (in claim order, up to the
 one that claims it), or by name. A check of an SM120 cache imports the SM120 family alone, not
-the other eighteen (about 70 ms of start-up on a 2-core machine)."""
+the others (about 70 ms of start-up on a 2-core machine)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm90-tma-ws-grouped", "sm90_tma_ws_grouped"),
     ("sm100-tma-ws-grouped", "sm100_tma_ws_grouped"),
     ("sm80-fused-moe", "sm80_fused_moe"),
+    ("sm90-mixed-gemm", "sm90_mixed_gemm"),
+    ("sm90-mixed-moe", "sm90_mixed_moe"),
     ("sm120-mxfp8-gemm", "sm120_mxfp8_gemm"),
     ("sm120-fp4-gemm", "sm120_fp4_gemm"),
     ("sm120-fp4-group-gemm", "sm120_fp4_group_gemm"),

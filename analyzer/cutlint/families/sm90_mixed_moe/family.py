@@ -1,0 +1,189 @@
+"""The SM90 mixed-input grouped MoE family: claims the explicit instantiations
+`template void sm90_generic_mixed_moe_gemm_kernelLauncher<...>(...);` and
+`sm90_generic_mixed_moe_small_k_kernelLauncher<...>` (the single-warpgroup small-K kernel) and computes their
+Resources with model.py (the folded-scale mixed-input builder's stage count and the compiler's
+layout of GemmKernel::SharedStorage)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from pydantic import Field
+
+from cutlint.cutlass.versions import format_version, modeled_range
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.sm90_mixed_moe import model
+from cutlint.model.context import ModelContext
+from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+
+NAME = "sm90-mixed-moe"
+SM = 90
+"""`sm_90a` cubins load only on compute capability 9.0 (H100, H200)."""
+
+
+class Sm90MixedMoeRecipe(Recipe):
+    """An `sm90_generic_mixed_gemm_kernelLauncher<...>` instantiation, as written."""
+
+    args: tuple[str, ...] = Field(
+        description="the 9 or 10 template arguments, whitespace-normalized"
+    )
+
+
+def _short(arg: str) -> str:
+    return arg.rsplit("::", 1)[-1]
+
+
+class Sm90MixedMoe:
+    name: ClassVar[str] = NAME
+    package: ClassVar[str] = model.PACKAGE
+    metrics: ClassVar[Mapping[str, str]] = {
+        "mixed_moe.scale_mode": "the MixedInputScaleMode (kPostMma, kPreMmaE8M0)",
+        "mixed_moe.schedule": "the mainloop's kernel schedule (Pingpong or Cooperative)",
+    }
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "mixed_moe.scale_mode": ("input.types",),
+        "mixed_moe.schedule": ("input.schedule",),
+    }
+    columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "types", "scales", "schedule")
+    probe: ClassVar[str | None] = None
+    """Its probe (cutlint.verify.sm90_mixed_probe) is not behind `cutlint verify` yet."""
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        if inst.form is not FormKind.EXPLICIT_INSTANTIATION:
+            return None
+        name = inst.name.rsplit("::", 1)[-1]
+        if name not in model.LAUNCHER_NAMES:
+            return None
+        args = tuple(" ".join(a.split()) for a in inst.args)
+        expected = (11,) if name == model.SMALL_K_LAUNCHER_NAME else (9, 10)
+        if len(args) not in expected:
+            message = f"`{inst.name}` takes {expected[-1]} template arguments, found {len(args)}"
+            return Unreadable(problems=(("CUT004", message),), reason=_UNREADABLE)
+        return Sm90MixedMoeRecipe(family=NAME, args=args)
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        t = _tactic(recipe, ctx)
+        return t if isinstance(t, str) else None
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        t = _tactic(recipe, ctx)
+        assert not isinstance(t, str), t  # the engine asks covers() first
+        return _resources(model.storage_tactic(t), ctx)
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        a = _recipe(recipe).args
+        return {"mixed_moe.scale_mode": _scale_mode(a), "mixed_moe.schedule": _short(a[6])}
+
+    def describe(self, recipe: Recipe) -> tuple[str, ...]:
+        a = _recipe(recipe).args
+        return (
+            _dims(a[4]),
+            _dims(a[5]),
+            f"{_short(a[0])} x {_short(a[1])} -> {_short(a[2])}",
+            _scale_mode(a),
+            (_short(a[6]).removeprefix("KernelTmaWarpSpecialized") or "basic")
+            + (f" {_short(a[10]).lower()}" if len(a) > 10 else ""),
+        )
+
+    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+        a = _recipe(recipe).args
+        src = f"{model.LAUNCHER_NAME} template argument"
+        return (
+            InputField("input.tile", "CTA tile", _dims(a[4]), f"{src} CTAShape"),
+            InputField("input.cluster", "cluster", _dims(a[5]), f"{src} ClusterShape"),
+            InputField(
+                "input.types",
+                "types",
+                f"{a[0]} x {a[1]}, out {a[2]}, {_short(a[8])}, {_scale_mode(a)}",
+                f"{src}s T, WeightType, GemmOutputType, QuantOp, ScaleMode",
+            ),
+            InputField(
+                "input.schedule",
+                "schedules",
+                f"{_short(a[6])} / {_short(a[7])}",
+                f"{src}s MainloopScheduleType, EpilogueScheduleType",
+            ),
+        )
+
+    def title(self, recipe: Recipe) -> str:
+        a = _recipe(recipe).args
+        return (
+            f"mixed MoE {_short(a[0])} x {_short(a[1])} {_dims(a[4])}, cluster {_dims(a[5])}, "
+            f"{_scale_mode(a)}, {_short(a[6])}"
+        )
+
+
+FAMILY = Sm90MixedMoe()
+
+_UNREADABLE = "the launcher's template arguments could not be read (see the CUT0xx diagnostic)"
+
+
+def _scale_mode(a: tuple[str, ...]) -> str:
+    return _short(a[9]) if len(a) > 9 else "kPostMma"
+
+
+def _dims(shape: str) -> str:
+    s = model._shape(shape)
+    return shape if s is None else str(s)
+
+
+def _recipe(recipe: Recipe) -> Sm90MixedMoeRecipe:
+    assert isinstance(recipe, Sm90MixedMoeRecipe), recipe
+    return recipe
+
+
+def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
+    """The model's tactic, or why this instantiation is outside what the model covers."""
+    if ctx.arch.sm != SM:
+        return CannotRun(f"an Sm90 mixed-input MoE kernel (sm_90a) does not run on {ctx.arch.name}")
+    first, last = modeled_range()
+    if not first <= ctx.cutlass.version <= last:
+        return (
+            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
+            f"{format_version(first)}-{format_version(last)}"
+        )
+    release = ctx.flashinfer.version if ctx.flashinfer is not None else None
+    data = model.family_data()
+    legacy = release in data["legacy"]["releases"]
+    if release is not None and not legacy and release not in data["launcher_releases"]:
+        return (
+            f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} is not one the model "
+            "covers (0.6.3-0.6.6 and 0.7.2.post1-0.7.4)"
+        )
+    return model.tactic_of(_recipe(recipe).args, legacy)
+
+
+_RESOURCES: dict[tuple[object, ...], Resources] = {}
+
+
+def _resources(t: model.Tactic, ctx: ModelContext) -> Resources:
+    """One Resources per storage tactic and context: the instantiations that differ only in
+    their cluster share it (a cache holds each tile in up to four clusters)."""
+    key = (t, ctx.key)
+    if key not in _RESOURCES:
+        _RESOURCES[key] = _compute(t, ctx)
+    return _RESOURCES[key]
+
+
+def _compute(t: model.Tactic, ctx: ModelContext) -> Resources:
+    stage_count = model.stage_count(t)
+    stages = stage_count.stages
+    block = model.kernel_shared_storage(t, stages)
+    return Resources(
+        arch=ctx.arch,
+        cutlass_version=ctx.cutlass.label,
+        cutlass_version_origin=ctx.cutlass.origin,
+        stage_count=stage_count,
+        layout=SmemLayout(
+            regions=regions(block),
+            size=block.size,
+            align=block.align,
+            mainloop_size=model.mainloop_shared_storage(t, stages).size,
+            epilogue_size=model.epilogue_shared_storage(t).size,
+        ),
+        max_threads_per_block=model.max_threads_per_block(t),
+        tma_descriptors=model.tma_descriptors(t),
+        registers=model.register_plan(t),
+        epilogue=model.epilogue_tile(t),
+    )
