@@ -5,7 +5,6 @@ compiler's layout of GemmKernel::SharedStorage)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import ClassVar
 
 from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
@@ -102,7 +101,6 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
     return sm120.Tactic(a.cta_tile, operands, OUTPUT_BITS[a.output_type], a.fusion, a.swap_ab)
 
 
-@cache
 def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:
     kernel = sm120.kernel_shared_storage(t, stages, cutlass)
     return SmemLayout(
@@ -114,7 +112,6 @@ def _smem_layout(t: sm120.Tactic, stages: int, cutlass: CutlassModel) -> SmemLay
     )
 
 
-@cache
 def _variant(label: str, t: sm120.Tactic, cutlass: CutlassModel, smem_optin: int) -> Variant:
     stages = sm120.stage_count(t, cutlass).stages
     size = sm120.kernel_shared_storage(t, stages, cutlass).size
