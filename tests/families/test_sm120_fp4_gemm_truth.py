@@ -1,6 +1,7 @@
 """The dense FP4 SM120 model against the compiler: every row of
-tests/data/nvcc_sm120_fp4_gemm_truth.json (nvcc on the files FlashInfer 0.6.11.post2, 0.7.2.post1
-and 0.7.4 render: both kernels of each instantiation), byte for byte."""
+tests/data/nvcc_sm120_fp4_gemm_truth.json (nvcc on the files FlashInfer 0.6.11.post2, 0.7.2.post1,
+0.7.4, 0.6.8.post1, 0.6.7.post3, 0.6.6, 0.6.4, 0.6.3 and 0.5.2 render: every kernel of each
+instantiation), byte for byte."""
 
 from __future__ import annotations
 
@@ -20,10 +21,23 @@ ROWS: list[dict[str, Any]] = json.loads(
 
 def test_truth_covers_every_release_and_both_kernels() -> None:
     releases = ("0.6.11.post2", "0.7.2.post1", "0.7.4")
-    counts = {v: sum(1 for r in ROWS if r["version"] == v) for v in (*releases, "0.6.8.post1")}
-    # 0.6.8.post1: 3 tiles x 2 outputs, no SWAP_AB_, CUTLASS 4.4.2
-    assert counts == {**dict.fromkeys(releases, 64), "0.6.8.post1": 12}
+    # 0.6.4 - 0.6.8.post1: 3 tiles x 2 outputs x 2 kernels, no SWAP_AB_ (CUTLASS 4.2.1 / 4.4.2);
+    # 0.5.2, 0.6.3: one tile x 2 outputs, one kernel (`GemmKernel`, labeled default)
+    older = {"0.6.8.post1": 12, "0.6.7.post3": 12, "0.6.6": 12, "0.6.4": 12, "0.6.3": 2, "0.5.2": 2}
+    counts = {v: sum(1 for r in ROWS if r["version"] == v) for v in (*releases, *older)}
+    assert counts == {**dict.fromkeys(releases, 64), **older}
     assert {r["label"] for r in ROWS} == {"default", "streamk"}
+    assert {r["label"] for r in ROWS if r["version"] in ("0.5.2", "0.6.3")} == {"default"}
+
+
+def test_one_kernel_before_0_6_4() -> None:
+    """0.5.0 - 0.6.3 define one kernel per call: the adapter asks for it alone."""
+    assert model.kernels_of("0.6.3") == ("default",)
+    assert model.kernels_of("0.5.0") == ("default",)
+    assert model.kernels_of("0.6.5") == ("default", "streamk")
+    args = ("half", "128", "128", "128", "1", "1", "1", "_1SM")
+    streamk = model.evaluate("INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER", args, "0.6.3", "streamk")
+    assert isinstance(streamk, str)
 
 
 @pytest.mark.parametrize("index", range(len(ROWS)))
@@ -33,7 +47,7 @@ def test_model_equals_compiler(index: int) -> None:
     assert not isinstance(k, str), k
     t = model.tactic_of(row["name"], tuple(row["args"]))
     assert isinstance(t, model.Tactic)
-    plan = model.register_plan(t)
+    plan = model.register_plan(t, model.recipe_for(row["version"]))
     members = row["members"]
     got = {
         "stages": k.stages,

@@ -266,12 +266,13 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
 ) -> None:
     """0.6.3 has the FP4 runner (one tactic, 128x128x128B) but no MXFP8 one; 0.6.8.post1 has both
     (MXFP8: 3 tiles without SwapAB, StageCount<2>: the 256x128 and 128x256 ids 1 and 2 fail; FP4:
-    3 tiles x DP/Stream-K, which fit). 0.6.3's FP4 header (StageCount<2>, CUTLASS 4.2.1) builds a
-    recipe the family does not model: listed, judged not modeled, none blocked."""
+    3 tiles x DP/Stream-K, which fit). 0.6.3's FP4 header (one kernel, StageCount<2>, CUTLASS
+    4.2.1): its one tactic fits (47,104 B), none blocked."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
-    assert [(t.runner, t.tactic, t.verdict) for t in pre.gemm_runner_tactics] == [
-        ("[FP4 gemm Runner]", 0, "not modeled")
+    assert [(t.runner, t.tactic, t.verdict, t.smem) for t in pre.gemm_runner_tactics] == [
+        ("[FP4 gemm Runner]", 0, "fits", 47104)
     ]
+    assert not [b for b in pre.blocked if "Fp4" in b.key]
     assert any(
         n.startswith("[MXFP8 SM120 gemm Runner] in FlashInfer 0.6.3: no such runner")
         for n in pre.notes

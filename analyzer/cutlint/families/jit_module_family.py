@@ -67,6 +67,9 @@ class JitModuleFamily:
     def _kernels(self, recipe: Recipe) -> list[KernelNumbers] | str:
         assert isinstance(recipe, KernelCallRecipe)
         labels = tuple(self._data().get("kernels", ["default"]))
+        kernels_of = getattr(self.model, "kernels_of", None)  # a header may define fewer
+        if kernels_of is not None:
+            labels = kernels_of(recipe.release)
         out: list[KernelNumbers] = []
         for label in labels:
             got = self.model.evaluate(recipe.name, recipe.args, recipe.release, label)

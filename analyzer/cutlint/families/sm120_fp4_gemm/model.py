@@ -7,6 +7,11 @@ block-scaled SM120 mainloop over `nv_float4_t<e2m1>` operands (`KernelTmaWarpSpe
 cooperative shell that differ only in the tile scheduler: `GemmKernelDefault`
 (`StaticPersistentScheduler`, no scheduler storage) and `GemmKernelStreamK` (`StreamKScheduler`,
 the CLC scheduler's 144 B). The cluster arguments are ignored: the header fixes 1x1x1.
+
+The headers of 0.5.0 - 0.6.7.post3 differ where a recipe in data/family.toml says so: the
+mainloop's `StageCount<2>` (`fixed_stages`), the persistent kernel's scheduler `void`
+(`default_scheduler`, the CLC scheduler on SM120), and before 0.6.4 one kernel per call
+(`kernels = ["default"]`: the header's `GemmKernel`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
@@ -30,6 +36,46 @@ def family_data() -> dict[str, Any]:
 def kernels() -> tuple[str, ...]:
     """The kernels each call defines, by label: `default`, `streamk`."""
     return tuple(family_data()["kernels"])
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a release's header builds the kernels where releases differ."""
+
+    version: str
+    """The modeled release whose header it is."""
+    fixed_stages: int | None
+    """`StageCount<N>` in the mainloop builder; None: StageCountAutoCarveout."""
+    default_scheduler: str
+    """The persistent kernel's scheduler tag (`void` before 0.6.8rc1)."""
+    kernels: tuple[str, ...]
+    """The kernels one call defines, by label."""
+    cutlass: str
+    """The CUTLASS the release bundles."""
+
+
+def recipe_for(version: str | None) -> Recipe | None:
+    """The recipe of a release's header (its own or the one it shares), or None."""
+    data = family_data()
+    recipes: dict[str, Any] = data["recipes"]
+    name = data.get("recipe_of", {}).get(version, version)
+    r = recipes.get(name) if name is not None else None
+    if r is None:
+        return None
+    return Recipe(
+        version=name,
+        fixed_stages=r.get("fixed_stages"),
+        default_scheduler=r.get("default_scheduler", data["kernels"]["default"]["tile_scheduler"]),
+        kernels=tuple(r.get("kernels", data["kernels"])),
+        cutlass=r["cutlass"],
+    )
+
+
+def kernels_of(version: str | None) -> tuple[str, ...]:
+    """The kernels one call defines under a release's header (both when the release is unknown:
+    `evaluate` then says why not modeled)."""
+    r = recipe_for(version)
+    return kernels() if r is None else r.kernels
 
 
 @dataclass(frozen=True)
@@ -83,8 +129,11 @@ def epilogue_shared_storage(t: Tactic) -> Block:
     )
 
 
-def stage_count(t: Tactic) -> StageCount:
-    """The builder's StageCountAutoCarveout (the header fixes no stage count)."""
+def stage_count(t: Tactic, recipe: Recipe | None = None) -> StageCount:
+    """The builder's StageCountAutoCarveout, or the header's StageCount<2> (0.5.0 - 0.6.7.post3)."""
+    fixed = recipe.fixed_stages if recipe is not None else None
+    if fixed is not None:
+        return mainloop.stage_count(t.tile, mainloop.NVFP4, None, fixed)
     return mainloop.stage_count(t.tile, mainloop.NVFP4, epilogue_shared_storage(t).size)
 
 
@@ -92,8 +141,13 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
     return mainloop.mainloop_shared_storage(t.tile, mainloop.NVFP4, stages)
 
 
-def kernel_shared_storage(t: Tactic, stages: int, kernel: str = "default") -> Block:
+def kernel_shared_storage(
+    t: Tactic, stages: int, kernel: str = "default", recipe: Recipe | None = None
+) -> Block:
     ops = epilogue_operands(t)
+    tag = family_data()["kernels"][kernel]["tile_scheduler"]
+    if recipe is not None and kernel == "default":
+        tag = recipe.default_scheduler
     return shell.kernel_shared_storage(
         mainloop_tensors=mainloop.mainloop_tensor_storage(t.tile, mainloop.NVFP4, stages),
         mainloop_pipeline=mainloop.mainloop_pipeline(stages),
@@ -101,7 +155,7 @@ def kernel_shared_storage(t: Tactic, stages: int, kernel: str = "default") -> Bl
             t.tile, ops, epilogue.linear_combination_storage()
         ),
         epilogue_pipeline=epilogue.load_pipeline(t.tile, ops),
-        scheduler=shell.scheduler_for(family_data()["kernels"][kernel]["tile_scheduler"]),
+        scheduler=shell.scheduler_for(tag),
     )
 
 
@@ -109,14 +163,19 @@ def max_threads_per_block() -> int:
     return shell.max_threads_per_block()
 
 
-def register_plan(t: Tactic) -> RegisterPlan:
-    return shell.register_plan(t.tile, sm120_blockscaled=True)
+def register_plan(t: Tactic, recipe: Recipe | None = None) -> RegisterPlan:
+    """The kernel's register split; before CUTLASS 4.4.0 the SM120 block-scaled kernel used the
+    generic threshold (knob `sm120_heavy_register_pressure`). No recipe: CUTLASS 4.5.0."""
+    if recipe is None:
+        return shell.register_plan(t.tile, sm120_blockscaled=True)
+    cutlass = cutlass_model(parse_version(recipe.cutlass), f"FlashInfer {recipe.version}")
+    return shell.register_plan(t.tile, cutlass.has("sm120_heavy_register_pressure"))
 
 
 def release_known(version: str | None) -> str | None:
     """None when the release's header builds this recipe, else why not modeled."""
     recipes: dict[str, Any] = family_data()["recipes"]
-    if version in recipes or version in family_data().get("recipe_of", {}):
+    if recipe_for(version) is not None:
         return None
     known = ", ".join(recipes)
     if version is None:
@@ -135,13 +194,15 @@ def evaluate(
     why = release_known(version)
     if why is not None:
         return why
-    if kernel not in family_data()["kernels"]:
-        return f"`{name}` builds the kernels {', '.join(kernels())}, not `{kernel}`"
-    sc = stage_count(t)
+    recipe = recipe_for(version)
+    assert recipe is not None
+    if kernel not in recipe.kernels:
+        return f"`{name}` builds the kernels {', '.join(recipe.kernels)}, not `{kernel}`"
+    sc = stage_count(t, recipe)
     return KernelNumbers(
         family=family_data()["name"],
         kernel=kernel,
         stage_count=sc,
-        layout=kernel_shared_storage(t, sc.stages, kernel),
+        layout=kernel_shared_storage(t, sc.stages, kernel, recipe),
         max_threads_per_block=max_threads_per_block(),
     )

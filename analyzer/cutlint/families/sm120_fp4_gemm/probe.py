@@ -5,7 +5,9 @@ The probe copy of `flashinfer/gemm/fp4_gemm_template_sm120.h` keeps each expansi
 (the last type definition: `using Gemm = GemmDefault;` and `};`) and replaces the rest of the
 macro (the two launcher specializations that call `initialize` and `run`) by static
 registrations that report both kernels the struct defines: `GemmKernelDefault` (the persistent
-launcher's) and `GemmKernelStreamK` (the Stream-K launcher's).
+launcher's) and `GemmKernelStreamK` (the Stream-K launcher's). The headers of 0.5.0 - 0.6.3
+define one kernel, `GemmKernel` (`using Gemm = typename ...GemmUniversalAdapter<GemmKernel>;`):
+it is reported as `default`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ def _report(groups: dict[str, str]) -> str:
     name = _NAME + ("##SWAP_AB_" if swap else "")
     args = "{" + _ARGS + (", #SWAP_AB_" if swap else "") + "}"
     struct = groups["struct"]
+    if groups["one"]:  # 0.5.0 - 0.6.3: one kernel, GemmKernel
+        return (
+            f"  static const bool cutlint_probe_default_##{name} =                \\\n"
+            f"      ::cutlint_jit_probe::report<{struct}::GemmKernel>(               \\\n"
+            f'          "default", __FILE__, __LINE__, {args});\n'
+        )
     return (
         f"  static const bool cutlint_probe_default_##{name} =                \\\n"
         f"      ::cutlint_jit_probe::report<{struct}::GemmKernelDefault>(        \\\n"
@@ -44,7 +52,8 @@ PATCHES = (
         header=HEADER,
         keep_through=re.compile(
             r"struct\s*(?:\\\s*)?(?P<struct>DeviceGemmFp4GemmSm120_[\w#]+)\s*\{.*?"
-            r"using\s+Gemm\s*=\s*GemmDefault;[^\n]*\n[^\n]*\};[^\n]*\n",
+            r"using\s+Gemm\s*=\s*(?:GemmDefault|(?P<one>typename\s+cutlass::gemm::device::"
+            r"GemmUniversalAdapter<GemmKernel>));[^\n]*\n[^\n]*\};[^\n]*\n",
             re.S,
         ),
         insert=_report,
