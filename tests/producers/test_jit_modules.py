@@ -79,13 +79,13 @@ def test_render_writes_what_the_jit_writes(jit_modules: Any, version: str) -> No
 
 def test_render_leaves_no_stand_ins_behind(flashinfer_root: Any, tmp_path: Any) -> None:
     """The stand-in torch and flashinfer packages live only while the JIT functions run."""
-    from cutlint.producers.flashinfer.jit_modules import render_sm120_modules
+    from cutlint.producers.flashinfer.jit_modules import render_modules
 
     def ours() -> dict[str, object]:
         return {k: v for k, v in sys.modules.items() if k.split(".")[0] in ("torch", "flashinfer")}
 
     before = ours()
-    assert render_sm120_modules(flashinfer_root("0.7.4"), "0.7.4", tmp_path)
+    assert render_modules(flashinfer_root("0.7.4"), "0.7.4", tmp_path)
     assert ours() == before
 
 

@@ -1,4 +1,4 @@
-"""The families of FlashInfer's JIT-rendered SM120 GEMM modules share one shape: each model module
+"""The families of FlashInfer's JIT-rendered GEMM modules (SM120, SM100) share one shape: each model module
 types a call (`tactic_of`), says why it cannot (a reason string) and computes the numbers of each
 kernel the call builds (`evaluate` -> KernelNumbers). This adapter puts such a module behind the
 family seam once, instead of once per family.
@@ -46,6 +46,9 @@ class JitModuleFamily:
     name: ClassVar[str]
     package: ClassVar[str]
     model: ClassVar[ModuleType]
+    runs_on: ClassVar[tuple[int, ...]] = (120, 121)
+    """The arches the kernels are built for (their cache's arch directories)."""
+    built_for: ClassVar[str] = "an SM120 kernel"
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = self.model.family_data()
@@ -60,6 +63,11 @@ class JitModuleFamily:
         if inst.name not in self.names():
             return None
         if inst.form is FormKind.EXPLICIT_INSTANTIATION and "launchers" not in self._data():
+            return None
+        # One macro name, two headers: the SM100 and SM120 FP4 modules both define
+        # INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER, with 8 and 9 parameters.
+        parameters = self._data().get("parameters")
+        if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
             return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
@@ -76,8 +84,8 @@ class JitModuleFamily:
         return out
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        if ctx.arch.sm not in (120, 121):
-            return CannotRun(f"an SM120 kernel (`{self.name}`) does not run on {ctx.arch.name}")
+        if ctx.arch.sm not in self.runs_on:
+            return CannotRun(f"{self.built_for} (`{self.name}`) does not run on {ctx.arch.name}")
         got = self._kernels(recipe)
         return got if isinstance(got, str) else None
 

@@ -204,7 +204,7 @@ def _too_many(path: str, text: bytes) -> InputProblem | None:
 
 
 # Any instantiation macro, read or not (INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(...), ...).
-_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTANTIATE_\w*+\s*+\(")
+_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTAN(?:TIATE|CE)_\w*+\s*+\(")
 
 
 def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
