@@ -48,9 +48,13 @@ SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
 }
 
 
-UNIVERSAL_SMEM_STATIC_ASSERT = {"4.2.0": f"{KS_UNIVERSAL}:213"}
-"""The one-problem SM100 shell's class-scope `static_assert(SharedStorageSize <=
-sm100_smem_capacity_bytes, "SMEM usage exceeded capacity.")`, per release read."""
+UNIVERSAL_SMEM_STATIC_ASSERT = {
+    "4.2.0": f"{KS_UNIVERSAL}:213",
+    "4.5.0": f"{KS_UNIVERSAL}:410 (operator())",
+}
+"""The one-problem SM100 shell's `static_assert(SharedStorageSize <= sm100_smem_capacity_bytes,
+"SMEM usage exceeded capacity.")`, per release read: at class scope in 4.2.0, in `operator()` in
+4.5.0 (fired when the kernel is built for the device, as the JIT builds it)."""
 
 
 def smem_static_assert(cutlass_label: str, sm103: bool, ptr_array: bool = True) -> str:

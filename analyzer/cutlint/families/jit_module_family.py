@@ -32,6 +32,9 @@ class KernelCallRecipe(Recipe):
     args: tuple[str, ...]
     release: str | None = None
     """The FlashInfer release that wrote it (its header decides the stage policy)."""
+    variant: str | None = None
+    """What the file selects of the header besides the call (a family's name for the #defines
+    before its #include), when the family reads one; None: the header as it is."""
 
 
 class JitModuleFamily:

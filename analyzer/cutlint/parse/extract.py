@@ -176,7 +176,9 @@ def parse_source(
         classes = len(everything) - len(found)
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
     problems.sort(key=lambda p: p.line or 0)
-    return _parsed(path, records, problems)
+    return _parsed(
+        path, records, problems, defines=directives.file_defines(masked, found_directives)
+    )
 
 
 def _too_many(path: str, text: bytes) -> InputProblem | None:
@@ -225,10 +227,12 @@ def _parsed(
     records: Sequence[Instantiation] = (),
     problems: Sequence[InputProblem] = (),
     skipped: bool = False,
+    defines: tuple[str, ...] = (),
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
         skipped=skipped,
+        defines=defines,
         generated_for_sm=cache_layout.generated_for_sm(path),
         flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),

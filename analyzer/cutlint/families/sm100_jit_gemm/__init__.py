@@ -6,11 +6,11 @@ from typing import ClassVar
 
 from cutlint.cutlass import sm100_kernel
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
-from cutlint.families.base import Facts
+from cutlint.families.base import Claim, Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm100_jit_gemm import model
 from cutlint.model.context import ModelContext
-from cutlint.records import Recipe, Resources
+from cutlint.records import Instantiation, Recipe, Resources
 
 
 class Sm100JitGemm(JitModuleFamily):
@@ -35,6 +35,21 @@ class Sm100JitGemm(JitModuleFamily):
         "umma.smem.capacity": ("input.arch",),
         "umma.smem.assert": ("input.cutlass",),
     }
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        got = super().claim(inst, ctx)
+        if isinstance(got, KernelCallRecipe):
+            variant = model.variant_of(ctx.defines)
+            if variant is not None:
+                return got.model_copy(update={"variant": variant})
+        return got
+
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        assert isinstance(recipe, KernelCallRecipe)
+        why = super().covers(recipe, ctx)
+        if why is None and recipe.variant is not None:
+            return model.variant_not_modeled(recipe.variant)
+        return why
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         res = super().resources(recipe, ctx)

@@ -14,6 +14,7 @@ in data/family.toml.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,6 +117,20 @@ def tactic_of(
         ptr_array=False,
     )
     return Tactic(name, macro["kind"], out, tile, two_sm, mainloop, epilogue)
+
+
+def variant_of(defines: Collection[str]) -> str | None:
+    """The header configuration the macros defined for a file select (family.toml [variants]:
+    the rendered file's own #defines before its #include); None: the header as is."""
+    for name, v in family_data()["variants"].items():
+        if v["define"] in defines:
+            return str(name)
+    return None
+
+
+def variant_not_modeled(variant: str) -> str:
+    v = family_data()["variants"][variant]
+    return f"{v['not_modeled']} ({v['source']})"
 
 
 def cutlass_of(version: str | None) -> CutlassModel | str:

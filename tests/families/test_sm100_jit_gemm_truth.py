@@ -1,0 +1,68 @@
+"""The SM100 JIT GEMM model (FP4, MXFP8, FP8, BF16) against the compiler: every row of
+tests/data/nvcc_sm100_jit_gemm_truth.json (nvcc, sm_100a, on a stratified sample of the files
+FlashInfer's own JIT functions render: every tile of every module, each output type, XSM and
+cluster argument), byte for byte, member offsets included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.sm100_jit_gemm import model
+
+ROWS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[1] / "data" / "nvcc_sm100_jit_gemm_truth.json").read_text()
+)["rows"]
+
+
+def test_truth_covers_every_module_tile_type_and_xsm() -> None:
+    modules = {r["module"] for r in ROWS}
+    assert modules == {
+        "fp4_gemm_cutlass",
+        "mxfp8_gemm_cutlass",
+        "fp8_gemm_cutlass",
+        "bf16_gemm_cutlass",
+    }
+    for module in modules:
+        rows = [r for r in ROWS if r["module"] == module]
+        assert {r["args"][7] for r in rows} == {"_1SM", "_2SM"}
+        types = {r["args"][0] for r in rows}
+        assert types >= {"half", "__nv_bfloat16"}, (module, types)
+    assert "float" in {r["args"][0] for r in ROWS if r["module"] == "bf16_gemm_cutlass"}
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)))
+def test_model_equals_compiler(index: int) -> None:
+    row = ROWS[index]
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"])
+    assert not isinstance(k, str), k
+    t = model.tactic_of(row["name"], tuple(row["args"]))
+    assert isinstance(t, model.Tactic)
+    members = row["members"]
+    leaves = [(p.name.removeprefix("SharedStorage."), p) for p in k.layout.flat()]
+
+    def start(prefix: str) -> int:
+        return min(p.offset for name, p in leaves if name.startswith(prefix))
+
+    def end(prefix: str) -> int:
+        return max(p.offset + p.size for name, p in leaves if name.startswith(prefix))
+
+    got = {
+        "stages": k.stages,
+        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+        "pipelines": end("pipelines.") - start("pipelines."),
+        "tensors.epilogue": start("tensors.epilogue."),
+        "tensors.mainloop": start("tensors.mainloop."),
+    }
+    want = {key: row[key] for key in list(got)[:6]}
+    want["pipelines"] = members["kernel.pipelines.size"]
+    want["tensors.epilogue"] = members["kernel.tensors.epilogue.offset"]
+    want["tensors.mainloop"] = members["kernel.tensors.mainloop.offset"]
+    assert got == want
