@@ -31,6 +31,7 @@ from cutlint.producers.flashinfer.wheel import download_wheel
 from cutlint.records import Instantiation
 from cutlint.verify.jit_probe import (
     SM120F_GENCODE,
+    HeaderPatch,
     JitProbeRow,
     patch_header,
     run_probe,
@@ -49,10 +50,18 @@ def _probe_module(family: str) -> ModuleType:
     return importlib.import_module(f"cutlint.families.{family}.probe")
 
 
-def _patched_hash(root: Path, probe: ModuleType) -> str:
+def _patches(probe: ModuleType, module: str) -> tuple[HeaderPatch, ...]:
+    """The header patches a module's files need: the probe module's MODULE_PATCHES entry where
+    its modules include different headers (a release may lack another module's header), else
+    all of PATCHES."""
+    per_module: dict[str, tuple[HeaderPatch, ...]] = getattr(probe, "MODULE_PATCHES", {})
+    return per_module.get(module, probe.PATCHES)
+
+
+def _patched_hash(root: Path, probe: ModuleType, module: str) -> str:
     h = hashlib.sha256()
     include = root / "flashinfer" / "data" / "include"
-    for p in probe.PATCHES:
+    for p in _patches(probe, module):
         real = include / p.header
         text = patch_header(real.read_text(encoding="utf-8"), p, real.parent)
         # absolutized includes name the wheel's own directory: not part of what is compiled
@@ -139,7 +148,7 @@ def _collect_module(
     log: Log,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    header_key = _patched_hash(root, probe)
+    header_key = _patched_hash(root, probe, module.name)
     # A probe module's `sample` picks the files compiled (a stratified sample where every file
     # holds many kernels); all its files otherwise.
     sample = getattr(probe, "sample", lambda _: True)
@@ -162,7 +171,7 @@ def _collect_module(
         run = run_probe(
             root,
             batch,
-            probe.PATCHES,
+            _patches(probe, module.name),
             module.cuda_flags,
             workdir / f"probe-{version}-{module.name}-{n}",
             gencode=gencode,

@@ -63,15 +63,26 @@ _FN_KEEP = re.compile(
 )
 _FN_RESUME = re.compile(r"^\}[ \t]*\n", re.M)
 
-PATCHES = (
-    # Copied unchanged, so that their `#include "..._template_sm100.h"` finds the patched copy.
-    HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template.h", None, ""),
-    HeaderPatch("flashinfer/gemm/mxfp8_gemm_cutlass_template.h", None, ""),
-    _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
-    _macro_patch("flashinfer/gemm/mxfp8_gemm_template_sm100.h", "DeviceGemmMxfp8GemmSm100"),
-    HeaderPatch("flashinfer/gemm/fp8_gemm_template_sm100.h", _FN_KEEP, _FN_INSERT, _FN_RESUME),
-    HeaderPatch("flashinfer/gemm/bf16_gemm_template_sm100.h", _FN_KEEP, _FN_INSERT, _FN_RESUME),
-)
+MODULE_PATCHES = {
+    # The *_cutlass_template.h headers are copied unchanged, so that their `#include
+    # "..._template_sm100.h"` finds the patched copy.
+    "fp4_gemm_cutlass": (
+        HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template.h", None, ""),
+        _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
+    ),
+    "mxfp8_gemm_cutlass": (
+        HeaderPatch("flashinfer/gemm/mxfp8_gemm_cutlass_template.h", None, ""),
+        _macro_patch("flashinfer/gemm/mxfp8_gemm_template_sm100.h", "DeviceGemmMxfp8GemmSm100"),
+    ),
+    "fp8_gemm_cutlass": (
+        HeaderPatch("flashinfer/gemm/fp8_gemm_template_sm100.h", _FN_KEEP, _FN_INSERT, _FN_RESUME),
+    ),
+    "bf16_gemm_cutlass": (
+        HeaderPatch("flashinfer/gemm/bf16_gemm_template_sm100.h", _FN_KEEP, _FN_INSERT, _FN_RESUME),
+    ),
+}
+"""Each module's patches: its files include only its own header (0.6.3 has no MXFP8 one)."""
+PATCHES = tuple(p for patches in MODULE_PATCHES.values() for p in patches)
 
 MODULES = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
 INSTANTIATIONS = frozenset(
