@@ -18,20 +18,23 @@ ROWS: list[dict[str, Any]] = json.loads(
 )["rows"]
 
 
+DENSE = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
+
+
 def test_truth_covers_every_module_tile_type_and_xsm() -> None:
-    modules = {r["module"] for r in ROWS}
-    assert modules == {
-        "fp4_gemm_cutlass",
-        "mxfp8_gemm_cutlass",
-        "fp8_gemm_cutlass",
-        "bf16_gemm_cutlass",
-    }
-    for module in modules:
-        rows = [r for r in ROWS if r["module"] == module]
+    assert {r["module"] for r in ROWS} == {*DENSE, "gemm_sm100"}
+    for module in DENSE:
+        rows = [r for r in ROWS if r["module"] == module and r["version"] == "0.7.4"]
         assert {r["args"][7] for r in rows} == {"_1SM", "_2SM"}
         types = {r["args"][0] for r in rows}
         assert types >= {"half", "__nv_bfloat16"}, (module, types)
     assert "float" in {r["args"][0] for r in ROWS if r["module"] == "bf16_gemm_cutlass"}
+    group = [r for r in ROWS if r["module"] == "gemm_sm100" and r["version"] == "0.7.4"]
+    # MmaSM x SwapAB, every tile of each
+    assert {(r["args"][3], r["args"][4]) for r in group} == {
+        (m, s) for m in ("1", "2") for s in ("true", "false")
+    }
+    assert len({tuple(r["args"][:3]) for r in group}) == 8
 
 
 @pytest.mark.parametrize("index", range(len(ROWS)))

@@ -64,6 +64,11 @@ class Sm100JitGemm(JitModuleFamily):
         columns = model.tmem_columns(t)
         return columns.total if columns is not None else None
 
+    def _ptr_array(self, recipe: Recipe) -> bool:
+        assert isinstance(recipe, KernelCallRecipe)
+        t = model.tactic_of(recipe.name, recipe.args)
+        return not isinstance(t, str) and t.ptr_array
+
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {
             **super().facts(recipe, res),
@@ -71,7 +76,7 @@ class Sm100JitGemm(JitModuleFamily):
             "umma.tmem.capacity": TMEM_COLUMNS,
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
             "umma.smem.assert": sm100_kernel.smem_static_assert(
-                res.cutlass_version, False, ptr_array=False
+                res.cutlass_version, False, ptr_array=self._ptr_array(recipe)
             ),
         }
 

@@ -49,6 +49,11 @@ class Tactic:
     mainloop: ml.Mainloop
     epilogue: epi.Epilogue
 
+    @property
+    def ptr_array(self) -> bool:
+        """A grouped kernel on the ptr-array shell (sm100_gemm_array_tma_warpspecialized.hpp)."""
+        return self.mainloop.ptr_array
+
 
 def _epilogue_override(kind: str, tile: Shape3) -> tuple[int, int] | None:
     if kind not in ("nvfp4", "mxfp8"):
@@ -64,9 +69,11 @@ def tactic_of(
 ) -> Tactic | str:
     """The parts the header builds for one call, or why the model does not cover it."""
     data = family_data()
+    if name in data["launchers"]:
+        return _group_tactic_of(name, args, cutlass)
     macro = data["macros"].get(name)
     if macro is None:
-        return f"`{name}` is not one of {', '.join(data['macros'])}"
+        return f"`{name}` is not one of {', '.join([*data['macros'], *data['launchers']])}"
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     out, m, n, k, cm, cn, ck, xsm = args
@@ -119,6 +126,59 @@ def tactic_of(
     return Tactic(name, macro["kind"], out, tile, two_sm, mainloop, epilogue)
 
 
+def _group_tactic_of(
+    name: str, args: tuple[str, ...], cutlass: CutlassModel | None
+) -> Tactic | str:
+    """The grouped MXFP4 launcher's parts (family.toml [launchers]): a ptr-array block-scaled
+    MXF8F6F4 mainloop (A and B as uint8_t in shared memory) and the ptr-array TMA epilogue."""
+    launcher = family_data()["launchers"][name]
+    if len(args) != len(launcher["parameters"]):
+        return f"`{name}` takes {len(launcher['parameters'])} template arguments; this passes {len(args)}"
+    tm, tn, tk, mma_sm, swap, a, b, sfa, sfb, out = args
+    outputs: dict[str, int] = family_data()["output_types"]
+    if a not in launcher["operands"] or b not in launcher["operands"]:
+        return f"operands {a} x {b}: the model covers {', '.join(launcher['operands'])}"
+    if sfa not in launcher["scale_factors"] or sfb not in launcher["scale_factors"]:
+        return (
+            f"scale factors {sfa}, {sfb}: the model covers {', '.join(launcher['scale_factors'])}"
+        )
+    if out not in outputs:
+        return f"output {out}: the model covers {', '.join(outputs)}"
+    if mma_sm not in ("1", "2") or swap not in ("true", "false"):
+        return f"MmaSM {mma_sm}, SwapAB {swap}: the launcher takes 1 or 2, true or false"
+    try:
+        tile = Shape3(m=int(tm), n=int(tn), k=int(tk))
+    except ValueError:
+        return f"tile {tm}x{tn}x{tk} is not three integers"
+    two_sm = mma_sm == "2"
+    mma = Shape3(m=tile.m * int(mma_sm), n=tile.n, k=tile.k)
+    bits = int(launcher["smem_bits"])
+    mainloop = ml.Mainloop(
+        ml.UmmaKind.BLOCKSCALED,
+        mma.m,
+        mma.n,
+        mma.k,
+        two_sm,
+        bits,
+        bits,
+        sf_vector=int(launcher["sf_vector"]),
+        tensormaps=4,
+    )
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.TMA,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        two_sm=two_sm,
+        c_bits=None,
+        d_bits=outputs[out],
+        d_void=False,
+        d_m_major=swap == "true",
+        blockscaled=False,
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True,
+    )
+    return Tactic(name, launcher["kind"], out, tile, two_sm, mainloop, epilogue)
+
+
 def variant_of(defines: Collection[str]) -> str | None:
     """The header configuration the macros defined for a file select (family.toml [variants]:
     the rendered file's own #defines before its #include); None: the header as is."""
@@ -156,7 +216,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
-    return kernel.shell(False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=False)
+    return kernel.shell(False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=t.ptr_array)
 
 
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
@@ -164,16 +224,17 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
 
 
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    """`GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members, one-problem shell)."""
+    """`GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members: the one-problem shell,
+    or the ptr-array one for the grouped launcher)."""
     k = shell(t, cutlass)
     e = t.epilogue
     members = kernel.shared_storage_members(
         k,
         mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
-        mainloop_maps=ml.tensormap_storage(t.mainloop),  # not a member of this shell
+        mainloop_maps=ml.tensormap_storage(t.mainloop),  # a member of the ptr-array shell only
         mainloop_pipeline=ml.pipeline(t.mainloop, stages),
         epilogue_tensors=epi.tensor_storage(e),
-        epilogue_maps=epi.tensormap_storage(e),  # not a member of this shell
+        epilogue_maps=epi.tensormap_storage(e),  # a member of the ptr-array shell only
         epi_load_pipeline=epi.pipeline(e),
     )
     return kernel.shared_storage(members, k)

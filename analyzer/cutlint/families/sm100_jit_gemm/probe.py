@@ -58,6 +58,7 @@ _FN_INSERT = (
     "  (void)::cutlint_jit_probe::registered<GemmKernel, CutlintProbeTag>::done;\n"
     "  return 0;\n"
 )
+_GROUP_INSERT = _FN_INSERT.replace("return 0;", "return cudaSuccess;")
 _FN_KEEP = re.compile(
     r"using\s+Gemm\s*=\s*cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;[^\n]*\n"
 )
@@ -80,20 +81,41 @@ MODULE_PATCHES = {
     "bf16_gemm_cutlass": (
         HeaderPatch("flashinfer/gemm/bf16_gemm_template_sm100.h", _FN_KEEP, _FN_INSERT, _FN_RESUME),
     ),
+    "gemm_sm100": (
+        HeaderPatch(
+            "flashinfer/gemm/group_gemm_mxfp4_groupwise_sm100.cuh",
+            _FN_KEEP,
+            _GROUP_INSERT,
+            _FN_RESUME,
+        ),
+    ),
 }
 """Each module's patches: its files include only its own header (0.6.3 has no MXFP8 one)."""
 PATCHES = tuple(p for patches in MODULE_PATCHES.values() for p in patches)
 
-MODULES = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
+MODULES = (
+    "fp4_gemm_cutlass",
+    "mxfp8_gemm_cutlass",
+    "fp8_gemm_cutlass",
+    "bf16_gemm_cutlass",
+    "gemm_sm100",
+)
 INSTANTIATIONS = frozenset(
     {
         "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER",
         "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER",
         "INSTANCE_FP8_GEMM_TEMPLATE_SM100",
         "INSTANCE_BF16_GEMM_TEMPLATE_SM100",
+        "CutlassMXFP4GroupwiseScaledGroupGEMMSM100",
     }
 )
-_FILES = ("fp4_gemm_cutlass_", "mxfp8_gemm_cutlass_", "fp8_gemm_cutlass_", "bf16_gemm_cutlass_")
+_FILES = (
+    "fp4_gemm_cutlass_",
+    "mxfp8_gemm_cutlass_",
+    "fp8_gemm_cutlass_",
+    "bf16_gemm_cutlass_",
+    "group_gemm_mxfp4_groupwise_e",
+)
 
 
 def claims_file(path: Path) -> bool:
@@ -132,10 +154,21 @@ _TILE = re.compile(
 )
 
 
+_GROUP_FILE = re.compile(
+    r"^group_gemm_mxfp4_groupwise_(?P<a>e4m3|e5m2)_(?P<d>f16|bf16)_mma(?P<mma>\d)_swap(?P<swap>true|false)_sm100\.cu$"
+)
+
+
 def sample(path: Path) -> bool:
     """The stratified sample the truth is taken on: every tile of every module once, with its
     output type rotating over the module's types (`(M/64 + N/64 + K/128) mod types`), so that each
-    type, each XSM and each cluster argument of the template is compiled."""
+    type, each XSM and each cluster argument of the template is compiled; of the grouped MXFP4
+    files, one per MmaSM and SwapAB (all eight tiles each), the A and D types alternating."""
+    g = _GROUP_FILE.match(path.name)
+    if g is not None:
+        return (g["a"] == "e4m3") == (g["swap"] == "true") and (g["d"] == "bf16") == (
+            g["mma"] == "1"
+        )
     m = _TILE.match(path.name)
     if m is None:
         return False
