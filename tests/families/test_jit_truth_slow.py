@@ -15,7 +15,13 @@ import pytest
 from cutlint.verify.jit_truth import collect
 
 DATA = Path(__file__).parents[1] / "data"
-FAMILIES = ("sm120_mxfp8_gemm", "sm120_fp4_gemm", "sm120_fp8_groupwise", "sm120_fp4_group_gemm")
+FAMILIES = (
+    "sm120_mxfp8_gemm",
+    "sm120_fp4_gemm",
+    "sm120_fp8_groupwise",
+    "sm120_fp4_group_gemm",
+    "sm100_jit_gemm",
+)
 KEYS = ("version", "file", "name", "args", "label", "stages", "mainloop_smem", "epilogue_smem",
         "kernel_smem", "kernel_align", "max_threads_per_block", "members")  # fmt: skip
 
