@@ -70,6 +70,8 @@ def tactic_of(
     """The parts the header builds for one call, or why the model does not cover it."""
     data = family_data()
     if name in data["launchers"]:
+        if data["launchers"][name]["kind"].startswith("blockwise"):
+            return _blockwise_tactic_of(name, args, cutlass)
         return _group_tactic_of(name, args, cutlass)
     macro = data["macros"].get(name)
     if macro is None:
@@ -179,6 +181,65 @@ def _group_tactic_of(
     return Tactic(name, launcher["kind"], out, tile, two_sm, mainloop, epilogue)
 
 
+def _blockwise_tactic_of(
+    name: str, args: tuple[str, ...], cutlass: CutlassModel | None
+) -> Tactic | str:
+    """The blockwise-scaled launchers' parts (family.toml [launchers]): the one-problem blockwise
+    mainloop on the MMA-transform shell, the SM100 TMA epilogue."""
+    launcher = family_data()["launchers"][name]
+    if len(args) != len(launcher["parameters"]):
+        return f"`{name}` takes {len(launcher['parameters'])} template arguments; this passes {len(args)}"
+    gm, gn, gk, _major_k, mma_sm, dtype_in, out = args
+    outputs: dict[str, int] = family_data()["output_types"]
+    if dtype_in not in launcher["operands"]:
+        return f"operand {dtype_in}: the model covers {', '.join(launcher['operands'])}"
+    if out not in outputs:
+        return f"output {out}: the model covers {', '.join(outputs)}"
+    try:
+        granularity = (int(gm), int(gn), int(gk))
+        sm_count = int(mma_sm)
+    except ValueError:
+        return f"granularity {gm}, {gn}, {gk} or MmaSM {mma_sm} is not an integer"
+    low_latency = launcher["kind"] == "blockwise-low-latency"
+    if low_latency:
+        # D^T = B^T A^T: the scale configuration swaps M and N
+        granularity = (granularity[1], granularity[0], granularity[2])
+        two_sm, mma = False, Shape3(m=128, n=16, k=128)
+    elif sm_count in (1, 2):
+        two_sm, mma = sm_count == 2, Shape3(m=128 * sm_count, n=128, k=128)
+    else:
+        return f"MmaSM {mma_sm}: the launcher takes 1 or 2"
+    bits = int(launcher["smem_bits"])
+    mainloop = ml.Mainloop(
+        ml.UmmaKind.BLOCKWISE,
+        mma.m,
+        mma.n,
+        mma.k,
+        two_sm,
+        bits,
+        bits,
+        ptr_array=False,
+        scale_granularity=granularity,
+    )
+    d_bits = outputs[out]
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.TMA,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        # EpilogueScheduleAuto: 2-SM for a static even cluster M and an MMA M of 128 or 256
+        two_sm=two_sm,
+        c_bits=None if low_latency else d_bits,
+        d_bits=d_bits,
+        d_void=False,
+        d_m_major=low_latency,
+        blockscaled=False,
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True,
+        ptr_array=False,
+    )
+    tile = Shape3(m=mma.m // (2 if two_sm else 1), n=mma.n, k=mma.k)
+    return Tactic(name, launcher["kind"], out, tile, two_sm, mainloop, epilogue)
+
+
 def variant_of(defines: Collection[str]) -> str | None:
     """The header configuration the macros defined for a file select (family.toml [variants]:
     the rendered file's own #defines before its #include); None: the header as is."""
@@ -216,7 +277,15 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
-    return kernel.shell(False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=t.ptr_array)
+    blockwise = t.mainloop.kind is ml.UmmaKind.BLOCKWISE
+    return kernel.shell(
+        False,
+        ml.accumulator_stages(t.mainloop),
+        cutlass,
+        ptr_array=t.ptr_array,
+        scheduler_stages=ml.scheduler_stages(t.mainloop) if blockwise else None,
+        mma_transform=blockwise,
+    )
 
 
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:

@@ -88,6 +88,10 @@ MODULE_PATCHES = {
             _GROUP_INSERT,
             _FN_RESUME,
         ),
+        # both launchers of the header (the regular and the low-latency one)
+        HeaderPatch(
+            "flashinfer/gemm/gemm_groupwise_sm100.cuh", _FN_KEEP, _GROUP_INSERT, _FN_RESUME
+        ),
     ),
 }
 """Each module's patches: its files include only its own header (0.6.3 has no MXFP8 one)."""
@@ -107,6 +111,8 @@ INSTANTIATIONS = frozenset(
         "INSTANCE_FP8_GEMM_TEMPLATE_SM100",
         "INSTANCE_BF16_GEMM_TEMPLATE_SM100",
         "CutlassMXFP4GroupwiseScaledGroupGEMMSM100",
+        "CutlassGroupwiseScaledGEMMSM100",
+        "CutlassGroupwiseScaledGEMMSM100LowLatency",
     }
 )
 _FILES = (
@@ -115,6 +121,7 @@ _FILES = (
     "fp8_gemm_cutlass_",
     "bf16_gemm_cutlass_",
     "group_gemm_mxfp4_groupwise_e",
+    "gemm_groupwise_e",
 )
 
 
@@ -159,11 +166,23 @@ _GROUP_FILE = re.compile(
 )
 
 
+_GROUPWISE_FILE = re.compile(
+    r"^gemm_groupwise_(?P<a>e4m3|e5m2)_(?P<d>f16|bf16)_major(?P<major>true|false)_mma(?P<mma>\d)_sm100\.cu$"
+)
+
+
 def sample(path: Path) -> bool:
     """The stratified sample the truth is taken on: every tile of every module once, with its
     output type rotating over the module's types (`(M/64 + N/64 + K/128) mod types`), so that each
     type, each XSM and each cluster argument of the template is compiled; of the grouped MXFP4
-    files, one per MmaSM and SwapAB (all eight tiles each), the A and D types alternating."""
+    files, one per MmaSM and SwapAB (all eight tiles each), of the blockwise ones one per MmaSM
+    and ScaleMajorK (both granularities and the low-latency kernel each), the A and D types
+    alternating."""
+    w = _GROUPWISE_FILE.match(path.name)
+    if w is not None:
+        return (w["a"] == "e4m3") == (w["major"] == "true") and (w["d"] == "bf16") == (
+            w["mma"] == "1"
+        )
     g = _GROUP_FILE.match(path.name)
     if g is not None:
         return (g["a"] == "e4m3") == (g["swap"] == "true") and (g["d"] == "bf16") == (
