@@ -55,7 +55,8 @@ def _patches(probe: ModuleType, module: str) -> tuple[HeaderPatch, ...]:
     its modules include different headers (a release may lack another module's header), else
     all of PATCHES."""
     per_module: dict[str, tuple[HeaderPatch, ...]] = getattr(probe, "MODULE_PATCHES", {})
-    return per_module.get(module, probe.PATCHES)
+    patches: tuple[HeaderPatch, ...] = per_module.get(module, probe.PATCHES)
+    return patches
 
 
 def _patched_hash(root: Path, probe: ModuleType, module: str) -> str:
