@@ -29,12 +29,26 @@ def test_truth_covers_every_module_tile_type_and_xsm() -> None:
         types = {r["args"][0] for r in rows}
         assert types >= {"half", "__nv_bfloat16"}, (module, types)
     assert "float" in {r["args"][0] for r in ROWS if r["module"] == "bf16_gemm_cutlass"}
-    group = [r for r in ROWS if r["module"] == "gemm_sm100" and r["version"] == "0.7.4"]
+    group = [
+        r
+        for r in ROWS
+        if r["name"] == "CutlassMXFP4GroupwiseScaledGroupGEMMSM100" and r["version"] == "0.7.4"
+    ]
     # MmaSM x SwapAB, every tile of each
     assert {(r["args"][3], r["args"][4]) for r in group} == {
         (m, s) for m in ("1", "2") for s in ("true", "false")
     }
     assert len({tuple(r["args"][:3]) for r in group}) == 8
+    blockwise = [r for r in ROWS if r["name"].startswith("CutlassGroupwiseScaledGEMMSM100")]
+    # ScaleGranularityM, ScaleMajorK, MmaSM, and the low-latency kernel, on both CUTLASS releases
+    assert {(r["args"][0], r["args"][3], r["args"][4]) for r in blockwise} == {
+        (g, k, m) for g in ("1", "128") for k in ("true", "false") for m in ("1", "2")
+    }
+    assert {r["name"] for r in blockwise} == {
+        "CutlassGroupwiseScaledGEMMSM100",
+        "CutlassGroupwiseScaledGEMMSM100LowLatency",
+    }
+    assert {r["version"] for r in blockwise} == {"0.6.3", "0.6.11.post2", "0.7.2.post1", "0.7.4"}
 
 
 @pytest.mark.parametrize("index", range(len(ROWS)))
