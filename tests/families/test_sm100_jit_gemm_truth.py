@@ -48,6 +48,11 @@ def test_truth_covers_every_module_tile_type_and_xsm() -> None:
         "CutlassGroupwiseScaledGEMMSM100",
         "CutlassGroupwiseScaledGEMMSM100LowLatency",
     }
+    grouped = [r for r in ROWS if r["name"] == "CutlassFP8GroupwiseScaledGroupGEMMSM100"]
+    assert {(r["args"][0], r["args"][3], r["args"][4]) for r in grouped} == {
+        (g, k, m) for g in ("1", "128") for k in ("true", "false") for m in ("1", "2")
+    }
+    assert {r["version"] for r in grouped} == {"0.6.3", "0.6.11.post2", "0.7.2.post1", "0.7.4"}
     assert {r["version"] for r in blockwise} == {"0.6.3", "0.6.11.post2", "0.7.2.post1", "0.7.4"}
 
 

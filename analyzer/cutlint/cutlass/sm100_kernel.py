@@ -28,6 +28,7 @@ KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
 KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
 KS_UNIVERSAL = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
 KS_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized_mma_transform.hpp"
+KS_ARRAY_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized_mma_transform.hpp"
 """The one-problem shell of the blockwise-scaled mainloop (MainloopSm100TmaUmmaWarpSpecialized
 BlockwiseScaling): the accumulator pipeline is the mainloop's, an SF-load warp is added."""
 SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
@@ -98,12 +99,13 @@ class KernelShell:
     """False: the one-problem shell KS_UNIVERSAL (`GemmUniversal` with KernelTmaWarpSpecialized
     {1,2}SmSm100): no tensormaps, the CLC scheduler PersistentTileSchedulerSm100[StreamK]."""
     mma_transform: bool = False
-    """The one-problem shell KS_TRANSFORM (blockwise scaling)."""
+    """The shell of the blockwise-scaled mainloops: KS_TRANSFORM, or KS_ARRAY_TRANSFORM grouped
+    (one tensormap set, no asynchronous tensormap update)."""
 
     @property
     def header(self) -> str:
         if self.mma_transform:
-            return KS_TRANSFORM
+            return KS_ARRAY_TRANSFORM if self.ptr_array else KS_TRANSFORM
         if not self.ptr_array:
             return KS_UNIVERSAL
         return KS103 if self.sm103 else KS
@@ -131,7 +133,7 @@ def shell(
             scheduler_stages=scheduler_stages or accumulator_stages + 1,
             epilogue_threads=128,
             async_tensormap_update=False,
-            ptr_array=False,
+            ptr_array=ptr_array,
             mma_transform=True,
         )
     if not ptr_array:

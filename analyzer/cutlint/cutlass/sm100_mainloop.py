@@ -35,6 +35,7 @@ BS_BUILDER = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.in
 SM103_BUILDER = "cutlass/gemm/collective/builders/sm103_blockscaled_umma_builder.inl"
 BW_BUILDER = "cutlass/gemm/collective/builders/sm100_blockwise_umma_builder.inl"
 BW_ML = "cutlass/gemm/collective/sm100_mma_warpspecialized_blockwise_scaling.hpp"
+BW_ML_ARRAY = "cutlass/gemm/collective/sm100_mma_array_warpspecialized_blockwise_scaling.hpp"
 BW_SCALE = "cutlass/detail/blockwise_scale_layout.hpp"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
@@ -198,7 +199,8 @@ def scheduler_stages(ml: Mainloop) -> int:
     """SchedulerPipelineStageCount of a one-problem builder: 2 (DENSE_BUILDER, BS_BUILDER), or
     AccumulatorPipelineStageCount + 1 (BW_BUILDER: "one more stage than the accumulator")."""
     if ml.kind is UmmaKind.BLOCKWISE:
-        return accumulator_stages(ml) + 1
+        # BW_BUILDER: is_same_v<InternalStrideA, StrideA> ? AccumulatorPipelineStageCount + 1 : 1
+        return 1 if ml.ptr_array else accumulator_stages(ml) + 1
     return SCHEDULER_STAGES_UNIVERSAL
 
 
@@ -214,7 +216,8 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
         return sm103_kernel_carveout(ml)
     if not ml.ptr_array:
         return universal_kernel_carveout(ml)
-    stages = SCHEDULER_STAGES_GROUPED
+    # the grouped blockwise builder schedules one CLC stage (BW_BUILDER), the others eight
+    stages = scheduler_stages(ml) if ml.kind is UmmaKind.BLOCKWISE else SCHEDULER_STAGES_GROUPED
     acc = accumulator_stages(ml)
     async_update = cutlass.has("sm100_async_tensormap_update")
     responses = 2 if async_update else 1
@@ -565,7 +568,7 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
 
 def _ml_header(ml: Mainloop) -> str:
     if ml.kind is UmmaKind.BLOCKWISE:
-        return BW_ML
+        return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
         return DENSE_ML_UNIVERSAL
     return {
@@ -629,7 +632,8 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
 
 def tensormap_storage(ml: Mainloop) -> Block:
     h = _ml_header(ml)
-    names = ("A", "B") if ml.kind is UmmaKind.DENSE else ("A", "B", "SFA", "SFB")
+    dense = ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE)  # BW_ML: its scales load by SIMT copies
+    names = ("A", "B") if dense else ("A", "B", "SFA", "SFB")
     return struct(
         "mainloop",
         [
@@ -707,6 +711,12 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
                 tensormap_storage(ml).at("tensormaps"),
             ],
             f"{SM103_ML}: CollectiveMma::SharedStorage (tensors, tensormaps)",
+        )
+    if ml.kind is UmmaKind.BLOCKWISE and ml.ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages).at("tensors"), tensormap_storage(ml).at("tensormaps")],
+            f"{BW_ML_ARRAY}: CollectiveMma::SharedStorage {{ tensors; tensormaps (A, B); }} (its PipelineStorage is the kernel's)",
         )
     if ml.kind is UmmaKind.BLOCKWISE:
         return struct(

@@ -201,6 +201,7 @@ def _blockwise_tactic_of(
     except ValueError:
         return f"granularity {gm}, {gn}, {gk} or MmaSM {mma_sm} is not an integer"
     low_latency = launcher["kind"] == "blockwise-low-latency"
+    grouped = launcher["kind"] == "blockwise-group"
     if low_latency:
         # D^T = B^T A^T: the scale configuration swaps M and N
         granularity = (granularity[1], granularity[0], granularity[2])
@@ -218,7 +219,7 @@ def _blockwise_tactic_of(
         two_sm,
         bits,
         bits,
-        ptr_array=False,
+        ptr_array=grouped,
         scale_granularity=granularity,
     )
     d_bits = outputs[out]
@@ -226,15 +227,16 @@ def _blockwise_tactic_of(
         kind=epi.EpilogueKind.TMA,
         mma_m=mma.m,
         mma_n=mma.n,
-        # EpilogueScheduleAuto: 2-SM for a static even cluster M and an MMA M of 128 or 256
+        # EpilogueScheduleAuto: 2-SM for a static even cluster M and an MMA M of 128 or 256;
+        # grouped: PtrArrayTmaWarpSpecialized{1,2}Sm by MmaSM
         two_sm=two_sm,
-        c_bits=None if low_latency else d_bits,
+        c_bits=None if low_latency or grouped else d_bits,
         d_bits=d_bits,
         d_void=False,
         d_m_major=low_latency,
         blockscaled=False,
         n_divides=cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True,
-        ptr_array=False,
+        ptr_array=grouped,
     )
     tile = Shape3(m=mma.m // (2 if two_sm else 1), n=mma.n, k=mma.k)
     return Tactic(name, launcher["kind"], out, tile, two_sm, mainloop, epilogue)

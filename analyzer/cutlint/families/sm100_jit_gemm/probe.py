@@ -92,6 +92,12 @@ MODULE_PATCHES = {
         HeaderPatch(
             "flashinfer/gemm/gemm_groupwise_sm100.cuh", _FN_KEEP, _GROUP_INSERT, _FN_RESUME
         ),
+        HeaderPatch(
+            "flashinfer/gemm/group_gemm_fp8_groupwise_sm100.cuh",
+            _FN_KEEP,
+            _GROUP_INSERT,
+            _FN_RESUME,
+        ),
     ),
 }
 """Each module's patches: its files include only its own header (0.6.3 has no MXFP8 one)."""
@@ -113,6 +119,7 @@ INSTANTIATIONS = frozenset(
         "CutlassMXFP4GroupwiseScaledGroupGEMMSM100",
         "CutlassGroupwiseScaledGEMMSM100",
         "CutlassGroupwiseScaledGEMMSM100LowLatency",
+        "CutlassFP8GroupwiseScaledGroupGEMMSM100",
     }
 )
 _FILES = (
@@ -122,6 +129,7 @@ _FILES = (
     "bf16_gemm_cutlass_",
     "group_gemm_mxfp4_groupwise_e",
     "gemm_groupwise_e",
+    "group_gemm_fp8_groupwise_e",
 )
 
 
@@ -167,7 +175,7 @@ _GROUP_FILE = re.compile(
 
 
 _GROUPWISE_FILE = re.compile(
-    r"^gemm_groupwise_(?P<a>e4m3|e5m2)_(?P<d>f16|bf16)_major(?P<major>true|false)_mma(?P<mma>\d)_sm100\.cu$"
+    r"^(?:group_)?gemm_(?:fp8_)?groupwise_(?P<a>e4m3|e5m2)_(?P<d>f16|bf16)_major(?P<major>true|false)_mma(?P<mma>\d)_sm100\.cu$"
 )
 
 
