@@ -22,7 +22,10 @@ DENSE = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gem
 
 
 def test_truth_covers_every_module_tile_type_and_xsm() -> None:
-    assert {r["module"] for r in ROWS} == {*DENSE, "gemm_sm100"}
+    assert {r["module"] for r in ROWS} == {*DENSE, "gemm_sm100", "fp4_gemm_cutlass_sm103"}
+    store256 = [r for r in ROWS if r["module"] == "fp4_gemm_cutlass_sm103"]
+    assert all(model.variant_of(r["defines"]) == "sm103_generic_store256" for r in store256)
+    assert {r["args"][7] for r in store256} == {"_1SM", "_2SM"}
     for module in DENSE:
         rows = [r for r in ROWS if r["module"] == module and r["version"] == "0.7.4"]
         assert {r["args"][7] for r in rows} == {"_1SM", "_2SM"}
@@ -59,9 +62,10 @@ def test_truth_covers_every_module_tile_type_and_xsm() -> None:
 @pytest.mark.parametrize("index", range(len(ROWS)))
 def test_model_equals_compiler(index: int) -> None:
     row = ROWS[index]
-    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"])
+    variant = model.variant_of(row.get("defines", ()))
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"], variant)
     assert not isinstance(k, str), k
-    t = model.tactic_of(row["name"], tuple(row["args"]))
+    t = model.tactic_of(row["name"], tuple(row["args"]), None, variant)
     assert isinstance(t, model.Tactic)
     members = row["members"]
     leaves = [(p.name.removeprefix("SharedStorage."), p) for p in k.layout.flat()]

@@ -80,11 +80,22 @@ class JitModuleFamily:
         labels = tuple(self._data().get("kernels", ["default"]))
         out: list[KernelNumbers] = []
         for label in labels:
-            got = self.model.evaluate(recipe.name, recipe.args, recipe.release, label)
+            got = self._evaluate(recipe, label)
             if isinstance(got, str):
                 return got
             out.append(got)
         return out
+
+    def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
+        """The model's numbers of one kernel of the call (a family whose files select a header
+        variant passes it on)."""
+        got: KernelNumbers | str = self.model.evaluate(
+            recipe.name, recipe.args, recipe.release, label
+        )
+        return got
+
+    def _tactic(self, recipe: KernelCallRecipe) -> Any:
+        return self.model.tactic_of(recipe.name, recipe.args)
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         if ctx.arch.sm not in self.runs_on:
@@ -97,7 +108,7 @@ class JitModuleFamily:
         kernels = self._kernels(recipe)
         assert not isinstance(kernels, str), kernels
         k = max(kernels, key=lambda n: n.smem)
-        t = self.model.tactic_of(recipe.name, recipe.args)
+        t = self._tactic(recipe)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,

@@ -72,9 +72,10 @@ def _patched_hash(root: Path, probe: ModuleType, module: str) -> str:
     return h.hexdigest()[:16]
 
 
-def row_key(inst: Instantiation) -> tuple[str, ...]:
-    """What identifies an instantiation's kernel types within one patched header."""
-    return (inst.name, *inst.args)
+def row_key(inst: Instantiation, defines: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What identifies an instantiation's kernel types within one patched header: the call and
+    the macros its file defines before the header."""
+    return (inst.name, *inst.args, *(f"-D{d}" for d in defines))
 
 
 def match(
@@ -121,18 +122,27 @@ def collect(
     out: list[dict[str, Any]] = []
     sm: int = getattr(probe, "SM", 120)
     gencode: str = getattr(probe, "GENCODE", SM120F_GENCODE)
+    # a probe module may compile some modules for another device (MODULE_SM, GENCODES)
+    module_sm: dict[str, int] = getattr(probe, "MODULE_SM", {})
+    gencodes: dict[int, str] = getattr(probe, "GENCODES", {})
     names: tuple[str, ...] = getattr(probe, "MODULES", None) or (probe.MODULE,)
     macro_args = getattr(probe, "macro_args", None)
     for version in versions:
         root = download_wheel(version, wheels)
-        rendered = render_jit_specs(root, version, workdir / f"render-{version}", sm)
+        by_sm = {
+            s: render_jit_specs(root, version, workdir / f"render-{version}-{s}", s)
+            for s in {sm, *module_sm.values()}
+        }
         for name in names:
+            device = module_sm.get(name, sm)
+            rendered = by_sm[device]
             module = next((m for m in rendered if m.name == name), None)
             if module is None:
                 log(f"{version}: no module {name}")
                 continue
+            code = gencodes.get(device, gencode)
             out += _collect_module(
-                probe, root, version, module, workdir, done, gencode, macro_args, log
+                probe, root, version, module, workdir, done, code, macro_args, log
             )
     return out
 
@@ -154,10 +164,17 @@ def _collect_module(
     # holds many kernels); all its files otherwise.
     sample = getattr(probe, "sample", lambda _: True)
     files = [p for p in module.generated if probe.claims_file(p) and sample(p)]
-    insts = [
-        i for r in parse_paths(files) for i in r.instantiations if i.name in probe.INSTANTIATIONS
-    ]
-    todo = sorted({Path(i.span.path) for i in insts if (header_key, row_key(i)) not in done})
+    parsed = parse_paths(files)
+    # a file's own #defines select what the header builds (ParsedFile.defines): part of the key
+    defines = {Path(r.path): r.defines for r in parsed}
+    insts = [i for r in parsed for i in r.instantiations if i.name in probe.INSTANTIATIONS]
+    todo = sorted(
+        {
+            Path(i.span.path)
+            for i in insts
+            if (header_key, row_key(i, defines[Path(i.span.path)])) not in done
+        }
+    )
     found: list[JitProbeRow] = []
     # Files whose headers cannot share a translation unit (each is its own TU in the real
     # build) are compiled apart: the probe module's `tu_key`, if it has one.
@@ -185,9 +202,9 @@ def _collect_module(
                 rows = match(found, i, macro_args)
                 if not rows:
                     raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
-                done[(header_key, row_key(i))] = (version, rows)
+                done[(header_key, row_key(i, defines[Path(i.span.path)]))] = (version, rows)
     for i in insts:
-        probed_in, rows = done[(header_key, row_key(i))]
+        probed_in, rows = done[(header_key, row_key(i, defines[Path(i.span.path)]))]
         for r in rows:
             d = asdict(r)
             d.pop("where")
@@ -202,6 +219,11 @@ def _collect_module(
                     "name": i.name,
                     "args": list(i.args),
                     "probed_in": probed_in,
+                    **(
+                        {"defines": list(defines[Path(i.span.path)])}
+                        if defines[Path(i.span.path)]
+                        else {}
+                    ),
                     **d,
                 }
             )

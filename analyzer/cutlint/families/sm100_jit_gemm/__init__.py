@@ -8,7 +8,9 @@ from cutlint.cutlass import sm100_kernel
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.families.base import Claim, Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
+from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm100_jit_gemm import model
+from cutlint.families.sm100_jit_gemm.model import Tactic
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe, Resources
 
@@ -44,12 +46,11 @@ class Sm100JitGemm(JitModuleFamily):
                 return got.model_copy(update={"variant": variant})
         return got
 
-    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        assert isinstance(recipe, KernelCallRecipe)
-        why = super().covers(recipe, ctx)
-        if why is None and recipe.variant is not None:
-            return model.variant_not_modeled(recipe.variant)
-        return why
+    def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
+        return model.evaluate(recipe.name, recipe.args, recipe.release, label, recipe.variant)
+
+    def _tactic(self, recipe: KernelCallRecipe) -> Tactic | str:
+        return model.tactic_of(recipe.name, recipe.args, None, recipe.variant)
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         res = super().resources(recipe, ctx)
@@ -58,7 +59,7 @@ class Sm100JitGemm(JitModuleFamily):
 
     def _tmem(self, recipe: Recipe) -> int | None:
         assert isinstance(recipe, KernelCallRecipe)
-        t = model.tactic_of(recipe.name, recipe.args)
+        t = self._tactic(recipe)
         if isinstance(t, str):
             return None
         columns = model.tmem_columns(t)
@@ -66,7 +67,7 @@ class Sm100JitGemm(JitModuleFamily):
 
     def _ptr_array(self, recipe: Recipe) -> bool:
         assert isinstance(recipe, KernelCallRecipe)
-        t = model.tactic_of(recipe.name, recipe.args)
+        t = self._tactic(recipe)
         return not isinstance(t, str) and t.ptr_array
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:

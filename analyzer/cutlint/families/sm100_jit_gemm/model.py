@@ -65,9 +65,13 @@ def _epilogue_override(kind: str, tile: Shape3) -> tuple[int, int] | None:
 
 
 def tactic_of(
-    name: str, args: tuple[str, ...], cutlass: CutlassModel | None = None
+    name: str,
+    args: tuple[str, ...],
+    cutlass: CutlassModel | None = None,
+    variant: str | None = None,
 ) -> Tactic | str:
-    """The parts the header builds for one call, or why the model does not cover it."""
+    """The parts the header builds for one call (under a file's `variant`, family.toml
+    [variants]), or why the model does not cover it."""
     data = family_data()
     if name in data["launchers"]:
         if data["launchers"][name]["kind"].startswith("blockwise"):
@@ -109,8 +113,11 @@ def tactic_of(
     )
     d_bits = int(data["output_bits"][out])
     n_divides = cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True
+    no_smem = variant is not None and data["variants"][variant]["epilogue"] == "no-smem"
+    if variant is not None and name not in data["variants"][variant]["macros"]:
+        return f"`{name}` is not built differently under {variant}"
     epilogue = epi.Epilogue(
-        kind=epi.EpilogueKind.TMA,
+        kind=epi.EpilogueKind.NO_SMEM if no_smem else epi.EpilogueKind.TMA,
         mma_m=mma.m,
         mma_n=mma.n,
         two_sm=two_sm,
@@ -123,6 +130,8 @@ def tactic_of(
         blockscaled=False,
         tile_override=_epilogue_override(macro["kind"], tile),
         n_divides=n_divides,
+        # FP4 / MXFP8 name LinearCombination<Out, float, void, float> to the builder
+        fusion_operation=macro["c_void"],
         ptr_array=False,
     )
     return Tactic(name, macro["kind"], out, tile, two_sm, mainloop, epilogue)
@@ -251,11 +260,6 @@ def variant_of(defines: Collection[str]) -> str | None:
     return None
 
 
-def variant_not_modeled(variant: str) -> str:
-    v = family_data()["variants"][variant]
-    return f"{v['not_modeled']} ({v['source']})"
-
-
 def cutlass_of(version: str | None) -> CutlassModel | str:
     """The CUTLASS release of a FlashInfer release's wheel, or why not modeled."""
     recipes: dict[str, Any] = family_data()["recipes"]
@@ -316,13 +320,18 @@ def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
 
 
 def evaluate(
-    name: str, args: tuple[str, ...], version: str | None, kernel_label: str = "default"
+    name: str,
+    args: tuple[str, ...],
+    version: str | None,
+    kernel_label: str = "default",
+    variant: str | None = None,
 ) -> KernelNumbers | str:
-    """The numbers of one call's kernel under a release's headers, or why not modeled."""
+    """The numbers of one call's kernel under a release's headers (and a file's variant), or why
+    not modeled."""
     cutlass = cutlass_of(version)
     if isinstance(cutlass, str):
         return cutlass
-    t = tactic_of(name, args, cutlass)
+    t = tactic_of(name, args, cutlass, variant)
     if isinstance(t, str):
         return t
     if kernel_label != "default":

@@ -71,6 +71,12 @@ MODULE_PATCHES = {
         HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template.h", None, ""),
         _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
     ),
+    # the SM103 module's generic files include the SM100 FP4 header (its store256 ones after
+    # defining FLASHINFER_SM103_GENERIC_NOSMEM_EPILOGUE); its ultra files are not probed
+    "fp4_gemm_cutlass_sm103": (
+        HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template.h", None, ""),
+        _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
+    ),
     "mxfp8_gemm_cutlass": (
         HeaderPatch("flashinfer/gemm/mxfp8_gemm_cutlass_template.h", None, ""),
         _macro_patch("flashinfer/gemm/mxfp8_gemm_template_sm100.h", "DeviceGemmMxfp8GemmSm100"),
@@ -109,7 +115,11 @@ MODULES = (
     "fp8_gemm_cutlass",
     "bf16_gemm_cutlass",
     "gemm_sm100",
+    "fp4_gemm_cutlass_sm103",
 )
+MODULE_SM = {"fp4_gemm_cutlass_sm103": 103}
+"""Modules rendered and compiled for another device than SM."""
+GENCODES = {103: "-gencode=arch=compute_103a,code=sm_103a"}
 INSTANTIATIONS = frozenset(
     {
         "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER",
@@ -165,7 +175,7 @@ FILES_PER_COMPILE = 2
 
 _SAMPLE_TYPES = {"bf16_gemm_cutlass_": ("__nv_bfloat16", "half", "float")}
 _TILE = re.compile(
-    r"^(?P<prefix>[a-z0-9]+_gemm_cutlass_)(?P<type>\w+?)_(?P<m>\d+)_(?P<n>\d+)_(?P<k>\d+)\.cu$"
+    r"^(?P<prefix>[a-z0-9]+_gemm_cutlass_(?:store256_)?)(?P<type>\w+?)_(?P<m>\d+)_(?P<n>\d+)_(?P<k>\d+)\.cu$"
 )
 
 
@@ -199,6 +209,8 @@ def sample(path: Path) -> bool:
     m = _TILE.match(path.name)
     if m is None:
         return False
+    if path.parent.name.startswith("gen_gemm_sm103") and "store256" not in m["prefix"]:
+        return False  # the SM100 FP4 kernels again (the SM100 module's rows hold them)
     types = _SAMPLE_TYPES.get(m["prefix"], ("__nv_bfloat16", "half"))
     index = int(m["m"]) // 64 + int(m["n"]) // 64 + int(m["k"]) // 128
     return m["type"] == types[index % len(types)]
