@@ -64,7 +64,7 @@ JIT_VERSIONS = ("0.6.11.post2", "0.7.2.post1", "0.7.4")
 def jit_modules(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """version -> the RenderedModules of that release's own `gen_gemm_sm120*` functions, written
     in FlashInfer's JIT cache layout (`<base>/flashinfer/<version>/120f/generated/...`)."""
-    from cutlint.producers.flashinfer.jit_modules import JitRenderError, render_sm120_jit_specs
+    from cutlint.producers.flashinfer.jit_modules import JitRenderError, render_jit_specs
 
     made: dict[str, Any] = {}
     base = tmp_path_factory.mktemp("jit-modules")
@@ -72,7 +72,7 @@ def jit_modules(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) 
     def get(version: str) -> Any:
         if version not in made:
             try:
-                made[version] = render_sm120_jit_specs(flashinfer_root(version), version, base)
+                made[version] = render_jit_specs(flashinfer_root(version), version, base)
             except JitRenderError as e:
                 pytest.skip(f"cannot render FlashInfer {version}'s SM120 modules: {e}")
         return made[version]

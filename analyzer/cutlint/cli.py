@@ -637,8 +637,9 @@ def generate() -> None:
 @click.option(
     "--jit-gemm",
     is_flag=True,
-    help="Also render the SM120 GEMM modules the JIT writes from the wheel's jinja templates "
-    "(generated/gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
+    help="Also render the GEMM modules the JIT writes for --sm from the wheel's jinja templates "
+    "(generated/gen_gemm_sm100*, sm103*: dense FP4, FP4 ultra, FP8, BF16, MXFP8, groupwise, "
+    "svdquant; gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
 )
 def generate_flashinfer(
     version: str, out: Path | None, sm: int, quiet: bool, jit_gemm: bool
@@ -659,9 +660,9 @@ def generate_flashinfer(
         root = download_wheel(version, progress=say)
         written = generate_cache(root, version, base, sm)
         if jit_gemm:
-            from cutlint.producers.flashinfer.jit_modules import arch_dir_for, render_sm120_modules
+            from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            render_sm120_modules(root, version, base, arch_dir_for(sm))
+            render_modules(root, version, base, sm)
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)

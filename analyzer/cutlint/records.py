@@ -181,6 +181,11 @@ class ParsedFile(Record):
         description="a FlashInfer JIT source that holds no CUTLASS GEMM instantiation (an "
         "attention or norm module's kernel, a binding): not an instantiation file, counted apart",
     )
+    defines: tuple[str, ...] = Field(
+        default=(),
+        description="macros the file itself #defines outside every #if (the headers it includes "
+        "after them see them)",
+    )
 
 
 # --- model -------------------------------------------------------------------------------------

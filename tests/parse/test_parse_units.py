@@ -162,3 +162,28 @@ def test_version_of_a_relative_path_inside_the_cache(
     cache.mkdir(parents=True)
     monkeypatch.chdir(cache)
     assert cache_layout.flashinfer_version("generated/cutlass_instantiations/120/x.cu") == "0.6.3"
+
+
+def test_file_defines_are_those_outside_every_conditional() -> None:
+    text = (
+        b"#define A 1\n#define B(x) x\n#if X\n#define C 1\n#endif\n#define D\n#undef A\n"
+        b"#define E \\\n  2\n"
+    )
+    masked = mask(text)
+    assert directives.file_defines(masked, directives.scan(masked)) == ("B", "D", "E")
+
+
+def test_instance_macros_are_read(tmp_path: Path) -> None:
+    """FlashInfer's SM100 FP8/BF16 templates instantiate through `INSTANCE_*` macros."""
+    from cutlint.parse.extract import parse_source
+
+    text = (
+        b'#include "flashinfer/gemm/fp8_gemm_template_sm100.h"\n'
+        b"#define FLASHINFER_X 1\n"
+        b"INSTANCE_FP8_GEMM_TEMPLATE_SM100(half, 64, 64, 128, 1, 2, 1, _1SM);\n"
+    )
+    parsed = parse_source(str(tmp_path / "f.cu"), text)
+    assert [(i.name, i.args) for i in parsed.instantiations] == [
+        ("INSTANCE_FP8_GEMM_TEMPLATE_SM100", ("half", "64", "64", "128", "1", "2", "1", "_1SM"))
+    ]
+    assert parsed.defines == ("FLASHINFER_X",)

@@ -79,13 +79,13 @@ def test_render_writes_what_the_jit_writes(jit_modules: Any, version: str) -> No
 
 def test_render_leaves_no_stand_ins_behind(flashinfer_root: Any, tmp_path: Any) -> None:
     """The stand-in torch and flashinfer packages live only while the JIT functions run."""
-    from cutlint.producers.flashinfer.jit_modules import render_sm120_modules
+    from cutlint.producers.flashinfer.jit_modules import render_modules
 
     def ours() -> dict[str, object]:
         return {k: v for k, v in sys.modules.items() if k.split(".")[0] in ("torch", "flashinfer")}
 
     before = ours()
-    assert render_sm120_modules(flashinfer_root("0.7.4"), "0.7.4", tmp_path)
+    assert render_modules(flashinfer_root("0.7.4"), "0.7.4", tmp_path)
     assert ours() == before
 
 
@@ -145,3 +145,58 @@ def test_macro_arguments_are_kept_as_written(jit_modules: Any) -> None:
         ("1", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
         ("128", "128", "128", "true", "cutlass::float_e4m3_t", "cutlass::half_t"),
     ]
+
+
+# SM100 / SM103 (0.7.4): module -> (files under generated/, instantiations per macro or launcher),
+# counted from core.py's lists: FP4 4 tiles x 2 dtypes x 9 clusters; MXFP8 4 x 2 x 8; FP8 6 x 2 x
+# 5; BF16 5 x 3 x 5; svdquant 8 configs; groupwise 16 + 16 + 16 files (2 or 3 launchers, 2 x 4 x
+# 4 MXFP4 calls each) and 5 copied sources; SM103 FP4 3 ultra tiles and 2 x 4 generic tiles x 2
+# dtypes x 9 clusters.
+SM10X_GROUPWISE = {
+    "CutlassGroupwiseScaledGEMMSM100": 32,
+    "CutlassGroupwiseScaledGEMMSM100LowLatency": 16,
+    "CutlassFP8GroupwiseScaledGroupGEMMSM100": 32,
+    "CutlassMXFP4GroupwiseScaledGroupGEMMSM100": 128,
+}
+SM10X: dict[int, dict[str, tuple[int, dict[str, int]]]] = {
+    100: {
+        "gemm_sm100": (53, SM10X_GROUPWISE),
+        "fp4_gemm_cutlass": (8, {"INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": 72}),
+        "mxfp8_gemm_cutlass": (8, {"INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER": 64}),
+        "fp8_gemm_cutlass": (12, {"INSTANCE_FP8_GEMM_TEMPLATE_SM100": 60}),
+        "bf16_gemm_cutlass": (15, {"INSTANCE_BF16_GEMM_TEMPLATE_SM100": 75}),
+        "nvfp4_svdquant_gemm_cutlass": (8, {"INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC": 8}),
+    },
+}
+SM10X[103] = {k: v for k, v in SM10X[100].items() if k != "fp4_gemm_cutlass"} | {
+    "fp4_gemm_cutlass_sm103": (
+        22,
+        {
+            "INSTANTIATE_FP4_ULTRA_GEMM_KERNEL_LAUNCHER": 54,
+            "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": 144,
+        },
+    )
+}
+
+
+@pytest.mark.parametrize("sm", sorted(SM10X))
+def test_render_sm10x_writes_what_the_jit_writes(
+    flashinfer_root: Any, tmp_path: Any, sm: int
+) -> None:
+    """`gen_gemm_sm100*` (and on 10.3 `gen_gemm_sm103*` in place of the SM100 FP4 one) run with
+    stand-ins, no torch, into the `100a` / `103a` arch directory; every instantiation parsed."""
+    from cutlint.producers.flashinfer.jit_modules import render_jit_specs
+
+    modules = render_jit_specs(flashinfer_root("0.7.4"), "0.7.4", tmp_path, sm)
+    got = {}
+    for m in modules:
+        assert all(
+            f"/flashinfer/0.7.4/{sm}a/generated/gen_gemm_sm10" in str(p) for p in m.generated
+        )
+        parsed = parse_paths(list(m.generated))
+        assert all(r.generated_for_sm == sm for r in parsed)
+        got[m.name] = (
+            len(m.generated),
+            dict(Counter(i.name for r in parsed for i in r.instantiations)),
+        )
+    assert got == SM10X[sm]

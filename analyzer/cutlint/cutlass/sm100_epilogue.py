@@ -81,6 +81,9 @@ class Epilogue:
     n_divides: bool = True
     """CUTLASS >= 4.3.0 (knob `sm100_epilogue_tile_n_divides`): an auto tile N that does not
     divide CTA_N falls back to CTA_N."""
+    fusion_operation: bool = False
+    """A FusionOperation is named to the builder (not its default): the no-smem builder then
+    builds the fusion-callbacks collective whatever the MMA (see nosmem_storage)."""
     ptr_array: bool = True
     """The ptr-array epilogue (tensormaps in shared memory); False: TmaWarpSpecialized{1,2}Sm ->
     Sm100TmaWarpSpecialized (TMA_EP_UNIVERSAL), whose SharedStorage is tensors and pipeline only
@@ -298,8 +301,9 @@ def nosmem_storage(e: Epilogue) -> Block:
     EB picks the legacy `thread::LinearCombination` collective (an empty SharedStorage) for the
     default fusion of a non-block-scaled MMA, else the fusion-callbacks one: `{ FusionStorage
     thread; array_aligned<uint8_t, 0> buffer; }` (no reduction buffer; cute::array<T, 0> is an
-    empty class, aligned 16)."""
-    if not e.blockscaled:
+    empty class, aligned 16). The one-problem no-smem epilogue (sm100_epilogue_nosmem.hpp) has the
+    same two SharedStorages."""
+    if not e.blockscaled and not e.fusion_operation:
         return empty(
             "epilogue",
             f"{NOSMEM_EP}: CollectiveEpilogue<Sm100PtrArrayNoSmem, thread op>::SharedStorage {{ }}",

@@ -27,6 +27,10 @@ from cutlint.cutlass.versions import CutlassModel
 KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
 KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
 KS_UNIVERSAL = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
+KS_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized_mma_transform.hpp"
+KS_ARRAY_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized_mma_transform.hpp"
+"""The one-problem shell of the blockwise-scaled mainloop (MainloopSm100TmaUmmaWarpSpecialized
+BlockwiseScaling): the accumulator pipeline is the mainloop's, an SF-load warp is added."""
 SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
 GROUP_SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler_group.hpp"
 PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
@@ -48,9 +52,13 @@ SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
 }
 
 
-UNIVERSAL_SMEM_STATIC_ASSERT = {"4.2.0": f"{KS_UNIVERSAL}:213"}
-"""The one-problem SM100 shell's class-scope `static_assert(SharedStorageSize <=
-sm100_smem_capacity_bytes, "SMEM usage exceeded capacity.")`, per release read."""
+UNIVERSAL_SMEM_STATIC_ASSERT = {
+    "4.2.0": f"{KS_UNIVERSAL}:213",
+    "4.5.0": f"{KS_UNIVERSAL}:410 (operator())",
+}
+"""The one-problem SM100 shell's `static_assert(SharedStorageSize <= sm100_smem_capacity_bytes,
+"SMEM usage exceeded capacity.")`, per release read: at class scope in 4.2.0, in `operator()` in
+4.5.0 (fired when the kernel is built for the device, as the JIT builds it)."""
 
 
 def smem_static_assert(cutlass_label: str, sm103: bool, ptr_array: bool = True) -> str:
@@ -90,9 +98,14 @@ class KernelShell:
     ptr_array: bool = True
     """False: the one-problem shell KS_UNIVERSAL (`GemmUniversal` with KernelTmaWarpSpecialized
     {1,2}SmSm100): no tensormaps, the CLC scheduler PersistentTileSchedulerSm100[StreamK]."""
+    mma_transform: bool = False
+    """The shell of the blockwise-scaled mainloops: KS_TRANSFORM, or KS_ARRAY_TRANSFORM grouped
+    (one tensormap set, no asynchronous tensormap update)."""
 
     @property
     def header(self) -> str:
+        if self.mma_transform:
+            return KS_ARRAY_TRANSFORM if self.ptr_array else KS_TRANSFORM
         if not self.ptr_array:
             return KS_UNIVERSAL
         return KS103 if self.sm103 else KS
@@ -104,8 +117,25 @@ class KernelShell:
 
 
 def shell(
-    sm103: bool, accumulator_stages: int, cutlass: CutlassModel, ptr_array: bool = True
+    sm103: bool,
+    accumulator_stages: int,
+    cutlass: CutlassModel,
+    ptr_array: bool = True,
+    scheduler_stages: int | None = None,
+    mma_transform: bool = False,
 ) -> KernelShell:
+    """The shell of a kernel; `scheduler_stages`: the builder's SchedulerPipelineStageCount where
+    it is not the shell's usual one (the blockwise builder's AccumulatorPipelineStageCount + 1)."""
+    if mma_transform:
+        return KernelShell(
+            sm103=False,
+            accumulator_stages=accumulator_stages,
+            scheduler_stages=scheduler_stages or accumulator_stages + 1,
+            epilogue_threads=128,
+            async_tensormap_update=False,
+            ptr_array=ptr_array,
+            mma_transform=True,
+        )
     if not ptr_array:
         return KernelShell(
             sm103=False,
@@ -131,6 +161,10 @@ def max_threads_per_block(k: KernelShell) -> int:
     shell: SM103_THREADS."""
     if k.sm103:
         return SM103_THREADS
+    if k.mma_transform:
+        # KS_TRANSFORM: round_up(scheduler, AB-load, MMA, epilogue-load, SF-load warps + the
+        # epilogue's threads, 128)
+        return -(-(5 * THREADS_PER_WARP + k.epilogue_threads) // 128) * 128
     updaters = TENSORMAP_UPDATER_WARPS * THREADS_PER_WARP if k.async_tensormap_update else 0
     return 4 * THREADS_PER_WARP + updaters + k.epilogue_threads
 
@@ -185,12 +219,18 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
             if k.ptr_array
             else f"{h}: alignas(16) CLCPipeline::SharedStorage = PipelineCLCFetchAsync<{stages}, ClusterShape> ({PL100}: full/empty barriers)",
         ),
-        array(
-            "accumulator",
-            pipeline_storage(k.accumulator_stages),
-            16,
-            f"{h}: alignas(16) PipelineUmmaAsync<AccumulatorPipelineStageCount = {k.accumulator_stages}>::SharedStorage",
-            ("builder.accumulator_stages",),
+        *(
+            []
+            if k.mma_transform
+            else [
+                array(
+                    "accumulator",
+                    pipeline_storage(k.accumulator_stages),
+                    16,
+                    f"{h}: alignas(16) PipelineUmmaAsync<AccumulatorPipelineStageCount = {k.accumulator_stages}>::SharedStorage",
+                    ("builder.accumulator_stages",),
+                )
+            ]
         ),
         empty(
             "clc_throttle",
@@ -210,6 +250,15 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
             f"{h}: alignas({8 if k.sm103 else 16}) arch::ClusterBarrier tmem_dealloc",
         ),
     ]
+    if k.mma_transform:
+        members.append(
+            array(
+                "epilogue_throttle",
+                BARRIER_BYTES,
+                16,
+                f"{h}: alignas(16) arch::ClusterBarrier epilogue_throttle",
+            )
+        )
     if k.async_tensormap_update:
         members.append(
             array(

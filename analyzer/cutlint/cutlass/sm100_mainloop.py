@@ -33,6 +33,10 @@ CARVEOUT = "cutlass/gemm/collective/builders/sm100_pipeline_carveout.inl"
 DENSE_BUILDER = "cutlass/gemm/collective/builders/sm100_umma_builder.inl"
 BS_BUILDER = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
 SM103_BUILDER = "cutlass/gemm/collective/builders/sm103_blockscaled_umma_builder.inl"
+BW_BUILDER = "cutlass/gemm/collective/builders/sm100_blockwise_umma_builder.inl"
+BW_ML = "cutlass/gemm/collective/sm100_mma_warpspecialized_blockwise_scaling.hpp"
+BW_ML_ARRAY = "cutlass/gemm/collective/sm100_mma_array_warpspecialized_blockwise_scaling.hpp"
+BW_SCALE = "cutlass/detail/blockwise_scale_layout.hpp"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
@@ -80,6 +84,10 @@ class UmmaKind(StrEnum):
     """OpClassBlockScaledTensorOp on Sm100 (NVF4 or MXF8F6F4): sm100_blockscaled_umma_builder.inl."""
     SM103_BLOCKSCALED = "sm103-blockscaled"
     """Sm103 ultra block-scaled FP4 (VS16): sm103_blockscaled_umma_builder.inl."""
+    BLOCKWISE = "blockwise"
+    """OpClassTensorOp with float scales per (M, N, K) block (KernelScheduleSm100Blockwise,
+    KernelTmaWarpSpecializedBlockwise{1,2}SmSm100): sm100_blockwise_umma_builder.inl,
+    sm100_mma_warpspecialized_blockwise_scaling.hpp (one problem only here)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +109,10 @@ class Mainloop:
     """TMA descriptors of the mainloop (A, B; + SFA, SFB when block-scaled)."""
     ptr_array: bool = True
     """A ptr-array (grouped) mainloop, with its tensormaps in shared memory; False: the
-    one-problem dense mainloop of `GemmUniversal` (DENSE_ML_UNIVERSAL, checked for DENSE only)."""
+    one-problem mainloop of `GemmUniversal` (DENSE_ML_UNIVERSAL and its block-scaled and
+    blockwise siblings)."""
+    scale_granularity: tuple[int, int, int] = (0, 0, 0)
+    """BLOCKWISE: (ScaleGranularityM, N, K), elements of A/B per float scale."""
 
     @property
     def cta_m(self) -> int:
@@ -138,6 +149,14 @@ def stage_bytes(ml: Mainloop) -> StageBytes:
     b = ml.bits_b * ml.cta_n_b * ml.mma_k // 8
     if ml.kind is UmmaKind.DENSE:
         return StageBytes(a, b)
+    if ml.kind is UmmaKind.BLOCKWISE:
+        # BW_SCALE smem_atom_layoutSFA/SFB of the CTA shape (M of one CTA, N and K whole):
+        # ceil(M / gM) x ceil(K / gK) and ceil(N / gN) x ceil(K / gK) floats
+        gm, gn, gk = ml.scale_granularity
+        k_blocks = -(-ml.mma_k // gk)
+        return StageBytes(
+            a, b, sfa=4 * -(-ml.cta_m // gm) * k_blocks, sfb=4 * -(-ml.mma_n // gn) * k_blocks
+        )
     sf_k = ml.mma_k // ml.sf_vector
     n_sf = -(-ml.mma_n // SF_BLOCK_MN) * SF_BLOCK_MN
     return StageBytes(a, b, sfa=ml.cta_m * sf_k, sfb=n_sf * sf_k)
@@ -166,13 +185,23 @@ def accumulator_stages(ml: Mainloop) -> int:
     TotalTmem / (CTA_M * CTA_N) for a 2-SM MMA or an MMA M > 64, else (512 / CTA_N) * 2, capped
     at 4.
     """
-    if ml.kind is not UmmaKind.DENSE:
+    if ml.kind not in (UmmaKind.DENSE, UmmaKind.BLOCKWISE):
         return 1 if ml.mma_n == 256 else 2
     if ml.two_sm or ml.cta_m > 64:
         count = TMEM_LANES * TMEM_COLUMNS // (ml.cta_m * ml.mma_n)
     else:
         count = TMEM_COLUMNS // ml.mma_n * 2
-    return min(MAX_ACCUMULATOR_STAGES, count)
+    # BW_BUILDER: the same count without the cap (128x16 tiles take 32 accumulator stages)
+    return count if ml.kind is UmmaKind.BLOCKWISE else min(MAX_ACCUMULATOR_STAGES, count)
+
+
+def scheduler_stages(ml: Mainloop) -> int:
+    """SchedulerPipelineStageCount of a one-problem builder: 2 (DENSE_BUILDER, BS_BUILDER), or
+    AccumulatorPipelineStageCount + 1 (BW_BUILDER: "one more stage than the accumulator")."""
+    if ml.kind is UmmaKind.BLOCKWISE:
+        # BW_BUILDER: is_same_v<InternalStrideA, StrideA> ? AccumulatorPipelineStageCount + 1 : 1
+        return 1 if ml.ptr_array else accumulator_stages(ml) + 1
+    return SCHEDULER_STAGES_UNIVERSAL
 
 
 def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...]:
@@ -187,7 +216,8 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
         return sm103_kernel_carveout(ml)
     if not ml.ptr_array:
         return universal_kernel_carveout(ml)
-    stages = SCHEDULER_STAGES_GROUPED
+    # the grouped blockwise builder schedules one CLC stage (BW_BUILDER), the others eight
+    stages = scheduler_stages(ml) if ml.kind is UmmaKind.BLOCKWISE else SCHEDULER_STAGES_GROUPED
     acc = accumulator_stages(ml)
     async_update = cutlass.has("sm100_async_tensormap_update")
     responses = 2 if async_update else 1
@@ -253,9 +283,10 @@ def kernel_carveout(ml: Mainloop, cutlass: CutlassModel) -> tuple[StageTerm, ...
 
 def universal_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
     """Sm100DenseGemmTmaUmmaCarveout<..., IsArrayOfPointersGemm = false> (CARVEOUT) for one
-    problem (DENSE_BUILDER: IsGroupGemm = false, SchedulerPipelineStageCount = 2): the same sum
-    with TensorMapStorage = 0 (checked against CUTLASS 4.2.0's headers)."""
-    stages = SCHEDULER_STAGES_UNIVERSAL
+    problem (DENSE_BUILDER: IsGroupGemm = false, SchedulerPipelineStageCount = 2; BW_BUILDER:
+    AccumulatorPipelineStageCount + 1): the same sum with TensorMapStorage = 0 (checked against
+    CUTLASS 4.2.0's and 4.5.0's headers)."""
+    stages = scheduler_stages(ml)
     acc = accumulator_stages(ml)
     src = f"{CARVEOUT}: Sm100DenseGemmTmaUmmaCarveout<IsArrayOfPointersGemm = false>"
     return (
@@ -371,7 +402,79 @@ def _builder(ml: Mainloop) -> str:
         UmmaKind.DENSE: DENSE_BUILDER,
         UmmaKind.BLOCKSCALED: BS_BUILDER,
         UmmaKind.SM103_BLOCKSCALED: SM103_BUILDER,
+        UmmaKind.BLOCKWISE: BW_BUILDER,
     }[ml.kind]
+
+
+def _blockwise_stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCount:
+    """BW_BUILDER: sm100_compute_stage_count_or_override_blockwise = (reduced capacity -
+    carveout) / (round_nearest(A + B + SFA + SFB, 128) + sizeof(PipelineTmaUmmaAsync<1>::
+    SharedStorage) + sizeof(PipelineAsync<1>::SharedStorage)). Its scale terms count the MMA
+    tile's scales (ScaleTileShape = TileShape_MNK / granularity: M of both SMs of a 2-SM MMA),
+    its A and B terms one CTA's tiles."""
+    s = stage_bytes(ml)
+    gm, gn, gk = ml.scale_granularity
+    sfa = 4 * (ml.mma_m // gm) * (ml.mma_k // gk)
+    sfb = 4 * (ml.mma_n // gn) * (ml.mma_k // gk)
+    tile = ("input.tile", "input.types", "input.cluster")
+    tensors = round_up(s.a + s.b + sfa + sfb, 128)
+    terms = [
+        StageTerm(
+            name="A",
+            bytes=s.a,
+            source=f"{BW_BUILDER}: bits_to_bytes(a_bits * M * K)",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="B",
+            bytes=s.b,
+            source=f"{BW_BUILDER}: bits_to_bytes(b_bits * N * K)",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="SFA",
+            bytes=sfa,
+            source=f"{BW_BUILDER}: bits_to_bytes(scale_bits * size<0>(ScaleTileShape) * size<2>(ScaleTileShape))",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="SFB",
+            bytes=sfb,
+            source=f"{BW_BUILDER}: bits_to_bytes(scale_bits * size<1>(ScaleTileShape) * size<2>(ScaleTileShape))",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="round_nearest",
+            bytes=tensors - (s.a + s.b + sfa + sfb),
+            source=f"{BW_BUILDER}: cutlass::round_nearest(A + B + SFA + SFB, 128)",
+            derived_from=tile,
+        ),
+        StageTerm(
+            name="pipeline",
+            bytes=2 * pipeline_storage(1),
+            source=f"{BW_BUILDER}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + sizeof(PipelineAsync<1>::SharedStorage)",
+        ),
+    ]
+    reductions = kernel_carveout(ml, cutlass)
+    per = sum(t.bytes for t in terms)
+    budget = SM100_SMEM_CAPACITY - sum(r.bytes for r in reductions) - carveout
+    return StageCount(
+        stages=cpp_div(budget, per),
+        capacity=SM100_SMEM_CAPACITY,
+        reductions=reductions,
+        carveout=carveout,
+        stage_budget=budget,
+        per_stage=tuple(terms),
+        stage_bytes=per,
+        formula=f"{BW_BUILDER}: sm100_compute_stage_count_or_override_blockwise = (sm100_reduced_smem_capacity_bytes - carveout) / stage_bytes",
+        capacity_source=f"{ARCH_H}: sm100_smem_capacity_bytes",
+        carveout_derived_from=(
+            "epilogue.tile",
+            "epilogue.stages_c",
+            "epilogue.stages_d",
+            "input.tile",
+        ),
+    )
 
 
 def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCount:
@@ -382,6 +485,8 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
     The dense builder counts sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) per stage; the
     block-scaled one rounds it up to 128 since CUTLASS 4.4.0 (`pipeline_round_up`).
     """
+    if ml.kind is UmmaKind.BLOCKWISE:
+        return _blockwise_stage_count(ml, carveout, cutlass)
     builder = _builder(ml)
     s = stage_bytes(ml)
     pipeline = pipeline_storage(1)
@@ -462,6 +567,8 @@ def stage_count(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> StageCoun
 
 
 def _ml_header(ml: Mainloop) -> str:
+    if ml.kind is UmmaKind.BLOCKWISE:
+        return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
         return DENSE_ML_UNIVERSAL
     return {
@@ -498,19 +605,20 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
         ),
     ]
     if ml.kind is not UmmaKind.DENSE:
+        element = "ElementAccumulator" if ml.kind is UmmaKind.BLOCKWISE else "ElementSF"
         members += [
             array(
                 "smem_SFA",
                 sf * s.sfa,
                 16,
-                f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFA>> smem_SFA",
+                f"{h}: ArrayEngine<{element}, cosize_v<SmemLayoutSFA>> smem_SFA",
                 ("builder.stages", "builder.term.SFA"),
             ),
             array(
                 "smem_SFB",
                 sf * s.sfb,
                 16,
-                f"{h}: ArrayEngine<ElementSF, cosize_v<SmemLayoutSFB>> smem_SFB",
+                f"{h}: ArrayEngine<{element}, cosize_v<SmemLayoutSFB>> smem_SFB",
                 ("builder.stages", "builder.term.SFB"),
             ),
         ]
@@ -524,7 +632,8 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
 
 def tensormap_storage(ml: Mainloop) -> Block:
     h = _ml_header(ml)
-    names = ("A", "B") if ml.kind is UmmaKind.DENSE else ("A", "B", "SFA", "SFB")
+    dense = ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE)  # BW_ML: its scales load by SIMT copies
+    names = ("A", "B") if dense else ("A", "B", "SFA", "SFB")
     return struct(
         "mainloop",
         [
@@ -544,6 +653,34 @@ def tensormap_storage(ml: Mainloop) -> Block:
 def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
     """`PipelineTmaUmmaAsync<Stages>::SharedStorage` (PL100): a full and an empty barrier per stage;
     SM103: `struct PipelineStorage { pipeline_ab; pipeline_sf; }`, one per stage count."""
+    if ml.kind is UmmaKind.BLOCKWISE:
+        acc = accumulator_stages(ml)
+        return struct(
+            "mainloop",
+            [
+                array(
+                    "pipeline_ab",
+                    pipeline_storage(stages),
+                    16,
+                    f"{BW_ML}: alignas(16) PipelineTmaUmmaAsync<{stages}>::SharedStorage pipeline_ab",
+                    ("builder.stages",),
+                ),
+                array(
+                    "pipeline_sf",
+                    pipeline_storage(stages),
+                    16,
+                    f"{BW_ML}: alignas(16) PipelineAsync<{stages}>::SharedStorage pipeline_sf",
+                    ("builder.stages",),
+                ),
+                array(
+                    "pipeline_accum",
+                    pipeline_storage(acc),
+                    16,
+                    f"{BW_ML}: alignas(16) PipelineUmmaAsync<AccumulatorPipelineStageCount = {acc}>::SharedStorage pipeline_accum",
+                ),
+            ],
+            f"{BW_ML}: CollectiveMma::PipelineStorage (not a member of its SharedStorage)",
+        )
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:
         sf = stages if sf_stages is None else sf_stages
         return array(
@@ -574,6 +711,18 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
                 tensormap_storage(ml).at("tensormaps"),
             ],
             f"{SM103_ML}: CollectiveMma::SharedStorage (tensors, tensormaps)",
+        )
+    if ml.kind is UmmaKind.BLOCKWISE and ml.ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages).at("tensors"), tensormap_storage(ml).at("tensormaps")],
+            f"{BW_ML_ARRAY}: CollectiveMma::SharedStorage {{ tensors; tensormaps (A, B); }} (its PipelineStorage is the kernel's)",
+        )
+    if ml.kind is UmmaKind.BLOCKWISE:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages).at("tensors")],
+            f"{BW_ML}: CollectiveMma::SharedStorage {{ TensorStorage tensors; }} (its PipelineStorage is the kernel's)",
         )
     if not ml.ptr_array:
         return struct(
@@ -627,7 +776,7 @@ def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     src = (
         "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
     )
-    if ml.cta_m not in (64, 128):
+    if ml.cta_m not in (64, 128) or ml.kind is UmmaKind.BLOCKWISE:
         return None
     per_buffer = ml.mma_n if ml.cta_m == 128 else ml.mma_n // 2
     if is_overlapping_accumulator(ml):

@@ -52,7 +52,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         modules.defined(module, options.defines, options.undefines, DEFAULT_DEFINES)
         if module
         else frozenset()
-    )
+    ) | frozenset(parsed.defines)
     target = cache_layout.compile_target(parsed.path)
     return ModelContext(
         arch=arch,

@@ -1,4 +1,4 @@
-"""The families of FlashInfer's JIT-rendered SM120 GEMM modules share one shape: each model module
+"""The families of FlashInfer's JIT-rendered GEMM modules (SM120, SM100) share one shape: each model module
 types a call (`tactic_of`), says why it cannot (a reason string) and computes the numbers of each
 kernel the call builds (`evaluate` -> KernelNumbers). This adapter puts such a module behind the
 family seam once, instead of once per family.
@@ -32,6 +32,9 @@ class KernelCallRecipe(Recipe):
     args: tuple[str, ...]
     release: str | None = None
     """The FlashInfer release that wrote it (its header decides the stage policy)."""
+    variant: str | None = None
+    """What the file selects of the header besides the call (a family's name for the #defines
+    before its #include), when the family reads one; None: the header as it is."""
 
 
 class JitModuleFamily:
@@ -46,6 +49,9 @@ class JitModuleFamily:
     name: ClassVar[str]
     package: ClassVar[str]
     model: ClassVar[ModuleType]
+    runs_on: ClassVar[tuple[int, ...]] = (120, 121)
+    """The arches the kernels are built for (their cache's arch directories)."""
+    built_for: ClassVar[str] = "an SM120 kernel"
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = self.model.family_data()
@@ -61,6 +67,11 @@ class JitModuleFamily:
             return None
         if inst.form is FormKind.EXPLICIT_INSTANTIATION and "launchers" not in self._data():
             return None
+        # One macro name, two headers: the SM100 and SM120 FP4 modules both define
+        # INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER, with 8 and 9 parameters.
+        parameters = self._data().get("parameters")
+        if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
+            return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
 
@@ -72,15 +83,26 @@ class JitModuleFamily:
             labels = kernels_of(recipe.release)
         out: list[KernelNumbers] = []
         for label in labels:
-            got = self.model.evaluate(recipe.name, recipe.args, recipe.release, label)
+            got = self._evaluate(recipe, label)
             if isinstance(got, str):
                 return got
             out.append(got)
         return out
 
+    def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
+        """The model's numbers of one kernel of the call (a family whose files select a header
+        variant passes it on)."""
+        got: KernelNumbers | str = self.model.evaluate(
+            recipe.name, recipe.args, recipe.release, label
+        )
+        return got
+
+    def _tactic(self, recipe: KernelCallRecipe) -> Any:
+        return self.model.tactic_of(recipe.name, recipe.args)
+
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        if ctx.arch.sm not in (120, 121):
-            return CannotRun(f"an SM120 kernel (`{self.name}`) does not run on {ctx.arch.name}")
+        if ctx.arch.sm not in self.runs_on:
+            return CannotRun(f"{self.built_for} (`{self.name}`) does not run on {ctx.arch.name}")
         got = self._kernels(recipe)
         return got if isinstance(got, str) else None
 
@@ -89,7 +111,7 @@ class JitModuleFamily:
         kernels = self._kernels(recipe)
         assert not isinstance(kernels, str), kernels
         k = max(kernels, key=lambda n: n.smem)
-        t = self.model.tactic_of(recipe.name, recipe.args)
+        t = self._tactic(recipe)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,

@@ -22,7 +22,8 @@ class ModelContext:
     its path says (`cutlass_instantiations/<dev>/`)."""
     defines: frozenset[str] = field(default_factory=frozenset)
     """The macro names defined when `module` compiles the file (its -D flags, the user's -D
-    beyond the defaults, less -U); empty without a module."""
+    beyond the defaults, less -U; nothing without a module) and those the file itself #defines
+    before its includes (ParsedFile.defines)."""
     arch_assumed: bool = False
     """The target is cutlint's default (no --arch, and the path names no arch): a kernel of
     another arch is then not judged as unable to run, since the target was never said."""

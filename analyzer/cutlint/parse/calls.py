@@ -4,7 +4,9 @@ Two forms (docs/architecture.md, "Parse"):
 
 - `INSTANTIATE_<NAME>(...)`, a call of any function-like macro whose name starts with
   `INSTANTIATE_` (`INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM`, FlashInfer's JIT-rendered
-  `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER`, `INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC`, ...):
+  `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER`, `INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC`, ...)
+  or `INSTANCE_` (FlashInfer's SM100 `INSTANCE_FP8_GEMM_TEMPLATE_SM100`,
+  `INSTANCE_BF16_GEMM_TEMPLATE_SM100`, whose expansion is an explicit instantiation):
   arguments split the way the preprocessor splits macro arguments, on commas outside parentheses
   only (C++ [cpp.replace]/11: `<>`, `{}` and `[]` do not protect a comma), so the count is the one
   the compiler sees. The arguments stay as written; which macro means what is the families'.
@@ -30,10 +32,12 @@ from cutlint.records import FormKind, TypeAlias
 
 MOE_MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 MACRO_PREFIX = "INSTANTIATE_"
+MACRO_PREFIXES = ("INSTANTIATE_", "INSTANCE_")
+"""The names of the instantiation macros read (see above)."""
 
 # Plain literals, with the word boundaries checked by hand: a pattern that starts with `\b`
 # defeats the regex engine's literal search and costs 30x more (0.08 s on 10 MB).
-_MACRO = re.compile(rb"INSTANTIATE_[A-Za-z0-9_]*")
+_MACRO = re.compile(rb"INSTAN(?:TIATE|CE)_[A-Za-z0-9_]*")
 _TEMPLATE = re.compile(rb"template")
 _PARENS = re.compile(rb"[(),]")
 _DECL_BRACKETS = re.compile(rb"[()\[\]{};]")

@@ -106,6 +106,33 @@ def scan(masked: MaskedText) -> list[Directive]:
     return found
 
 
+_DEFINED_NAME = re.compile(rb"[ \t]*(\w+)")
+
+
+def file_defines(masked: MaskedText, directives: Sequence[Directive]) -> tuple[str, ...]:
+    """The macros the file itself defines outside every conditional (`#define NAME ...`, less
+    those it `#undef`s again), in order: what the headers it includes afterwards see, e.g. the
+    FlashInfer SM103 generic FP4 files' `#define FLASHINFER_SM103_GENERIC_NOSMEM_EPILOGUE 1`."""
+    depth = 0
+    names: dict[str, None] = {}
+    for d in directives:
+        if d.kind in _OPENERS:
+            depth += 1
+        elif d.kind == "endif":
+            depth = max(0, depth - 1)
+        elif depth == 0 and d.kind in ("define", "undef"):
+            at = masked.code.find(d.kind.encode(), d.start) + len(d.kind)
+            m = _DEFINED_NAME.match(masked.code, at)
+            if m is None:
+                continue
+            name = m.group(1).decode("ascii", "replace")
+            if d.kind == "define":
+                names[name] = None
+            else:
+                names.pop(name, None)
+    return tuple(names)
+
+
 def has_conditionals(directives: Sequence[Directive]) -> bool:
     return any(d.kind in _OPENERS for d in directives)
 

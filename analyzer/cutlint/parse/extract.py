@@ -169,7 +169,9 @@ def parse_source(
         classes = len(everything) - len(found)
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
     problems.sort(key=lambda p: p.line or 0)
-    return _parsed(path, records, problems)
+    return _parsed(
+        path, records, problems, defines=directives.file_defines(masked, found_directives)
+    )
 
 
 def _too_many(path: str, text: bytes) -> InputProblem | None:
@@ -197,7 +199,7 @@ def _too_many(path: str, text: bytes) -> InputProblem | None:
 
 
 # Any instantiation macro, read or not (INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(...), ...).
-_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTANTIATE_\w*+\s*+\(")
+_ANY_INSTANTIATE_MACRO = re.compile(rb"\bINSTAN(?:TIATE|CE)_\w*+\s*+\(")
 
 
 def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
@@ -218,10 +220,12 @@ def _parsed(
     records: Sequence[Instantiation] = (),
     problems: Sequence[InputProblem] = (),
     skipped: bool = False,
+    defines: tuple[str, ...] = (),
 ) -> ParsedFile:
     return ParsedFile(
         path=path,
         skipped=skipped,
+        defines=defines,
         generated_for_sm=cache_layout.generated_for_sm(path),
         flashinfer_version=cache_layout.flashinfer_version(path),
         instantiations=tuple(records),

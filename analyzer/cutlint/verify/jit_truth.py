@@ -25,10 +25,18 @@ from types import ModuleType
 from typing import Any
 
 from cutlint.parse import parse_paths
-from cutlint.producers.flashinfer.jit_modules import render_sm120_jit_specs
+from cutlint.parse.calls import MACRO_PREFIXES
+from cutlint.producers.flashinfer.jit_modules import RenderedModule, render_jit_specs
 from cutlint.producers.flashinfer.wheel import download_wheel
 from cutlint.records import Instantiation
-from cutlint.verify.jit_probe import JitProbeRow, patch_header, run_probe, template_arguments
+from cutlint.verify.jit_probe import (
+    SM120F_GENCODE,
+    HeaderPatch,
+    JitProbeRow,
+    patch_header,
+    run_probe,
+    template_arguments,
+)
 from cutlint.verify.probe_records import ProbeError
 
 Log = Callable[[str], None]
@@ -42,10 +50,19 @@ def _probe_module(family: str) -> ModuleType:
     return importlib.import_module(f"cutlint.families.{family}.probe")
 
 
-def _patched_hash(root: Path, probe: ModuleType) -> str:
+def _patches(probe: ModuleType, module: str) -> tuple[HeaderPatch, ...]:
+    """The header patches a module's files need: the probe module's MODULE_PATCHES entry where
+    its modules include different headers (a release may lack another module's header), else
+    all of PATCHES."""
+    per_module: dict[str, tuple[HeaderPatch, ...]] = getattr(probe, "MODULE_PATCHES", {})
+    patches: tuple[HeaderPatch, ...] = per_module.get(module, probe.PATCHES)
+    return patches
+
+
+def _patched_hash(root: Path, probe: ModuleType, module: str) -> str:
     h = hashlib.sha256()
     include = root / "flashinfer" / "data" / "include"
-    for p in probe.PATCHES:
+    for p in _patches(probe, module):
         real = include / p.header
         text = patch_header(real.read_text(encoding="utf-8"), p, real.parent)
         # absolutized includes name the wheel's own directory: not part of what is compiled
@@ -55,18 +72,28 @@ def _patched_hash(root: Path, probe: ModuleType) -> str:
     return h.hexdigest()[:16]
 
 
-def row_key(inst: Instantiation) -> tuple[str, ...]:
-    """What identifies an instantiation's kernel types within one patched header."""
-    return (inst.name, *inst.args)
+def row_key(inst: Instantiation, defines: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What identifies an instantiation's kernel types within one patched header: the call and
+    the macros its file defines before the header."""
+    return (inst.name, *inst.args, *(f"-D{d}" for d in defines))
 
 
-def match(rows: Sequence[JitProbeRow], inst: Instantiation) -> list[JitProbeRow]:
-    """The probe rows of one instantiation: by file and arguments for a macro call (its rows
-    carry the stringized arguments), by template arguments for an explicit instantiation (its
-    rows carry the function's `__PRETTY_FUNCTION__`)."""
+def match(
+    rows: Sequence[JitProbeRow],
+    inst: Instantiation,
+    macro_args: Callable[[str], tuple[str, ...] | None] | None = None,
+) -> list[JitProbeRow]:
+    """The probe rows of one instantiation: by file and arguments for a macro call whose rows
+    carry the stringized arguments; by `macro_args` (the probe module's, from the launcher's
+    `__PRETTY_FUNCTION__`) for a macro that expands to an explicit instantiation; by template
+    arguments for an explicit instantiation (its rows carry the function's
+    `__PRETTY_FUNCTION__`)."""
     name = Path(inst.span.path).name
-    if inst.name.startswith("INSTANTIATE_"):
-        return [r for r in rows if Path(r.where).name == name and r.args == inst.args]
+    if inst.name.startswith(MACRO_PREFIXES):
+        by_file = [r for r in rows if Path(r.where).name == name and r.args == inst.args]
+        if by_file or macro_args is None:
+            return by_file
+        return [r for r in rows if macro_args(r.where) == inst.args]
     out = []
     for r in rows:
         if f" {inst.name}(" not in r.where and f"::{inst.name}(" not in r.where:
@@ -93,72 +120,118 @@ def collect(
     probe = _probe_module(family)
     done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]] = {}
     out: list[dict[str, Any]] = []
+    sm: int = getattr(probe, "SM", 120)
+    gencode: str = getattr(probe, "GENCODE", SM120F_GENCODE)
+    # a probe module may compile some modules for another device (MODULE_SM, GENCODES)
+    module_sm: dict[str, int] = getattr(probe, "MODULE_SM", {})
+    gencodes: dict[int, str] = getattr(probe, "GENCODES", {})
+    names: tuple[str, ...] = getattr(probe, "MODULES", None) or (probe.MODULE,)
+    macro_args = getattr(probe, "macro_args", None)
     for version in versions:
         root = download_wheel(version, wheels)
-        modules = render_sm120_jit_specs(root, version, workdir / "render")
-        module = next((m for m in modules if m.name == probe.MODULE), None)
-        if module is None:
-            log(f"{version}: no module {probe.MODULE}")
-            continue
-        header_key = _patched_hash(root, probe)
-        files = [p for p in module.generated if probe.claims_file(p)]
-        insts = [
-            i
-            for r in parse_paths(files)
-            for i in r.instantiations
-            if i.name in probe.INSTANTIATIONS
-        ]
-        todo = sorted({Path(i.span.path) for i in insts if (header_key, row_key(i)) not in done})
-        found: list[JitProbeRow] = []
-        # Files whose headers cannot share a translation unit (each is its own TU in the real
-        # build) are compiled apart: the probe module's `tu_key`, if it has one.
-        tu_key = getattr(probe, "tu_key", lambda _: "")
-        groups: dict[str, list[Path]] = {}
-        for f in todo:
-            groups.setdefault(tu_key(f), []).append(f)
-        batches = [
-            g[i : i + FILES_PER_COMPILE]
-            for g in groups.values()
-            for i in range(0, len(g), FILES_PER_COMPILE)
-        ]
-        for n, batch in enumerate(batches):
-            log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
-            run = run_probe(
-                root, batch, probe.PATCHES, module.cuda_flags, workdir / f"probe-{version}-{n}"
+        by_sm = {
+            s: render_jit_specs(root, version, workdir / f"render-{version}-{s}", s)
+            for s in {sm, *module_sm.values()}
+        }
+        for name in names:
+            device = module_sm.get(name, sm)
+            rendered = by_sm[device]
+            module = next((m for m in rendered if m.name == name), None)
+            if module is None:
+                log(f"{version}: no module {name}")
+                continue
+            code = gencodes.get(device, gencode)
+            out += _collect_module(
+                probe, root, version, module, workdir, done, code, macro_args, log
             )
-            log(f"{version}: {len(run.rows)} rows in {run.seconds:.0f} s")
-            found.extend(run.rows)
-        if todo:
-            for i in insts:
-                if Path(i.span.path) in todo:
-                    rows = match(found, i)
-                    if not rows:
-                        raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
-                    done[(header_key, row_key(i))] = (version, rows)
-        # A probe whose files call several macros with the same arguments (one kernel each)
-        # names the row each macro's call owns: `LABELS`, macro name -> probe row label.
-        label_of: dict[str, str] | None = getattr(probe, "LABELS", None)
+    return out
+
+
+def _collect_module(
+    probe: ModuleType,
+    root: Path,
+    version: str,
+    module: RenderedModule,
+    workdir: Path,
+    done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]],
+    gencode: str,
+    macro_args: Callable[[str], tuple[str, ...] | None] | None,
+    log: Log,
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    header_key = _patched_hash(root, probe, module.name)
+    # A probe module's `sample` picks the files compiled (a stratified sample where every file
+    # holds many kernels); all its files otherwise.
+    sample = getattr(probe, "sample", lambda _: True)
+    files = [p for p in module.generated if probe.claims_file(p) and sample(p)]
+    parsed = parse_paths(files)
+    # a file's own #defines select what the header builds (ParsedFile.defines): part of the key
+    defines = {Path(r.path): r.defines for r in parsed}
+    insts = [i for r in parsed for i in r.instantiations if i.name in probe.INSTANTIATIONS]
+    todo = sorted(
+        {
+            Path(i.span.path)
+            for i in insts
+            if (header_key, row_key(i, defines[Path(i.span.path)])) not in done
+        }
+    )
+    found: list[JitProbeRow] = []
+    # Files whose headers cannot share a translation unit (each is its own TU in the real
+    # build) are compiled apart: the probe module's `tu_key`, if it has one.
+    tu_key = getattr(probe, "tu_key", lambda _: "")
+    groups: dict[str, list[Path]] = {}
+    for f in todo:
+        groups.setdefault(tu_key(f), []).append(f)
+    per: int = getattr(probe, "FILES_PER_COMPILE", FILES_PER_COMPILE)
+    batches = [g[i : i + per] for g in groups.values() for i in range(0, len(g), per)]
+    for n, batch in enumerate(batches):
+        log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
+        run = run_probe(
+            root,
+            batch,
+            _patches(probe, module.name),
+            module.cuda_flags,
+            workdir / f"probe-{version}-{module.name}-{n}",
+            gencode=gencode,
+        )
+        log(f"{version}: {len(run.rows)} rows in {run.seconds:.0f} s")
+        found.extend(run.rows)
+    if todo:
         for i in insts:
-            probed_in, rows = done[(header_key, row_key(i))]
-            for r in rows:
-                if label_of is not None and r.label != label_of[i.name]:
-                    continue
-                d = asdict(r)
-                d.pop("where")
-                d.pop("line")
-                d.pop("args")
-                out.append(
-                    {
-                        "version": version,
-                        "module": module.name,
-                        "file": Path(i.span.path).name,
-                        "line": i.span.line,
-                        "name": i.name,
-                        "args": list(i.args),
-                        "probed_in": probed_in,
-                        **d,
-                    }
-                )
+            if Path(i.span.path) in todo:
+                rows = match(found, i, macro_args)
+                if not rows:
+                    raise ProbeError(f"no probe row for {i.name}{i.args} in {i.span.path}")
+                done[(header_key, row_key(i, defines[Path(i.span.path)]))] = (version, rows)
+    # A probe whose files call several macros with the same arguments (one kernel each)
+    # names the row each macro's call owns: `LABELS`, macro name -> probe row label.
+    label_of: dict[str, str] | None = getattr(probe, "LABELS", None)
+    for i in insts:
+        probed_in, rows = done[(header_key, row_key(i, defines[Path(i.span.path)]))]
+        for r in rows:
+            if label_of is not None and r.label != label_of[i.name]:
+                continue
+            d = asdict(r)
+            d.pop("where")
+            d.pop("line")
+            d.pop("args")
+            out.append(
+                {
+                    "version": version,
+                    "module": module.name,
+                    "file": Path(i.span.path).name,
+                    "line": i.span.line,
+                    "name": i.name,
+                    "args": list(i.args),
+                    "probed_in": probed_in,
+                    **(
+                        {"defines": list(defines[Path(i.span.path)])}
+                        if defines[Path(i.span.path)]
+                        else {}
+                    ),
+                    **d,
+                }
+            )
     return out
 
 

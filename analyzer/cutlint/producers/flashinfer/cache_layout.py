@@ -44,6 +44,9 @@ def generated_for_sm(path: str) -> int | None:
     for i, part in enumerate(parts[:-1]):
         if part == "cutlass_instantiations" and _BARE.fullmatch(parts[i + 1]):
             return int(parts[i + 1])
+    device = _jit_module_device(parts)
+    if device is not None:
+        return device
     m = _SM_IN_NAME.search(p.name)
     if m:
         return int(m.group(1))
@@ -59,6 +62,20 @@ def generated_for_sm(path: str) -> int | None:
 
 
 _COMPILE_TARGET = re.compile(r"(\d{2,3})([af])")
+
+
+def _jit_module_device(parts: tuple[str, ...]) -> int | None:
+    """The device of a JIT-rendered module's file (`<version>/<arch>/generated/gen_*/...`): the
+    JIT renders and compiles `gen_gemm_sm100*` for every SM10x device (jit/gemm/core.py:
+    `get_nvcc_flags_list(supported_major_versions=[10, ...])` is the device's own target), so
+    `_sm100` in such a file's name is the kernel's arch tag, not the device: a 103a cache's
+    `gen_gemm_sm100/..._sm100.cu` runs on the 10.3 part it was compiled for."""
+    for i in range(1, len(parts) - 2):
+        if parts[i + 1] == "generated" and parts[i + 2].startswith("gen_"):
+            m = _COMPILE_TARGET.fullmatch(parts[i])
+            if m and _VERSION.fullmatch(parts[i - 1]):
+                return int(m[1])
+    return None
 
 
 def compile_target(path: str) -> tuple[int, str] | None:

@@ -1,22 +1,23 @@
-"""FlashInfer's JIT-rendered SM120 GEMM modules, written the way its JIT writes them.
+"""FlashInfer's JIT-rendered GEMM modules (SM100/SM103, SM120), written the way its JIT writes them.
 
 Besides the fused-MoE instantiations (`generate_kernels.py`), FlashInfer's JIT renders jinja
-templates of the wheel (`flashinfer/data/csrc/*.jinja`) into `generated/gen_gemm_sm120*/` when a
-model first calls one of these GEMMs. The functions that do it are `gen_gemm_sm120_module*` in
-`flashinfer/jit/gemm/core.py` (and, since 0.7.4, `gen_gemm_sm120_module_cutlass_nvfp4_svdquant`
-in `flashinfer/jit/gemm/svdquant_sm120.py`); they choose the template, the tile and dtype lists
-and the file names, and differ between releases (0.6.11.post2's MXFP8 list has 256x128 and
-128x256 tiles that 0.7.x removed, flashinfer#4013).
+templates of the wheel (`flashinfer/data/csrc/*.jinja`) into `generated/gen_gemm_sm1xx*/` when a
+model first calls one of these GEMMs. The functions that do it are `gen_gemm_sm100_module*`,
+`gen_gemm_sm103_module*` and `gen_gemm_sm120_module*` in `flashinfer/jit/gemm/core.py` (and, since
+0.7.4, `gen_gemm_sm120_module_cutlass_nvfp4_svdquant` in `flashinfer/jit/gemm/svdquant_sm120.py`);
+they choose the template, the tile and dtype lists and the file names, and differ between releases
+(0.6.11.post2's MXFP8 list has 256x128 and 128x256 tiles that 0.7.x removed, flashinfer#4013).
 
-So cutlint does not copy those lists: it runs the release's own functions. They need torch only
-for dtype objects used as dictionary keys (`jit/utils.py`) and the JIT's build helpers only to
-return a `JitSpec`; both are replaced by stand-ins here, and nothing of torch or of the package
-`__init__`s runs. The templates use real jinja (loops, filters, `{% set %}`, whitespace control),
-rendered by jinja2, as the JIT does.
+So cutlint does not copy those lists: it runs the release's own functions, those a device of the
+given arch calls (`GEN_PREFIXES`). They need torch only for dtype objects used as dictionary keys
+(`jit/utils.py`) and the JIT's build helpers only to return a `JitSpec`; both are replaced by
+stand-ins here, and nothing of torch or of the package `__init__`s runs. The templates use real
+jinja (loops, filters, `{% set %}`, whitespace control), rendered by jinja2, as the JIT does.
 
 The cache layout is `FLASHINFER_CACHE_DIR / <version> / <arch> / "generated"` (jit/env.py
 `_get_workspace_dir_name`, `FLASHINFER_GEN_SRC_DIR`); `<arch>` is `120f` for a 12.0 part on CUDA
->= 12.9 and `121a` for 12.1 (compilation_context.py `_normalize_cuda_arch`, 0.6.11.post2 on).
+>= 12.9, `121a` for 12.1 (0.6.11.post2 on) and `100a`, `103a` for 10.0 and 10.3
+(compilation_context.py `_normalize_cuda_arch`: "SM 10+ -> 'a' suffix").
 """
 
 from __future__ import annotations
@@ -30,9 +31,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# The modules that hold the SM120 gen functions, relative to the wheel's `flashinfer/jit/gemm`.
+# The modules that hold the gen functions, relative to the wheel's `flashinfer/jit/gemm`.
 _GEN_MODULES = ("core", "svdquant_sm120")
-_GEN_PREFIX = "gen_gemm_sm120"
+
+GEN_PREFIXES: dict[int, tuple[str, ...]] = {
+    100: ("gen_gemm_sm100",),
+    103: ("gen_gemm_sm100", "gen_gemm_sm103"),
+    120: ("gen_gemm_sm120",),
+    121: ("gen_gemm_sm120",),
+}
+"""The gen functions whose modules a device of each arch builds: gemm/gemm_base.py calls the
+`gen_gemm_sm100_module*` ones on every SM10x part (their nvcc flags take majors 10 and 11), and
+`gen_gemm_sm103_module_cutlass_fp4` beside them on 10.3 (`get_gemm_sm103_module_cutlass_fp4`);
+the SM120 ones on 12.x."""
+
+GEN_REPLACED: dict[int, frozenset[str]] = {103: frozenset({"gen_gemm_sm100_module_cutlass_fp4"})}
+"""Gen functions of GEN_PREFIXES that an arch does not call: gemm_base.py
+`get_cutlass_fp4_gemm_module` takes the SM103 FP4 module on 10.3, the SM100 one on 10.x else."""
 # Modules of the wheel that are replaced by stand-ins (they import torch, CUDA or the network).
 _STUBBED = ("flashinfer.artifacts", "flashinfer.jit.cubin_loader")
 
@@ -46,10 +61,10 @@ class JitRenderError(Exception):
 
 @dataclass(frozen=True)
 class RenderedModule:
-    """One `gen_gemm_sm120*` function's output: what its `gen_jit_spec` call was given."""
+    """One `gen_gemm_sm1xx*` function's output: what its `gen_jit_spec` call was given."""
 
     function: str
-    """The FlashInfer function that wrote it, e.g. `gen_gemm_sm120_module_cutlass_mxfp8`."""
+    """The FlashInfer function that wrote it, e.g. `gen_gemm_sm100_module_cutlass_fp8`."""
     name: str
     """The JIT module name passed to `gen_jit_spec` (`mxfp8_gemm_cutlass_sm120`)."""
     generated: tuple[Path, ...]
@@ -60,7 +75,8 @@ class RenderedModule:
 
 def arch_dir_for(sm: int) -> str:
     """compilation_context.py `_normalize_cuda_arch` on CUDA >= 12.9: `120f` for 12.0, `<sm>a`
-    for 12.1 and every other arch from 9.0 on (the JIT's cache directory for one device)."""
+    for 12.1 and every other arch from 9.0 on (`100a`, `103a`: the JIT's cache directory for one
+    device)."""
     return "120f" if sm == 120 else f"{sm}a"
 
 
@@ -70,30 +86,36 @@ def gen_src_dir(out_base: Path, version: str, arch_dir: str = DEFAULT_ARCH_DIR) 
     return out_base / "flashinfer" / version / arch_dir / "generated"
 
 
-def render_sm120_modules(
-    root: Path, version: str, out_base: Path, arch_dir: str = DEFAULT_ARCH_DIR
+def render_modules(
+    root: Path, version: str, out_base: Path, sm: int = 120, arch_dir: str | None = None
 ) -> list[Path]:
-    """Run every `gen_gemm_sm120*` function of the wheel unpacked at `root` (the directory that
-    holds `flashinfer/`) with its default arguments, writing into FlashInfer's cache layout under
-    `out_base`. Returns the files written, module by module, in the order the JIT writes them."""
-    return [
-        p for m in render_sm120_jit_specs(root, version, out_base, arch_dir) for p in m.generated
-    ]
+    """Run every gen function of the wheel unpacked at `root` (the directory that holds
+    `flashinfer/`) that a device of arch `sm` calls (GEN_PREFIXES), with its default arguments,
+    writing into FlashInfer's cache layout under `out_base` (arch directory `arch_dir_for(sm)`
+    unless given). Returns the files written, module by module, in the order the JIT writes
+    them."""
+    return [p for m in render_jit_specs(root, version, out_base, sm, arch_dir) for p in m.generated]
 
 
-def render_sm120_jit_specs(
-    root: Path, version: str, out_base: Path, arch_dir: str = DEFAULT_ARCH_DIR
+def render_jit_specs(
+    root: Path, version: str, out_base: Path, sm: int = 120, arch_dir: str | None = None
 ) -> list[RenderedModule]:
-    """As `render_sm120_modules`, with what each module's `gen_jit_spec` call was given."""
-    gen_dir = gen_src_dir(out_base, version, arch_dir)
+    """As `render_modules`, with what each module's `gen_jit_spec` call was given."""
+    prefixes = GEN_PREFIXES.get(sm)
+    if prefixes is None:
+        raise JitRenderError(
+            f"SM{sm}: the JIT GEMM modules are rendered for {', '.join(map(str, GEN_PREFIXES))}"
+        )
+    gen_dir = gen_src_dir(out_base, version, arch_dir or arch_dir_for(sm))
     csrc = root / "flashinfer" / "data" / "csrc"
     if not csrc.is_dir():
         raise JitRenderError(f"{root} holds no flashinfer/data/csrc: not an unpacked wheel")
     specs: list[_Spec] = []
     with _stand_ins(root, gen_dir, csrc, specs):
-        functions = _gen_functions()
+        skipped = GEN_REPLACED.get(sm, frozenset())
+        functions = [(n, f) for n, f in _gen_functions(prefixes) if n not in skipped]
         if not functions:
-            raise JitRenderError(f"no {_GEN_PREFIX}* function in {root}/flashinfer/jit/gemm")
+            raise JitRenderError(f"no {'/'.join(prefixes)}* function in {root}/flashinfer/jit/gemm")
         out: list[RenderedModule] = []
         for name, fn in functions:
             specs.clear()
@@ -117,7 +139,7 @@ def render_sm120_jit_specs(
     return out
 
 
-def _gen_functions() -> list[tuple[str, Callable[[], Any]]]:
+def _gen_functions(prefixes: tuple[str, ...]) -> list[tuple[str, Callable[[], Any]]]:
     found: dict[str, Callable[[], Any]] = {}
     for module in _GEN_MODULES:
         qualified = f"flashinfer.jit.gemm.{module}"
@@ -132,7 +154,7 @@ def _gen_functions() -> list[tuple[str, Callable[[], Any]]]:
         for name in sorted(vars(mod)):
             fn = getattr(mod, name)
             if (
-                name.startswith(_GEN_PREFIX)
+                name.startswith(prefixes)
                 and callable(fn)
                 and getattr(fn, "__module__", None) == qualified
             ):

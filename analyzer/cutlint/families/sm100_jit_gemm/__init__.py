@@ -1,0 +1,87 @@
+"""Dense SM100 FP4, MXFP8, FP8 and BF16 GEMMs (FlashInfer JIT modules fp4/mxfp8/fp8/bf16_gemm_cutlass)."""
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import ClassVar
+
+from cutlint.cutlass import sm100_kernel
+from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
+from cutlint.families.base import Claim, Facts
+from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
+from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.families.sm100_jit_gemm import model
+from cutlint.families.sm100_jit_gemm.model import Tactic
+from cutlint.model.context import ModelContext
+from cutlint.records import Instantiation, Recipe, Resources
+
+
+class Sm100JitGemm(JitModuleFamily):
+    name: ClassVar[str] = "sm100-jit-gemm"
+    package: ClassVar[str] = "cutlint.families.sm100_jit_gemm"
+    model: ClassVar[ModuleType] = model
+    runs_on: ClassVar[tuple[int, ...]] = (100, 103, 110)
+    """gemm/gemm_base.py builds these modules on every SM10x/SM11x part (their nvcc flags take
+    majors 10 and 11; the FP4 one is replaced by fp4_gemm_cutlass_sm103 on 10.3)."""
+    built_for: ClassVar[str] = "an Sm100 kernel (sm_100a/103a/110a)"
+    metrics: ClassVar[Mapping[str, str]] = {
+        **JitModuleFamily.metrics,
+        "umma.tmem.columns": "TMEM columns the accumulators (and scale factors) take",
+        "umma.tmem.capacity": "TMEM columns per SM (the kernel allocates all of them)",
+        "umma.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
+        "umma.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
+    }
+    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        **JitModuleFamily.metric_inputs,
+        "umma.tmem.columns": ("input.call",),
+        "umma.tmem.capacity": ("input.arch",),
+        "umma.smem.capacity": ("input.arch",),
+        "umma.smem.assert": ("input.cutlass",),
+    }
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        got = super().claim(inst, ctx)
+        if isinstance(got, KernelCallRecipe):
+            variant = model.variant_of(ctx.defines)
+            if variant is not None:
+                return got.model_copy(update={"variant": variant})
+        return got
+
+    def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
+        return model.evaluate(recipe.name, recipe.args, recipe.release, label, recipe.variant)
+
+    def _tactic(self, recipe: KernelCallRecipe) -> Tactic | str:
+        return model.tactic_of(recipe.name, recipe.args, None, recipe.variant)
+
+    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
+        res = super().resources(recipe, ctx)
+        tmem = self._tmem(recipe)
+        return res.model_copy(update={"tmem_columns": tmem})
+
+    def _tmem(self, recipe: Recipe) -> int | None:
+        assert isinstance(recipe, KernelCallRecipe)
+        t = self._tactic(recipe)
+        if isinstance(t, str):
+            return None
+        columns = model.tmem_columns(t)
+        return columns.total if columns is not None else None
+
+    def _ptr_array(self, recipe: Recipe) -> bool:
+        assert isinstance(recipe, KernelCallRecipe)
+        t = self._tactic(recipe)
+        return not isinstance(t, str) and t.ptr_array
+
+    def facts(self, recipe: Recipe, res: Resources) -> Facts:
+        return {
+            **super().facts(recipe, res),
+            "umma.tmem.columns": res.tmem_columns or 0,
+            "umma.tmem.capacity": TMEM_COLUMNS,
+            "umma.smem.capacity": SM100_SMEM_CAPACITY,
+            "umma.smem.assert": sm100_kernel.smem_static_assert(
+                res.cutlass_version, False, ptr_array=self._ptr_array(recipe)
+            ),
+        }
+
+
+FAMILY = Sm100JitGemm()
+
+__all__ = ["FAMILY"]

@@ -1,0 +1,94 @@
+"""The SM100 JIT GEMM model (FP4, MXFP8, FP8, BF16) against the compiler: every row of
+tests/data/nvcc_sm100_jit_gemm_truth.json (nvcc, sm_100a, on a stratified sample of the files
+FlashInfer's own JIT functions render: every tile of every module, each output type, XSM and
+cluster argument), byte for byte, member offsets included."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.sm100_jit_gemm import model
+
+ROWS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[1] / "data" / "nvcc_sm100_jit_gemm_truth.json").read_text()
+)["rows"]
+
+
+DENSE = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
+
+
+def test_truth_covers_every_module_tile_type_and_xsm() -> None:
+    assert {r["module"] for r in ROWS} == {*DENSE, "gemm_sm100", "fp4_gemm_cutlass_sm103"}
+    store256 = [r for r in ROWS if r["module"] == "fp4_gemm_cutlass_sm103"]
+    assert all(model.variant_of(r["defines"]) == "sm103_generic_store256" for r in store256)
+    assert {r["args"][7] for r in store256} == {"_1SM", "_2SM"}
+    for module in DENSE:
+        rows = [r for r in ROWS if r["module"] == module and r["version"] == "0.7.4"]
+        assert {r["args"][7] for r in rows} == {"_1SM", "_2SM"}
+        types = {r["args"][0] for r in rows}
+        assert types >= {"half", "__nv_bfloat16"}, (module, types)
+    assert "float" in {r["args"][0] for r in ROWS if r["module"] == "bf16_gemm_cutlass"}
+    group = [
+        r
+        for r in ROWS
+        if r["name"] == "CutlassMXFP4GroupwiseScaledGroupGEMMSM100" and r["version"] == "0.7.4"
+    ]
+    # MmaSM x SwapAB, every tile of each
+    assert {(r["args"][3], r["args"][4]) for r in group} == {
+        (m, s) for m in ("1", "2") for s in ("true", "false")
+    }
+    assert len({tuple(r["args"][:3]) for r in group}) == 8
+    blockwise = [r for r in ROWS if r["name"].startswith("CutlassGroupwiseScaledGEMMSM100")]
+    # ScaleGranularityM, ScaleMajorK, MmaSM, and the low-latency kernel, on both CUTLASS releases
+    assert {(r["args"][0], r["args"][3], r["args"][4]) for r in blockwise} == {
+        (g, k, m) for g in ("1", "128") for k in ("true", "false") for m in ("1", "2")
+    }
+    assert {r["name"] for r in blockwise} == {
+        "CutlassGroupwiseScaledGEMMSM100",
+        "CutlassGroupwiseScaledGEMMSM100LowLatency",
+    }
+    grouped = [r for r in ROWS if r["name"] == "CutlassFP8GroupwiseScaledGroupGEMMSM100"]
+    assert {(r["args"][0], r["args"][3], r["args"][4]) for r in grouped} == {
+        (g, k, m) for g in ("1", "128") for k in ("true", "false") for m in ("1", "2")
+    }
+    assert {r["version"] for r in grouped} == {"0.6.3", "0.6.11.post2", "0.7.2.post1", "0.7.4"}
+    assert {r["version"] for r in blockwise} == {"0.6.3", "0.6.11.post2", "0.7.2.post1", "0.7.4"}
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)))
+def test_model_equals_compiler(index: int) -> None:
+    row = ROWS[index]
+    variant = model.variant_of(row.get("defines", ()))
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"], variant)
+    assert not isinstance(k, str), k
+    t = model.tactic_of(row["name"], tuple(row["args"]), None, variant)
+    assert isinstance(t, model.Tactic)
+    members = row["members"]
+    leaves = [(p.name.removeprefix("SharedStorage."), p) for p in k.layout.flat()]
+
+    def start(prefix: str) -> int:
+        return min(p.offset for name, p in leaves if name.startswith(prefix))
+
+    def end(prefix: str) -> int:
+        return max(p.offset + p.size for name, p in leaves if name.startswith(prefix))
+
+    got = {
+        "stages": k.stages,
+        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+        "pipelines": end("pipelines.") - start("pipelines."),
+        "tensors.epilogue": start("tensors.epilogue."),
+        "tensors.mainloop": start("tensors.mainloop."),
+    }
+    want = {key: row[key] for key in list(got)[:6]}
+    want["pipelines"] = members["kernel.pipelines.size"]
+    want["tensors.epilogue"] = members["kernel.tensors.epilogue.offset"]
+    want["tensors.mainloop"] = members["kernel.tensors.mainloop.offset"]
+    assert got == want
