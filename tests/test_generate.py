@@ -50,6 +50,22 @@ def test_generate_for_sm121_prints_a_directory_that_exists(
     assert list(printed.rglob("*sm120*.generated.cu"))  # Sm120 kernels serve 12.1 too
 
 
+def test_generate_with_the_jit_modules_prints_a_directory_that_holds_both(
+    flashinfer_root: Any, tmp_path: Path
+) -> None:
+    """The JIT writes its GEMM modules under `120f`, the generator under `120a`: the printed
+    directory holds both, so `cutlint check "$(cutlint generate ... --jit-gemm)"` reads both."""
+    flashinfer_root(VERSION)
+    printed = generate(tmp_path, "--jit-gemm", "-q")
+    assert printed == tmp_path / "flashinfer" / VERSION
+    assert list((printed / "120a" / "generated").rglob("*.cu"))
+    assert list((printed / "120f" / "generated").rglob("gen_gemm_sm120*/*.cu"))
+    data = json.loads(CliRunner().invoke(main, ["check", str(printed), "--format", "json"]).stdout)
+    summary = data["summary"]
+    assert summary["files"] + summary["skipped"] == len(list(printed.rglob("*.cu")))
+    assert "not modeled" not in summary["by_verdict"]
+
+
 def test_one_cache_directory_for_every_download(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

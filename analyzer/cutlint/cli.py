@@ -659,10 +659,11 @@ def generate_flashinfer(
     try:
         root = download_wheel(version, progress=say)
         written = generate_cache(root, version, base, sm)
+        rendered: list[Path] = []
         if jit_gemm:
             from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            render_modules(root, version, base, sm)
+            rendered = render_modules(root, version, base, sm)
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
@@ -673,7 +674,16 @@ def generate_flashinfer(
     count = sum(1 for _ in generated.rglob("*.cu"))
     if say is not None:
         say(f"wrote {count} files with FlashInfer {version}'s generator")
-    click.echo(str(generated))
+    printed = generated
+    jit_roots = {next(q for q in p.parents if q.name == "generated") for p in rendered}
+    if jit_roots:
+        if say is not None:
+            say(f"rendered {len(rendered)} JIT GEMM files under {', '.join(map(str, jit_roots))}")
+        if jit_roots != {generated}:
+            # FlashInfer's JIT writes these under another arch directory (`120f` beside the
+            # generator's `120a`): print the release's directory, which holds both.
+            printed = generated.parents[1]
+    click.echo(str(printed))
 
 
 @generate.command(
