@@ -4,11 +4,13 @@ modeled: stage count, SharedStorage, threads, on each release."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from cutlint.api import CheckOptions, check
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm120_fp4_gemm import model as fp4
 from cutlint.families.sm120_fp4_group_gemm import model as fp4_group
@@ -42,3 +44,30 @@ def test_every_instantiation_has_one_family(jit_modules: Any, version: str) -> N
     # 0.7.4 adds the SVDQuant module's 49 (svdquant_sm120.py is new in 0.7.4)
     expected = {"0.6.11.post2": 132, "0.7.2.post1": 124, "0.7.4": 124 + 49}
     assert counts["modeled"] == expected[version]
+
+
+@pytest.mark.parametrize(
+    ("arch_dir", "module", "family", "verdict"),
+    [
+        ("120f", "gen_gemm_sm120_cutlass_fp4", "sm120-fp4-gemm", "fits"),
+        ("100a", "gen_gemm_sm100_cutlass_fp4", "sm100-jit-gemm", "fits"),
+    ],
+)
+def test_the_fp4_macros_module_directory_says_which_header_it_is(
+    tmp_path: Path, arch_dir: str, module: str, family: str, verdict: str
+) -> None:
+    """0.6.3's SM120 FP4 macro has the SM100 one's 8 arguments: in a JIT cache the module
+    directory tells them apart (the argument count alone read the SM120 call as an Sm100 kernel
+    that cannot run on sm_120)."""
+    d = tmp_path / "flashinfer" / "0.6.3" / arch_dir / "generated" / module
+    d.mkdir(parents=True)
+    f = d / "fp4_gemm_cutlass_half_128_128_128.cu"
+    f.write_text(
+        "namespace flashinfer { namespace gemm {\n"
+        "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(half, 128, 128, 128, 1, 1, 1, _1SM)\n"
+        "} }\n"
+    )
+    (result,) = check([f], CheckOptions()).files
+    (inst,) = result.instantiations
+    assert inst.recipe is not None and inst.recipe.family == family
+    assert inst.verdict.value == verdict

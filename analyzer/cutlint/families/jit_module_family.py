@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.model.context import ModelContext
+from cutlint.producers.flashinfer.cache_layout import jit_module_dir
 from cutlint.records import (
     FormKind,
     Instantiation,
@@ -52,6 +53,9 @@ class JitModuleFamily:
     runs_on: ClassVar[tuple[int, ...]] = (120, 121)
     """The arches the kernels are built for (their cache's arch directories)."""
     built_for: ClassVar[str] = "an SM120 kernel"
+    module_dirs: ClassVar[tuple[str, ...]] = ("gen_gemm_sm120",)
+    """The JIT module directories (prefixes) whose files hold this family's kernels: in a cache,
+    a file's module directory says which header its macro is, not the argument count."""
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = self.model.family_data()
@@ -68,10 +72,17 @@ class JitModuleFamily:
         if inst.form is FormKind.EXPLICIT_INSTANTIATION and "launchers" not in self._data():
             return None
         # One macro name, two headers: the SM100 and SM120 FP4 modules both define
-        # INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER, with 8 and 9 parameters.
-        parameters = self._data().get("parameters")
-        if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
-            return None
+        # INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER. In a JIT cache the file's module directory says
+        # which; a file outside one is told by the parameter count (8 for SM100, 9 for SM120
+        # from 0.6.11; the SM120 header of 0.5.x - 0.6.10 has 8 too, but only in its module).
+        module = jit_module_dir(inst.span.path)
+        if module is not None:
+            if not module.startswith(self.module_dirs):
+                return None
+        else:
+            parameters = self._data().get("parameters")
+            if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
+                return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
 

@@ -23,6 +23,7 @@ class Sm100JitGemm(JitModuleFamily):
     """gemm/gemm_base.py builds these modules on every SM10x/SM11x part (their nvcc flags take
     majors 10 and 11; the FP4 one is replaced by fp4_gemm_cutlass_sm103 on 10.3)."""
     built_for: ClassVar[str] = "an Sm100 kernel (sm_100a/103a/110a)"
+    module_dirs: ClassVar[tuple[str, ...]] = ("gen_gemm_sm100", "gen_gemm_sm103")
     metrics: ClassVar[Mapping[str, str]] = {
         **JitModuleFamily.metrics,
         "umma.tmem.columns": "TMEM columns the accumulators (and scale factors) take",

@@ -78,6 +78,19 @@ def _jit_module_device(parts: tuple[str, ...]) -> int | None:
     return None
 
 
+def jit_module_dir(path: str) -> str | None:
+    """The JIT module directory a file was rendered into (`<version>/<arch>/generated/<dir>/...`,
+    a `gen_*` directory such as `gen_gemm_sm120_cutlass_fp4`), or None outside that layout. It
+    names the module's header: the SM100 and SM120 FP4 modules define the same macro name, with
+    the same 8 parameters in some releases (0.5.x - 0.6.10 for SM120)."""
+    parts = PurePath(path).parent.parts
+    for i in range(1, len(parts) - 1):
+        if parts[i] == "generated" and parts[i + 1].startswith("gen_"):
+            if _COMPILE_TARGET.fullmatch(parts[i - 1]):
+                return parts[i + 1]
+    return None
+
+
 def compile_target(path: str) -> tuple[int, str] | None:
     """What everything under a FlashInfer JIT arch directory is compiled for: `<version>/120a/
     generated/...` is `-gencode arch=compute_120a,code=sm_120a`, `120f` the family target
