@@ -135,3 +135,25 @@ def test_importing_the_parser_does_not_load_libclang() -> None:
         "assert 'clang' not in sys.modules, 'the parent loaded libclang'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_worker_started_in_another_directory_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker `prestart` left behind (a check of this process that stopped at a usage error)
+    resolves relative paths where it was forked: the next run, elsewhere, starts its own."""
+    from cutlint.parse import pool
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for d, tile in ((first, "128"), (second, "256")):
+        d.mkdir()
+        (d / "k.cu").write_text(
+            "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void, "
+            f"EpilogueOpDefault, NONE, {tile}, 128, 128, 1, 1, 1, false, false, false, false)\n"
+        )
+    monkeypatch.chdir(first)
+    pool.prestart()
+    monkeypatch.chdir(second)
+    (parsed,) = parse_paths(["k.cu"], jobs=1)
+    (inst,) = parsed.instantiations
+    assert inst.args[7] == "256"

@@ -142,8 +142,9 @@ def _ready(w: _Worker) -> bool:
     return True
 
 
-_warm: list[tuple[_Worker, int | None]] = []
-"""The worker `prestart` started, with its memory limit, until a run takes it."""
+_warm: list[tuple[_Worker, int | None, str | None]] = []
+"""The worker `prestart` started, with its memory limit and the working directory it was forked
+in (it resolves relative paths there), until a run takes it."""
 
 
 def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
@@ -155,13 +156,24 @@ def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
     _build_records()
     w = _start(limits, warm=True)
     if w is not None:
-        _warm.append((w, limits.memory_bytes))
+        _warm.append((w, limits.memory_bytes, _cwd()))
+
+
+def _cwd() -> str | None:
+    """The working directory, or None when it is gone (removed under this process)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _take_warm(limits: Limits) -> _Worker | None:
+    # A worker left by an earlier check of this process (one that stopped at a usage error
+    # after prestart) may have been forked elsewhere: relative paths would name other files.
     while _warm:
-        w, memory = _warm.pop()
-        if memory == limits.memory_bytes and w.process.is_alive() and _ready(w):
+        w, memory, cwd = _warm.pop()
+        same_place = cwd is not None and cwd == _cwd()
+        if memory == limits.memory_bytes and same_place and w.process.is_alive() and _ready(w):
             return w
         _stop(w, kill=True)
     return None
