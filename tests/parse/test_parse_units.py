@@ -187,3 +187,19 @@ def test_instance_macros_are_read(tmp_path: Path) -> None:
         ("INSTANCE_FP8_GEMM_TEMPLATE_SM100", ("half", "64", "64", "128", "1", "2", "1", "_1SM"))
     ]
     assert parsed.defines == ("FLASHINFER_X",)
+
+
+def test_identifier_classes_are_cpps_written_by_exclusion() -> None:
+    """literals' identifier classes, spelled as the ASCII characters they exclude (cheap to
+    compile), are exactly [A-Za-z_$ + non-ASCII] then [\\w$ + non-ASCII]."""
+    import re
+
+    from cutlint.parse import literals
+
+    start = re.compile(literals._IDENT_START)
+    cont = re.compile(literals._IDENT_CONTINUE)
+    for cp in [*range(0x2000), 0xD800, 0xDC80, 0xFFFF, 0x10000, 0x10FFFF]:
+        c = chr(cp)
+        assert bool(start.fullmatch(c)) == (c.isascii() is False or c.isalpha() or c in "_$"), cp
+        word = c.isascii() is False or c.isalnum() or c in "_$"
+        assert bool(cont.fullmatch(c)) == word, cp
