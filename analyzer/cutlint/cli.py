@@ -908,6 +908,10 @@ def _explain_log(
     log_path: Path, cache_dir: Path | None, fmt: str, version: str | None, arch: str | None
 ) -> int:
     """Print each distinct failure of the log; exit 1 when it holds any failure."""
+    if cache_dir is not None:
+        from cutlint.parse import pool
+
+        pool.prestart()  # the cache is parsed: a parser loads libclang meanwhile, as for check
     from cutlint import api
     from cutlint.explain.render import render_log_json, render_log_text
     from cutlint.logs import LogReadError

@@ -10,7 +10,6 @@ from __future__ import annotations
 from cutlint.engine.options import DEFAULT_ARCH
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.classify import judge
-from cutlint.explain.graph import derivation
 from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
@@ -133,6 +132,16 @@ def explain_log(
         summaries=tuple(summaries),
         notes=tuple(_notes(log, cache if given else None, version, origin)),
     )
+
+
+def __getattr__(name: str) -> object:
+    # `derivation` builds a networkx graph: imported when asked for, so that `explain --log`
+    # does not import networkx (PEP 562)
+    if name == "derivation":
+        from cutlint.explain.graph import derivation
+
+        return derivation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 from tabulate import tabulate
 
 from cutlint.explain.records import (
@@ -22,6 +22,9 @@ from cutlint.families.registry import family_of
 from cutlint.logs.events import LogEventKind
 from cutlint.records import InstantiationResult
 from cutlint.report.escape import printable
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 WIDTH = 100
 LABEL = 11  # width of the "maps to:" column

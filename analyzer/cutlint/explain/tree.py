@@ -8,8 +8,10 @@ number appears with its derivation once, as close to the verdict as it is used.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 # A node's source is either where a number comes from outside cutlint (a CUTLASS or FlashInfer
 # header and symbol, the arch's data sheet, the instantiation's arguments) or one of cutlint's
@@ -41,6 +43,8 @@ def _value(value: object, unit: str) -> str:
 
 def render_tree(g: nx.DiGraph[str], root: str = "verdict", sources: bool = True) -> str:
     """`root` and everything it is derived from, one node a line, its source (`·`) below it."""
+    import networkx as nx  # only a derivation needs it: `explain --log` does not import it
+
     depth: dict[str, int] = nx.single_source_shortest_path_length(g, root)
     lines: list[str] = []
     expanded: set[str] = set()
