@@ -87,6 +87,17 @@ def modeled_range() -> tuple[Version, Version]:
     return first, last
 
 
+def outside_modeled_range(cutlass: CutlassModel) -> str | None:
+    """Why a family cannot model `cutlass` (a release outside data/cutlass.toml's range), or None."""
+    first, last = modeled_range()
+    if first <= cutlass.version <= last:
+        return None
+    return (
+        f"CUTLASS {cutlass.label} is outside the modeled range "
+        f"{format_version(first)}-{format_version(last)}"
+    )
+
+
 def verified_versions() -> tuple[Version, ...]:
     """The versions whose numbers the compiler confirmed (docs/validation.md)."""
     return _cutlass_table()[2]

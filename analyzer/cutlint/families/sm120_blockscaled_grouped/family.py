@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass.versions import CutlassModel, format_version, modeled_range
+from cutlint.cutlass.versions import CutlassModel, outside_modeled_range
 from cutlint.families import moe_macro_family as macro
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
@@ -82,9 +82,8 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm120.Tactic | str:
     """The SM120 recipe's inputs, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm not in (120, 121):
         return CannotRun(f"an {a.arch_tag} kernel does not run on {ctx.arch.name}")
-    first, last = modeled_range()
-    if not first <= ctx.cutlass.version <= last:
-        return f"CUTLASS {ctx.cutlass.label} is outside the modeled range {format_version(first)}-{format_version(last)}"
+    if why := outside_modeled_range(ctx.cutlass):
+        return why
     if a.act_type is None or a.weight_type is None or a.output_type is None or a.fusion is None:
         return "an element type or the fusion is unknown (see the CUT0xx diagnostic)"
     operands = sm120.operands_for(a.act_type, a.weight_type, a.mxfpx)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass.versions import format_version, modeled_range
+from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.recipe import (
@@ -136,10 +136,6 @@ def _recipe(recipe: Recipe) -> Sm90CollectiveBuilderRecipe:
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     if ctx.arch.sm != SM:
         return CannotRun(f"an Sm90 kernel (sm_90a) does not run on {ctx.arch.name}")
-    first, last = modeled_range()
-    if not first <= ctx.cutlass.version <= last:
-        return (
-            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
-            f"{format_version(first)}-{format_version(last)}"
-        )
+    if why := outside_modeled_range(ctx.cutlass):
+        return why
     return tactic_of(_recipe(recipe))

@@ -10,11 +10,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.versions import format_version, modeled_range
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.cutlass.versions import outside_modeled_range
+from cutlint.families import sm90_mixed_family as mixed
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable
 from cutlint.families.sm90_mixed_gemm import model
 from cutlint.model.context import ModelContext
-from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+from cutlint.records import FormKind, Instantiation, Recipe, Resources
 
 NAME = "sm90-mixed-gemm"
 SM = 90
@@ -25,10 +26,6 @@ class Sm90MixedGemmRecipe(Recipe):
     """An `sm90_generic_mixed_gemm_kernelLauncher<...>` instantiation, as written."""
 
     args: tuple[str, ...] = Field(description="the 11 template arguments, whitespace-normalized")
-
-
-def _short(arg: str) -> str:
-    return arg.rsplit("::", 1)[-1]
 
 
 class Sm90MixedGemm:
@@ -66,38 +63,39 @@ class Sm90MixedGemm:
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
-        return _resources(model.storage_tactic(t), ctx)
+        st = model.storage_tactic(t)
+        return mixed.resources(model, st, ctx, 0)
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         a = _recipe(recipe).args
-        return {"mixed_gemm.quant_op": _short(a[5]), "mixed_gemm.schedule": _short(a[9])}
+        return {"mixed_gemm.quant_op": mixed.short(a[5]), "mixed_gemm.schedule": mixed.short(a[9])}
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         a = _recipe(recipe).args
         return (
-            _dims(a[7]),
-            _dims(a[8]),
-            f"{_short(a[0])} x {_short(a[1])} -> {_short(a[4])}",
-            _short(a[5]),
-            _short(a[9]).removeprefix("KernelTmaWarpSpecialized") or "basic",
+            mixed.dims(model, a[7]),
+            mixed.dims(model, a[8]),
+            f"{mixed.short(a[0])} x {mixed.short(a[1])} -> {mixed.short(a[4])}",
+            mixed.short(a[5]),
+            mixed.short(a[9]).removeprefix("KernelTmaWarpSpecialized") or "basic",
         )
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
         a = _recipe(recipe).args
         src = f"{model.LAUNCHER_NAME} template argument"
         return (
-            InputField("input.tile", "CTA tile", _dims(a[7]), f"{src} CTAShape"),
-            InputField("input.cluster", "cluster", _dims(a[8]), f"{src} ClusterShape"),
+            InputField("input.tile", "CTA tile", mixed.dims(model, a[7]), f"{src} CTAShape"),
+            InputField("input.cluster", "cluster", mixed.dims(model, a[8]), f"{src} ClusterShape"),
             InputField(
                 "input.types",
                 "types",
-                f"{a[0]} x {a[1]}, scale {a[2]}, out {a[4]}, {_short(a[5])}",
+                f"{a[0]} x {a[1]}, scale {a[2]}, out {a[4]}, {mixed.short(a[5])}",
                 f"{src}s ActivationType, WeightType, ScaleZeroType, OutputType, QuantOp",
             ),
             InputField(
                 "input.schedule",
                 "schedules",
-                f"{_short(a[9])} / {_short(a[10])}",
+                f"{mixed.short(a[9])} / {mixed.short(a[10])}",
                 f"{src}s MainloopScheduleType, EpilogueScheduleType",
             ),
         )
@@ -105,19 +103,14 @@ class Sm90MixedGemm:
     def title(self, recipe: Recipe) -> str:
         a = _recipe(recipe).args
         return (
-            f"fpA_intB {_short(a[0])} x {_short(a[1])} {_dims(a[7])}, cluster {_dims(a[8])}, "
-            f"{_short(a[5])}, {_short(a[9])}"
+            f"fpA_intB {mixed.short(a[0])} x {mixed.short(a[1])} {mixed.dims(model, a[7])}, cluster {mixed.dims(model, a[8])}, "
+            f"{mixed.short(a[5])}, {mixed.short(a[9])}"
         )
 
 
 FAMILY = Sm90MixedGemm()
 
 _UNREADABLE = "the launcher's template arguments could not be read (see the CUT0xx diagnostic)"
-
-
-def _dims(shape: str) -> str:
-    s = model._shape(shape)
-    return shape if s is None else str(s)
 
 
 def _recipe(recipe: Recipe) -> Sm90MixedGemmRecipe:
@@ -129,45 +122,6 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     """The model's tactic, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm != SM:
         return CannotRun(f"an Sm90 fpA_intB kernel (sm_90a) does not run on {ctx.arch.name}")
-    first, last = modeled_range()
-    if not first <= ctx.cutlass.version <= last:
-        return (
-            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
-            f"{format_version(first)}-{format_version(last)}"
-        )
+    if why := outside_modeled_range(ctx.cutlass):
+        return why
     return model.tactic_of(_recipe(recipe).args)
-
-
-_RESOURCES: dict[tuple[object, ...], Resources] = {}
-
-
-def _resources(t: model.Tactic, ctx: ModelContext) -> Resources:
-    """One Resources per storage tactic and context: the instantiations that differ only in
-    their cluster share it (a cache holds each tile in up to four clusters)."""
-    key = (t, ctx.key)
-    if key not in _RESOURCES:
-        _RESOURCES[key] = _compute(t, ctx)
-    return _RESOURCES[key]
-
-
-def _compute(t: model.Tactic, ctx: ModelContext) -> Resources:
-    stage_count = model.stage_count(t)
-    stages = stage_count.stages
-    block = model.kernel_shared_storage(t, stages)
-    return Resources(
-        arch=ctx.arch,
-        cutlass_version=ctx.cutlass.label,
-        cutlass_version_origin=ctx.cutlass.origin,
-        stage_count=stage_count,
-        layout=SmemLayout(
-            regions=regions(block),
-            size=block.size,
-            align=block.align,
-            mainloop_size=model.mainloop_shared_storage(t, stages).size,
-            epilogue_size=model.epilogue_shared_storage(t).size,
-        ),
-        max_threads_per_block=model.max_threads_per_block(t),
-        tma_descriptors=0,
-        registers=model.register_plan(t),
-        epilogue=model.epilogue_tile(t),
-    )

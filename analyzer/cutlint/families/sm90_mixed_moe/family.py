@@ -11,11 +11,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.versions import format_version, modeled_range
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.cutlass.versions import outside_modeled_range
+from cutlint.families import sm90_mixed_family as mixed
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable
 from cutlint.families.sm90_mixed_moe import model
 from cutlint.model.context import ModelContext
-from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+from cutlint.records import FormKind, Instantiation, Recipe, Resources
 
 NAME = "sm90-mixed-moe"
 SM = 90
@@ -28,10 +29,6 @@ class Sm90MixedMoeRecipe(Recipe):
     args: tuple[str, ...] = Field(
         description="the 9 or 10 template arguments, whitespace-normalized"
     )
-
-
-def _short(arg: str) -> str:
-    return arg.rsplit("::", 1)[-1]
 
 
 class Sm90MixedMoe:
@@ -69,39 +66,40 @@ class Sm90MixedMoe:
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
-        return _resources(model.storage_tactic(t), ctx)
+        st = model.storage_tactic(t)
+        return mixed.resources(model, st, ctx, model.tma_descriptors(st))
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         a = _recipe(recipe).args
-        return {"mixed_moe.scale_mode": _scale_mode(a), "mixed_moe.schedule": _short(a[6])}
+        return {"mixed_moe.scale_mode": _scale_mode(a), "mixed_moe.schedule": mixed.short(a[6])}
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         a = _recipe(recipe).args
         return (
-            _dims(a[4]),
-            _dims(a[5]),
-            f"{_short(a[0])} x {_short(a[1])} -> {_short(a[2])}",
+            mixed.dims(model, a[4]),
+            mixed.dims(model, a[5]),
+            f"{mixed.short(a[0])} x {mixed.short(a[1])} -> {mixed.short(a[2])}",
             _scale_mode(a),
-            (_short(a[6]).removeprefix("KernelTmaWarpSpecialized") or "basic")
-            + (f" {_short(a[10]).lower()}" if len(a) > 10 else ""),
+            (mixed.short(a[6]).removeprefix("KernelTmaWarpSpecialized") or "basic")
+            + (f" {mixed.short(a[10]).lower()}" if len(a) > 10 else ""),
         )
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
         a = _recipe(recipe).args
         src = f"{model.LAUNCHER_NAME} template argument"
         return (
-            InputField("input.tile", "CTA tile", _dims(a[4]), f"{src} CTAShape"),
-            InputField("input.cluster", "cluster", _dims(a[5]), f"{src} ClusterShape"),
+            InputField("input.tile", "CTA tile", mixed.dims(model, a[4]), f"{src} CTAShape"),
+            InputField("input.cluster", "cluster", mixed.dims(model, a[5]), f"{src} ClusterShape"),
             InputField(
                 "input.types",
                 "types",
-                f"{a[0]} x {a[1]}, out {a[2]}, {_short(a[8])}, {_scale_mode(a)}",
+                f"{a[0]} x {a[1]}, out {a[2]}, {mixed.short(a[8])}, {_scale_mode(a)}",
                 f"{src}s T, WeightType, GemmOutputType, QuantOp, ScaleMode",
             ),
             InputField(
                 "input.schedule",
                 "schedules",
-                f"{_short(a[6])} / {_short(a[7])}",
+                f"{mixed.short(a[6])} / {mixed.short(a[7])}",
                 f"{src}s MainloopScheduleType, EpilogueScheduleType",
             ),
         )
@@ -109,8 +107,8 @@ class Sm90MixedMoe:
     def title(self, recipe: Recipe) -> str:
         a = _recipe(recipe).args
         return (
-            f"mixed MoE {_short(a[0])} x {_short(a[1])} {_dims(a[4])}, cluster {_dims(a[5])}, "
-            f"{_scale_mode(a)}, {_short(a[6])}"
+            f"mixed MoE {mixed.short(a[0])} x {mixed.short(a[1])} {mixed.dims(model, a[4])}, cluster {mixed.dims(model, a[5])}, "
+            f"{_scale_mode(a)}, {mixed.short(a[6])}"
         )
 
 
@@ -120,12 +118,7 @@ _UNREADABLE = "the launcher's template arguments could not be read (see the CUT0
 
 
 def _scale_mode(a: tuple[str, ...]) -> str:
-    return _short(a[9]) if len(a) > 9 else "kPostMma"
-
-
-def _dims(shape: str) -> str:
-    s = model._shape(shape)
-    return shape if s is None else str(s)
+    return mixed.short(a[9]) if len(a) > 9 else "kPostMma"
 
 
 def _recipe(recipe: Recipe) -> Sm90MixedMoeRecipe:
@@ -137,12 +130,8 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     """The model's tactic, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm != SM:
         return CannotRun(f"an Sm90 mixed-input MoE kernel (sm_90a) does not run on {ctx.arch.name}")
-    first, last = modeled_range()
-    if not first <= ctx.cutlass.version <= last:
-        return (
-            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
-            f"{format_version(first)}-{format_version(last)}"
-        )
+    if why := outside_modeled_range(ctx.cutlass):
+        return why
     release = ctx.flashinfer.version if ctx.flashinfer is not None else None
     data = model.family_data()
     legacy = release in data["legacy"]["releases"]
@@ -152,38 +141,3 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             "covers (0.6.3-0.6.6 and 0.7.2.post1-0.7.4)"
         )
     return model.tactic_of(_recipe(recipe).args, legacy)
-
-
-_RESOURCES: dict[tuple[object, ...], Resources] = {}
-
-
-def _resources(t: model.Tactic, ctx: ModelContext) -> Resources:
-    """One Resources per storage tactic and context: the instantiations that differ only in
-    their cluster share it (a cache holds each tile in up to four clusters)."""
-    key = (t, ctx.key)
-    if key not in _RESOURCES:
-        _RESOURCES[key] = _compute(t, ctx)
-    return _RESOURCES[key]
-
-
-def _compute(t: model.Tactic, ctx: ModelContext) -> Resources:
-    stage_count = model.stage_count(t)
-    stages = stage_count.stages
-    block = model.kernel_shared_storage(t, stages)
-    return Resources(
-        arch=ctx.arch,
-        cutlass_version=ctx.cutlass.label,
-        cutlass_version_origin=ctx.cutlass.origin,
-        stage_count=stage_count,
-        layout=SmemLayout(
-            regions=regions(block),
-            size=block.size,
-            align=block.align,
-            mainloop_size=model.mainloop_shared_storage(t, stages).size,
-            epilogue_size=model.epilogue_shared_storage(t).size,
-        ),
-        max_threads_per_block=model.max_threads_per_block(t),
-        tma_descriptors=model.tma_descriptors(t),
-        registers=model.register_plan(t),
-        epilogue=model.epilogue_tile(t),
-    )

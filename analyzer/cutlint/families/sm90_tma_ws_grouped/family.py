@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass.versions import format_version, modeled_range
+from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families import moe_macro_family as macro
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
@@ -90,12 +90,8 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:
     a = macro.args_of(recipe)
     if ctx.arch.sm != SM:
         return CannotRun(f"an {a.arch_tag} kernel (sm_90a) does not run on {ctx.arch.name}")
-    first, last = modeled_range()
-    if not first <= ctx.cutlass.version <= last:
-        return (
-            f"CUTLASS {ctx.cutlass.label} is outside the modeled range "
-            f"{format_version(first)}-{format_version(last)}"
-        )
+    if why := outside_modeled_range(ctx.cutlass):
+        return why
     return sm90.tactic_of(a)
 
 
