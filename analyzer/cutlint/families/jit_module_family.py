@@ -38,6 +38,11 @@ class KernelCallRecipe(Recipe):
     before its #include), when the family reads one; None: the header as it is."""
 
 
+_KERNELS: dict[tuple[str, KernelCallRecipe], tuple[KernelNumbers, ...] | str] = {}
+"""Each call's kernel numbers by (family, recipe): pure functions of the call as written and the
+release, so one run (and every run of a process, as the API's) reuses them."""
+
+
 class JitModuleFamily:
     """A family whose model module has `family_data`, `tactic_of`, `evaluate`,
     `mainloop_shared_storage` and `epilogue_shared_storage`."""
@@ -86,8 +91,17 @@ class JitModuleFamily:
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
 
-    def _kernels(self, recipe: Recipe) -> list[KernelNumbers] | str:
+    def _kernels(self, recipe: Recipe) -> tuple[KernelNumbers, ...] | str:
+        """The numbers of every kernel of the call, or why they cannot be had; asked by
+        covers, resources and facts alike, so computed once per call and release."""
         assert isinstance(recipe, KernelCallRecipe)
+        key = (self.name, recipe)
+        got = _KERNELS.get(key)
+        if got is None:
+            got = _KERNELS[key] = self._compute_kernels(recipe)
+        return got
+
+    def _compute_kernels(self, recipe: KernelCallRecipe) -> tuple[KernelNumbers, ...] | str:
         labels = tuple(self._data().get("kernels", ["default"]))
         kernels_of = getattr(self.model, "kernels_of", None)  # a header may define fewer
         if kernels_of is not None:
@@ -98,7 +112,7 @@ class JitModuleFamily:
             if isinstance(got, str):
                 return got
             out.append(got)
-        return out
+        return tuple(out)
 
     def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
         """The model's numbers of one kernel of the call (a family whose files select a header
