@@ -192,9 +192,23 @@ def test_with_the_modules_cache(tmp_path: Path, jit_modules: Any) -> None:
     (g,) = api.explain_log(log, copy).failures
     assert g.gemm_runner is not None
     assert [t.id for t in g.gemm_runner.tactics if t.verdict == "not instantiated"] == [0, 1]
-    assert "tactic(s) 0, 1 dispatch to a kernel the cache's module never instantiates" in (
-        g.explanation
-    )
+    # a finding of its own (CUT207), one per launcher the two tactics need (SwapAB off and on)
+    h = api.explain_log(log, copy)
+    assert h.findings == g.findings and len(h.findings) == 2
+    assert [(x.rule, x.tactics, x.ids) for x in h.findings] == [
+        ("CUT207", (0,), (0,)),
+        ("CUT207", (1,), (1,)),
+    ]
+    assert [x.instantiation for x in h.findings] == [
+        "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128, 32, 128, false)",
+        "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128, 32, 128, true)",
+    ]
+    assert h.findings[0].keys == ("mxfp8_gemm::CutlassMxfp8GemmRunner",)
+    assert h.findings[0].path.endswith("gen_gemm_sm120_cutlass_mxfp8")
+    assert "CUT207 tactic-not-instantiated" in g.explanation
+    text = render_log_text(h)
+    assert "[CUT207 tactic-not-instantiated]" in text and "block: 0 under mxfp8_gemm::" in text
+    assert '"findings": 2' in render_log_json(h)
 
 
 def test_runner_tables_need_no_cache_for_the_cutlass2x_lines_either() -> None:
@@ -240,7 +254,10 @@ def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: P
     (f,) = e.failures
     g = f.gemm_runner
     assert g is not None and g.runner_class == "Nvfp4SvdquantGemmRunner"
-    assert g.blocklist_keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",)
+    assert g.blocklist_keys == (
+        "nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",
+        "nvfp4_svdquant_gemm_sm120_v3_r64::Nvfp4SvdquantGemmRunner",
+    )
     assert len(g.tactics) == 83 and all(t.verdict == "fits" for t in g.tactics)
     row = g.tactics[75]
     assert row.config == "Tactic128x64x256SwapStaticConfig" and row.smem == 96256 and row.logged
