@@ -5,12 +5,19 @@ judges the tactics; this turns the verdicts into findings with the rule's id and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import Kind
-from cutlint.producers.flashinfer.runner_tactics import TacticVerdict, Verdict, runners
-from cutlint.records import TacticFinding
+from cutlint.producers.flashinfer.runner_tactics import (
+    TacticVerdict,
+    Verdict,
+    judge_runner,
+    runners,
+)
+from cutlint.records import Instantiation, TacticFinding
 
 
 def _subject(inst: tuple[str, tuple[str, ...]]) -> str:
@@ -62,4 +69,25 @@ def tactic_findings(
                 why=vs[0].why,
             )
         )
+    return tuple(out)
+
+
+def module_findings(
+    instantiations: Sequence[Instantiation], release: str, arch: str = "sm_120"
+) -> tuple[TacticFinding, ...]:
+    """Every runner of `release` whose module is among `instantiations` (those of a JIT cache:
+    a runner counts as present when any of its launcher macros is instantiated), its tactics
+    held to them: the CUT207 findings, runner by runner."""
+    out: list[TacticFinding] = []
+    for key, runner in runners().items():
+        if release not in runner.releases:
+            continue
+        mine = [i for i in instantiations if i.name in runner.macros(release)]
+        if not mine:
+            continue
+        verdicts = judge_runner(key, release, arch, {(i.name, tuple(i.args)) for i in mine})
+        if isinstance(verdicts, str):
+            continue
+        where = os.path.commonpath(sorted({str(Path(i.span.path).parent) for i in mine}))
+        out += tactic_findings(key, release, verdicts, where)
     return tuple(out)

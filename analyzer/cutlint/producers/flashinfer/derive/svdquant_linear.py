@@ -70,16 +70,18 @@ class _Module:
 
     def constant(self, name: str) -> tuple[object, int]:
         for node in self.ast.body:
-            target = node.target if isinstance(node, ast.AnnAssign) else None
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-            if not (isinstance(target, ast.Name) and target.id == name):
+            if isinstance(node, ast.AnnAssign):
+                target: ast.expr = node.target
+                value = node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            else:
                 continue
-            value = node.value
+            if not (isinstance(target, ast.Name) and target.id == name) or value is None:
+                continue
             # MappingProxyType({...}) wraps a literal dict.
             if isinstance(value, ast.Call) and value.args:
                 value = value.args[0]
-            assert value is not None
             return ast.literal_eval(value), node.lineno
         raise DeriveError(f"{self.path}: no constant {name}")
 
