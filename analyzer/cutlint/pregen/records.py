@@ -7,6 +7,8 @@ from pydantic import Field
 from cutlint.records import Diagnostic, InstantiationResult, Record, TacticFinding, Verdict
 
 FAILING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_COMPILE, Verdict.UNREACHABLE)
+GEMM_RUNNER_FAILING = ("fails initialize()", "does not compile", "not instantiated")
+"""A dense GEMM runner's verdicts (producers/flashinfer/runner_tactics) whose tactic cannot run."""
 """The verdicts pregen reports as failures (the same ones `check` counts and flags)."""
 
 
@@ -88,7 +90,7 @@ class GemmRunnerTactic(Record):
 
     @property
     def fails(self) -> bool:
-        return self.verdict in ("fails initialize()", "does not compile", "not instantiated")
+        return self.verdict in GEMM_RUNNER_FAILING
 
 
 class PregenResult(Record):

@@ -8,10 +8,8 @@ from collections import Counter
 from tabulate import tabulate
 
 from cutlint.explain.render import describe, prediction
-from cutlint.pregen.records import PregenOperation, PregenResult
+from cutlint.pregen.records import GEMM_RUNNER_FAILING, PregenOperation, PregenResult
 from cutlint.report.tactic_findings import render_tactic_findings
-
-FAILING = ("fails initialize()", "does not compile", "not instantiated")
 
 WITHHELD_SHOWN = 3
 
@@ -107,7 +105,7 @@ def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
             t for t in r.gemm_runner_tactics if (t.runner, t.runner_class) == (runner, runner_class)
         ]
         bad = [t for t in mine if t.fails]
-        unknown = [t for t in mine if t.verdict not in ("fits", *FAILING)]
+        unknown = [t for t in mine if t.verdict not in ("fits", *GEMM_RUNNER_FAILING)]
         keys = ", ".join(mine[0].keys[:2]) + (
             f" and {len(mine[0].keys) - 2} more" if len(mine[0].keys) > 2 else ""
         )
