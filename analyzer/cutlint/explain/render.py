@@ -22,7 +22,7 @@ from cutlint.families.registry import family_of
 from cutlint.logs.events import LogEventKind
 from cutlint.records import InstantiationResult
 from cutlint.report.escape import printable
-from cutlint.report.tactic_findings import render_tactic_findings
+from cutlint.report.tactic_findings import keys_text, render_tactic_findings
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -114,7 +114,7 @@ def _bytes(t: GemmRunnerTactic) -> str:
 def _gemm_runner(g: GemmRunnerReading) -> list[str]:
     """The runner's tactics in the autotuner's order, with each one's verdict and bytes; the
     SharedStorage of each failing one by part."""
-    keys = ", ".join(g.blocklist_keys) or "-"
+    keys = keys_text(g.blocklist_keys)
     limit = f"{g.tactics[0].limit:,} B" if g.tactics else "?"
     lines = _field(
         "tactics",

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from cutlint.explain.render import describe, prediction
 from cutlint.pregen.records import GEMM_RUNNER_FAILING, PregenOperation, PregenResult
-from cutlint.report.tactic_findings import render_tactic_findings
+from cutlint.report.tactic_findings import keys_text, render_tactic_findings
 
 WITHHELD_SHOWN = 3
 
@@ -106,9 +106,7 @@ def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
         ]
         bad = [t for t in mine if t.fails]
         unknown = [t for t in mine if t.verdict not in ("fits", *GEMM_RUNNER_FAILING)]
-        keys = ", ".join(mine[0].keys[:2]) + (
-            f" and {len(mine[0].keys) - 2} more" if len(mine[0].keys) > 2 else ""
-        )
+        keys = keys_text(mine[0].keys)
         text = (f"{len(bad)} fail: {', '.join(str(t.tactic) for t in bad)}" if bad
                 else "none fails")  # fmt: skip
         if unknown:

@@ -8,6 +8,14 @@ from collections.abc import Sequence
 from cutlint.records import TacticFinding
 
 IDS_SHOWN = 8
+KEYS_SHOWN = 2
+
+
+def keys_text(keys: Sequence[str]) -> str:
+    """Blocklist keys, the first few named (svdquant_linear's runners have 14 op names)."""
+    shown = ", ".join(keys[:KEYS_SHOWN]) or "-"
+    more = len(keys) - KEYS_SHOWN
+    return shown + (f" and {more} more (JSON lists all)" if more > 0 else "")
 
 
 def _ids(ids: Sequence[int]) -> str:
@@ -22,6 +30,6 @@ def render_tactic_findings(findings: Sequence[TacticFinding]) -> list[str]:
         out += [
             f"{f.path}: {f.severity.value}: [{f.rule} {f.name}] {f.message}",
             f"  why: {f.why}",
-            f"  block: {_ids(f.ids)} under {', '.join(f.keys) or '-'}",
+            f"  block: {_ids(f.ids)} under {keys_text(f.keys)}",
         ]
     return out
