@@ -81,8 +81,12 @@ class JitModuleFamily:
             if not module.startswith(self.module_dirs):
                 return None
         else:
-            parameters = self._data().get("parameters")
-            if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
+            # (`older_parameter_counts`: a family whose macro name no other header shares may
+            # take an older release's shorter form outside a cache too)
+            data = self._data()
+            parameters = data.get("parameters")
+            counts = {len(parameters or ()), *data.get("older_parameter_counts", ())}
+            if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
