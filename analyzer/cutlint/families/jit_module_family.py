@@ -9,6 +9,7 @@ the one that needs the most shared memory: the runner fails when either cannot i
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
@@ -85,8 +86,12 @@ class JitModuleFamily:
             if not module.startswith(self.module_dirs):
                 return None
         else:
-            parameters = self._data().get("parameters")
-            if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
+            # (`older_parameter_counts`: a family whose macro name no other header shares may
+            # take an older release's shorter form outside a cache too)
+            data = self._data()
+            parameters = data.get("parameters")
+            counts = {len(parameters or ()), *data.get("older_parameter_counts", ())}
+            if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
@@ -146,11 +151,20 @@ class JitModuleFamily:
                 regions=regions(k.layout),
                 size=k.layout.size,
                 align=k.layout.align,
-                mainloop_size=self.model.mainloop_shared_storage(t, k.stages).size,
+                mainloop_size=self.model.mainloop_shared_storage(
+                    t, k.stages, *self._release_recipe(recipe)
+                ).size,
                 epilogue_size=self.model.epilogue_shared_storage(t).size,
             ),
             max_threads_per_block=k.max_threads_per_block,
         )
+
+    def _release_recipe(self, recipe: KernelCallRecipe) -> tuple[Any, ...]:
+        """The release's recipe (`recipe_for`), for a model whose mainloop layout depends on the
+        release's CUTLASS (its `mainloop_shared_storage` takes a `recipe`); else nothing."""
+        if "recipe" not in inspect.signature(self.model.mainloop_shared_storage).parameters:
+            return ()
+        return (self.model.recipe_for(recipe.release),)
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {"jit.kernel": self._kernel_label(recipe)}
