@@ -99,6 +99,7 @@ def cache_key(toolchain: Toolchain, file_sha256: str, args: Sequence[str]) -> st
 def _row_to_json(row: ProbeRow) -> dict[str, Any]:
     data = asdict(row)
     data["args"] = list(row.args)
+    data["unmeasured"] = list(row.unmeasured)
     del data["path"]  # the same bytes may live at another path; the caller's path is used
     return data
 
@@ -115,6 +116,7 @@ def _row_from_json(data: dict[str, Any], path: str) -> ProbeRow:
         kernel_align=int(data["kernel_align"]),
         max_threads_per_block=int(data["max_threads_per_block"]),
         members={str(k): int(v) for k, v in data.get("members", {}).items()},
+        unmeasured=tuple(str(f) for f in data.get("unmeasured", ())),
     )
 
 

@@ -33,6 +33,9 @@ class ProbeRow:
     kernel_align: int
     max_threads_per_block: int
     members: dict[str, int] = field(default_factory=dict)
+    unmeasured: tuple[str, ...] = ()
+    """Compared fields (cutlint.verify.result.COMPARED) this probe does not measure: their
+    numbers above are 0 and say nothing; verify reports them as not measured, never as agreeing."""
 
 
 __all__ = ["ProbeError", "ProbeRow"]

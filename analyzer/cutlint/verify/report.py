@@ -76,8 +76,10 @@ def _display(path: str) -> str:
 
 def _pair(v: Verified, name: str) -> str:
     m = getattr(v.model, name) if v.model else None
-    c = getattr(v.compiler, name) if v.compiler else None
-    return f"{'-' if m is None else f'{m:,}'} / {'-' if c is None else f'{c:,}'}"
+    c = v.compiler.measured(name) if v.compiler else None
+    unmeasured = v.compiler is not None and c is None
+    right = "n/m" if unmeasured else "-" if c is None else f"{c:,}"
+    return f"{'-' if m is None else f'{m:,}'} / {right}"
 
 
 def _tactic(v: Verified) -> list[str]:
@@ -223,13 +225,14 @@ def _instantiation(v: Verified) -> dict[str, Any]:
         "flashinfer_version": v.flashinfer_version,
         "status": v.status.value,
         "agree": v.agree,
-        "stages": c.stages if c else None,
-        "smem_bytes": c.smem_bytes if c else None,
-        "mainloop_smem_bytes": c.mainloop_smem_bytes if c else None,
-        "epilogue_smem_bytes": c.epilogue_smem_bytes if c else None,
-        "max_threads_per_block": c.max_threads_per_block if c else None,
+        "stages": c.measured("stages") if c else None,
+        "smem_bytes": c.measured("smem_bytes") if c else None,
+        "mainloop_smem_bytes": c.measured("mainloop_smem_bytes") if c else None,
+        "epilogue_smem_bytes": c.measured("epilogue_smem_bytes") if c else None,
+        "max_threads_per_block": c.measured("max_threads_per_block") if c else None,
         "smem_align": c.kernel_align if c else None,
         "members": dict(c.members) if c else None,
+        "unmeasured": list(c.unmeasured) if c else [],
         "model": _numbers(v.model),
         "differences": [
             {"field": d.field, "model": d.model, "compiler": d.compiler, "difference": d.delta}

@@ -45,6 +45,14 @@ class CompilerNumbers(Numbers):
     members: dict[str, int] = Field(
         default_factory=dict, description="offsets and sizes of SharedStorage members"
     )
+    unmeasured: tuple[str, ...] = Field(
+        default=(),
+        description="compared fields the probe does not measure (their numbers mean nothing)",
+    )
+
+    def measured(self, name: str) -> int | None:
+        """The compiler's number for a compared field, or None where the probe did not measure it."""
+        return None if name in self.unmeasured else int(getattr(self, name))
 
     @classmethod
     def of_row(cls, row: ProbeRow) -> CompilerNumbers:
@@ -56,6 +64,7 @@ class CompilerNumbers(Numbers):
             max_threads_per_block=row.max_threads_per_block,
             kernel_align=row.kernel_align,
             members=dict(row.members),
+            unmeasured=tuple(row.unmeasured),
         )
 
 
@@ -75,10 +84,13 @@ class Difference(_Record):
 
 
 def differences(model: Numbers, compiler: Numbers) -> tuple[Difference, ...]:
+    """The compared fields where the numbers differ; a field the compiler's probe does not
+    measure (CompilerNumbers.unmeasured) is not compared."""
+    skip = compiler.unmeasured if isinstance(compiler, CompilerNumbers) else ()
     return tuple(
         Difference(field=f, model=getattr(model, f), compiler=getattr(compiler, f))
         for f in COMPARED
-        if getattr(model, f) != getattr(compiler, f)
+        if f not in skip and getattr(model, f) != getattr(compiler, f)
     )
 
 

@@ -36,7 +36,7 @@ from cutlint.records import (
     SourceSpan,
     Verdict,
 )
-from cutlint.verify import alias_run
+from cutlint.verify import alias_run, probes
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
 from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
@@ -249,7 +249,9 @@ def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache
     )
 
 
-def _no_backend(inst: Instantiation) -> str:
+def _no_backend(inst: Instantiation, probe: str | None = None) -> str:
+    if probe in probes.PROBES:
+        return f"`{inst.name}` in {Path(inst.span.path).name}: the {probe} probe does not build it"
     built = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
     if inst.form is FormKind.TYPE_ALIAS:
         return f"`{inst.name}`: no family that models it has a compiler probe"
@@ -260,7 +262,7 @@ def _no_backend(inst: Instantiation) -> str:
 
 def _compare(
     r: InstantiationResult,
-    job: _FileJob | alias_run.AliasJob | None,
+    job: _FileJob | alias_run.AliasJob | probes.ProbeJob | None,
     version: str | None,
     is_probed: Callable[[InstantiationResult], bool] = _probed,
 ) -> Verified:
@@ -276,7 +278,7 @@ def _compare(
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
     if job is None or not is_probed(r):
-        note = _no_backend(inst)
+        note = _no_backend(inst, family_of(r.recipe).probe if r.recipe else None)
         if inst.form is FormKind.TYPE_ALIAS and r.recipe is None and r.not_modeled is not None:
             note = f"not compiled: {r.not_modeled.reason}"
         return Verified(**base, status=Status.NO_BACKEND, note=note)
@@ -292,7 +294,17 @@ def _compare(
         )
     diffs = differences(model, compiler)
     status = Status.DISAGREE if diffs else Status.AGREE
-    return Verified(**base, status=status, compiler=compiler, differences=diffs, cached=job.cached)
+    measured_only: str | None = None
+    if compiler.unmeasured:
+        measured_only = f"not measured by the compiler's probe: {', '.join(compiler.unmeasured)}"
+    return Verified(
+        **base,
+        status=status,
+        compiler=compiler,
+        differences=diffs,
+        cached=job.cached,
+        note=measured_only,
+    )
 
 
 def _missed_by_check(job: _FileJob) -> list[Verified]:
@@ -453,15 +465,34 @@ def verify(
         where = f" ({nvcc.path})" if nvcc.path else ""
         log(f"{options.backend} {nvcc.release}{where}; cache {cache.root}")
         log(f"{len(jobs) - len(todo)} of {len(jobs)} file(s) in the cache")
+    others: list[probes.ProbeJob] = []
+    if options.backend == "nvcc":
+        # the other probes, by the family's `probe` name (cutlint.verify.probes)
+        taken = {j.result.path for j in alias_jobs} | {j.result.path for j in jobs}
+        others = probes.run(
+            [f for f in checked.files if f.path not in taken],
+            search,
+            nvcc,
+            cache,
+            jobs=options.jobs,
+            use_cache=options.use_cache,
+            keep_build=options.keep_build,
+            progress=progress,
+        )
     _compile(todo, nvcc, options, cache, progress, log)
 
     by_path = {j.result.path: j for j in jobs}
+    by_other_path = {j.result.path: j for j in others}
     by_alias_path = {j.result.path: j for j in alias_jobs}
     verified: list[Verified] = []
     for f in checked.files:
         if f.path in by_alias_path:
             alias_job = by_alias_path[f.path]
             verified += [_compare(r, alias_job, None, alias_run.probed) for r in f.instantiations]
+            continue
+        if f.path in by_other_path:
+            other = by_other_path[f.path]
+            verified += [_compare(r, other, other.version, other.builds) for r in f.instantiations]
             continue
         probed = by_path.get(f.path)
         version = probed.version if probed else version_in_path(f.path) or search.single_version()
@@ -473,7 +504,11 @@ def verify(
         instantiations=tuple(verified),
         files=tuple(
             sorted(
-                [*(_file_run(j) for j in jobs), *(j.run for j in alias_jobs if j.run)],
+                [
+                    *(_file_run(j) for j in jobs),
+                    *(j.run for j in alias_jobs if j.run),
+                    *(probes.file_run(j) for j in others),
+                ],
                 key=lambda f: f.path,
             )
         ),

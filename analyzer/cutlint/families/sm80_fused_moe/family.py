@@ -55,8 +55,8 @@ class Sm80FusedMoe:
         "fused_moe.gated": ("input.epilogue",),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "element", "activation")
-    probe: ClassVar[str | None] = None
-    """Its probe (cutlint.verify.sm80_fused_moe_probe) is not behind `cutlint verify` yet."""
+    probe: ClassVar[str | None] = "sm80-fused-moe-launcher"
+    """`cutlint verify` compiles its files with cutlint.verify.sm80_fused_moe_probe (cutlint.verify.probes)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.EXPLICIT_INSTANTIATION:

@@ -43,8 +43,8 @@ class Sm90MixedMoe:
         "mixed_moe.schedule": ("input.schedule",),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "types", "scales", "schedule")
-    probe: ClassVar[str | None] = None
-    """Its probe (cutlint.verify.sm90_mixed_probe) is not behind `cutlint verify` yet."""
+    probe: ClassVar[str | None] = "sm90-mixed-launcher"
+    """`cutlint verify` compiles its files with cutlint.verify.sm90_mixed_probe (cutlint.verify.probes)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.EXPLICIT_INSTANTIATION:
