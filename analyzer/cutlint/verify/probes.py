@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
@@ -85,6 +86,10 @@ class FileProbe:
     def knows(self, inst: Instantiation) -> bool:
         raise NotImplementedError
 
+    def batch_size(self, f: FileResult) -> int:
+        """Files per translation unit for the group of `f`."""
+        return self.batch
+
     def group(self, f: FileResult) -> str:
         """Files of one group share a toolchain and may share a translation unit."""
         return ""
@@ -103,6 +108,8 @@ class FileProbe:
     def unmeasured_note(self) -> str | None:
         return None
 
+
+_OBJECT_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*(.*)$", re.M)
 
 # --- jit-module ---------------------------------------------------------------------------------
 
@@ -150,11 +157,25 @@ class JitModuleProbe(FileProbe):
                 return probe
         raise ProbeError(f"{f.path}: no instantiation this probe builds")
 
+    def batch_size(self, f: FileResult) -> int:
+        """The family's probe module's FILES_PER_COMPILE (what keeps one compile near 2-3 GB)."""
+        per: int = getattr(self._probe_of(f), "FILES_PER_COMPILE", jit_truth.FILES_PER_COMPILE)
+        return per
+
     def group(self, f: FileResult) -> str:
+        """The family's module, the target, the module directory, the probe module's `tu_key`,
+        and the file's own #defines: a file that defines a macro before the header
+        (FLASHINFER_SM103_GENERIC_NOSMEM_EPILOGUE) selects another header than one that does
+        not, and the header's include guard keeps only the first file's choice in one
+        translation unit."""
         probe = self._probe_of(f)
         tu: Callable[[Path], str] = getattr(probe, "tu_key", lambda _: "")
         target = compile_target(f.path)
-        return f"{probe.__name__}|{target}|{jit_module_dir(f.path)}|{tu(Path(f.path))}"
+        defines = " ".join(
+            " ".join(m.group(1, 2)).strip()
+            for m in _OBJECT_DEFINE.finditer(Path(f.path).read_text(errors="replace"))
+        )
+        return f"{probe.__name__}|{target}|{jit_module_dir(f.path)}|{tu(Path(f.path))}|{defines}"
 
     def _module(self, headers: Headers, f: FileResult, workdir: Path) -> object:
         """The RenderedModule (name, cuda flags) of the file's module directory: the release's
@@ -479,7 +500,8 @@ def _prepare(jobs: Sequence[ProbeJob], nvcc: Nvcc, build: Path) -> None:
             key = (job.probe.name, job.headers.root, job.group)
             if key not in methods:
                 methods[key] = job.probe.method(job.headers, job.result, build)
-            job.toolchain = _toolchain(job, nvcc, methods[key])
+            # the group is part of the method: it decides what shares a translation unit
+            job.toolchain = _toolchain(job, nvcc, f"{job.group}\n{methods[key]}")
         except ProbeError as e:
             job.error = str(e)
 
@@ -587,11 +609,10 @@ def run(
     groups: dict[tuple[str, Path, str], list[ProbeJob]] = {}
     for job in todo:
         groups.setdefault((job.probe.name, job.headers.root, job.group), []).append(job)
-    batches = [
-        g[i : i + g[0].probe.batch]
-        for g in groups.values()
-        for i in range(0, len(g), g[0].probe.batch)
-    ]
+    batches: list[list[ProbeJob]] = []
+    for g in groups.values():
+        per = max(1, g[0].probe.batch_size(g[0].result))
+        batches += [g[i : i + per] for i in range(0, len(g), per)]
     if batches and progress is not None:
         names = sorted({j.probe.name for j in todo})
         progress(

@@ -185,6 +185,16 @@ def summary(result: VerifyResult) -> str:
         f"{result.seconds:.1f} s wall"
     )
     lines = [line, files]
+    partial: dict[tuple[str, ...], int] = {}
+    for v in result.instantiations:
+        if v.compiler is not None and v.compiler.unmeasured and v.status is not Status.ERROR:
+            key = v.compiler.unmeasured
+            partial[key] = partial.get(key, 0) + 1
+    for fields, count in sorted(partial.items()):
+        lines.append(
+            f"{_n(count, 'instantiation')} compared without {', '.join(fields)}: "
+            "their probe does not measure it (`n/m`)"
+        )
     if result.compared == 0:
         lines.append(
             "nothing was compared: no instantiation both modeled and built by the compiler"
