@@ -156,16 +156,28 @@ def test_jit_module_files_through_verify(
     flashinfer_root: Callable[[str], Path],
     tmp_path: Path,
 ) -> None:
-    """One file of each SM120 JIT family: every instantiation agrees with nvcc."""
+    """One file of each SM120 JIT family (FP4, MXFP8, SVDQuant, FP8 groupwise, the FP4 group
+    GEMMs): every instantiation agrees with nvcc."""
     files = [
-        _jit_file(jit_modules, "mxfp8_gemm_cutlass_sm120", p)
-        for p in ("mxfp8_gemm_cutlass___nv_bfloat16_128_128_128.cu",)
+        _jit_file(jit_modules, module, name)
+        for module, name in (
+            ("fp4_gemm_cutlass_sm120", "fp4_gemm_cutlass___nv_bfloat16_128_128_128.cu"),
+            ("mxfp8_gemm_cutlass_sm120", "mxfp8_gemm_cutlass_sm120___nv_bfloat16_128_128_128.cu"),
+            (
+                "nvfp4_svdquant_gemm_cutlass_sm120",
+                "nvfp4_svdquant_gemm_cutlass_sm120_Tactic128x128x128SkConfig.cu",
+            ),
+            ("gemm_sm120", "gemm_groupwise_e4m3_bf16_majorfalse_sm120.cu"),
+            ("gemm_sm120", "group_gemm_fp8_groupwise_e5m2_f16_majortrue_sm120.cu"),
+            ("gemm_sm120", "group_gemm_mxfp4_groupwise_e4m3_bf16_sm120.cu"),
+            ("gemm_sm120", "group_gemm_nvfp4_groupwise_bf16_sm120.cu"),
+        )
     ]
     options = VerifyOptions(
         headers=(flashinfer_root("0.7.4"),), nvcc=nvcc, jobs=1, cache_dir=tmp_path
     )
     result = verify(files, options)
-    assert result.instantiations
+    assert len(result.instantiations) == 28  # 2+2+2+2+2+6+12, measured 3 December 2026
     assert {v.status for v in result.instantiations} == {Status.AGREE}
 
 
