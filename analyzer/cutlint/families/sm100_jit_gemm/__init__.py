@@ -5,6 +5,7 @@ from types import ModuleType
 from typing import ClassVar
 
 from cutlint.cutlass import sm100_kernel
+from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.families.base import Claim, Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
@@ -71,6 +72,12 @@ class Sm100JitGemm(JitModuleFamily):
         t = self._tactic(recipe)
         return not isinstance(t, str) and t.ptr_array
 
+    def _sm103(self, recipe: Recipe) -> bool:
+        """The SM103 ultra kernel (the one-problem SM103 shell)."""
+        assert isinstance(recipe, KernelCallRecipe)
+        t = self._tactic(recipe)
+        return not isinstance(t, str) and t.mainloop.kind is ml.UmmaKind.SM103_BLOCKSCALED
+
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {
             **super().facts(recipe, res),
@@ -78,7 +85,7 @@ class Sm100JitGemm(JitModuleFamily):
             "umma.tmem.capacity": TMEM_COLUMNS,
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
             "umma.smem.assert": sm100_kernel.smem_static_assert(
-                res.cutlass_version, False, ptr_array=self._ptr_array(recipe)
+                res.cutlass_version, self._sm103(recipe), ptr_array=self._ptr_array(recipe)
             ),
         }
 

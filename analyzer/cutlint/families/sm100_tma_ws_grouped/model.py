@@ -196,7 +196,7 @@ def sf_stages(t: Tactic, cutlass: CutlassModel) -> int | None:
     """The SM103 mainloop's scale-factor stages (None: the same as the AB stages)."""
     if t.mainloop.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
         return None
-    return ml.sm103_sf_stages(t.mainloop, epilogue_shared_storage(t).size, cutlass)
+    return ml.sm103_sf_stages(t.mainloop, epilogue_shared_storage(t).size)
 
 
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
