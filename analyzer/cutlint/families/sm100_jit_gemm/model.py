@@ -10,6 +10,12 @@ doubled for `_2SM` (`SMTypeAdapter<_2SM>::Scale`). FP4 and MXFP8 take a dynamic 
 parts are cutlint.cutlass.sm100_mainloop / sm100_epilogue / sm100_kernel with `ptr_array=False`;
 this module only decides, as the headers do, which parts a call selects. Each constant's source is
 in data/family.toml.
+
+Two more headers build on the same parts: the SM103 FP4 module's ultra kernels
+(fp4_gemm_template_sm103.h: the one-problem SM103 block-scaled mainloop with its AB and SF stage
+counts, the one-problem no-smem epilogue, the one-problem SM103 shell) and the SVDQuant NVFP4
+kernels (nvfp4_svdquant_gemm_template_sm100.h: the SM100 NVF4 mainloop, whose LoRA operands
+overlay its A/B stages, and the TMA epilogue with LinCombPerColBias's row broadcast).
 """
 
 from __future__ import annotations
