@@ -15,7 +15,6 @@ from cutlint.families.sm100_jit_gemm.model import Tactic
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe, Resources
 
-
 SM103_ONLY = 103
 """fp4_gemm_template_sm103.h: Sm103Only runs the kernel where flashinfer::arch::is_match_v<103>."""
 
