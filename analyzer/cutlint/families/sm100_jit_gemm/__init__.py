@@ -1,4 +1,5 @@
-"""Dense SM100 FP4, MXFP8, FP8 and BF16 GEMMs (FlashInfer JIT modules fp4/mxfp8/fp8/bf16_gemm_cutlass)."""
+"""Dense SM100/SM103 FP4 (with SM103 ultra), MXFP8, FP8, BF16 and SVDQuant NVFP4 GEMMs (FlashInfer JIT
+modules fp4/mxfp8/fp8/bf16_gemm_cutlass, fp4_gemm_cutlass_sm103, nvfp4_svdquant_gemm_cutlass)."""
 
 from collections.abc import Mapping
 from types import ModuleType
