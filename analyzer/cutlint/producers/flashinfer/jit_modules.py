@@ -227,10 +227,10 @@ def nvcc_flag_lists(root: Path) -> dict[str, list[str]]:
     lists: dict[str, list[str]] = {}
 
     def value(node: ast.expr) -> list[str] | None:
-        if isinstance(node, ast.List) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
-        ):
-            return [e.value for e in node.elts if isinstance(e, ast.Constant)]
+        if isinstance(node, ast.List):
+            items = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            strings = [v for v in items if isinstance(v, str)]
+            return strings if len(strings) == len(items) else None
         if isinstance(node, ast.Name):
             return lists.get(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
