@@ -198,8 +198,9 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     data = model.family_data()
     legacy = release in data["legacy"]["releases"]
     if release is not None and not legacy and release not in data["launcher_releases"]:
+        known = ", ".join([*data["legacy"]["releases"], *data["launcher_releases"]])
         return (
             f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} is not one the model "
-            "covers (0.6.3-0.6.6 and 0.7.2.post1-0.7.4)"
+            f"covers ({known})"
         )
     return model.tactic_of(_recipe(recipe).args, legacy)
