@@ -644,7 +644,8 @@ def generate() -> None:
     "--jit-gemm",
     is_flag=True,
     help="Also render the GEMM modules the JIT writes for --sm from the wheel's jinja templates "
-    "(generated/gen_gemm_sm100*, sm103*: dense FP4, FP4 ultra, FP8, BF16, MXFP8, groupwise, "
+    "(generated/gen_gemm_sm90: the segment GEMM; gen_gemm_sm100*, sm103*: dense FP4, FP4 ultra, "
+    "FP8, BF16, MXFP8, groupwise, "
     "svdquant; gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
 )
 def generate_flashinfer(

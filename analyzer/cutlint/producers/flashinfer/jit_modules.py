@@ -22,6 +22,7 @@ The cache layout is `FLASHINFER_CACHE_DIR / <version> / <arch> / "generated"` (j
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import sys
@@ -35,12 +36,14 @@ from typing import Any
 _GEN_MODULES = ("core", "svdquant_sm120")
 
 GEN_PREFIXES: dict[int, tuple[str, ...]] = {
+    90: ("gen_gemm_sm90",),
     100: ("gen_gemm_sm100",),
     103: ("gen_gemm_sm100", "gen_gemm_sm103"),
     120: ("gen_gemm_sm120",),
     121: ("gen_gemm_sm120",),
 }
-"""The gen functions whose modules a device of each arch builds: gemm/gemm_base.py calls the
+"""The gen functions whose modules a device of each arch builds: gemm/gemm_base.py calls
+`gen_gemm_sm90_module` (the segment GEMM, `SegmentGEMMWrapper(backend="sm90")`) on 9.0, the
 `gen_gemm_sm100_module*` ones on every SM10x part (their nvcc flags take majors 10 and 11), and
 `gen_gemm_sm103_module_cutlass_fp4` beside them on 10.3 (`get_gemm_sm103_module_cutlass_fp4`);
 the SM120 ones on 12.x."""
@@ -213,6 +216,41 @@ class _CompilationContext:
         return []
 
 
+def nvcc_flag_lists(root: Path) -> dict[str, list[str]]:
+    """The module-level `*_nvcc_flags` lists of the wheel's `flashinfer/jit/core.py`
+    (`sm90a_nvcc_flags = ["-gencode=...", "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"] +
+    common_nvcc_flags`), read from its source (importing it needs torch), without their
+    `-gencode` entries: the arch flags are not part of the sources (_CompilationContext)."""
+    path = root / "flashinfer" / "jit" / "core.py"
+    if not path.is_file():
+        return {}
+    lists: dict[str, list[str]] = {}
+
+    def value(node: ast.expr) -> list[str] | None:
+        if isinstance(node, ast.List):
+            items = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            strings = [v for v in items if isinstance(v, str)]
+            return strings if len(strings) == len(items) else None
+        if isinstance(node, ast.Name):
+            return lists.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = value(node.left), value(node.right)
+            return None if left is None or right is None else left + right
+        return None
+
+    for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id.endswith("_nvcc_flags")
+        ):
+            got = value(stmt.value)
+            if got is not None:
+                lists[stmt.targets[0].id] = got
+    return {k: [f for f in v if not f.startswith("-gencode")] for k, v in lists.items()}
+
+
 @contextlib.contextmanager
 def _stand_ins(root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec]) -> Iterator[None]:
     """Import the wheel's `flashinfer.jit.gemm` modules with stand-in parents and helpers; put
@@ -244,6 +282,8 @@ def _stand_ins(root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec]) -> Ite
             return spec
 
         core = _AnyModule("flashinfer.jit.core")
+        for name, flags in nvcc_flag_lists(root).items():
+            setattr(core, name, flags)
         core.gen_jit_spec = gen_jit_spec  # type: ignore[attr-defined]
         core.current_compilation_context = _CompilationContext()  # type: ignore[attr-defined]
         core.JitSpec = _Spec  # type: ignore[attr-defined]
