@@ -660,10 +660,11 @@ def generate_flashinfer(
         root = download_wheel(version, progress=say)
         written = generate_cache(root, version, base, sm)
         rendered: list[Path] = []
+        not_built: list[str] = []
         if jit_gemm:
             from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            rendered = render_modules(root, version, base, sm)
+            rendered = render_modules(root, version, base, sm, not_built=not_built)
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
@@ -676,6 +677,11 @@ def generate_flashinfer(
         say(f"wrote {count} files with FlashInfer {version}'s generator")
     printed = generated
     jit_roots = {next(q for q in p.parents if q.name == "generated") for p in rendered}
+    if not_built and say is not None:
+        say(
+            f"not rendered: {', '.join(not_built)} (their nvcc flags leave out SM{sm}'s major "
+            "version: FlashInfer does not build them there)"
+        )
     if jit_roots:
         if say is not None:
             say(f"rendered {len(rendered)} JIT GEMM files under {', '.join(map(str, jit_roots))}")
