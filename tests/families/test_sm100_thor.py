@@ -74,6 +74,9 @@ def test_a_thor_cache_is_modeled_for_sm110(
     assert not [d for d in never if "103" in d.message]
     sm100 = [r for r in rows if r.instantiation.args and r.instantiation.args[0] == "Sm100"]
     assert len(sm100) == grouped
+    # the dispatch's source names the SM100 cases only: a Thor never takes the SM103 branch
+    sources = {r.resources.dispatch_source for r in sm100 if r.resources is not None}
+    assert sources and all("SHAPE_CASE(100, ...)" in s and "103" not in s for s in sources)
 
 
 def test_the_jit_modules_thor_builds(flashinfer_root: Any, tmp_path: Path) -> None:
@@ -103,34 +106,46 @@ def test_the_jit_modules_thor_builds(flashinfer_root: Any, tmp_path: Path) -> No
     assert rows and not [r for r in rows if r.verdict is Verdict.NOT_MODELED]
 
 
-def truth_rows() -> list[dict[str, Any]]:
+def truth_files() -> dict[tuple[str, str], list[dict[str, Any]]]:
     data: dict[str, Any] = json.loads(TRUTH.read_text())
     cols = data["columns"]
-    return [dict(zip(cols, r, strict=True)) for r in data["rows"]]
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in data["rows"]:
+        row = dict(zip(cols, r, strict=True))
+        out.setdefault((row["version"], row["file"]), []).append(row)
+    return out
 
 
-@pytest.mark.parametrize(
-    "row", truth_rows(), ids=lambda r: f"{r['version']}:{r['file']}:{r['line']}"
-)
-def test_sm110_numbers_equal_nvcc(
-    row: dict[str, Any], flashinfer_root: Any, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def thor_cache(flashinfer_root: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """version -> the `gemm_grouped/100` directory of a Thor cache written by its generator."""
+    made: dict[str, Path] = {}
+
+    def get(version: str) -> Path:
+        if version not in made:
+            base = tmp_path_factory.mktemp(f"thor-{version}")
+            made[version] = generate_cache(flashinfer_root(version), version, base, 110)
+        return made[version]
+
+    return get
+
+
+@pytest.mark.parametrize(("version", "name"), sorted(truth_files()))
+def test_sm110_numbers_equal_nvcc(version: str, name: str, thor_cache: Any) -> None:
     """`cutlint verify --arch sm_110` rows (nvcc 13.0, -gencode=arch=compute_110a,code=sm_110a)
-    against `check` of the same file judged for sm_110."""
-    version = row["version"]
-    generate_cache(flashinfer_root(version), version, tmp_path, 110)
-    path = cache_dir(tmp_path, version, 110) / "gemm_grouped" / "100" / row["file"]
-    result = check([path])
-    got = next(
-        i
-        for f in result.files
-        for i in f.instantiations
-        if i.instantiation.span.line == row["line"]
-    )
-    res = got.resources
-    assert res is not None and res.arch.name == "sm_110"
-    assert res.stage_count.stages == row["stages"]
-    assert res.layout.size == row["kernel_smem"]
-    assert res.layout.mainloop_size == row["mainloop_smem"]
-    assert res.layout.epilogue_size == row["epilogue_smem"]
-    assert res.max_threads_per_block == row["max_threads_per_block"]
+    against `check` of the same file, judged for sm_110 by its path."""
+    rows = truth_files()[(version, name)]
+    assert all(r["agree"] for r in rows)
+    result = check([thor_cache(version) / name])
+    by_line = {i.instantiation.span.line: i for f in result.files for i in f.instantiations}
+    for row in rows:
+        got = by_line[row["line"]]
+        assert ",".join(got.instantiation.args).replace(" ", "") == row["args"].replace(" ", "")
+        res = got.resources
+        assert res is not None and res.arch.name == "sm_110"
+        assert res.stage_count.stages == row["stages"]
+        assert res.layout.size == row["kernel_smem"]
+        assert res.layout.align == row["kernel_align"]
+        assert res.layout.mainloop_size == row["mainloop_smem"]
+        assert res.layout.epilogue_size == row["epilogue_smem"]
+        assert res.max_threads_per_block == row["max_threads_per_block"]

@@ -87,7 +87,7 @@ class Sm100TmaWsGrouped:
             registers=_register_plan(t, ctx.cutlass),
             dispatch_supported=supported,
             dispatch_source=sm100_dispatch.source(
-                ctx.flashinfer.version if ctx.flashinfer else None
+                ctx.flashinfer.version if ctx.flashinfer else None, ctx.arch.sm
             ),
             dispatch_reason=reason,
             tmem_columns=_tmem_total(t),
