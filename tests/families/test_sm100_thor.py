@@ -149,3 +149,19 @@ def test_sm110_numbers_equal_nvcc(version: str, name: str, thor_cache: Any) -> N
         assert res.layout.mainloop_size == row["mainloop_smem"]
         assert res.layout.epilogue_size == row["epilogue_smem"]
         assert res.max_threads_per_block == row["max_threads_per_block"]
+
+
+def test_verify_compiles_a_thor_file_for_sm110a() -> None:
+    """The probe keeps the SM100 module's defines and takes the device's gencode from the arch
+    directory; the cached result is keyed by that device."""
+    from cutlint.verify.cache import Toolchain, cache_key
+    from cutlint.verify.probe_flags import SM100_TARGET, device_gencode, for_device
+
+    thor = for_device(SM100_TARGET, Path(THOR_FILE))
+    assert thor.gencode == "-gencode=arch=compute_110a,code=sm_110a"
+    assert thor.defines == SM100_TARGET.defines
+    b200 = THOR_FILE.replace("/110a/", "/100a/")
+    assert for_device(SM100_TARGET, Path(b200)) == SM100_TARGET
+    assert device_gencode(b200) is None
+    tc = Toolchain("0.7.4", "l", "v", "13.0", "p")
+    assert cache_key(tc, "f", ["a"]) != cache_key(tc, "f", ["a"], device_gencode(THOR_FILE))
