@@ -165,3 +165,41 @@ def test_verify_compiles_a_thor_file_for_sm110a() -> None:
     assert device_gencode(b200) is None
     tc = Toolchain("0.7.4", "l", "v", "13.0", "p")
     assert cache_key(tc, "f", ["a"]) != cache_key(tc, "f", ["a"], device_gencode(THOR_FILE))
+
+
+GROUPED_110A = (
+    "cutlass3x_sm100_tensorop_gemm_grouped_bf16_bf16_f32_bf16_bf16_128x128x64_0x0x1_0_nnn_align8_*"
+)
+"""Four ptr-array kernels (1-SM, 2-SM with the TMA epilogue, and their stream-K twins) of the shell
+NVIDIA/cutlass#2784 names, as cutlass_library writes them for 110a."""
+
+
+def test_cutlass_library_grouped_kernels_on_thor(cutlass_library_build: Any) -> None:
+    """A 110a cutlass_library build judged for sm_110 with CUTLASS 4.2.0: nvcc's numbers for
+    sm_110a (tests/data/nvcc_cutlass_library_sm110_grouped_truth.json), every kernel exactly at
+    the 232,448 B the shell's static_assert allows (CUT102), none over (no CUT106)."""
+    from cutlint.api import CheckOptions
+
+    truth = json.loads(
+        (
+            Path(__file__).parents[1] / "data" / "nvcc_cutlass_library_sm110_grouped_truth.json"
+        ).read_text()
+    )
+    assert truth["arch"] == "110a"
+    generated = cutlass_library_build("110a", GROUPED_110A)
+    result = check([generated], CheckOptions(arch="sm_110", cutlass_version="4.2.0"))
+    by_file = {
+        str(Path(f.path).relative_to(generated)): i for f in result.files for i in f.instantiations
+    }
+    assert len(by_file) == len(truth["rows"]) == 4
+    for row in truth["rows"]:
+        got = by_file[row["file"]]
+        res = got.resources
+        assert res is not None and res.arch.name == "sm_110", row["file"]
+        assert res.stage_count.stages == row["stages"]
+        assert res.layout.size == row["kernel_smem"] == 232448
+        assert res.layout.align == row["kernel_align"]
+        assert res.layout.mainloop_size == row["mainloop_smem"]
+        assert res.layout.epilogue_size == row["epilogue_smem"]
+        assert res.max_threads_per_block == row["threads"]
+        assert {d.rule for d in got.diagnostics} == {"CUT102"}
