@@ -632,7 +632,15 @@ def generate() -> None:
     help="Base directory; files go under <out>/flashinfer/<version>/<sm>a/generated/.  "
     "[default: $CUTLINT_CACHE/generated, i.e. ~/.cache/cutlint/generated]",
 )
-@click.option("--sm", type=click.IntRange(min=1), default=120, show_default=True)
+@click.option(
+    "--sm",
+    type=click.IntRange(min=1),
+    default=120,
+    show_default=True,
+    help="The device: files go where FlashInfer's JIT writes them on it, with the fused-MoE "
+    "module it builds there (a Jetson Thor, 110, builds the SM100 one: "
+    "110a/generated/cutlass_instantiations/100).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "--jit-gemm",
