@@ -13,6 +13,7 @@ from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm100_jit_gemm import model
 from cutlint.families.sm100_jit_gemm.model import Tactic
+from cutlint.model.arch import builds
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe, Resources
 
@@ -24,9 +25,11 @@ class Sm100JitGemm(JitModuleFamily):
     name: ClassVar[str] = "sm100-jit-gemm"
     package: ClassVar[str] = "cutlint.families.sm100_jit_gemm"
     model: ClassVar[ModuleType] = model
-    runs_on: ClassVar[tuple[int, ...]] = (100, 103, 110)
-    """gemm/gemm_base.py builds these modules on every SM10x/SM11x part (their nvcc flags take
-    majors 10 and 11; the FP4 one is replaced by fp4_gemm_cutlass_sm103 on 10.3)."""
+    runs_on: ClassVar[tuple[int, ...]] = builds("Sm100")
+    """The arches whose targets build Sm100 kernels (model/data/arches.toml
+    `builds_cutlass_arch_tags`: sm_100, sm_103, sm_110): gemm/gemm_base.py builds these modules
+    on every SM10x/SM11x part (their nvcc flags take majors 10 and 11; the FP4 one is replaced by
+    fp4_gemm_cutlass_sm103 on 10.3)."""
     built_for: ClassVar[str] = "an Sm100 kernel (sm_100a/103a/110a)"
     module_dirs: ClassVar[tuple[str, ...]] = ("gen_gemm_sm100", "gen_gemm_sm103")
     metrics: ClassVar[Mapping[str, str]] = {
