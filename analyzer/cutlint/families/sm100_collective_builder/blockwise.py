@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from cutlint.cutlass import sm100_kernel as kernel
 from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.records import Instantiation, Shape3
 
@@ -46,6 +47,11 @@ OPERAND_BITS = 8
 SCALE_ELEMENT = "float"
 """BW_BUILDER: the scales are ElementAccumulator (`ArrayEngine<ElementAccumulator, cosize_v<
 SmemLayoutScaleA>> smem_SFA`); the stage count's scale_bits is its sizeof_bits (32)."""
+TRANSFORM_SMEM_STATIC_ASSERT = {
+    "4.2.0": (f"{kernel.KS_TRANSFORM}:219", f"{kernel.KS_ARRAY_TRANSFORM}:237"),
+}
+"""The MMA-transform shells' `static_assert(SharedStorageSize <= sm100_smem_capacity_bytes, "SMEM
+usage exceeded capacity.")` (one problem, ptr-array), at class scope, per release read."""
 MMA_ATOM_K = 32
 """cute/atom/mma_traits_sm100.hpp: the f8f6f4 UMMA atom's K is 32 elements; the blockwise mainloop
 static_asserts `ScaleGranularityK % size<2>(TiledMma::AtomShape_MNK) == 0`."""
@@ -129,3 +135,12 @@ def mainloop(
         ptr_array=grouped,
         scale_granularity=(g.m, g.n, g.k),
     )
+
+
+def smem_static_assert(cutlass_label: str, grouped: bool) -> str:
+    """Where the MMA-transform shell asserts its SharedStorageSize, for the CUTLASS release."""
+    where = TRANSFORM_SMEM_STATIC_ASSERT.get(cutlass_label)
+    if where is not None:
+        return where[1] if grouped else where[0]
+    header = kernel.KS_ARRAY_TRANSFORM if grouped else kernel.KS_TRANSFORM
+    return f"{header}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)"

@@ -268,3 +268,17 @@ def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
 
 def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
     return ml.tmem_columns(t.mainloop, epilogue_shape(t).n)
+
+
+def smem_static_assert(r: Sm100CollectiveBuilderRecipe, cutlass_label: str) -> str:
+    """Where the chain's kernel shell static_asserts SharedStorageSize <= the capacity: the
+    one-problem or ptr-array shell, or for a blockwise mainloop the MMA-transform one."""
+    grouped = "GroupProblemShape" in r.problem_shape
+    if r.mainloop[12] in blockwise.KERNEL_SCHEDULES:
+        return blockwise.smem_static_assert(cutlass_label, grouped)
+    return kernel.smem_static_assert(cutlass_label, False, ptr_array=grouped)
+
+
+def is_two_sm(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """A 2-SM MMA schedule (dense or blockwise; False for one the model does not know)."""
+    return bool({**KERNEL_SCHEDULES, **blockwise.KERNEL_SCHEDULES}.get(r.mainloop[12], False))
