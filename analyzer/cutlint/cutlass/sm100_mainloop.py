@@ -768,8 +768,10 @@ class TmemColumns:
 
 def is_overlapping_accumulator(ml: Mainloop) -> bool:
     """cutlass/gemm/dispatch_policy.hpp: the block-scaled array mainloops' IsOverlappingAccum =
-    AccumulatorPipelineStageCount == 1; the dense array mainloop's is false."""
-    return ml.kind is not UmmaKind.DENSE and accumulator_stages(ml) == 1
+    AccumulatorPipelineStageCount == 1; the dense array mainloop's is false, and so is the
+    blockwise ones' (the MMA-transform shells static_assert it)."""
+    dense = ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE)
+    return not dense and accumulator_stages(ml) == 1
 
 
 def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
@@ -779,18 +781,20 @@ def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     accumulators two buffers 256 - EPI_N columns apart) and
     find_tmem_tensor_col_offset; the scale factors take (MMA_M / 128) x K / SFVecSize columns
     for SFA and ceil(N / 128) x K / SFVecSize for SFB (BS_ML: init_tmem_tensors, tCtSFA / tCtSFB
-    from SmemLayoutAtomSFA / SFB). None where the compiler has not confirmed the layout."""
+    from SmemLayoutAtomSFA / SFB); a blockwise mainloop keeps its scales out of TMEM (BW_ML_ARRAY:
+    the accumulators only, nvcc-confirmed on cutlass_library's grouped blockwise kernels). None
+    where the compiler has not confirmed the layout."""
     src = (
         "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
     )
-    if ml.cta_m not in (64, 128) or ml.kind is UmmaKind.BLOCKWISE:
+    if ml.cta_m not in (64, 128):
         return None
     per_buffer = ml.mma_n if ml.cta_m == 128 else ml.mma_n // 2
     if is_overlapping_accumulator(ml):
         acc = per_buffer + (256 - epilogue_tile_n)
     else:
         acc = accumulator_stages(ml) * per_buffer
-    if ml.kind is UmmaKind.DENSE:
+    if ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE):
         return TmemColumns(acc, 0, 0, src)
     sf_k = ml.mma_k // ml.sf_vector
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass import sm100_kernel
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import (
@@ -113,12 +112,9 @@ class Sm100CollectiveBuilder:
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "umma.tmem.columns": res.tmem_columns or 0,
             "umma.tmem.capacity": TMEM_COLUMNS,
-            "umma.two_sm": r.mainloop[12] in model.KERNEL_SCHEDULES
-            and model.KERNEL_SCHEDULES[r.mainloop[12]],
+            "umma.two_sm": model.is_two_sm(r),
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
-            "umma.smem.assert": sm100_kernel.smem_static_assert(
-                res.cutlass_version, False, ptr_array=False
-            ),
+            "umma.smem.assert": model.smem_static_assert(r, res.cutlass_version),
         }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
