@@ -40,6 +40,7 @@ BW_SCALE = "cutlass/detail/blockwise_scale_layout.hpp"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
+BS_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp"
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
 SF_LAYOUT = "cutlass/detail/sm100_blockscaled_layout.hpp"
 PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
@@ -570,7 +571,7 @@ def _ml_header(ml: Mainloop) -> str:
     if ml.kind is UmmaKind.BLOCKWISE:
         return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
-        return DENSE_ML_UNIVERSAL
+        return BS_ML_UNIVERSAL if ml.kind is UmmaKind.BLOCKSCALED else DENSE_ML_UNIVERSAL
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -728,7 +729,7 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
         return struct(
             "CollectiveMainloop::SharedStorage",
             [tensor_storage(ml, stages).at("tensors"), pipeline(ml, stages).at("pipeline")],
-            f"{DENSE_ML_UNIVERSAL}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
+            f"{_ml_header(ml)}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
         )
     return struct(
         "CollectiveMainloop::SharedStorage",

@@ -19,7 +19,7 @@ from cutlint.families.base import (
     family_toml,
     regions,
 )
-from cutlint.families.sm100_collective_builder import model
+from cutlint.families.sm100_collective_builder import blockscaled, model
 from cutlint.families.sm100_collective_builder.recipe import (
     NAME,
     Sm100CollectiveBuilderRecipe,
@@ -113,8 +113,9 @@ class Sm100CollectiveBuilder:
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "umma.tmem.columns": res.tmem_columns or 0,
             "umma.tmem.capacity": TMEM_COLUMNS,
-            "umma.two_sm": r.mainloop[12] in model.KERNEL_SCHEDULES
-            and model.KERNEL_SCHEDULES[r.mainloop[12]],
+            "umma.two_sm": {**model.KERNEL_SCHEDULES, **blockscaled.KERNEL_SCHEDULES}.get(
+                r.mainloop[12], False
+            ),
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
             "umma.smem.assert": sm100_kernel.smem_static_assert(
                 res.cutlass_version, False, ptr_array=False
@@ -186,4 +187,11 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             "(generator.py removes [4,4,1] when the Thor SM is targeted) and nvcc was not asked "
             "about such a kernel for sm_110a"
         )
-    return model.tactic_of(r, ctx.cutlass)
+    return tactic_of(r, ctx.cutlass)
+
+
+def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> model.Tactic | str:
+    """The dense (model.py) or the block-scaled (blockscaled.py) builder's parts for `r`."""
+    if r.mainloop[1] == blockscaled.OP_CLASS:
+        return blockscaled.tactic_of(r, cutlass)
+    return model.tactic_of(r, cutlass)
