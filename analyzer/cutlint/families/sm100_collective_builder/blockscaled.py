@@ -4,7 +4,8 @@ cutlass_library's `cutlass3x_sm100_bstensorop_*` kernels: MXF8F6F4, MXF4 and NVF
 UMMA mainloops (`sm100_blockscaled_umma_builder.inl` -> `MainloopSm100TmaUmmaWarpSpecialized
 BlockScaled`, `sm100_blockscaled_mma_warpspecialized.hpp`, or its ptr-array sibling
 `sm100_blockscaled_mma_array_warpspecialized.hpp` for a `GroupProblemShape`), 1-SM and 2-SM, with
-the SM100 epilogue builder's TMA and no-smem epilogues, `LinearCombination` or
+the SM100 epilogue builder's TMA and no-smem epilogues (EpilogueTileAuto or an explicit
+`cute::Shape<M, N>` tile), `LinearCombination` or
 `LinCombBlockScaleFactor` (a row-major scale-factor output: `Sm100BlockScaleFactorRowStore`, whose
 SharedStorage is empty). The CUTLASS parts are the shared cutlint.cutlass.sm100_mainloop
 (`UmmaKind.BLOCKSCALED`: A, B, SFA and SFB per stage, the builder's
@@ -20,6 +21,7 @@ import re
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.alias_args import static_extents
 from cutlint.families.base import family_data
 from cutlint.families.sm100_collective_builder import model
 from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
@@ -190,8 +192,13 @@ def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epi
     grouped = "GroupProblemShape" in r.problem_shape
     if e[0] != "cutlass::arch::Sm100" or e[1] not in (OP_CLASS, "cutlass::arch::OpClassTensorOp"):
         return f"epilogue builder {e[0]}, {e[1]}: the model covers the Sm100 block-scaled or TensorOp one"
+    tile_override = None
     if e[4] != model.EPILOGUE_TILE_AUTO:
-        return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto"
+        # EB sm100_dense_compute_tile_shape_or_override: an explicit cute::Shape<M, N> is the tile
+        extents = static_extents(e[4])
+        if extents is None or len(extents) != 2 or extents[1] % 8:
+            return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto and a static cute::Shape<M, N>"
+        tile_override = (extents[0], extents[1])
     fusion = e[14]
     if not (fusion.startswith(model.LINEAR_COMBINATION) or _BLOCK_SCALE_FACTOR.match(fusion)):
         return (
@@ -228,6 +235,7 @@ def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epi
         d_void=False,
         d_m_major=layout_d == model.COLUMN_MAJOR,
         blockscaled=e[1] == OP_CLASS,
+        tile_override=tile_override,
         n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
         fusion_operation=True,
         ptr_array=ptr_array,
