@@ -92,7 +92,7 @@ def test_truth_is_stratified() -> None:
         *("_128x128x128_", "_256x128x128_", "_128x128x256_"),
         *("_0x0x1_", "_1x1x1_", "_2x1x1_", "_4x1x1_", "_4x4x1_"),
         *("_tnn_", "_tnt_", "_ntt_"),
-        # *("_128x256x256_", "_256x256x256_", "BsGemm"),
+        *("_128x256x256_", "_256x256x256_", "BsGemm"),
     ):
         assert part in names, part
     assert not TRUTH["compile_errors"]
