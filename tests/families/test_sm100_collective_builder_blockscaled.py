@@ -9,7 +9,8 @@ LinearCombination and LinCombBlockScaleFactor, every C and D type, row- and colu
 tile and cluster kind, stream-K; three NVF4 kernels of the full block-scaled build with an explicit
 EpilogueTile (128x256x256, 256x256x256) and the hand-written fixture handwritten-blockscaled-nvf4
 (MMA N = 256: one overlapping accumulator stage, EpilogueScheduleAuto on a 2x1x1 cluster). The
-model must equal every row byte for byte. The kernel files are made at test time by CUTLASS's own
+model must equal every row byte for byte; five more of the full build hold its extremes (the
+largest kernel, one stage, N = 192, N = 64, the most TMEM columns). The kernel files are made at test time by CUTLASS's own
 generator, by name.
 """
 
@@ -92,7 +93,7 @@ def test_truth_is_stratified() -> None:
         *("_128x128x128_", "_256x128x128_", "_128x128x256_"),
         *("_0x0x1_", "_1x1x1_", "_2x1x1_", "_4x1x1_", "_4x4x1_"),
         *("_tnn_", "_tnt_", "_ntt_"),
-        *("_128x256x256_", "_256x256x256_", "BsGemm"),
+        *("_128x256x256_", "_256x256x256_", "BsGemm", "_128x192x256_", "_256x64x256_"),
     ):
         assert part in names, part
     assert not TRUTH["compile_errors"]
@@ -156,6 +157,17 @@ def test_unusual_chains_are_reasons_not_crashes(
     args[index] = value
     t = tactic_of(r.model_copy(update={where: tuple(args)}), CUTLASS)
     assert isinstance(t, str) and reason in t, t
+
+
+def test_extremes_of_the_full_build() -> None:
+    """nvcc's numbers for the full block-scaled build's extremes (the model equals them in
+    test_model_equals_compiler): a 128x256x128 MXF8F6F4 1-SM kernel with void C and f32 D gets one
+    stage (the 256-column CTA's 128x128 f32 epilogue tile takes 128 KiB), and the grouped
+    256x192x256 MXF8F6F4 kernel leaves 256 B of sm100_smem_capacity_bytes."""
+    one = _row("_ue8m0xe2m1_ue8m0xe2m1_f32_void_f32_128x256x128_0x0x1_0_ntt_align128_q_1sm")
+    assert one["stages"] == 1
+    top = _row("grouped_ue8m0xe2m1_ue8m0xe2m1_f32_void_e5m2_256x192x256_")
+    assert top["kernel_smem"] == ml.SM100_SMEM_CAPACITY - 256
 
 
 def test_operands_and_scale_factors(sample: Path) -> None:
