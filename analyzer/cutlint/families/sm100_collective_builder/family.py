@@ -4,6 +4,7 @@ CUTLASS 3.x SM100 kernels, hand-written CUTLASS code) and computes their Resourc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -42,7 +43,9 @@ build's compute capabilities, `cluster_shapes_{1,2}sm.remove([4,4,1])`."""
 
 
 def _short(name: str) -> str:
-    return name.rsplit("::", 1)[-1]
+    """Namespaces dropped, template arguments kept (`cute::tuple<cutlass::float_e2m1_t,
+    cutlass::float_ue4m3_t>` -> `tuple<float_e2m1_t,float_ue4m3_t>`)."""
+    return re.sub(r"\b\w+::", "", name)
 
 
 class Sm100CollectiveBuilder:
