@@ -38,6 +38,12 @@ TRUTH: dict[str, Any] = json.loads(
     (ROOT / "tests" / "data" / "nvcc_sm100_collective_builder_blockscaled_truth.json").read_text()
 )
 ROWS: list[dict[str, Any]] = TRUTH["rows"]
+SM110: dict[str, Any] = json.loads(
+    (
+        ROOT / "tests" / "data" / "nvcc_sm100_collective_builder_blockscaled_sm110_truth.json"
+    ).read_text()
+)
+"""nvcc's numbers for three of the sampled kernels built for sm_110a (Jetson Thor)."""
 GENERATED = [r for r in ROWS if r["file"].startswith("gemm/")]
 KERNELS = ",".join(sorted(Path(r["file"]).stem for r in GENERATED))
 """The truth's generated kernels, named one by one in the build's filter (the other rows are
@@ -157,6 +163,18 @@ def test_unusual_chains_are_reasons_not_crashes(
     args[index] = value
     t = tactic_of(r.model_copy(update={where: tuple(args)}), CUTLASS)
     assert isinstance(t, str) and reason in t, t
+
+
+def test_sm110a_lays_out_like_sm100a() -> None:
+    """cutlass_library builds the same `cutlass3x_sm100_bstensorop_*` files for 110a (less the
+    4x4x1 clusters); nvcc lays three of them (NVF4 no-smem, MXF8F6F4 2-SM stream-K with a 6-bit
+    A, grouped 2-SM) out for sm_110a exactly as for sm_100a, so --arch sm_110 takes the sm_100
+    numbers for block-scaled kernels too."""
+    by_kernel = {r["kernel"]: r for r in ROWS}
+    keys = ("stages", "kernel_smem", "kernel_align", "mainloop_smem", "epilogue_smem", "threads")
+    assert SM110["arch"] == "110a" and len(SM110["rows"]) == 3 and not SM110["compile_errors"]
+    for row in SM110["rows"]:
+        assert {k: row[k] for k in keys} == {k: by_kernel[row["kernel"]][k] for k in keys}
 
 
 def test_extremes_of_the_full_build() -> None:
