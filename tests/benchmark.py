@@ -8,7 +8,10 @@
 1. the real FlashInfer 0.7.2.post1 SM120 cache, written by FlashInfer's own generator;
 2. a synthetic cache of N instantiations: copies of those real files under new names;
 3. a real cutlass_library build for 120a (CUTLASS's own generator from the nvidia-cutlass wheel:
-   1,337 kernel files and 323 manifests), checked for sm_120.
+   1,337 kernel files and 323 manifests), checked for sm_120;
+4. the largest FlashInfer cache: 0.7.4 for sm_103 (B300), the generator's fused-MoE files and
+   the JIT's SM100/SM103 GEMM modules (`cutlint generate flashinfer 0.7.4 --sm 103 --jit-gemm`:
+   2,623 instantiations in 367 files).
 
 Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
 runs: `pip install` compiles it.
@@ -34,9 +37,12 @@ import time
 from pathlib import Path
 
 from cutlint.producers.cutlass_library import generate as cutlass_library
+from cutlint.producers.flashinfer.jit_modules import render_modules
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 
 VERSION = "0.7.2.post1"
+LARGEST = ("0.7.4", 103)
+"""The release and arch of the largest cache FlashInfer writes (issue: the datacenter caches)."""
 
 
 def count_instantiations(out: str) -> int:
@@ -169,6 +175,12 @@ def main() -> None:
     # the build's target and headers: its files say neither (docs/guide.md)
     target = ("--arch", "sm_120", "--cutlass-version", "4.2.0")
     report("cutlass_library 120a build, --arch sm_120", library, max(1, args.runs // 2), target)
+    version, sm = LARGEST
+    root = download_wheel(version)
+    generate_cache(root, version, work / "largest", sm)
+    render_modules(root, version, work / "largest", sm)
+    largest = work / "largest" / "flashinfer" / version / f"{sm}a" / "generated"
+    report(f"largest cache: FlashInfer {version} sm_{sm}", largest, max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

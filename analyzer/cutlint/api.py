@@ -3,7 +3,8 @@
 `check(paths)` runs the whole pipeline (parse -> model -> rules) and returns a CheckResult, pure
 data for any reporter. `check_tactic(...)` and `validate_tactics(specs)` answer for tactics before
 any file is written; `explain_log`, `derivation`, `pregen_flashinfer` and `pregen_cutlass_library` are
-the explain and pregen commands' data (docs/guide.md, docs/pregen.md).
+the explain and pregen commands' data (docs/guide.md, docs/pregen.md); `runner_tactic_findings`
+holds FlashInfer's GEMM runners' tactics to a JIT cache's modules.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from cutlint.records import (
     Fusion,
     InstantiationResult,
     Shape3,
+    TacticFinding,
 )
 
 if TYPE_CHECKING:
@@ -186,6 +188,31 @@ def explain_log(
     if cache is None:
         return explain(parsed, None, None, flashinfer_version, arch)
     return explain(parsed, str(cache), check([cache], options), flashinfer_version, arch)
+
+
+def runner_tactic_findings(
+    cache: PathArg,
+    *,
+    flashinfer_version: str | None = None,
+    arch: str | None = None,
+    options: CheckOptions | None = None,
+) -> tuple[TacticFinding, ...]:
+    """FlashInfer's GEMM runners held to a JIT cache's modules: every runner of the release
+    (`flashinfer_version`, else the one the cache's path names) whose module the cache holds,
+    its tactics judged against the module's instantiations; a tactic whose kernel the module
+    never instantiates is a CUT207 finding. Empty when no release is known or no runner's module
+    is there. `explain_log` (with a cache) and `pregen_flashinfer` report the same findings."""
+    from cutlint.engine.runner_findings import module_findings
+    from cutlint.explain.cache import CacheIndex
+
+    result = check([cache], options)
+    index = CacheIndex.of(str(cache), result)
+    versions = index.flashinfer_versions
+    version = flashinfer_version or (versions[0] if len(versions) == 1 else None)
+    if version is None:
+        return ()
+    insts = [r.instantiation for r in index.all_instantiations()]
+    return module_findings(insts, version, arch or DEFAULT_ARCH)
 
 
 def pregen_flashinfer(

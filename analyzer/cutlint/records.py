@@ -425,6 +425,29 @@ class Diagnostic(Record):
     )
 
 
+class TacticFinding(Record):
+    """A finding on a runner's tactics, not on one instantiation: e.g. CUT207, tactics that
+    dispatch to a launcher the module never instantiates (engine/runner_findings.py)."""
+
+    rule: str = Field(description="rule id, e.g. CUT207")
+    name: str = Field(description="rule name, e.g. tactic-not-instantiated")
+    severity: Severity
+    runner: str = Field(description="the runner's log prefix, e.g. [MXFP8 SM120 gemm Runner]")
+    runner_class: str = Field(description="the Python TunableRunner class")
+    release: str = Field(description="the FlashInfer release whose tactic list was judged")
+    module: str = Field(description="the JIT module, e.g. mxfp8_gemm_cutlass_sm120")
+    path: str = Field(description="where the module's generated files are (or would be)")
+    instantiation: str = Field(description="what the tactics need: `MACRO(arg, ...)`")
+    tactics: tuple[int, ...] = Field(description="the tactics of the runner's table that need it")
+    ids: tuple[int, ...] = Field(
+        description="the autotuner ids that run them (packed ids expanded: SVDQuant's fused "
+        "linear runner packs a producer variant beside the tactic)"
+    )
+    keys: tuple[str, ...] = Field(description="`<custom_op>::<runner class>` blocklist keys")
+    message: str
+    why: str
+
+
 class Verdict(StrEnum):
     """What will happen to this tactic, decided from its worst finding."""
 

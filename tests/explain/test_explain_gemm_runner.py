@@ -192,9 +192,23 @@ def test_with_the_modules_cache(tmp_path: Path, jit_modules: Any) -> None:
     (g,) = api.explain_log(log, copy).failures
     assert g.gemm_runner is not None
     assert [t.id for t in g.gemm_runner.tactics if t.verdict == "not instantiated"] == [0, 1]
-    assert "tactic(s) 0, 1 dispatch to a kernel the cache's module never instantiates" in (
-        g.explanation
-    )
+    # a finding of its own (CUT207), one per launcher the two tactics need (SwapAB off and on)
+    h = api.explain_log(log, copy)
+    assert h.findings == g.findings and len(h.findings) == 2
+    assert [(x.rule, x.tactics, x.ids) for x in h.findings] == [
+        ("CUT207", (0,), (0,)),
+        ("CUT207", (1,), (1,)),
+    ]
+    assert [x.instantiation for x in h.findings] == [
+        "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128, 32, 128, false)",
+        "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120(half, 128, 32, 128, true)",
+    ]
+    assert h.findings[0].keys == ("mxfp8_gemm::CutlassMxfp8GemmRunner",)
+    assert h.findings[0].path.endswith("gen_gemm_sm120_cutlass_mxfp8")
+    assert "CUT207 tactic-not-instantiated" in g.explanation
+    text = render_log_text(h)
+    assert "[CUT207 tactic-not-instantiated]" in text and "block: 0 under mxfp8_gemm::" in text
+    assert '"findings": 2' in render_log_json(h)
 
 
 def test_runner_tables_need_no_cache_for_the_cutlass2x_lines_either() -> None:
@@ -240,7 +254,10 @@ def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: P
     (f,) = e.failures
     g = f.gemm_runner
     assert g is not None and g.runner_class == "Nvfp4SvdquantGemmRunner"
-    assert g.blocklist_keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",)
+    assert g.blocklist_keys == (
+        "nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",
+        "nvfp4_svdquant_gemm_sm120_v3_r64::Nvfp4SvdquantGemmRunner",
+    )
     assert len(g.tactics) == 83 and all(t.verdict == "fits" for t in g.tactics)
     row = g.tactics[75]
     assert row.config == "Tactic128x64x256SwapStaticConfig" and row.smem == 96256 and row.logged
@@ -254,3 +271,65 @@ def test_the_svdquant_runner_numbers_83_runtime_tactics_that_all_fit(tmp_path: P
     )
     (old,) = api.explain_log(_log(tmp_path, bare), flashinfer_version="0.7.2.post1").failures
     assert old.agreement is Agreement.NOT_MODELED and "no such runner" in old.explanation
+
+
+# svdquant_linear's fused runner: the same launcher's message, a packed id (row | variant << 8).
+FUSED_INIT = (
+    "[Autotuner]: Skipping tactic <flashinfer.gemm.svdquant_sm120_cutlass._sm120_fused_linear_"
+    "runner.<locals>.Sm120FusedLinearRunner object at 0x7f00> {id}, due to failure while "
+    "profiling: RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+)
+
+
+def _svdquant_cache_less_one(jit_modules: Any, tmp_path: Path) -> Path:
+    """0.7.4's rendered SVDQuant module, copied, with Tactic128x128x128SwapConfig's TACTIC
+    instantiation dropped from its file (its NO_INLINE_DOWN one stays)."""
+    (module,) = [m for m in jit_modules("0.7.4") if m.name == "nvfp4_svdquant_gemm_cutlass_sm120"]
+    generated = module.generated[0].parent.parent
+    copy = tmp_path / "copy"
+    shutil.copytree(generated.parents[1], copy / "flashinfer" / generated.parents[1].name)
+    (path,) = (copy / "flashinfer").rglob("*_Tactic128x128x128SwapConfig.cu")
+    text = path.read_text()
+    line = "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC(Tactic128x128x128SwapConfig)"
+    assert line in text
+    path.write_text(text.replace(line, ""))
+    return copy
+
+
+def test_the_fused_linear_runners_packed_id_and_a_module_less_one(
+    tmp_path: Path, jit_modules: Any
+) -> None:
+    """A line of Sm120FusedLinearRunner, id 263 = row 7 with producer variant 1: read against
+    that runner's table and keys; against a cache whose module lacks one instantiation, the
+    tactics that need it (rows 1, 36-39) are a CUT207 finding with every packed id to block."""
+    log = _log(tmp_path, FUSED_INIT.format(id=263))
+    (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
+    g = f.gemm_runner
+    assert g is not None and g.runner_class == "Sm120FusedLinearRunner"
+    assert g.runner == "svdquant_fused_linear_sm120" and len(g.blocklist_keys) == 14
+    assert [t.id for t in g.tactics if t.logged] == [7]
+    assert f.tactic_reading is not None
+    assert "263 = row 7 (Tactic128x128x256SwapSkConfig" in f.tactic_reading
+    assert "producer variant 1 (not modeled)" in f.tactic_reading
+    assert "not CUTLASS kernels" in f.explanation and not f.findings
+    copy = _svdquant_cache_less_one(jit_modules, tmp_path)
+    e = api.explain_log(log, copy)
+    assert e.flashinfer_version == "0.7.4"
+    (finding,) = e.findings
+    assert (finding.rule, finding.runner_class) == ("CUT207", "Sm120FusedLinearRunner")
+    assert finding.tactics == (1, 36, 37, 38, 39)
+    assert finding.ids == tuple(r | v << 8 for r in (1, 36, 37, 38, 39) for v in range(34))
+    assert finding.instantiation == (
+        "INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC(Tactic128x128x128SwapConfig)"
+    )
+    assert finding.path.endswith("gen_gemm_sm120_cutlass_nvfp4_svdquant")
+    assert "[CUT207 tactic-not-instantiated]" in render_log_text(e)
+    # the API holds every runner of the release to the cache's modules, no log needed
+    found = api.runner_tactic_findings(copy)
+    assert [(x.runner_class, x.tactics) for x in found] == [
+        ("Nvfp4SvdquantGemmRunner", (1, 36, 37, 38, 39)),
+        ("Sm120CutlassLinearRunner", (1, 36, 37, 38, 39)),
+        ("Sm120FusedLinearRunner", (1, 36, 37, 38, 39)),
+    ]
+    assert found[2] == finding
+    assert api.runner_tactic_findings(copy, flashinfer_version="0.7.4", arch="sm_121") == found

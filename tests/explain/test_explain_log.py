@@ -137,6 +137,7 @@ def test_cli_prints_the_explanation_and_exits_1_for_a_log_with_failures(
         "not_modeled": 0,
         "unmapped": 0,
         "unrecognized": 0,
+        "findings": 0,
     }
 
 

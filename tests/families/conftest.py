@@ -3,6 +3,7 @@ the `check_row` fixture; `rows()` is read at collection time by each test module
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from types import ModuleType
@@ -31,11 +32,17 @@ def check(model: ModuleType, row: dict[str, Any]) -> None:
     assert not isinstance(k, str), k
     t = model.tactic_of(row["name"], tuple(row["args"]))
     assert not isinstance(t, str), t
-    plan = model.register_plan(t)
+    # a model whose parts depend on the release's CUTLASS takes its recipe (`recipe_for`)
+    recipe = (
+        (model.recipe_for(row["version"]),)
+        if "recipe" in inspect.signature(model.mainloop_shared_storage).parameters
+        else ()
+    )
+    plan = model.register_plan(t, *recipe)
     members = row["members"]
     got = {
         "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
+        "mainloop_smem": model.mainloop_shared_storage(t, k.stages, *recipe).size,
         "epilogue_smem": model.epilogue_shared_storage(t).size,
         "kernel_smem": k.smem,
         "kernel_align": k.layout.align,

@@ -212,6 +212,7 @@ def test_cli_pregen(flashinfer_root: Any, tmp_path: Path) -> None:
         "blocked": 2,
         "withheld": 8,
         "gemm_runner_tactics_failing": 0,
+        "findings": 0,
     }
     assert len(data["gemm_runner_tactics"]) == 6 + 32  # the dense MXFP8 and FP4 runners
     assert len(data["runner_tactics"]) == 42 + 18 + 18
@@ -254,9 +255,10 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     assert invalid["mxfp8_gemm::CutlassMxfp8GemmRunner"] == [6, 7, 8, 9]
     assert not any("CutlassFp4GemmRunner" in k for k in invalid)
     fixed = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_121")
-    # 0.7.4 adds the SVDQuant runner's 83 runtime tactics; all fit (the header static_asserts
-    # SharedStorageSize <= 101,376 B)
-    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 83 and not fixed.failing_gemm_runner_tactics
+    # 0.7.4 adds the SVDQuant runner's 83 runtime tactics, numbered by mm_nvfp4_svdquant's runner
+    # and svdquant_linear's two; all fit (the header static_asserts SharedStorageSize <= 101,376 B)
+    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 3 * 83
+    assert not fixed.failing_gemm_runner_tactics and not fixed.findings
     hopper = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_90")
     assert hopper.gemm_runner_tactics == ()
 
@@ -298,9 +300,93 @@ def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -
     """0.7.4: the SVDQuant runner's 83 runtime tactics, with their scheduler parameters, under
     nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner; none is blocked on sm_120."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_120")
-    svdq = [t for t in pre.gemm_runner_tactics if t.runner == "nvfp4_svdquant_gemm (sm120):"]
+    svdq = [t for t in pre.gemm_runner_tactics if t.runner_class == "Nvfp4SvdquantGemmRunner"]
     assert [t.tactic for t in svdq] == list(range(83))
-    assert all(t.keys == ("nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",) for t in svdq)
+    assert all(
+        t.keys
+        == (
+            "nvfp4_svdquant_gemm_sm120_v3::Nvfp4SvdquantGemmRunner",
+            "nvfp4_svdquant_gemm_sm120_v3_r64::Nvfp4SvdquantGemmRunner",
+        )
+        for t in svdq
+    )
     assert svdq[32].config == "Tactic128x128x128Config SwapAB off default raster AlongM"
     assert all(t.verdict == "fits" for t in svdq)
     assert not any("Svdquant" in b.key for b in pre.blocked)
+
+
+def _mirror(root: Path, out: Path, path: str, edit: Any) -> Path:
+    """`root` again under `out`, each entry a symlink, except `path` (relative), written as
+    `edit` makes it from the original."""
+    parts = Path(path).parts
+    src, dst = root, out
+    for part in parts[:-1]:
+        dst.mkdir(parents=True, exist_ok=True)
+        for entry in src.iterdir():
+            if entry.name != part:
+                (dst / entry.name).symlink_to(entry)
+        src, dst = src / part, dst / part
+    dst.mkdir(parents=True, exist_ok=True)
+    for entry in src.iterdir():
+        if entry.name != parts[-1]:
+            (dst / entry.name).symlink_to(entry)
+    (dst / parts[-1]).write_text(edit((src / parts[-1]).read_text()))
+    return out
+
+
+def test_the_svdquant_linear_runners_and_a_module_less_one_config(
+    flashinfer_root: Any, tmp_path: Path
+) -> None:
+    """0.7.4: svdquant_linear's runners are listed beside mm_nvfp4_svdquant's, each under its
+    own keys (the fused runner's 83 rows are 2,822 packed ids); none fails. A release tree whose
+    JIT renders no Tactic128x128x128SwapConfig file: its five tactics are a CUT207 finding of
+    each SVDQuant runner, and blocked (the fused runner's under every packed id)."""
+    root = flashinfer_root("0.7.4")
+    pre = api.pregen_flashinfer(root=root, version="0.7.4", arch="sm_120")
+    svdq = Counter(
+        t.runner_class for t in pre.gemm_runner_tactics if t.runner.startswith("nvfp4_svdquant")
+    )
+    assert svdq == {
+        "Nvfp4SvdquantGemmRunner": 83, "Sm120CutlassLinearRunner": 83, "Sm120FusedLinearRunner": 83
+    }  # fmt: skip
+    fused = [t for t in pre.gemm_runner_tactics if t.runner_class == "Sm120FusedLinearRunner"]
+    assert sum(len(t.ids) for t in fused) == 2822 and fused[7].ids[:2] == (7, 263)
+    assert len(fused[0].keys) == 14 and not pre.findings and not pre.failing_gemm_runner_tactics
+    assert any("not CUTLASS kernels" in n for n in pre.notes)
+    less = _mirror(
+        root,
+        tmp_path / "root",
+        "flashinfer/jit/gemm/svdquant_sm120_configs.py",
+        lambda text: text.replace('    "Tactic128x128x128SwapConfig",\n', ""),
+    )
+    cut = api.pregen_flashinfer(root=less, version="0.7.4", arch="sm_120")
+    assert [(f.rule, f.runner_class, f.tactics) for f in cut.findings] == [
+        ("CUT207", c, (1, 36, 37, 38, 39))
+        for c in ("Nvfp4SvdquantGemmRunner", "Sm120CutlassLinearRunner", "Sm120FusedLinearRunner")
+    ]
+    assert cut.findings[0].path == (
+        "flashinfer/0.7.4/120f/generated/gen_gemm_sm120_cutlass_nvfp4_svdquant"
+    )
+    assert {(t.runner_class, t.tactic) for t in cut.failing_gemm_runner_tactics} == {
+        (c, i)
+        for c in ("Nvfp4SvdquantGemmRunner", "Sm120CutlassLinearRunner", "Sm120FusedLinearRunner")
+        for i in (1, 36, 37, 38, 39)
+    }
+    blocked = {(b.key, b.tactic) for b in cut.blocked if "svdquant" in b.key}
+    key = "svdquant_linear_sm120_routes_v5_tactics_v3_pdl::Sm120FusedLinearRunner"
+    assert {i for k, i in blocked if k == key} == {
+        r | v << 8 for r in (1, 36, 37, 38, 39) for v in range(34)
+    }
+    assert {i for k, i in blocked if k.endswith("::Nvfp4SvdquantGemmRunner")} == {1, 36, 37, 38, 39}
+    text = render.render_text(cut)
+    assert "[CUT207 tactic-not-instantiated]" in text
+    assert "Sm120FusedLinearRunner (svdquant_linear_sm120_routes_v5_tactics_v3::" in text
+    assert json.loads(render.render_json(cut))["summary"]["findings"] == 3
+    out = CliRunner().invoke(
+        main,
+        ["pregen", "flashinfer", "--root", str(less), "--version", "0.7.4", "--arch", "sm_120",
+         "--emit-blocklist", str(tmp_path / "bl.json")],
+    )  # fmt: skip
+    assert out.exit_code == 1, out.output
+    invalid = json.loads((tmp_path / "bl.json").read_text())["invalid_tactics"]
+    assert len(invalid[key]) == 5 * 34

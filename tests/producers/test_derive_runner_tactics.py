@@ -43,6 +43,10 @@ def test_every_release_entry_has_its_sources_and_a_list(data: dict[str, Any]) ->
         assert list(rels) == [v for v in known if v in rels], f"{key}: releases out of order"
         for v, e in rels.items():
             assert f"of the {v} wheel" in e["source"] and e["custom_ops_source"]
+            if "tactics_of" in runner:
+                # it numbers another runner's tactics, in the same release
+                assert v in data[runner["tactics_of"]]["releases"] and "args" not in e
+                continue
             assert e["args"] and e["args_source"].startswith("include/flashinfer/gemm/")
             src = e.get("tactics_from", v)
             assert src in rels and "tactics" in rels[src], f"{key} {v}: tactics_from {src}"
@@ -51,6 +55,9 @@ def test_every_release_entry_has_its_sources_and_a_list(data: dict[str, Any]) ->
     assert list(data["fp4_sm120"]["releases"]) == known
     mx = list(data["mxfp8_sm120"]["releases"])
     assert mx == known[known.index("0.6.8rc1") :]
+    # SVDQuant SM120 (mm_nvfp4_svdquant's runner and svdquant_linear's two): 0.7.4 only
+    for key in ("svdquant_sm120", "svdquant_linear_sm120", "svdquant_fused_linear_sm120"):
+        assert list(data[key]["releases"]) == ["0.7.4"], key
 
 
 @pytest.mark.parametrize("version", ["0.5.0", "0.6.4", "0.6.10", "0.6.11.post2", "0.7.4"])
@@ -64,7 +71,8 @@ def test_a_release_derives_to_its_committed_entry(data: dict[str, Any], version:
             continue
         src = committed.get("tactics_from", version)
         want = {k: x for k, x in committed.items() if k != "tactics_from"}
-        want["tactics"] = runner["releases"][src]["tactics"]
+        if "tactics_of" not in runner:
+            want["tactics"] = runner["releases"][src]["tactics"]
         assert dict(derived[key]) == want, f"{key} {version}"
 
 

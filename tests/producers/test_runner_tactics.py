@@ -141,3 +141,82 @@ def test_blocklists() -> None:
     assert blocked_tactics("mxfp8_sm120", "0.6.11.post2", "sm_121") == (6, 7, 8, 9)
     assert blocked_tactics("mxfp8_sm120", "0.7.4", "sm_120") == ()
     assert blocked_tactics("fp4_sm120", "0.7.4", "sm_121") == ()
+
+
+# --- SVDQuant's svdquant_linear runners (0.7.4) ----------------------------------------------
+
+LINEAR_OPS = tuple(
+    f"svdquant_linear_sm120_routes_v{r}_tactics_v3{pdl}"
+    for r in (5, 6, 7, 8, 9, 10, 11)
+    for pdl in ("", "_pdl")
+)
+
+
+def test_the_svdquant_linear_runners_number_the_svdquant_tactics() -> None:
+    """Sm120CutlassLinearRunner numbers the SVDQuant runner's 83 rows; Sm120FusedLinearRunner
+    packs row | variant << 8 (up to 34 producer variants, none a CUTLASS kernel); both only in
+    0.7.4, the one release with svdquant SM120, under every svdquant_linear op name."""
+    r = runners()
+    gemm = r["svdquant_sm120"].releases["0.7.4"]
+    for key, cls in (
+        ("svdquant_linear_sm120", "Sm120CutlassLinearRunner"),
+        ("svdquant_fused_linear_sm120", "Sm120FusedLinearRunner"),
+    ):
+        runner = r[key]
+        assert list(runner.releases) == ["0.7.4"] and runner.runner_class == cls
+        rel = runner.releases["0.7.4"]
+        assert rel.tactics == gemm.tactics and rel.args == gemm.args
+        assert rel.custom_ops == LINEAR_OPS
+        assert runner.blocklist_keys("0.7.4") == tuple(f"{op}::{cls}" for op in LINEAR_OPS)
+        assert rel.source.startswith("flashinfer/gemm/svdquant_sm120_cutlass.py:")
+    assert r["svdquant_linear_sm120"].releases["0.7.4"].producer is None
+    fused = r["svdquant_fused_linear_sm120"]
+    packing = fused.releases["0.7.4"].producer
+    assert packing is not None and (packing.shift, packing.variants) == (8, 34)
+    assert "svdquant_sm120_routes.py:314" in packing.source
+    assert fused.releases["0.7.4"].ids(7)[:3] == (7, 263, 519)
+    assert len(fused.releases["0.7.4"].ids(7)) == 34
+    assert fused.releases["0.7.4"].row_of(263) == 7
+    assert "not CUTLASS kernels" in fused.producer_note
+    assert r["svdquant_sm120"].releases["0.7.4"].custom_ops == (
+        "nvfp4_svdquant_gemm_sm120_v3",
+        "nvfp4_svdquant_gemm_sm120_v3_r64",
+    )
+    # one launcher's message for the three: the autotuner's runner class picks the table
+    from cutlint.producers.flashinfer.runner_tactics import runner_for
+
+    line = "RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
+    read = read_line(line)
+    assert read is not None and read.runner == "svdquant_sm120"
+    assert runner_for(read.runner, "Sm120FusedLinearRunner") == "svdquant_fused_linear_sm120"
+    assert runner_for(read.runner, "Sm120CutlassLinearRunner") == "svdquant_linear_sm120"
+    assert runner_for(read.runner, None) == "svdquant_sm120"
+    e = explain_runner_line(line, "0.7.4", "sm_120", runner_class="Sm120FusedLinearRunner")
+    assert isinstance(e, RunnerExplanation) and e.line.runner == "svdquant_fused_linear_sm120"
+    assert all(v.verdict is Verdict.FITS for v in e.tactics)
+
+
+def _svdquant_module(jit_modules: Any) -> set[tuple[str, tuple[str, ...]]]:
+    (module,) = [m for m in jit_modules("0.7.4") if m.name == "nvfp4_svdquant_gemm_cutlass_sm120"]
+    return {(i.name, i.args) for p in parse_paths(list(module.generated)) for i in p.instantiations}
+
+
+def test_a_tactic_the_module_lacks_is_blocked_under_every_packed_id(jit_modules: Any) -> None:
+    """With Tactic128x128x128SwapConfig's TACTIC instantiation gone, rows 1, 36, 37, 38, 39
+    (kernel 1 with the scheduler's defaults, then its raster and swizzle rows) cannot run: the gemm and linear
+    runners block those ids, the fused runner every packed id of them."""
+    from cutlint.producers.flashinfer.runner_tactics import blocked_tactics
+
+    insts = _svdquant_module(jit_modules)
+    gone = ("INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC", ("Tactic128x128x128SwapConfig",))
+    assert gone in insts
+    rows = blocked_tactics("svdquant_sm120", "0.7.4", "sm_120", insts - {gone})
+    assert rows == (1, 36, 37, 38, 39)
+    verdicts = judge_runner("svdquant_sm120", "0.7.4", "sm_120", insts - {gone})
+    assert not isinstance(verdicts, str)
+    assert rows == tuple(v.tactic.id for v in verdicts if v.verdict is Verdict.NOT_INSTANTIATED)
+    assert all(verdicts[i].tactic.config == "Tactic128x128x128SwapConfig" for i in rows)
+    assert blocked_tactics("svdquant_linear_sm120", "0.7.4", "sm_120", insts - {gone}) == rows
+    packed = blocked_tactics("svdquant_fused_linear_sm120", "0.7.4", "sm_120", insts - {gone})
+    assert packed == tuple(row | v << 8 for row in rows for v in range(34))
+    assert blocked_tactics("svdquant_fused_linear_sm120", "0.7.4", "sm_120", insts) == ()

@@ -106,3 +106,21 @@ def test_svdquant_patches_the_real_header(flashinfer_root: Any, tmp_path: Path) 
     )
     assert "#define INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_STATIC_TACTIC(Config)" in text
     assert "#define INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_NO_INLINE_DOWN_TACTIC(...)" in text
+
+
+@pytest.mark.parametrize(("version", "swap_ab"), [("0.6.8.post1", False), ("0.6.11.post2", True)])
+def test_fp4_group_gemm_patch_follows_the_macro_parameters(
+    flashinfer_root: Any, version: str, swap_ab: bool
+) -> None:
+    """0.6.8rc1 - 0.6.10.post1's grouped FP4 macros have no SwapAB: the probe's tail names the
+    function and reports the arguments without it there, and with it from 0.6.11rc1."""
+    from cutlint.families.sm120_fp4_group_gemm import probe
+
+    include = flashinfer_root(version) / "flashinfer" / "data" / "include"
+    for p in probe.PATCHES:
+        real = include / p.header
+        text = patch_header(real.read_text(), p, real.parent)
+        tail = text[text.index("::cutlint_jit_probe::report<GemmKernel>") :]
+        tail = tail[: tail.index("#else")]
+        assert ("#SwapAB" in tail) is swap_ab
+        assert ("##_##SwapAB##_##" in tail) is swap_ab

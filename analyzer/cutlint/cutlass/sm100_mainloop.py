@@ -42,6 +42,9 @@ DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
 BS_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp"
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
+SM103_ML_UNIVERSAL = "cutlass/gemm/collective/sm103_blockscaled_mma_warpspecialized.hpp"
+"""The one-problem SM103 mainloop (MainloopSm103TmaUmmaWarpSpecializedBlockScaled): its
+SharedStorage holds the tensors only (no tensormaps); PipelineStorage is the kernel's."""
 SF_LAYOUT = "cutlass/detail/sm100_blockscaled_layout.hpp"
 PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
 
@@ -376,23 +379,20 @@ def sm103_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
         ),
         StageTerm(
             name="TensorMapStorage",
-            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps,
-            source=f"{src}: sizeof(cute::TmaDescriptor) x 4 (A, B, SFA, SFB)",
+            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps if ml.ptr_array else 0,
+            source=f"{src}: IsArrayOfPointersGemm ? sizeof(cute::TmaDescriptor) x 4 (A, B, SFA, SFB) : 0",
         ),
     )
 
 
-def _budget(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
-    reserved = sum(r.bytes for r in kernel_carveout(ml, cutlass))
-    return SM100_SMEM_CAPACITY - reserved - carveout
-
-
-def sm103_sf_stages(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
+def sm103_sf_stages(ml: Mainloop, carveout: int) -> int:
     """SM103_BUILDER: sm103_compute_stage_count_or_override_blockscaled's second count: the AB
     stages, plus as many more SF stages as the rest of the budget holds at
-    sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + SFA + SFB each."""
+    sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + SFA + SFB each (the same in every modeled
+    CUTLASS release: its KernelSmemCarveout is the builder's own sum)."""
     s = stage_bytes(ml)
-    budget = _budget(ml, carveout, cutlass)
+    reserved = sum(r.bytes for r in sm103_kernel_carveout(ml))
+    budget = SM100_SMEM_CAPACITY - reserved - carveout
     per_ab = s.tensors + 2 * pipeline_storage(1)
     ab = cpp_div(budget, per_ab)
     return ab + cpp_div(budget - ab * per_ab, pipeline_storage(1) + s.sfa + s.sfb)
@@ -571,7 +571,10 @@ def _ml_header(ml: Mainloop) -> str:
     if ml.kind is UmmaKind.BLOCKWISE:
         return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
-        return BS_ML_UNIVERSAL if ml.kind is UmmaKind.BLOCKSCALED else DENSE_ML_UNIVERSAL
+        return {
+            UmmaKind.BLOCKSCALED: BS_ML_UNIVERSAL,
+            UmmaKind.SM103_BLOCKSCALED: SM103_ML_UNIVERSAL,
+        }.get(ml.kind, DENSE_ML_UNIVERSAL)
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -688,7 +691,7 @@ def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
             "mainloop",
             pipeline_storage(stages) + pipeline_storage(sf),
             BARRIER_BYTES,
-            f"{SM103_ML}: PipelineStorage {{ PipelineTmaUmmaAsync<{stages}> pipeline_ab; "
+            f"{_ml_header(ml)}: PipelineStorage {{ PipelineTmaUmmaAsync<{stages}> pipeline_ab; "
             f"PipelineTmaUmmaAsync<{sf}> pipeline_sf; }}",
             ("builder.stages",),
         )
@@ -703,7 +706,14 @@ def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
 
 def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
     """`CollectiveMma::SharedStorage`: tensors, tensormaps, pipeline (the dense and block-scaled
-    array mainloops); SM103's declares its PipelineStorage type but holds no member of it."""
+    array mainloops); SM103's declares its PipelineStorage type but holds no member of it, and
+    its one-problem mainloop (SM103_ML_UNIVERSAL) no tensormaps either."""
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED and not ml.ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages, sf_stages).at("tensors")],
+            f"{SM103_ML_UNIVERSAL}: CollectiveMma::SharedStorage {{ TensorStorage tensors; }} (its PipelineStorage is the kernel's)",
+        )
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:
         return struct(
             "CollectiveMainloop::SharedStorage",

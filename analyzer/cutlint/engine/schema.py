@@ -88,6 +88,9 @@ class Kind(StrEnum):
     TARGET = "target"
     """Raised when the binary or the kernel cannot run on the target arch (failure class E); the
     reason is the engine's (the file's compile target) or the family's (the kernel's arch)."""
+    RUNNER = "runner"
+    """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
+    runner's table, producers/flashinfer/runner_tactics); the reason is the table's."""
 
 
 class FailsAt(StrEnum):
@@ -95,6 +98,8 @@ class FailsAt(StrEnum):
     COMPILE = "compile"
     INITIALIZE = "initialize"
     DISPATCH = "dispatch"
+    LOAD = "load"
+    """The module's shared library names a symbol that none of its files defines."""
     RUN = "run"
     """Compiles, initializes and launches, then faults (e.g. tensor memory past its allocation)."""
     NEVER = "never"

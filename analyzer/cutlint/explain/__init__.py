@@ -129,6 +129,7 @@ def explain_log(
         flashinfer_version=version,
         arch=target,
         failures=tuple(failures),
+        findings=tuple(dict.fromkeys(x for f in failures for x in f.findings)),
         summaries=tuple(summaries),
         notes=tuple(_notes(log, cache if given else None, version, origin)),
     )

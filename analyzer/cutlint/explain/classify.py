@@ -20,7 +20,7 @@ from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.model.arch import arch_for
 from cutlint.producers.flashinfer.releases import FlashInferRelease
-from cutlint.records import InstantiationResult, Verdict
+from cutlint.records import InstantiationResult, TacticFinding, Verdict
 
 # CUDA driver API, cuda.h `enum cudaError_enum` (CUresult): the codes cuTensorMapEncodeTiled
 # returns that mean the context already holds a sticky error from an earlier kernel.
@@ -360,8 +360,9 @@ def judge(
     matches = m.matches
     note = m.note
     gemm_runner = None
+    findings: tuple[TacticFinding, ...] = ()
     if kind is LogEventKind.GEMM_RUNNER_FAILED:
-        cls, agreement, text, tactic_reading, gemm_runner, matches = judge_gemm_runner(
+        cls, agreement, text, tactic_reading, gemm_runner, matches, findings = judge_gemm_runner(
             m, runner_release, arch, cache if cache_given else None
         )
         note = (
@@ -432,4 +433,5 @@ def judge(
         explanation=text,
         tactic_reading=tactic_reading,
         gemm_runner=gemm_runner,
+        findings=findings,
     )

@@ -10,13 +10,17 @@ whose kernel the cache's module never instantiates is its own finding.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
+from cutlint.engine.runner_findings import tactic_findings
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, FailureClass, GemmRunnerReading, GemmRunnerTactic
 from cutlint.logs.events import LogEvent
 from cutlint.producers.flashinfer.runner_tactics import (
+    ProducerPacking,
     Runner,
     RunnerExplanation,
     Step,
@@ -24,10 +28,11 @@ from cutlint.producers.flashinfer.runner_tactics import (
     Verdict,
     explain_runner_line,
     read_line,
+    runner_for,
     runners,
     step_of,
 )
-from cutlint.records import InstantiationResult
+from cutlint.records import InstantiationResult, TacticFinding
 
 Judged = tuple[
     FailureClass | None,
@@ -36,9 +41,10 @@ Judged = tuple[
     str | None,
     GemmRunnerReading | None,
     tuple[InstantiationResult, ...],
+    tuple[TacticFinding, ...],
 ]
 """(class, agreement, explanation, tactic reading, the runner's tactics judged, the cache's
-instantiations of the tactics the line can be)."""
+instantiations of the tactics the line can be, findings on the runner's tactics (CUT207))."""
 
 INTERNAL = "Error Internal"
 
@@ -63,17 +69,24 @@ def _logged_ids(events: Sequence[LogEvent], runner_class: str) -> tuple[int, ...
     return tuple(sorted(i for i in ids if i is not None))
 
 
-def _instantiated(cache: CacheIndex | None, macro: str) -> set[tuple[str, tuple[str, ...]]] | None:
-    """The cache's instantiations of the runner's launcher macro, or None when it holds none
-    (no module to check the tactics against)."""
+def _logged_class(events: Sequence[LogEvent]) -> str | None:
+    """The runner class the autotuner's lines name for this failure, if one."""
+    return next((e.runner for e in events if e.runner is not None), None)
+
+
+def _module_files(
+    cache: CacheIndex | None, macros: frozenset[str]
+) -> tuple[set[tuple[str, tuple[str, ...]]], str] | None:
+    """The cache's instantiations of the runner's launcher macros and the directory that holds
+    them, or None when it holds none (no module to check the tactics against)."""
     if cache is None:
         return None
-    found = {
-        (r.instantiation.name, tuple(r.instantiation.args))
-        for r in cache.all_instantiations()
-        if r.instantiation.name == macro
-    }
-    return found or None
+    hits = [r for r in cache.all_instantiations() if r.instantiation.name in macros]
+    if not hits:
+        return None
+    found = {(r.instantiation.name, tuple(r.instantiation.args)) for r in hits}
+    dirs = {str(Path(r.instantiation.span.path).parent) for r in hits}
+    return found, os.path.commonpath(sorted(dirs))
 
 
 def _matches(
@@ -112,16 +125,26 @@ def _name(v: TacticVerdict) -> str:
     )
 
 
-def _reading(e: RunnerExplanation, logged: Sequence[int], runner_class: str) -> str | None:
+def _reading(
+    e: RunnerExplanation,
+    logged: Sequence[int],
+    runner_class: str,
+    producer: ProducerPacking | None = None,
+) -> str | None:
     if not logged:
         return None
     by_id = {v.tactic.id: v for v in e.tactics}
-    parts = [
-        f"{i} = {_name(by_id[i])}, {by_id[i].verdict.value}"
-        if i in by_id
-        else f"{i} is not in the list ({len(e.tactics)} tactics)"
-        for i in logged
-    ]
+
+    def one(i: int) -> str:
+        row, variant = producer.unpack(i) if producer else (i, 0)
+        if row not in by_id:
+            return f"{i} is not in the list ({len(e.tactics)} tactics)"
+        said = f"{_name(by_id[row])}, {by_id[row].verdict.value}"
+        if producer is None:
+            return f"{i} = {said}"
+        return f"{i} = row {row} ({said}) with producer variant {variant} (not modeled)"
+
+    parts = [one(i) for i in logged]
     return f"{runner_class} in FlashInfer {e.release}'s order on {e.arch}: " + "; ".join(parts)
 
 
@@ -172,7 +195,7 @@ def _initialize(e: RunnerExplanation, logged: Sequence[int]) -> tuple[Agreement,
 
 
 def _not_modeled(step: Step | None, status: str | None, why: str) -> Judged:
-    return _class(step, status), Agreement.NOT_MODELED, why, None, None, ()
+    return _class(step, status), Agreement.NOT_MODELED, why, None, None, (), ()
 
 
 def judge_gemm_runner(
@@ -188,7 +211,7 @@ def judge_gemm_runner(
             f"`{_prefix(message)}` is a GEMM runner cutlint has no tactic table for (it has "
             f"{known}): its tactics cannot be numbered or judged, so this failure is not explained."
         ))  # fmt: skip
-    runner = runners()[read.runner]
+    runner = runners()[runner_for(read.runner, _logged_class(m.events))]
     if read.arch_text and not read.arch_text.startswith("sm12"):
         return _not_modeled(step, first.status, (
             f"`{read.prefix}` on {read.arch_text}: cutlint's tactic table is of the SM120 "
@@ -199,19 +222,25 @@ def judge_gemm_runner(
             f"`{runner.label}` numbers its tactics per release, and no FlashInfer release is "
             "known here: give --flashinfer-version, or a --cache whose path names it."
         ))  # fmt: skip
-    logged = _logged_ids(m.events, runner.runner_class)
-    e = explain_runner_line(message, release, arch, _instantiated(cache, runner.macro))
+    module = _module_files(cache, runner.macros(release))
+    e = explain_runner_line(
+        message, release, arch, module[0] if module else None, runner.runner_class
+    )
     if not isinstance(e, RunnerExplanation):
         return _not_modeled(step, first.status, (
             f"{e or 'not a runner line'}; cutlint has no tactic table for this runner in "
             f"FlashInfer {release}, so this failure is not judged."
         ))  # fmt: skip
+    rel = runner.releases[release]
+    ids = _logged_ids(m.events, runner.runner_class)
+    # The rows of the table the logged ids run (a packed id's consumer half).
+    logged = tuple(sorted({rel.row_of(i) for i in ids}))
     # The table answers "which tactic cannot initialize": for another step it is not the cause.
     reading = None if step is not Step.INITIALIZE else GemmRunnerReading(
         runner=runner.key, prefix=e.line.prefix, runner_class=runner.runner_class,
         blocklist_keys=runner.blocklist_keys(release), release=release, arch=arch,
         step=step.value if step else None, source=e.source,
-        instantiations_checked=_instantiated(cache, runner.macro) is not None,
+        instantiations_checked=module is not None,
         tactics=tuple(_row(v, logged) for v in e.tactics),
         candidates=tuple(v.tactic.id for v in e.candidates), summary=e.summary,
     )  # fmt: skip
@@ -236,13 +265,18 @@ def judge_gemm_runner(
             )
     else:
         agreement, text = Agreement.NOT_DECIDABLE, f"In FlashInfer {release}: {e.summary}."
-    missing = [v for v in e.tactics if v.verdict is Verdict.NOT_INSTANTIATED]
-    if missing:
+    if rel.producer is not None:
+        text += f" The ids pack a producer variant: {runner.producer_note}."
+    findings = tactic_findings(runner.key, release, e.tactics, module[1]) if module else ()
+    if findings:
+        # Its own finding (CUT207, LogExplanation.findings); the text only points at it.
         text += (
-            f" Besides, tactic(s) {_ids(missing)} dispatch to a kernel the cache's module never "
-            f"instantiates ({missing[0].why}): an undefined symbol when the module loads or the "
-            "tactic runs, on any arch; a finding of its own, apart from shared memory."
+            f" Besides, {len(findings)} finding(s) {findings[0].rule} {findings[0].name}: "
+            "tactics whose kernel the cache's module never instantiates."
         )
     named = [v for v in e.tactics if v.tactic.id in logged]
     matches = _matches(cache, runner, named or list(e.candidates), release)
-    return cls, agreement, text, _reading(e, logged, runner.runner_class), reading, matches
+    return (
+        cls, agreement, text, _reading(e, ids, runner.runner_class, rel.producer), reading,
+        matches, findings,
+    )  # fmt: skip

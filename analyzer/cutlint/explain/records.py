@@ -10,7 +10,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from cutlint.logs.events import LogEvent, LogEventKind
-from cutlint.records import InstantiationResult, Record, Shape3
+from cutlint.records import InstantiationResult, Record, Shape3, TacticFinding
 
 
 class FailureClass(StrEnum):
@@ -127,6 +127,10 @@ class Failure(Record):
     gemm_runner: GemmRunnerReading | None = Field(
         default=None, description="a dense GEMM runner's line: the runner's tactics, judged"
     )
+    findings: tuple[TacticFinding, ...] = Field(
+        default=(),
+        description="findings on the runner's tactics against the cache's module (CUT207)",
+    )
 
 
 class Summary(Record):
@@ -151,6 +155,10 @@ class LogExplanation(Record):
         default=None, description="the arch the runners' tactics are judged on"
     )
     failures: tuple[Failure, ...] = ()
+    findings: tuple[TacticFinding, ...] = Field(
+        default=(),
+        description="findings of their own on the runners' tactics (CUT207), each once",
+    )
     summaries: tuple[Summary, ...] = ()
     notes: tuple[str, ...] = Field(
         default=(), description="what the reader should know first (version mismatches, ...)"

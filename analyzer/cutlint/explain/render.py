@@ -22,6 +22,7 @@ from cutlint.families.registry import family_of
 from cutlint.logs.events import LogEventKind
 from cutlint.records import InstantiationResult
 from cutlint.report.escape import printable
+from cutlint.report.tactic_findings import keys_text, render_tactic_findings
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -113,7 +114,7 @@ def _bytes(t: GemmRunnerTactic) -> str:
 def _gemm_runner(g: GemmRunnerReading) -> list[str]:
     """The runner's tactics in the autotuner's order, with each one's verdict and bytes; the
     SharedStorage of each failing one by part."""
-    keys = ", ".join(g.blocklist_keys) or "-"
+    keys = keys_text(g.blocklist_keys)
     limit = f"{g.tactics[0].limit:,} B" if g.tactics else "?"
     lines = _field(
         "tactics",
@@ -176,6 +177,12 @@ def render_log_text(e: LogExplanation) -> str:
     for i, f in enumerate(e.failures, start=1):
         out.append("")
         out += _failure(i, len(e.failures), f)
+    if e.findings:
+        out += [
+            "",
+            f"findings on the runners' tactics against the cache's module ({len(e.findings)}):",
+        ]
+        out += render_tactic_findings(e.findings)
     for s in e.summaries:
         out.append("")
         out.append(f"autotuner summary, log line {s.event.line_no}: {s.event.text}")
@@ -187,7 +194,8 @@ def render_log_text(e: LogExplanation) -> str:
 def render_log_json(e: LogExplanation) -> str:
     data = e.model_dump(mode="json")  # not model_dump_json: see render_derivation_json
     data["summary"] = {a.name.lower(): e.count(a) for a in Agreement} | {
-        "failures": len(e.failures)
+        "failures": len(e.failures),
+        "findings": len(e.findings),
     }
     return json.dumps(data, indent=2) + "\n"
 

@@ -9,6 +9,7 @@ the one that needs the most shared memory: the runner fails when either cannot i
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
@@ -36,6 +37,11 @@ class KernelCallRecipe(Recipe):
     variant: str | None = None
     """What the file selects of the header besides the call (a family's name for the #defines
     before its #include), when the family reads one; None: the header as it is."""
+
+
+_KERNELS: dict[tuple[str, KernelCallRecipe], tuple[KernelNumbers, ...] | str] = {}
+"""Each call's kernel numbers by (family, recipe): pure functions of the call as written and the
+release, so one run (and every run of a process, as the API's) reuses them."""
 
 
 class JitModuleFamily:
@@ -80,14 +86,27 @@ class JitModuleFamily:
             if not module.startswith(self.module_dirs):
                 return None
         else:
-            parameters = self._data().get("parameters")
-            if "launchers" not in self._data() and parameters and len(inst.args) != len(parameters):
+            # (`older_parameter_counts`: a family whose macro name no other header shares may
+            # take an older release's shorter form outside a cache too)
+            data = self._data()
+            parameters = data.get("parameters")
+            counts = {len(parameters or ()), *data.get("older_parameter_counts", ())}
+            if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
         release = ctx.flashinfer.version if ctx.flashinfer else None
         return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
 
-    def _kernels(self, recipe: Recipe) -> list[KernelNumbers] | str:
+    def _kernels(self, recipe: Recipe) -> tuple[KernelNumbers, ...] | str:
+        """The numbers of every kernel of the call, or why they cannot be had; asked by
+        covers, resources and facts alike, so computed once per call and release."""
         assert isinstance(recipe, KernelCallRecipe)
+        key = (self.name, recipe)
+        got = _KERNELS.get(key)
+        if got is None:
+            got = _KERNELS[key] = self._compute_kernels(recipe)
+        return got
+
+    def _compute_kernels(self, recipe: KernelCallRecipe) -> tuple[KernelNumbers, ...] | str:
         labels = tuple(self._data().get("kernels", ["default"]))
         kernels_of = getattr(self.model, "kernels_of", None)  # a header may define fewer
         if kernels_of is not None:
@@ -98,7 +117,7 @@ class JitModuleFamily:
             if isinstance(got, str):
                 return got
             out.append(got)
-        return out
+        return tuple(out)
 
     def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
         """The model's numbers of one kernel of the call (a family whose files select a header
@@ -132,11 +151,20 @@ class JitModuleFamily:
                 regions=regions(k.layout),
                 size=k.layout.size,
                 align=k.layout.align,
-                mainloop_size=self.model.mainloop_shared_storage(t, k.stages).size,
+                mainloop_size=self.model.mainloop_shared_storage(
+                    t, k.stages, *self._release_recipe(recipe)
+                ).size,
                 epilogue_size=self.model.epilogue_shared_storage(t).size,
             ),
             max_threads_per_block=k.max_threads_per_block,
         )
+
+    def _release_recipe(self, recipe: KernelCallRecipe) -> tuple[Any, ...]:
+        """The release's recipe (`recipe_for`), for a model whose mainloop layout depends on the
+        release's CUTLASS (its `mainloop_shared_storage` takes a `recipe`); else nothing."""
+        if "recipe" not in inspect.signature(self.model.mainloop_shared_storage).parameters:
+            return ()
+        return (self.model.recipe_for(recipe.release),)
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {"jit.kernel": self._kernel_label(recipe)}

@@ -189,7 +189,8 @@ def select(
         status = "fails" if d.fails else "runs"
         for key in d.keys:
             entry = _Entry("dense", d.runner, d.config, status, f"{d.verdict}: {d.why}")
-            by_id.setdefault((key, d.tactic), []).append(entry)
+            for i in d.ids:
+                by_id.setdefault((key, i), []).append(entry)
     blocked: list[BlockedTactic] = []
     withheld: list[WithheldTactic] = []
     for (key, tactic), entries in sorted(by_id.items()):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from cutlint.records import Diagnostic, InstantiationResult, Record, Verdict
+from cutlint.records import Diagnostic, InstantiationResult, Record, TacticFinding, Verdict
 
 FAILING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_COMPILE, Verdict.UNREACHABLE)
+GEMM_RUNNER_FAILING = ("fails initialize()", "does not compile", "not instantiated")
+"""A dense GEMM runner's verdicts (producers/flashinfer/runner_tactics) whose tactic cannot run."""
 """The verdicts pregen reports as failures (the same ones `check` counts and flags)."""
 
 
@@ -70,8 +72,13 @@ class GemmRunnerTactic(Record):
     are getConfigs()'s list, producers/flashinfer/runner_tactics), judged on the arch."""
 
     runner: str = Field(description="the launcher's prefix, e.g. [MXFP8 SM120 gemm Runner]")
+    runner_class: str = Field(description="the Python TunableRunner class that numbers it")
     keys: tuple[str, ...] = Field(description="`<custom_op>::<runner class>` keys it is under")
-    tactic: int
+    tactic: int = Field(description="the tactic: its index in the runner's table")
+    ids: tuple[int, ...] = Field(
+        description="the autotuner ids that run it: the tactic, or every packed id whose "
+        "consumer half it is (SVDQuant's Sm120FusedLinearRunner)"
+    )
     config: str = Field(description="the tile enum and the kernel: CtaShape256x128x128B ...")
     tile: str = Field(description="the CTA tile in elements, MxNxK")
     swap_ab: bool
@@ -83,7 +90,7 @@ class GemmRunnerTactic(Record):
 
     @property
     def fails(self) -> bool:
-        return self.verdict in ("fails initialize()", "does not compile")
+        return self.verdict in GEMM_RUNNER_FAILING
 
 
 class PregenResult(Record):
@@ -99,6 +106,11 @@ class PregenResult(Record):
     )
     gemm_runner_tactics: tuple[GemmRunnerTactic, ...] = Field(
         default=(), description="the dense SM120 GEMM runners' tactics on the arch"
+    )
+    findings: tuple[TacticFinding, ...] = Field(
+        default=(),
+        description="findings on the runners' tactics against the release's rendered JIT "
+        "modules (CUT207)",
     )
     notes: tuple[str, ...] = ()
 

@@ -8,7 +8,8 @@ from collections import Counter
 from tabulate import tabulate
 
 from cutlint.explain.render import describe, prediction
-from cutlint.pregen.records import PregenOperation, PregenResult
+from cutlint.pregen.records import GEMM_RUNNER_FAILING, PregenOperation, PregenResult
+from cutlint.report.tactic_findings import keys_text, render_tactic_findings
 
 WITHHELD_SHOWN = 3
 
@@ -40,6 +41,12 @@ def render_text(r: PregenResult, show_all: bool = False) -> str:
         out += ["", *_runner_tactics(r, show_all)]
     if r.gemm_runner_tactics:
         out += ["", *_gemm_runner_tactics(r, show_all)]
+    if r.findings:
+        out += [
+            "",
+            f"findings on the runners' tactics against the release's JIT modules ({len(r.findings)}):",
+        ]
+        out += render_tactic_findings(r.findings)
     if r.blocked:
         out += ["", "blocklist (FlashInfer's tactics_blocklist.py format):"]
         rows = [[b.key, b.tactic, b.config, b.reason] for b in r.blocked]
@@ -90,22 +97,33 @@ def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
         f"SM120 dense GEMM runners' tactics on {r.arch} (getConfigs()'s order, the autotuner's "
         "ids; their blocklist keys are their own):"
     ]
-    runners = list(dict.fromkeys(t.runner for t in r.gemm_runner_tactics))
+    # SVDQuant's runners share one launcher prefix: a runner is its prefix and its class.
+    runners = list(dict.fromkeys((t.runner, t.runner_class) for t in r.gemm_runner_tactics))
     rows = []
-    for runner in runners:
-        mine = [t for t in r.gemm_runner_tactics if t.runner == runner]
-        bad = [t for t in mine if t.fails]
-        unknown = [
-            t for t in mine if t.verdict not in ("fits", "fails initialize()", "does not compile")
+    for runner, runner_class in runners:
+        mine = [
+            t for t in r.gemm_runner_tactics if (t.runner, t.runner_class) == (runner, runner_class)
         ]
-        keys = ", ".join(mine[0].keys)
+        bad = [t for t in mine if t.fails]
+        unknown = [t for t in mine if t.verdict not in ("fits", *GEMM_RUNNER_FAILING)]
+        keys = keys_text(mine[0].keys)
         text = (f"{len(bad)} fail: {', '.join(str(t.tactic) for t in bad)}" if bad
                 else "none fails")  # fmt: skip
         if unknown:
             text += f"; {len(unknown)} not judged ({unknown[0].verdict})"
-        out.append(f"  {runner} ({keys}): {len(mine)} ids (0-{len(mine) - 1}), {text}")
+        label = (
+            runner
+            if len({c for p, c in runners if p == runner}) == 1
+            else (f"{runner} {runner_class}")
+        )
+        span = f"{len(mine)} tactics (0-{len(mine) - 1})"
+        if any(t.ids != (t.tactic,) for t in mine):
+            span += f", {sum(len(t.ids) for t in mine)} packed ids"
+        else:
+            span = f"{len(mine)} ids (0-{len(mine) - 1})"
+        out.append(f"  {label} ({keys}): {span}, {text}")
         rows += [
-            [runner, t.tactic, t.config, t.tile, t.verdict,
+            [label, t.tactic, t.config, t.tile, t.verdict,
              f"{t.smem:,} B" if t.smem is not None else "-"]
             for t in mine
             if show_all or t.fails
@@ -124,5 +142,6 @@ def render_json(r: PregenResult) -> str:
         "blocked": len(r.blocked),
         "withheld": len(r.withheld),
         "gemm_runner_tactics_failing": len(r.failing_gemm_runner_tactics),
+        "findings": len(r.findings),
     }
     return json.dumps(data, indent=2) + "\n"

@@ -19,7 +19,7 @@ from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.pregen import blocklist
 from cutlint.pregen.convert import instantiation
-from cutlint.pregen.gemm_runners import gemm_runner_tactics
+from cutlint.pregen.gemm_runners import SM120_FAMILY, gemm_runner_tactics, rendered_modules
 from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.runner import fused_ids, grouped_tactics
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
@@ -132,7 +132,11 @@ def pregen_flashinfer(
             else fused_ids(result, grouped)
         )
         ops.append(PregenOperation(kernel=_kernel_name(g.op, inst), result=result, tactics=tactics))
-    dense, dense_notes = gemm_runner_tactics(version, target)
+    modules = None
+    if target.sm in SM120_FAMILY:
+        modules, render_note = rendered_modules(root, version, target.sm)
+        notes += [render_note] if render_note else []
+    dense, dense_notes, findings = gemm_runner_tactics(version, target, modules)
     notes += dense_notes
     blocked, withheld = blocklist.select(version, ops, release, grouped, runners, dense)
     if version not in known_versions():
@@ -151,6 +155,7 @@ def pregen_flashinfer(
         withheld=tuple(withheld),
         runner_tactics=tuple(grouped),
         gemm_runner_tactics=tuple(dense),
+        findings=tuple(findings),
         notes=tuple(notes),
     )
 

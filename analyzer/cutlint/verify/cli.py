@@ -18,7 +18,7 @@ from cutlint.verify.headers import SetupError
 from cutlint.verify.nvcc_probe import ProbeError
 from cutlint.verify.report import RENDERERS
 from cutlint.verify.result import Status, VerifyResult
-from cutlint.verify.run import BACKENDS, VerifyOptions, verify
+from cutlint.verify.run import BACKENDS, Shard, VerifyOptions, verify
 
 EXIT_OK, EXIT_DISAGREE, EXIT_USAGE = 0, 1, 2
 
@@ -37,6 +37,15 @@ def exit_code(result: VerifyResult) -> int:
 
 def _say(message: str) -> None:
     click.echo(message, err=True)
+
+
+def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Shard | None:
+    if value is None:
+        return None
+    try:
+        return Shard.parse(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 @click.command("verify", short_help="Ask nvcc for the numbers the model predicts and compare them.")
@@ -98,6 +107,14 @@ def _say(message: str) -> None:
 @click.option(
     "--keep-build", is_flag=True, help="Keep each file's probe build under <cache>/verify/build."
 )
+@click.option(
+    "--shard",
+    callback=_shard,
+    metavar="K/N",
+    help="Verify only the K-th of N parts of the files (dealt out in path order), so that N "
+    "machines share one input; run each with its own --cache-dir, merge those directories, and "
+    "a run without --shard then compiles nothing again (docs/validation.md).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "-v",
@@ -118,6 +135,7 @@ def verify_command(
     cache_dir: Path | None,
     no_cache: bool,
     keep_build: bool,
+    shard: Shard | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -140,6 +158,7 @@ def verify_command(
         backend=backend,
         cutlass_source=cutlass_source,
         arch=arch,
+        shard=shard,
     )
     try:
         result = verify(

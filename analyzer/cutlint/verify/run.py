@@ -80,6 +80,40 @@ class VerifyOptions:
     cutlass_source: Path | None = None
     """`--cutlass-source`: the CUTLASS tree `using`-chain kernels compile against
     (cutlint.verify.alias_run); default: the nvidia-cutlass wheel in the cache."""
+    shard: Shard | None = None
+    """`--shard K/N`: verify only the K-th of N parts of the files (one machine's share)."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The K-th of N parts of a run's files (1 <= K <= N): the files that hold instantiations,
+    in path order, dealt out in turn, so that N machines given the same inputs verify disjoint
+    parts that together are the whole, each part with about as many files as the others. Each
+    machine caches its own results (`--cache-dir`); a run over the whole input with those
+    caches merged compiles nothing again."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        k, sep, n = text.partition("/")
+        if not (sep and k.strip().isdigit() and n.strip().isdigit()):
+            raise ValueError(f"'{text}' is not K/N (e.g. 1/4)")
+        shard = cls(int(k), int(n))
+        if not 1 <= shard.index <= shard.count:
+            raise ValueError(f"'{text}': K must be between 1 and N")
+        return shard
+
+    def take(self, checked: CheckResult) -> CheckResult:
+        with_work = sorted((f for f in checked.files if f.instantiations), key=lambda f: f.path)
+        mine = {f.path for f in with_work[self.index - 1 :: self.count]}
+        return checked.model_copy(
+            update={"files": tuple(f for f in checked.files if f.path in mine)}
+        )
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
 
 
 def _arch_tag(inst: Instantiation) -> str:
@@ -402,6 +436,11 @@ def verify(
     nvcc = _backend(options)
     search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
     checked = _check(paths, search, options.jobs, options.arch)
+    if options.shard is not None:
+        whole = sum(1 for f in checked.files if f.instantiations)
+        checked = options.shard.take(checked)
+        if progress is not None:
+            progress(f"shard {options.shard}: {len(checked.files)} of {whole} file(s)")
     checked, alias_jobs = _alias_files(checked, options, nvcc, base, progress)
     jobs, missing = _plan(checked.files, search, nvcc)
     if missing:

@@ -19,6 +19,7 @@ launchers/moe_gemm_tma_ws_launcher.inl.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_kernel as kernel
@@ -177,49 +178,97 @@ def with_other_epilogue(t: Tactic) -> Tactic | None:
 
 
 def epilogue_shared_storage(t: Tactic) -> Block:
-    return epi.shared_storage(t.epilogue)
+    return _epilogue_shared_storage(t.epilogue)
 
 
 def epilogue_shape(t: Tactic) -> EpilogueTile:
     return epi.tile_shape(t.epilogue)
 
 
+# The layouts below depend only on the arch tag, the mainloop, the epilogue and CUTLASS, not on
+# the rest of the macro call: a cache's f16 and bf16 outputs, its fusions and the variants of one
+# tactic (K / 2, the other epilogue) share them, so each is laid out once per run.
+
+
+@cache
+def _epilogue_shared_storage(e: epi.Epilogue) -> Block:
+    return epi.shared_storage(e)
+
+
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
-    return ml.stage_count(t.mainloop, epilogue_shared_storage(t).size, cutlass)
+    return _stage_count(t.mainloop, t.epilogue, cutlass)
+
+
+@cache
+def _stage_count(m: ml.Mainloop, e: epi.Epilogue, cutlass: CutlassModel) -> StageCount:
+    return ml.stage_count(m, _epilogue_shared_storage(e).size, cutlass)
 
 
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
-    return kernel.shell(t.sm == 103, ml.accumulator_stages(t.mainloop), cutlass)
+    return _shell(t.sm, t.mainloop, cutlass)
+
+
+def _shell(sm: int, m: ml.Mainloop, cutlass: CutlassModel) -> kernel.KernelShell:
+    return kernel.shell(sm == 103, ml.accumulator_stages(m), cutlass)
 
 
 def sf_stages(t: Tactic, cutlass: CutlassModel) -> int | None:
     """The SM103 mainloop's scale-factor stages (None: the same as the AB stages)."""
-    if t.mainloop.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
+    return _sf_stages(t.mainloop, t.epilogue)
+
+
+@cache
+def _sf_stages(m: ml.Mainloop, e: epi.Epilogue) -> int | None:
+    if m.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
         return None
-    return ml.sm103_sf_stages(t.mainloop, epilogue_shared_storage(t).size, cutlass)
+    return ml.sm103_sf_stages(m, _epilogue_shared_storage(e).size)
 
 
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    return ml.shared_storage(t.mainloop, stages, sf_stages(t, cutlass))
+    return _mainloop_shared_storage(t.mainloop, t.epilogue, stages, cutlass)
+
+
+@cache
+def _mainloop_shared_storage(
+    m: ml.Mainloop, e: epi.Epilogue, stages: int, cutlass: CutlassModel
+) -> Block:
+    return ml.shared_storage(m, stages, _sf_stages(m, e))
 
 
 def kernel_members(t: Tactic, stages: int, cutlass: CutlassModel) -> list[Block]:
     """The members of `GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members)."""
-    e = t.epilogue
-    sf = sf_stages(t, cutlass)
-    return kernel.shared_storage_members(
-        shell(t, cutlass),
-        mainloop_tensors=ml.tensor_storage(t.mainloop, stages, sf),
-        mainloop_maps=ml.tensormap_storage(t.mainloop),
-        mainloop_pipeline=ml.pipeline(t.mainloop, stages, sf),
-        epilogue_tensors=epi.tensor_storage(e),
-        epilogue_maps=epi.tensormap_storage(e),
-        epi_load_pipeline=epi.pipeline(e),
+    return list(_kernel_members(t.sm, t.mainloop, t.epilogue, stages, cutlass))
+
+
+@cache
+def _kernel_members(
+    sm: int, m: ml.Mainloop, e: epi.Epilogue, stages: int, cutlass: CutlassModel
+) -> tuple[Block, ...]:
+    sf = _sf_stages(m, e)
+    return tuple(
+        kernel.shared_storage_members(
+            _shell(sm, m, cutlass),
+            mainloop_tensors=ml.tensor_storage(m, stages, sf),
+            mainloop_maps=ml.tensormap_storage(m),
+            mainloop_pipeline=ml.pipeline(m, stages, sf),
+            epilogue_tensors=epi.tensor_storage(e),
+            epilogue_maps=epi.tensormap_storage(e),
+            epi_load_pipeline=epi.pipeline(e),
+        )
     )
 
 
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    return kernel.shared_storage(kernel_members(t, stages, cutlass), shell(t, cutlass))
+    return _kernel_shared_storage(t.sm, t.mainloop, t.epilogue, stages, cutlass)
+
+
+@cache
+def _kernel_shared_storage(
+    sm: int, m: ml.Mainloop, e: epi.Epilogue, stages: int, cutlass: CutlassModel
+) -> Block:
+    return kernel.shared_storage(
+        list(_kernel_members(sm, m, e, stages, cutlass)), _shell(sm, m, cutlass)
+    )
 
 
 def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:

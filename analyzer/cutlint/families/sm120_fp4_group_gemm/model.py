@@ -8,6 +8,11 @@ The recipe (group_gemm_*_groupwise_sm120.cuh): a grouped block-scaled SM120 main
 (column-major when SwapAB), and the SM90 ptr-array cooperative kernel shell. NVFP4 operands are
 `nv_float4_t` (4-bit in shared memory, SFVec 16); MXFP4 operands are an FP8 x FP4 pair with ue8m0
 scales (MXF8F6F4: 8-bit in shared memory, SFVec 32).
+
+0.6.8rc1 - 0.6.10.post1's headers have no SwapAB parameter (13 arguments: D row-major, the
+14-argument form with SwapAB false) and bundle CUTLASS 4.4.2, whose block-scaled builder sizes
+SFB over tile N and whose ptr-array kernel always splits registers (the knobs `sfb_min_tile_n`
+and `low_register_pressure` of cutlass/data/cutlass.toml, both from 4.5.0).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from cutlint.cutlass import sm90_array_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass.layout import Block
+from cutlint.cutlass.versions import CutlassModel, cutlass_model, parse_version
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
@@ -44,6 +50,8 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     macro = data["macros"].get(name)
     if macro is None:
         return f"`{name}` is not one of {', '.join(data['macros'])}"
+    if len(args) == len(data["parameters"]) - 1:
+        args = (*args[:3], "false", *args[3:])  # 0.6.8rc1 - 0.6.10.post1: no SwapAB, D row-major
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     m, n, k, swap, a, b, sfa, sfb, out = args[:9]
@@ -66,13 +74,40 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     return Tactic(name, tile, swap == "true", _OPERANDS[macro["operands"]], out)
 
 
-def release_known(version: str | None) -> str | None:
-    recipes: dict[str, Any] = family_data()["recipes"]
-    if version in recipes:
+@dataclass(frozen=True)
+class Recipe:
+    """A modeled release's headers: the same kernel types in every release, on its CUTLASS."""
+
+    version: str
+    """The modeled release whose headers they are."""
+    cutlass: str
+    """The CUTLASS the release bundles."""
+
+    def cutlass_model(self) -> CutlassModel:
+        return cutlass_model(parse_version(self.cutlass), f"FlashInfer {self.version}")
+
+
+def recipe_for(version: str | None) -> Recipe | None:
+    """The recipe of a release's headers (its own or the one it shares), or None."""
+    data = family_data()
+    name = data.get("recipe_of", {}).get(version, version)
+    r = data["recipes"].get(name) if name is not None else None
+    if r is None:
         return None
-    return (
-        f"FlashInfer {version or '(unknown release)'}: the recipe is known for {', '.join(recipes)}"
-    )
+    return Recipe(version=name, cutlass=r["cutlass"])
+
+
+def _cutlass(recipe: Recipe | None) -> CutlassModel | None:
+    """The recipe's CUTLASS knobs; no recipe: CUTLASS 4.5.0 (the shared parts' default)."""
+    return None if recipe is None else recipe.cutlass_model()
+
+
+def release_known(version: str | None) -> str | None:
+    """None when a release's headers build this recipe, else why not modeled."""
+    if recipe_for(version) is not None:
+        return None
+    recipes = ", ".join(family_data()["recipes"])
+    return f"FlashInfer {version or '(unknown release)'}: the recipe is known for {recipes}"
 
 
 def epilogue_operands(t: Tactic) -> epilogue.EpilogueOperands:
@@ -91,18 +126,22 @@ def epilogue_shared_storage(t: Tactic) -> Block:
     )
 
 
-def stage_count(t: Tactic) -> StageCount:
-    return mainloop.stage_count(t.tile, t.operands, epilogue_shared_storage(t).size, grouped=True)
+def stage_count(t: Tactic, recipe: Recipe | None = None) -> StageCount:
+    return mainloop.stage_count(
+        t.tile, t.operands, epilogue_shared_storage(t).size, grouped=True, cutlass=_cutlass(recipe)
+    )
 
 
-def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
-    return mainloop.grouped_mainloop_shared_storage(t.tile, t.operands, stages)
+def mainloop_shared_storage(t: Tactic, stages: int, recipe: Recipe | None = None) -> Block:
+    return mainloop.grouped_mainloop_shared_storage(t.tile, t.operands, stages, _cutlass(recipe))
 
 
-def kernel_shared_storage(t: Tactic, stages: int) -> Block:
+def kernel_shared_storage(t: Tactic, stages: int, recipe: Recipe | None = None) -> Block:
     ops = epilogue_operands(t)
     return shell.kernel_shared_storage(
-        mainloop_tensors=mainloop.mainloop_tensor_storage(t.tile, t.operands, stages, grouped=True),
+        mainloop_tensors=mainloop.mainloop_tensor_storage(
+            t.tile, t.operands, stages, grouped=True, cutlass=_cutlass(recipe)
+        ),
         mainloop_pipeline=mainloop.mainloop_pipeline(stages),
         mainloop_tensormaps=mainloop.mainloop_tensormaps(),
         epilogue_tensors=epilogue.tensor_storage(
@@ -117,8 +156,12 @@ def max_threads_per_block() -> int:
     return shell.max_threads_per_block()
 
 
-def register_plan(t: Tactic) -> RegisterPlan:
-    return shell.register_plan(t.tile, sm120_blockscaled=True)
+def register_plan(t: Tactic, recipe: Recipe | None = None) -> RegisterPlan:
+    """The ptr-array kernel's register split; before CUTLASS 4.5.0 it never skips it (knob
+    `low_register_pressure`). No recipe: CUTLASS 4.5.0."""
+    cutlass = _cutlass(recipe)
+    low = cutlass is None or cutlass.has("low_register_pressure")
+    return shell.register_plan(t.tile, sm120_blockscaled=low)
 
 
 def evaluate(
@@ -132,11 +175,12 @@ def evaluate(
         return why
     if kernel != "default":
         return f"`{name}` builds one kernel (`default`), not `{kernel}`"
-    sc = stage_count(t)
+    recipe = recipe_for(version)
+    sc = stage_count(t, recipe)
     return KernelNumbers(
         family=family_data()["name"],
         kernel=kernel,
         stage_count=sc,
-        layout=kernel_shared_storage(t, sc.stages),
+        layout=kernel_shared_storage(t, sc.stages, recipe),
         max_threads_per_block=max_threads_per_block(),
     )

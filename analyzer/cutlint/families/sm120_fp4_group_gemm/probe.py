@@ -5,7 +5,8 @@ group_gemm_{nvfp4,mxfp4}_groupwise_sm120.cuh keep that function up to
 `using Gemm = ...GemmUniversalAdapter<GemmKernel>;`, report `GemmKernel` and return; the rest of
 the macro (the run-time part and the launcher specialization) becomes a static object that calls
 the function once at program start (num_groups = 1, k = n = 0: past the early return, through the
-divisibility checks).
+divisibility checks). The macros of 0.6.8rc1 - 0.6.10.post1 have no SwapAB parameter: the
+inserted tail names the function and the arguments without it there.
 """
 
 from __future__ import annotations
@@ -26,22 +27,28 @@ _ARGS = (
 
 
 def _patch(kind: str, call_args: str) -> HeaderPatch:
-    fn = f"Cutlass{kind}GroupwiseScaledGroupGEMMSM120_{_NAME}"
+    def insert(groups: dict[str, str]) -> str:
+        name, args = _NAME, _ARGS
+        if "SwapAB" not in groups["params"]:  # the 13-parameter macro of 0.6.8rc1 - 0.6.10.post1
+            name, args = name.replace("SwapAB##_##", ""), args.replace("#SwapAB, ", "")
+        fn = f"Cutlass{kind}GroupwiseScaledGroupGEMMSM120_{name}"
+        return (
+            '    ::cutlint_jit_probe::report<GemmKernel>("default", __FILE__, __LINE__,  \\\n'
+            f"        {args});                                                            \\\n"
+            "    return cudaSuccess;                                                     \\\n"
+            "  }                                                                          \\\n"
+            f"  static const bool cutlint_probe_{kind}{name} =                           \\\n"
+            f"      ({fn}({call_args}), true);\n"
+        )
+
     return HeaderPatch(
         header=f"flashinfer/gemm/group_gemm_{kind.lower()}_groupwise_sm120.cuh",
         keep_through=re.compile(
-            rf"#define\s+INSTANTIATE_GROUP_GEMM_{kind}_GROUPWISE_SM120\(.*?"
+            rf"#define\s+INSTANTIATE_GROUP_GEMM_{kind}_GROUPWISE_SM120\((?P<params>[^)]*)\).*?"
             r"using\s+Gemm\s*=\s*cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;[^\n]*\n",
             re.S,
         ),
-        insert=(
-            '    ::cutlint_jit_probe::report<GemmKernel>("default", __FILE__, __LINE__,  \\\n'
-            f"        {_ARGS});                                                            \\\n"
-            "    return cudaSuccess;                                                     \\\n"
-            "  }                                                                          \\\n"
-            f"  static const bool cutlint_probe_{kind}{_NAME} =                           \\\n"
-            f"      ({fn}({call_args}), true);\n"
-        ),
+        insert=insert,
     )
 
 

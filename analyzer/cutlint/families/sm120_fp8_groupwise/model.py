@@ -7,6 +7,14 @@ SharedStorage)>`) with float scales of granularity (gM, 128, 128). The GEMM has 
 the output type (so C and D share one union of 3 buffers) and the SM90 cooperative shell with the
 CLC scheduler (2 stages, the blockwise builder's); the grouped GEMM has no C, the ptr-array
 epilogue (tensormaps for C and 2 x D) and the ptr-array cooperative shell.
+
+Every release from 0.5.0 builds these kernels the same way: the headers of 0.5.x - 0.6.10 differ
+from 0.6.11.post2's only in what follows the kernel types (a stream sync, PDL at launch) and in
+static_assert messages, and the CUTLASS parts they use (the blockwise builder and mainloops, the
+SM120 epilogue builder, the SM90 epilogues, the cooperative and ptr-array cooperative shells and
+their schedulers) lay out and count stages the same in CUTLASS 4.2.1, 4.4.2 and 4.5.0. A recipe
+in data/family.toml names each modeled release's headers and bundled CUTLASS; `recipe_of` maps
+the releases whose headers and CUTLASS are a modeled release's.
 """
 
 from __future__ import annotations
@@ -75,11 +83,31 @@ def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     )
 
 
-def release_known(version: str | None) -> str | None:
-    recipes: dict[str, Any] = family_data()["recipes"]
-    if version in recipes:
+@dataclass(frozen=True)
+class Recipe:
+    """A modeled release's headers: the same kernel types in every release, on its CUTLASS."""
+
+    version: str
+    """The modeled release whose headers they are."""
+    cutlass: str
+    """The CUTLASS the release bundles."""
+
+
+def recipe_for(version: str | None) -> Recipe | None:
+    """The recipe of a release's headers (its own or the one it shares), or None."""
+    data = family_data()
+    name = data.get("recipe_of", {}).get(version, version)
+    r = data["recipes"].get(name) if name is not None else None
+    if r is None:
         return None
-    known = ", ".join(recipes)
+    return Recipe(version=name, cutlass=r["cutlass"])
+
+
+def release_known(version: str | None) -> str | None:
+    """None when a release's headers build this recipe, else why not modeled."""
+    if recipe_for(version) is not None:
+        return None
+    known = ", ".join(family_data()["recipes"])
     return f"FlashInfer {version or '(unknown release)'}: the recipe is known for {known}"
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint.producers.flashinfer.derive import svdquant_linear
 from cutlint.producers.flashinfer.derive.cpp import DeriveError, matching, split_top, strip_comments
 from cutlint.producers.flashinfer.derive.toml_out import TomlTable, TomlValue, dumps
 from cutlint.producers.flashinfer.derive.wheel import WheelTree, open_release
@@ -132,7 +133,55 @@ SVDQUANT = RunnerSpec(
     csrc="flashinfer/data/csrc/nvfp4_svdquant_gemm_cutlass_sm120.cu",
     python_function="mm_nvfp4_svdquant",
 )
-RUNNERS = (*RUNNERS, SVDQUANT)
+
+
+def _svdquant_linear_spec(
+    key: str, runner_class: str, numbering: str, extra: TomlTable
+) -> RunnerSpec:
+    """A runner of svdquant_linear: it numbers the SVDQuant runner's tactics (`tactics_of`) in
+    the same module, so it has no getConfigs() or macro of its own (derive/svdquant_linear.py)."""
+    fixed: TomlTable = {
+        **{
+            k: v
+            for k, v in SVDQUANT.fixed.items()
+            if k not in ("numbering", "runner_class", "runner_class_source")
+        },
+        "numbering": numbering,
+        "runner_class": runner_class,
+        "runner_class_source": f"gemm/svdquant_sm120_cutlass.py: class {runner_class}(_SvdquantRunner), one of the runners svdquant_linear tunes on SM120 (_sm120_linear_runners)",
+        "tactics_of": SVDQUANT.key,
+        "tactics_of_source": "its ids are the SVDQuant runner's kRuntimeTacticTableSm120 rows in the same release and module (gemm/svdquant_sm120_cutlass.py: _nvfp4_svdquant_valid_tactics)",
+        **extra,
+    }
+    return RunnerSpec(
+        key=key,
+        fixed=fixed,
+        cutlass_header=SVDQUANT.cutlass_header,
+        template_header=SVDQUANT.template_header,
+        csrc=SVDQUANT.csrc,
+        python_function="svdquant_linear",
+    )
+
+
+SVDQUANT_LINEAR = _svdquant_linear_spec(
+    "svdquant_linear_sm120",
+    svdquant_linear.CUTLASS_LINEAR,
+    "gemm/svdquant_sm120_cutlass.py: Sm120CutlassLinearRunner.get_valid_tactics = _nvfp4_svdquant_valid_tactics (the SVDQuant runner's ids); forward runs module.nvfp4_svdquant_gemm(..., tactic)",
+    {},
+)
+SVDQUANT_FUSED_LINEAR = _svdquant_linear_spec(
+    "svdquant_fused_linear_sm120",
+    svdquant_linear.FUSED_LINEAR,
+    "gemm/svdquant_sm120_cutlass.py: Sm120FusedLinearRunner.get_valid_tactics = _sm120_linear_tactics = [sm120_pack_tactic(row, variant)]: a tactic is row | variant << producer_shift; the row is the SVDQuant runner's tactic (its CUTLASS kernel), the variant a fused quantize + LoRA-down producer",
+    {
+        "producer_note": "the producer variants (svdquant_sm120_routes.py sm120_producer_variants: large-M, small-M, M537 and packed small-M quantize + LoRA-down kernels, and a cuBLASLt GEMM) are not CUTLASS kernels: cutlint does not model them; a tactic's verdict is its consumer row's CUTLASS kernel's",
+    },
+)
+RUNNERS = (*RUNNERS, SVDQUANT, SVDQUANT_LINEAR, SVDQUANT_FUSED_LINEAR)
+LINEAR_CLASS = {
+    SVDQUANT_LINEAR.key: svdquant_linear.CUTLASS_LINEAR,
+    SVDQUANT_FUSED_LINEAR.key: svdquant_linear.FUSED_LINEAR,
+}
 
 # The macro's parameters as one tactic fills them.
 _PARAMETER_VALUES = {
@@ -430,11 +479,30 @@ def _svdquant_ops(tree: WheelTree) -> tuple[list[str], str]:
     abi = re.search(r"SM120_TACTIC_ABI_VERSION:\s*Final\s*=\s*(\d+)", tree.read(routes))
     if m is None or abi is None:
         raise DeriveError(f"{path}: no SM120 op name (_svdquant_op_name)")
+    ranks = re.search(
+        r"SM120_CUTLASS_LORA_RANKS:\s*Final\[[^\]]*\]\]\s*=\s*\(([\d,\s]+)\)", tree.read(routes)
+    )
+    tagged = 'rank_tag = (\n            "" if lora_rank == SVDQUANT_LORA_RANK_GRANULARITY else f"_r{lora_rank}"'
+    granularity = re.search(
+        r"^SVDQUANT_LORA_RANK_GRANULARITY\s*=\s*(\d+)",
+        tree.read("flashinfer/gemm/gemm_svdquant.py"),
+        re.M,
+    )
+    if ranks is None or granularity is None or tagged not in text:
+        raise DeriveError(f"{path}: no rank tag of the SM120 op name (_svdquant_op_name)")
     op = f"{m[1]}{abi[1]}"
-    return [op], (
+    tags = [
+        "" if int(r) == int(granularity[1]) else f"_r{int(r)}"
+        for r in ranks[1].split(",")
+        if r.strip()
+    ]
+    ops = [op + t for t in tags]
+    return ops, (
         f"{path}:{_line(text, m.start())} of the {tree.version} wheel: mm_nvfp4_svdquant: "
-        f'tuner.choose_one(_svdquant_op_name("sm120", rank)) = "{op}" for LoRA rank 32 '
-        f"(other ranks append _r<rank>); {routes}: SM120_TACTIC_ABI_VERSION = {abi[1]}"
+        f'tuner.choose_one(_svdquant_op_name("sm120", rank)) = "{op}" for LoRA rank '
+        f"{granularity[1]} (SVDQUANT_LORA_RANK_GRANULARITY, gemm/gemm_svdquant.py), + _r<rank> "
+        f"for the other ranks of SM120_CUTLASS_LORA_RANKS ({ranks[1].strip()}); {routes}: "
+        f"SM120_TACTIC_ABI_VERSION = {abi[1]}"
     )
 
 
@@ -444,8 +512,17 @@ def derive_release(version: str, cache: Path, download: bool = True) -> dict[str
     try:
         names = set(tree.names())
         out: dict[str, TomlTable] = {}
+        linear = (
+            svdquant_linear.linear_runner_entries(tree)
+            if SVDQUANT.csrc in names and svdquant_linear.has_linear_runners(tree)
+            else {}
+        )
         for spec in RUNNERS:
             if spec.csrc not in names:
+                continue
+            if spec.key in LINEAR_CLASS:
+                if LINEAR_CLASS[spec.key] in linear:
+                    out[spec.key] = linear[LINEAR_CLASS[spec.key]]
                 continue
             if spec is SVDQUANT:
                 tactics, source = _svdquant_tactics(tree)
@@ -477,6 +554,10 @@ def render(entries: dict[str, dict[str, TomlTable]]) -> str:
         for v in sorted(entries, key=version_key):
             e = entries[v].get(spec.key)
             if e is None:
+                continue
+            if "tactics" not in e:
+                # A runner that numbers another runner's tactics (`tactics_of`).
+                tables[f'runners.{spec.key}.releases."{v}"'] = e
                 continue
             key = repr(e["tactics"])
             row: dict[str, TomlValue] = {k: x for k, x in e.items() if k != "tactics"}

@@ -21,7 +21,7 @@ import importlib
 import re
 import tomllib
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
 from importlib import resources
@@ -52,6 +52,26 @@ class RunnerTactic:
 
 
 @dataclass(frozen=True)
+class ProducerPacking:
+    """How a runner packs a second, non-CUTLASS axis into its tactic ids (SVDQuant's
+    `Sm120FusedLinearRunner`: `row | variant << shift`, svdquant_sm120_routes.py
+    sm120_pack_tactic)."""
+
+    shift: int
+    variants: int
+    """The most producer variants any shape offers (ids past a shape's count never occur)."""
+    source: str
+
+    def ids(self, row: int) -> tuple[int, ...]:
+        """Every tactic id whose consumer half is `row`."""
+        return tuple(row | v << self.shift for v in range(self.variants))
+
+    def unpack(self, tactic: int) -> tuple[int, int]:
+        """(consumer row, producer variant) of a packed id."""
+        return tactic & ((1 << self.shift) - 1), tactic >> self.shift
+
+
+@dataclass(frozen=True)
 class RunnerRelease:
     version: str
     source: str
@@ -61,6 +81,16 @@ class RunnerRelease:
     args: tuple[str, ...]
     """The macro's arguments for one tactic in this release: `{output}`, `{m}`, `{n}`, `{k}`,
     `{swap_ab}` (the macro took no SWAP_AB before 0.6.11)."""
+    producer: ProducerPacking | None = None
+    """Set when the runner's ids pack a producer variant beside the tactic (the row)."""
+
+    def ids(self, row: int) -> tuple[int, ...]:
+        """The runner's tactic ids that run tactic `row`'s kernel."""
+        return self.producer.ids(row) if self.producer else (row,)
+
+    def row_of(self, tactic: int) -> int:
+        """The tactic (row of `tactics`) a logged id runs."""
+        return self.producer.unpack(tactic)[0] if self.producer else tactic
 
 
 @dataclass(frozen=True)
@@ -81,6 +111,11 @@ class Runner:
     status_in_message: bool = True
     """Whether the runner's messages end in the cutlass::Status (`Error: Error Internal`);
     SVDQuant's `initialize failed` prints none."""
+    tactics_of: str | None = None
+    """The runner whose tactic list (same release, same module) this one numbers: SVDQuant's
+    svdquant_linear runners run the SVDQuant runner's kernels."""
+    producer_note: str = ""
+    """What the packed producer half of an id is, and that cutlint does not model it."""
 
     @property
     def label(self) -> str:
@@ -93,6 +128,11 @@ class Runner:
         """`<custom_op>::<runner class>` for each op that holds the runner in the release."""
         rel = self.releases.get(release)
         return tuple(f"{op}::{self.runner_class}" for op in (rel.custom_ops if rel else ()))
+
+    def macros(self, release: str) -> frozenset[str]:
+        """The macros the runner's tactics in a release are instantiated with."""
+        rel = self.releases.get(release)
+        return frozenset({self.macro, *(t.macro for t in (rel.tactics if rel else ()) if t.macro)})
 
     def instantiation(
         self, t: RunnerTactic, output: str, release: str
@@ -120,15 +160,21 @@ def runners() -> dict[str, Runner]:
     ):
         data = tomllib.load(f)
     out: dict[str, Runner] = {}
-    for key, r in data["runners"].items():
+    table: dict[str, Any] = data["runners"]
+    for key, r in table.items():
         rels: dict[str, Any] = r["releases"]
+        # A runner that numbers another's tactics takes that runner's list and macro arguments.
+        lists = table[r.get("tactics_of", key)]["releases"]
         releases = {
             v: RunnerRelease(
                 v,
                 d["source"],
-                tuple(_tactic(t) for t in rels[d.get("tactics_from", v)]["tactics"]),
+                tuple(_tactic(t) for t in lists[lists[v].get("tactics_from", v)]["tactics"]),
                 tuple(d["custom_ops"]),
-                tuple(d["args"]),
+                tuple(lists[v]["args"]),
+                ProducerPacking(d["producer_shift"], d["producer_variants"], d["producer_source"])
+                if "producer_shift" in d
+                else None,
             )
             for v, d in rels.items()
         }
@@ -144,6 +190,8 @@ def runners() -> dict[str, Runner]:
             releases=releases,
             runner_class=r["runner_class"],
             status_in_message=r.get("status_in_message", True),
+            tactics_of=r.get("tactics_of"),
+            producer_note=r.get("producer_note", ""),
         )
     return out
 
@@ -265,6 +313,8 @@ class TacticVerdict:
     why: str
     breakdown: tuple[tuple[str, int], ...] = ()
     """SharedStorage by part (`smem_A`, `epilogue`, `barriers`, `padding`), summing to `smem`."""
+    missing: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The instantiations (one per output type) the tactic needs and the module lacks."""
 
 
 def judge_runner(
@@ -300,7 +350,7 @@ def judge_runner(
             numbers.append(model.evaluate(name, args, release, t.kernel))
         first = r.instantiation(t, r.outputs[0], release)
         missing = [
-            o
+            r.instantiation(t, o, release)
             for o in r.outputs
             if instantiated is not None and r.instantiation(t, o, release) not in instantiated
         ]
@@ -314,13 +364,15 @@ def _verdict(
     numbers: list[KernelNumbers | str],
     limit: int,
     arch: str,
-    missing: list[str],
+    missing: list[tuple[str, tuple[str, ...]]],
 ) -> TacticVerdict:
     if missing:
+        named = "; ".join(f"{m}({', '.join(a)})" for m, a in missing)
         return TacticVerdict(
             t, inst, Verdict.NOT_INSTANTIATED, None, None, limit,
-            f"the module instantiates no `{inst[0]}` for this tile and SwapAB "
-            f"(output {', '.join(missing)}): the dispatch names a launcher the module does not define",
+            f"the module instantiates no `{named}`: the dispatch names a launcher the module "
+            "does not define",
+            missing=tuple(missing),
         )  # fmt: skip
     reasons = [n for n in numbers if isinstance(n, str)]
     if reasons:
@@ -394,17 +446,29 @@ class RunnerExplanation:
     summary: str
 
 
+def runner_for(key: str, runner_class: str | None) -> str:
+    """The runner of `key`'s prefix whose Python class is `runner_class`: SVDQuant's runners
+    share one launcher (and its messages), and the autotuner's line names the class."""
+    prefix = runners()[key].prefix
+    same = [k for k, r in runners().items() if r.prefix == prefix]
+    return next((k for k in same if runners()[k].runner_class == runner_class), key)
+
+
 def explain_runner_line(
     line: str,
     release: str,
     arch: str = "sm_120",
     instantiated: Collection[tuple[str, tuple[str, ...]]] | None = None,
+    runner_class: str | None = None,
 ) -> RunnerExplanation | str | None:
     """What a runner log line means in a release on an arch: None when the line is no runner's;
-    a string when it cannot be judged (unknown release or runner)."""
+    a string when it cannot be judged (unknown release or runner). `runner_class`: the class
+    the autotuner names for the line, which picks among runners that share a launcher."""
     read = read_line(line)
     if read is None:
         return None
+    if runner_class is not None:
+        read = replace(read, runner=runner_for(read.runner, runner_class))
     verdicts = judge_runner(read.runner, release, arch, instantiated)
     if isinstance(verdicts, str):
         return verdicts
@@ -458,12 +522,22 @@ def _candidates(
     return [], "the line names no step this module judges"
 
 
-def blocked_tactics(runner: str, release: str, arch: str = "sm_120") -> tuple[int, ...] | str:
+BLOCKED = (Verdict.FAILS_INITIALIZE, Verdict.DOES_NOT_COMPILE, Verdict.NOT_INSTANTIATED)
+"""The verdicts a blocklist holds: the tactic cannot run (with the module, for the last)."""
+
+
+def blocked_tactics(
+    runner: str,
+    release: str,
+    arch: str = "sm_120",
+    instantiated: Collection[tuple[str, tuple[str, ...]]] | None = None,
+) -> tuple[int, ...] | str:
     """The tactic ids a blocklist should hold for a runner (pregen --emit-blocklist): those that
-    cannot initialize or do not compile on the arch. A string when the runner or release is not
-    known."""
-    verdicts = judge_runner(runner, release, arch)
+    cannot initialize or do not compile on the arch, and, given the module's instantiations,
+    those whose kernel it never instantiates; a packed id (SVDQuant's fused linear runner) for
+    every producer variant. A string when the runner or release is not known."""
+    verdicts = judge_runner(runner, release, arch, instantiated)
     if isinstance(verdicts, str):
         return verdicts
-    bad = (Verdict.FAILS_INITIALIZE, Verdict.DOES_NOT_COMPILE)
-    return tuple(v.tactic.id for v in verdicts if v.verdict in bad)
+    rel = runners()[runner].releases[release]
+    return tuple(i for v in verdicts if v.verdict in BLOCKED for i in rel.ids(v.tactic.id))
