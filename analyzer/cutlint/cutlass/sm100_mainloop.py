@@ -40,6 +40,7 @@ BW_SCALE = "cutlass/detail/blockwise_scale_layout.hpp"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
+BS_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp"
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
 SM103_ML_UNIVERSAL = "cutlass/gemm/collective/sm103_blockscaled_mma_warpspecialized.hpp"
 """The one-problem SM103 mainloop (MainloopSm103TmaUmmaWarpSpecializedBlockScaled): its
@@ -570,7 +571,10 @@ def _ml_header(ml: Mainloop) -> str:
     if ml.kind is UmmaKind.BLOCKWISE:
         return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
-        return SM103_ML_UNIVERSAL if ml.kind is UmmaKind.SM103_BLOCKSCALED else DENSE_ML_UNIVERSAL
+        return {
+            UmmaKind.BLOCKSCALED: BS_ML_UNIVERSAL,
+            UmmaKind.SM103_BLOCKSCALED: SM103_ML_UNIVERSAL,
+        }.get(ml.kind, DENSE_ML_UNIVERSAL)
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -735,7 +739,7 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
         return struct(
             "CollectiveMainloop::SharedStorage",
             [tensor_storage(ml, stages).at("tensors"), pipeline(ml, stages).at("pipeline")],
-            f"{DENSE_ML_UNIVERSAL}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
+            f"{_ml_header(ml)}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
         )
     return struct(
         "CollectiveMainloop::SharedStorage",

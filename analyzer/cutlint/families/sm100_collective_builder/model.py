@@ -172,17 +172,9 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     layout_c, layout_d = (x.replace(" ", "").removesuffix("*") for x in (e[8], e[11]))
     if layout_d not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and layout_c != layout_d):
         return f"C, D layouts {e[8]}, {e[11]}: the model covers one row- or column-major layout"
-    policy = m[11]
-    carveout: int | None
-    if (sz := _CARVEOUT_SIZEOF.match(policy)) and sz[1] == r.epilogue_alias:
-        carveout = None
-    elif lit := _CARVEOUT_INT.match(policy):
-        carveout = int(lit[1])
-    else:
-        return (
-            f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
-            "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
-        )
+    carveout = carveout_of(r)
+    if isinstance(carveout, str):
+        return carveout
     mainloop: ml.Mainloop | str
     if scaled:
         mainloop = blockwise.mainloop(m[12], m[2], m[5], m[8], r.tile, r.scale_granularity, grouped)
@@ -268,6 +260,21 @@ def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
 
 def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
     return ml.tmem_columns(t.mainloop, epilogue_shape(t).n)
+
+
+def carveout_of(r: Sm100CollectiveBuilderRecipe) -> int | str | None:
+    """The mainloop's stage policy: None for `StageCountAutoCarveout<sizeof(the epilogue's
+    SharedStorage)>` (the builder subtracts the epilogue's storage), N for
+    `StageCountAutoCarveout<N>`, or why the model does not cover it."""
+    policy = r.mainloop[11]
+    if (sz := _CARVEOUT_SIZEOF.match(policy)) and sz[1] == r.epilogue_alias:
+        return None
+    if lit := _CARVEOUT_INT.match(policy):
+        return int(lit[1])
+    return (
+        f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
+        "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
+    )
 
 
 def smem_static_assert(r: Sm100CollectiveBuilderRecipe, cutlass_label: str) -> str:
