@@ -23,6 +23,12 @@ from typing import TYPE_CHECKING, ClassVar, NoReturn
 # reference counting still frees what is not cyclic. The API leaves its caller's settings alone.
 gc.set_threshold(100_000, 50, 50)
 
+# pydantic looks for plugins (the `pydantic` entry points: a scan of every installed package's
+# metadata, 6-12 ms) when it builds its first validator. The command's records use none; in the
+# command's own process only, so that a user who wants one sets PYDANTIC_DISABLE_PLUGINS= to
+# anything else. The API leaves it to its caller.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
 import click  # noqa: E402
 
 # Everything else is imported where it is used: `cutlint --version` and `cutlint rules` should
@@ -632,13 +638,22 @@ def generate() -> None:
     help="Base directory; files go under <out>/flashinfer/<version>/<sm>a/generated/.  "
     "[default: $CUTLINT_CACHE/generated, i.e. ~/.cache/cutlint/generated]",
 )
-@click.option("--sm", type=click.IntRange(min=1), default=120, show_default=True)
+@click.option(
+    "--sm",
+    type=click.IntRange(min=1),
+    default=120,
+    show_default=True,
+    help="The device: files go where FlashInfer's JIT writes them on it, with the fused-MoE "
+    "module it builds there (a Jetson Thor, 110, builds the SM100 one: "
+    "110a/generated/cutlass_instantiations/100).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "--jit-gemm",
     is_flag=True,
     help="Also render the GEMM modules the JIT writes for --sm from the wheel's jinja templates "
-    "(generated/gen_gemm_sm100*, sm103*: dense FP4, FP4 ultra, FP8, BF16, MXFP8, groupwise, "
+    "(generated/gen_gemm_sm90: the segment GEMM; gen_gemm_sm100*, sm103*: dense FP4, FP4 ultra, "
+    "FP8, BF16, MXFP8, groupwise, "
     "svdquant; gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
 )
 def generate_flashinfer(
@@ -660,10 +675,11 @@ def generate_flashinfer(
         root = download_wheel(version, progress=say)
         written = generate_cache(root, version, base, sm)
         rendered: list[Path] = []
+        not_built: list[str] = []
         if jit_gemm:
             from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            rendered = render_modules(root, version, base, sm)
+            rendered = render_modules(root, version, base, sm, not_built=not_built)
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
@@ -676,6 +692,11 @@ def generate_flashinfer(
         say(f"wrote {count} files with FlashInfer {version}'s generator")
     printed = generated
     jit_roots = {next(q for q in p.parents if q.name == "generated") for p in rendered}
+    if not_built and say is not None:
+        say(
+            f"not rendered: {', '.join(not_built)} (their nvcc flags leave out SM{sm}'s major "
+            "version: FlashInfer does not build them there)"
+        )
     if jit_roots:
         if say is not None:
             say(f"rendered {len(rendered)} JIT GEMM files under {', '.join(map(str, jit_roots))}")

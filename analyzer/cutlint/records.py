@@ -330,6 +330,13 @@ class ArchLimits(Record):
     runs_kernels_of: tuple[int, ...] = Field(
         description="the sm values whose `sm_XYa` cubins load on this part"
     )
+    builds_cutlass_arch_tags: tuple[str, ...] = Field(
+        default=(),
+        description="the CUTLASS ArchTags (`Sm100`) whose kernels compile to working code for "
+        "this arch: CUTLASS's config headers enable those kernels' instructions when nvcc "
+        "targets it (a Jetson Thor's sm_110a builds the Sm100 kernels); empty: only what "
+        "`runs_kernels_of` says",
+    )
     sources: dict[str, str] = Field(description="field -> where its value comes from")
 
 

@@ -22,6 +22,7 @@ FAMILIES = (
     "sm120_fp4_group_gemm",
     "sm120_svdquant",
     "sm100_jit_gemm",
+    "sm90_segment_gemm",
 )
 KEYS = ("version", "file", "name", "args", "label", "stages", "mainloop_smem", "epilogue_smem",
         "kernel_smem", "kernel_align", "max_threads_per_block", "members")  # fmt: skip

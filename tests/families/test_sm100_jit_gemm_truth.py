@@ -1,7 +1,7 @@
-"""The SM100 JIT GEMM model (FP4, MXFP8, FP8, BF16) against the compiler: every row of
-tests/data/nvcc_sm100_jit_gemm_truth.json (nvcc, sm_100a, on a stratified sample of the files
-FlashInfer's own JIT functions render: every tile of every module, each output type, XSM and
-cluster argument), byte for byte, member offsets included."""
+"""The SM100 JIT GEMM model (FP4, MXFP8, FP8, BF16, SM103 ultra FP4, SVDQuant NVFP4) against the
+compiler: every row of tests/data/nvcc_sm100_jit_gemm_truth.json (nvcc, sm_100a or sm_103a, on a
+stratified sample of the files FlashInfer's own JIT functions render: every tile of every module,
+each output type, XSM and cluster argument), byte for byte, member offsets included."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.families.sm100_jit_gemm import model
 
 ROWS: list[dict[str, Any]] = json.loads(
@@ -21,9 +22,27 @@ ROWS: list[dict[str, Any]] = json.loads(
 DENSE = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
 
 
+ULTRA = "INSTANTIATE_FP4_ULTRA_GEMM_KERNEL_LAUNCHER"
+SVDQUANT = "INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC"
+
+
 def test_truth_covers_every_module_tile_type_and_xsm() -> None:
-    assert {r["module"] for r in ROWS} == {*DENSE, "gemm_sm100", "fp4_gemm_cutlass_sm103"}
-    store256 = [r for r in ROWS if r["module"] == "fp4_gemm_cutlass_sm103"]
+    assert {r["module"] for r in ROWS} == {
+        *DENSE,
+        "gemm_sm100",
+        "fp4_gemm_cutlass_sm103",
+        "nvfp4_svdquant_gemm_cutlass",
+    }
+    # the SM103 ultra kernels: every K768 tile, both XSMs, on both CUTLASS releases (0.6.x's
+    # LinearCombination and 0.7.x's F32x2 fusion)
+    ultra = [r for r in ROWS if r["name"] == ULTRA]
+    assert {r["args"][2] for r in ultra} == {"128", "192", "256"}
+    assert {r["args"][7] for r in ultra} == {"_1SM_sm103", "_2SM_sm103"}
+    assert {r["version"] for r in ultra} >= {"0.6.3", "0.7.4"}
+    # the SVDQuant module: every Config of the header
+    svdquant = {r["args"][0] for r in ROWS if r["name"] == SVDQUANT}
+    assert svdquant == set(model.family_data()["svdquant_configs"])
+    store256 = [r for r in ROWS if r["module"] == "fp4_gemm_cutlass_sm103" and r["name"] != ULTRA]
     assert all(model.variant_of(r["defines"]) == "sm103_generic_store256" for r in store256)
     assert {r["args"][7] for r in store256} == {"_1SM", "_2SM"}
     for module in DENSE:
@@ -91,4 +110,8 @@ def test_model_equals_compiler(index: int) -> None:
     want["pipelines"] = members["kernel.pipelines.size"]
     want["tensors.epilogue"] = members["kernel.tensors.epilogue.offset"]
     want["tensors.mainloop"] = members["kernel.tensors.mainloop.offset"]
+    if t.mainloop.kind is ml.UmmaKind.SM103_BLOCKSCALED:
+        # the SF stages (LoadSFPipelineStageCount) apart from the AB stages
+        got["smem_SFA"] = end("tensors.mainloop.smem_SFA") - start("tensors.mainloop.smem_SFA")
+        want["smem_SFA"] = members["mainloop.tensors.smem_SFA.size"]
     assert got == want

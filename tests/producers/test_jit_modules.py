@@ -200,3 +200,32 @@ def test_render_sm10x_writes_what_the_jit_writes(
             dict(Counter(i.name for r in parsed for i in r.instantiations)),
         )
     assert got == SM10X[sm]
+
+
+def test_render_sm90_writes_the_segment_gemm(flashinfer_root: Any, tmp_path: Any) -> None:
+    """`gen_gemm_sm90_module` (core.py: six (dtype_in, dtype_out) pairs of
+    group_gemm_sm90_kernel_inst.jinja, and group_gemm_sm90.cu and the binding copied beside
+    them) into the `90a` arch directory, with sm90a_nvcc_flags' defines read from jit/core.py."""
+    from cutlint.producers.flashinfer.jit_modules import render_jit_specs
+
+    (module,) = render_jit_specs(flashinfer_root("0.7.4"), "0.7.4", tmp_path, 90)
+    assert (module.function, module.name, len(module.generated)) == (
+        "gen_gemm_sm90_module",
+        "gemm_sm90",
+        8,
+    )
+    assert "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in module.cuda_flags
+    assert "-DCUTLASS_ENABLE_GDC_FOR_SM90=1" in module.cuda_flags
+    assert not any(f.startswith("-gencode") for f in module.cuda_flags)
+    parsed = parse_paths(list(module.generated))
+    assert all(r.generated_for_sm == 90 for r in parsed)
+    insts = [i for r in parsed for i in r.instantiations]
+    assert {i.args for i in insts} == {
+        ("cutlass::half_t", "cutlass::half_t"),
+        ("cutlass::bfloat16_t", "cutlass::bfloat16_t"),
+        ("cutlass::float_e4m3_t", "cutlass::half_t"),
+        ("cutlass::float_e5m2_t", "cutlass::half_t"),
+        ("cutlass::float_e4m3_t", "cutlass::bfloat16_t"),
+        ("cutlass::float_e5m2_t", "cutlass::bfloat16_t"),
+    }
+    assert {i.name for i in insts} == {"CutlassSegmentGEMMSM90Run"}

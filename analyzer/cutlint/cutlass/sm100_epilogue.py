@@ -88,6 +88,11 @@ class Epilogue:
     """The ptr-array epilogue (tensormaps in shared memory); False: TmaWarpSpecialized{1,2}Sm ->
     Sm100TmaWarpSpecialized (TMA_EP_UNIVERSAL), whose SharedStorage is tensors and pipeline only
     (checked for the TMA kind)."""
+    d_fp6: bool = False
+    """ElementD is a 6-bit float (float_e3m2_t, float_e2m3_t): EB's N_min_D is 128 x WarpN for a
+    row-major D ("TMA store only supports SW128B for FP6 data type"), and the epilogue stages D
+    in shared memory unpacked to a byte (cutlass/float_subbyte.h: get_unpacked_element_type ->
+    float_e3m2_unpack8bits_t), so `d_bits` is 8."""
 
     @property
     def header(self) -> str:
@@ -134,7 +139,10 @@ def epilogue_tile(e: Epilogue) -> tuple[int, int, int]:
     else:
         n_perf = 64
     n_min_c = 8 * warp_n if (e.c_bits is None or e.d_m_major) else 128 // c_bits * warp_n
-    n_min_d = 8 * warp_n if e.d_m_major else 128 // e.d_bits * warp_n
+    if e.d_m_major:
+        n_min_d = 8 * warp_n
+    else:
+        n_min_d = 128 * warp_n if e.d_fp6 else 128 // e.d_bits * warp_n
     n_tmp = min(cta_n, max(n_perf, n_min_c, n_min_d))
     n = n_tmp if cta_n % n_tmp == 0 or not e.n_divides else cta_n
     # tile_n = coalesce(Layout<Shape<N/WarpN, WarpN>, Stride<1, CTA_N/WarpN>>)

@@ -27,6 +27,10 @@ from cutlint.cutlass.versions import CutlassModel
 KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
 KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
 KS_UNIVERSAL = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
+KS103_UNIVERSAL = "cutlass/gemm/kernel/sm103_blockscaled_gemm_tma_warpspecialized.hpp"
+"""The one-problem SM103 shell (`GemmUniversal` with MainloopSm103TmaUmmaWarpSpecializedBlockScaled):
+the SM100 one-problem shell's SharedStorage with an SF-load warp, three CLC stages and, for a
+no-smem epilogue, neither the epilogue-load warp nor the three empty warps."""
 KS_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized_mma_transform.hpp"
 KS_ARRAY_TRANSFORM = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized_mma_transform.hpp"
 """The one-problem shell of the blockwise-scaled mainloop (MainloopSm100TmaUmmaWarpSpecialized
@@ -61,8 +65,20 @@ UNIVERSAL_SMEM_STATIC_ASSERT = {
 4.5.0 (fired when the kernel is built for the device, as the JIT builds it)."""
 
 
+UNIVERSAL_SM103_SMEM_STATIC_ASSERT = {
+    "4.2.1": f"{KS103_UNIVERSAL}:215",
+    "4.5.0": f"{KS103_UNIVERSAL}:435 (operator())",
+}
+"""The same assertion of the one-problem SM103 shell, per release read (class scope in 4.2.1)."""
+
+
 def smem_static_assert(cutlass_label: str, sm103: bool, ptr_array: bool = True) -> str:
     """Where the shell's static_assert on SharedStorageSize is, for the CUTLASS release."""
+    if not ptr_array and sm103:
+        return UNIVERSAL_SM103_SMEM_STATIC_ASSERT.get(
+            cutlass_label,
+            f"{KS103_UNIVERSAL}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)",
+        )
     if not ptr_array:
         return UNIVERSAL_SMEM_STATIC_ASSERT.get(
             cutlass_label,
@@ -101,13 +117,16 @@ class KernelShell:
     mma_transform: bool = False
     """The shell of the blockwise-scaled mainloops: KS_TRANSFORM, or KS_ARRAY_TRANSFORM grouped
     (one tensormap set, no asynchronous tensormap update)."""
+    no_smem_epilogue: bool = False
+    """KS103_UNIVERSAL: IsNoSmemEpilogue (the epilogue's DispatchPolicy is Sm100NoSmem): no
+    epilogue-load and empty warps, no setmaxnreg."""
 
     @property
     def header(self) -> str:
         if self.mma_transform:
             return KS_ARRAY_TRANSFORM if self.ptr_array else KS_TRANSFORM
         if not self.ptr_array:
-            return KS_UNIVERSAL
+            return KS103_UNIVERSAL if self.sm103 else KS_UNIVERSAL
         return KS103 if self.sm103 else KS
 
     @property
@@ -123,9 +142,11 @@ def shell(
     ptr_array: bool = True,
     scheduler_stages: int | None = None,
     mma_transform: bool = False,
+    no_smem_epilogue: bool = False,
 ) -> KernelShell:
     """The shell of a kernel; `scheduler_stages`: the builder's SchedulerPipelineStageCount where
-    it is not the shell's usual one (the blockwise builder's AccumulatorPipelineStageCount + 1)."""
+    it is not the shell's usual one (the blockwise builder's AccumulatorPipelineStageCount + 1);
+    `no_smem_epilogue`: the one-problem SM103 shell's IsNoSmemEpilogue."""
     if mma_transform:
         return KernelShell(
             sm103=False,
@@ -138,12 +159,13 @@ def shell(
         )
     if not ptr_array:
         return KernelShell(
-            sm103=False,
+            sm103=sm103,
             accumulator_stages=accumulator_stages,
-            scheduler_stages=SM100_UNIVERSAL_SCHEDULER_STAGES,
+            scheduler_stages=SM103_SCHEDULER_STAGES if sm103 else SM100_UNIVERSAL_SCHEDULER_STAGES,
             epilogue_threads=128,
             async_tensormap_update=False,
             ptr_array=False,
+            no_smem_epilogue=sm103 and no_smem_epilogue,
         )
     return KernelShell(
         sm103=sm103,
@@ -158,7 +180,10 @@ def max_threads_per_block(k: KernelShell) -> int:
     """KS: MaxThreadsPerBlock = NumSchedThreads + NumTensorMapUpdaterThreads +
     NumMainloopLoadThreads + NumMMAThreads + NumEpilogueLoadThreads + NumEpilogueThreads (one
     warp each but the epilogue's 128 threads and the four tensormap-updater warps); the SM103
-    shell: SM103_THREADS."""
+    shell: SM103_THREADS, or its one-problem shell's with a no-smem epilogue (KS103_UNIVERSAL:
+    NumEpilogueLoadThreads = NumEmptyThreads = 0)."""
+    if k.sm103 and k.no_smem_epilogue:
+        return 4 * THREADS_PER_WARP + k.epilogue_threads
     if k.sm103:
         return SM103_THREADS
     if k.mma_transform:
@@ -184,6 +209,8 @@ def register_split(k: KernelShell) -> tuple[int, int, int, str] | None:
     source) where the shell calls setmaxnreg; None where it does not (the SM100 shell before the
     asynchronous tensormap update reconfigures nothing)."""
     warp_groups = max_threads_per_block(k) // (4 * THREADS_PER_WARP)
+    if k.no_smem_epilogue:
+        return None  # KS103_UNIVERSAL: set_warpgroup_reg_{dealloc,alloc} skip a no-smem epilogue
     if k.sm103:
         other, epilogue = SM103_NON_EPILOGUE_REGISTERS, SM103_EPILOGUE_REGISTERS
         source = f"{KS103}: NonEpilogueWarpRegs, EpilogueWarpRegs"

@@ -40,7 +40,11 @@ BW_SCALE = "cutlass/detail/blockwise_scale_layout.hpp"
 DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
+BS_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp"
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
+SM103_ML_UNIVERSAL = "cutlass/gemm/collective/sm103_blockscaled_mma_warpspecialized.hpp"
+"""The one-problem SM103 mainloop (MainloopSm103TmaUmmaWarpSpecializedBlockScaled): its
+SharedStorage holds the tensors only (no tensormaps); PipelineStorage is the kernel's."""
 SF_LAYOUT = "cutlass/detail/sm100_blockscaled_layout.hpp"
 PL100 = "cutlass/pipeline/sm100_pipeline.hpp"
 
@@ -375,23 +379,20 @@ def sm103_kernel_carveout(ml: Mainloop) -> tuple[StageTerm, ...]:
         ),
         StageTerm(
             name="TensorMapStorage",
-            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps,
-            source=f"{src}: sizeof(cute::TmaDescriptor) x 4 (A, B, SFA, SFB)",
+            bytes=TMA_DESCRIPTOR_BYTES * ml.tensormaps if ml.ptr_array else 0,
+            source=f"{src}: IsArrayOfPointersGemm ? sizeof(cute::TmaDescriptor) x 4 (A, B, SFA, SFB) : 0",
         ),
     )
 
 
-def _budget(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
-    reserved = sum(r.bytes for r in kernel_carveout(ml, cutlass))
-    return SM100_SMEM_CAPACITY - reserved - carveout
-
-
-def sm103_sf_stages(ml: Mainloop, carveout: int, cutlass: CutlassModel) -> int:
+def sm103_sf_stages(ml: Mainloop, carveout: int) -> int:
     """SM103_BUILDER: sm103_compute_stage_count_or_override_blockscaled's second count: the AB
     stages, plus as many more SF stages as the rest of the budget holds at
-    sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + SFA + SFB each."""
+    sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) + SFA + SFB each (the same in every modeled
+    CUTLASS release: its KernelSmemCarveout is the builder's own sum)."""
     s = stage_bytes(ml)
-    budget = _budget(ml, carveout, cutlass)
+    reserved = sum(r.bytes for r in sm103_kernel_carveout(ml))
+    budget = SM100_SMEM_CAPACITY - reserved - carveout
     per_ab = s.tensors + 2 * pipeline_storage(1)
     ab = cpp_div(budget, per_ab)
     return ab + cpp_div(budget - ab * per_ab, pipeline_storage(1) + s.sfa + s.sfb)
@@ -570,7 +571,10 @@ def _ml_header(ml: Mainloop) -> str:
     if ml.kind is UmmaKind.BLOCKWISE:
         return BW_ML_ARRAY if ml.ptr_array else BW_ML
     if not ml.ptr_array:
-        return DENSE_ML_UNIVERSAL
+        return {
+            UmmaKind.BLOCKSCALED: BS_ML_UNIVERSAL,
+            UmmaKind.SM103_BLOCKSCALED: SM103_ML_UNIVERSAL,
+        }.get(ml.kind, DENSE_ML_UNIVERSAL)
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -687,7 +691,7 @@ def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
             "mainloop",
             pipeline_storage(stages) + pipeline_storage(sf),
             BARRIER_BYTES,
-            f"{SM103_ML}: PipelineStorage {{ PipelineTmaUmmaAsync<{stages}> pipeline_ab; "
+            f"{_ml_header(ml)}: PipelineStorage {{ PipelineTmaUmmaAsync<{stages}> pipeline_ab; "
             f"PipelineTmaUmmaAsync<{sf}> pipeline_sf; }}",
             ("builder.stages",),
         )
@@ -702,7 +706,14 @@ def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
 
 def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
     """`CollectiveMma::SharedStorage`: tensors, tensormaps, pipeline (the dense and block-scaled
-    array mainloops); SM103's declares its PipelineStorage type but holds no member of it."""
+    array mainloops); SM103's declares its PipelineStorage type but holds no member of it, and
+    its one-problem mainloop (SM103_ML_UNIVERSAL) no tensormaps either."""
+    if ml.kind is UmmaKind.SM103_BLOCKSCALED and not ml.ptr_array:
+        return struct(
+            "CollectiveMainloop::SharedStorage",
+            [tensor_storage(ml, stages, sf_stages).at("tensors")],
+            f"{SM103_ML_UNIVERSAL}: CollectiveMma::SharedStorage {{ TensorStorage tensors; }} (its PipelineStorage is the kernel's)",
+        )
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:
         return struct(
             "CollectiveMainloop::SharedStorage",
@@ -728,7 +739,7 @@ def shared_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
         return struct(
             "CollectiveMainloop::SharedStorage",
             [tensor_storage(ml, stages).at("tensors"), pipeline(ml, stages).at("pipeline")],
-            f"{DENSE_ML_UNIVERSAL}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
+            f"{_ml_header(ml)}: CollectiveMma::SharedStorage (tensors, pipeline: no tensormaps)",
         )
     return struct(
         "CollectiveMainloop::SharedStorage",
@@ -761,8 +772,10 @@ class TmemColumns:
 
 def is_overlapping_accumulator(ml: Mainloop) -> bool:
     """cutlass/gemm/dispatch_policy.hpp: the block-scaled array mainloops' IsOverlappingAccum =
-    AccumulatorPipelineStageCount == 1; the dense array mainloop's is false."""
-    return ml.kind is not UmmaKind.DENSE and accumulator_stages(ml) == 1
+    AccumulatorPipelineStageCount == 1; the dense array mainloop's is false, and so is the
+    blockwise ones' (the MMA-transform shells static_assert it)."""
+    dense = ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE)
+    return not dense and accumulator_stages(ml) == 1
 
 
 def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
@@ -772,18 +785,20 @@ def tmem_columns(ml: Mainloop, epilogue_tile_n: int) -> TmemColumns | None:
     accumulators two buffers 256 - EPI_N columns apart) and
     find_tmem_tensor_col_offset; the scale factors take (MMA_M / 128) x K / SFVecSize columns
     for SFA and ceil(N / 128) x K / SFVecSize for SFB (BS_ML: init_tmem_tensors, tCtSFA / tCtSFB
-    from SmemLayoutAtomSFA / SFB). None where the compiler has not confirmed the layout."""
+    from SmemLayoutAtomSFA / SFB); a blockwise mainloop keeps its scales out of TMEM (BW_ML_ARRAY:
+    the accumulators only, nvcc-confirmed on cutlass_library's grouped blockwise kernels). None
+    where the compiler has not confirmed the layout."""
     src = (
         "cutlass/detail/sm100_tmem_helper.hpp: make_sm100_accumulator, find_tmem_tensor_col_offset"
     )
-    if ml.cta_m not in (64, 128) or ml.kind is UmmaKind.BLOCKWISE:
+    if ml.cta_m not in (64, 128):
         return None
     per_buffer = ml.mma_n if ml.cta_m == 128 else ml.mma_n // 2
     if is_overlapping_accumulator(ml):
         acc = per_buffer + (256 - epilogue_tile_n)
     else:
         acc = accumulator_stages(ml) * per_buffer
-    if ml.kind is UmmaKind.DENSE:
+    if ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE):
         return TmemColumns(acc, 0, 0, src)
     sf_k = ml.mma_k // ml.sf_vector
     if ml.kind is UmmaKind.SM103_BLOCKSCALED:

@@ -42,6 +42,12 @@ def arch_for(spec: str | int) -> ArchLimits:
     return table[name]
 
 
+def builds(arch_tag: str) -> tuple[int, ...]:
+    """The arches (sm values) whose targets build CUTLASS kernels of `arch_tag` (`Sm100`: 100,
+    103, 110), from the table's `builds_cutlass_arch_tags`."""
+    return tuple(sorted(a.sm for a in arches().values() if arch_tag in a.builds_cutlass_arch_tags))
+
+
 def cannot_load(sm: int, suffix: str, device: ArchLimits) -> str | None:
     """Why a cubin compiled for `sm_<sm><suffix>` has no code `device` can run, or None.
 

@@ -85,14 +85,20 @@ class Toolchain:
         )
 
 
-def cache_key(toolchain: Toolchain, file_sha256: str, args: Sequence[str]) -> str:
-    """The key of one instantiation's result."""
-    material = {
+def cache_key(
+    toolchain: Toolchain, file_sha256: str, args: Sequence[str], device: str | None = None
+) -> str:
+    """The key of one instantiation's result. `device`: the gencode of a device that builds
+    another device's module (probe_flags.device_gencode: a Jetson Thor's sm_110a), so that its
+    results are never those of the same file compiled for the module's own device."""
+    material: dict[str, Any] = {
         "format": CACHE_FORMAT,
         "toolchain": asdict(toolchain),
         "file": file_sha256,
         "args": [" ".join(a.split()) for a in args],
     }
+    if device is not None:
+        material["device"] = device
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 

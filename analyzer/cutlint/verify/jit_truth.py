@@ -116,7 +116,9 @@ def collect(
     wheels: Path,
     workdir: Path,
     log: Log = lambda _: None,
+    only: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
+    """The rows of every module of the family's probe (or only the modules named in `only`)."""
     probe = _probe_module(family)
     done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]] = {}
     out: list[dict[str, Any]] = []
@@ -126,6 +128,7 @@ def collect(
     module_sm: dict[str, int] = getattr(probe, "MODULE_SM", {})
     gencodes: dict[int, str] = getattr(probe, "GENCODES", {})
     names: tuple[str, ...] = getattr(probe, "MODULES", None) or (probe.MODULE,)
+    names = tuple(n for n in names if n in only) if only else names
     macro_args = getattr(probe, "macro_args", None)
     for version in versions:
         root = download_wheel(version, wheels)
@@ -183,6 +186,7 @@ def _collect_module(
     for f in todo:
         groups.setdefault(tu_key(f), []).append(f)
     per: int = getattr(probe, "FILES_PER_COMPILE", FILES_PER_COMPILE)
+    per = getattr(probe, "MODULE_FILES_PER_COMPILE", {}).get(module.name, per)
     batches = [g[i : i + per] for g in groups.values() for i in range(0, len(g), per)]
     for n, batch in enumerate(batches):
         log(f"{version}: compiling {len(batch)} file(s) of {module.name}")
@@ -236,10 +240,24 @@ def _collect_module(
 
 
 def main(argv: Sequence[str]) -> int:
-    family, target, *versions = argv
+    """`FAMILY OUT.json VERSION... [--only=MODULE,...]`: with --only, the rows of those modules
+    (and versions) replace theirs in an existing OUT.json and the other rows are kept."""
+    only = tuple(
+        m for a in argv if a.startswith("--only=") for m in a.removeprefix("--only=").split(",")
+    )
+    family, target, *versions = [a for a in argv if not a.startswith("--only=")]
     wheels = Path.home() / ".cache" / "cutlint-tests"
     with tempfile.TemporaryDirectory(prefix="cutlint-jit-truth-") as tmp:
-        rows = collect(family, versions, wheels, Path(tmp), log=lambda m: print(m, file=sys.stderr))
+        rows = collect(
+            family, versions, wheels, Path(tmp), log=lambda m: print(m, file=sys.stderr), only=only
+        )
+    if only and Path(target).exists():
+        kept = [
+            r
+            for r in json.loads(Path(target).read_text())["rows"]
+            if not (r["module"] in only and r["version"] in versions)
+        ]
+        rows = kept + rows
     about = (
         f"Compiler truth for the {family} family: nvcc, host-only probe "
         "(cutlint.verify.jit_probe), on the files FlashInfer's own JIT functions render for "

@@ -65,6 +65,7 @@ from cutlint.verify.probe_flags import (
     ProbeTarget,
     compile_flags,
     extra_system_includes,
+    for_device,
     search_flags,
     target_for,
 )
@@ -112,7 +113,7 @@ def run_probe(
     if not calls:
         raise ProbeError(f"no {MACRO_NAME} call in {generated_cu}")
     try:
-        target = target_for([call.args[0] for call in calls if call.args])
+        target = for_device(target_for([call.args[0] for call in calls if call.args]), generated_cu)
     except ValueError as e:
         raise ProbeError(f"{generated_cu}: {e}") from e
 

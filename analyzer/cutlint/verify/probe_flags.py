@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint.producers.flashinfer import cache_layout
 from cutlint.producers.flashinfer.jit_flags import (
     JIT_DEFAULT_FLAGS,
     SM90_DEFINES,
@@ -59,6 +60,29 @@ def target_for(arch_tags: Sequence[str]) -> ProbeTarget:
             f"{sorted(tags)}"
         )
     return TARGETS[next(iter(tags))]
+
+
+_OWN_TARGET_SMS = frozenset({90, 100, 103, 120})
+"""The devices whose fused-MoE module a ProbeTarget above mirrors, gencode included."""
+
+
+def for_device(target: ProbeTarget, path: Path) -> ProbeTarget:
+    """`target` with the gencode of the device the file's JIT arch directory names, where that
+    device builds another device's module: a Jetson Thor's `110a/generated/cutlass_instantiations/
+    100/` files are compiled by the SM100 module (its defines) with
+    `-gencode=arch=compute_110a,code=sm_110a` (flashinfer/compilation_context.py
+    `get_nvcc_flags_list`, `_normalize_cuda_arch`: SM 10+ -> 'a' suffix)."""
+    gencode = device_gencode(path)
+    return target if gencode is None else ProbeTarget(target.arch_tag, target.defines, gencode)
+
+
+def device_gencode(path: Path | str) -> str | None:
+    """The gencode `for_device` puts in place of the module's own, or None where it keeps it."""
+    device = cache_layout.compile_target(str(path))
+    if device is None or device[0] in _OWN_TARGET_SMS:
+        return None
+    code = f"{device[0]}{device[1]}"
+    return f"-gencode=arch=compute_{code},code=sm_{code}"
 
 
 # Host helpers of TensorRT-LLM that the kept part of the launcher references (TLLM_CHECK /

@@ -40,7 +40,7 @@ from cutlint.verify import alias_run, probes
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
 from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
-from cutlint.verify.probe_flags import TARGETS
+from cutlint.verify.probe_flags import TARGETS, device_gencode
 from cutlint.verify.result import (
     CompilerNumbers,
     FileRun,
@@ -150,7 +150,7 @@ class _FileJob:
         return [r for r in self.result.instantiations if _probed(r)]
 
     def key(self, args: Sequence[str]) -> str:
-        return cache_key(self.toolchain, self.file_sha256, args)
+        return cache_key(self.toolchain, self.file_sha256, args, device_gencode(self.result.path))
 
 
 def _describe(paths: Sequence[str]) -> str:

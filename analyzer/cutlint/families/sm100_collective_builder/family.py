@@ -4,10 +4,10 @@ CUTLASS 3.x SM100 kernels, hand-written CUTLASS code) and computes their Resourc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import ClassVar
 
-from cutlint.cutlass import sm100_kernel
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import (
@@ -19,7 +19,7 @@ from cutlint.families.base import (
     family_toml,
     regions,
 )
-from cutlint.families.sm100_collective_builder import model
+from cutlint.families.sm100_collective_builder import blockscaled, model
 from cutlint.families.sm100_collective_builder.recipe import (
     NAME,
     Sm100CollectiveBuilderRecipe,
@@ -42,7 +42,9 @@ build's compute capabilities, `cluster_shapes_{1,2}sm.remove([4,4,1])`."""
 
 
 def _short(name: str) -> str:
-    return name.rsplit("::", 1)[-1]
+    """Namespaces dropped, template arguments kept (`cute::tuple<cutlass::float_e2m1_t,
+    cutlass::float_ue4m3_t>` -> `tuple<float_e2m1_t,float_ue4m3_t>`)."""
+    return re.sub(r"\b\w+::", "", name)
 
 
 class Sm100CollectiveBuilder:
@@ -113,12 +115,10 @@ class Sm100CollectiveBuilder:
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "umma.tmem.columns": res.tmem_columns or 0,
             "umma.tmem.capacity": TMEM_COLUMNS,
-            "umma.two_sm": r.mainloop[12] in model.KERNEL_SCHEDULES
-            and model.KERNEL_SCHEDULES[r.mainloop[12]],
+            "umma.two_sm": model.is_two_sm(r)
+            or blockscaled.KERNEL_SCHEDULES.get(r.mainloop[12], False),
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
-            "umma.smem.assert": sm100_kernel.smem_static_assert(
-                res.cutlass_version, False, ptr_array=False
-            ),
+            "umma.smem.assert": model.smem_static_assert(r, res.cutlass_version),
         }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
@@ -186,4 +186,11 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             "(generator.py removes [4,4,1] when the Thor SM is targeted) and nvcc was not asked "
             "about such a kernel for sm_110a"
         )
-    return model.tactic_of(r, ctx.cutlass)
+    return tactic_of(r, ctx.cutlass)
+
+
+def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> model.Tactic | str:
+    """The dense (model.py) or the block-scaled (blockscaled.py) builder's parts for `r`."""
+    if r.mainloop[1] == blockscaled.OP_CLASS:
+        return blockscaled.tactic_of(r, cutlass)
+    return model.tactic_of(r, cutlass)

@@ -22,6 +22,7 @@ from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data
+from cutlint.families.sm100_collective_builder import blockwise
 from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
 from cutlint.records import EpilogueTile, StageCount
 
@@ -125,11 +126,13 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
             f"mainloop OpClass {m[1]}: the model covers the dense OpClassTensorOp UMMA builder only"
         )
     grouped = "GroupProblemShape" in r.problem_shape
-    two_sm = KERNEL_SCHEDULES.get(m[12])
+    scaled = m[12] in blockwise.KERNEL_SCHEDULES
+    two_sm = blockwise.KERNEL_SCHEDULES[m[12]] if scaled else KERNEL_SCHEDULES.get(m[12])
     if two_sm is None:
         return (
             f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized{{1,2}}SmSm100 and "
-            "KernelPtrArrayTmaWarpSpecialized{1,2}SmSm100 (sm100_umma_builder.inl)"
+            "KernelPtrArrayTmaWarpSpecialized{1,2}SmSm100 (sm100_umma_builder.inl), and their "
+            "Blockwise ones (sm100_blockwise_umma_builder.inl)"
         )
     if grouped != (PTR_ARRAY in m[12]) or (grouped and PTR_ARRAY not in e[13]):
         return (
@@ -169,27 +172,25 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     layout_c, layout_d = (x.replace(" ", "").removesuffix("*") for x in (e[8], e[11]))
     if layout_d not in (COLUMN_MAJOR, ROW_MAJOR) or (not c_void and layout_c != layout_d):
         return f"C, D layouts {e[8]}, {e[11]}: the model covers one row- or column-major layout"
-    policy = m[11]
-    carveout: int | None
-    if (sz := _CARVEOUT_SIZEOF.match(policy)) and sz[1] == r.epilogue_alias:
-        carveout = None
-    elif lit := _CARVEOUT_INT.match(policy):
-        carveout = int(lit[1])
+    carveout = carveout_of(r)
+    if isinstance(carveout, str):
+        return carveout
+    mainloop: ml.Mainloop | str
+    if scaled:
+        mainloop = blockwise.mainloop(m[12], m[2], m[5], m[8], r.tile, r.scale_granularity, grouped)
+        if isinstance(mainloop, str):
+            return mainloop
     else:
-        return (
-            f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
-            "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
+        mainloop = ml.Mainloop(
+            ml.UmmaKind.DENSE,
+            r.tile.m,
+            r.tile.n,
+            r.tile.k,
+            two_sm,
+            ELEMENT_BITS[m[2]],
+            ELEMENT_BITS[m[5]],
+            ptr_array=grouped,
         )
-    mainloop = ml.Mainloop(
-        ml.UmmaKind.DENSE,
-        r.tile.m,
-        r.tile.n,
-        r.tile.k,
-        two_sm,
-        ELEMENT_BITS[m[2]],
-        ELEMENT_BITS[m[5]],
-        ptr_array=grouped,
-    )
     epilogue = epi.Epilogue(
         kind=epi.EpilogueKind.TMA,
         mma_m=r.tile.m,
@@ -220,8 +221,16 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
+    """The one-problem or ptr-array shell; a blockwise mainloop's is the MMA-transform one, with
+    the blockwise builder's SchedulerPipelineStageCount."""
+    scaled = t.mainloop.kind is ml.UmmaKind.BLOCKWISE
     return kernel.shell(
-        False, ml.accumulator_stages(t.mainloop), cutlass, ptr_array=t.mainloop.ptr_array
+        False,
+        ml.accumulator_stages(t.mainloop),
+        cutlass,
+        ptr_array=t.mainloop.ptr_array,
+        scheduler_stages=ml.scheduler_stages(t.mainloop) if scaled else None,
+        mma_transform=scaled,
     )
 
 
@@ -251,3 +260,32 @@ def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
 
 def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
     return ml.tmem_columns(t.mainloop, epilogue_shape(t).n)
+
+
+def carveout_of(r: Sm100CollectiveBuilderRecipe) -> int | str | None:
+    """The mainloop's stage policy: None for `StageCountAutoCarveout<sizeof(the epilogue's
+    SharedStorage)>` (the builder subtracts the epilogue's storage), N for
+    `StageCountAutoCarveout<N>`, or why the model does not cover it."""
+    policy = r.mainloop[11]
+    if (sz := _CARVEOUT_SIZEOF.match(policy)) and sz[1] == r.epilogue_alias:
+        return None
+    if lit := _CARVEOUT_INT.match(policy):
+        return int(lit[1])
+    return (
+        f"stage policy {policy}: the model covers StageCountAutoCarveout<sizeof(the "
+        "epilogue's SharedStorage)> and StageCountAutoCarveout<N>"
+    )
+
+
+def smem_static_assert(r: Sm100CollectiveBuilderRecipe, cutlass_label: str) -> str:
+    """Where the chain's kernel shell static_asserts SharedStorageSize <= the capacity: the
+    one-problem or ptr-array shell, or for a blockwise mainloop the MMA-transform one."""
+    grouped = "GroupProblemShape" in r.problem_shape
+    if r.mainloop[12] in blockwise.KERNEL_SCHEDULES:
+        return blockwise.smem_static_assert(cutlass_label, grouped)
+    return kernel.smem_static_assert(cutlass_label, False, ptr_array=grouped)
+
+
+def is_two_sm(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """A 2-SM MMA schedule (dense or blockwise; False for one the model does not know)."""
+    return bool({**KERNEL_SCHEDULES, **blockwise.KERNEL_SCHEDULES}.get(r.mainloop[12], False))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from cutlint.families.alias_args import builder, static_shape
+from cutlint.families.sm100_collective_builder.blockwise import scale_granularity
 from cutlint.records import Instantiation, Recipe, Shape3
 
 NAME = "sm100-collective-builder"
@@ -36,6 +37,10 @@ class Sm100CollectiveBuilderRecipe(Recipe):
     tile: Shape3 = Field(description="TileShape_MNK: the MMA tile (both CTAs of a 2-SM MMA)")
     cluster: Shape3 | None = Field(
         description="ClusterShape_MNK; None for a dynamic cluster (`cute::Shape<int, int, _1>`)"
+    )
+    scale_granularity: Shape3 | None = Field(
+        default=None,
+        description="blockwise: the Sm100BlockwiseScaleConfig<M, N, K> of the A/B layout tuples",
     )
 
 
@@ -73,4 +78,5 @@ def claim(inst: Instantiation) -> Sm100CollectiveBuilderRecipe | str | None:
         epilogue=epilogue.args,
         tile=tile,
         cluster=cluster,
+        scale_granularity=scale_granularity(inst, mainloop.args),
     )

@@ -1,27 +1,35 @@
-"""Dense SM100 FP4, MXFP8, FP8 and BF16 GEMMs (FlashInfer JIT modules fp4/mxfp8/fp8/bf16_gemm_cutlass)."""
+"""Dense SM100/SM103 FP4 (with SM103 ultra), MXFP8, FP8, BF16 and SVDQuant NVFP4 GEMMs (FlashInfer JIT
+modules fp4/mxfp8/fp8/bf16_gemm_cutlass, fp4_gemm_cutlass_sm103, nvfp4_svdquant_gemm_cutlass)."""
 
 from collections.abc import Mapping
 from types import ModuleType
 from typing import ClassVar
 
 from cutlint.cutlass import sm100_kernel
+from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
-from cutlint.families.base import Claim, Facts
+from cutlint.families.base import CannotRun, Claim, Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm100_jit_gemm import model
 from cutlint.families.sm100_jit_gemm.model import Tactic
+from cutlint.model.arch import builds
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe, Resources
+
+SM103_ONLY = 103
+"""fp4_gemm_template_sm103.h: Sm103Only runs the kernel where flashinfer::arch::is_match_v<103>."""
 
 
 class Sm100JitGemm(JitModuleFamily):
     name: ClassVar[str] = "sm100-jit-gemm"
     package: ClassVar[str] = "cutlint.families.sm100_jit_gemm"
     model: ClassVar[ModuleType] = model
-    runs_on: ClassVar[tuple[int, ...]] = (100, 103, 110)
-    """gemm/gemm_base.py builds these modules on every SM10x/SM11x part (their nvcc flags take
-    majors 10 and 11; the FP4 one is replaced by fp4_gemm_cutlass_sm103 on 10.3)."""
+    runs_on: ClassVar[tuple[int, ...]] = builds("Sm100")
+    """The arches whose targets build Sm100 kernels (model/data/arches.toml
+    `builds_cutlass_arch_tags`: sm_100, sm_103, sm_110): gemm/gemm_base.py builds these modules
+    on every SM10x/SM11x part (their nvcc flags take majors 10 and 11; the FP4 one is replaced by
+    fp4_gemm_cutlass_sm103 on 10.3)."""
     built_for: ClassVar[str] = "an Sm100 kernel (sm_100a/103a/110a)"
     module_dirs: ClassVar[tuple[str, ...]] = ("gen_gemm_sm100", "gen_gemm_sm103")
     metrics: ClassVar[Mapping[str, str]] = {
@@ -71,6 +79,22 @@ class Sm100JitGemm(JitModuleFamily):
         t = self._tactic(recipe)
         return not isinstance(t, str) and t.ptr_array
 
+    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
+        # fp4_gemm_template_sm103.h wraps the ultra kernel in Sm103Only: on any other device its
+        # operator() prints "This kernel shall only run on SM103 devices." and traps
+        if self._sm103(recipe) and ctx.arch.sm != SM103_ONLY:
+            return CannotRun(
+                f"the SM103 ultra FP4 kernel (`{self.name}`) runs only on sm_103: "
+                f"fp4_gemm_template_sm103.h's Sm103Only traps on {ctx.arch.name}"
+            )
+        return super().covers(recipe, ctx)
+
+    def _sm103(self, recipe: Recipe) -> bool:
+        """The SM103 ultra kernel (the one-problem SM103 shell)."""
+        assert isinstance(recipe, KernelCallRecipe)
+        t = self._tactic(recipe)
+        return not isinstance(t, str) and t.mainloop.kind is ml.UmmaKind.SM103_BLOCKSCALED
+
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {
             **super().facts(recipe, res),
@@ -78,7 +102,7 @@ class Sm100JitGemm(JitModuleFamily):
             "umma.tmem.capacity": TMEM_COLUMNS,
             "umma.smem.capacity": SM100_SMEM_CAPACITY,
             "umma.smem.assert": sm100_kernel.smem_static_assert(
-                res.cutlass_version, False, ptr_array=self._ptr_array(recipe)
+                res.cutlass_version, self._sm103(recipe), ptr_array=self._ptr_array(recipe)
             ),
         }
 

@@ -10,6 +10,12 @@ doubled for `_2SM` (`SMTypeAdapter<_2SM>::Scale`). FP4 and MXFP8 take a dynamic 
 parts are cutlint.cutlass.sm100_mainloop / sm100_epilogue / sm100_kernel with `ptr_array=False`;
 this module only decides, as the headers do, which parts a call selects. Each constant's source is
 in data/family.toml.
+
+Two more headers build on the same parts: the SM103 FP4 module's ultra kernels
+(fp4_gemm_template_sm103.h: the one-problem SM103 block-scaled mainloop with its AB and SF stage
+counts, the one-problem no-smem epilogue, the one-problem SM103 shell) and the SVDQuant NVFP4
+kernels (nvfp4_svdquant_gemm_template_sm100.h: the SM100 NVF4 mainloop, whose LoRA operands
+overlay its A/B stages, and the TMA epilogue with LinCombPerColBias's row broadcast).
 """
 
 from __future__ import annotations
@@ -56,10 +62,11 @@ class Tactic:
 
 
 def _epilogue_override(kind: str, tile: Shape3) -> tuple[int, int] | None:
-    if kind not in ("nvfp4", "mxfp8"):
+    if kind not in ("nvfp4", "mxfp8", "nvfp4-ultra"):
         return None
     cta = (_constant("epilogue_tile_cta_m"), _constant("epilogue_tile_cta_n"))
-    if (tile.m, tile.n, tile.k) != (*cta, _constant("epilogue_tile_cta_k")):
+    k = _constant("ultra_epilogue_tile_cta_k" if kind == "nvfp4-ultra" else "epilogue_tile_cta_k")
+    if (tile.m, tile.n, tile.k) != (*cta, k):
         return None
     return _constant("epilogue_tile_m"), _constant("epilogue_tile_n")
 
@@ -80,19 +87,24 @@ def tactic_of(
     macro = data["macros"].get(name)
     if macro is None:
         return f"`{name}` is not one of {', '.join([*data['macros'], *data['launchers']])}"
+    if macro["kind"] == "nvfp4-svdquant":
+        return _svdquant_tactic_of(name, args, cutlass)
     if len(args) != len(data["parameters"]):
         return f"`{name}` takes {len(data['parameters'])} arguments; this call passes {len(args)}"
     out, m, n, k, cm, cn, ck, xsm = args
     if out not in data["output_bits"]:
         return f"output type `{out}`: the model covers {', '.join(data['output_bits'])}"
-    if xsm not in data["two_sm"]:
-        return f"XSM `{xsm}`: the header's SMTypeAdapter has {', '.join(data['two_sm'])}"
+    xsms: dict[str, bool] = macro.get("two_sm", data["two_sm"])
+    if xsm not in xsms:
+        return f"XSM `{xsm}`: the header's SMTypeAdapter has {', '.join(xsms)}"
     try:
         tile = Shape3(m=int(m), n=int(n), k=int(k))
         cluster = (int(cm), int(cn), int(ck))
     except ValueError:
         return f"tile {m}x{n}x{k}, cluster {cm}x{cn}x{ck}: not integers"
-    two_sm: bool = data["two_sm"][xsm]
+    two_sm = xsms[xsm]
+    if macro["kind"] == "nvfp4-ultra":
+        return _ultra_tactic_of(name, macro, out, tile, two_sm, cutlass)
     if macro["static_cluster"] and (cluster[0] % (2 if two_sm else 1) or cluster[2] != 1):
         return f"cluster {cm}x{cn}x{ck} with {xsm}: the 2-SM MMA needs an even cluster M, K = 1"
     if out == "float" and macro["kind"] != "bf16":
@@ -135,6 +147,110 @@ def tactic_of(
         ptr_array=False,
     )
     return Tactic(name, macro["kind"], out, tile, two_sm, mainloop, epilogue)
+
+
+def _ultra_tactic_of(
+    name: str,
+    macro: dict[str, Any],
+    out: str,
+    tile: Shape3,
+    two_sm: bool,
+    cutlass: CutlassModel | None,
+) -> Tactic | str:
+    """The SM103 ultra FP4 kernel's parts (fp4_gemm_template_sm103.h): the one-problem SM103
+    block-scaled mainloop (KernelTmaWarpSpecialized{1,2}SmBlockScaledMxNvf4UltraVs16Sm103, its
+    own builder and stage counts) and the one-problem no-smem epilogue (NoSmemWarpSpecialized
+    {1,2}Sm) on the one-problem SM103 shell."""
+    if out == "float":
+        return f"output `float`: only the BF16 module instantiates it ({macro['source']})"
+    if tile.k != macro["tile_k"] or tile.n not in macro["tile_n"] or tile.m != macro["cta_m"]:
+        return (
+            f"CTA {tile.m}x{tile.n}x{tile.k}: the SM103 builder takes CTA M {macro['cta_m']}, "
+            f"N in {macro['tile_n']} and K {macro['tile_k']} ({macro['source']})"
+        )
+    mma = Shape3(m=tile.m * (2 if two_sm else 1), n=tile.n, k=tile.k)
+    mainloop = ml.Mainloop(
+        ml.UmmaKind.SM103_BLOCKSCALED,
+        mma.m,
+        mma.n,
+        mma.k,
+        two_sm,
+        macro["a_bits"],
+        macro["a_bits"],
+        sf_vector=macro["sf_vector"],
+        tensormaps=4,
+        ptr_array=False,
+    )
+    d_bits = int(family_data()["output_bits"][out])
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.NO_SMEM,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        two_sm=two_sm,
+        c_bits=None,
+        d_bits=d_bits,
+        d_void=False,
+        d_m_major=False,
+        blockscaled=False,
+        tile_override=_epilogue_override(macro["kind"], tile),
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True,
+        # a FusionOperation is named (LinearCombination, from 0.7.2 sm103_epilogue::
+        # LinearCombinationF32x2Operation): the fusion-callbacks collective
+        fusion_operation=True,
+        ptr_array=False,
+    )
+    return Tactic(name, macro["kind"], out, tile, two_sm, mainloop, epilogue)
+
+
+def _svdquant_tactic_of(
+    name: str, args: tuple[str, ...], cutlass: CutlassModel | None
+) -> Tactic | str:
+    """The SVDQuant NVFP4 kernel of one `SvdquantGemmConfig` (nvfp4_svdquant_gemm_template_sm100.h):
+    the one-problem SM100 block-scaled NVF4 mainloop (CollectiveMmaLoRA keeps the builder's
+    SharedStorage: its LoRA operands overlay the A/B stages) and the SM100 TMA epilogue with
+    LinCombPerColBias (a row broadcast of the bf16 bias)."""
+    data = family_data()
+    macro = data["macros"][name]
+    if len(args) != len(macro["parameters"]):
+        return f"`{name}` takes {len(macro['parameters'])} argument; this call passes {len(args)}"
+    config = data["svdquant_configs"].get(args[0])
+    if config is None:
+        return f"`{args[0]}`: the header defines {', '.join(data['svdquant_configs'])}"
+    mma = Shape3(m=config["mma_tile"][0], n=config["mma_tile"][1], k=config["mma_tile"][2])
+    two_sm: bool = config["two_sm"]
+    mainloop = ml.Mainloop(
+        ml.UmmaKind.BLOCKSCALED,
+        mma.m,
+        mma.n,
+        mma.k,
+        two_sm,
+        macro["a_bits"],
+        macro["a_bits"],
+        sf_vector=macro["sf_vector"],
+        tensormaps=4,
+        ptr_array=False,
+    )
+    d_bits = int(macro["d_bits"])
+    override = config.get("epilogue_tile")
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.TMA,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        two_sm=two_sm,
+        c_bits=None,
+        d_bits=d_bits,
+        d_void=False,
+        d_m_major=False,
+        blockscaled=False,
+        tile_override=(override[0], override[1]) if override else None,
+        fusion=epi.FusionStorage.ROW_BROADCAST_BIAS,
+        fusion_bits=int(macro["bias_bits"]),
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides") if cutlass is not None else True,
+        fusion_operation=True,
+        ptr_array=False,
+    )
+    tile = Shape3(m=mma.m // (2 if two_sm else 1), n=mma.n, k=mma.k)
+    return Tactic(name, macro["kind"], "cutlass::bfloat16_t", tile, two_sm, mainloop, epilogue)
 
 
 def _group_tactic_of(
@@ -285,17 +401,26 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
     blockwise = t.mainloop.kind is ml.UmmaKind.BLOCKWISE
     return kernel.shell(
-        False,
+        t.mainloop.kind is ml.UmmaKind.SM103_BLOCKSCALED,
         ml.accumulator_stages(t.mainloop),
         cutlass,
         ptr_array=t.ptr_array,
         scheduler_stages=ml.scheduler_stages(t.mainloop) if blockwise else None,
         mma_transform=blockwise,
+        no_smem_epilogue=t.epilogue.kind is epi.EpilogueKind.NO_SMEM,
     )
 
 
+def sf_stages(t: Tactic) -> int | None:
+    """The SM103 mainloop's scale-factor stages (LoadSFPipelineStageCount); None elsewhere (the
+    scale factors share the AB stages)."""
+    if t.mainloop.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
+        return None
+    return ml.sm103_sf_stages(t.mainloop, epilogue_shared_storage(t).size)
+
+
 def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
-    return ml.shared_storage(t.mainloop, stages)
+    return ml.shared_storage(t.mainloop, stages, sf_stages(t))
 
 
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
@@ -303,11 +428,12 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
     or the ptr-array one for the grouped launcher)."""
     k = shell(t, cutlass)
     e = t.epilogue
+    sf = sf_stages(t)
     members = kernel.shared_storage_members(
         k,
-        mainloop_tensors=ml.tensor_storage(t.mainloop, stages),
+        mainloop_tensors=ml.tensor_storage(t.mainloop, stages, sf),
         mainloop_maps=ml.tensormap_storage(t.mainloop),  # a member of the ptr-array shell only
-        mainloop_pipeline=ml.pipeline(t.mainloop, stages),
+        mainloop_pipeline=ml.pipeline(t.mainloop, stages, sf),
         epilogue_tensors=epi.tensor_storage(e),
         epilogue_maps=epi.tensormap_storage(e),  # a member of the ptr-array shell only
         epi_load_pipeline=epi.pipeline(e),

@@ -72,10 +72,23 @@ MODULE_PATCHES = {
         _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
     ),
     # the SM103 module's generic files include the SM100 FP4 header (its store256 ones after
-    # defining FLASHINFER_SM103_GENERIC_NOSMEM_EPILOGUE); its ultra files are not probed
+    # defining FLASHINFER_SM103_GENERIC_NOSMEM_EPILOGUE), its ultra (K768) files
+    # fp4_gemm_cutlass_template_sm103.h, which includes both template headers
     "fp4_gemm_cutlass_sm103": (
         HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template.h", None, ""),
+        HeaderPatch("flashinfer/gemm/fp4_gemm_cutlass_template_sm103.h", None, ""),
         _macro_patch("flashinfer/gemm/fp4_gemm_template_sm100.h", "DeviceGemmFp4GemmSm100"),
+        _macro_patch("flashinfer/gemm/fp4_gemm_template_sm103.h", "DeviceGemmFp4GemmSm103"),
+    ),
+    # INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC(Config) (explicit instantiations of the run-time
+    # functions) becomes a registration of Config::GemmKernel with the stringized Config
+    "nvfp4_svdquant_gemm_cutlass": (
+        HeaderPatch(
+            "flashinfer/gemm/nvfp4_svdquant_gemm_template_sm100.h",
+            re.compile(r"#define\s+INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC\(Config\)[ \t]*\\\n"),
+            "  static const bool cutlint_probe_##Config =                               \\\n"
+            '      ::cutlint_jit_probe::report<Config::GemmKernel>("default", __FILE__, __LINE__, {#Config});\n',
+        ),
     ),
     "mxfp8_gemm_cutlass": (
         HeaderPatch("flashinfer/gemm/mxfp8_gemm_cutlass_template.h", None, ""),
@@ -116,6 +129,7 @@ MODULES = (
     "bf16_gemm_cutlass",
     "gemm_sm100",
     "fp4_gemm_cutlass_sm103",
+    "nvfp4_svdquant_gemm_cutlass",
 )
 MODULE_SM = {"fp4_gemm_cutlass_sm103": 103}
 """Modules rendered and compiled for another device than SM."""
@@ -130,6 +144,8 @@ INSTANTIATIONS = frozenset(
         "CutlassGroupwiseScaledGEMMSM100",
         "CutlassGroupwiseScaledGEMMSM100LowLatency",
         "CutlassFP8GroupwiseScaledGroupGEMMSM100",
+        "INSTANTIATE_FP4_ULTRA_GEMM_KERNEL_LAUNCHER",
+        "INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC",
     }
 )
 _FILES = (
@@ -140,6 +156,7 @@ _FILES = (
     "group_gemm_mxfp4_groupwise_e",
     "gemm_groupwise_e",
     "group_gemm_fp8_groupwise_e",
+    "nvfp4_svdquant_gemm_cutlass_",
 )
 
 
@@ -148,8 +165,18 @@ def claims_file(path: Path) -> bool:
 
 
 def tu_key(path: Path) -> str:
-    """One translation unit per module (the real build's files are TUs of their own)."""
+    """One translation unit per module (the real build's files are TUs of their own); the SM103
+    module's ultra files apart from its generic ones (fp4_gemm_cutlass_template_sm103.h and
+    fp4_gemm_cutlass_template.h share one include guard, and the ultra header includes the SM100
+    one without the store256 defines)."""
+    ultra = _TILE.match(path.name)
+    if ultra is not None and int(ultra["k"]) == ULTRA_TILE_K:
+        return f"{path.parent.name}-ultra"
     return path.parent.name
+
+
+ULTRA_TILE_K = 768
+"""fp4_gemm_cutlass_template_sm103.h: the K768 tiles are the ultra kernels."""
 
 
 _CLUSTER_DIM = re.compile(r"C<(\d+)>")
@@ -172,6 +199,8 @@ def macro_args(where: str) -> tuple[str, ...] | None:
 
 FILES_PER_COMPILE = 2
 """Two files (up to 18 kernels) per translation unit keep one host-only compile near 2-3 GB."""
+MODULE_FILES_PER_COMPILE = {"nvfp4_svdquant_gemm_cutlass": 8}
+"""The SVDQuant module's files hold one kernel each: all eight in one translation unit."""
 
 _SAMPLE_TYPES = {"bf16_gemm_cutlass_": ("__nv_bfloat16", "half", "float")}
 _TILE = re.compile(
@@ -206,10 +235,13 @@ def sample(path: Path) -> bool:
         return (g["a"] == "e4m3") == (g["swap"] == "true") and (g["d"] == "bf16") == (
             g["mma"] == "1"
         )
+    if path.name.startswith("nvfp4_svdquant_gemm_cutlass_"):
+        return True  # one kernel per file: every Config
     m = _TILE.match(path.name)
     if m is None:
         return False
-    if path.parent.name.startswith("gen_gemm_sm103") and "store256" not in m["prefix"]:
+    generic = "store256" not in m["prefix"] and int(m["k"]) != ULTRA_TILE_K
+    if path.parent.name.startswith("gen_gemm_sm103") and generic:
         return False  # the SM100 FP4 kernels again (the SM100 module's rows hold them)
     types = _SAMPLE_TYPES.get(m["prefix"], ("__nv_bfloat16", "half"))
     index = int(m["m"]) // 64 + int(m["n"]) // 64 + int(m["k"]) // 128

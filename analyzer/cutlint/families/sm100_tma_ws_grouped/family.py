@@ -69,8 +69,12 @@ class Sm100TmaWsGrouped:
         t = _tactic(a, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
         stage_count = sm100.stage_count(t, ctx.cutlass)
-        supported, reason = sm100_dispatch.dispatched(
-            ctx.flashinfer.version if ctx.flashinfer else None, a, ctx.arch.sm
+        supported, reason = (
+            sm100_dispatch.dispatched(
+                ctx.flashinfer.version if ctx.flashinfer else None, a, ctx.arch.sm
+            )
+            if _dispatch_reaches(a, ctx)
+            else (None, "")
         )
         return Resources(
             arch=ctx.arch,
@@ -83,7 +87,7 @@ class Sm100TmaWsGrouped:
             registers=_register_plan(t, ctx.cutlass),
             dispatch_supported=supported,
             dispatch_source=sm100_dispatch.source(
-                ctx.flashinfer.version if ctx.flashinfer else None
+                ctx.flashinfer.version if ctx.flashinfer else None, ctx.arch.sm
             ),
             dispatch_reason=reason,
             tmem_columns=_tmem_total(t),
@@ -114,6 +118,19 @@ class Sm100TmaWsGrouped:
 
 
 FAMILY = Sm100TmaWsGrouped()
+
+
+def _dispatch_reaches(a: MoeGemmArgs, ctx: ModelContext) -> bool:
+    """Whether the release's launcher dispatch reaches this kernel's arch tag on the target
+    (releases.toml `dispatch`: `dispatchMoeGemmSelectTileShapeTmaWarpSpecialized`'s `sm_version`
+    chain; a Jetson Thor's 110 takes the Sm100 switch, as 100, 101, 103 and 107 do), so that
+    the SM100 dispatch rules judge it there and no other arch's rule does. True where the
+    release is unknown: the rules' own table then decides."""
+    release = ctx.flashinfer
+    if release is None or not release.dispatch:
+        return True
+    tag = a.arch_tag.rsplit("::", 1)[-1]
+    return any(d.arch_tag.rsplit("::", 1)[-1] == tag for d in release.dispatch_for(ctx.arch.sm))
 
 
 def _tmem_total(t: sm100.Tactic) -> int | None:
@@ -147,11 +164,10 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm100.Tactic | str:
             "an Sm103 kernel runs only on sm_103 (the SM103 module's compute_103a), "
             f"not on {ctx.arch.name}"
         )
-    if ctx.arch.sm == 110:
-        # FlashInfer builds its SM100 module for Jetson Thor too: Sm100 kernels compiled for
-        # sm_110a, whose layout cutlint has not checked against the compiler. Not a class E.
-        return f"an {a.arch_tag} kernel built for sm_110 (Jetson Thor) is not modeled yet"
-    if ctx.arch.sm not in (100, 103):
+    if a.arch_tag.rsplit("::", 1)[-1] not in ctx.arch.builds_cutlass_arch_tags:
+        # The arch data says which CUTLASS arch tags' kernels a target builds: a Jetson Thor
+        # (sm_110a) builds the Sm100 ones (FlashInfer's SM100 module is its fused-MoE module), an
+        # sm_120 part none of them.
         return CannotRun(f"an {a.arch_tag} kernel does not run on {ctx.arch.name}")
     why = _covered_cutlass(ctx.cutlass)
     if why is not None:

@@ -214,14 +214,14 @@ def _shell(sm: int, m: ml.Mainloop, cutlass: CutlassModel) -> kernel.KernelShell
 
 def sf_stages(t: Tactic, cutlass: CutlassModel) -> int | None:
     """The SM103 mainloop's scale-factor stages (None: the same as the AB stages)."""
-    return _sf_stages(t.mainloop, t.epilogue, cutlass)
+    return _sf_stages(t.mainloop, t.epilogue)
 
 
 @cache
-def _sf_stages(m: ml.Mainloop, e: epi.Epilogue, cutlass: CutlassModel) -> int | None:
+def _sf_stages(m: ml.Mainloop, e: epi.Epilogue) -> int | None:
     if m.kind is not ml.UmmaKind.SM103_BLOCKSCALED:
         return None
-    return ml.sm103_sf_stages(m, _epilogue_shared_storage(e).size, cutlass)
+    return ml.sm103_sf_stages(m, _epilogue_shared_storage(e).size)
 
 
 def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
@@ -232,7 +232,7 @@ def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
 def _mainloop_shared_storage(
     m: ml.Mainloop, e: epi.Epilogue, stages: int, cutlass: CutlassModel
 ) -> Block:
-    return ml.shared_storage(m, stages, _sf_stages(m, e, cutlass))
+    return ml.shared_storage(m, stages, _sf_stages(m, e))
 
 
 def kernel_members(t: Tactic, stages: int, cutlass: CutlassModel) -> list[Block]:
@@ -244,7 +244,7 @@ def kernel_members(t: Tactic, stages: int, cutlass: CutlassModel) -> list[Block]
 def _kernel_members(
     sm: int, m: ml.Mainloop, e: epi.Epilogue, stages: int, cutlass: CutlassModel
 ) -> tuple[Block, ...]:
-    sf = _sf_stages(m, e, cutlass)
+    sf = _sf_stages(m, e)
     return tuple(
         kernel.shared_storage_members(
             _shell(sm, m, cutlass),

@@ -24,7 +24,7 @@ from cutlint.families.alias_args import (
     static_shape,
 )
 from cutlint.families.base import family_toml
-from cutlint.families.sm90_collective_builder import model
+from cutlint.families.sm90_collective_builder import lookup_table, model
 from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
 from cutlint.records import Instantiation, Recipe, Shape3
 
@@ -459,7 +459,10 @@ def _operands(
             f"mixed input with A layout `{ml[3]}`, B layout `{ml[6]}`: the model covers K-major "
             "RowMajor A (or a reordered layout of its stride) and ColumnMajor B"
         )
-    widths = [_bits(part) or 0 for part in a_parts[1:]]
+    lut = lookup_table.scale_bits(a_parts[1], a_parts[0], _bits) if len(a_parts) == 2 else None
+    if isinstance(lut, str):
+        return lut
+    widths = [lut] if lut is not None else [_bits(part) or 0 for part in a_parts[1:]]
     if 0 in widths or len(widths) > 2:
         return f"mixed-input scale/zero types {a_parts[1:]} are not modeled"
     scale_bits, zero_bits = [*widths, 0, 0][:2]
@@ -478,10 +481,9 @@ def _operands(
 
 
 def _tuple_parts(arg: str) -> list[str]:
-    """`cute::tuple<A, S, Z>` -> [A, S, Z]; a plain type -> [type]."""
-    if not arg.startswith("cute::tuple<") or not arg.endswith(">"):
-        return [arg]
-    return [part.strip() for part in arg[len("cute::tuple<") : -1].split(",")]
+    """`cute::tuple<A, S, Z>` -> [A, S, Z] (top-level commas: a lookup-table scale
+    `cutlass::Array<E, 8>` is one part); a plain type -> [type]."""
+    return lookup_table.tuple_parts(arg)
 
 
 _FUSION = "cutlass::epilogue::fusion::"

@@ -16,6 +16,7 @@ from cutlint.families import sm90_mixed_family as mixed
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable
 from cutlint.families.sm90_mixed_moe import model
 from cutlint.model.context import ModelContext
+from cutlint.producers.flashinfer import sm90_mixed_dispatch
 from cutlint.records import FormKind, Instantiation, Recipe, Resources
 
 NAME = "sm90-mixed-moe"
@@ -29,6 +30,10 @@ class Sm90MixedMoeRecipe(Recipe):
     args: tuple[str, ...] = Field(
         description="the 9 or 10 template arguments, whitespace-normalized"
     )
+    release: str | None = Field(
+        default=None,
+        description="the FlashInfer release that wrote it (its runner's tactic list)",
+    )
 
 
 class Sm90MixedMoe:
@@ -37,12 +42,21 @@ class Sm90MixedMoe:
     metrics: ClassVar[Mapping[str, str]] = {
         "mixed_moe.scale_mode": "the MixedInputScaleMode (kPostMma, kPreMmaE8M0)",
         "mixed_moe.schedule": "the mainloop's kernel schedule (Pingpong or Cooperative)",
+        "mixed_moe.tactics": "the runner's tactic ids that dispatch this instantiation",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "mixed_moe.scale_mode": ("input.types",),
         "mixed_moe.schedule": ("input.schedule",),
+        "mixed_moe.tactics": ("input.tile", "input.cluster", "input.schedule", "input.types"),
     }
-    columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "types", "scales", "schedule")
+    columns: ClassVar[tuple[str, ...]] = (
+        "tile",
+        "cluster",
+        "types",
+        "scales",
+        "schedule",
+        "tactic ids",
+    )
     probe: ClassVar[str | None] = "sm90-mixed-launcher"
     """`cutlint verify` compiles its files with cutlint.verify.sm90_mixed_probe (cutlint.verify.probes)."""
 
@@ -57,7 +71,8 @@ class Sm90MixedMoe:
         if len(args) not in expected:
             message = f"`{inst.name}` takes {expected[-1]} template arguments, found {len(args)}"
             return Unreadable(problems=(("CUT004", message),), reason=_UNREADABLE)
-        return Sm90MixedMoeRecipe(family=NAME, args=args)
+        release = ctx.flashinfer.version if ctx.flashinfer is not None else None
+        return Sm90MixedMoeRecipe(family=NAME, args=args, release=release)
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         t = _tactic(recipe, ctx)
@@ -67,11 +82,25 @@ class Sm90MixedMoe:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
         st = model.storage_tactic(t)
-        return mixed.resources(model, st, ctx, model.tma_descriptors(st))
+        res = mixed.resources(model, st, ctx, model.tma_descriptors(st))
+        offer = _offer(recipe)
+        if offer is None:
+            return res
+        return res.model_copy(
+            update={
+                "dispatch_supported": offer.offered,
+                "dispatch_source": sm90_mixed_dispatch.source(_recipe(recipe).release),
+                "dispatch_reason": offer.reason,
+            }
+        )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         a = _recipe(recipe).args
-        return {"mixed_moe.scale_mode": _scale_mode(a), "mixed_moe.schedule": mixed.short(a[6])}
+        return {
+            "mixed_moe.scale_mode": _scale_mode(a),
+            "mixed_moe.schedule": mixed.short(a[6]),
+            "mixed_moe.tactics": _tactic_ids(recipe),
+        }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         a = _recipe(recipe).args
@@ -82,6 +111,7 @@ class Sm90MixedMoe:
             _scale_mode(a),
             (mixed.short(a[6]).removeprefix("KernelTmaWarpSpecialized") or "basic")
             + (f" {mixed.short(a[10]).lower()}" if len(a) > 10 else ""),
+            _tactic_ids(recipe),
         )
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
@@ -114,6 +144,38 @@ class Sm90MixedMoe:
 
 FAMILY = Sm90MixedMoe()
 
+
+def _offer(recipe: Recipe) -> sm90_mixed_dispatch.Offer | None:
+    """The runner's answer for this instantiation (None: the release's list is not in the
+    table, e.g. the 0.6.x launcher's)."""
+    r = _recipe(recipe)
+    legacy = r.release in model.family_data()["legacy"]["releases"]
+    t = model.tactic_of(r.args, legacy)
+    if isinstance(t, str) or r.release is None:
+        return None
+    a = r.args
+    return sm90_mixed_dispatch.offer(
+        r.release,
+        t.tile,
+        t.cluster,
+        "pingpong" if t.pingpong else "cooperative",
+        a[9] if len(a) > 9 else model.POST_MMA,
+        mixed.short(a[10]) if len(a) > 10 else None,
+    )
+
+
+def _tactic_ids(recipe: Recipe) -> str:
+    """`GEMM1 44, GEMM2 160` (the binding's tactic ids: GEMM2's list follows GEMM1's), `never`
+    for an instantiation no tactic names, `-` where the release's list is not known."""
+    offer = _offer(recipe)
+    if offer is None:
+        return "-"
+    if not offer.offered:
+        return "never"
+    n = offer.tactics_per_gemm
+    return "; ".join(f"GEMM1 {i}, GEMM2 {n + i}" for i in offer.gemm1_ids)
+
+
 _UNREADABLE = "the launcher's template arguments could not be read (see the CUT0xx diagnostic)"
 
 
@@ -136,8 +198,9 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     data = model.family_data()
     legacy = release in data["legacy"]["releases"]
     if release is not None and not legacy and release not in data["launcher_releases"]:
+        known = ", ".join([*data["legacy"]["releases"], *data["launcher_releases"]])
         return (
             f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} is not one the model "
-            "covers (0.6.3-0.6.6 and 0.7.2.post1-0.7.4)"
+            f"covers ({known})"
         )
     return model.tactic_of(_recipe(recipe).args, legacy)

@@ -65,6 +65,7 @@ class Sm90TmaWsGrouped:
             registers=sm90.register_plan(t),
             dispatch_supported=sm90.dispatch_supported(t),
             dispatch_source=sm90.family_data()["dispatch"]["tiles_source"],
+            dispatch_reason=sm90.dispatch_reason(t) or "",
             variants=_variants(t, ctx),
             epilogue=sm90.epilogue_tile(t),
         )

@@ -167,15 +167,28 @@ def tactic_of(args: MoeGemmArgs) -> Tactic | str:
 def dispatch_supported(t: Tactic) -> bool:
     """Whether the launcher's SM90 dispatch (data/family.toml [dispatch]) can select this tile and
     cluster at run time; an instantiation it cannot select compiles but is never dispatched."""
+    return dispatch_reason(t) is None
+
+
+def dispatch_reason(t: Tactic) -> str | None:
+    """Why the SM90 dispatch never selects this tile and cluster, or None when it can."""
     d = family_data()["dispatch"]
     k_bytes = t.tile.k * t.operand_bits // 8
     if [t.tile.m, t.tile.n, k_bytes] not in d["tiles_kbytes"]:
-        return False
+        return (
+            f"dispatchMoeGemmSelectTileShapeTmaWarpSpecialized has no SM90 case for "
+            f"CtaShape{t.tile.m}x{t.tile.n}x{k_bytes}B"
+        )
     c = t.cluster
     if c.k != 1 or [c.m, c.n] not in d["clusters"]:
-        return False
+        return f"dispatchMoeGemmSelectClusterShapeTmaWarpSpecialized has no {c} cluster case"
     least = int(d["cluster_min_tile"])
-    return (c.m == 1 or t.tile.m >= least) and (c.n == 1 or t.tile.n >= least)
+    if (c.m != 1 and t.tile.m < least) or (c.n != 1 and t.tile.n < least):
+        return (
+            f"are_tile_shapes_supported rejects a {c.m}x{c.n}x1 cluster with tile "
+            f"{t.tile.m}x{t.tile.n} (a cluster dimension of 2 needs that tile side >= {least})"
+        )
+    return None
 
 
 # --- epilogue ----------------------------------------------------------------------------------

@@ -32,21 +32,25 @@ directories count at any depth."""
 
 
 def generated_for_sm(path: str) -> int | None:
-    """The arch the file was generated for: in a JIT cache, the device of
-    `cutlass_instantiations/<sm>/` (the JIT runs `generate_gemm_operations(out, "<sm>;<sm>-real")`
-    there, and the generator writes arch-generic kernels beside the device's own: an SM120 cache's
-    `gemm_grouped/80/..._sm80_...` files are Ampere kernels that run on the SM120 device); else
+    """The arch the file was generated for: in a JIT cache, the device its arch directory names
+    (`<version>/<arch>/generated/`, `compile_target`: everything below it is compiled for that
+    device, whatever module and kernel arch it holds: a Jetson Thor's `110a/generated/
+    cutlass_instantiations/100/` holds the SM100 fused-MoE module's files, compiled for sm_110a,
+    and an SM120 cache's `gemm_grouped/80/..._sm80_...` files are Ampere kernels that run on the
+    SM120 device; a 103a cache's `gen_gemm_sm100/..._sm100.cu` runs on the 10.3 part); else the
+    device of `cutlass_instantiations/<sm>/` (the JIT runs `generate_gemm_operations(out,
+    "<sm>;<sm>-real")` there); else
     `_sm<NNN>_` in its name, else the nearest directory named for an arch (`120f`, or `sm_120a`
     among the file's ARCH_DIRECTORY_DEPTH nearest), or a bare number where the layout puts one.
     Whether cutlint's arch table has that arch is the model's question."""
     p = PurePath(path)
     parts = p.parent.parts
+    target = compile_target(path)
+    if target is not None:
+        return target[0]
     for i, part in enumerate(parts[:-1]):
         if part == "cutlass_instantiations" and _BARE.fullmatch(parts[i + 1]):
             return int(parts[i + 1])
-    device = _jit_module_device(parts)
-    if device is not None:
-        return device
     m = _SM_IN_NAME.search(p.name)
     if m:
         return int(m.group(1))
@@ -62,20 +66,6 @@ def generated_for_sm(path: str) -> int | None:
 
 
 _COMPILE_TARGET = re.compile(r"(\d{2,3})([af])")
-
-
-def _jit_module_device(parts: tuple[str, ...]) -> int | None:
-    """The device of a JIT-rendered module's file (`<version>/<arch>/generated/gen_*/...`): the
-    JIT renders and compiles `gen_gemm_sm100*` for every SM10x device (jit/gemm/core.py:
-    `get_nvcc_flags_list(supported_major_versions=[10, ...])` is the device's own target), so
-    `_sm100` in such a file's name is the kernel's arch tag, not the device: a 103a cache's
-    `gen_gemm_sm100/..._sm100.cu` runs on the 10.3 part it was compiled for."""
-    for i in range(1, len(parts) - 2):
-        if parts[i + 1] == "generated" and parts[i + 2].startswith("gen_"):
-            m = _COMPILE_TARGET.fullmatch(parts[i])
-            if m and _VERSION.fullmatch(parts[i - 1]):
-                return int(m[1])
-    return None
 
 
 def jit_module_dir(path: str) -> str | None:

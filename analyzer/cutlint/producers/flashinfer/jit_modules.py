@@ -22,6 +22,7 @@ The cache layout is `FLASHINFER_CACHE_DIR / <version> / <arch> / "generated"` (j
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib
 import sys
@@ -35,15 +36,20 @@ from typing import Any
 _GEN_MODULES = ("core", "svdquant_sm120")
 
 GEN_PREFIXES: dict[int, tuple[str, ...]] = {
+    90: ("gen_gemm_sm90",),
     100: ("gen_gemm_sm100",),
     103: ("gen_gemm_sm100", "gen_gemm_sm103"),
+    110: ("gen_gemm_sm100",),
     120: ("gen_gemm_sm120",),
     121: ("gen_gemm_sm120",),
 }
-"""The gen functions whose modules a device of each arch builds: gemm/gemm_base.py calls the
+"""The gen functions whose modules a device of each arch builds: gemm/gemm_base.py calls
+`gen_gemm_sm90_module` (the segment GEMM, `SegmentGEMMWrapper(backend="sm90")`) on 9.0, the
 `gen_gemm_sm100_module*` ones on every SM10x part (their nvcc flags take majors 10 and 11), and
 `gen_gemm_sm103_module_cutlass_fp4` beside them on 10.3 (`get_gemm_sm103_module_cutlass_fp4`);
-the SM120 ones on 12.x."""
+the SM120 ones on 12.x. A Jetson Thor (11.0) calls the `gen_gemm_sm100_module*` ones too
+(gemm_base.py `get_cutlass_fp4_gemm_module` / `get_cutlass_mxfp8_gemm_module`: `sm_major in
+[10, 11]`); those whose nvcc flags leave out major 11 cannot build there (`render_jit_specs`)."""
 
 GEN_REPLACED: dict[int, frozenset[str]] = {103: frozenset({"gen_gemm_sm100_module_cutlass_fp4"})}
 """Gen functions of GEN_PREFIXES that an arch does not call: gemm_base.py
@@ -71,6 +77,9 @@ class RenderedModule:
     """Files it wrote under `generated/` (rendered templates and copied sources), in its order."""
     cuda_flags: tuple[str, ...]
     """`extra_cuda_cflags` beyond the arch flags, e.g. `-DENABLE_BF16 -DENABLE_FP4`."""
+    arch_flags: tuple[str, ...] = ()
+    """The `-gencode` flags `current_compilation_context.get_nvcc_flags_list(...)` gives the
+    device (`-gencode=arch=compute_110a,code=sm_110a` on a Jetson Thor)."""
 
 
 def arch_dir_for(sm: int) -> str:
@@ -80,6 +89,19 @@ def arch_dir_for(sm: int) -> str:
     return "120f" if sm == 120 else f"{sm}a"
 
 
+def device_target(arch_dir: str) -> tuple[int, str]:
+    """The (major, minor) pair of `CompilationContext.TARGET_CUDA_ARCHS` for the device whose
+    cache directory is `arch_dir` (`110a` -> (11, "0a"), `120f` -> (12, "0f"))."""
+    digits = arch_dir.rstrip("af")
+    return int(digits[:-1]), digits[-1] + arch_dir[len(digits) :]
+
+
+class NotBuiltHere(Exception):
+    """A module's nvcc flags leave out the device's major version: FlashInfer's
+    `get_nvcc_flags_list` raises "No supported CUDA architectures found" and the module is not
+    built (compilation_context.py)."""
+
+
 def gen_src_dir(out_base: Path, version: str, arch_dir: str = DEFAULT_ARCH_DIR) -> Path:
     """`<base>/flashinfer/<version>/<arch>/generated`: jit/env.py FLASHINFER_GEN_SRC_DIR with
     FLASHINFER_CACHE_DIR = `<base>/flashinfer`."""
@@ -87,31 +109,47 @@ def gen_src_dir(out_base: Path, version: str, arch_dir: str = DEFAULT_ARCH_DIR) 
 
 
 def render_modules(
-    root: Path, version: str, out_base: Path, sm: int = 120, arch_dir: str | None = None
+    root: Path,
+    version: str,
+    out_base: Path,
+    sm: int = 120,
+    arch_dir: str | None = None,
+    not_built: list[str] | None = None,
 ) -> list[Path]:
     """Run every gen function of the wheel unpacked at `root` (the directory that holds
     `flashinfer/`) that a device of arch `sm` calls (GEN_PREFIXES), with its default arguments,
     writing into FlashInfer's cache layout under `out_base` (arch directory `arch_dir_for(sm)`
     unless given). Returns the files written, module by module, in the order the JIT writes
     them."""
-    return [p for m in render_jit_specs(root, version, out_base, sm, arch_dir) for p in m.generated]
+    specs = render_jit_specs(root, version, out_base, sm, arch_dir, not_built)
+    return [p for m in specs for p in m.generated]
 
 
 def render_jit_specs(
-    root: Path, version: str, out_base: Path, sm: int = 120, arch_dir: str | None = None
+    root: Path,
+    version: str,
+    out_base: Path,
+    sm: int = 120,
+    arch_dir: str | None = None,
+    not_built: list[str] | None = None,
 ) -> list[RenderedModule]:
-    """As `render_modules`, with what each module's `gen_jit_spec` call was given."""
+    """As `render_modules`, with what each module's `gen_jit_spec` call was given. A gen function
+    whose nvcc flags leave out the device's major version (`supported_major_versions=[10]` on a
+    Jetson Thor, 11.0) raises in FlashInfer before `gen_jit_spec`: that module is not built on
+    the device, so its files are removed again and its name added to `not_built`."""
     prefixes = GEN_PREFIXES.get(sm)
     if prefixes is None:
         raise JitRenderError(
             f"SM{sm}: the JIT GEMM modules are rendered for {', '.join(map(str, GEN_PREFIXES))}"
         )
-    gen_dir = gen_src_dir(out_base, version, arch_dir or arch_dir_for(sm))
+    arch_dir = arch_dir or arch_dir_for(sm)
+    gen_dir = gen_src_dir(out_base, version, arch_dir)
     csrc = root / "flashinfer" / "data" / "csrc"
     if not csrc.is_dir():
         raise JitRenderError(f"{root} holds no flashinfer/data/csrc: not an unpacked wheel")
     specs: list[_Spec] = []
-    with _stand_ins(root, gen_dir, csrc, specs):
+    context = _CompilationContext(device_target(arch_dir))
+    with _stand_ins(root, gen_dir, csrc, specs, context):
         skipped = GEN_REPLACED.get(sm, frozenset())
         functions = [(n, f) for n, f in _gen_functions(prefixes) if n not in skipped]
         if not functions:
@@ -119,8 +157,15 @@ def render_jit_specs(
         out: list[RenderedModule] = []
         for name, fn in functions:
             specs.clear()
+            context.arch_flags.clear()
+            before = set(gen_dir.rglob("*")) if gen_dir.exists() else set()
             try:
                 fn()
+            except NotBuiltHere:
+                _remove_new(gen_dir, before)
+                if not_built is not None:
+                    not_built.append(name)
+                continue
             except Exception as e:  # third-party code: report, do not crash
                 raise JitRenderError(f"FlashInfer {version} {name}() failed: {e}") from e
             if len(specs) != 1:
@@ -134,9 +179,22 @@ def render_jit_specs(
                         Path(p) for p in spec.sources if Path(p).is_relative_to(gen_dir)
                     ),
                     cuda_flags=tuple(spec.cuda_flags),
+                    arch_flags=tuple(context.arch_flags),
                 )
             )
     return out
+
+
+def _remove_new(gen_dir: Path, before: set[Path]) -> None:
+    """Remove what a gen function wrote before it raised (files, then emptied directories)."""
+    if not gen_dir.exists():
+        return
+    new = sorted(set(gen_dir.rglob("*")) - before, key=lambda p: len(p.parts), reverse=True)
+    for p in new:
+        if p.is_dir():
+            p.rmdir()
+        else:
+            p.unlink()
 
 
 def _gen_functions(prefixes: tuple[str, ...]) -> list[tuple[str, Callable[[], Any]]]:
@@ -207,14 +265,68 @@ class _Spec:
 
 
 class _CompilationContext:
-    """jit/core.py `current_compilation_context`: the arch flags are not part of the sources."""
+    """jit/core.py `current_compilation_context` for one device: compilation_context.py
+    `get_nvcc_flags_list` keeps the device's (major, minor) if its major is one of
+    `supported_major_versions` and raises when none is left. The `-gencode` flags it would give
+    are recorded in `arch_flags`, not returned: they are not part of the sources, and the
+    rendered module's `cuda_flags` stay its own defines."""
 
-    def get_nvcc_flags_list(self, *args: object, **kwargs: object) -> list[str]:
+    def __init__(self, device: tuple[int, str]) -> None:
+        self.device = device
+        self.arch_flags: list[str] = []
+
+    def get_nvcc_flags_list(
+        self, supported_major_versions: list[int] | None = None, **kwargs: object
+    ) -> list[str]:
+        major, minor = self.device
+        if supported_major_versions and major not in supported_major_versions:
+            raise NotBuiltHere(
+                f"No supported CUDA architectures found for major versions "
+                f"{supported_major_versions}."
+            )
+        self.arch_flags.append(f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}")
         return []
 
 
+def nvcc_flag_lists(root: Path) -> dict[str, list[str]]:
+    """The module-level `*_nvcc_flags` lists of the wheel's `flashinfer/jit/core.py`
+    (`sm90a_nvcc_flags = ["-gencode=...", "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"] +
+    common_nvcc_flags`), read from its source (importing it needs torch), without their
+    `-gencode` entries: the arch flags are not part of the sources (_CompilationContext)."""
+    path = root / "flashinfer" / "jit" / "core.py"
+    if not path.is_file():
+        return {}
+    lists: dict[str, list[str]] = {}
+
+    def value(node: ast.expr) -> list[str] | None:
+        if isinstance(node, ast.List):
+            items = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            strings = [v for v in items if isinstance(v, str)]
+            return strings if len(strings) == len(items) else None
+        if isinstance(node, ast.Name):
+            return lists.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = value(node.left), value(node.right)
+            return None if left is None or right is None else left + right
+        return None
+
+    for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id.endswith("_nvcc_flags")
+        ):
+            got = value(stmt.value)
+            if got is not None:
+                lists[stmt.targets[0].id] = got
+    return {k: [f for f in v if not f.startswith("-gencode")] for k, v in lists.items()}
+
+
 @contextlib.contextmanager
-def _stand_ins(root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec]) -> Iterator[None]:
+def _stand_ins(
+    root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec], context: _CompilationContext
+) -> Iterator[None]:
     """Import the wheel's `flashinfer.jit.gemm` modules with stand-in parents and helpers; put
     `sys.modules` back as it was afterwards."""
     owned = ("flashinfer", "torch")
@@ -244,8 +356,10 @@ def _stand_ins(root: Path, gen_dir: Path, csrc: Path, specs: list[_Spec]) -> Ite
             return spec
 
         core = _AnyModule("flashinfer.jit.core")
+        for name, flags in nvcc_flag_lists(root).items():
+            setattr(core, name, flags)
         core.gen_jit_spec = gen_jit_spec  # type: ignore[attr-defined]
-        core.current_compilation_context = _CompilationContext()  # type: ignore[attr-defined]
+        core.current_compilation_context = context  # type: ignore[attr-defined]
         core.JitSpec = _Spec  # type: ignore[attr-defined]
         sys.modules["flashinfer.jit.core"] = core
         yield

@@ -171,10 +171,16 @@ def dispatched(release: str | None, a: MoeGemmArgs, target_sm: int) -> tuple[boo
     return tile_config_listed(r, a)
 
 
-def source(release: str | None) -> str:
+def source(release: str | None, target_sm: int | None = None) -> str:
+    """Where the rules were read. Given a target other than an SM103 part, the `SHAPE_CASE` lines
+    cited are the SM100 ones only: on sm_100 and sm_110 the dispatch never takes the SM103 cases
+    (their branch needs `gemm_config.sm_version == 103`), so an explanation there does not cite
+    them."""
     r = sm100_dispatch_rules().get(release or "")
-    return (
-        r.source
-        if r
-        else "moe_gemm_template_dispatch_tma_ws.h: are_tile_shapes_supported_sm100 (release unknown)"
-    )
+    if r is None:
+        return (
+            "moe_gemm_template_dispatch_tma_ws.h: are_tile_shapes_supported_sm100 (release unknown)"
+        )
+    if target_sm is not None and target_sm != 103:
+        return r.source.replace("SHAPE_CASE(103|100, ...)", "SHAPE_CASE(100, ...)")
+    return r.source

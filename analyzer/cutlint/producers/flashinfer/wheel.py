@@ -74,20 +74,42 @@ def load_generator(root: Path) -> types.ModuleType:
 
 
 def cache_dir(base: Path, version: str, sm: int = 120) -> Path:
-    """Where FlashInfer's JIT puts the generated files: `<base>/flashinfer/<version>/<sm>a/
-    generated/cutlass_instantiations/<sm>` (jit/fused_moe.py, jit/env.py FLASHINFER_GEN_SRC_DIR)."""
+    """Where FlashInfer's JIT puts the generated files on a device `sm`: `<base>/flashinfer/
+    <version>/<sm>a/generated/cutlass_instantiations/<dev>` (jit/fused_moe.py, jit/env.py
+    FLASHINFER_GEN_SRC_DIR), where `<dev>` is the fused-MoE module the device builds
+    (`moe_device`: a Jetson Thor, 11.0, builds the SM100 module, `cutlass_instantiations/100`)."""
     return (
-        base / "flashinfer" / version / f"{sm}a" / "generated" / "cutlass_instantiations" / str(sm)
+        base
+        / "flashinfer"
+        / version
+        / f"{sm}a"
+        / "generated"
+        / "cutlass_instantiations"
+        / moe_device(version, sm)
     )
 
 
+def moe_device(version: str, sm: int) -> str:
+    """The `<dev>` FlashInfer `version`'s JIT passes to the generator on a device `sm`
+    (releases.toml `moe_dev`, read off fused_moe/core.py `get_cutlass_fused_moe_module`: backend
+    "110" builds `gen_cutlass_fused_moe_sm100_module`, which generates for "100"); `sm` itself
+    where the table has no entry."""
+    from cutlint.producers.flashinfer.releases import known_release
+
+    release = known_release(version)[0]
+    dev = release.moe_dev_for(sm) if release is not None else None
+    return dev if dev else str(sm)
+
+
 def generate_cache(root: Path, version: str, base: Path, sm: int = 120) -> Path:
-    """Run the generator as FlashInfer's JIT does (`generate_gemm_operations(out, "120;120-real")`)
-    and return the directory of the generated SM files (`.../<sm>/gemm_grouped/<sm>`)."""
+    """Run the generator as FlashInfer's JIT does on a device `sm`
+    (`generate_gemm_operations(out, "<dev>;<dev>-real")`, `<dev>` = `moe_device`) and return the
+    directory of the generated device files (`.../<dev>/gemm_grouped/<dev>`)."""
+    dev = moe_device(version, sm)
     out = cache_dir(base, version, sm)
     generator = load_generator(root)
     try:
-        generator.generate_gemm_operations(str(out), f"{sm};{sm}-real")
+        generator.generate_gemm_operations(str(out), f"{dev};{dev}-real")
     except Exception as e:
         raise FlashInferError(f"the FlashInfer {version} generator failed: {e}") from e
-    return out / "gemm_grouped" / str(sm)
+    return out / "gemm_grouped" / dev

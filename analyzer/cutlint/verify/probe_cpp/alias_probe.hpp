@@ -6,6 +6,11 @@
 #pragma once
 #include <cstdio>
 #include <type_traits>
+#include <utility>
+#if __has_include("cutlass/detail/sm100_tmem_helper.hpp")
+#include "cutlass/detail/sm100_tmem_helper.hpp"
+#define CUTLINT_PROBE_SM100_TMEM 1
+#endif
 
 namespace cutlint_probe {
 
@@ -48,6 +53,34 @@ CUTLINT_HAS_TYPE(has_stages2, decltype(T::Mma::kStages))
 CUTLINT_HAS_TYPE(has_stages1, decltype(T::Mma1::kStages))
 CUTLINT_HAS_TYPE(has_thread_count, decltype(T::kThreadCount))
 
+#ifdef CUTLINT_PROBE_SM100_TMEM
+// TMEM columns of an SM100 kernel's accumulators: the tensor the shells build
+// (cutlass::detail::make_sm100_accumulator<AccumulatorPipelineStageCount, IsOverlappingAccum>
+// over partition_shape_C of the MMA tile and the epilogue tile), its cosize in 32-bit columns
+// (find_tmem_tensor_col_offset; a TMEM address holds the column in its lower 16 bits). Types
+// only: no CuTe code runs on the host.
+// Shells without IsOverlappingAccum (the input-transform and cp.async ones) are left out.
+template <class T, class = void> struct has_tmem_allocator : std::false_type {};
+template <class T>
+struct has_tmem_allocator<
+    T, std::void_t<typename T::TmemAllocator, decltype(T::AccumulatorPipelineStageCount),
+                   decltype(T::IsOverlappingAccum), typename T::CollectiveMainloop::TiledMma,
+                   typename T::CollectiveMainloop::TileShape,
+                   typename T::CollectiveEpilogue::EpilogueTile>> : std::true_type {};
+template <class K>
+using sm100_accumulators_t = decltype(cutlass::detail::make_sm100_accumulator<
+    K::AccumulatorPipelineStageCount, K::IsOverlappingAccum>(
+    typename K::CollectiveMainloop::TiledMma{},
+    cute::partition_shape_C(typename K::CollectiveMainloop::TiledMma{},
+                            cute::take<0, 2>(typename K::CollectiveMainloop::TileShape{})),
+    typename K::CollectiveEpilogue::EpilogueTile{}));
+template <class K> constexpr long long accumulator_columns() {
+  using Acc = sm100_accumulators_t<K>;
+  using Cols = decltype(cute::cosize(cute::recast<uint32_t>(std::declval<Acc&>()).layout()));
+  return static_cast<long long>(Cols::value) & 0xFFFF;
+}
+#endif
+
 template <class Given>
 void print(const char* name, const char* file, int line) {
   using K = typename kernel_of<Given>::type;
@@ -80,6 +113,12 @@ void print(const char* name, const char* file, int line) {
   } else if constexpr (has_thread_count<K>::value) {
     std::printf(", \"threads\": %d", int(K::kThreadCount));
   }
+#ifdef CUTLINT_PROBE_SM100_TMEM
+  if constexpr (has_tmem_allocator<K>::value) {
+    std::printf(", \"accumulator_stages\": %d, \"tmem_accumulators\": %lld",
+                int(K::AccumulatorPipelineStageCount), accumulator_columns<K>());
+  }
+#endif
   std::printf("}\n");
 }
 
