@@ -237,7 +237,11 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     root = flashinfer_root("0.6.11.post2")
     pre = api.pregen_flashinfer(root=root, version="0.6.11.post2", arch="sm_120")
     by_runner = Counter(t.runner for t in pre.gemm_runner_tactics)
-    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 10, "[FP4 gemm Runner]": 32, "CutlassFp8GemmRunner (gemm_sm120)": 1}
+    assert by_runner == {
+        "[MXFP8 SM120 gemm Runner]": 10,
+        "[FP4 gemm Runner]": 32,
+        "CutlassFp8GemmRunner (gemm_sm120)": 1,
+    }
     assert [t.tactic for t in pre.failing_gemm_runner_tactics] == [6, 7, 8, 9]
     assert all(t.smem == 111616 for t in pre.failing_gemm_runner_tactics)
     dense = [(b.key, b.tactic) for b in pre.blocked if "Cutlass" in b.key]
@@ -286,7 +290,11 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
         root=flashinfer_root("0.6.8.post1"), version="0.6.8.post1", arch="sm_120"
     )
     by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
-    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6, "CutlassFp8GemmRunner (gemm_sm120)": 1}
+    assert by_runner == {
+        "[MXFP8 SM120 gemm Runner]": 3,
+        "[FP4 gemm Runner]": 6,
+        "CutlassFp8GemmRunner (gemm_sm120)": 1,
+    }
     assert [(t.tactic, t.smem) for t in old.failing_gemm_runner_tactics] == [
         (1, 111616), (2, 111616)
     ]  # fmt: skip

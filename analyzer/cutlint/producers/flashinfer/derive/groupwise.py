@@ -121,11 +121,14 @@ def _scales(cls: ast.ClassDef, path: str) -> tuple[tuple[int, int, int], str, in
         elif isinstance(a, ast.Name) and a.id in known:
             values.append(known[a.id])
         else:
-            raise DeriveError(f"{path}:{call.lineno}: {ENTRY} argument {ast.unparse(a)} is not a literal")
-    gm, gn, gk, mode = values
-    if not all(isinstance(g, int) for g in (gm, gn, gk)) or not isinstance(mode, str):
+            raise DeriveError(
+                f"{path}:{call.lineno}: {ENTRY} argument {ast.unparse(a)} is not a literal"
+            )
+    grans = [g for g in values[:3] if isinstance(g, int)]
+    mode = values[3]
+    if len(grans) != 3 or not isinstance(mode, str):
         raise DeriveError(f"{path}:{call.lineno}: {ENTRY}'s scale arguments are {values}")
-    return (int(gm), int(gn), int(gk)), mode, call.lineno  # type: ignore[call-overload]
+    return (grans[0], grans[1], grans[2]), mode, call.lineno
 
 
 def _custom_ops(mod: ast.Module, path: str) -> tuple[list[str], str]:
@@ -154,18 +157,21 @@ def _custom_ops(mod: ast.Module, path: str) -> tuple[list[str], str]:
     first = chooses[0].args[0]
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
         return [first.value], (
-            f"{path}:{chooses[0].lineno}: {owner.name}: tuner.choose_one(\"{first.value}\", ...)"
+            f'{path}:{chooses[0].lineno}: {owner.name}: tuner.choose_one("{first.value}", ...)'
         )
     if not isinstance(first, ast.Name):
         raise DeriveError(f"{path}:{chooses[0].lineno}: choose_one's op is {ast.unparse(first)}")
     # The op is a parameter: its default, and what each caller passes for it.
     args = owner.args
     params = args.args + args.kwonlyargs
-    defaults = dict(
-        zip([a.arg for a in args.args][len(args.args) - len(args.defaults) :], args.defaults)
-    ) | {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    positional = [a.arg for a in args.args][len(args.args) - len(args.defaults) :]
+    defaults = dict(zip(positional, args.defaults, strict=True)) | {
+        a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    }
     if first.id not in {p.arg for p in params}:
-        raise DeriveError(f"{path}:{chooses[0].lineno}: choose_one's op `{first.id}` is no parameter")
+        raise DeriveError(
+            f"{path}:{chooses[0].lineno}: choose_one's op `{first.id}` is no parameter"
+        )
     ops: list[str] = []
     default = defaults.get(first.id)
     if isinstance(default, ast.Constant) and isinstance(default.value, str):
@@ -219,7 +225,7 @@ def _csrc(tree: WheelTree, mode: str) -> tuple[str, int, int]:
     )
     if m is None or call is None:
         raise DeriveError(
-            f"{CSRC}: no DISPATCH_SCALE_MAJOR_K case for \"{mode}\" or no "
+            f'{CSRC}: no DISPATCH_SCALE_MAJOR_K case for "{mode}" or no '
             f"{LAUNCHER}<SCALE_GRANULARITY_M, ..., SCALE_MAJOR_K> call"
         )
     return m[1], _line(text, m.start()), _line(text, call.start())
