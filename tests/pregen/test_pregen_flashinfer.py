@@ -214,7 +214,8 @@ def test_cli_pregen(flashinfer_root: Any, tmp_path: Path) -> None:
         "gemm_runner_tactics_failing": 0,
         "findings": 0,
     }
-    assert len(data["gemm_runner_tactics"]) == 6 + 32  # the dense MXFP8 and FP4 runners
+    # the dense MXFP8 and FP4 runners and the groupwise FP8 one
+    assert len(data["gemm_runner_tactics"]) == 6 + 32 + 1
     assert len(data["runner_tactics"]) == 42 + 18 + 18
     assert (
         CliRunner()
@@ -236,7 +237,11 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     root = flashinfer_root("0.6.11.post2")
     pre = api.pregen_flashinfer(root=root, version="0.6.11.post2", arch="sm_120")
     by_runner = Counter(t.runner for t in pre.gemm_runner_tactics)
-    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 10, "[FP4 gemm Runner]": 32}
+    assert by_runner == {
+        "[MXFP8 SM120 gemm Runner]": 10,
+        "[FP4 gemm Runner]": 32,
+        "CutlassFp8GemmRunner (gemm_sm120)": 1,
+    }
     assert [t.tactic for t in pre.failing_gemm_runner_tactics] == [6, 7, 8, 9]
     assert all(t.smem == 111616 for t in pre.failing_gemm_runner_tactics)
     dense = [(b.key, b.tactic) for b in pre.blocked if "Cutlass" in b.key]
@@ -257,7 +262,8 @@ def test_the_dense_gemm_runners_are_listed_and_blocked_under_their_own_keys(
     fixed = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_121")
     # 0.7.4 adds the SVDQuant runner's 83 runtime tactics, numbered by mm_nvfp4_svdquant's runner
     # and svdquant_linear's two; all fit (the header static_asserts SharedStorageSize <= 101,376 B)
-    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 3 * 83
+    # and the groupwise FP8 runner's one tactic (-1), in every release
+    assert len(fixed.gemm_runner_tactics) == 6 + 32 + 3 * 83 + 1
     assert not fixed.failing_gemm_runner_tactics and not fixed.findings
     hopper = api.pregen_flashinfer(root=flashinfer_root("0.7.4"), version="0.7.4", arch="sm_90")
     assert hopper.gemm_runner_tactics == ()
@@ -272,7 +278,8 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
     4.2.1): its one tactic fits (47,104 B), none blocked."""
     pre = api.pregen_flashinfer(root=flashinfer_root("0.6.3"), version="0.6.3", arch="sm_120")
     assert [(t.runner, t.tactic, t.verdict, t.smem) for t in pre.gemm_runner_tactics] == [
-        ("[FP4 gemm Runner]", 0, "fits", 47104)
+        ("[FP4 gemm Runner]", 0, "fits", 47104),
+        ("CutlassFp8GemmRunner (gemm_sm120)", -1, "fits", 81920),
     ]
     assert not [b for b in pre.blocked if "Fp4" in b.key]
     assert any(
@@ -283,7 +290,11 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
         root=flashinfer_root("0.6.8.post1"), version="0.6.8.post1", arch="sm_120"
     )
     by_runner = Counter(t.runner for t in old.gemm_runner_tactics)
-    assert by_runner == {"[MXFP8 SM120 gemm Runner]": 3, "[FP4 gemm Runner]": 6}
+    assert by_runner == {
+        "[MXFP8 SM120 gemm Runner]": 3,
+        "[FP4 gemm Runner]": 6,
+        "CutlassFp8GemmRunner (gemm_sm120)": 1,
+    }
     assert [(t.tactic, t.smem) for t in old.failing_gemm_runner_tactics] == [
         (1, 111616), (2, 111616)
     ]  # fmt: skip
@@ -294,6 +305,37 @@ def test_a_release_without_a_runner_says_so_and_lists_the_runners_it_has(
         ("mxfp8_gemm::CutlassMxfp8GemmRunner", 1),
         ("mxfp8_gemm::CutlassMxfp8GemmRunner", 2),
     ]
+
+
+def test_the_groupwise_runner_is_listed_under_its_own_key(
+    flashinfer_root: Any, tmp_path: Path
+) -> None:
+    """gemm_sm120's CutlassFp8GemmRunner (fp8_gemm_sm100 appends it on SM12x): its one tactic, -1,
+    runs CutlassGroupwiseScaledGEMMSM120<1, 128, 128, false> (81,920 B, fits), held to the
+    rendered module's instantiations; nothing to block. 0.6.11.post2 tunes it under two ops."""
+    root = flashinfer_root("0.6.11.post2")
+    pre = api.pregen_flashinfer(root=root, version="0.6.11.post2", arch="sm_121")
+    (gw,) = [t for t in pre.gemm_runner_tactics if t.runner_class == "CutlassFp8GemmRunner"]
+    assert (gw.tactic, gw.ids, gw.config, gw.tile, gw.verdict, gw.stages, gw.smem) == (
+        -1, (-1,), "Groupwise1x128x128MN SwapAB off default", "128x128x128", "fits", 2, 81920
+    )  # fmt: skip
+    assert gw.keys == (
+        "fp8_gemm::CutlassFp8GemmRunner",
+        "fp8_gemm_sm121_specialized::CutlassFp8GemmRunner",
+    )
+    assert not [f for f in pre.findings if f.runner_class == "CutlassFp8GemmRunner"]
+    assert not [n for n in pre.notes if "gemm_sm120" in n]
+    out = CliRunner().invoke(
+        main,
+        ["pregen", "flashinfer", "--root", str(root), "--version", "0.6.11.post2", "--arch",
+         "sm_120", "--emit-blocklist", str(tmp_path / "bl.json")],
+    )  # fmt: skip
+    assert (
+        "CutlassFp8GemmRunner (gemm_sm120) (fp8_gemm::CutlassFp8GemmRunner, "
+        "fp8_gemm_sm121_specialized::CutlassFp8GemmRunner): 1 id (-1), none fails" in out.output
+    )
+    invalid = json.loads((tmp_path / "bl.json").read_text())["invalid_tactics"]
+    assert not any("CutlassFp8GemmRunner" in k for k in invalid)
 
 
 def test_the_svdquant_runner_is_listed_under_its_own_key(flashinfer_root: Any) -> None:

@@ -11,6 +11,7 @@ from cutlint.producers.flashinfer.runner_tactics import (
     RunnerExplanation,
     Step,
     Verdict,
+    blocked_tactics,
     explain_runner_line,
     judge_runner,
     read_line,
@@ -104,7 +105,9 @@ def test_runner_lists_and_their_sources() -> None:
     assert r["fp4_sm120"].releases["0.5.0"].custom_ops == ("cutlass_fp4_gemm_sm120",)
     for runner in r.values():
         for rel in runner.releases.values():
-            assert [t.id for t in rel.tactics] == list(range(len(rel.tactics)))
+            # getConfigs()'s indices; the groupwise runner's literal [-1]
+            want = [-1] if runner.key == "fp8_groupwise_sm120" else list(range(len(rel.tactics)))
+            assert [t.id for t in rel.tactics] == want
             assert rel.source
     assert explain_runner_line(LINE_3568, "0.5.2") == (
         "[MXFP8 SM120 gemm Runner] in FlashInfer 0.5.2: no such runner in that release (the "
@@ -141,6 +144,31 @@ def test_blocklists() -> None:
     assert blocked_tactics("mxfp8_sm120", "0.6.11.post2", "sm_121") == (6, 7, 8, 9)
     assert blocked_tactics("mxfp8_sm120", "0.7.4", "sm_120") == ()
     assert blocked_tactics("fp4_sm120", "0.7.4", "sm_121") == ()
+
+
+@pytest.mark.parametrize("release", ["0.5.0", "0.6.8.post1", "0.7.4"])
+@pytest.mark.parametrize("arch", ["sm_120", "sm_121"])
+def test_the_groupwise_runner_is_judged_and_prints_no_line(release: str, arch: str) -> None:
+    """CutlassFp8GemmRunner (gemm_sm120): tactic -1 runs CutlassGroupwiseScaledGEMMSM120<1, 128,
+    128, false> for e4m3/e5m2 x f16/bf16; 2 stages, 81,920 B (sm120_fp8_groupwise), which fits.
+    Its csrc drops the launcher's status, so no log line is its: read_line never names it."""
+    r = runners()["fp8_groupwise_sm120"]
+    assert r.label == "CutlassFp8GemmRunner (gemm_sm120)"
+    assert r.blocklist_keys(release) == ("fp8_gemm::CutlassFp8GemmRunner",)
+    (t,) = r.releases[release].tactics
+    assert len(r.instantiations(t, release)) == 4
+    assert r.instantiation(t, "cutlass::bfloat16_t", release, "cutlass::float_e4m3_t") == (
+        "CutlassGroupwiseScaledGEMMSM120",
+        ("1", "128", "128", "false", "cutlass::float_e4m3_t", "cutlass::bfloat16_t"),
+    )
+    verdicts = judge_runner("fp8_groupwise_sm120", release, arch)
+    assert not isinstance(verdicts, str)
+    (v,) = verdicts
+    assert (v.tactic.id, v.verdict, v.stages, v.smem) == (-1, Verdict.FITS, 2, 81920)
+    assert blocked_tactics("fp8_groupwise_sm120", release, arch) == ()
+    # a module without its kernel: the one id is blocked
+    assert blocked_tactics("fp8_groupwise_sm120", release, arch, set()) == (-1,)
+    assert read_line("[Autotuner]: CutlassFp8GemmRunner tactic -1 failed") is None
 
 
 # --- SVDQuant's svdquant_linear runners (0.7.4) ----------------------------------------------

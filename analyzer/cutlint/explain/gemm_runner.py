@@ -95,7 +95,7 @@ def _matches(
     """The cache's instantiations the tactics dispatch to (every output type), in file order."""
     if cache is None or not vs:
         return ()
-    wanted = {runner.instantiation(v.tactic, o, release) for v in vs for o in runner.outputs}
+    wanted = {i for v in vs for i in runner.instantiations(v.tactic, release)}
     return tuple(
         r
         for r in cache.all_instantiations()

@@ -116,11 +116,15 @@ def _gemm_runner_tactics(r: PregenResult, show_all: bool) -> list[str]:
             if len({c for p, c in runners if p == runner}) == 1
             else (f"{runner} {runner_class}")
         )
-        span = f"{len(mine)} tactics (0-{len(mine) - 1})"
+        ids = [t.tactic for t in mine]
+        # getConfigs()'s indices 0..n-1; the groupwise runner's literal list ([-1]) as it is
+        listed = (f"{ids[0]}-{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1)) and len(ids) > 1
+                  else ", ".join(map(str, ids)))  # fmt: skip
+        span = f"{len(mine)} tactics ({listed})"
         if any(t.ids != (t.tactic,) for t in mine):
             span += f", {sum(len(t.ids) for t in mine)} packed ids"
         else:
-            span = f"{len(mine)} ids (0-{len(mine) - 1})"
+            span = f"{len(mine)} id{'s' if len(mine) != 1 else ''} ({listed})"
         out.append(f"  {label} ({keys}): {span}, {text}")
         rows += [
             [label, t.tactic, t.config, t.tile, t.verdict,

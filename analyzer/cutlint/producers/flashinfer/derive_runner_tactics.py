@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.producers.flashinfer.derive import svdquant_linear
+from cutlint.producers.flashinfer.derive import groupwise, svdquant_linear
 from cutlint.producers.flashinfer.derive.cpp import DeriveError, matching, split_top, strip_comments
 from cutlint.producers.flashinfer.derive.toml_out import TomlTable, TomlValue, dumps
 from cutlint.producers.flashinfer.derive.wheel import WheelTree, open_release
@@ -50,6 +50,10 @@ HEADER = (
     "runs (`streamk` when the config's use_stream_k is set). `args` are the instantiation macro's",
     "arguments for one tactic ({output}, {m}, {n}, {k}, {swap_ab}), from the release's #define.",
     "A release whose list equals an earlier one's names it in `tactics_from`.",
+    "The groupwise runner (fp8_groupwise_sm120) numbers no getConfigs(): its get_valid_tactics",
+    "returns a literal list ([-1], one kernel), read with its forward's scale arguments",
+    "(derive/groupwise.py); it prints no line of its own (prefix_source). The grouped groupwise",
+    "GEMMs (group_gemm_*_nt_groupwise) are no TunableRunner in any release: no table.",
 )
 
 
@@ -177,7 +181,28 @@ SVDQUANT_FUSED_LINEAR = _svdquant_linear_spec(
         "producer_note": "the producer variants (svdquant_sm120_routes.py sm120_producer_variants: large-M, small-M, M537 and packed small-M quantize + LoRA-down kernels, and a cuBLASLt GEMM) are not CUTLASS kernels: cutlint does not model them; a tactic's verdict is its consumer row's CUTLASS kernel's",
     },
 )
-RUNNERS = (*RUNNERS, SVDQUANT, SVDQUANT_LINEAR, SVDQUANT_FUSED_LINEAR)
+GROUPWISE = RunnerSpec(
+    key="fp8_groupwise_sm120",
+    fixed={
+        "family": "sm120_fp8_groupwise",
+        "module": "gemm_sm120",
+        "macro": groupwise.LAUNCHER,
+        "prefix": "",
+        "prefix_source": "csrc/gemm_groupwise_sm120.cu: CutlassGemmGroupwiseScaledSM120 drops the launcher's status (`return status == cudaSuccess;` into a bool nobody reads): a tactic that cannot initialize prints no line of its own and leaves the output unwritten",
+        "numbering": "gemm/gemm_base.py (gemm.py before 0.5.3): get_gemm_sm120_module_cutlass_fp8: CutlassFp8GemmRunner.get_valid_tactics returns the literal list (`[-1]`: one tactic, the one kernel); forward runs module.gemm_fp8_nt_groupwise with fixed scale granularity and major mode",
+        "outputs": ["cutlass::half_t", "cutlass::bfloat16_t"],
+        "inputs": ["cutlass::float_e4m3_t", "cutlass::float_e5m2_t"],
+        "runner_class": "CutlassFp8GemmRunner",
+        "runner_class_source": "gemm/gemm_base.py: get_gemm_sm120_module_cutlass_fp8: class CutlassFp8GemmRunner(TunableRunner), the runner fp8_gemm_sm100 appends on SM120/SM121 (`cutlass_sm12x`; the SM100 runner has the same class name, in another module)",
+        "outputs_source": "jit/gemm/core.py gen_gemm_sm120_module: gemm_groupwise_{e4m3,e5m2}_{f16,bf16}_major{true,false}_sm120.cu from gemm_groupwise_sm120_kernel_inst.jinja, DTypeIn/DTypeOut as jit/utils.py dtype_cutlass_map names them",
+        "status_in_message": False,
+    },
+    cutlass_header=groupwise.HEADER,
+    template_header=groupwise.CSRC,
+    csrc=groupwise.CSRC,
+    python_function="fp8_gemm_sm100",
+)
+RUNNERS = (*RUNNERS, SVDQUANT, SVDQUANT_LINEAR, SVDQUANT_FUSED_LINEAR, GROUPWISE)
 LINEAR_CLASS = {
     SVDQUANT_LINEAR.key: svdquant_linear.CUTLASS_LINEAR,
     SVDQUANT_FUSED_LINEAR.key: svdquant_linear.FUSED_LINEAR,
@@ -519,6 +544,11 @@ def derive_release(version: str, cache: Path, download: bool = True) -> dict[str
         )
         for spec in RUNNERS:
             if spec.csrc not in names:
+                continue
+            if spec is GROUPWISE:
+                gw = groupwise.entry(tree)
+                if gw is not None:
+                    out[spec.key] = gw
                 continue
             if spec.key in LINEAR_CLASS:
                 if LINEAR_CLASS[spec.key] in linear:

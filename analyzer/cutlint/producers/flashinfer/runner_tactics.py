@@ -116,10 +116,16 @@ class Runner:
     svdquant_linear runners run the SVDQuant runner's kernels."""
     producer_note: str = ""
     """What the packed producer half of an id is, and that cutlint does not model it."""
+    inputs: tuple[str, ...] = ("",)
+    """The input types the macro's `{input}` takes (the groupwise launcher's DTypeIn); one empty
+    entry for a runner whose macro names no input type."""
 
     @property
     def label(self) -> str:
-        """The prefix as printed with the default kernel: `[FP4 gemm Runner]`."""
+        """The prefix as printed with the default kernel: `[FP4 gemm Runner]`; for a runner that
+        prints no line of its own (empty prefix), its class and module."""
+        if not self.prefix:
+            return f"{self.runner_class} ({self.module})"
         if not self.prefix.startswith("[") or self.prefix.endswith("]"):
             return self.prefix
         return self.prefix + "]"
@@ -135,13 +141,14 @@ class Runner:
         return frozenset({self.macro, *(t.macro for t in (rel.tactics if rel else ()) if t.macro)})
 
     def instantiation(
-        self, t: RunnerTactic, output: str, release: str
+        self, t: RunnerTactic, output: str, release: str, input: str = ""
     ) -> tuple[str, tuple[str, ...]]:
         """(macro, args) of the instantiation the tactic dispatches to in a release, for one
-        output type."""
+        output (and input) type."""
         values = {
             "config": t.config,
             "output": output,
+            "input": input,
             "m": str(t.tile.m),
             "n": str(t.tile.n),
             "k": str(t.tile.k),
@@ -149,6 +156,10 @@ class Runner:
         }
         args = self.releases[release].args
         return t.macro or self.macro, tuple(a.format(**values) for a in args)
+
+    def instantiations(self, t: RunnerTactic, release: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Every instantiation the tactic may dispatch to: one per output (and input) type."""
+        return [self.instantiation(t, o, release, i) for o in self.outputs for i in self.inputs]
 
 
 @cache
@@ -192,6 +203,7 @@ def runners() -> dict[str, Runner]:
             status_in_message=r.get("status_in_message", True),
             tactics_of=r.get("tactics_of"),
             producer_note=r.get("producer_note", ""),
+            inputs=tuple(r.get("inputs", ("",))),
         )
     return out
 
@@ -262,6 +274,8 @@ def read_line(line: str) -> RunnerLine | None:
     """The runner line in `line` (anywhere in it: frameworks prefix their own logger), or None."""
     best: tuple[int, Runner, str] | None = None
     for r in runners().values():
+        if not r.prefix:
+            continue  # prints no line of its own
         at = line.find(r.prefix)
         if at < 0:
             continue
@@ -344,16 +358,12 @@ def judge_runner(
     model = importlib.import_module(f"cutlint.families.{r.family}.model")
     out: list[TacticVerdict] = []
     for t in rel.tactics:
-        numbers: list[KernelNumbers | str] = []
-        for output in r.outputs:
-            name, args = r.instantiation(t, output, release)
-            numbers.append(model.evaluate(name, args, release, t.kernel))
-        first = r.instantiation(t, r.outputs[0], release)
-        missing = [
-            r.instantiation(t, o, release)
-            for o in r.outputs
-            if instantiated is not None and r.instantiation(t, o, release) not in instantiated
+        every = r.instantiations(t, release)
+        numbers: list[KernelNumbers | str] = [
+            model.evaluate(name, args, release, t.kernel) for name, args in every
         ]
+        first = every[0]
+        missing = [i for i in every if instantiated is not None and i not in instantiated]
         out.append(_verdict(t, first, numbers, limit, arch, missing))
     return tuple(out)
 
