@@ -3,7 +3,7 @@ SM120 arches, through `cutlint verify`: each one cutlint models either agrees wi
 inactive in its module; none disagrees, none fails to compile, and none is left without a
 compiler backend.
 
-`slow`, and long: a cache is 200 to 370 files of 25-55 s of one core each (docs/validation.md,
+`slow`, and long: a cache is 100 to 320 files with active instantiations, 25-55 s of one core each (docs/validation.md,
 "Whole caches": 0.7.4's sm_103 cache alone is 2.3 hours of one core, 10 minutes on 16). Split it
 across machines with the same sharding `verify` has:
 
