@@ -9,10 +9,12 @@ from click.testing import CliRunner
 from cutlint.cli import main
 from cutlint.records import (
     CheckResult,
+    Diagnostic,
     FileResult,
     FormKind,
     Instantiation,
     InstantiationResult,
+    Severity,
     SourceSpan,
     Verdict,
 )
@@ -34,6 +36,25 @@ def _file(path: str, instantiations: int = 1) -> FileResult:
         for i in range(instantiations)
     )
     return FileResult(path=path, instantiations=rows)
+
+
+def test_an_unreadable_file_is_in_exactly_one_shard() -> None:
+    bad = FileResult(
+        path="bad.cu",
+        diagnostics=(
+            Diagnostic(
+                rule="CUT001",
+                name="unreadable-input",
+                severity=Severity.ERROR,
+                path="bad.cu",
+                line=None,
+                message="cannot read",
+            ),
+        ),
+    )
+    checked = CheckResult(files=(bad, _file("a.cu"), _file("b.cu")))
+    holders = [k for k in (1, 2) if any(f.diagnostics for f in Shard(k, 2).take(checked).files)]
+    assert len(holders) == 1
 
 
 def test_shards_are_disjoint_and_cover_every_file() -> None:

@@ -86,8 +86,8 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class Shard:
-    """The K-th of N parts of a run's files (1 <= K <= N): the files that hold instantiations,
-    in path order, dealt out in turn, so that N machines given the same inputs verify disjoint
+    """The K-th of N parts of a run's files (1 <= K <= N): the files that hold instantiations
+    or a diagnostic (an unreadable file fails exactly one shard), in path order, dealt out in turn, so that N machines given the same inputs verify disjoint
     parts that together are the whole, each part with about as many files as the others. Each
     machine caches its own results (`--cache-dir`); a run over the whole input with those
     caches merged compiles nothing again."""
@@ -106,7 +106,9 @@ class Shard:
         return shard
 
     def take(self, checked: CheckResult) -> CheckResult:
-        with_work = sorted((f for f in checked.files if f.instantiations), key=lambda f: f.path)
+        with_work = sorted(
+            (f for f in checked.files if f.instantiations or f.diagnostics), key=lambda f: f.path
+        )
         mine = {f.path for f in with_work[self.index - 1 :: self.count]}
         return checked.model_copy(
             update={"files": tuple(f for f in checked.files if f.path in mine)}
