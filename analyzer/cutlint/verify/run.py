@@ -251,7 +251,9 @@ def _finish(job: _FileJob, outcome: ProbeRun | BaseException, cache: ResultCache
     )
 
 
-def _no_backend(inst: Instantiation, probe: str | None = None) -> str:
+def _no_backend(inst: Instantiation, probe: str | None = None, backend: str = "nvcc") -> str:
+    if backend != "nvcc" and probe is not None and probe != PROBE:
+        return f"`{inst.name}`: its family's {probe} probe runs with --backend nvcc only"
     if probe in probes.PROBES:
         return f"`{inst.name}` in {Path(inst.span.path).name}: the {probe} probe does not build it"
     built = f"the nvcc probe builds {MACRO_NAME} calls for {', '.join(PROBED_ARCH_TAGS)} only"
@@ -267,6 +269,7 @@ def _compare(
     job: _FileJob | alias_run.AliasJob | probes.ProbeJob | None,
     version: str | None,
     is_probed: Callable[[InstantiationResult], bool] = _probed,
+    backend: str = "nvcc",
 ) -> Verified:
     inst = r.instantiation
     model = Numbers.of_model(r.resources) if r.resources is not None else None
@@ -280,7 +283,7 @@ def _compare(
         note = r.not_modeled.reason if r.not_modeled else "inactive under the define set"
         return Verified(**base, status=Status.INACTIVE, note=note)
     if job is None or not is_probed(r):
-        note = _no_backend(inst, family_of(r.recipe).probe if r.recipe else None)
+        note = _no_backend(inst, family_of(r.recipe).probe if r.recipe else None, backend)
         if inst.form is FormKind.TYPE_ALIAS and r.recipe is None and r.not_modeled is not None:
             note = f"not compiled: {r.not_modeled.reason}"
         return Verified(**base, status=Status.NO_BACKEND, note=note)
@@ -498,7 +501,9 @@ def verify(
             continue
         probed = by_path.get(f.path)
         version = probed.version if probed else version_in_path(f.path) or search.single_version()
-        verified += [_compare(r, probed, version) for r in f.instantiations]
+        verified += [
+            _compare(r, probed, version, backend=options.backend) for r in f.instantiations
+        ]
         if probed is not None:
             verified += _missed_by_check(probed)
     verified.sort(key=lambda v: (v.instantiation.span.path, v.instantiation.span.line))
