@@ -195,3 +195,13 @@ def test_sm90_mixed_file_through_verify(
     result = verify(gemm90, options)
     assert result.instantiations
     assert {v.status for v in result.instantiations} == {Status.AGREE}
+
+
+def test_no_backend_note_names_the_backend_a_family_probe_needs() -> None:
+    from cutlint.records import FormKind, Instantiation, SourceSpan
+    from cutlint.verify.run import _no_backend
+
+    span = SourceSpan(path="m.cu", line=1, column=1, end_line=1)
+    inst = Instantiation(form=FormKind.MACRO_CALL, name="M", args=("1",), span=span)
+    assert "--backend nvcc only" in _no_backend(inst, "jit-module", "libclang")
+    assert "--backend nvcc only" not in _no_backend(inst, "jit-module", "nvcc")

@@ -77,11 +77,3 @@ def test_malformed_shard_is_a_usage_error(text: str) -> None:
     result = CliRunner().invoke(main, ["verify", "x.cu", "--shard", text])
     assert result.exit_code == 2
     assert "--shard" in result.stderr and "Traceback" not in result.stderr
-
-
-def test_no_backend_note_names_the_backend_a_family_probe_needs() -> None:
-    from cutlint.verify.run import _no_backend
-
-    inst = _file("m.cu").instantiations[0].instantiation
-    assert "--backend nvcc only" in _no_backend(inst, "jit-module", "libclang")
-    assert "--backend nvcc only" not in _no_backend(inst, "jit-module", "nvcc")
