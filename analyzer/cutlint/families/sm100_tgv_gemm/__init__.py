@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import ClassVar
 
-from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
+from cutlint.cutlass.sm100_mainloop import TMEM_COLUMNS
 from cutlint.families.base import Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm100_tgv_gemm import model
@@ -24,15 +24,13 @@ class Sm100TgvGemm(JitModuleFamily):
     module_dirs: ClassVar[tuple[str, ...]] = ("gen_tgv_gemm",)
     metrics: ClassVar[Mapping[str, str]] = {
         **JitModuleFamily.metrics,
-        "umma.tmem.columns": "TMEM columns the accumulator takes (max(CTA_N, 32))",
-        "umma.tmem.capacity": "TMEM columns per SM",
-        "umma.smem.capacity": "sm100_smem_capacity_bytes (the launcher asks for sizeof(SharedStorage))",
+        "umma.tmem.columns": "TMEM columns MMA_warp allocates for the accumulator (max(CTA_N, 32))",
+        "umma.tmem.capacity": "TMEM columns per SM (MMA_warp static_asserts Acc_col below it)",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         **JitModuleFamily.metric_inputs,
         "umma.tmem.columns": ("input.call",),
         "umma.tmem.capacity": ("input.arch",),
-        "umma.smem.capacity": ("input.arch",),
     }
 
     def _tactic(self, recipe: KernelCallRecipe) -> model.Tactic | str:
@@ -50,7 +48,6 @@ class Sm100TgvGemm(JitModuleFamily):
             **super().facts(recipe, res),
             "umma.tmem.columns": res.tmem_columns or 0,
             "umma.tmem.capacity": TMEM_COLUMNS,
-            "umma.smem.capacity": SM100_SMEM_CAPACITY,
         }
 
 

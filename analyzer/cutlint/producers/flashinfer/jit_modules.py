@@ -47,7 +47,7 @@ GEN_PREFIXES: dict[int, tuple[str, ...]] = {
 `gen_gemm_sm90_module` (the segment GEMM, `SegmentGEMMWrapper(backend="sm90")`) on 9.0, the
 `gen_gemm_sm100_module*` ones on every SM10x part (their nvcc flags take majors 10 and 11), and
 `gen_gemm_sm103_module_cutlass_fp4` beside them on 10.3 (`get_gemm_sm103_module_cutlass_fp4`);
-the SM120 ones on 12.x. `gen_tgv_gemm_sm10x_module` (the TGV GEMM, `mm_bf16(..., backend="tgv")`)
+the SM120 ones on 12.x. `gen_tgv_gemm_sm10x_module` (the TGV GEMM: `tgv_gemm_sm100`, `mm_bf16(..., backend="tgv")`)
 on 10.0 and 10.3 only: gemm_base.py `_tgv_gemm_requirement` is
 `@supported_compute_capability([100, 103, 107])` (10.7 has no cache directory here). A Jetson Thor (11.0) calls the `gen_gemm_sm100_module*` ones too
 (gemm_base.py `get_cutlass_fp4_gemm_module` / `get_cutlass_mxfp8_gemm_module`: `sm_major in
