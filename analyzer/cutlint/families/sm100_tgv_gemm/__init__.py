@@ -8,6 +8,7 @@ from cutlint.cutlass.sm100_mainloop import TMEM_COLUMNS
 from cutlint.families.base import Facts
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm100_tgv_gemm import model
+from cutlint.families.sm100_tgv_gemm.model import Tactic
 from cutlint.model.context import ModelContext
 from cutlint.records import Recipe, Resources
 
@@ -33,7 +34,7 @@ class Sm100TgvGemm(JitModuleFamily):
         "umma.tmem.capacity": ("input.arch",),
     }
 
-    def _tactic(self, recipe: KernelCallRecipe) -> model.Tactic | str:
+    def _tactic(self, recipe: KernelCallRecipe) -> Tactic | str:
         return model.tactic_of(recipe.name, recipe.args)
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:

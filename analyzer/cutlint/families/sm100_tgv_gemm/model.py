@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from cutlint.cutlass.layout import Block, array, struct
+from cutlint.cutlass.sm100_mainloop import ARCH_H, SM100_SMEM_CAPACITY
 from cutlint.cutlass.storage import BARRIER_BYTES
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
-from cutlint.cutlass.sm100_mainloop import ARCH_H, SM100_SMEM_CAPACITY
 from cutlint.records import StageCount, StageTerm
 
 HEADER = "flashinfer/gemm/tgv_gemm.cuh"

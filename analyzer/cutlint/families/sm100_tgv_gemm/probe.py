@@ -42,7 +42,9 @@ PATCHES = (
     ),
 )
 MODULES = ("tgv_gemm_bf16", "tgv_gemm_fp16")
-INSTANTIATIONS = frozenset({"INSTANTIATE_TGV_GEMM_HOST_BF16_BF16", "INSTANTIATE_TGV_GEMM_HOST_FP16_FP16"})
+INSTANTIATIONS = frozenset(
+    {"INSTANTIATE_TGV_GEMM_HOST_BF16_BF16", "INSTANTIATE_TGV_GEMM_HOST_FP16_FP16"}
+)
 
 _FILE = re.compile(r"^tgv_gemm_(?P<dtype>bf16|fp16)_(?P<m>\d+)x(?P<n>\d+)_(?P<stages>\d+)\.cu$")
 
