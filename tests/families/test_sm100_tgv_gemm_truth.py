@@ -48,9 +48,30 @@ def test_model_equals_compiler(index: int) -> None:
         "kernel_align": k.layout.align,
         "max_threads_per_block": k.max_threads_per_block,
     }
+    t = model.tactic_of(row["name"], tuple(row["args"]))
+    assert not isinstance(t, str), t
+    # what `cutlint verify` compares too: the kernel has one SharedStorage, no epilogue storage
+    got["mainloop_smem"] = model.mainloop_shared_storage(t, k.stages).size
+    got["epilogue_smem"] = model.epilogue_shared_storage(t).size
     want = {key: row[key] for key in got}
     offsets = {p.name: (p.offset, p.size) for p in k.layout.pieces}
     for m in MEMBERS:
         got[m] = offsets[m]
         want[m] = (row["members"][f"kernel.{m}.offset"], row["members"][f"kernel.{m}.size"])
     assert got == want, (row["file"], row["version"])
+
+
+def test_a_rendered_sm103_cache_is_claimed_and_fits(flashinfer_root: Any, tmp_path: Path) -> None:
+    """The files FlashInfer's JIT writes for a 10.3 part (gen_tgv_gemm_{bf16,fp16}/): every call
+    claimed by this family, judged against sm_103, and every one fits."""
+    from cutlint.api import CheckOptions, check
+    from cutlint.producers.flashinfer.jit_modules import render_jit_specs
+
+    modules = render_jit_specs(flashinfer_root("0.7.4"), "0.7.4", tmp_path, 103)
+    files = [p for m in modules if m.name.startswith("tgv_gemm_") for p in m.generated]
+    assert len(files) == 22
+    results = check(files, CheckOptions()).files
+    insts = [i for r in results for i in r.instantiations]
+    assert len(insts) == 22
+    assert {i.recipe.family for i in insts if i.recipe is not None} == {"sm100-tgv-gemm"}
+    assert {i.verdict.value for i in insts} == {"fits"}
