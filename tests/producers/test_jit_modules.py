@@ -166,6 +166,10 @@ SM10X: dict[int, dict[str, tuple[int, dict[str, int]]]] = {
         "fp8_gemm_cutlass": (12, {"INSTANCE_FP8_GEMM_TEMPLATE_SM100": 60}),
         "bf16_gemm_cutlass": (15, {"INSTANCE_BF16_GEMM_TEMPLATE_SM100": 75}),
         "nvfp4_svdquant_gemm_cutlass": (8, {"INSTANTIATE_NVFP4_SVDQUANT_GEMM_TACTIC": 8}),
+        # gen_tgv_gemm_sm10x_module(dtype, use_sm_100f=True) for bf16 and fp16: the eleven
+        # (cta_m, cta_n, dma_stage) of its cta_m_n_dma_list each
+        "tgv_gemm_bf16": (11, {"INSTANTIATE_TGV_GEMM_HOST_BF16_BF16": 11}),
+        "tgv_gemm_fp16": (11, {"INSTANTIATE_TGV_GEMM_HOST_FP16_FP16": 11}),
     },
 }
 SM10X[103] = {k: v for k, v in SM10X[100].items() if k != "fp4_gemm_cutlass"} | {
@@ -191,7 +195,9 @@ def test_render_sm10x_writes_what_the_jit_writes(
     got = {}
     for m in modules:
         assert all(
-            f"/flashinfer/0.7.4/{sm}a/generated/gen_gemm_sm10" in str(p) for p in m.generated
+            f"/flashinfer/0.7.4/{sm}a/generated/gen_{'tgv_gemm' if 'tgv' in m.name else 'gemm_sm10'}"
+            in str(p)
+            for p in m.generated
         )
         parsed = parse_paths(list(m.generated))
         assert all(r.generated_for_sm == sm for r in parsed)
@@ -200,6 +206,23 @@ def test_render_sm10x_writes_what_the_jit_writes(
             dict(Counter(i.name for r in parsed for i in r.instantiations)),
         )
     assert got == SM10X[sm]
+
+
+def test_render_tgv_as_its_runners_call_it(flashinfer_root: Any, tmp_path: Any) -> None:
+    """gemm_base.py builds the TGV module with `is_sm100f_supported` (True on CUDA >= 12.9): the
+    SM100f flags; 0.6.3 renders it too; a Jetson Thor (11.0) has none (the TGV checks take 100,
+    103 and 107)."""
+    from cutlint.producers.flashinfer.jit_modules import render_jit_specs
+
+    for version in ("0.6.3", "0.7.4"):
+        modules = render_jit_specs(flashinfer_root(version), version, tmp_path / version, 100)
+        tgv = {m.name: m for m in modules if m.function == "gen_tgv_gemm_sm10x_module"}
+        assert sorted(tgv) == ["tgv_gemm_bf16", "tgv_gemm_fp16"]
+        flags = tgv["tgv_gemm_bf16"].cuda_flags
+        assert "--expt-relaxed-constexpr" in flags
+        assert "-DCUTLASS_ENABLE_GDC_FOR_SM100=1" in flags
+    thor = render_jit_specs(flashinfer_root("0.7.4"), "0.7.4", tmp_path / "thor", 110)
+    assert not [m for m in thor if "tgv" in m.name]
 
 
 def test_render_sm90_writes_the_segment_gemm(flashinfer_root: Any, tmp_path: Any) -> None:

@@ -27,6 +27,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm120-fp8-groupwise", "sm120_fp8_groupwise"),
     ("sm120-svdquant", "sm120_svdquant"),
     ("sm100-jit-gemm", "sm100_jit_gemm"),
+    ("sm100-tgv-gemm", "sm100_tgv_gemm"),
     ("sm90-segment-gemm", "sm90_segment_gemm"),
     ("sm120-collective-builder", "sm120_collective_builder"),
     ("sm90-collective-builder", "sm90_collective_builder"),

@@ -37,8 +37,8 @@ _GEN_MODULES = ("core", "svdquant_sm120")
 
 GEN_PREFIXES: dict[int, tuple[str, ...]] = {
     90: ("gen_gemm_sm90",),
-    100: ("gen_gemm_sm100",),
-    103: ("gen_gemm_sm100", "gen_gemm_sm103"),
+    100: ("gen_gemm_sm100", "gen_tgv_gemm"),
+    103: ("gen_gemm_sm100", "gen_gemm_sm103", "gen_tgv_gemm"),
     110: ("gen_gemm_sm100",),
     120: ("gen_gemm_sm120",),
     121: ("gen_gemm_sm120",),
@@ -47,13 +47,24 @@ GEN_PREFIXES: dict[int, tuple[str, ...]] = {
 `gen_gemm_sm90_module` (the segment GEMM, `SegmentGEMMWrapper(backend="sm90")`) on 9.0, the
 `gen_gemm_sm100_module*` ones on every SM10x part (their nvcc flags take majors 10 and 11), and
 `gen_gemm_sm103_module_cutlass_fp4` beside them on 10.3 (`get_gemm_sm103_module_cutlass_fp4`);
-the SM120 ones on 12.x. A Jetson Thor (11.0) calls the `gen_gemm_sm100_module*` ones too
+the SM120 ones on 12.x. `gen_tgv_gemm_sm10x_module` (the TGV GEMM: `tgv_gemm_sm100`, `mm_bf16(..., backend="tgv")`)
+on 10.0 and 10.3 only: gemm_base.py `_tgv_gemm_requirement` is
+`@supported_compute_capability([100, 103, 107])` (10.7 has no cache directory here). A Jetson Thor (11.0) calls the `gen_gemm_sm100_module*` ones too
 (gemm_base.py `get_cutlass_fp4_gemm_module` / `get_cutlass_mxfp8_gemm_module`: `sm_major in
 [10, 11]`); those whose nvcc flags leave out major 11 cannot build there (`render_jit_specs`)."""
 
 GEN_REPLACED: dict[int, frozenset[str]] = {103: frozenset({"gen_gemm_sm100_module_cutlass_fp4"})}
 """Gen functions of GEN_PREFIXES that an arch does not call: gemm_base.py
 `get_cutlass_fp4_gemm_module` takes the SM103 FP4 module on 10.3, the SM100 one on 10.x else."""
+GEN_CALLS: dict[str, tuple[tuple[str, bool] | tuple[()], ...]] = {
+    "gen_tgv_gemm_sm10x_module": (("bfloat16", True), ("float16", True)),
+}
+"""The calls of gen functions that take arguments, as (torch dtype, use_sm_100f); every other one
+is called with its defaults. gemm/gemm_base.py's TGV runners call
+`get_tgv_gemm_sm10x_module(a.dtype, is_sm100f_supported(a.device))` for bf16 and fp16 inputs
+(`gen_tgv_gemm_sm10x_module` raises for any other dtype); `is_sm100f_supported` is True for
+10.x on CUDA >= 12.9, the toolchain the arch directories here assume (`arch_dir_for`). Each call
+writes its own module directory (`gen_tgv_gemm_bf16`, `gen_tgv_gemm_fp16`)."""
 # Modules of the wheel that are replaced by stand-ins (they import torch, CUDA or the network).
 _STUBBED = ("flashinfer.artifacts", "flashinfer.jit.cubin_loader")
 
@@ -155,12 +166,18 @@ def render_jit_specs(
         if not functions:
             raise JitRenderError(f"no {'/'.join(prefixes)}* function in {root}/flashinfer/jit/gemm")
         out: list[RenderedModule] = []
+        torch = sys.modules["torch"]
+        calls: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = []
         for name, fn in functions:
+            for args in GEN_CALLS.get(name, ((),)):
+                dtype_args = (getattr(torch, args[0]), *args[1:]) if args else ()
+                calls.append((name, fn, dtype_args))
+        for name, fn, args in calls:
             specs.clear()
             context.arch_flags.clear()
             before = set(gen_dir.rglob("*")) if gen_dir.exists() else set()
             try:
-                fn()
+                fn(*args)
             except NotBuiltHere:
                 _remove_new(gen_dir, before)
                 if not_built is not None:
@@ -346,6 +363,8 @@ def _stand_ins(
         env = types.ModuleType("flashinfer.jit.env")
         env.FLASHINFER_GEN_SRC_DIR = gen_dir  # type: ignore[attr-defined]
         env.FLASHINFER_CSRC_DIR = csrc  # type: ignore[attr-defined]
+        # the TGV module names it as an include path (jit/env.py: `<package>/data/include`)
+        env.FLASHINFER_INCLUDE_DIR = csrc.parent / "include"  # type: ignore[attr-defined]
         sys.modules["flashinfer.jit.env"] = env
         sys.modules["flashinfer.jit"].env = env  # type: ignore[attr-defined]
 

@@ -83,6 +83,14 @@ CUTLINT_JIT_MEMBER(e_collective, tensors.collective)
 CUTLINT_JIT_MEMBER(e_thread, tensors.thread)
 CUTLINT_JIT_MEMBER(e_pipeline, pipeline)
 CUTLINT_JIT_MEMBER(e_tensormaps, tensormaps)
+// the members of a kernel whose SharedStorage is its own struct (FlashInfer's TGV GEMM)
+CUTLINT_JIT_MEMBER(t_A, A)
+CUTLINT_JIT_MEMBER(t_B, B)
+CUTLINT_JIT_MEMBER(t_full, tma_mma_full_barrier)
+CUTLINT_JIT_MEMBER(t_empty, tma_mma_empty_barrier)
+CUTLINT_JIT_MEMBER(t_epilog_full, tma_epilog_full_barrier)
+CUTLINT_JIT_MEMBER(t_mma_epilog_full, mma_epilog_full_barrier)
+CUTLINT_JIT_MEMBER(t_tmem_base_ptr, tmem_base_ptr)
 CUTLINT_JIT_STATIC(s_load_regs, LoadRegisterRequirement)
 CUTLINT_JIT_STATIC(s_mma_regs, MmaRegisterRequirement)
 CUTLINT_JIT_STATIC(s_stages_c, StagesC)
@@ -167,5 +175,43 @@ bool report(const char* label, const char* where, int line, std::initializer_lis
 template <class K, class Tag> struct registered { static const bool done; };
 template <class K, class Tag>
 const bool registered<K, Tag>::done = report<K>(Tag::label(), Tag::name(), 0, {});
+
+// A kernel with no CUTLASS kernel type, whose launcher sizes the dynamic shared memory as
+// sizeof(S) of its own SharedStorage struct S (FlashInfer's TGV GEMM): sizeof, alignof and the
+// members of S, the stage count and block size the launcher passes (Tag::stages(),
+// Tag::threads(): the template argument and the `blockDim` literal of the launcher). There are no
+// mainloop and epilogue collectives: mainloop_smem is sizeof(S), epilogue_smem 0.
+template <class S, class Tag>
+bool report_storage() {
+  std::printf("CUTLINT_JIT_PROBE {\"label\": ");
+  put_str(Tag::label());
+  std::printf(", \"where\": ");
+  put_str(Tag::name());
+  std::printf(", \"line\": 0, \"args\": [], ");
+  Out o;
+  o.num("stages", static_cast<long long>(Tag::stages()));
+  o.num("mainloop_smem", static_cast<long long>(sizeof(S)));
+  o.num("epilogue_smem", 0);
+  o.num("kernel_smem", static_cast<long long>(sizeof(S)));
+  o.num("kernel_align", static_cast<long long>(alignof(S)));
+  o.num("max_threads_per_block", static_cast<long long>(Tag::threads()));
+  o.key("members");
+  std::printf("{");
+  Out m;
+  emit_t_A<S>(m, "kernel");
+  emit_t_B<S>(m, "kernel");
+  emit_t_full<S>(m, "kernel");
+  emit_t_empty<S>(m, "kernel");
+  emit_t_epilog_full<S>(m, "kernel");
+  emit_t_mma_epilog_full<S>(m, "kernel");
+  emit_t_tmem_base_ptr<S>(m, "kernel");
+  std::printf("}}\n");
+  std::fflush(stdout);
+  return true;
+}
+
+template <class S, class Tag> struct registered_storage { static const bool done; };
+template <class S, class Tag>
+const bool registered_storage<S, Tag>::done = report_storage<S, Tag>();
 
 }  // namespace cutlint_jit_probe

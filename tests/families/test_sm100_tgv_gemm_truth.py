@@ -1,0 +1,77 @@
+"""The TGV GEMM model against the compiler: every row of tests/data/nvcc_sm100_tgv_gemm_truth.json
+(nvcc, sm_100a, every file FlashInfer's gen_tgv_gemm_sm10x_module renders for bf16 and fp16 in
+0.6.3 and 0.7.4), byte for byte: sizeof, alignof and every member offset of SharedStorage, the
+stage count and the launcher's block size."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cutlint.families.sm100_tgv_gemm import model
+
+ROWS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parents[1] / "data" / "nvcc_sm100_tgv_gemm_truth.json").read_text()
+)["rows"]
+
+MEMBERS = (
+    "A",
+    "B",
+    "tma_mma_full_barrier",
+    "tma_mma_empty_barrier",
+    "tma_epilog_full_barrier",
+    "mma_epilog_full_barrier",
+    "tmem_base_ptr",
+)
+
+
+def test_truth_covers_both_modules_every_tile_and_both_releases() -> None:
+    assert {r["module"] for r in ROWS} == {"tgv_gemm_bf16", "tgv_gemm_fp16"}
+    assert {r["version"] for r in ROWS} == {"0.6.3", "0.7.4"}
+    for module in ("tgv_gemm_bf16", "tgv_gemm_fp16"):
+        for version in ("0.6.3", "0.7.4"):
+            rows = [r for r in ROWS if r["module"] == module and r["version"] == version]
+            assert len({tuple(r["args"]) for r in rows}) == 11, (module, version)
+
+
+@pytest.mark.parametrize("index", range(len(ROWS)))
+def test_model_equals_compiler(index: int) -> None:
+    row = ROWS[index]
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"])
+    assert not isinstance(k, str), k
+    got = {
+        "stages": k.stages,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+    }
+    t = model.tactic_of(row["name"], tuple(row["args"]))
+    assert not isinstance(t, str), t
+    # what `cutlint verify` compares too: the kernel has one SharedStorage, no epilogue storage
+    got["mainloop_smem"] = model.mainloop_shared_storage(t, k.stages).size
+    got["epilogue_smem"] = model.epilogue_shared_storage(t).size
+    want = {key: row[key] for key in got}
+    offsets = {p.name: (p.offset, p.size) for p in k.layout.pieces}
+    for m in MEMBERS:
+        got[m] = offsets[m]
+        want[m] = (row["members"][f"kernel.{m}.offset"], row["members"][f"kernel.{m}.size"])
+    assert got == want, (row["file"], row["version"])
+
+
+def test_a_rendered_sm103_cache_is_claimed_and_fits(flashinfer_root: Any, tmp_path: Path) -> None:
+    """The files FlashInfer's JIT writes for a 10.3 part (gen_tgv_gemm_{bf16,fp16}/): every call
+    claimed by this family, judged against sm_103, and every one fits."""
+    from cutlint.api import CheckOptions, check
+    from cutlint.producers.flashinfer.jit_modules import render_jit_specs
+
+    modules = render_jit_specs(flashinfer_root("0.7.4"), "0.7.4", tmp_path, 103)
+    files = [p for m in modules if m.name.startswith("tgv_gemm_") for p in m.generated]
+    assert len(files) == 22
+    results = check(files, CheckOptions()).files
+    insts = [i for r in results for i in r.instantiations]
+    assert len(insts) == 22
+    assert {i.recipe.family for i in insts if i.recipe is not None} == {"sm100-tgv-gemm"}
+    assert {i.verdict.value for i in insts} == {"fits"}
