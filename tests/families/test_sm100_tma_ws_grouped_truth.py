@@ -48,7 +48,7 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     kernel = sm100.kernel_shared_storage(t, stages, cutlass)
     at = member_offsets(members)
     tensors = next(m for m in members if m.name == "tensors")
-    sf_stages = sm100.sf_stages(t, cutlass) or stages
+    sf_stages = sm100.sf_stages(t) or stages
     inner = member_offsets(
         [
             epi.tensor_storage(t.epilogue).at("epilogue"),

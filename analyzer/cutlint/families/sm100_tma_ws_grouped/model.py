@@ -212,7 +212,7 @@ def _shell(sm: int, m: ml.Mainloop, cutlass: CutlassModel) -> kernel.KernelShell
     return kernel.shell(sm == 103, ml.accumulator_stages(m), cutlass)
 
 
-def sf_stages(t: Tactic, cutlass: CutlassModel) -> int | None:
+def sf_stages(t: Tactic) -> int | None:
     """The SM103 mainloop's scale-factor stages (None: the same as the AB stages)."""
     return _sf_stages(t.mainloop, t.epilogue)
 
