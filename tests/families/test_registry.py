@@ -11,7 +11,9 @@ import pytest
 
 from cutlint.engine.facts import CORE_METRICS
 from cutlint.engine.loader import load_rules
+from cutlint.engine.schema import Kind
 from cutlint.families.base import family_data
+from cutlint.families.groups import GROUPS, Role, groups_of
 from cutlint.families.registry import FAMILIES, Family
 
 ROOT = Path(__file__).parents[2]
@@ -64,9 +66,54 @@ def test_family_metrics_are_namespaced_and_drawn(family: Family) -> None:
         assert family.metric_inputs.get(metric), f"{metric}: no input node for explanations"
 
 
-def test_rules_name_only_registered_families() -> None:
+def test_rules_select_groups_and_name_no_family() -> None:
+    """A rule selects by group and arch; a `families` list (read during the transition from
+    family lists) is not allowed in the shipped rules."""
     for rule in load_rules():
-        assert set(rule.applies_to.families) <= set(IDS), rule.id
+        assert not rule.applies_to.families, f"{rule.id}: applies_to lists families; use groups"
+        assert set(rule.applies_to.groups) <= set(GROUPS), rule.id
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_family_is_in_exactly_one_capacity_group(family: Family) -> None:
+    """A family outside every capacity group gets no shared-memory check at all: the bug that
+    printed a 442,624 B TGV kernel as `fits` on sm_100."""
+    assert family.joins <= set(GROUPS), family.name
+    capacity = family.joins & groups_of(Role.CAPACITY)
+    assert len(capacity) == 1, f"{family.name}: capacity groups {sorted(capacity)}"
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_family_reporting_tmem_columns_is_in_the_tmem_group(family: Family) -> None:
+    reports_tmem = any(m.endswith(".tmem.columns") for m in family.metrics)
+    in_tmem = bool(family.joins & groups_of(Role.TMEM))
+    assert reports_tmem == in_tmem, family.name
+
+
+def test_every_group_has_a_rule_and_a_member() -> None:
+    selected = {g for r in load_rules() for g in r.applies_to.groups}
+    joined = {g for f in FAMILIES for g in f.joins}
+    assert set(GROUPS) == selected == joined
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=IDS)
+def test_family_gets_a_capacity_rule_on_the_arches_it_runs_on(family: Family) -> None:
+    """Some resource rule of its capacity group holds on an arch the family models."""
+    capacity_rules = [
+        r
+        for r in load_rules()
+        if r.kind is Kind.RESOURCE
+        and not family.joins.isdisjoint(r.applies_to.groups)
+        and set(r.applies_to.groups) & groups_of(Role.CAPACITY)
+    ]
+    assert capacity_rules, f"{family.name}: no capacity rule"
+    runs_on = getattr(family, "runs_on", None)
+    if runs_on:
+        assert any(
+            r.applies_to.includes(family.name, family.joins, sm)
+            for r in capacity_rules
+            for sm in runs_on
+        ), family.name
 
 
 def test_each_registry_line_names_its_family() -> None:

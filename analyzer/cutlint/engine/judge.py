@@ -69,12 +69,12 @@ def facts_for(family: Family, recipe: Recipe, res: Resources) -> Facts:
     return {**core_facts(res), **family.facts(recipe, res)}
 
 
-def rules_for(family: str, sm: int) -> list[Rule]:
-    """The resource rules that speak of `family` on arch `sm`."""
+def rules_for(family: Family, sm: int) -> list[Rule]:
+    """The resource rules that speak of `family` (by the groups it joins) on arch `sm`."""
     return [
         r
         for r in rules_by_id().values()
-        if r.kind is Kind.RESOURCE and r.applies_to.includes(family, sm)
+        if r.kind is Kind.RESOURCE and r.applies_to.includes(family.name, family.joins, sm)
     ]
 
 
@@ -142,7 +142,7 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
     if reason is not None:
         return _not_modeled(inst, reason, (), recipe, selection)
     res = family.resources(recipe, ctx)
-    rules = rules_for(family.name, ctx.arch.sm)
+    rules = rules_for(family, ctx.arch.sm)
     diags = diagnose(rules, facts_for(family, recipe, res), inst.span.path, inst.span.line)
     # The verdict comes from every finding; the selection only decides which are shown.
     shown = tuple(d for d in diags if selection.wants(d.rule))

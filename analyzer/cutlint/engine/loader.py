@@ -47,17 +47,31 @@ def parse_rule(name: str, text: str, metrics: bool = True) -> Rule:
 
 
 def check_metrics(name: str, rule: Rule) -> None:
-    """Every metric `rule` reads is one its families provide (this imports those families)."""
+    """Every metric `rule` reads is one its families provide (this imports every family)."""
     named = metrics_named(rule.when) if rule.when else []
     for template in (rule.message, rule.why or "", rule.fix or ""):
         named += [m[1] for m in TEMPLATE_FIELD.finditer(template)]
-    known = vocabulary(rule.applies_to.families)
+    members = rule_members(rule)
+    known = vocabulary(members)
     unknown = sorted({m for m in named if m not in known})
     if unknown:
-        scope = ", ".join(rule.applies_to.families) or "every family"
+        scope = ", ".join(members) or "every family"
         raise RuleFileError(
             f"{name}: unknown metric(s) {unknown} for {scope}; known: {sorted(known)}"
         )
+
+
+def rule_members(rule: Rule) -> list[str]:
+    """The families a rule speaks of: those that join one of its groups (and, while a rule file
+    still lists families, those); empty for a rule that speaks of every family."""
+    from cutlint.families.registry import families
+
+    scope = rule.applies_to
+    return [
+        f.name
+        for f in families()
+        if f.name in scope.families or not f.joins.isdisjoint(scope.groups)
+    ]
 
 
 def vocabulary(families: list[str]) -> dict[str, str]:

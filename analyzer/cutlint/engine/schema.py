@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from cutlint.families.groups import RuleGroup
 from cutlint.records import Severity, Verdict
 
 RULE_ID = re.compile(r"CUT\d{3}")
@@ -106,15 +107,25 @@ class FailsAt(StrEnum):
 
 
 class AppliesTo(Strict):
-    """Where a rule holds: the families and target arches it speaks of (empty: all)."""
+    """Where a rule holds: the rule groups and target arches it speaks of (empty: all).
 
-    families: list[str] = Field(default_factory=list, description="family names (registry)")
+    A rule selects families by the groups they join (cutlint.families.groups), never by name.
+    `families` is read only so that a rule file written before groups still loads while it is
+    ported; tests/engine/test_rule_groups.py forbids it in the shipped rules."""
+
+    groups: list[RuleGroup] = Field(
+        default_factory=list, description="rule groups (families.groups) whose members it checks"
+    )
+    families: list[str] = Field(
+        default_factory=list, description="deprecated: family names; use groups"
+    )
     arches: list[int] = Field(default_factory=list, description="target compute capabilities")
 
-    def includes(self, family: str, sm: int) -> bool:
-        return (not self.families or family in self.families) and (
-            not self.arches or sm in self.arches
-        )
+    def includes(self, family: str, joins: frozenset[RuleGroup], sm: int) -> bool:
+        """Whether the rule speaks of a family named `family` that joins `joins`, on `sm`."""
+        scoped = bool(self.groups or self.families)
+        member = family in self.families or not joins.isdisjoint(self.groups)
+        return (not scoped or member) and (not self.arches or sm in self.arches)
 
 
 class Doc(Strict):
@@ -142,7 +153,7 @@ class Rule(Strict):
         default=None, description="what a finding of this rule means for the tactic"
     )
     applies_to: AppliesTo = Field(
-        default_factory=AppliesTo, description="the families and arches the rule speaks of"
+        default_factory=AppliesTo, description="the rule groups and arches the rule speaks of"
     )
     doc: Doc
 

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any, ClassVar, Protocol
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe, Region, Resources
 
@@ -116,7 +117,10 @@ class Family(Protocol):
     """One kernel family. Implementations are stateless singletons listed in the registry."""
 
     name: ClassVar[str]
-    """Kebab-case, e.g. `sm120-blockscaled-grouped`; rules scope themselves by it."""
+    """Kebab-case, e.g. `sm120-blockscaled-grouped`."""
+    joins: ClassVar[frozenset[RuleGroup]]
+    """The rule groups whose mechanism its kernel has (cutlint.families.groups): the rules that
+    select one of them check it. Exactly one capacity group; TMEM when it reports columns."""
     package: ClassVar[str]
     """The family's package (holds `data/family.toml`)."""
     metrics: ClassVar[Mapping[str, str]]

@@ -15,6 +15,7 @@ from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadabl
 from cutlint.families.cutlass2_blas3 import model
 from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_universal.model import UnreadableType
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -52,6 +53,7 @@ class Cutlass2Blas3Recipe(Recipe):
 
 class Cutlass2Blas3:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "blas3.operation": "the device type: Trmm, Symm, RankK or Rank2K",

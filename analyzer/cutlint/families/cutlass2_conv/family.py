@@ -18,6 +18,7 @@ from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadabl
 from cutlint.families.cutlass2_conv import model
 from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_universal.model import UnreadableType, arch_tag, shape
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -53,6 +54,7 @@ class Cutlass2ConvRecipe(Recipe):
 
 class Cutlass2Conv:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cutlass2.opclass": "OperatorClass: TensorOp or Simt",

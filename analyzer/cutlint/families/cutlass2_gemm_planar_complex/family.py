@@ -16,6 +16,7 @@ from cutlint.cutlass.layout import Block
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_planar_complex import model
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -55,6 +56,7 @@ class Cutlass2GemmPlanarComplexRecipe(Recipe):
 
 class Cutlass2GemmPlanarComplex:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {}
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {}

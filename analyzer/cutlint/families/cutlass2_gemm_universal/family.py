@@ -15,6 +15,7 @@ from cutlint.families.alias_args import chain_arguments
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.cutlass2_family import fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_universal import model
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -59,6 +60,7 @@ class Cutlass2GemmUniversalRecipe(Recipe):
 
 class Cutlass2GemmUniversal:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cutlass2.opclass": "OperatorClass: TensorOp or Simt",

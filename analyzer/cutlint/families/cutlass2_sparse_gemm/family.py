@@ -16,6 +16,7 @@ from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadabl
 from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
 from cutlint.families.cutlass2_gemm_universal import model as universal
 from cutlint.families.cutlass2_sparse_gemm import model
+from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -49,6 +50,7 @@ class Cutlass2SparseGemmRecipe(Recipe):
 
 class Cutlass2SparseGemm:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cutlass2.opclass": "OperatorClass: TensorOp or Simt",

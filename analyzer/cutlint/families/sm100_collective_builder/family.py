@@ -19,6 +19,7 @@ from cutlint.families.base import (
     family_toml,
     regions,
 )
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm100_collective_builder import blockscaled, model
 from cutlint.families.sm100_collective_builder.recipe import (
     NAME,
@@ -49,6 +50,7 @@ def _short(name: str) -> str:
 
 class Sm100CollectiveBuilder:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_COMPILE, RuleGroup.TMEM})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",

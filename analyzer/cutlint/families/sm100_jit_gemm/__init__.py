@@ -9,6 +9,7 @@ from cutlint.cutlass import sm100_kernel
 from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.families.base import CannotRun, Claim, Facts
+from cutlint.families.groups import RuleGroup
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm100_jit_gemm import model
@@ -23,6 +24,7 @@ SM103_ONLY = 103
 
 class Sm100JitGemm(JitModuleFamily):
     name: ClassVar[str] = "sm100-jit-gemm"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_COMPILE, RuleGroup.TMEM})
     package: ClassVar[str] = "cutlint.families.sm100_jit_gemm"
     model: ClassVar[ModuleType] = model
     runs_on: ClassVar[tuple[int, ...]] = builds("Sm100")

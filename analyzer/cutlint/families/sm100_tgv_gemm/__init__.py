@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.sm100_mainloop import TMEM_COLUMNS
 from cutlint.families.base import Facts
+from cutlint.families.groups import RuleGroup
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm100_tgv_gemm import model
 from cutlint.families.sm100_tgv_gemm.model import Tactic
@@ -15,6 +16,9 @@ from cutlint.records import Recipe, Resources
 
 class Sm100TgvGemm(JitModuleFamily):
     name: ClassVar[str] = "sm100-tgv-gemm"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.TMEM}
+    )
     package: ClassVar[str] = "cutlint.families.sm100_tgv_gemm"
     model: ClassVar[ModuleType] = model
     runs_on: ClassVar[tuple[int, ...]] = (100, 103)

@@ -15,6 +15,7 @@ from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families import moe_macro_family as macro
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm100_tma_ws_grouped import model as sm100
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer import sm100_dispatch
@@ -51,6 +52,9 @@ METRIC_INPUTS: Mapping[str, tuple[str, ...]] = {
 
 class Sm100TmaWsGrouped:
     name: ClassVar[str] = "sm100-tma-ws-grouped"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_COMPILE, RuleGroup.TMEM, RuleGroup.TMA_WS_MOE_DISPATCH}
+    )
     package: ClassVar[str] = PACKAGE
     metrics: ClassVar[Mapping[str, str]] = METRICS
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = METRIC_INPUTS

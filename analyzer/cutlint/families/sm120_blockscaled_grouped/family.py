@@ -10,6 +10,7 @@ from typing import ClassVar
 from cutlint.cutlass.versions import CutlassModel, outside_modeled_range
 from cutlint.families import moe_macro_family as macro
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -29,6 +30,15 @@ OUTPUT_BITS = {ElementType.F16: 16, ElementType.BF16: 16}
 
 class Sm120BlockscaledGrouped:
     name: ClassVar[str] = "sm120-blockscaled-grouped"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {
+            RuleGroup.SMEM_AT_INITIALIZE,
+            RuleGroup.STAGE_FLOOR,
+            RuleGroup.SM120_STAGE_BUDGET,
+            RuleGroup.SM120_MOE_CLUSTER,
+            RuleGroup.SM120_MOE_DISPATCH,
+        }
+    )
     package: ClassVar[str] = "cutlint.families.sm120_blockscaled_grouped"
     metrics: ClassVar[Mapping[str, str]] = macro.METRICS
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = macro.METRIC_INPUTS

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm120_collective_builder import model
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe, read
 from cutlint.model.context import ModelContext
@@ -25,6 +26,9 @@ def _short(text: str) -> str:
 
 class Sm120CollectiveBuilder:
     name: ClassVar[str] = "sm120-collective-builder"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR, RuleGroup.SM120_BUILDER_ASSERTS}
+    )
     package: ClassVar[str] = "cutlint.families.sm120_collective_builder"
     metrics: ClassVar[Mapping[str, str]] = {
         "cb.kind": "the mainloop: `block-scaled`, `blockwise` or `sparse` (`?` otherwise)",

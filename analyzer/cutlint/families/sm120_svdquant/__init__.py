@@ -6,6 +6,7 @@ from types import ModuleType
 from typing import ClassVar
 
 from cutlint.families.base import Facts
+from cutlint.families.groups import RuleGroup
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm120_svdquant import model
 from cutlint.records import Recipe, Resources
@@ -13,6 +14,9 @@ from cutlint.records import Recipe, Resources
 
 class Sm120Svdquant(JitModuleFamily):
     name: ClassVar[str] = "sm120-svdquant"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SVDQUANT_CONFIG_ASSERTS, RuleGroup.STAGE_FLOOR}
+    )
     package: ClassVar[str] = "cutlint.families.sm120_svdquant"
     model: ClassVar[ModuleType] = model
     metrics: ClassVar[Mapping[str, str]] = {

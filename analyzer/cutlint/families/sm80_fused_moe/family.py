@@ -12,6 +12,7 @@ from pydantic import Field
 
 from cutlint.cutlass.layout import Block
 from cutlint.families.base import Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm80_fused_moe import model
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -43,6 +44,7 @@ class Sm80FusedMoeRecipe(Recipe):
 
 class Sm80FusedMoe:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_LAUNCHER_OCCUPANCY})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "fused_moe.tile": "the launcher's MaxTileM x TileN x TileK",

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.recipe import (
     NAME,
@@ -29,6 +30,9 @@ def _short(name: str) -> str:
 
 class Sm90CollectiveBuilder:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR}
+    )
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",

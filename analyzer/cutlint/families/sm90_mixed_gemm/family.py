@@ -13,6 +13,7 @@ from pydantic import Field
 from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families import sm90_mixed_family as mixed
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_mixed_gemm import model
 from cutlint.model.context import ModelContext
 from cutlint.records import FormKind, Instantiation, Recipe, Resources
@@ -30,6 +31,9 @@ class Sm90MixedGemmRecipe(Recipe):
 
 class Sm90MixedGemm:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR}
+    )
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "mixed_gemm.quant_op": "the WeightOnlyQuantOp (PER_COLUMN_SCALE_ONLY, FINEGRAINED_...)",

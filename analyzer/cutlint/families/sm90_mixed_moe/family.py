@@ -14,6 +14,7 @@ from pydantic import Field
 from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families import sm90_mixed_family as mixed
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_mixed_moe import model
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer import sm90_mixed_dispatch
@@ -38,6 +39,9 @@ class Sm90MixedMoeRecipe(Recipe):
 
 class Sm90MixedMoe:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR, RuleGroup.MOE_RUNNER_OFFERS}
+    )
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "mixed_moe.scale_mode": "the MixedInputScaleMode (kPostMma, kPreMmaE8M0)",

@@ -3,6 +3,7 @@
 from types import ModuleType
 from typing import ClassVar
 
+from cutlint.families.groups import RuleGroup
 from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.sm90_segment_gemm import model
@@ -10,6 +11,9 @@ from cutlint.families.sm90_segment_gemm import model
 
 class Sm90SegmentGemm(JitModuleFamily):
     name: ClassVar[str] = "sm90-segment-gemm"
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR}
+    )
     package: ClassVar[str] = model.PACKAGE
     model: ClassVar[ModuleType] = model
     runs_on: ClassVar[tuple[int, ...]] = (90,)

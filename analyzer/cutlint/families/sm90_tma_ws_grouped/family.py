@@ -11,6 +11,7 @@ from typing import ClassVar
 from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families import moe_macro_family as macro
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
 from cutlint.model.context import ModelContext
 from cutlint.records import (
@@ -29,6 +30,9 @@ SM = 90
 
 class Sm90TmaWsGrouped:
     name: ClassVar[str] = NAME
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR, RuleGroup.TMA_WS_MOE_DISPATCH}
+    )
     package: ClassVar[str] = "cutlint.families.sm90_tma_ws_grouped"
     metrics: ClassVar[Mapping[str, str]] = macro.METRICS
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = macro.METRIC_INPUTS
