@@ -1,9 +1,8 @@
 """Which CUTLASS version an instantiation is built against, and what that version's code does.
 
 The version decides the builder's stage budget and parts of the mainloop layout (see
-data/cutlass.toml). It comes, in this order, from the user (`--cutlass-version`), from a header
-directory's `cutlass/version.h`, from the FlashInfer version in a JIT cache path
-(data/flashinfer.toml), or else is the newest version modeled, and the output says which.
+data/cutlass.toml). Which version a file is built with is decided above this floor, where the
+producers' data is (`cutlint.producers.cutlass_version.resolve`): CUTLASS knows no producer.
 """
 
 from __future__ import annotations
@@ -146,27 +145,3 @@ def check_cutlass_version(value: str) -> Version:
     if Path(value).is_dir():
         return version_h(Path(value))
     return parse_version(value)
-
-
-def resolve(
-    override: str | None,
-    flashinfer_version: str | None,
-) -> CutlassModel:
-    """Decide the CUTLASS version for one file (see the module docstring for the order)."""
-    if override is not None:
-        if Path(override).is_dir():
-            return cutlass_model(version_h(Path(override)), f"{override}/cutlass/version.h")
-        return cutlass_model(parse_version(override), "--cutlass-version")
-    from cutlint.producers.flashinfer.releases import known_release
-
-    release, note = known_release(flashinfer_version)
-    if release is not None:
-        origin = f"FlashInfer {release.version} vendors CUTLASS {format_version(release.cutlass)}"
-        return cutlass_model(release.cutlass, f"{note} {origin}" if note else origin)
-    _, last = modeled_range()
-    why = (
-        f"FlashInfer {flashinfer_version} is not in cutlint's table"
-        if flashinfer_version
-        else "no version in the path and no --cutlass-version"
-    )
-    return cutlass_model(last, f"newest modeled ({why})")

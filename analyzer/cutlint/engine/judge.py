@@ -125,7 +125,7 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
         return _cannot_run(inst, ctx.cannot_load, None, selection)
     claimed = claim(inst, ctx)
     if claimed is None:
-        u = unclaimed(inst, ctx)
+        u = unclaimed(inst, ctx.flashinfer)
         return _not_modeled(inst, u.reason, u.problems, None, selection)
     family, recipe = claimed
     if isinstance(recipe, Unreadable):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from cutlint.cutlass.versions import resolve
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
@@ -16,6 +15,7 @@ from cutlint.model.context import ModelContext
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
 from cutlint.producers import cutlass_library
+from cutlint.producers.cutlass_version import resolve
 from cutlint.producers.flashinfer import cache_layout, modules
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import (

@@ -40,12 +40,8 @@ COLUMNS = ("tile", "cluster", "A x B -> D", "fusion", "SwapAB")
 
 
 def parameters(ctx: ModelContext) -> tuple[str, ...]:
-    """The macro's parameter list in the release that wrote the file (its `#define`, whose names
-    end in `_`), in the 17-parameter spelling; the 17 of FlashInfer 0.5.3 on when unknown."""
-    release = ctx.flashinfer
-    if release is None or not release.macro_parameters:
-        return moe_macro.PARAMETERS
-    return tuple(name.rstrip("_") for name in release.macro_parameters)
+    """The macro's parameter list in the release that wrote the file (moe_macro.parameters_of)."""
+    return moe_macro.parameters_of(ctx.flashinfer.macro_parameters if ctx.flashinfer else None)
 
 
 def claim_macro(

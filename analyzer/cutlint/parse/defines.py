@@ -28,6 +28,12 @@ class Job:
     undefines: Sequence[str]
 
 
+READY = "ready"
+"""What a parser worker sends once it is set up (its limits set, the parser imported): here, with
+the Job, so that the worker (parse/worker.py) and its pool (parse/pool.py) share it without
+importing each other."""
+
+
 # Parsed as C++17 host code, as nvcc's host pass sees these files, with no header search path:
 # the headers are not needed and a missing one must not change what is found.
 _BASE_ARGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w")

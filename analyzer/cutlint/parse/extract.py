@@ -34,8 +34,6 @@ from cutlint.parse.problems import (
     TRUNCATED_INSTANTIATION,
     problem,
 )
-from cutlint.producers import cutlass_library
-from cutlint.producers.flashinfer import cache_layout
 from cutlint.records import (
     FormKind,
     Guard,
@@ -44,6 +42,8 @@ from cutlint.records import (
     ParsedFile,
     SourceSpan,
 )
+from cutlint.sources import cutlass_library_files as cutlass_library
+from cutlint.sources import flashinfer_cache as cache_layout
 
 
 class Lines:

@@ -28,13 +28,10 @@ from multiprocessing.context import ForkContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING
 
-from cutlint.parse.defines import Job
+from cutlint.parse.defines import READY, Job
 
 if TYPE_CHECKING:
     from cutlint.records import ParsedFile
-
-READY = "ready"
-"""What a worker sends once it is set up (its limits set, the parser imported)."""
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ import signal
 from multiprocessing.connection import Connection
 
 from cutlint import inputs
-from cutlint.parse.defines import Job
+from cutlint.parse.defines import READY, Job
 from cutlint.parse.extract import parse_source
-from cutlint.parse.pool import READY
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, UNREADABLE_INPUT, problem
 from cutlint.records import ParsedFile
 

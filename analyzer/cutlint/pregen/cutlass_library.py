@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from cutlint.cutlass.versions import format_version, resolve
+from cutlint.cutlass.versions import format_version
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.model.arch import arch_for
@@ -25,6 +25,7 @@ from cutlint.pregen.records import (
 from cutlint.producers.cutlass_library.enumerate import Enumeration, enumerate_kernels
 from cutlint.producers.cutlass_library.exclusion import SEPARATOR, exclusion
 from cutlint.producers.cutlass_library.generate import CutlassLibraryError, include_dir
+from cutlint.producers.cutlass_version import resolve
 from cutlint.records import FileResult, InstantiationResult, Verdict
 
 FIRST_ARCH_SPECIFIC = 90

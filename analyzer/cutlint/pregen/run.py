@@ -10,7 +10,7 @@ import importlib.metadata
 from collections.abc import Collection
 from pathlib import Path
 
-from cutlint.cutlass.versions import CutlassModel, resolve
+from cutlint.cutlass.versions import CutlassModel
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.selection import Selection
 from cutlint.families.moe_macro_family import moe_args
@@ -22,6 +22,7 @@ from cutlint.pregen.convert import instantiation
 from cutlint.pregen.gemm_runners import SM120_FAMILY, gemm_runner_tactics, rendered_modules
 from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.runner import fused_ids, grouped_tactics
+from cutlint.producers.cutlass_version import resolve
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
 from cutlint.producers.flashinfer.modules import INSTANTIATIONS_DIR
 from cutlint.producers.flashinfer.releases import flashinfer_releases, known_release

@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from cutlint.cutlass.versions import resolve
 from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for, arches
 from cutlint.parse.literals import INT_MAX
+from cutlint.producers.cutlass_version import resolve
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
 from cutlint.records import (

@@ -5,11 +5,13 @@ and the reason it is not modeled. Producer knowledge, so it lives here, not in a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cutlint.families.moe_macro_family import parameters
-from cutlint.model.context import ModelContext
 from cutlint.producers.trtllm import moe_macro
 from cutlint.records import FormKind, Instantiation
+
+if TYPE_CHECKING:
+    from cutlint.producers.flashinfer.releases import FlashInferRelease
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,8 @@ class Unclaimed:
     reason: str
 
 
-def unclaimed(inst: Instantiation, ctx: ModelContext) -> Unclaimed:
+def unclaimed(inst: Instantiation, release: FlashInferRelease | None) -> Unclaimed:
+    """Why no family models `inst`, for a file `release` wrote (None: unknown)."""
     if inst.form is FormKind.EXPLICIT_INSTANTIATION:
         return Unclaimed(
             (), f"explicit launcher instantiation `{inst.name}`: no kernel family models it yet"
@@ -29,7 +32,7 @@ def unclaimed(inst: Instantiation, ctx: ModelContext) -> Unclaimed:
         # build's not-modeled kernels collapse into a line per kind.
         return Unclaimed((), f"a `{inst.name}<...>` kernel: no kernel family models it yet")
     if inst.name == moe_macro.MACRO:
-        params = parameters(ctx)
+        params = moe_macro.parameters_of(release.macro_parameters if release else None)
         arity = moe_macro.arity_problem(inst.args, params)
         if arity is not None:
             return Unclaimed((("CUT004", arity),), _UNREADABLE)

@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from cutlint.families.registry import family_named, family_of
-from cutlint.producers import cutlass_library
-from cutlint.producers.flashinfer.cache_layout import NON_GEMM
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 from cutlint.report.escape import printable
 from cutlint.report.style import PLAIN, Style
+from cutlint.sources import cutlass_library_files as cutlass_library
+from cutlint.sources.flashinfer_cache import NON_GEMM
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
 CORE_ALIGN = ("right", "right", "left", "left")

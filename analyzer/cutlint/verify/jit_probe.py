@@ -22,15 +22,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import string
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cutlint.families.probe import HeaderPatch, template_arguments
 from cutlint.verify import cublas, curand
 from cutlint.verify.probe_flags import JIT_DEFAULT_FLAGS, extra_system_includes
 from cutlint.verify.probe_records import ProbeError
@@ -44,36 +44,6 @@ OUTPUT_TAG = "CUTLINT_JIT_PROBE "
 SM120F_GENCODE = "-gencode=arch=compute_120f,code=sm_120f"
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)\(", re.M)
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"]+)"', re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class HeaderPatch:
-    """How to make the probe copy of one template header.
-
-    The copy keeps the header up to the end of `keep_through`'s match, inserts `insert`, and
-    resumes at `resume`'s match (kept), or, when `resume` is None, after the end of the
-    `#define` that holds `keep_through` (its last backslash-continued line). `insert` then is
-    the tail of that macro: continuation lines, the last without a backslash, and the patched
-    macro is defined for the host pass only (`#ifndef __CUDA_ARCH__`; an empty variadic macro
-    in the device pass). Every match of `keep_through` is patched (a header may define the
-    macro once per #if branch)."""
-
-    header: str
-    """Relative to the wheel's `flashinfer/data/include`: `flashinfer/gemm/..._sm120.h`."""
-    keep_through: re.Pattern[str] | None
-    """None: the header is copied unchanged (a header that includes a patched one by a path
-    relative to itself must live beside the copy)."""
-    insert: str | Callable[[dict[str, str]], str]
-    """C++ to insert; `$name` is replaced by the named group `name` of `keep_through`'s match (a
-    group that did not take part: ""); or a function of the match's groups that writes it."""
-
-    def text(self, m: re.Match[str]) -> str:
-        groups = {k: v or "" for k, v in m.groupdict().items()}
-        if callable(self.insert):
-            return self.insert(groups)
-        return string.Template(self.insert).substitute(groups)
-
-    resume: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -300,22 +270,6 @@ def parse_output(text: str) -> tuple[JitProbeRow, ...]:
             )
         )
     return tuple(rows)
-
-
-_WITH = re.compile(r"\[with (.*)\]\s*$")
-
-
-def template_arguments(pretty_function: str) -> dict[str, str]:
-    """`... [with int M = 1; bool K = true; DTypeIn = cutlass::float_e4m3_t]` -> {M: 1, ...}:
-    the enclosing function template's arguments, as the compiler prints them."""
-    m = _WITH.search(pretty_function)
-    if m is None:
-        return {}
-    out: dict[str, str] = {}
-    for part in m.group(1).split("; "):
-        name, _, value = part.partition(" = ")
-        out[name.split()[-1]] = value.strip()
-    return out
 
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 FP4 and MXFP8 (`INSTANTIATE_*_GEMM_KERNEL_LAUNCHER`): the probe copies of
 `flashinfer/gemm/fp4_gemm_template_sm100.h` and `mxfp8_gemm_template_sm100.h` keep each expansion
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch, template_arguments
+from cutlint.families.probe import HeaderPatch, template_arguments
 
 SM = 100
 """The device whose JIT modules are rendered (producers.flashinfer.jit_modules.GEN_PREFIXES)."""

@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 `INSTANTIATE_TGV_GEMM_HOST_{BF16_BF16,FP16_FP16}(CTA_M, CTA_N, DMA_Stage)` is an explicit
 instantiation of the launcher `tgv_gemm_host` (tgv_gemm_template.h). The launcher's types are
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch, template_arguments
+from cutlint.families.probe import HeaderPatch, template_arguments
 
 SM = 100
 """The device whose JIT modules are rendered (producers.flashinfer.jit_modules.GEN_PREFIXES)."""

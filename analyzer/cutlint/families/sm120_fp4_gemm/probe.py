@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 The probe copy of `flashinfer/gemm/fp4_gemm_template_sm120.h` keeps each expansion of
 `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER` up to the end of its `DeviceGemmFp4GemmSm120_...` struct
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 HEADER = "flashinfer/gemm/fp4_gemm_template_sm120.h"
 _ARGS = "#T, #CTA_M_, #CTA_N_, #CTA_K_, #CGA_M_, #CGA_N_, #CGA_K_, #XSM_"

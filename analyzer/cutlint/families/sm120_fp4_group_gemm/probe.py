@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 Each macro expands into an inline function whose kernel types are local. The probe copies of
 group_gemm_{nvfp4,mxfp4}_groupwise_sm120.cuh keep that function up to
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 _NAME = (
     "##TileM##_##TileN##_##TileK##_##SwapAB##_##DTypeInAName##_##DTypeInBName##_##DTypeSFAName"

@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 Both launchers are function templates whose kernel types are local. The probe copies of
 `gemm_groupwise_sm120.cuh` and `group_gemm_fp8_groupwise_sm120.cuh` keep each function up to
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 _INSERT = (
     "  struct CutlintProbeTag {\n"

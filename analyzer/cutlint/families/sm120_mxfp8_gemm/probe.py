@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 The probe copy of `flashinfer/gemm/mxfp8_gemm_template_sm120.h` keeps each expansion of
 `INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120` up to the end of its
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 HEADER = "flashinfer/gemm/mxfp8_gemm_template_sm120.h"
 

@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 The probe copy of `flashinfer/gemm/nvfp4_svdquant_gemm_template_sm120.h` keeps the header whole
 (every config, its `GemmKernel` and `GemmKernelNoInlineDown`, and the class-scope static_asserts
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 HEADER = "flashinfer/gemm/nvfp4_svdquant_gemm_template_sm120.h"
 

@@ -1,4 +1,4 @@
-"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.verify.jit_probe).
+"""How `cutlint verify` asks nvcc for this family's numbers (cutlint.families.probe; cutlint.verify.jit_probe runs it).
 
 `CutlassSegmentGEMMSM90Run` is a function template whose kernel types are local to each branch of
 DISPATCH_WEIGHT_LAYOUT. The probe copy of `group_gemm_sm90.cuh` keeps the function up to `using
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cutlint.verify.jit_probe import HeaderPatch
+from cutlint.families.probe import HeaderPatch
 
 SM = 90
 """The device whose JIT modules are rendered (producers.flashinfer.jit_modules.GEN_PREFIXES)."""

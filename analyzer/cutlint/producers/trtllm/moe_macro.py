@@ -252,3 +252,12 @@ def spell(a: MoeGemmArgs, parameters: Sequence[str] = PARAMETERS) -> tuple[str, 
         "SWAP_AB": flag(a.swap_ab),
     }
     return tuple(canonical[p] for p in parameters)
+
+
+def parameters_of(macro_parameters: Sequence[str] | None) -> tuple[str, ...]:
+    """The macro's parameter list in the release that wrote the file (its `#define`'s names, which
+    end in `_`: `FlashInferRelease.macro_parameters`), in the 17-parameter spelling; the 17 of
+    FlashInfer 0.5.3 on when the release is unknown."""
+    if not macro_parameters:
+        return PARAMETERS
+    return tuple(name.rstrip("_") for name in macro_parameters)
