@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cutlint import api
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.records import Verdict
 
 EXPECTED = {"0.6.3": 40, "0.7.2.post1": 88}

@@ -19,7 +19,7 @@ from cutlint import api
 from cutlint.cli import main
 from cutlint.explain import Agreement
 from cutlint.explain.render import render_log_text
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.records import ElementType, Fusion
 
 FIXTURES = Path(__file__).parent.parent.parent / "fixtures" / "logs"

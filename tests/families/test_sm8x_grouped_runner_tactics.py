@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.families.sm8x_grouped_runner.tactics import (
+from cutlint.runners.sm8x_grouped.tactics import (
     RunnerKind,
     TileConfig,
     candidate_configs,

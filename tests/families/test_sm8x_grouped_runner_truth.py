@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from cutlint.families.sm8x_grouped_runner import model
-from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, runner_tactics
 from cutlint.model.arch import arch_for
 from cutlint.records import Shape3
+from cutlint.runners.sm8x_grouped import model
+from cutlint.runners.sm8x_grouped.tactics import RunnerKind, runner_tactics
 
 TRUTH = json.loads(
     (Path(__file__).parent.parent / "data" / "nvcc_sm8x_grouped_truth.json").read_text()

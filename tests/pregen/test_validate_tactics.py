@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from cutlint import api
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.records import ElementType, Fusion, Shape3, Verdict
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from cutlint.engine.runner_tactics import (
+from cutlint.parse import parse_paths
+from cutlint.runners.runner_tactics import (
     RunnerExplanation,
     Step,
     Verdict,
@@ -16,7 +17,6 @@ from cutlint.engine.runner_tactics import (
     read_line,
     runners,
 )
-from cutlint.parse import parse_paths
 
 # flashinfer#3568, as the autotuner logs it on every SM12x part (no tactic id in the line).
 LINE_3568 = (
@@ -139,7 +139,7 @@ def test_every_runner_tactic_is_instantiated_by_its_module(jit_modules: Any, rel
 
 
 def test_blocklists() -> None:
-    from cutlint.engine.runner_tactics import blocked_tactics
+    from cutlint.runners.runner_tactics import blocked_tactics
 
     assert blocked_tactics("mxfp8_sm120", "0.6.11.post2", "sm_121") == (6, 7, 8, 9)
     assert blocked_tactics("mxfp8_sm120", "0.7.4", "sm_120") == ()
@@ -211,7 +211,7 @@ def test_the_svdquant_linear_runners_number_the_svdquant_tactics() -> None:
         "nvfp4_svdquant_gemm_sm120_v3_r64",
     )
     # one launcher's message for the three: the autotuner's runner class picks the table
-    from cutlint.engine.runner_tactics import runner_for
+    from cutlint.runners.runner_tactics import runner_for
 
     line = "RuntimeError: nvfp4_svdquant_gemm (sm120): initialize failed"
     read = read_line(line)
@@ -233,7 +233,7 @@ def test_a_tactic_the_module_lacks_is_blocked_under_every_packed_id(jit_modules:
     """With Tactic128x128x128SwapConfig's TACTIC instantiation gone, rows 1, 36, 37, 38, 39
     (kernel 1 with the scheduler's defaults, then its raster and swizzle rows) cannot run: the gemm and linear
     runners block those ids, the fused runner every packed id of them."""
-    from cutlint.engine.runner_tactics import blocked_tactics
+    from cutlint.runners.runner_tactics import blocked_tactics
 
     insts = _svdquant_module(jit_modules)
     gone = ("INSTANTIATE_NVFP4_SVDQUANT_GEMM_SM120_TACTIC", ("Tactic128x128x128SwapConfig",))

@@ -1,6 +1,6 @@
 """Findings on a runner's tactics judged against a module's instantiations (rules of kind
 `runner`): a tactic whose launcher the module never instantiates is CUT207, a finding of its
-own, apart from any shared-memory verdict on the tactic (engine/runner_tactics
+own, apart from any shared-memory verdict on the tactic (runners/runner_tactics
 judges the tactics; this turns the verdicts into findings with the rule's id and words)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cutlint.engine.loader import rules_by_id
-from cutlint.engine.runner_tactics import (
+from cutlint.engine.schema import Kind
+from cutlint.records import Instantiation, TacticFinding
+from cutlint.runners.runner_tactics import (
     TacticVerdict,
     Verdict,
     judge_runner,
     runners,
 )
-from cutlint.engine.schema import Kind
-from cutlint.records import Instantiation, TacticFinding
 
 
 def _subject(inst: tuple[str, tuple[str, ...]]) -> str:

@@ -91,7 +91,7 @@ class Kind(StrEnum):
     reason is the engine's (the file's compile target) or the family's (the kernel's arch)."""
     RUNNER = "runner"
     """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
-    runner's table, engine/runner_tactics); the reason is the table's."""
+    runner's table, runners/runner_tactics); the reason is the table's."""
 
 
 class FailsAt(StrEnum):

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.producers.flashinfer.cache_layout import flashinfer_version
 from cutlint.records import ArchLimits, CheckResult, FileResult, InstantiationResult, Shape3
 

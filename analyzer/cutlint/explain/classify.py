@@ -15,7 +15,7 @@ from cutlint.explain.gemm_runner import judge_gemm_runner
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.explain.runner import judge_runner
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.model.arch import arch_for

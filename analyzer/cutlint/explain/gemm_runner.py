@@ -3,7 +3,7 @@
 `[MXFP8 SM120 gemm Runner] Failed to initialize cutlass MXFP8 gemm on sm120. Error: Error
 Internal` (flashinfer#3568) names the runner and the step, never the tactic: the runner numbers
 its configs by their index in getConfigs(). So the line is read as every tactic of that runner in
-the release (engine/runner_tactics, which asks the families' models), and the
+the release (runners/runner_tactics, which asks the families' models), and the
 explanation is which of them cannot initialize on the arch, and why. With a cache, a tactic
 whose kernel the cache's module never instantiates is its own finding.
 """
@@ -15,7 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cutlint.engine.runner_findings import tactic_findings
-from cutlint.engine.runner_tactics import (
+from cutlint.explain.cache import CacheIndex
+from cutlint.explain.logmap import Mapped
+from cutlint.explain.records import Agreement, FailureClass, GemmRunnerReading, GemmRunnerTactic
+from cutlint.logs.events import LogEvent
+from cutlint.records import InstantiationResult, TacticFinding
+from cutlint.runners.runner_tactics import (
     ProducerPacking,
     Runner,
     RunnerExplanation,
@@ -28,11 +33,6 @@ from cutlint.engine.runner_tactics import (
     runners,
     step_of,
 )
-from cutlint.explain.cache import CacheIndex
-from cutlint.explain.logmap import Mapped
-from cutlint.explain.records import Agreement, FailureClass, GemmRunnerReading, GemmRunnerTactic
-from cutlint.logs.events import LogEvent
-from cutlint.records import InstantiationResult, TacticFinding
 
 Judged = tuple[
     FailureClass | None,

@@ -66,7 +66,7 @@ class Agreement(StrEnum):
 
 
 class GemmRunnerTactic(Record):
-    """One tactic of a dense GEMM runner (engine/runner_tactics), judged."""
+    """One tactic of a dense GEMM runner (runners/runner_tactics), judged."""
 
     id: int = Field(description="the autotuner's tactic id: the index into getConfigs()")
     config: str = Field(description="the runner's tile enum, e.g. CtaShape256x128x128B")

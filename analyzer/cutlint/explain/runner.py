@@ -2,7 +2,7 @@
 
 "GPU lacks the shared memory resources to run GroupedGEMM kernel" (genericMoeGemmKernelLauncher
 ::call) and "... to run fused_moe kernel" (the SM80 fused-MoE launcher) name no file: the kernel
-is one of the runner's own tactics (families/sm8x_grouped_runner), which the autotuner's tactic id
+is one of the runner's own tactics (runners/sm8x_grouped), which the autotuner's tactic id
 names in the release's order. So the id is read as a config of each runner kind the cache's arch
 uses these kernels for, and the model's verdict for that config is the explanation.
 """
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, FailureClass
-from cutlint.families.sm8x_grouped_runner import report
-from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, table
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.records import ArchLimits, InstantiationResult
+from cutlint.runners.sm8x_grouped import report
+from cutlint.runners.sm8x_grouped.tactics import RunnerKind, table
 
 Judged = tuple[FailureClass | None, Agreement, str, str | None, tuple[InstantiationResult, ...]]
 """(class, agreement, explanation, tactic reading, the cache's instantiations it maps to)."""

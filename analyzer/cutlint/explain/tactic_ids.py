@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cutlint.explain.cache import CacheIndex
-from cutlint.families.moe_macro_family import moe_args
-from cutlint.families.sm8x_grouped_runner import report as grouped
+from cutlint.families.base import moe_args
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.producers.flashinfer.releases import FlashInferRelease
 from cutlint.producers.flashinfer.tactics import (
@@ -22,6 +21,7 @@ from cutlint.producers.flashinfer.tactics import (
     runner_tactics,
 )
 from cutlint.records import InstantiationResult, Verdict
+from cutlint.runners.sm8x_grouped import report as grouped
 
 _RUNNER_KINDS = (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED)
 _NOT_THE_TACTICS = (

@@ -18,7 +18,14 @@ from typing import Any, ClassVar, Protocol
 from cutlint.cutlass.layout import Block
 from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
-from cutlint.records import Instantiation, Recipe, Region, Resources
+from cutlint.records import (
+    Instantiation,
+    InstantiationResult,
+    MoeGemmArgs,
+    Recipe,
+    Region,
+    Resources,
+)
 
 Facts = dict[str, int | bool | str]
 
@@ -55,6 +62,14 @@ class CannotRun(str):
 
 Claim = Recipe | Unreadable | None
 """A family's answer to a form: its recipe, its form with unreadable arguments, or not mine."""
+
+
+def moe_args(result: InstantiationResult) -> MoeGemmArgs | None:
+    """The typed MoE macro arguments of a judged instantiation, where a family of that macro
+    claimed it (its recipe carries them as `args`): FlashInfer's MoE runner knowledge (tactic ids,
+    blocklists) is keyed by them, and explain and pregen read them here, not in a family."""
+    args = getattr(result.recipe, "args", None)
+    return args if isinstance(args, MoeGemmArgs) else None
 
 
 @dataclass(frozen=True)

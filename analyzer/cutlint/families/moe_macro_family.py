@@ -12,7 +12,6 @@ from cutlint.producers.trtllm import moe_macro
 from cutlint.records import (
     FormKind,
     Instantiation,
-    InstantiationResult,
     MoeGemmArgs,
     MoeGemmRecipe,
     Recipe,
@@ -128,10 +127,3 @@ def title(recipe: Recipe) -> str:
     fusion = a.fusion.value if a.fusion else "?"
     swap = "on" if a.swap_ab else "off"
     return f"{names[0]} x {names[1]} -> {names[2]}, {fusion}, {a.cta_tile}, SwapAB {swap}"
-
-
-def moe_args(result: InstantiationResult) -> MoeGemmArgs | None:
-    """The typed macro arguments of a judged instantiation, where a MoE-macro family claimed it:
-    for FlashInfer's MoE runner knowledge (tactic ids, blocklists), which is keyed by them."""
-    recipe = result.recipe
-    return recipe.args if isinstance(recipe, MoeGemmRecipe) else None

@@ -1,6 +1,6 @@
 """The dense SM120 GEMM runners' tactics for pregen: every id of `[MXFP8 SM120 gemm Runner]`,
 `[FP4 gemm Runner]`, SVDQuant's runners ... in the release's order, judged on the arch
-(engine/runner_tactics), with the blocklist keys they are stored under. No
+(runners/runner_tactics), with the blocklist keys they are stored under. No
 generator writes these kernels (FlashInfer's JIT renders them when a model first calls the
 GEMM), so pregen lists them from the runners' own tables; given the release's tree it renders
 the JIT modules the way the JIT does (producers/flashinfer/jit_modules) and holds each tactic to
@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 
 from cutlint.engine.runner_findings import tactic_findings
-from cutlint.engine.runner_tactics import judge_runner, runners
 from cutlint.pregen.records import GemmRunnerTactic
 from cutlint.records import ArchLimits, TacticFinding
+from cutlint.runners.runner_tactics import judge_runner, runners
 
 SM120_FAMILY = (120, 121)
 """The runners are SM120's (their launchers' messages say `on sm120`, `on sm120/sm121`)."""

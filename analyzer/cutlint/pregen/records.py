@@ -8,7 +8,7 @@ from cutlint.records import Diagnostic, InstantiationResult, Record, TacticFindi
 
 FAILING = (Verdict.FAILS_INITIALIZE, Verdict.FAILS_COMPILE, Verdict.UNREACHABLE)
 GEMM_RUNNER_FAILING = ("fails initialize()", "does not compile", "not instantiated")
-"""A dense GEMM runner's verdicts (engine/runner_tactics) whose tactic cannot run."""
+"""A dense GEMM runner's verdicts (runners/runner_tactics) whose tactic cannot run."""
 """The verdicts pregen reports as failures (the same ones `check` counts and flags)."""
 
 
@@ -47,7 +47,7 @@ class WithheldTactic(Record):
 
 class RunnerTactic(Record):
     """One tactic id of MoeGemmRunner's CUTLASS 2.x grouped runners (no file names these: the
-    runner builds them from C++ lists; families/sm8x_grouped_runner), judged on the arch."""
+    runner builds them from C++ lists; runners/sm8x_grouped), judged on the arch."""
 
     runner: str = Field(
         description="the runner kind: FP8 x FP8 (e4m3, Sm89), f16 x f16 (Sm80), ..."
@@ -69,7 +69,7 @@ class RunnerTactic(Record):
 
 class GemmRunnerTactic(Record):
     """One tactic id of a dense SM120 GEMM runner (`[MXFP8 SM120 gemm Runner]`, ...; its configs
-    are getConfigs()'s list, engine/runner_tactics), judged on the arch."""
+    are getConfigs()'s list, runners/runner_tactics), judged on the arch."""
 
     runner: str = Field(description="the launcher's prefix, e.g. [MXFP8 SM120 gemm Runner]")
     runner_class: str = Field(description="the Python TunableRunner class that numbers it")

@@ -13,7 +13,7 @@ from pathlib import Path
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.selection import Selection
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for
 from cutlint.parse import DEFAULT_DEFINES

@@ -1,16 +1,16 @@
 """MoeGemmRunner's CUTLASS 2.x grouped tactics for pregen: every id the autotuner profiles on the
-arch (families/sm8x_grouped_runner), as records, with the blocklist key it is stored under."""
+arch (runners/sm8x_grouped), as records, with the blocklist key it is stored under."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cutlint.families.sm8x_grouped_runner import report
-from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind
 from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
 from cutlint.pregen.records import RunnerTactic
 from cutlint.producers.flashinfer.tactics import QuantMode, runner_tactics
 from cutlint.records import ArchLimits, InstantiationResult
+from cutlint.runners.sm8x_grouped import report
+from cutlint.runners.sm8x_grouped.tactics import RunnerKind
 
 RUNNER_CLASS = "MoERunner"
 """flashinfer/fused_moe/core.py: get_cutlass_fused_moe_module.<locals>.MoERunner, the class every
@@ -26,7 +26,7 @@ def grouped_tactics(version: str, arch: ArchLimits) -> tuple[list[RunnerTactic],
     if not report.known(version):
         return [], [
             f"FlashInfer {version} is not in the CUTLASS 2.x grouped runner's table "
-            "(families/sm8x_grouped_runner/data/tactics.toml): its tactics are not listed"
+            "(runners/sm8x_grouped/data/tactics.toml): its tactics are not listed"
         ]
     table = runner_tactics(version, QuantMode.NVFP4)
     runner = table.runner if table is not None else RUNNER_CLASS

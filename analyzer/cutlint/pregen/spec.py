@@ -14,13 +14,12 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from cutlint.families.moe_macro_family import parameters
 from cutlint.model import ModelContext
 from cutlint.model.arch import arch_for, arches
 from cutlint.parse.literals import INT_MAX
 from cutlint.producers.cutlass_version import resolve
 from cutlint.producers.flashinfer.releases import known_release
-from cutlint.producers.trtllm.moe_macro import MACRO, element_type, spell
+from cutlint.producers.trtllm.moe_macro import MACRO, element_type, parameters_of, spell
 from cutlint.records import (
     ElementType,
     FormKind,
@@ -139,7 +138,7 @@ def instantiation_of(spec: TacticSpec) -> Instantiation:
         span=SourceSpan(path=spec.name or "<tactic>", line=0, column=0, end_line=0),
         form=FormKind.MACRO_CALL,
         name=MACRO,
-        args=spell(args, parameters(context_of(spec))),
+        args=spell(args, _parameters(context_of(spec))),
     )
 
 
@@ -149,3 +148,8 @@ def context_of(spec: TacticSpec) -> ModelContext:
         cutlass=resolve(spec.cutlass_version, spec.flashinfer_version),
         flashinfer=known_release(spec.flashinfer_version)[0],
     )
+
+
+def _parameters(ctx: ModelContext) -> tuple[str, ...]:
+    """The MoE macro's parameters in the release the spec names (producer knowledge)."""
+    return parameters_of(ctx.flashinfer.macro_parameters if ctx.flashinfer else None)

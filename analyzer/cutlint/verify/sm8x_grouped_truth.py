@@ -4,7 +4,7 @@
     python -m cutlint.verify.sm8x_grouped_truth --out tests/data/nvcc_sm8x_grouped_truth.json
 
 The kernels are every distinct (type, output, arch tag, tile, warp, stages) of the runner's tactics
-on the sms the family covers (families/sm8x_grouped_runner/tactics.py), with f16 and bf16 output.
+on the sms the family covers (runners/sm8x_grouped/tactics.py), with f16 and bf16 output.
 Releases whose inputs are byte-identical (the dispatch header, FlashInfer's CUTLASS extensions and
 the vendored CUTLASS headers: `inputs_digest`) are compiled once; every row lists the releases it
 holds for.
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, runner_tactics, supported_sms
 from cutlint.producers.flashinfer.wheel import download_wheel
+from cutlint.runners.sm8x_grouped.tactics import RunnerKind, runner_tactics, supported_sms
 from cutlint.verify.probe_flags import FlashInferTree
 from cutlint.verify.sm8x_grouped_probe import DISPATCH_REL, GroupedConfig, run_probe
 from cutlint.verify.sm80_fused_moe_truth import merge, nvcc_version, render

@@ -30,9 +30,9 @@ from enum import StrEnum
 
 from cutlint.cutlass import gemm_2x
 from cutlint.cutlass.layout import Block, empty
-from cutlint.families.sm8x_grouped_runner.tactics import RunnerKind, RunnerTactic, table
 from cutlint.families.sm80_fused_moe import model as fused
 from cutlint.records import ArchLimits, ElementType, Shape3
+from cutlint.runners.sm8x_grouped.tactics import RunnerKind, RunnerTactic, table
 
 MOE_KERNEL = "cutlass_extensions/gemm/kernel/moe_cutlass_kernel.h (FlashInfer)"
 

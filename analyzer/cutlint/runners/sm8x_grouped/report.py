@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cutlint.families.sm8x_grouped_runner import model
-from cutlint.families.sm8x_grouped_runner.tactics import (
+from cutlint.records import ArchLimits
+from cutlint.runners.sm8x_grouped import model
+from cutlint.runners.sm8x_grouped.tactics import (
     RunnerKind,
     RunnerTactic,
     runner_tactics,
     supported_sms,
     table,
 )
-from cutlint.records import ArchLimits
 
 KIND_LABELS = {
     RunnerKind.FP8: "FP8 x FP8 (e4m3, cutlass::arch::Sm89)",
@@ -34,7 +34,7 @@ KIND_LABELS = {
 SOURCE = (
     "cutlass_heuristic.cpp get_candidate_configs; moe_gemm_template_dispatch.h getConfigs, "
     "genericMoeGemmKernelLauncher::call; flashinfer_cutlass_fused_moe_binding.cu mAllProfiles "
-    "(families/sm8x_grouped_runner/data/tactics.toml)"
+    "(runners/sm8x_grouped/data/tactics.toml)"
 )
 
 

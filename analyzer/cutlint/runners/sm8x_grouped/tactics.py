@@ -40,7 +40,7 @@ class RunnerKind(StrEnum):
 
 @cache
 def table() -> dict[str, Any]:
-    path = resources.files("cutlint.families.sm8x_grouped_runner").joinpath("data", "tactics.toml")
+    path = resources.files("cutlint.runners.sm8x_grouped").joinpath("data", "tactics.toml")
     with path.open("rb") as f:
         return tomllib.load(f)
 
