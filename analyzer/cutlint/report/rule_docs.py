@@ -2,16 +2,41 @@
 
 from __future__ import annotations
 
-from cutlint.engine.schema import Rule
+from collections.abc import Sequence
+
+from cutlint.engine.schema import Kind, Rule
 
 BANNER = (
     "*Generated from `rules/` by `python -m cutlint.report.rule_docs docs/rules`; do not edit.*\n\n"
 )
 
 
-def render_rule(rule: Rule, banner: bool = True) -> str:
+def applies_to(rule: Rule, members: Sequence[str] = ()) -> str:
+    """Where the rule holds: its rule groups (each a mechanism of the compiled code that the
+    families joining it have), the arches, and, for the docs, the families that join today."""
+    from cutlint.families.groups import GROUPS
+
+    scope = rule.applies_to
+    lines = [f"- rule group `{g.value}`: {GROUPS[g].what}" for g in scope.groups]
+    if not lines:
+        lines = ["- every family"]
+    if scope.arches:
+        lines.append("- on " + ", ".join(f"sm_{a}" for a in scope.arches))
+    if members:
+        lines.append("- families that join: " + ", ".join(f"`{m}`" for m in members))
+    return "\n".join(lines)
+
+
+def _scope(rule: Rule, members: Sequence[str]) -> str:
+    """The Applies-to section of a resource rule (the other kinds hold for every input)."""
+    if rule.kind is not Kind.RESOURCE:
+        return ""
+    return f"\n## Applies to\n\n{applies_to(rule, members)}\n"
+
+
+def render_rule(rule: Rule, banner: bool = True, members: Sequence[str] = ()) -> str:
     """The rule's page: with the generated-file banner for docs/rules/, without it for
-    `cutlint explain CUT101`."""
+    `cutlint explain CUT101` (which imports no family: no member list there)."""
     doc = rule.doc
     refs = "\n".join(f"- {r}" for r in doc.references)
     return f"""# {rule.id} {rule.name}
@@ -23,7 +48,7 @@ def render_rule(rule: Rule, banner: bool = True) -> str:
 ## What it predicts
 
 {doc.what}
-
+{_scope(rule, members)}
 ## Why it fails
 
 {doc.why}
@@ -60,10 +85,10 @@ def index(rules: tuple[Rule, ...]) -> str:
 
 
 def pages() -> dict[str, str]:
-    from cutlint.engine.loader import load_rules
+    from cutlint.engine.loader import load_rules, rule_members
 
     rules = load_rules()
-    out = {f"{r.id}.md": render_rule(r) for r in rules}
+    out = {f"{r.id}.md": render_rule(r, members=rule_members(r)) for r in rules}
     out["README.md"] = index(rules)
     return out
 
