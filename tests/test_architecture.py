@@ -66,3 +66,19 @@ def test_outside_the_families_only_their_protocol_is_imported(graph: grimp.Impor
 def test_the_parser_knows_no_producer_family_or_arch(graph: grimp.ImportGraph) -> None:
     for upper in ("cutlint.producers", "cutlint.families", "cutlint.model", "cutlint.cutlass"):
         assert not graph.chain_exists("cutlint.parse", upper, as_packages=True), upper
+
+
+def test_a_probe_module_is_found_through_the_registry() -> None:
+    """What verify builds for a family is in the family's folder; verify finds it by the probe's
+    name or the family, never by a module path of its own."""
+    from cutlint.families.registry import families, probe_module, probe_spec
+
+    launcher = probe_spec("sm80-fused-moe-launcher")
+    assert launcher.__name__ == "cutlint.families.sm80_fused_moe.probe"
+    assert "cutlint_sm80_probe" in launcher.HELPERS_HPP
+    mixed = probe_spec("sm90-mixed-launcher")
+    assert mixed.__name__ == "cutlint.families.sm90_mixed_gemm.probe"
+    jit = [f for f in families() if f.probe == "jit-module"]
+    assert jit and all(probe_module(f) is not None for f in jit)
+    with pytest.raises(KeyError):
+        probe_spec("no-such-probe")

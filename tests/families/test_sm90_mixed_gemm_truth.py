@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cutlint.families.sm90_mixed_gemm import model
-from cutlint.verify.sm90_mixed_probe import key_of_args
+from cutlint.families.sm90_mixed_gemm.probe import key_of_args
 
 TRUTH = json.loads(
     (Path(__file__).parent.parent / "data" / "nvcc_sm90_mixed_gemm_truth.json").read_text()

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from cutlint.families.sm90_mixed_gemm.probe import moe_key_of_args
 from cutlint.families.sm90_mixed_moe import model
-from cutlint.verify.sm90_mixed_probe import moe_key_of_args
 
 TRUTH = json.loads(
     (Path(__file__).parent.parent / "data" / "nvcc_sm90_mixed_moe_truth.json").read_text()

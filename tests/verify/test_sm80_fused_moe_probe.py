@@ -13,14 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cutlint.families.probe import PatchError
+from cutlint.families.sm80_fused_moe.probe import HELPERS_HPP, SM80_LAUNCHER_REL, patch_launcher
 from cutlint.verify.probe_flags import FlashInferTree
-from cutlint.verify.probe_records import ProbeError
-from cutlint.verify.sm80_fused_moe_probe import (
-    HELPERS_HPP,
-    SM80_LAUNCHER_REL,
-    patch_launcher,
-    run_probe,
-)
+from cutlint.verify.sm80_fused_moe_probe import run_probe
 
 TRUTH = Path(__file__).parent.parent / "data" / "nvcc_sm80_fused_moe_truth.json"
 M128_1 = "cutlass_kernel_file_gemm_grouped_sm80_M128_group1.generated.cu"
@@ -45,7 +41,7 @@ def test_patch_keeps_the_kernel_type_and_drops_the_launch(
 
 def test_patch_fails_loudly_on_a_changed_launcher(tmp_path: Path) -> None:
     launcher = tmp_path / "fused_moe_gemm_launcher_sm80.inl"
-    with pytest.raises(ProbeError, match="using GemmType"):
+    with pytest.raises(PatchError, match="using GemmType"):
         patch_launcher(
             "namespace tensorrt_llm::kernels::cutlass_kernels_oss {\ntemplate <typename "
             "ElementType_, typename CutlassWeightType_, int MaxTileM_, int TileN_, int TileK_, "

@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.producers.flashinfer.wheel import generate_cache
-from cutlint.verify.probe_flags import FlashInferTree
-from cutlint.verify.probe_records import ProbeError
-from cutlint.verify.sm90_mixed_probe import (
+from cutlint.families.probe import PatchError
+from cutlint.families.sm90_mixed_gemm.probe import (
     HELPERS_HPP,
     LAUNCHER_REL,
     MOE_LAUNCHER_REL,
     key_of_args,
     patch_launcher,
     patch_moe_launcher,
-    run_probe,
 )
+from cutlint.producers.flashinfer.wheel import generate_cache
+from cutlint.verify.probe_flags import FlashInferTree
+from cutlint.verify.sm90_mixed_probe import run_probe
 
 TRUTH = Path(__file__).parent.parent / "data" / "nvcc_sm90_mixed_gemm_truth.json"
 # A file of the committed sample (the greedy stratification's M = 64 pick).
@@ -60,7 +60,7 @@ def test_moe_patch_keeps_the_kernel_type_and_drops_the_run(
 
 
 def test_patch_fails_loudly_on_a_changed_launcher(tmp_path: Path) -> None:
-    with pytest.raises(ProbeError, match="using GemmKernel"):
+    with pytest.raises(PatchError, match="using GemmKernel"):
         patch_launcher(
             "namespace tensorrt_llm {\nvoid sm90_generic_mixed_gemm_kernelLauncher() {}\n}\n",
             tmp_path / "fpA_intB_launcher_sm90.inl",

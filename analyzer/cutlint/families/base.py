@@ -145,7 +145,9 @@ class Family(Protocol):
     columns: ClassVar[tuple[str, ...]]
     """Its columns of the text table, in order (between `line` and `stages`)."""
     probe: ClassVar[str | None]
-    """The name of the compiler probe `cutlint verify` uses for it, or None."""
+    """The name of the compiler probe `cutlint verify` uses for it, or None. What the probe builds
+    (its header patches, launcher patch, C++ helpers, how its output reads back) is the family's
+    `probe.py` where it has one (cutlint.families.probe; `registry.probe_module`)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim: ...
 

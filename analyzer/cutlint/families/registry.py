@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from types import ModuleType
 
 from cutlint.families.base import Claim, Family
 from cutlint.model.context import ModelContext
@@ -67,8 +68,39 @@ def family_named(name: str) -> Family:
     return _family(_FOLDER[name])
 
 
+def family_in(folder: str) -> Family:
+    """The family whose folder is `folder` (`sm100_tgv_gemm`); KeyError for none."""
+    for name, f in REGISTRY:
+        if f == folder:
+            return family_named(name)
+    raise KeyError(folder)
+
+
 def family_of(recipe: Recipe) -> Family:
     return family_named(recipe.family)
+
+
+def probe_module(family: Family) -> ModuleType | None:
+    """The family's `probe.py` (what `cutlint verify` builds for it: cutlint.families.probe), or
+    None when its folder has none (its probe is one verify builds from the recipe alone)."""
+    name = f"{family.package}.probe"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return None
+        raise
+
+
+def probe_spec(probe: str) -> ModuleType:
+    """The probe module of the family whose compiler probe is named `probe` (`Family.probe`), for a
+    probe one family owns (a launcher probe). KeyError when none has a probe module of that name."""
+    for family in families():
+        if family.probe == probe:
+            module = probe_module(family)
+            if module is not None:
+                return module
+    raise KeyError(probe)
 
 
 def claim(inst: Instantiation, ctx: ModelContext) -> tuple[Family, Claim] | None:

@@ -14,7 +14,6 @@ truth test reads (tests/data/nvcc_<family>_truth.json).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import sys
 import tempfile
@@ -24,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from cutlint.families.registry import family_in, probe_module
 from cutlint.parse import parse_paths
 from cutlint.parse.calls import MACRO_PREFIXES
 from cutlint.producers.flashinfer.jit_modules import RenderedModule, render_jit_specs
@@ -47,7 +47,12 @@ FILES_PER_COMPILE = 8
 
 
 def _probe_module(family: str) -> ModuleType:
-    return importlib.import_module(f"cutlint.families.{family}.probe")
+    """The probe module of the family in folder `family` (the truth tool's argument), through the
+    registry."""
+    module = probe_module(family_in(family))
+    if module is None:
+        raise ProbeError(f"family {family} has no probe module")
+    return module
 
 
 def _patches(probe: ModuleType, module: str) -> tuple[HeaderPatch, ...]:

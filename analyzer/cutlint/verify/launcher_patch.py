@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+from cutlint.families.probe import absolutize_includes as _absolutize_includes
 from cutlint.verify.macro_calls import MACRO_NAME
 from cutlint.verify.probe_records import ProbeError
 
@@ -47,20 +48,6 @@ def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match
     if match is None:
         raise ProbeError(f"patch anchor not found in {launcher}: {what}")
     return match
-
-
-def _absolutize_includes(text: str, launcher_dir: Path) -> str:
-    """Make quoted includes that resolve next to the real launcher absolute.
-
-    The copy lives in another directory, so "../moe_tma_warp_specialized_traits.h" etc. would
-    otherwise stop resolving; pointing them at the very same files changes nothing else.
-    """
-
-    def fix(m: re.Match[str]) -> str:
-        target = (launcher_dir / m.group(2)).resolve()
-        return f'{m.group(1)}"{target}"' if target.is_file() else m.group(0)
-
-    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', fix, text, flags=re.MULTILINE)
 
 
 def _macro_span(text: str, launcher: Path) -> tuple[int, int]:

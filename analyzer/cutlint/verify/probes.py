@@ -6,8 +6,10 @@ the family's `probe` name to the probe that builds its kernels.
   cutlint.verify.jit_probe with the family's `probe.py` (its header patches), the module's own
   `extra_cuda_cflags` (the release's JIT functions, rendered again: producers.flashinfer.
   jit_modules) and the target of the file's arch directory (`103a`: `compute_103a`).
-- `sm80-fused-moe-launcher`: cutlint.verify.sm80_fused_moe_probe.
-- `sm90-mixed-launcher` (fpA_intB GEMM and mixed-input MoE): cutlint.verify.sm90_mixed_probe.
+- `sm80-fused-moe-launcher`: the family's probe module (families/sm80_fused_moe/probe.py,
+  through the registry), run by cutlint.verify.sm80_fused_moe_probe.
+- `sm90-mixed-launcher` (fpA_intB GEMM and mixed-input MoE): families/sm90_mixed_gemm/probe.py,
+  run by cutlint.verify.sm90_mixed_probe.
 
 Every probe compiles the real files against the headers of the release that wrote them (the same
 HeaderSearch as the launcher probe: `--headers`, the installed package, `--download`). Files of
@@ -24,7 +26,6 @@ only the kernel's SharedStorage, stages and threads.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import re
 import shutil
 import threading
@@ -34,7 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from cutlint.families.registry import family_of
+from cutlint.families.probe import PatchError
+from cutlint.families.registry import family_of, probe_module
 from cutlint.producers.flashinfer.cache_layout import (
     compile_target,
     jit_module_dir,
@@ -54,7 +56,7 @@ from cutlint.verify.result import FileRun
 Say = Callable[[str], None]
 
 JIT_PROBE = "jit-module"
-SM80_PROBE = "sm80-fused-moe-launcher"
+SM80_PROBE = sm80_fused_moe_probe.PROBE
 SM90_MIXED_PROBE = "sm90-mixed-launcher"
 
 
@@ -127,10 +129,7 @@ class JitModuleProbe(FileProbe):
     def probe_module(r_or_recipe: InstantiationResult) -> ModuleType | None:
         if r_or_recipe.recipe is None:
             return None
-        package = getattr(family_of(r_or_recipe.recipe), "package", None)
-        if package is None:
-            return None
-        return importlib.import_module(f"{package}.probe")
+        return probe_module(family_of(r_or_recipe.recipe))
 
     def knows(self, inst: Instantiation) -> bool:
         return (
@@ -304,14 +303,19 @@ class Sm80FusedMoeProbe(FileProbe):
     """A release's gemm_grouped/80 files (9), in one translation unit as the truth tool does."""
 
     def knows(self, inst: Instantiation) -> bool:
-        return _short(inst.name) == sm80_fused_moe_probe.LAUNCHER_NAME
+        name: str = sm80_fused_moe_probe.spec().LAUNCHER_NAME
+        return _short(inst.name) == name
 
     def method(self, headers: Headers, f: FileResult, workdir: Path) -> str:
         launcher = headers.root / "flashinfer" / "data" / "csrc" / "nv_internal"
-        launcher = launcher / sm80_fused_moe_probe.SM80_LAUNCHER_REL
+        spec = sm80_fused_moe_probe.spec()
+        launcher = launcher / spec.SM80_LAUNCHER_REL
         if not launcher.is_file():
             raise ProbeError(f"launcher not found: {launcher}")
-        patched = sm80_fused_moe_probe.patch_launcher(launcher.read_text(), launcher)
+        try:
+            patched: str = spec.patch_launcher(launcher.read_text(), launcher)
+        except PatchError as exc:
+            raise ProbeError(str(exc)) from exc
         return "\n".join(
             [patched.replace(str(headers.root.resolve()), "<root>"), PROBE_MAIN_CPP, "sm80"]
         )
@@ -348,22 +352,21 @@ class Sm80FusedMoeProbe(FileProbe):
 
 class Sm90MixedProbe(FileProbe):
     """`sm90_generic_mixed_gemm_kernelLauncher` (gemm/90) and the mixed-input MoE launchers
-    (gemm_grouped/90 `*_Mixed_*`): cutlint.verify.sm90_mixed_probe."""
+    (gemm_grouped/90 `*_Mixed_*`): the families' probe module (families/sm90_mixed_gemm/probe.py),
+    run by cutlint.verify.sm90_mixed_probe."""
 
     name = SM90_MIXED_PROBE
     batch = 2
     """A gemm/90 file holds up to a few dozen kernels: two files keep a compile near 2-3 GB."""
 
     def knows(self, inst: Instantiation) -> bool:
-        return _short(inst.name) in (
-            sm90_mixed_probe.LAUNCHER_NAME,
-            *sm90_mixed_probe.MOE_LAUNCHER_NAMES,
-        )
+        spec = sm90_mixed_probe.spec()
+        return _short(inst.name) in (spec.LAUNCHER_NAME, *spec.MOE_LAUNCHER_NAMES)
 
     @staticmethod
     def _moe(f: FileResult) -> bool:
         return any(
-            _short(r.instantiation.name) in sm90_mixed_probe.MOE_LAUNCHER_NAMES
+            _short(r.instantiation.name) in sm90_mixed_probe.spec().MOE_LAUNCHER_NAMES
             for r in f.instantiations
         )
 
@@ -372,16 +375,20 @@ class Sm90MixedProbe(FileProbe):
 
     def method(self, headers: Headers, f: FileResult, workdir: Path) -> str:
         moe = self._moe(f)
-        rel = sm90_mixed_probe.MOE_LAUNCHER_REL if moe else sm90_mixed_probe.LAUNCHER_REL
+        spec = sm90_mixed_probe.spec()
+        rel = spec.MOE_LAUNCHER_REL if moe else spec.LAUNCHER_REL
         launcher = headers.root / "flashinfer" / "data" / "csrc" / "nv_internal" / rel
         if not launcher.is_file():
             raise ProbeError(f"launcher not found: {launcher}")
-        patch = sm90_mixed_probe.patch_moe_launcher if moe else sm90_mixed_probe.patch_launcher
-        patched = patch(launcher.read_text(), launcher)
+        patch = spec.patch_moe_launcher if moe else spec.patch_launcher
+        try:
+            patched: str = patch(launcher.read_text(), launcher)
+        except PatchError as exc:
+            raise ProbeError(str(exc)) from exc
         return "\n".join(
             [
                 patched.replace(str(headers.root.resolve()), "<root>"),
-                sm90_mixed_probe.HELPERS_HPP,
+                spec.HELPERS_HPP,
                 PROBE_MAIN_CPP,
                 "moe" if moe else "gemm",
             ]

@@ -23,7 +23,7 @@ from typing import Any
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify.probe_build import run_step
 from cutlint.verify.probe_flags import FlashInferTree
-from cutlint.verify.sm80_fused_moe_probe import SM80_LAUNCHER_REL, run_probe
+from cutlint.verify.sm80_fused_moe_probe import run_probe, spec
 
 RELEASES = ("0.6.3", "0.7.2.post1", "0.7.4")
 
@@ -61,7 +61,7 @@ def probe_release(
     info = {
         "cutlass": _cutlass_version(tree),
         "launcher_md5": hashlib.md5(
-            (tree.nv_internal / SM80_LAUNCHER_REL).read_bytes()
+            (tree.nv_internal / spec().SM80_LAUNCHER_REL).read_bytes()
         ).hexdigest(),
         "files": len(files),
         "seconds": round(run.seconds, 1),

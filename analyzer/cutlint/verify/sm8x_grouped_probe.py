@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from cutlint.families.probe import absolutize_includes as _absolutize_includes
 from cutlint.verify import cublas
-from cutlint.verify.launcher_patch import _absolutize_includes
 from cutlint.verify.probe_build import run_step, support_objects
 from cutlint.verify.probe_flags import (
     SM120_GENCODE,

@@ -21,16 +21,7 @@ from typing import Any
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify.probe_flags import FlashInferTree
 from cutlint.verify.sm80_fused_moe_truth import _cutlass_version, merge, nvcc_version, render
-from cutlint.verify.sm90_mixed_probe import (
-    LAUNCHER_NAME,
-    LAUNCHER_REL,
-    MOE_LAUNCHER_NAMES,
-    MOE_LAUNCHER_REL,
-    instantiation_sites,
-    key_of_args,
-    moe_key_of_args,
-    run_probe,
-)
+from cutlint.verify.sm90_mixed_probe import run_probe, spec
 
 RELEASES = ("0.7.4", "0.6.3")
 
@@ -66,11 +57,11 @@ ABOUT_MOE = (
 def stratified(files: Sequence[Path], limit: int | None = None, moe: bool = False) -> list[Path]:
     """The fewest files (greedy) covering every tile/cluster/schedule key and every type key."""
     cover: dict[Path, tuple[set[tuple[object, ...]], set[tuple[object, ...]]]] = {}
-    names = MOE_LAUNCHER_NAMES if moe else (LAUNCHER_NAME,)
+    names = spec().MOE_LAUNCHER_NAMES if moe else (spec().LAUNCHER_NAME,)
     split = 4 if moe else 6
     for f in files:
-        of_args = moe_key_of_args if moe else key_of_args
-        keys = [of_args(s.args) for s in instantiation_sites([f], names)]
+        of_args = spec().moe_key_of_args if moe else spec().key_of_args
+        keys = [of_args(s.args) for s in spec().instantiation_sites([f], names)]
         cover[f] = ({k[split:] for k in keys}, {k[:split] for k in keys})
     need_shape = set().union(*(c[0] for c in cover.values()))
     need_type = set().union(*(c[1] for c in cover.values()))
@@ -110,7 +101,9 @@ def probe_release(
     info = {
         "cutlass": _cutlass_version(tree),
         "launcher_md5": hashlib.md5(
-            (tree.nv_internal / (MOE_LAUNCHER_REL if moe else LAUNCHER_REL)).read_bytes()
+            (
+                tree.nv_internal / (spec().MOE_LAUNCHER_REL if moe else spec().LAUNCHER_REL)
+            ).read_bytes()
         ).hexdigest(),
         "files": [f.name for f in files],
         "seconds": round(run.seconds, 1),
