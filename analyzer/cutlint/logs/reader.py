@@ -11,6 +11,14 @@ cutlint.inputs (a regular file of at most 1 GiB, line by line, never whole), eac
 MAX_LINE bytes; a line that says the same thing in the same context as an earlier one adds its
 line number to that event (`repeated_at`) instead of a new event, and at most MAX_EVENTS
 distinct events are kept. What was cut or left out is counted in the LogFile, and explain says so.
+
+Which line is which message is data (logs/data/*.toml, read by logs.grammar). Beyond single lines
+the reader joins what belongs together: a message the thread broke across two lines, the bytes
+of CUTLASS's `Setting smem size to N` trace with the `cudaFuncSetAttribute() returned error` under
+it, a Python traceback's last line with its innermost frame, C++'s `what():` with the exception
+type above it. Stack frames, the source lines under Python's, and PyTorch's hints are read as no
+failure (counted in LogFile.skipped_lines). Any other line with an error word (patterns.FLOOR)
+that no message reads is an `unrecognized` event: shown as logged, and counted.
 """
 
 from __future__ import annotations
@@ -22,11 +30,15 @@ from functools import partial
 from pathlib import Path
 
 from cutlint import inputs
-from cutlint.logs import patterns
+from cutlint.logs import grammar, patterns
 from cutlint.logs.events import LogEvent, LogEventKind, LogFile, LogSite
+from cutlint.logs.grammar import LogMessage
 from cutlint.records import Shape3
 
 TACTIC_REACH = 3
+SMEM_REACH = 8
+"""How many lines under CUTLASS's `Setting smem size to N` its bytes still apply to a
+`cudaFuncSetAttribute() returned error` (the adapter traces the call right after)."""
 """How many lines after an autotuner line its tactic still applies to an error without one."""
 MAX_LINE = 64 << 10
 """Bytes of a line that are read (a real log line is under 1 KiB; a longer one is read up to
@@ -103,12 +115,15 @@ def _site(line: str) -> LogSite | None:
     return LogSite(path=path, name=_name(path), line=int(found["line"]))
 
 
-def _message_text(line: str, message_start: int) -> str:
-    """The line from its first message anchor (or the message itself) on: the logger's prefix
-    is the framework's, not the failure's."""
-    m = patterns.ANCHORS.search(line)
-    start = min(m.start(), message_start) if m else message_start
-    return line[start:].strip()
+def body(line: str) -> str:
+    """The line without the loggers' prefixes (patterns.PREFIX, cut repeatedly): the prefix is
+    the framework's, the rest is the message, shown as logged."""
+    for _ in range(4):
+        m = patterns.PREFIX.match(line)
+        if m is None or not m.end():
+            break
+        line = line[m.end() :]
+    return line.strip()
 
 
 def _arch_from_site(site: LogSite | None) -> int | None:
@@ -126,95 +141,172 @@ def _shape(*values: str) -> Shape3 | None:
     return None if m is None or n is None or k is None else Shape3(m=m, n=n, k=k)
 
 
-def _event(
-    kind: LogEventKind,
-    m: re.Match[str],
-    line: str,
-    line_no: int,
-    tactic: _Tactic | None,
-    op: str | None,
-) -> LogEvent:
+_NUMBERS = {
+    "bytes": SIZE_MAX, "limit": SIZE_MAX, "count": SIZE_MAX, "cu_result": INT_MAX,
+    "m": INT_MAX, "n": INT_MAX, "k": INT_MAX, "cm": INT_MAX, "cn": INT_MAX, "ck": INT_MAX,
+    "sm": INT_MAX, "capability": INT_MAX, "config": INT_MAX, "activation": INT_MAX,
+    "line": INT_MAX,
+}  # fmt: skip
+"""The numeric fields, each bounded by the C++ type its printer holds it in."""
+
+_TILE_SIZES = (8, 16, 32, 64, 128, 256, 512)
+
+
+def tile_config(number: int) -> Shape3 | None:
+    """CutlassTileConfigSM100's value -> its CtaShape (M, N, K in bytes): the enum writes the three
+    one after another (`CtaShape256x256x128B = 256256128`, cutlass_extensions/gemm_configs.h).
+    None when the digits split more than one way or none."""
+    text = str(number)
+    found = []
+    for i in range(1, len(text)):
+        for j in range(i + 1, len(text)):
+            parts = (text[:i], text[i:j], text[j:])
+            if all(p[0] != "0" and int(p) in _TILE_SIZES for p in parts):
+                found.append(Shape3(m=int(parts[0]), n=int(parts[1]), k=int(parts[2])))
+    return found[0] if len(found) == 1 else None
+
+
+def _numbers(g: dict[str, str | None]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, bound in _NUMBERS.items():
+        raw = g.get(name)
+        if raw is None:
+            continue
+        value = _int(raw, bound)
+        if value is None:
+            raise _Unreadable
+        out[name] = value
+    return out
+
+
+def _fields(message: LogMessage, m: re.Match[str], line: str) -> dict[str, object]:
+    """The event's fields from the message's named groups (grammar.FIELDS)."""
     g = m.groupdict()
-    site = _site(line)
-    fields: dict[str, object] = {}
-    if kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
-        fields = {
-            "smem_required": _int(g["required"], SIZE_MAX),
-            "smem_available": _int(g["available"], SIZE_MAX),
-        }
-    elif kind in (
-        LogEventKind.INIT_FAILED,
-        LogEventKind.CAN_IMPLEMENT_FAILED,
-        LogEventKind.RUN_FAILED,
-    ):
-        fields = {"status": g["status"]}
-    elif kind is LogEventKind.STICKY_CUDA_ERROR:
-        fields = {"cu_result": patterns.STICKY_ERRORS[g["sticky"]]}
-    elif kind is LogEventKind.TMA_DESCRIPTOR:
-        fields = {"cu_result": _int(g["cu_result"])}
-    elif kind is LogEventKind.UNSUPPORTED_TILE:
-        fields = {
-            "tile": _shape(g["m"], g["n"], g["k"]),
-            "cluster": _shape(g["cm"], g["cn"], g["ck"]),
-            "arch_sm": _int(g["sm"]),
-        }
-    elif kind is LogEventKind.SKIPPED_SUMMARY:
-        fields = {"count": _int(g["count"], SIZE_MAX)}
-        op = g["op"]
-    if any(v is None for v in fields.values()):
-        raise _Unreadable
-    if kind is LogEventKind.GEMM_RUNNER_FAILED:
-        message = line[m.start() :].strip()
-        status = patterns.RUNNER_STATUS.search(message)
-        fields = {"runner_message": message, "status": status["status"] if status else None}
+    n = _numbers(g)
+    fields: dict[str, object] = {"grammar": message.id}
+    if "bytes" in n:
+        fields["smem_required"] = n["bytes"]
+    if "limit" in n:
+        fields["smem_available"] = n["limit"]
+    for name in ("status", "step", "detail"):
+        if g.get(name) is not None:
+            fields[name] = g[name]
+    for name in ("cu_result", "count", "capability", "activation"):
+        if name in n:
+            fields[name] = n[name]
+    if "sm" in n:
+        fields["arch_sm"] = n["sm"]
+    if {"m", "n", "k"} <= n.keys():
+        fields["tile"] = Shape3(m=n["m"], n=n["n"], k=n["k"])
+    if {"cm", "cn", "ck"} <= n.keys():
+        fields["cluster"] = Shape3(m=n["cm"], n=n["cn"], k=n["ck"])
+    if "config" in n:
+        fields["detail"] = str(n["config"])
+        fields["tile"] = tile_config(n["config"])
+    if g.get("path") is not None and "line" in n:
+        path = g["path"] or ""
+        fields["site"] = LogSite(path=path, name=_name(path), line=n["line"])
+    if g.get("op") is not None:
+        fields["custom_op"] = g["op"]
+    if message.id.startswith("cuda."):
+        errors, said = grammar.cuda_error_by_key(), g["detail"] or ""
+        error = errors.get(said) or errors[said.lower()]
+        fields.update(kind=error.kind, cu_result=error.number, detail=error.name)
+    if message.event_kind is LogEventKind.GEMM_RUNNER_FAILED:
+        text = line[m.start() :].strip()
+        status = patterns.RUNNER_STATUS.search(text)
+        fields.update(runner_message=text, status=status["status"] if status else None)
+    return fields
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What the lines above say about the one being read (set by the reader)."""
+
+    tactic: _Tactic | None = None
+    op: str | None = None
+    exception: str | None = None
+    frame: str | None = None
+    smem: tuple[int, int] | None = None
+    """(bytes, line) of the last `Setting smem size to N` within SMEM_REACH lines."""
+
+
+def _event(
+    message: LogMessage,
+    m: re.Match[str],
+    text: str,
+    line_no: int,
+    here: _Context,
+) -> LogEvent:
+    fields = _fields(message, m, text)
+    kind = fields.pop("kind", message.event_kind)
+    assert isinstance(kind, LogEventKind)
+    site = fields.pop("site", None) or _site(text)
+    assert site is None or isinstance(site, LogSite)
+    joined: tuple[int, ...] = ()
+    if message.id == "cutlass.func-set-attribute-error" and here.smem is not None:
+        fields["smem_required"], at = here.smem
+        joined = (at,)
     if "arch_sm" not in fields:
         fields["arch_sm"] = _arch_from_site(site)
+    tactic = here.tactic
+    op = fields.pop("custom_op", None) or (tactic.op if tactic and tactic.op else None) or here.op
     return LogEvent(
         kind=kind,
         line_no=line_no,
-        text=_message_text(line, m.start()),
+        text=text,
         tactic=tactic.tactic if tactic else None,
         tactic_text=tactic.text if tactic and tactic.tactic is None else None,
         runner=tactic.runner if tactic else None,
-        custom_op=(tactic.op if tactic and tactic.op else None) or op,
+        custom_op=op,
         site=site,
+        exception=here.exception,
+        frame=here.frame,
+        joined=joined,
         **fields,
     )
 
 
-def _failure(line: str) -> tuple[LogEventKind, re.Match[str]] | None:
-    for kind, pattern in patterns.FAILURES:
-        m = pattern.search(line)
+def _match(text: str) -> tuple[LogMessage, re.Match[str]] | None:
+    """The first message of the grammars (in rank order) the text holds."""
+    for message, pattern in grammar.grammar():
+        m = pattern.search(text)
         if m is not None:
-            return kind, m
+            return message, m
     return None
 
 
-def _signals_failure(line: str) -> bool:
-    """Whether the line says a tactic or kernel failed (patterns.FAILURE_SIGNALS)."""
-    low = line.lower()
+def _signals_failure(text: str) -> bool:
+    """Whether the line says something failed: patterns.FLOOR's words, or FAILURE_SIGNALS."""
+    if patterns.FLOOR.search(text):
+        return True
+    low = text.lower()
     return any(s in low for s in patterns.FAILURE_SIGNALS)
 
 
-def _unrecognized(line: str, line_no: int, tactic: _Tactic | None, op: str | None) -> LogEvent:
+def _unrecognized(text: str, line_no: int, here: _Context) -> LogEvent:
+    tactic = here.tactic
     return LogEvent(
         kind=LogEventKind.UNRECOGNIZED,
         line_no=line_no,
-        text=_message_text(line, len(line)),
+        text=text,
         tactic=tactic.tactic if tactic else None,
         tactic_text=tactic.text if tactic and tactic.tactic is None else None,
         runner=tactic.runner if tactic else None,
-        custom_op=(tactic.op if tactic and tactic.op else None) or op,
-        site=_site(line),
+        custom_op=(tactic.op if tactic and tactic.op else None) or here.op,
+        site=_site(text),
+        exception=here.exception,
+        frame=here.frame,
     )
 
 
 def parse_log(text: str, path: str = "<log>") -> LogFile:
     """Every failure and summary line of `text`, in order.
 
-    A line that says a tactic or kernel failed but matches no failure pattern becomes an
-    `unrecognized` event, unless a failure the reader recognizes follows within TACTIC_REACH
-    lines (a logger that prints the message on the next line)."""
+    A line that says something failed but matches no message becomes an `unrecognized` event,
+    unless a failure the reader recognizes follows within TACTIC_REACH lines (a logger that
+    prints the message on the next line) or the next line completes it (a message broken in
+    two)."""
     reader = _Reader(path)
     for line in text.splitlines():
         cut = len(line) > MAX_LINE
@@ -234,23 +326,37 @@ class _Line:
     tuning: str | None
     tactic: _Tactic | None
     """With line_no 0: the reader sets the line it is on."""
-    failure: tuple[LogEventKind, re.Match[str]] | None
+    match: tuple[LogMessage, re.Match[str]] | None
     signals: bool
-    """No failure pattern matches, but the line says a tactic or kernel failed."""
+    """No message matches, but the line says something failed (the floor)."""
 
     @classmethod
-    def of(cls, line: str) -> _Line:
+    def of(cls, text: str) -> _Line:
         versions = (
-            tuple(v["version"] for v in patterns.FLASHINFER_CACHE.finditer(line))
-            if "flashinfer/" in line
+            tuple(v["version"] for v in patterns.FLASHINFER_CACHE.finditer(text))
+            if "flashinfer/" in text
             else ()
         )
-        tuning = patterns.TUNING_OP.search(line)
-        failure = _failure(line)
-        signals = failure is None and _signals_failure(line)
-        return cls(
-            versions, tuning["op"] if tuning else None, _tactic_on(line, 0), failure, signals
-        )
+        tuning = patterns.TUNING_OP.search(text)
+        match = _match(text)
+        signals = match is None and _signals_failure(text)
+        return cls(versions, tuning["op"] if tuning else None, _tactic_on(text, 0), match, signals)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A line that said something failed in no message the grammars read, not yet given up on."""
+
+    line_no: int
+    line: str
+    text: str
+    here: _Context
+
+
+def _announces(p: _Pending) -> bool:
+    """Whether a pending line announces a message to come rather than carrying its own: an
+    autotuner line naming a tactic, or a line that ends with a colon."""
+    return p.here.tactic is not None or p.text.endswith(":")
 
 
 class _Reader:
@@ -271,17 +377,30 @@ class _Reader:
         self.cut_lines = 0
         self.dropped = 0
         self.unreadable = 0
-        self.pending: list[tuple[int, str, _Tactic | None, str | None]] = []
-        """Lines that said a tactic or kernel failed with no message cutlint reads, within
-        TACTIC_REACH lines of now: (line_no, line, its tactic, the op being tuned)."""
+        self.skipped = 0
+        self.pending: list[_Pending] = []
+        """Lines that said something failed with no message cutlint reads, within TACTIC_REACH
+        lines of now."""
+        self.in_code = False
+        """The line before was a Python frame: this one is its source line."""
+        self.frame: tuple[str, int] | None = None
+        """The innermost Python frame so far (`path:line in function`, its line)."""
+        self.exception: tuple[str, int] | None = None
+        """C++'s `terminate called after throwing an instance of 'T'`: (T, its line)."""
+        self.smem: tuple[int, int] | None = None
+        """CUTLASS's `Setting smem size to N`: (N, its line)."""
+        self.previous: tuple[int, str] | None = None
+        """(line_no, text) of the line before, when no message read it: the first half of a
+        message broken in two."""
 
     def _flush(self, now: int) -> None:
         """The pending lines no recognized failure can claim any more: unrecognized events."""
-        while self.pending and now - self.pending[0][0] > TACTIC_REACH:
-            line_no, line, tactic, op = self.pending.pop(0)
-            context = (tactic.tactic, tactic.text, tactic.runner, tactic.op) if tactic else None
-            key = (LogEventKind.UNRECOGNIZED, line, context, op)
-            self._add(key, line_no, partial(_unrecognized, line, line_no, tactic, op))
+        while self.pending and now - self.pending[0].line_no > TACTIC_REACH:
+            p = self.pending.pop(0)
+            t = p.here.tactic
+            context = (t.tactic, t.text, t.runner, t.op) if t else None
+            key = (LogEventKind.UNRECOGNIZED, p.line, context, p.here.op)
+            self._add(key, p.line_no, partial(_unrecognized, p.text, p.line_no, p.here))
 
     def _add(self, key: tuple[object, ...], line_no: int, make: Callable[[], LogEvent]) -> None:
         """A new event, or one more line of a known one (the same line in the same context)."""
@@ -302,18 +421,94 @@ class _Reader:
         else:
             self.repeats[index].append(line_no)
 
+    def _structure(self, text: str) -> bool:
+        """Whether the line is a stack frame or a frame's source line (read as no failure); keeps
+        the innermost Python frame for the exception line that ends the traceback."""
+        if self.in_code:
+            self.in_code = False
+            if not patterns.FRAME.match(text) and not patterns.EXCEPTION.match(text):
+                self.skipped += 1
+                return True
+        frame = patterns.FRAME.match(text) if 'File "' in text else None
+        if frame is not None:
+            path = frame["path"].replace("\\", "/")
+            short = "/".join(path.rsplit("/", 2)[-2:])
+            kept = self.frame
+            if "/torch/" in path and kept and self.line_no - kept[1] <= 3 * TACTIC_REACH:
+                # the op's frame, not the torch dispatcher's frames under it
+                self.frame = (kept[0], self.line_no)
+            else:
+                self.frame = (f"{short}:{frame['line']} in {frame['func']}", self.line_no)
+            self.in_code = True
+            self.skipped += 1
+            return True
+        if patterns.CPP_FRAME.match(text):
+            self.skipped += 1
+            return True
+        return False
+
+    def _context(self, text: str, tactic: _Tactic | None) -> _Context:
+        """What the lines above say about this one: its exception type and frame, if it ends a
+        traceback or is a `what():`, and CUTLASS's bytes within SMEM_REACH lines."""
+        now = self.line_no
+        exception = frame = None
+        raised = patterns.EXCEPTION.match(text)
+        if raised is not None:
+            exception = raised["type"]
+            if self.frame is not None and now - self.frame[1] <= TACTIC_REACH:
+                frame = self.frame[0]
+        elif self.exception is not None and now - self.exception[1] <= 2:
+            if patterns.WHAT.match(text):
+                exception = self.exception[0]
+        smem = self.smem if self.smem and now - self.smem[1] <= SMEM_REACH else None
+        return _Context(tactic, self.op, exception, frame, smem)
+
+    def _read(self, text: str) -> _Line:
+        seen = self.read.get(text)
+        if seen is None:
+            seen = _Line.of(text)
+            if len(self.read) < _READ_CACHE:
+                self.read[text] = seen  # a log repeats its lines: each is matched once
+        return seen
+
+    def _join(self, text: str) -> bool:
+        """The line completes a message broken at the line before: one event on the first line,
+        with the two joined. Tried only when neither half is read by a message alone."""
+        prev = self.previous
+        if prev is None or prev[0] != self.line_no - 1:
+            return False
+        joined = prev[1].rstrip() + " " + text
+        match = _match(joined)
+        if match is None or match[0].event_kind is None:
+            return False
+        message, m = match
+        first = next((p for p in self.pending if p.line_no == prev[0]), None)
+        here = first.here if first else self._context(prev[1], None)
+        self.pending = [p for p in self.pending if p is not first]
+        start = prev[0]
+
+        def make() -> LogEvent:
+            e = _event(message, m, joined, start, here)
+            return e.model_copy(update={"joined": (*e.joined, self.line_no)})
+
+        self._add((joined, None, self.op), start, make)
+        self.previous = None
+        return True
+
     def line(self, line: str, cut: bool = False) -> None:
         self.line_no += 1
         self.cut_lines += cut
         self._flush(self.line_no)
-        if not patterns.WORTH_READING.search(line):
+        text = body(line)
+        if self._structure(text):
+            return
+        if not patterns.WORTH_READING.search(text):
+            if self.previous is not None and text:
+                self._join(text)
+            self.previous = None
             return
         line_no = self.line_no
-        seen = self.read.get(line)
-        if seen is None:
-            seen = _Line.of(line)
-            if len(self.read) < _READ_CACHE:
-                self.read[line] = seen  # a log repeats its lines: each is matched once
+        seen = self._read(text)
         for v in seen.versions:
             if v not in self.versions:
                 self.versions.append(v)
@@ -321,12 +516,27 @@ class _Reader:
             self.op, self.last_tactic = seen.tuning, None
         if seen.tactic is not None:
             self.last_tactic = replace(seen.tactic, line_no=line_no)
-        if seen.failure is None:
+        if seen.match is None:
+            if self._join(text):
+                return
+            self.previous = (line_no, text)
             if seen.signals:
-                here = replace(seen.tactic, line_no=line_no) if seen.tactic else None
-                self.pending.append((line_no, line, here, self.op))
+                here_tactic = replace(seen.tactic, line_no=line_no) if seen.tactic else None
+                here = self._context(text, here_tactic)
+                self.pending.append(_Pending(line_no, line, text, here))
             return
-        kind, m = seen.failure
+        self.previous = None
+        message, m = seen.match
+        if message.kind == "hint":
+            self.skipped += 1
+            return
+        if message.kind == "context":
+            if message.context == "smem-size":
+                self.smem = (int(m["bytes"]), line_no) if len(m["bytes"]) < 20 else None
+            else:
+                self.exception = (m["detail"], line_no)
+            return
+        kind = message.event_kind
         last = self.last_tactic
         near = last if last and line_no - last.line_no <= TACTIC_REACH else None
         if kind is LogEventKind.SKIPPED_SUMMARY:
@@ -334,12 +544,16 @@ class _Reader:
         elif self.pending:
             # The line above that said "failed" without a message was this failure's start: the
             # one that named the tactic this failure takes, else the nearest within reach.
+            # Only a line that announces a message is a start (it names the tactic, or ends
+            # with a colon): one with a message of its own is a failure of its own.
             at = near.line_no if near is not None else None
-            started = [p for p in self.pending if p[0] == at] or self.pending[-1:]
+            starts = [p for p in self.pending if _announces(p)]
+            started = [p for p in starts if p.line_no == at] or starts[-1:]
             self.pending = [p for p in self.pending if p not in started]
+        here = self._context(text, near)
         context = (near.tactic, near.text, near.runner, near.op) if near else None
-        op = self.op
-        self._add((line, context, op), line_no, lambda: _event(kind, m, line, line_no, near, op))
+        key = (line, context, self.op, here.exception, here.smem)
+        self._add(key, line_no, lambda: _event(message, m, text, line_no, here))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
 
@@ -363,6 +577,7 @@ class _Reader:
             cut_lines=self.cut_lines,
             dropped_events=self.dropped,
             unreadable_lines=self.unreadable,
+            skipped_lines=self.skipped,
         )
 
 
