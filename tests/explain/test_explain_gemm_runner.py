@@ -14,6 +14,7 @@ from cutlint import api
 from cutlint.cli import main
 from cutlint.explain import Agreement, FailureClass
 from cutlint.explain.render import render_log_json, render_log_text
+from cutlint.logs.events import LogEventKind
 
 # flashinfer#3568, as the autotuner logs it on every SM12x part: no tactic id in the line.
 LINE_3568 = (
@@ -230,10 +231,12 @@ def test_runner_tables_need_no_cache_for_the_cutlass2x_lines_either() -> None:
 
 def test_a_grouped_sm120_gemms_cutlass_check_is_not_dropped(tmp_path: Path) -> None:
     """The grouped SM120 GEMMs number no tactics and print no runner prefix: their CUTLASS_CHECK
-    line is shown as logged (not recognized), never silently passed."""
+    line (logs/data/flashinfer.toml, flashinfer.cutlass-check) is a hand-written caller's
+    failure, never silently passed: most likely class A, not decided until the kernel is known."""
     log = _log(tmp_path, "Got cutlass error: Error Internal at: 300")
     (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
-    assert f.agreement is Agreement.UNRECOGNIZED
+    assert f.kind is LogEventKind.CALLER_FAILED and f.event.grammar == "flashinfer.cutlass-check"
+    assert (f.failure_class, f.agreement) == (FailureClass.A, Agreement.UNMAPPED)
 
 
 # The SM120 SVDQuant GEMM's launcher (nvfp4_svdquant_gemm_template_sm120.h, run_tactic) under the

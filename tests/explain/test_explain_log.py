@@ -136,6 +136,7 @@ def test_cli_prints_the_explanation_and_exits_1_for_a_log_with_failures(
         "not_decidable": 0,
         "not_modeled": 0,
         "unmapped": 0,
+        "stated": 0,
         "unrecognized": 0,
         "findings": 0,
     }

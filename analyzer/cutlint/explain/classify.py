@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from cutlint.engine.loader import rules_by_id
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.gemm_runner import judge_gemm_runner
+from cutlint.explain.lines import JUDGES, Assumed, judge_line, unsupported_tile_sm100, verdicts
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.explain.runner import judge_runner
@@ -62,8 +63,8 @@ def _failing(r: InstantiationResult) -> bool:
 
 
 def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
-    status = m.first.status or "?"
-    if status != "Error Internal":
+    status = m.first.status or "no status printed"
+    if m.first.status is not None and status != "Error Internal":
         return (
             FailureClass.D,
             Agreement.NOT_DECIDABLE,
@@ -77,7 +78,7 @@ def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
             FailureClass.A,
             Agreement.UNMAPPED,
             (
-                "initialize() failed with Error Internal, which is how CUTLASS reports a refused "
+                f"initialize() failed ({status}); Error Internal is how CUTLASS reports a refused "
                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize): most likely class A, but the "
                 f"instantiation is not in this cache ({m.note}); point --cache at the cache the "
                 "logging process used."
@@ -223,16 +224,22 @@ def _tma_descriptor(
 
 
 def _unsupported_tile(
-    m: Mapped, release: FlashInferRelease | None
+    m: Mapped, release: FlashInferRelease | None, runner_release: str | None
 ) -> tuple[FailureClass | None, Agreement, str]:
     e = m.first
     assert e.tile is not None and e.cluster is not None
-    compiled = (
-        f" The cache compiles {len(m.matches)} instantiation(s) of this tile that are never "
-        "dispatched."
-        if m.matches
-        else ""
-    )
+    if e.arch_sm in (100, 103, 110):
+        # each line by its own arch's dispatch: SM100's rules, never SM120's tile list
+        return unsupported_tile_sm100(m, release.version if release else runner_release)
+    if e.arch_sm != 120:
+        return (
+            FailureClass.B,
+            Agreement.NOT_MODELED,
+            f"The launcher refused tile {e.tile} with cluster {e.cluster} on arch {e.arch_sm}: "
+            "class B, stated by the line; cutlint holds no dispatch list for that arch."
+            + verdicts(m.matches),
+        )
+    compiled = verdicts(m.matches)
     if release is None:
         return (
             FailureClass.B,
@@ -352,11 +359,13 @@ def judge(
     runner_release: str | None = None,
     arch: str = "sm_120",
     cache_given: bool = True,
+    assumed: Assumed | None = None,
 ) -> Failure:
     """`runner_release` and `arch`: what a dense GEMM runner's tactics are read against (the
     given or the cache's FlashInfer version, and the target)."""
     kind = m.first.kind
     version = release.version if release else None
+    assumed = assumed or Assumed(arch, "the default")
     matches = m.matches
     note = m.note
     gemm_runner = None
@@ -379,7 +388,9 @@ def judge(
     elif kind is LogEventKind.TMA_DESCRIPTOR:
         cls, agreement, text = _tma_descriptor(m, events)
     elif kind is LogEventKind.UNSUPPORTED_TILE:
-        cls, agreement, text = _unsupported_tile(m, release)
+        cls, agreement, text = _unsupported_tile(m, release, runner_release)
+    elif kind in JUDGES:
+        cls, agreement, text = judge_line(m, version or runner_release, assumed)
     elif kind in (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED):
         target = None if cache_given else arch_for(arch)
         cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version, target)
