@@ -145,7 +145,7 @@ def _cuda_messages() -> list[LogMessage]:
             producer="CUDA runtime",
             kind=LogEventKind.CUDA_ERROR.value,
             rank=61,
-            pattern=rf"(?P<detail>{texts})",
+            pattern=rf"(?i:(?P<detail>{texts}))",  # `CUDA Error: Invalid argument` too
             fields=("detail",),
             source="cudaGetErrorString (" + source + ")",
             means="a CUDA error by cudaGetErrorString's text (cuda.toml gives its number and class)",

@@ -38,7 +38,7 @@ RUNNER_STATUS = re.compile(r"Error: " + _STATUS)
 # `Failed` as words, `error:` with its colon, `failed` as a word); the CUDA error names are
 # the runtime's and the driver's.
 FLOOR = re.compile(
-    r"\bError\b|\berror:|\b[Ff]ailed\b|\bInternal\b|invalid argument|[Ii]llegal"
+    r"\bError\b|\berror\s*:|\b[Ff]ailed\b|\bInternal\b|invalid argument|[Ii]llegal"
     r"|static assertion|\bcudaError[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|\bAssertion\b"
     # an exception's type before its message: `NotImplementedError: ...`, `OpError: ...`
     r"|[a-z]Error: |[a-z]Exception: "
@@ -64,6 +64,8 @@ FAILURE_SIGNALS = (
     # "Got cutlass error: <status> at: <line>", what the grouped SM120 GEMMs (FP8, MXFP4, NVFP4
     # groupwise) print: no runner prefix and no tactic, so shown as logged rather than dropped.
     "got cutlass error",
+    # nvcc's summary of a failed compile: "8 errors detected in the compilation of ..."
+    "detected in the compilation",
 )
 
 # The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW

@@ -191,6 +191,11 @@ def _fields(message: LogMessage, m: re.Match[str], line: str) -> dict[str, objec
     for name in ("status", "step", "detail"):
         if g.get(name) is not None:
             fields[name] = g[name]
+    said = g.get("detail") or ""
+    if said.startswith("kError") and "status" not in fields:
+        # the enumerator's name -> cutlassGetStatusString's words (kErrorNotSupported -> Error
+        # Not Supported), so that one status reads the same however it was printed
+        fields["status"] = "Error " + " ".join(re.findall(r"[A-Z][a-z]+", said[len("kError") :]))
     for name in ("cu_result", "count", "capability", "activation"):
         if name in n:
             fields[name] = n[name]
