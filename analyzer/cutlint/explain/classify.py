@@ -259,6 +259,7 @@ def _unsupported_tile(
             (
                 f"The launcher refused tile {e.tile} with cluster {e.cluster}, but cutlint's dispatch "
                 f"table for FlashInfer {release.version} ({release.sm120_tiles_source}) accepts it."
+                + compiled
             ),
         )
     accepted = ", ".join("x".join(map(str, t)) for t in sorted(release.sm120_tiles))

@@ -102,16 +102,22 @@ FLASHINFER_CACHE = re.compile(
     r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
 )
 
-# Words one of the grammars' messages, the floor or the context needs: a line without any is
-# skipped at once (most of a log). tests/logs/test_grammar.py checks every message's example
-# line passes it.
-WORTH_READING = re.compile(
-    r"requires|Failed|fail for params|GPU lacks|Unsupported|Skipp|tactic=|Tuning|flashinfer/"
-    r"|Setting smem size|Allocated: |shared-memory|out of resource|no kernel found|No operator"
-    r"|No compiled|not compatible|expects arch|must be|terminate called|cannot initialize"
-    r"|Search for|Internal|Assertion|frame #|Exception raised"
-    r"|(?i:fail|error|assertion|cuda|illegal|misaligned|kernel image|activation type)"
-)
+# Words (lower-case) one of the grammars' messages, the floor or the autotuner context needs: a
+# line without any is skipped at once (most of a log), with one substring test per word.
+WORTH_READING = (
+    "fail", "error", "internal", "invalid", "illegal", "assert", "cuda", "misaligned",
+    "kernel image", "activation type", "requires", "gpu lacks", "unsupported", "skipp",
+    "tactic=", "tuning", "flashinfer/", "setting smem size", "allocated: ", "shared-memory",
+    "shared memory", "no kernel found", "no operator", "no compiled", "not compatible",
+    "expects arch", "must be", "terminate called", "cannot initialize", "search for",
+    "frame #", "exception", "kerror", "what():", "detected in the compilation", "cublas",
+    "cudnn", "device limit size",
+)  # fmt: skip
+FLOOR_WORDS = (
+    "error", "fail", "internal", "invalid argument", "illegal", "static assertion",
+    "assertion", "exception: ",
+)  # fmt: skip
+"""What FLOOR needs one of (lower-case): the cheap test before the search."""
 
 # A frame of a Python traceback (`  File "/x/vllm/_custom_ops.py", line 236, in cutlass_scaled_mm`):
 # the line under it is the frame's source line, not a message, whatever words it holds.

@@ -115,6 +115,15 @@ def _site(line: str) -> LogSite | None:
     return LogSite(path=path, name=_name(path), line=int(found["line"]))
 
 
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
+
+
+def same_as(text: str) -> str:
+    """What decides that two lines say the same thing: the text without its object addresses
+    (`<...MoERunner object at 0x7c70ccce8350>` differs from process to process)."""
+    return _ADDRESS.sub("0x", text) if "0x" in text else text
+
+
 def body(line: str) -> str:
     """The line without the loggers' prefixes (patterns.PREFIX, cut repeatedly): the prefix is
     the framework's, the rest is the message, shown as logged."""
@@ -272,21 +281,17 @@ def _event(
     )
 
 
-def _match(text: str) -> tuple[LogMessage, re.Match[str]] | None:
-    """The first message of the grammars (in rank order) the text holds."""
-    for message, pattern in grammar.grammar():
-        m = pattern.search(text)
-        if m is not None:
-            return message, m
-    return None
-
-
-def _signals_failure(text: str) -> bool:
+def _signals_failure(text: str, low: str | None = None) -> bool:
     """Whether the line says something failed: patterns.FLOOR's words, or FAILURE_SIGNALS."""
-    if patterns.FLOOR.search(text):
+    low = text.lower() if low is None else low
+    if any(w in low for w in patterns.FLOOR_WORDS) and patterns.FLOOR.search(text):
         return True
-    low = text.lower()
     return any(s in low for s in patterns.FAILURE_SIGNALS)
+
+
+def worth_reading(low: str) -> bool:
+    """Whether the (lower-cased) line holds a word any message, the floor or the context needs."""
+    return any(w in low for w in patterns.WORTH_READING)
 
 
 def _unrecognized(text: str, line_no: int, here: _Context) -> LogEvent:
@@ -336,16 +341,17 @@ class _Line:
     """No message matches, but the line says something failed (the floor)."""
 
     @classmethod
-    def of(cls, text: str) -> _Line:
+    def of(cls, text: str, low: str) -> _Line:
         versions = (
             tuple(v["version"] for v in patterns.FLASHINFER_CACHE.finditer(text))
             if "flashinfer/" in text
             else ()
         )
-        tuning = patterns.TUNING_OP.search(text)
-        match = _match(text)
-        signals = match is None and _signals_failure(text)
-        return cls(versions, tuning["op"] if tuning else None, _tactic_on(text, 0), match, signals)
+        tuning = patterns.TUNING_OP.search(text) if "tuning" in low else None
+        match = grammar.match(text, low)
+        signals = match is None and _signals_failure(text, low)
+        tactic = _tactic_on(text, 0) if "tactic" in low or "profiling" in low else None
+        return cls(versions, tuning["op"] if tuning else None, tactic, match, signals)
 
 
 @dataclass(frozen=True)
@@ -404,7 +410,7 @@ class _Reader:
             p = self.pending.pop(0)
             t = p.here.tactic
             context = (t.tactic, t.text, t.runner, t.op) if t else None
-            key = (LogEventKind.UNRECOGNIZED, p.line, context, p.here.op)
+            key = (LogEventKind.UNRECOGNIZED, same_as(p.text), context, p.here.op)
             self._add(key, p.line_no, partial(_unrecognized, p.text, p.line_no, p.here))
 
     def _add(self, key: tuple[object, ...], line_no: int, make: Callable[[], LogEvent]) -> None:
@@ -468,10 +474,10 @@ class _Reader:
         smem = self.smem if self.smem and now - self.smem[1] <= SMEM_REACH else None
         return _Context(tactic, self.op, exception, frame, smem)
 
-    def _read(self, text: str) -> _Line:
+    def _read(self, text: str, low: str) -> _Line:
         seen = self.read.get(text)
         if seen is None:
-            seen = _Line.of(text)
+            seen = _Line.of(text, low)
             if len(self.read) < _READ_CACHE:
                 self.read[text] = seen  # a log repeats its lines: each is matched once
         return seen
@@ -482,8 +488,10 @@ class _Reader:
         prev = self.previous
         if prev is None or prev[0] != self.line_no - 1:
             return False
+        if not any(p.line_no == prev[0] for p in self.pending):
+            return False  # only a line that said something failed is a message's first half
         joined = prev[1].rstrip() + " " + text
-        match = _match(joined)
+        match = grammar.match(joined)
         if match is None or match[0].event_kind is None:
             return False
         message, m = match
@@ -507,13 +515,14 @@ class _Reader:
         text = body(line)
         if self._structure(text):
             return
-        if not patterns.WORTH_READING.search(text):
+        low = text.lower()
+        if not worth_reading(low):
             if self.previous is not None and text:
                 self._join(text)
             self.previous = None
             return
         line_no = self.line_no
-        seen = self._read(text)
+        seen = self._read(text, low)
         for v in seen.versions:
             if v not in self.versions:
                 self.versions.append(v)
@@ -557,7 +566,7 @@ class _Reader:
             self.pending = [p for p in self.pending if p not in started]
         here = self._context(text, near)
         context = (near.tactic, near.text, near.runner, near.op) if near else None
-        key = (line, context, self.op, here.exception, here.smem)
+        key = (same_as(text), context, self.op, here.exception, here.smem)
         self._add(key, line_no, lambda: _event(message, m, text, line_no, here))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
