@@ -238,7 +238,7 @@ def test_a_grouped_sm120_gemms_cutlass_check_is_not_dropped(tmp_path: Path) -> N
     log = _log(tmp_path, "Got cutlass error: Error Internal at: 300")
     (f,) = api.explain_log(log, flashinfer_version="0.7.4").failures
     assert f.kind is LogEventKind.CALLER_FAILED and f.event.grammar == "flashinfer.cutlass-check"
-    assert (f.failure_class, f.agreement) == (FailureClass.A, Agreement.UNMAPPED)
+    assert (f.failure_class, f.agreement) == (FailureClass.A, Agreement.NOT_MODELED)
 
 
 # The SM120 SVDQuant GEMM's launcher (nvfp4_svdquant_gemm_template_sm120.h, run_tactic) under the

@@ -230,3 +230,12 @@ def test_the_floor_counts_every_error_word_and_shows_the_line_whole() -> None:
         "a value was illegal here",
         "static assertion in a header we do not know",
     ]
+
+
+def test_the_log_messages_page_is_not_stale() -> None:
+    from cutlint.logs.doc import page
+
+    path = Path(__file__).parents[2] / "docs" / "log-messages.md"
+    assert path.read_text() == page(), (
+        "docs/log-messages.md is stale: run python -m cutlint.logs.doc docs/log-messages.md"
+    )

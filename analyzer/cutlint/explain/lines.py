@@ -200,7 +200,7 @@ def caller_failed(m: Mapped) -> Judged:
         )
     return (
         FailureClass.A,
-        Agreement.UNMAPPED,
+        Agreement.NOT_MODELED,
         f"The caller's CUTLASS initialize() failed ({status or 'no status printed'}): "
         "GemmUniversalAdapter::initialize() returns Error Internal when "
         "cudaFuncSetAttribute(MaxDynamicSharedMemorySize) refuses the kernel's shared storage, "
