@@ -150,3 +150,13 @@ def test_a_log_with_only_unrecognized_lines_is_never_clean(tmp_path: Path) -> No
 def test_the_text_shows_the_assumed_arch(real_cache: Any) -> None:
     text = render_log_text(explain_log(parse_log(TRACE), None, None, None, "sm_100"))
     assert "judged on sm_100 (--arch)" in text
+
+
+def test_invalid_activation_names_what_the_releases_switch_refuses() -> None:
+    """0.6.3's moeGemmBiasAct has no Relu2 case though its enum has Relu2: the line means the
+    caller asked for SwigluBias or Relu2 (data/activation_switch.toml, read from the wheel)."""
+    f = _one("[TensorRT-LLM][ERROR] Invalid activation type.", version="0.6.3")
+    assert f.agreement is Agreement.NOT_DECIDABLE and f.failure_class is None
+    assert "SwigluBias, Relu2 reach its default case" in f.explanation
+    g = _one("[TensorRT-LLM][ERROR] Invalid activation type.", version="0.7.4")
+    assert "Relu2 reach" not in g.explanation and "SwigluBias" in g.explanation

@@ -7,7 +7,11 @@ are templates over the model's records), so `explain` and `check` cannot tell tw
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
 
 from cutlint.engine.loader import rules_by_id
 from cutlint.explain.cache import CacheIndex
@@ -336,18 +340,55 @@ def _epilogues(cache: CacheIndex) -> list[str]:
     return out
 
 
-def _invalid_activation(cache: CacheIndex) -> tuple[FailureClass | None, Agreement, str]:
+@cache
+def _activation_switch() -> dict[str, dict[str, Any]]:
+    """explain/data/activation_switch.toml: per release, moeGemmBiasAct's cases and the enum."""
+    with (
+        resources.files("cutlint.explain")
+        .joinpath("data", "activation_switch.toml")
+        .open("rb") as f
+    ):
+        release: dict[str, dict[str, Any]] = tomllib.load(f)["release"]
+    return release
+
+
+def _invalid_activation(
+    cache: CacheIndex, e: LogEvent, version: str | None
+) -> tuple[FailureClass | None, Agreement, str]:
     found = _epilogues(cache)
     have = "; ".join(found) if found else "none (no instantiation of a known family)"
+    compiled = f" The epilogues this cache compiles: {have}."
+    if e.activation is not None:
+        return (
+            None,
+            Agreement.NOT_DECIDABLE,
+            f"The TRT-LLM-gen fused-MoE launcher (trtllm_fused_moe_kernel_launcher.cu, "
+            f"validateAndCastActivationType) takes 0 <= act_type < ActivationType::InvalidType; "
+            f"it was handed {e.activation}: the caller's argument, not a kernel of the source."
+            + compiled,
+        )
+    switch = _activation_switch().get(version or "")
+    if switch is None:
+        return (
+            None,
+            Agreement.NOT_DECIDABLE,
+            "The runner was asked for an activation it has no epilogue for: "
+            "MoeGemmRunner::moeGemmBiasAct (moe_gemm_template_dispatch.h) switches on the "
+            "activation type and throws `Invalid activation type` for any other, as "
+            "doGatedActivation (cutlass_fused_moe_kernels.cuh) does for a gated one it has no "
+            "kernel for. Which activation was asked for is the caller's, and cutlint holds no "
+            f"switch for FlashInfer {version or '(release unknown)'}: not decidable." + compiled,
+        )
+    taken = switch["switch"]
+    refused = [a for a in switch["enum"] if a not in taken and a != "InvalidType"]
     return (
         None,
         Agreement.NOT_DECIDABLE,
-        "The runner was asked for an activation it has no epilogue for: "
-        "MoeGemmRunner::moeGemmBiasAct (moe_gemm_template_dispatch.h) switches on the activation "
-        "type and throws `Invalid activation type` for any other, as doGatedActivation "
-        "(cutlass_fused_moe_kernels.cuh) does for a gated one it has no kernel for. The epilogues "
-        f"this cache compiles: {have}. Which activation was asked for is the caller's, not in the "
-        "source: pass one of these, or build the missing epilogue.",
+        f"FlashInfer {version}'s MoeGemmRunner::moeGemmBiasAct ({switch['source']}) has cases "
+        f"for {', '.join(taken)} only; the enum's {', '.join(refused) or 'other members'} reach "
+        "its default case and throw this line (a gated activation doGatedActivation has no "
+        "kernel for throws `Invalid activation type` too). So the caller asked for one of "
+        "these; which one the line does not say, so the tactic is not decided." + compiled,
     )
 
 
@@ -402,7 +443,7 @@ def judge(
             "no generated file holds it"
         )
     elif kind is LogEventKind.INVALID_ACTIVATION:
-        cls, agreement, text = _invalid_activation(cache)
+        cls, agreement, text = _invalid_activation(cache, m.first, version or runner_release)
     elif kind is LogEventKind.NO_KERNEL_IMAGE:
         cls, agreement, text = _no_kernel_image(m, cache)
     elif kind is LogEventKind.STICKY_CUDA_ERROR:
