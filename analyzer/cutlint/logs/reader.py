@@ -124,10 +124,16 @@ def same_as(text: str) -> str:
     return _ADDRESS.sub("0x", text) if "0x" in text else text
 
 
+_PREFIX_START = frozenset("([0123456789DIWEFC")
+"""The first characters of patterns.PREFIX's alternatives: a line starting otherwise has none."""
+
+
 def body(line: str) -> str:
     """The line without the loggers' prefixes (patterns.PREFIX, cut repeatedly): the prefix is
     the framework's, the rest is the message, shown as logged."""
     for _ in range(4):
+        if line[:1] not in _PREFIX_START:
+            break
         m = patterns.PREFIX.match(line)
         if m is None or not m.end():
             break
@@ -453,7 +459,7 @@ class _Reader:
             self.in_code = True
             self.skipped += 1
             return True
-        if patterns.CPP_FRAME.match(text):
+        if "0x" in text and patterns.CPP_FRAME.match(text):
             self.skipped += 1
             return True
         return False
