@@ -1,17 +1,18 @@
-"""The messages cutlint reads in logs, each with the code that prints it.
+"""The reader's own patterns: the autotuner's context (tactic, op being tuned, JIT cache paths),
+the floor's error words, stack frames and the loggers' prefixes. The failure messages themselves
+are data (logs/data/<producer>.toml, read by logs.grammar).
 
-Frameworks wrap these messages in their own logger prefixes (vLLM's `(Worker_PP0 pid=1) INFO
+Frameworks wrap messages in their own logger prefixes (vLLM's `(Worker_PP0 pid=1) INFO
 11-11 06:41:27 [autotuner.py:485]`, SGLang's `[2025-11-11 06:41:27 TP0]`, Python's
 `2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit:`), so every pattern is
-searched anywhere in a line and none is anchored at its start.
+searched anywhere in a line and none is anchored at its start (PREFIX only cuts them off the
+text shown).
 
 Every pattern runs in time linear in the line: no two quantifiers that can match the same text
 follow one another unbounded (a lazy run is bounded, a run that must not give back is
 possessive, `*+`), so that an 80,000-character line costs milliseconds, not seconds
-(tests/logs/test_log_reader.py times each pattern on adversarial lines).
-
-Paths below are FlashInfer's `data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/`
-(TensorRT-LLM's `cpp/tensorrt_llm/kernels/cutlass_kernels/`) unless they say otherwise.
+(tests/logs/test_log_grammar.py times each grammar pattern on hostile lines; tests/fuzz the
+reader on the fuzz corpus).
 """
 
 from __future__ import annotations
