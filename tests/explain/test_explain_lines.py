@@ -160,3 +160,48 @@ def test_invalid_activation_names_what_the_releases_switch_refuses() -> None:
     assert "SwigluBias, Relu2 reach its default case" in f.explanation
     g = _one("[TensorRT-LLM][ERROR] Invalid activation type.", version="0.7.4")
     assert "Relu2 reach" not in g.explanation and "SwigluBias" in g.explanation
+
+
+def test_sm100_tile_lines_agree_with_check_on_an_sm100_cache(
+    flashinfer_root: Any, tmp_path: Path
+) -> None:
+    """FlashInfer 0.7.4's own generator for sm_100: an `Unsupported tile ... arch 100` line maps
+    to check's instantiations of that tile, with check's verdicts; it is explained only where
+    check finds every one of them never dispatched, and contradicts the rules where check finds
+    them dispatched (as the SM100 rules say) -- never the SM120 list's verdict."""
+    from cutlint.producers.flashinfer.wheel import generate_cache
+    from cutlint.records import Verdict
+
+    cache = generate_cache(flashinfer_root("0.7.4"), "0.7.4", tmp_path, 100)
+    checked = api.check([cache])
+    for m, n, k in ((128, 192, 128), (128, 128, 128)):
+        line = (
+            f"Unsupported tile ({m}, {n}, {k}) and cluster (1, 1, 1) shape combination for arch 100"
+        )
+        (f,) = explain_log(parse_log(line), str(cache), checked).failures
+        ours = {
+            (r.instantiation.span.path, r.instantiation.span.line): r.verdict
+            for file in checked.files
+            for r in file.instantiations
+            if (a := moe_args(r)) is not None
+            and a.cta_tile == Shape3(m=m, n=n, k=k)
+            and a.sm == 100
+        }
+        assert (
+            ours
+            and {
+                (r.instantiation.span.path, r.instantiation.span.line): r.verdict for r in f.matches
+            }
+            == ours
+        )
+        never = all(v is Verdict.UNREACHABLE for v in ours.values())
+        if f.agreement is Agreement.EXPLAINED:
+            assert never, f.explanation  # explained only where check dispatches none of them
+        if not any(v is Verdict.UNREACHABLE for v in ours.values()):
+            assert f.agreement is Agreement.CONTRADICTS
+        elif f.agreement is Agreement.CONTRADICTS:
+            # check's "never dispatched" has another reason, which the explanation gives
+            assert "not one of the dispatch's tile configs" in f.explanation
+        assert "sm120" not in f.explanation
+        for verdict, count in Counter(v.value for v in ours.values()).items():
+            assert f"{count} {verdict}" in f.explanation

@@ -356,12 +356,27 @@ def unsupported_tile_sm100(m: Mapped, release: str | None) -> Judged:
             f"FlashInfer {release}'s SM100 dispatch ({source}) refuses {said} for the cache's "
             f"instantiations of that tile: {refused[0]} (class B).{verdicts(m.matches)}",
         )
+    unlisted = [
+        why
+        for r in m.matches
+        if (a := moe_args(r)) is not None
+        for ok, why in [sm100_dispatch.tile_config_listed(rules, a)]
+        if not ok
+    ]
+    other = (
+        f" The tile is not one of the dispatch's tile configs, though ({unlisted[0]}): such a "
+        "config reaches the switch's default case (`Unsupported tile shape config`), not this "
+        "message, which is why check finds these never dispatched while this line is not what "
+        "that launcher prints for them."
+        if unlisted
+        else ""
+    )
     return (
         FailureClass.B,
         Agreement.CONTRADICTS,
         f"The launcher refused {said}, but FlashInfer {release}'s SM100 dispatch rules ({source}) "
         f"accept it for {len(typed) - len(refused)} of the cache's {len(typed)} instantiations "
-        f"of that tile.{verdicts(m.matches)}",
+        f"of that tile.{other}{verdicts(m.matches)}",
     )
 
 
