@@ -12,7 +12,7 @@ import pytest
 
 from cutlint.explain import explain_log
 from cutlint.logs import LogEventKind, parse_log
-from cutlint.logs.reader import _signals_failure, body
+from cutlint.logs.lines import body, signals_failure
 
 CORPUS = Path(__file__).parent / "data" / "corpus.toml"
 CASES: list[dict[str, Any]] = tomllib.loads(CORPUS.read_text())["case"]
@@ -47,7 +47,7 @@ def test_each_line_is_read_as_the_thread_says(case: dict[str, Any]) -> None:
         text = case["lines"][int(line) - 1]
         if why == "prose":
             # a quiet line that is no frame, hint or context states no failure
-            assert not _signals_failure(body(text)), text
+            assert not signals_failure(body(text)), text
 
 
 def test_no_line_of_the_corpus_that_states_a_failure_is_dropped() -> None:
@@ -58,5 +58,5 @@ def test_no_line_of_the_corpus_that_states_a_failure_is_dropped() -> None:
         lines_with_events = {n for e in log.events for n in (*e.line_nos, *e.joined)}
         quiet = {int(x.split()[0]): x.split()[1] for x in c.get("quiet", [])}
         for n, text in enumerate(c["lines"], start=1):
-            if _signals_failure(body(text)) and n not in lines_with_events:
+            if signals_failure(body(text)) and n not in lines_with_events:
                 assert quiet.get(n) in ("frame", "hint", "context"), (c["url"], text)

@@ -16,7 +16,7 @@ from cutlint.logs.grammar import (
     match,
     messages,
 )
-from cutlint.logs.reader import body
+from cutlint.logs.lines import body
 
 CORPUS = Path(__file__).parent / "data" / "corpus.toml"
 

@@ -35,7 +35,7 @@ FIELDS = frozenset(
         "op", "prefix", "capability", "config", "activation", "step", "detail", "path", "line",
     }
 )  # fmt: skip
-"""The named groups a pattern may have: each is a field of the LogEvent (reader._event)."""
+"""The named groups a pattern may have: each is a field of the LogEvent (lines.make_event)."""
 PRODUCERS = (
     "pytorch",
     "cutlass",
