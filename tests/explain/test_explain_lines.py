@@ -205,3 +205,9 @@ def test_sm100_tile_lines_agree_with_check_on_an_sm100_cache(
         assert "sm120" not in f.explanation
         for verdict, count in Counter(v.value for v in ours.values()).items():
             assert f"{count} {verdict}" in f.explanation
+
+
+def test_an_sm100_cluster_no_release_takes_is_decided_without_a_release() -> None:
+    f = _one("Unsupported tile (64, 64, 64) and cluster (1, 2, 1) shape combination for arch 100")
+    assert (f.failure_class, f.agreement) == (FailureClass.B, Agreement.EXPLAINED)
+    assert "in every FlashInfer release cutlint holds" in f.explanation

@@ -314,8 +314,21 @@ def unsupported_tile_sm100(m: Mapped, release: str | None) -> Judged:
     SM100 dispatch rules (are_tile_shapes_supported_sm100), never the SM120 list."""
     e = m.first
     assert e.tile is not None and e.cluster is not None and e.arch_sm is not None
-    rules = sm100_dispatch.sm100_dispatch_rules().get(release or "")
+    table = sm100_dispatch.sm100_dispatch_rules()
+    rules = table.get(release or "")
     said = f"tile {e.tile} with cluster {e.cluster} on arch {e.arch_sm}"
+    c = e.cluster
+    limits = {r.cluster_m_max for r in table.values()}
+    if rules is None and len(limits) == 1 and (c.m > min(limits) or c.n != 1 or c.k != 1):
+        # the cluster rule is the same in every release cutlint holds: no release needed
+        return (
+            FailureClass.B,
+            Agreement.EXPLAINED,
+            f"are_tile_shapes_supported_sm100 takes clusters 1x1x1 and 2x1x1 only (size<0> <= "
+            f"{min(limits)}, size<1> == size<2> == 1) in every FlashInfer release cutlint holds "
+            f"({', '.join(sorted(table))}): {said} has no kernel whatever the element types, so "
+            f"the config throws before any kernel runs (class B).{verdicts(m.matches)}",
+        )
     if rules is None:
         return (
             FailureClass.B,
@@ -324,7 +337,6 @@ def unsupported_tile_sm100(m: Mapped, release: str | None) -> Judged:
             f"dispatch rules for FlashInfer {release or '(release unknown)'}.{verdicts(m.matches)}",
         )
     source = sm100_dispatch.source(release, e.arch_sm)
-    c = e.cluster
     if c.m > rules.cluster_m_max or c.n != 1 or c.k != 1:
         return (
             FailureClass.B,
