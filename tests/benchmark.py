@@ -11,7 +11,11 @@
    1,337 kernel files and 323 manifests), checked for sm_120;
 4. the largest FlashInfer cache: 0.7.4 for sm_103 (B300), the generator's fused-MoE files and
    the JIT's SM100/SM103 GEMM modules (`cutlint generate flashinfer 0.7.4 --sm 103 --jit-gemm`:
-   2,623 instantiations in 367 files).
+   2,623 instantiations in 367 files);
+5. `cutlint explain --log` of a 100,000-line log (and of one a tenth its size, to show the peak
+   memory does not grow with the log): every framework's failure lines from the corpus of real
+   lines (tests/logs/data/corpus.toml) among autotuner lines whose tactic ids, addresses and
+   timestamps vary line by line, tracebacks and progress lines (`--case log` runs it alone).
 
 Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
 runs: `pip install` compiles it.
@@ -153,6 +157,78 @@ def startup(one_file: Path, runs: int) -> None:
     )
 
 
+def synthetic_log(dest: Path, lines: int) -> Path:
+    """A log of `lines` lines: the corpus's real lines, interleaved with autotuner failures whose
+    addresses, tactic ids and timestamps change every line (so that a line is rarely read twice),
+    Python tracebacks and progress lines."""
+    import tomllib
+
+    corpus = tomllib.loads((Path(__file__).parent / "logs/data/corpus.toml").read_text())
+    real = [line for case in corpus["case"] for line in case["lines"]]
+    out: list[str] = []
+    i = 0
+    while len(out) < lines:
+        stamp = f"2026-05-02 09:{i // 3600 % 60:02d}:{i // 60 % 60:02d},{i % 1000:03d}"
+        out += [
+            f"(Worker_TP0 pid=5120) {stamp} - INFO - autotuner.py:262 - flashinfer.jit: "
+            f"[AutoTuner]: Tuning trtllm::fused_moe::gemm{1 + i % 2}: {i % 21}/21",
+            f"(Worker_TP0 pid=5120) {stamp} - WARNING - autotuner.py:612 - flashinfer.jit: "
+            "[Autotuner]: Skipping tactic <flashinfer.fused_moe.core.get_cutlass_fused_moe_module."
+            f"<locals>.MoERunner object at 0x7ee4{i:08x}> {i % 60} while ranking "
+            "trtllm::fused_moe::gemm1: [TensorRT-LLM][ERROR] Assertion failed: Failed to "
+            "initialize cutlass TMA WS grouped gemm. Error: Error Internal (/workspace/flashinfer/"
+            "csrc/nv_internal/tensorrt_llm/cutlass_instantiations/120/gemm_grouped/120/"
+            f"cutlass_kernel_file_gemm_grouped_sm120_M{128 << i % 2}_BS_group{i % 3}.generated.cu:60)",
+            "Traceback (most recent call last):",
+            f'  File "/x/vllm/_custom_ops.py", line {200 + i % 50}, in cutlass_scaled_mm',
+            "    torch.ops._C.cutlass_scaled_mm(out, a, b, scale_a, scale_b, bias)",
+            "RuntimeError: Error Internal",
+            f"INFO {i % 12:02d}-11 06:41:27 [gpu_model_runner.py:1{i % 1000:03d}] Model loading took "
+            f"{i % 97}.5 GiB and {i % 13}.1 seconds",
+            real[i % len(real)],
+            f"[TensorRT-LLM][DEBUG] Set request {i} from state 13 to 20",
+            f"Loading safetensors checkpoint shards: {i % 100}% Completed | {i % 163}/163",
+        ]
+        i += 1
+    path = dest / f"log-{lines}.log"
+    path.write_text("\n".join(out[:lines]) + "\n")
+    return path
+
+
+def explain_log_case(work: Path, runs: int) -> None:
+    """`cutlint explain --log` of 100,000 and 10,000 lines: whole-process time and peak RSS."""
+    work.mkdir(parents=True, exist_ok=True)
+    for lines in (10_000, 100_000):
+        log = synthetic_log(work, lines)
+        cmd = [sys.executable, "-m", "cutlint", "explain", "--log", str(log),
+               "--flashinfer-version", VERSION, "--format", "json"]  # fmt: skip
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            done = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
+            times.append(time.perf_counter() - start)
+            if done.returncode != 1:  # 1: the log holds failures
+                raise SystemExit(f"explain failed ({done.returncode}): {done.stderr[-2000:]}")
+        data = json.loads(done.stdout)
+        extra = ""
+        if Path("/usr/bin/time").exists():
+            # CPU seconds beside the wall time: on a shared machine the load stretches the wall
+            # time, not the CPU time the process needs (the load average is printed with them)
+            timed = subprocess.run(
+                ["/usr/bin/time", "-f", "%M %U %S", *cmd], capture_output=True, text=True, env=ENV
+            )
+            peak, user, system = timed.stderr.strip().splitlines()[-1].split()
+            extra = (
+                f"; CPU {float(user) + float(system):.2f} s (user + sys); peak RSS "
+                f"{int(peak) / 1024:.0f} MiB; load average {os.getloadavg()[0]:.1f}"
+            )
+        print(
+            f"explain --log, {lines:,} lines ({log.stat().st_size / 2**20:.1f} MiB): whole process "
+            f"best {min(times):.3f} s, median {statistics.median(times):.3f} s over {runs} runs; "
+            f"{data['summary']['failures']:,} distinct failures{extra}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -161,8 +237,12 @@ def main() -> None:
     ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--case", choices=("all", "log"), default="all")
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
+    if args.case == "log":
+        explain_log_case(work / "logs", args.runs)
+        return
     root = download_wheel(VERSION)  # cutlint's wheel cache, shared with the tests
     real = generate_cache(root, VERSION, work / "jit")
 
@@ -181,6 +261,7 @@ def main() -> None:
     render_modules(root, version, work / "largest", sm)
     largest = work / "largest" / "flashinfer" / version / f"{sm}a" / "generated"
     report(f"largest cache: FlashInfer {version} sm_{sm}", largest, max(1, args.runs // 2))
+    explain_log_case(work / "logs", args.runs)
 
 
 if __name__ == "__main__":

@@ -508,8 +508,9 @@ def list_rules() -> None:
     "--log",
     "log_path",
     type=click.Path(path_type=Path, exists=True, dir_okay=False),
-    help="An autotuner/launcher log (FlashInfer, TensorRT-LLM, vLLM, SGLang) to explain, with "
-    "--cache, or --flashinfer-version for dense GEMM runners' lines.",
+    help="A run's or build's log (FlashInfer, TensorRT-LLM, vLLM, SGLang, CUTLASS, CuTe DSL, "
+    "PyTorch, xformers, TransformerEngine) to explain; --cache maps its lines to instantiations, "
+    "--flashinfer-version reads dense GEMM runners' lines.",
 )
 @click.option(
     "--cache",
@@ -579,16 +580,14 @@ def explain(
     or how a verdict was derived: FILE:LINE, or a tactic (--tile MxNxK --act ... --fusion ...).
 
     Exit codes: 0 nothing fails (a rule page; a log with no failure; a tactic that fits);
-    1 the log holds failures, or the tactic fails; 2 usage error or unreadable input."""
+    1 the log holds failures (a line with an error word no grammar reads counts: "not
+    recognized"), or the tactic fails; 2 usage error or unreadable input."""
     from cutlint import api
 
     _check_options(arch, cutlass_version)
     if log_path is not None:
-        if cache_dir is None and flashinfer_version is None:
-            raise click.UsageError(
-                "--log needs --cache (the directory of generated files the log names) or "
-                "--flashinfer-version (the release whose runners' tactic lists to read it against)"
-            )
+        # --log alone reads every framework's lines (vLLM, SGLang, CUTLASS, ...); --cache and
+        # --flashinfer-version add what a FlashInfer line needs (its instantiation, its tactics)
         sys.exit(_explain_log(log_path, cache_dir, fmt, flashinfer_version, arch))
     if target is not None:
         from cutlint.report.rule_docs import render_rule

@@ -10,6 +10,7 @@ from __future__ import annotations
 from cutlint.engine.options import DEFAULT_ARCH
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.classify import judge
+from cutlint.explain.lines import Assumed
 from cutlint.explain.logmap import distinct, map_failure
 from cutlint.explain.records import Agreement, Failure, FailureClass, LogExplanation, Summary
 from cutlint.explain.tactic_ids import reading, summary_prediction
@@ -96,6 +97,9 @@ def explain_log(
     version, origin = _release(log, cache if given else None, flashinfer_version)
     cache_arch = cache.arch() if given else None
     target = arch or (cache_arch.name if cache_arch else DEFAULT_ARCH)
+    assumed = Assumed(
+        target, "--arch" if arch else ("the cache's arch" if cache_arch else "the default")
+    )
     release = known_release(version)[0]
     failures = []
     for events in distinct(log.events):
@@ -110,6 +114,7 @@ def explain_log(
                 runner_release=version,
                 arch=target,
                 cache_given=given,
+                assumed=assumed,
             )
         )
     summaries = []

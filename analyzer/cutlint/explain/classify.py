@@ -7,11 +7,16 @@ are templates over the model's records), so `explain` and `check` cannot tell tw
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
 
 from cutlint.engine.loader import rules_by_id
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.gemm_runner import judge_gemm_runner
+from cutlint.explain.lines import JUDGES, Assumed, judge_line, unsupported_tile_sm100, verdicts
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.explain.runner import judge_runner
@@ -62,8 +67,8 @@ def _failing(r: InstantiationResult) -> bool:
 
 
 def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
-    status = m.first.status or "?"
-    if status != "Error Internal":
+    status = m.first.status or "no status printed"
+    if m.first.status is not None and status != "Error Internal":
         return (
             FailureClass.D,
             Agreement.NOT_DECIDABLE,
@@ -77,7 +82,7 @@ def _init_failed(m: Mapped) -> tuple[FailureClass | None, Agreement, str]:
             FailureClass.A,
             Agreement.UNMAPPED,
             (
-                "initialize() failed with Error Internal, which is how CUTLASS reports a refused "
+                f"initialize() failed ({status}); Error Internal is how CUTLASS reports a refused "
                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize): most likely class A, but the "
                 f"instantiation is not in this cache ({m.note}); point --cache at the cache the "
                 "logging process used."
@@ -223,16 +228,22 @@ def _tma_descriptor(
 
 
 def _unsupported_tile(
-    m: Mapped, release: FlashInferRelease | None
+    m: Mapped, release: FlashInferRelease | None, runner_release: str | None
 ) -> tuple[FailureClass | None, Agreement, str]:
     e = m.first
     assert e.tile is not None and e.cluster is not None
-    compiled = (
-        f" The cache compiles {len(m.matches)} instantiation(s) of this tile that are never "
-        "dispatched."
-        if m.matches
-        else ""
-    )
+    if e.arch_sm in (100, 103, 110):
+        # each line by its own arch's dispatch: SM100's rules, never SM120's tile list
+        return unsupported_tile_sm100(m, release.version if release else runner_release)
+    if e.arch_sm != 120:
+        return (
+            FailureClass.B,
+            Agreement.NOT_MODELED,
+            f"The launcher refused tile {e.tile} with cluster {e.cluster} on arch {e.arch_sm}: "
+            "class B, stated by the line; cutlint holds no dispatch list for that arch."
+            + verdicts(m.matches),
+        )
+    compiled = verdicts(m.matches)
     if release is None:
         return (
             FailureClass.B,
@@ -252,6 +263,7 @@ def _unsupported_tile(
             (
                 f"The launcher refused tile {e.tile} with cluster {e.cluster}, but cutlint's dispatch "
                 f"table for FlashInfer {release.version} ({release.sm120_tiles_source}) accepts it."
+                + compiled
             ),
         )
     accepted = ", ".join("x".join(map(str, t)) for t in sorted(release.sm120_tiles))
@@ -328,18 +340,55 @@ def _epilogues(cache: CacheIndex) -> list[str]:
     return out
 
 
-def _invalid_activation(cache: CacheIndex) -> tuple[FailureClass | None, Agreement, str]:
+@cache
+def _activation_switch() -> dict[str, dict[str, Any]]:
+    """explain/data/activation_switch.toml: per release, moeGemmBiasAct's cases and the enum."""
+    with (
+        resources.files("cutlint.explain")
+        .joinpath("data", "activation_switch.toml")
+        .open("rb") as f
+    ):
+        release: dict[str, dict[str, Any]] = tomllib.load(f)["release"]
+    return release
+
+
+def _invalid_activation(
+    cache: CacheIndex, e: LogEvent, version: str | None
+) -> tuple[FailureClass | None, Agreement, str]:
     found = _epilogues(cache)
     have = "; ".join(found) if found else "none (no instantiation of a known family)"
+    compiled = f" The epilogues this cache compiles: {have}."
+    if e.activation is not None:
+        return (
+            None,
+            Agreement.NOT_DECIDABLE,
+            f"The TRT-LLM-gen fused-MoE launcher (trtllm_fused_moe_kernel_launcher.cu, "
+            f"validateAndCastActivationType) takes 0 <= act_type < ActivationType::InvalidType; "
+            f"it was handed {e.activation}: the caller's argument, not a kernel of the source."
+            + compiled,
+        )
+    switch = _activation_switch().get(version or "")
+    if switch is None:
+        return (
+            None,
+            Agreement.NOT_DECIDABLE,
+            "The runner was asked for an activation it has no epilogue for: "
+            "MoeGemmRunner::moeGemmBiasAct (moe_gemm_template_dispatch.h) switches on the "
+            "activation type and throws `Invalid activation type` for any other, as "
+            "doGatedActivation (cutlass_fused_moe_kernels.cuh) does for a gated one it has no "
+            "kernel for. Which activation was asked for is the caller's, and cutlint holds no "
+            f"switch for FlashInfer {version or '(release unknown)'}: not decidable." + compiled,
+        )
+    taken = switch["switch"]
+    refused = [a for a in switch["enum"] if a not in taken and a != "InvalidType"]
     return (
         None,
         Agreement.NOT_DECIDABLE,
-        "The runner was asked for an activation it has no epilogue for: "
-        "MoeGemmRunner::moeGemmBiasAct (moe_gemm_template_dispatch.h) switches on the activation "
-        "type and throws `Invalid activation type` for any other, as doGatedActivation "
-        "(cutlass_fused_moe_kernels.cuh) does for a gated one it has no kernel for. The epilogues "
-        f"this cache compiles: {have}. Which activation was asked for is the caller's, not in the "
-        "source: pass one of these, or build the missing epilogue.",
+        f"FlashInfer {version}'s MoeGemmRunner::moeGemmBiasAct ({switch['source']}) has cases "
+        f"for {', '.join(taken)} only; the enum's {', '.join(refused) or 'other members'} reach "
+        "its default case and throw this line (a gated activation doGatedActivation has no "
+        "kernel for throws `Invalid activation type` too). So the caller asked for one of "
+        "these; which one the line does not say, so the tactic is not decided." + compiled,
     )
 
 
@@ -352,11 +401,13 @@ def judge(
     runner_release: str | None = None,
     arch: str = "sm_120",
     cache_given: bool = True,
+    assumed: Assumed | None = None,
 ) -> Failure:
     """`runner_release` and `arch`: what a dense GEMM runner's tactics are read against (the
     given or the cache's FlashInfer version, and the target)."""
     kind = m.first.kind
     version = release.version if release else None
+    assumed = assumed or Assumed(arch, "the default")
     matches = m.matches
     note = m.note
     gemm_runner = None
@@ -379,7 +430,9 @@ def judge(
     elif kind is LogEventKind.TMA_DESCRIPTOR:
         cls, agreement, text = _tma_descriptor(m, events)
     elif kind is LogEventKind.UNSUPPORTED_TILE:
-        cls, agreement, text = _unsupported_tile(m, release)
+        cls, agreement, text = _unsupported_tile(m, release, runner_release)
+    elif kind in JUDGES:
+        cls, agreement, text = judge_line(m, version or runner_release, assumed)
     elif kind in (LogEventKind.ZERO_OCCUPANCY, LogEventKind.ZERO_OCCUPANCY_FUSED):
         target = None if cache_given else arch_for(arch)
         cls, agreement, text, tactic_reading, matches = judge_runner(m, cache, version, target)
@@ -390,7 +443,7 @@ def judge(
             "no generated file holds it"
         )
     elif kind is LogEventKind.INVALID_ACTIVATION:
-        cls, agreement, text = _invalid_activation(cache)
+        cls, agreement, text = _invalid_activation(cache, m.first, version or runner_release)
     elif kind is LogEventKind.NO_KERNEL_IMAGE:
         cls, agreement, text = _no_kernel_image(m, cache)
     elif kind is LogEventKind.STICKY_CUDA_ERROR:

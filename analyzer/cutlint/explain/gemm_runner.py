@@ -52,6 +52,8 @@ INTERNAL = "Error Internal"
 def _class(step: Step | None, status: str | None) -> FailureClass | None:
     """The class the step alone decides: a refused shared-memory attribute is A."""
     if step is Step.INITIALIZE:
+        if status is None:
+            return None  # the line was cut before its status (a quoted title): not decided
         return FailureClass.A if status == INTERNAL else FailureClass.D
     if step in (Step.CAN_IMPLEMENT, Step.WORKSPACE):
         return FailureClass.D

@@ -55,6 +55,21 @@ def _key(e: LogEvent) -> Hashable:
         return (e.kind, e.runner_message, e.custom_op)
     if e.kind is LogEventKind.UNRECOGNIZED:
         return (e.kind, e.text, e.tactic, e.custom_op)
+    if e.kind is LogEventKind.SMEM_STATED:
+        return (e.kind, e.grammar, e.smem_required, e.smem_available, e.arch_sm)
+    if e.kind in (LogEventKind.DISPATCH_GAP, LogEventKind.ARCH_UNSUPPORTED):
+        return (e.kind, e.grammar, e.detail, e.capability)
+    if e.kind is LogEventKind.CALLER_FAILED:
+        caller = (e.site.name, e.site.line) if e.site else e.frame
+        return (e.kind, e.grammar, caller, e.status, e.step, e.tactic, e.custom_op)
+    if e.kind is LogEventKind.CUDA_ERROR:
+        return (e.kind, e.cu_result)
+    if e.kind is LogEventKind.UNSUPPORTED_TILE_CONFIG:
+        return (e.kind, e.detail)
+    if e.kind in (LogEventKind.STATIC_ASSERT, LogEventKind.HOST_VALIDATION):
+        return (e.kind, e.text)
+    if e.kind is LogEventKind.LIBRARY_ERROR:
+        return (e.kind, e.detail, e.text)
     return (e.kind, e.status, e.smem_required, e.tactic, e.tactic_text, e.custom_op)
 
 
@@ -78,7 +93,8 @@ def _by_site(e: LogEvent, cache: CacheIndex) -> tuple[list[InstantiationResult],
     if not files and _elided(e.site.name):
         return _by_line_anywhere(e, cache)
     if not files:
-        return [], f"no file named {e.site.name} in {cache.root}"
+        where = f"in {cache.root}" if cache.root else "(no --cache to look in)"
+        return [], f"no file named {e.site.name} {where}"
     found: list[InstantiationResult] = []
     notes: list[str] = []
     for f in files:
@@ -122,6 +138,21 @@ def map_failure(events: list[LogEvent], cache: CacheIndex) -> Mapped:
             else f"no instantiation of tile {e.tile} in the cache: the launcher throws before any kernel"
         )
         return Mapped(tuple(events), tuple(found), note)
+    if e.kind is LogEventKind.SMEM_STATED and e.smem_required is not None:
+        same = [
+            r
+            for r in cache.all_instantiations()
+            if r.resources and r.resources.layout.size == e.smem_required
+        ]
+        note = (
+            f"{len(same)} instantiation(s) of the cache need exactly {e.smem_required:,} B"
+            if same
+            else f"no instantiation of the cache needs exactly {e.smem_required:,} B"
+        )
+        return Mapped(tuple(events), tuple(same), note)
+    if e.kind is LogEventKind.CALLER_FAILED:
+        where = f"{e.site.name}:{e.site.line}" if e.site else (e.frame or "not named")
+        return Mapped(tuple(events), (), f"a hand-written caller ({where}), not a generated file")
     if e.site is not None:
         return Mapped(tuple(events), (), f"the check is in {e.site.name}, not in a generated file")
     return Mapped(tuple(events), (), "the message names no file and no tile")

@@ -61,6 +61,9 @@ class Agreement(StrEnum):
     """The failing instantiation is outside what cutlint's model covers."""
     UNMAPPED = "not found in the cache"
     """No instantiation of the given cache matches what the log names."""
+    STATED = "decided by the line"
+    """The line states what decides the class by itself (bytes against a limit, a dispatch gap,
+    a static_assert): no cache is needed, and none is contradicted."""
     UNRECOGNIZED = "not recognized"
     """A line that says something failed, in a message cutlint has no pattern for."""
 

@@ -159,6 +159,8 @@ def summary_line(e: LogExplanation) -> str:
         f"{e.count(Agreement.NOT_MODELED)} not modeled",
         f"{e.count(Agreement.UNMAPPED)} not found in the cache",
     ]
+    if e.count(Agreement.STATED):
+        counts.append(f"{e.count(Agreement.STATED)} decided by the line alone")
     if e.count(Agreement.UNRECOGNIZED):
         counts.append(f"{e.count(Agreement.UNRECOGNIZED)} not recognized (shown as logged)")
     return f"{n} distinct failure{'' if n == 1 else 's'}: " + ", ".join(counts)

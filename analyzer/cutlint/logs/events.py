@@ -51,6 +51,32 @@ class LogEventKind(StrEnum):
     """`Unsupported tile (M, N, K) and cluster (a, b, c) shape combination for arch S`."""
     SKIPPED_SUMMARY = "skipped-summary"
     """`[Autotuner]: Skipped N unsupported tactic(s) for <custom_op>` (FlashInfer autotuner)."""
+    SMEM_STATED = "smem-stated"
+    """A line that states the bytes a kernel asked for (and often the limit): CUTLASS's trace
+    (`Setting smem size to N` then `cudaFuncSetAttribute() returned error`), CuTe DSL's
+    `Allocated: N bytes. Max: M bytes.`, xformers' `SmXY does not have enough shared-memory`."""
+    DISPATCH_GAP = "dispatch-gap"
+    """The launcher holds no kernel for this device or these inputs: vLLM's `No compiled
+    cutlass_scaled_mm for CUDA device capability: 120`, xformers' `no kernel found to launch`."""
+    UNSUPPORTED_TILE_CONFIG = "unsupported-tile-config"
+    """`Unsupported tile shape config 256256128 for MoE gemm` (the tile switch's default case)."""
+    CALLER_FAILED = "caller-failed"
+    """A hand-written caller's CUTLASS failure (vLLM, SGLang, PyTorch): `Error Internal
+    (...cutlass_gemm_caller.cuh:61)`, `Failed to initialize GEMM`: the caller's file and line,
+    not the kernel."""
+    HOST_VALIDATION = "host-validation"
+    """A launcher's check of its arguments before any kernel: `fc1 weight block size must be`."""
+    STATIC_ASSERT = "static-assert"
+    """nvcc's `error: static assertion failed with "..."` in a CUTLASS header (class C)."""
+    ARCH_UNSUPPORTED = "arch-unsupported"
+    """An op built or admitted for other arches: CuTe DSL's `expects arch to be one of [...]`,
+    PyTorch's `with CUDA capability sm_120 is not compatible with the current PyTorch`."""
+    CUDA_ERROR = "cuda-error"
+    """A CUDA runtime or driver error by name, number or text that is neither sticky nor a
+    missing kernel image (logs/data/cuda.toml gives each its class, if any)."""
+    LIBRARY_ERROR = "library-error"
+    """A vendor library's own status (cuBLAS through TransformerEngine's check_cublas_): no
+    CUTLASS kernel cutlint models."""
 
 
 class LogSite(Record):
@@ -101,6 +127,40 @@ class LogEvent(Record):
         description="a dense GEMM runner's message from its bracketed prefix on: "
         "`[FP4 gemm Runner] Failed to run cutlass FP4 gemm on sm120. Error: Error Internal`",
     )
+    grammar: str | None = Field(
+        default=None,
+        description="the id of the logs/data message that read the line (`vllm.no-compiled-"
+        "scaled-mm`); None for a line no message reads",
+    )
+    capability: int | None = Field(
+        default=None, description="the compute capability the line names, as SM (120 for 12.0)"
+    )
+    step: str | None = Field(
+        default=None, description="the launcher step the line names: initialize, run, implement"
+    )
+    detail: str | None = Field(
+        default=None,
+        description="what the message quotes: a static_assert's text, a CUDA error's name, an "
+        "op name, the admissible arches",
+    )
+    activation: int | None = Field(
+        default=None, description="the ActivationType number `Invalid activation type: N` prints"
+    )
+    exception: str | None = Field(
+        default=None,
+        description="the exception the message was raised as, when the log says: the Python "
+        "type before the message, or the C++ type of `terminate called after throwing`",
+    )
+    frame: str | None = Field(
+        default=None,
+        description="the innermost Python frame of the traceback the message ends "
+        "(`vllm/_custom_ops.py:236 in cutlass_scaled_mm`): which op raised it",
+    )
+    joined: tuple[int, ...] = Field(
+        default=(),
+        description="later lines joined into this message (a message broken across lines, or "
+        "the bytes of a trace line above)",
+    )
     repeated_at: tuple[int, ...] = Field(
         default=(),
         description="later lines that say exactly this, in the same context (one event for a "
@@ -129,6 +189,11 @@ class LogFile(Record):
     )
     dropped_events: int = Field(
         default=0, description="failure lines past the first logs.reader.MAX_EVENTS distinct ones"
+    )
+    skipped_lines: int = Field(
+        default=0,
+        description="lines read as no failure: stack frames, the source lines under them, "
+        "PyTorch's hints (`Search for cudaErrorIllegalInstruction in ...`)",
     )
     unreadable_lines: int = Field(
         default=0,

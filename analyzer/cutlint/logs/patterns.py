@@ -1,24 +1,23 @@
-"""The messages cutlint reads in logs, each with the code that prints it.
+"""The reader's own patterns: the autotuner's context (tactic, op being tuned, JIT cache paths),
+the floor's error words, stack frames and the loggers' prefixes. The failure messages themselves
+are data (logs/data/<producer>.toml, read by logs.grammar).
 
-Frameworks wrap these messages in their own logger prefixes (vLLM's `(Worker_PP0 pid=1) INFO
+Frameworks wrap messages in their own logger prefixes (vLLM's `(Worker_PP0 pid=1) INFO
 11-11 06:41:27 [autotuner.py:485]`, SGLang's `[2025-11-11 06:41:27 TP0]`, Python's
 `2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 - flashinfer.jit:`), so every pattern is
-searched anywhere in a line and none is anchored at its start.
+searched anywhere in a line and none is anchored at its start (PREFIX only cuts them off the
+text shown).
 
 Every pattern runs in time linear in the line: no two quantifiers that can match the same text
 follow one another unbounded (a lazy run is bounded, a run that must not give back is
 possessive, `*+`), so that an 80,000-character line costs milliseconds, not seconds
-(tests/logs/test_log_reader.py times each pattern on adversarial lines).
-
-Paths below are FlashInfer's `data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/`
-(TensorRT-LLM's `cpp/tensorrt_llm/kernels/cutlass_kernels/`) unless they say otherwise.
+(tests/logs/test_log_grammar.py times each grammar pattern on hostile lines; tests/fuzz the
+reader on the fuzz corpus).
 """
 
 from __future__ import annotations
 
 import re
-
-from cutlint.logs.events import LogEventKind
 
 # An op name: `trtllm::fused_moe::gemm2`, `flashinfer::trtllm_fp4_block_scale_moe`.
 _OP = r"\w+(?:(?:::|\.)\w+)*"
@@ -27,127 +26,24 @@ _OP = r"\w+(?:(?:::|\.)\w+)*"
 # "Error Invalid Problem", "Error Misaligned Operand", ...
 _STATUS = r"(?P<status>Error(?: [A-Z][a-z]++){1,8}|Success|Invalid status)"
 
-FAILURES: tuple[tuple[LogEventKind, re.Pattern[str]], ...] = (
-    # TensorRT-LLM >= #12704, moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl: a check of
-    # sizeof(GemmKernel::SharedStorage) against the device's opt-in limit before initialize().
-    (
-        LogEventKind.SMEM_EXCEEDS_DEVICE,
-        re.compile(
-            r"requires (?P<required>\d+) bytes (?:of )?shared memory,? but (?:the )?device "
-            r"supports (?:only )?(?P<available>\d+)"
-        ),
-    ),
-    # FlashInfer's dense GEMM launchers: `throw std::runtime_error("[MXFP8 SM120 gemm Runner] " +
-    # errMsg)` (include/flashinfer/gemm/mxfp8_gemm_template_sm120.h), `"[FP4 gemm Runner" +
-    # scheduler_name + "] "` (fp4_gemm_template_sm120.h: "" or " StreamK"), and the other
-    # runners' `[Fp8 Gemm Runner]`, `[Bf16 Gemm Runner]`: the prefix names the runner, the words
-    # after it the step that failed (workspace, can_implement, initialize, run).
-    (
-        LogEventKind.GEMM_RUNNER_FAILED,
-        re.compile(
-            r"\[(?P<prefix>[A-Za-z0-9]{1,16}(?: [A-Za-z0-9]{1,16}){0,3} [Gg]emm Runner"
-            r"(?: [A-Za-z]{1,16})?)\] (?:Failed to (?:initialize|run) cutlass|"
-            r"[\w ]{0,64}?kernel will fail for params|Requested workspace size insufficient)"
-        ),
-    ),
-    # FlashInfer's SM120 SVDQuant GEMM (include/flashinfer/gemm/nvfp4_svdquant_gemm_template_sm120.h,
-    # run_tactic): `throw std::runtime_error("nvfp4_svdquant_gemm (sm120): initialize failed")`,
-    # "... can_implement failed", "... run failed", std::invalid_argument "... insufficient
-    # workspace": the same runner failure, named by its own prefix, with no cutlass status.
-    (
-        LogEventKind.GEMM_RUNNER_FAILED,
-        re.compile(
-            r"nvfp4_svdquant_gemm \(sm120\): (?:initialize failed|run failed|can_implement "
-            r"failed|insufficient workspace)"
-        ),
-    ),
-    # moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl (and the mixed-input launcher):
-    # TLLM_CHECK_WITH_INFO(init_status == kSuccess, "Failed to initialize cutlass TMA WS ...").
-    (
-        LogEventKind.INIT_FAILED,
-        re.compile(r"Failed to initialize cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
-    ),
-    # The same launchers, can_implement(): "Grouped GEMM kernel will fail for params. Error: ..."
-    # (moe_gemm_template_dispatch.h: "MoE FC kernel will fail for params" on the 2.x path).
-    (
-        LogEventKind.CAN_IMPLEMENT_FAILED,
-        re.compile(
-            r"(?:Grouped GEMM|MoE FC|grouped cutlass) kernel will fail for params\. "
-            r"Error: " + _STATUS
-        ),
-    ),
-    (
-        LogEventKind.RUN_FAILED,
-        re.compile(r"Failed to run cutlass [\w ]{0,64}?grouped gemm\. Error: " + _STATUS),
-    ),
-    # CUTLASS cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc): printed when
-    # cuTensorMapEncodeTiled returns a CUresult other than CUDA_SUCCESS.
-    (
-        LogEventKind.TMA_DESCRIPTOR,
-        re.compile(r"Failed to initialize the TMA descriptor (?P<cu_result>-?\d+)"),
-    ),
-    # moe_gemm/launchers/fused_moe_gemm_launcher_sm80.inl: TLLM_CHECK_WITH_INFO(occupancy > 0,
-    # "GPU lacks the shared memory resources to run fused_moe kernel").
-    (
-        LogEventKind.ZERO_OCCUPANCY_FUSED,
-        re.compile(r"GPU lacks the shared memory resources to run fused_moe kernel"),
-    ),
-    # moe_gemm/moe_gemm_template_dispatch.h (genericMoeGemmKernelLauncher::call): occupancy == 0
-    # on the CUTLASS 2.x path ("... to run GroupedGEMM kernel"), and any other kernel so named.
-    (
-        LogEventKind.ZERO_OCCUPANCY,
-        re.compile(r"GPU lacks the shared memory resources to run (?P<what>\w++) kernel"),
-    ),
-    # moe_gemm/moe_gemm_template_dispatch_tma_ws.h, SHAPE_CASE of
-    # dispatchMoeGemmSelectClusterShapeTmaWarpSpecialized: the tile is printed in elements.
-    (
-        LogEventKind.UNSUPPORTED_TILE,
-        re.compile(
-            r"Unsupported tile \((?P<m>\d+), ?(?P<n>\d+), ?(?P<k>\d+)\) and cluster "
-            r"\((?P<cm>\d+), ?(?P<cn>\d+), ?(?P<ck>\d+)\) shape combination for arch (?P<sm>\d+)"
-        ),
-    ),
-    # moe_gemm/moe_gemm_template_dispatch.h, MoeGemmRunner::moeGemmBiasAct: `default:
-    # TLLM_THROW("Invalid activation type.")`; fused_moe/cutlass_backend/
-    # cutlass_fused_moe_kernels.cuh, doGatedActivation: TLLM_CHECK_WITH_INFO(fn != nullptr,
-    # "Invalid activation type"); trtllm_fused_moe_kernel_launcher.cu: "Invalid activation type: N".
-    (
-        LogEventKind.INVALID_ACTIVATION,
-        re.compile(r"Invalid activation type"),
-    ),
-    # CUDA runtime, cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209).
-    (
-        LogEventKind.NO_KERNEL_IMAGE,
-        re.compile(r"no kernel image is available for execution on the device"),
-    ),
-    # CUDA runtime, cudaGetErrorString of the errors a faulting kernel leaves in the context
-    # (STICKY_ERRORS below gives each its code).
-    (
-        LogEventKind.STICKY_CUDA_ERROR,
-        re.compile(
-            r"(?P<sticky>an illegal instruction was encountered|an illegal memory access was "
-            r"encountered|misaligned address|unspecified launch failure|hardware stack error)"
-        ),
-    ),
-    # flashinfer/autotuner.py (0.6.x) / autotuner/autotuner.py (0.7.x), choose_one.
-    (
-        LogEventKind.SKIPPED_SUMMARY,
-        re.compile(r"Skipped (?P<count>\d+) unsupported tactic\(s\) for (?P<op>" + _OP + r")"),
-    ),
-)
+# The failure messages themselves are data: logs/data/<producer>.toml, loaded and compiled once
+# by logs.grammar.
 
 # The CUTLASS status a dense GEMM runner's message ends with (searched after its prefix; the
 # workspace message has none).
 RUNNER_STATUS = re.compile(r"Error: " + _STATUS)
 
-STICKY_ERRORS = {
-    "an illegal memory access was encountered": 700,  # cudaErrorIllegalAddress
-    "hardware stack error": 714,  # cudaErrorHardwareStackError
-    "an illegal instruction was encountered": 715,  # cudaErrorIllegalInstruction
-    "misaligned address": 716,  # cudaErrorMisalignedAddress
-    "unspecified launch failure": 719,  # cudaErrorLaunchFailure
-}
-"""cudaGetErrorString text -> cudaError_t (driver_types.h; the same numbers as the CUresults)."""
+# The floor under every log: a line with one of these words that no message of the grammars
+# reads is an `unrecognized` event (shown as logged, counted), so that a log holding a failure
+# is never reported clean. Case matters where the word alone is common prose (`Error` and
+# `Failed` as words, `error:` with its colon, `failed` as a word); the CUDA error names are
+# the runtime's and the driver's.
+FLOOR = re.compile(
+    r"\bError\b|\berror\s*:|\b[Ff]ailed\b|\bInternal\b|invalid argument|[Ii]llegal"
+    r"|static assertion|\bcudaError[A-Z]\w*|\bCUDA_ERROR_[A-Z_]+|\bAssertion\b"
+    # an exception's type before its message: `NotImplementedError: ...`, `OpError: ...`
+    r"|[a-z]Error: |[a-z]Exception: "
+)
 
 # A line that says a tactic or kernel failed, whatever the message (lower-cased substrings, so
 # the test is linear in the line): a failure line no pattern above reads is an `unrecognized`
@@ -169,6 +65,8 @@ FAILURE_SIGNALS = (
     # "Got cutlass error: <status> at: <line>", what the grouped SM120 GEMMs (FP8, MXFP4, NVFP4
     # groupwise) print: no runner prefix and no tactic, so shown as logged rather than dropped.
     "got cutlass error",
+    # nvcc's summary of a failed compile: "8 errors detected in the compilation of ..."
+    "detected in the compilation",
 )
 
 # The check's location, appended by TLLM_CHECK_WITH_INFO / TLLM_THROW
@@ -205,12 +103,48 @@ FLASHINFER_CACHE = re.compile(
     r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
 )
 
-# Words one of the patterns above needs: a line without any is skipped at once (most of a log).
-WORTH_READING = re.compile(
-    r"requires|Failed|fail for params|GPU lacks|Unsupported tile|Skipp|tactic=|Tuning|flashinfer/"
-    # the CUDA errors, the activation check, and FAILURE_SIGNALS (any case)
-    r"|(?i:fail|error|assertion|cuda|illegal|misaligned|kernel image|activation type)"
+# Words (lower-case) one of the grammars' messages, the floor or the autotuner context needs: a
+# line without any is skipped at once (most of a log), with one substring test per word.
+WORTH_READING = (
+    "fail", "error", "internal", "invalid", "illegal", "assert", "cuda", "misaligned",
+    "kernel image", "activation type", "requires", "gpu lacks", "unsupported", "skipp",
+    "tactic=", "tuning", "flashinfer/", "setting smem size", "allocated: ", "shared-memory",
+    "shared memory", "no kernel found", "no operator", "no compiled", "not compatible",
+    "expects arch", "must be", "terminate called", "cannot initialize", "search for",
+    "frame #", "exception", "kerror", "what():", "detected in the compilation", "cublas",
+    "cudnn", "device limit size",
+)  # fmt: skip
+FLOOR_WORDS = (
+    "error", "fail", "internal", "invalid argument", "illegal", "static assertion",
+    "assertion", "exception: ",
+)  # fmt: skip
+"""What FLOOR needs one of (lower-case): the cheap test before the search."""
+
+# A frame of a Python traceback (`  File "/x/vllm/_custom_ops.py", line 236, in cutlass_scaled_mm`):
+# the line under it is the frame's source line, not a message, whatever words it holds.
+FRAME = re.compile(r'^\s*File "(?P<path>[^"]{1,400})", line (?P<line>\d+), in (?P<func>[\w<>.]+)')
+# The line a traceback ends with: `RuntimeError: <message>` (the exception's type first).
+EXCEPTION = re.compile(
+    r"^\s*(?P<type>(?:[A-Za-z_]\w*\.){0,6}[A-Za-z_]\w*(?:Error|Exception))(?::|$)"
+)
+# A C++ stack frame as TensorRT-LLM's backtrace prints it (`1       0x7c6dd0a58b16 tensorrt_llm::
+# common::throwRuntimeError(...)`): a frame, not a message, though it names `RuntimeError`.
+CPP_FRAME = re.compile(r"^\s*\d{1,3}\s+0x[0-9a-fA-F]{6,16}\s")
+
+# The loggers' prefixes, cut off the front of a line before it is shown (repeatedly: vLLM nests
+# its worker's under the engine's): vLLM's `(Worker_PP0 pid=1)` and `ERROR 01-10 22:23:50
+# [core.py:936]`, Python logging's `2025-11-11 06:41:27,319 - WARNING - autotuner.py:485 -
+# flashinfer.jit:`, SGLang's `[2024-12-07 02:54:42 TP3]`, TensorRT-LLM's `[02/05/2026-06:58:48]
+# [TRT-LLM] [E]`, torchrun's `[rank0]:`, glog's `W0306 14:40:15.990000 1719866 file.py:1517]`.
+PREFIX = re.compile(
+    r"^(?:\((?:\w+)(?: pid=\d+)?(?:, ip=[\d.]+)?\) "
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) +\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\] "
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)? - [A-Z]+ - (?:[\w.]+:\d+ - )?[\w.]+: "
+    r"|\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?: [A-Z]+\d*)*\] "
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\] (?:\[TRT-LLM\] )?(?:\[[A-Z]\] )?"
+    r"|\[rank\d+\]: ?"
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s\]]+:\d+\] (?:\[[\d/]+\] )?)"
 )
 
-# Where a message starts once the logger prefix is cut off.
-ANCHORS = re.compile(r"\[Auto[Tt]uner\]|\[TensorRT-LLM\]|RuntimeError: |Error: ")
+# C++'s `  what():  <message>`: the message of the exception the line above names.
+WHAT = re.compile(r"^\s*what\(\): +")

@@ -11,6 +11,14 @@ cutlint.inputs (a regular file of at most 1 GiB, line by line, never whole), eac
 MAX_LINE bytes; a line that says the same thing in the same context as an earlier one adds its
 line number to that event (`repeated_at`) instead of a new event, and at most MAX_EVENTS
 distinct events are kept. What was cut or left out is counted in the LogFile, and explain says so.
+
+Which line is which message is data (logs/data/*.toml, read by logs.grammar). Beyond single lines
+the reader joins what belongs together: a message the thread broke across two lines, the bytes
+of CUTLASS's `Setting smem size to N` trace with the `cudaFuncSetAttribute() returned error` under
+it, a Python traceback's last line with its innermost frame, C++'s `what():` with the exception
+type above it. Stack frames, the source lines under Python's, and PyTorch's hints are read as no
+failure (counted in LogFile.skipped_lines). Any other line with an error word (patterns.FLOOR)
+that no message reads is an `unrecognized` event: shown as logged, and counted.
 """
 
 from __future__ import annotations
@@ -22,11 +30,26 @@ from functools import partial
 from pathlib import Path
 
 from cutlint import inputs
-from cutlint.logs import patterns
-from cutlint.logs.events import LogEvent, LogEventKind, LogFile, LogSite
-from cutlint.records import Shape3
+from cutlint.logs import grammar, patterns
+from cutlint.logs.events import LogEvent, LogEventKind, LogFile
+from cutlint.logs.grammar import LogMessage
+from cutlint.logs.lines import (
+    Context,
+    Tactic,
+    Unreadable,
+    body,
+    make_event,
+    same_as,
+    signals_failure,
+    tactic_on,
+    unrecognized,
+    worth_reading,
+)
 
 TACTIC_REACH = 3
+SMEM_REACH = 8
+"""How many lines under CUTLASS's `Setting smem size to N` its bytes still apply to a
+`cudaFuncSetAttribute() returned error` (the adapter traces the call right after)."""
 """How many lines after an autotuner line its tactic still applies to an error without one."""
 MAX_LINE = 64 << 10
 """Bytes of a line that are read (a real log line is under 1 KiB; a longer one is read up to
@@ -34,187 +57,22 @@ here, and counted in LogFile.cut_lines)."""
 MAX_EVENTS = 50_000
 """Distinct events kept; further ones are counted in LogFile.dropped_events. (A million lines
 of one failure are one event with a million line numbers.)"""
-SIZE_MAX = 2**64 - 1
-"""What the launchers print byte counts as (size_t)."""
-INT_MAX = 2**31 - 1
-"""What they print tile and cluster sizes, arch numbers, CUresults and line numbers as (int)."""
 
 
 class LogReadError(Exception):
     """The log could not be read (missing, a directory, not text); says why."""
 
 
-@dataclass(frozen=True)
-class _Tactic:
-    line_no: int
-    tactic: int | None
-    text: str
-    runner: str | None
-    op: str | None
-
-
-def _tactic_on(line: str, line_no: int) -> _Tactic | None:
-    for pattern in patterns.TACTIC_CONTEXT:
-        m = pattern.search(line)
-        if m is None:
-            continue
-        groups = m.groupdict()
-        raw = groups["tactic"]
-        number = _int(raw)
-        runner = groups.get("runner") or groups.get("runner_name")
-        return _Tactic(line_no, number, raw, runner, groups.get("op"))
-    return None
-
-
-def _int(text: str | None, maximum: int = INT_MAX) -> int | None:
-    """A number of the log, or None when it is none or more than the C++ type the code that
-    prints it holds (`maximum`; the same bound below zero for a signed type)."""
-    if text is None:
-        return None
-    digits = text.removeprefix("-")
-    if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(maximum)):
-        return None
-    value = int(text)
-    return value if -maximum - 1 <= value <= maximum else None
-
-
 _UNREADABLE = -1
-
-
-class _Unreadable(Exception):
-    """The line has a message's words but a number no launcher prints there (more than its C++
-    type holds): it is not that message, and it is counted, not read."""
-
-
-def _name(path: str) -> str:
-    """The file name of a path printed on a Windows or a POSIX machine."""
-    return path[max(path.rfind("/"), path.rfind("\\"), path.rfind(":")) + 1 :]
-
-
-def _site(line: str) -> LogSite | None:
-    """The last `(<file>:<line>)` on the line: TLLM appends it after the message."""
-    found = None
-    for m in patterns.SITE.finditer(line):
-        if patterns.SITE_NAME.fullmatch(_name(m["path"])) and _int(m["line"]) is not None:
-            found = m
-    if found is None:
-        return None
-    path = found["path"]
-    return LogSite(path=path, name=_name(path), line=int(found["line"]))
-
-
-def _message_text(line: str, message_start: int) -> str:
-    """The line from its first message anchor (or the message itself) on: the logger's prefix
-    is the framework's, not the failure's."""
-    m = patterns.ANCHORS.search(line)
-    start = min(m.start(), message_start) if m else message_start
-    return line[start:].strip()
-
-
-def _arch_from_site(site: LogSite | None) -> int | None:
-    """`cutlass_instantiations/<sm>/...` or `_sm<sm>_` in a generated file's name."""
-    if site is None:
-        return None
-    m = re.search(r"_sm(\d{2,3})_", site.name) or re.search(
-        r"cutlass_instantiations/(\d{2,3})/", site.path.replace("\\", "/")
-    )
-    return int(m.group(1)) if m else None
-
-
-def _shape(*values: str) -> Shape3 | None:
-    m, n, k = (_int(v) for v in values)
-    return None if m is None or n is None or k is None else Shape3(m=m, n=n, k=k)
-
-
-def _event(
-    kind: LogEventKind,
-    m: re.Match[str],
-    line: str,
-    line_no: int,
-    tactic: _Tactic | None,
-    op: str | None,
-) -> LogEvent:
-    g = m.groupdict()
-    site = _site(line)
-    fields: dict[str, object] = {}
-    if kind is LogEventKind.SMEM_EXCEEDS_DEVICE:
-        fields = {
-            "smem_required": _int(g["required"], SIZE_MAX),
-            "smem_available": _int(g["available"], SIZE_MAX),
-        }
-    elif kind in (
-        LogEventKind.INIT_FAILED,
-        LogEventKind.CAN_IMPLEMENT_FAILED,
-        LogEventKind.RUN_FAILED,
-    ):
-        fields = {"status": g["status"]}
-    elif kind is LogEventKind.STICKY_CUDA_ERROR:
-        fields = {"cu_result": patterns.STICKY_ERRORS[g["sticky"]]}
-    elif kind is LogEventKind.TMA_DESCRIPTOR:
-        fields = {"cu_result": _int(g["cu_result"])}
-    elif kind is LogEventKind.UNSUPPORTED_TILE:
-        fields = {
-            "tile": _shape(g["m"], g["n"], g["k"]),
-            "cluster": _shape(g["cm"], g["cn"], g["ck"]),
-            "arch_sm": _int(g["sm"]),
-        }
-    elif kind is LogEventKind.SKIPPED_SUMMARY:
-        fields = {"count": _int(g["count"], SIZE_MAX)}
-        op = g["op"]
-    if any(v is None for v in fields.values()):
-        raise _Unreadable
-    if kind is LogEventKind.GEMM_RUNNER_FAILED:
-        message = line[m.start() :].strip()
-        status = patterns.RUNNER_STATUS.search(message)
-        fields = {"runner_message": message, "status": status["status"] if status else None}
-    if "arch_sm" not in fields:
-        fields["arch_sm"] = _arch_from_site(site)
-    return LogEvent(
-        kind=kind,
-        line_no=line_no,
-        text=_message_text(line, m.start()),
-        tactic=tactic.tactic if tactic else None,
-        tactic_text=tactic.text if tactic and tactic.tactic is None else None,
-        runner=tactic.runner if tactic else None,
-        custom_op=(tactic.op if tactic and tactic.op else None) or op,
-        site=site,
-        **fields,
-    )
-
-
-def _failure(line: str) -> tuple[LogEventKind, re.Match[str]] | None:
-    for kind, pattern in patterns.FAILURES:
-        m = pattern.search(line)
-        if m is not None:
-            return kind, m
-    return None
-
-
-def _signals_failure(line: str) -> bool:
-    """Whether the line says a tactic or kernel failed (patterns.FAILURE_SIGNALS)."""
-    low = line.lower()
-    return any(s in low for s in patterns.FAILURE_SIGNALS)
-
-
-def _unrecognized(line: str, line_no: int, tactic: _Tactic | None, op: str | None) -> LogEvent:
-    return LogEvent(
-        kind=LogEventKind.UNRECOGNIZED,
-        line_no=line_no,
-        text=_message_text(line, len(line)),
-        tactic=tactic.tactic if tactic else None,
-        tactic_text=tactic.text if tactic and tactic.tactic is None else None,
-        runner=tactic.runner if tactic else None,
-        custom_op=(tactic.op if tactic and tactic.op else None) or op,
-        site=_site(line),
-    )
 
 
 def parse_log(text: str, path: str = "<log>") -> LogFile:
     """Every failure and summary line of `text`, in order.
 
-    A line that says a tactic or kernel failed but matches no failure pattern becomes an
-    `unrecognized` event, unless a failure the reader recognizes follows within TACTIC_REACH
-    lines (a logger that prints the message on the next line)."""
+    A line that says something failed but matches no message becomes an `unrecognized` event,
+    unless a failure the reader recognizes follows within TACTIC_REACH lines (a logger that
+    prints the message on the next line) or the next line completes it (a message broken in
+    two)."""
     reader = _Reader(path)
     for line in text.splitlines():
         cut = len(line) > MAX_LINE
@@ -232,25 +90,40 @@ class _Line:
 
     versions: tuple[str, ...]
     tuning: str | None
-    tactic: _Tactic | None
+    tactic: Tactic | None
     """With line_no 0: the reader sets the line it is on."""
-    failure: tuple[LogEventKind, re.Match[str]] | None
+    match: tuple[LogMessage, re.Match[str]] | None
     signals: bool
-    """No failure pattern matches, but the line says a tactic or kernel failed."""
+    """No message matches, but the line says something failed (the floor)."""
 
     @classmethod
-    def of(cls, line: str) -> _Line:
+    def of(cls, text: str, low: str) -> _Line:
         versions = (
-            tuple(v["version"] for v in patterns.FLASHINFER_CACHE.finditer(line))
-            if "flashinfer/" in line
+            tuple(v["version"] for v in patterns.FLASHINFER_CACHE.finditer(text))
+            if "flashinfer/" in text
             else ()
         )
-        tuning = patterns.TUNING_OP.search(line)
-        failure = _failure(line)
-        signals = failure is None and _signals_failure(line)
-        return cls(
-            versions, tuning["op"] if tuning else None, _tactic_on(line, 0), failure, signals
-        )
+        tuning = patterns.TUNING_OP.search(text) if "tuning" in low else None
+        match = grammar.match(text, low)
+        signals = match is None and signals_failure(text, low)
+        tactic = tactic_on(text, 0) if "tactic" in low or "profiling" in low else None
+        return cls(versions, tuning["op"] if tuning else None, tactic, match, signals)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A line that said something failed in no message the grammars read, not yet given up on."""
+
+    line_no: int
+    line: str
+    text: str
+    here: Context
+
+
+def _announces(p: _Pending) -> bool:
+    """Whether a pending line announces a message to come rather than carrying its own: an
+    autotuner line naming a tactic, or a line that ends with a colon."""
+    return p.here.tactic is not None or p.text.endswith(":")
 
 
 class _Reader:
@@ -266,22 +139,35 @@ class _Reader:
         same event."""
         self.versions: list[str] = []
         self.read: dict[str, _Line] = {}
-        self.last_tactic: _Tactic | None = None
+        self.last_tactic: Tactic | None = None
         self.op: str | None = None
         self.cut_lines = 0
         self.dropped = 0
         self.unreadable = 0
-        self.pending: list[tuple[int, str, _Tactic | None, str | None]] = []
-        """Lines that said a tactic or kernel failed with no message cutlint reads, within
-        TACTIC_REACH lines of now: (line_no, line, its tactic, the op being tuned)."""
+        self.skipped = 0
+        self.pending: list[_Pending] = []
+        """Lines that said something failed with no message cutlint reads, within TACTIC_REACH
+        lines of now."""
+        self.in_code = False
+        """The line before was a Python frame: this one is its source line."""
+        self.frame: tuple[str, int] | None = None
+        """The innermost Python frame so far (`path:line in function`, its line)."""
+        self.exception: tuple[str, int] | None = None
+        """C++'s `terminate called after throwing an instance of 'T'`: (T, its line)."""
+        self.smem: tuple[int, int] | None = None
+        """CUTLASS's `Setting smem size to N`: (N, its line)."""
+        self.previous: tuple[int, str] | None = None
+        """(line_no, text) of the line before, when no message read it: the first half of a
+        message broken in two."""
 
     def _flush(self, now: int) -> None:
         """The pending lines no recognized failure can claim any more: unrecognized events."""
-        while self.pending and now - self.pending[0][0] > TACTIC_REACH:
-            line_no, line, tactic, op = self.pending.pop(0)
-            context = (tactic.tactic, tactic.text, tactic.runner, tactic.op) if tactic else None
-            key = (LogEventKind.UNRECOGNIZED, line, context, op)
-            self._add(key, line_no, partial(_unrecognized, line, line_no, tactic, op))
+        while self.pending and now - self.pending[0].line_no > TACTIC_REACH:
+            p = self.pending.pop(0)
+            t = p.here.tactic
+            context = (t.tactic, t.text, t.runner, t.op) if t else None
+            key = (LogEventKind.UNRECOGNIZED, same_as(p.text), context, p.here.op)
+            self._add(key, p.line_no, partial(unrecognized, p.text, p.line_no, p.here))
 
     def _add(self, key: tuple[object, ...], line_no: int, make: Callable[[], LogEvent]) -> None:
         """A new event, or one more line of a known one (the same line in the same context)."""
@@ -294,7 +180,7 @@ class _Reader:
                 self.seen[key] = len(self.events)
                 self.events.append(event)
                 self.repeats.append([])
-            except _Unreadable:
+            except Unreadable:
                 self.seen[key] = _UNREADABLE
                 self.unreadable += 1
         elif index == _UNREADABLE:
@@ -302,18 +188,97 @@ class _Reader:
         else:
             self.repeats[index].append(line_no)
 
+    def _structure(self, text: str) -> bool:
+        """Whether the line is a stack frame or a frame's source line (read as no failure); keeps
+        the innermost Python frame for the exception line that ends the traceback."""
+        if self.in_code:
+            self.in_code = False
+            if not patterns.FRAME.match(text) and not patterns.EXCEPTION.match(text):
+                self.skipped += 1
+                return True
+        frame = patterns.FRAME.match(text) if 'File "' in text else None
+        if frame is not None:
+            path = frame["path"].replace("\\", "/")
+            short = "/".join(path.rsplit("/", 2)[-2:])
+            kept = self.frame
+            if "/torch/" in path and kept and self.line_no - kept[1] <= 3 * TACTIC_REACH:
+                # the op's frame, not the torch dispatcher's frames under it
+                self.frame = (kept[0], self.line_no)
+            else:
+                self.frame = (f"{short}:{frame['line']} in {frame['func']}", self.line_no)
+            self.in_code = True
+            self.skipped += 1
+            return True
+        if "0x" in text and patterns.CPP_FRAME.match(text):
+            self.skipped += 1
+            return True
+        return False
+
+    def _context(self, text: str, tactic: Tactic | None) -> Context:
+        """What the lines above say about this one: its exception type and frame, if it ends a
+        traceback or is a `what():`, and CUTLASS's bytes within SMEM_REACH lines."""
+        now = self.line_no
+        exception = frame = None
+        raised = patterns.EXCEPTION.match(text)
+        if raised is not None:
+            exception = raised["type"]
+            if self.frame is not None and now - self.frame[1] <= TACTIC_REACH:
+                frame = self.frame[0]
+        elif self.exception is not None and now - self.exception[1] <= 2:
+            if patterns.WHAT.match(text):
+                exception = self.exception[0]
+        smem = self.smem if self.smem and now - self.smem[1] <= SMEM_REACH else None
+        return Context(tactic, self.op, exception, frame, smem)
+
+    def _read(self, text: str, low: str) -> _Line:
+        seen = self.read.get(text)
+        if seen is None:
+            seen = _Line.of(text, low)
+            if len(self.read) < _READ_CACHE:
+                self.read[text] = seen  # a log repeats its lines: each is matched once
+        return seen
+
+    def _join(self, text: str) -> bool:
+        """The line completes a message broken at the line before: one event on the first line,
+        with the two joined. Tried only when neither half is read by a message alone."""
+        prev = self.previous
+        if prev is None or prev[0] != self.line_no - 1:
+            return False
+        if not any(p.line_no == prev[0] for p in self.pending):
+            return False  # only a line that said something failed is a message's first half
+        joined = prev[1].rstrip() + " " + text
+        match = grammar.match(joined)
+        if match is None or match[0].event_kind is None:
+            return False
+        message, m = match
+        first = next((p for p in self.pending if p.line_no == prev[0]), None)
+        here = first.here if first else self._context(prev[1], None)
+        self.pending = [p for p in self.pending if p is not first]
+        start = prev[0]
+
+        def make() -> LogEvent:
+            e = make_event(message, m, joined, start, here)
+            return e.model_copy(update={"joined": (*e.joined, self.line_no)})
+
+        self._add((joined, None, self.op), start, make)
+        self.previous = None
+        return True
+
     def line(self, line: str, cut: bool = False) -> None:
         self.line_no += 1
         self.cut_lines += cut
         self._flush(self.line_no)
-        if not patterns.WORTH_READING.search(line):
+        text = body(line)
+        if self._structure(text):
+            return
+        low = text.lower()
+        if not worth_reading(low):
+            if self.previous is not None and text:
+                self._join(text)
+            self.previous = None
             return
         line_no = self.line_no
-        seen = self.read.get(line)
-        if seen is None:
-            seen = _Line.of(line)
-            if len(self.read) < _READ_CACHE:
-                self.read[line] = seen  # a log repeats its lines: each is matched once
+        seen = self._read(text, low)
         for v in seen.versions:
             if v not in self.versions:
                 self.versions.append(v)
@@ -321,12 +286,27 @@ class _Reader:
             self.op, self.last_tactic = seen.tuning, None
         if seen.tactic is not None:
             self.last_tactic = replace(seen.tactic, line_no=line_no)
-        if seen.failure is None:
+        if seen.match is None:
+            if self._join(text):
+                return
+            self.previous = (line_no, text)
             if seen.signals:
-                here = replace(seen.tactic, line_no=line_no) if seen.tactic else None
-                self.pending.append((line_no, line, here, self.op))
+                here_tactic = replace(seen.tactic, line_no=line_no) if seen.tactic else None
+                here = self._context(text, here_tactic)
+                self.pending.append(_Pending(line_no, line, text, here))
             return
-        kind, m = seen.failure
+        self.previous = None
+        message, m = seen.match
+        if message.kind == "hint":
+            self.skipped += 1
+            return
+        if message.kind == "context":
+            if message.context == "smem-size":
+                self.smem = (int(m["bytes"]), line_no) if len(m["bytes"]) < 20 else None
+            else:
+                self.exception = (m["detail"], line_no)
+            return
+        kind = message.event_kind
         last = self.last_tactic
         near = last if last and line_no - last.line_no <= TACTIC_REACH else None
         if kind is LogEventKind.SKIPPED_SUMMARY:
@@ -334,12 +314,16 @@ class _Reader:
         elif self.pending:
             # The line above that said "failed" without a message was this failure's start: the
             # one that named the tactic this failure takes, else the nearest within reach.
+            # Only a line that announces a message is a start (it names the tactic, or ends
+            # with a colon): one with a message of its own is a failure of its own.
             at = near.line_no if near is not None else None
-            started = [p for p in self.pending if p[0] == at] or self.pending[-1:]
+            starts = [p for p in self.pending if _announces(p)]
+            started = [p for p in starts if p.line_no == at] or starts[-1:]
             self.pending = [p for p in self.pending if p not in started]
+        here = self._context(text, near)
         context = (near.tactic, near.text, near.runner, near.op) if near else None
-        op = self.op
-        self._add((line, context, op), line_no, lambda: _event(kind, m, line, line_no, near, op))
+        key = (same_as(text), context, self.op, here.exception, here.smem)
+        self._add(key, line_no, lambda: make_event(message, m, text, line_no, here))
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
 
@@ -363,6 +347,7 @@ class _Reader:
             cut_lines=self.cut_lines,
             dropped_events=self.dropped,
             unreadable_lines=self.unreadable,
+            skipped_lines=self.skipped,
         )
 
 
