@@ -19,40 +19,6 @@ from cutlint.binaries.read import parse_resource_usage, read_paths
 from cutlint.model.arch import arch_for
 from cutlint.model.occupancy import register_cap
 
-SOURCE = r"""
-__global__ void __launch_bounds__(384, 1) heavy(float* out, const float* in, int n) {
-  __shared__ float tile[1024];
-  float acc[64];
-  #pragma unroll
-  for (int i = 0; i < 64; ++i) acc[i] = in[threadIdx.x + i * n];
-  tile[threadIdx.x] = acc[threadIdx.x % 64];
-  __syncthreads();
-  float s = 0;
-  #pragma unroll
-  for (int i = 0; i < 64; ++i) s += acc[i] * tile[(threadIdx.x + i) % 1024];
-  out[threadIdx.x] = s;
-}
-__global__ void __launch_bounds__(1024, 2) squeezed(float* out, const float* in, int n) {
-  float acc[96];
-  #pragma unroll
-  for (int i = 0; i < 96; ++i) acc[i] = in[threadIdx.x + i * n];
-  float s = 0;
-  #pragma unroll
-  for (int j = 0; j < 4; ++j)
-    #pragma unroll
-    for (int i = 0; i < 96; ++i) s = s * acc[(i + j) % 96] + acc[i];
-  out[threadIdx.x] = s;
-}
-__global__ void framed(float* out, const float* in, int n) {
-  float acc[256];
-  for (int i = 0; i < 256; ++i) acc[i] = in[i * n + threadIdx.x];
-  float s = 0;
-  for (int i = 0; i < 256; ++i) s += acc[(i * 7 + threadIdx.x) % 256] * acc[i];
-  out[threadIdx.x] = s;
-}
-__global__ void light(int* x) { x[threadIdx.x] += 1; }
-"""
-
 NVCC = shutil.which("nvcc")
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not on PATH")
 
@@ -65,10 +31,12 @@ def _nvcc(*args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[PtxasKernel]]]:
+def built(
+    tmp_path_factory: pytest.TempPathFactory, kernel_source: str
+) -> tuple[Path, dict[str, list[PtxasKernel]]]:
     d = tmp_path_factory.mktemp("binaries")
     src = d / "k.cu"
-    src.write_text(SOURCE)
+    src.write_text(kernel_source)
     reports = {
         "k.cubin": _nvcc(
             "-cubin", "-arch=sm_90a", "-Xptxas", "-v", "-o", str(d / "k.cubin"), str(src)
