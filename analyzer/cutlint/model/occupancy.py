@@ -61,12 +61,14 @@ def occupancy(
     dynamic_smem: int,
     registers_per_thread: int | None,
     static_smem: int = 0,
+    max_dynamic_smem: int | None = None,
 ) -> Occupancy:
     """Active blocks per SM; `registers_per_thread` None: that limit is not decided.
 
-    The opt-in limit applies when the dynamic size is at least 48 KiB: CUTLASS's adapters
-    (`GemmUniversalAdapter::initialize`, 2.x `GemmUniversalBase`) and the TensorRT-LLM launchers
-    set `cudaFuncAttributeMaxDynamicSharedMemorySize` exactly then."""
+    `max_dynamic_smem` is the kernel's `cudaFuncAttributeMaxDynamicSharedMemorySize`; None: as
+    CUTLASS's adapters (`GemmUniversalAdapter::initialize`, 2.x `GemmUniversalBase`) and the
+    TensorRT-LLM launchers set it, to the kernel's own size when that is at least 48 KiB, and not
+    at all below."""
     warps = -(-threads // arch.warp_size)
     by_warps = (
         0 if threads > arch.threads_per_block else (arch.threads_per_sm // arch.warp_size) // warps
@@ -77,11 +79,18 @@ def occupancy(
     allocated = _round_up(
         static_smem + arch.smem_reserved_per_block + dynamic_smem, arch.smem_allocation_unit
     )
-    optin = dynamic_smem >= arch.smem_per_block_default
-    per_block = (arch.smem_optin if optin else arch.smem_per_block_default) + (
-        arch.smem_reserved_per_block
-    )
-    by_smem = 0 if allocated > per_block else arch.smem_per_sm // allocated
+    if max_dynamic_smem is None and dynamic_smem >= arch.smem_per_block_default:
+        max_dynamic_smem = dynamic_smem
+    per_block = arch.smem_per_block_default + arch.smem_reserved_per_block
+    exceeded = False
+    if max_dynamic_smem is not None:
+        # cudaOccSMemPerBlock, FUNC_SHMEM_LIMIT_OPTIN: the opt-in limit once the most the
+        # kernel may use is above the default; a launch above the attribute is refused
+        exceeded = dynamic_smem > max_dynamic_smem
+        most = static_smem + arch.smem_reserved_per_block + max_dynamic_smem
+        if most > arch.smem_per_block_default:
+            per_block = arch.smem_optin + arch.smem_reserved_per_block
+    by_smem = 0 if exceeded or allocated > per_block else arch.smem_per_sm // allocated
     by_registers = (
         None
         if registers_per_thread is None
