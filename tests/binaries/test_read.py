@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from cutlint.binaries import read as binaries_read
 from cutlint.binaries.ptxas import PtxasKernel, parse
 from cutlint.binaries.read import parse_resource_usage, read_paths
 from cutlint.model.arch import arch_for
@@ -153,3 +155,15 @@ def test_a_file_that_is_not_a_binary_is_skipped_and_a_bad_one_said(tmp_path: Pat
     reading = read_paths([tmp_path])
     assert reading.kernels == []
     assert [p for p, _ in reading.problems] == [str(tmp_path / "bad.cubin")]
+
+
+def test_a_compressed_entry_without_a_decoder_is_said_not_guessed(
+    built: tuple[Path, dict[str, list[PtxasKernel]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d, _ = built
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard -> ImportError
+    monkeypatch.setattr(binaries_read, "find_cuobjdump", lambda: None)  # and no cuobjdump
+    reading = read_paths([d / "kz.o"])
+    assert reading.kernels == []
+    ((path, why),) = reading.problems
+    assert path.endswith("kz.o") and "zstd" in why and "no cuobjdump" in why

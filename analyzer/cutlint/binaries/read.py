@@ -117,9 +117,14 @@ def _read_entries(
         out.kernels += [KernelImage(path, k, "cubin") for k in kernels(cubin)]
 
 
+def find_cuobjdump() -> str | None:
+    """The toolkit's cuobjdump, if it is on PATH (the fallback for entries not decoded here)."""
+    return shutil.which("cuobjdump")
+
+
 def _fallback(path: str, undecoded: list[str], out: Reading) -> None:
     """Entries this reader cannot decode: cuobjdump's report of the file, or why not."""
-    tool = shutil.which("cuobjdump")
+    tool = find_cuobjdump()
     if tool is None:
         reasons = "; ".join(sorted(set(undecoded)))
         out.problems.append((path, f"{len(undecoded)} cubins not read ({reasons}), no cuobjdump"))
