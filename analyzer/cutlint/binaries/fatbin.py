@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 FATBIN_MAGIC = 0xBA55ED50
 KIND_PTX = 1
@@ -78,6 +79,16 @@ def entries(data: bytes, start: int = 0, end: int | None = None) -> list[Entry]:
     return out
 
 
+_DECOMPRESSOR: list[Any] = []
+
+
+def _zstd(module: Any) -> Any:
+    """One decompressor for the process: making one per entry costs more than decoding it."""
+    if not _DECOMPRESSOR:
+        _DECOMPRESSOR.append(module.ZstdDecompressor())
+    return _DECOMPRESSOR[0]
+
+
 def decompress(entry: Entry) -> bytes | str:
     """The entry's image, or why it cannot be had here."""
     if entry.compression is None:
@@ -88,7 +99,7 @@ def decompress(entry: Entry) -> bytes | str:
         except ImportError:
             return "a zstd-compressed entry and no zstd decoder (pip install zstandard)"
         try:
-            image: bytes = zstandard.ZstdDecompressor().decompress(
+            image: bytes = _zstd(zstandard).decompress(
                 entry.payload, max_output_size=max(entry.uncompressed_size, 1 << 20)
             )
         except zstandard.ZstdError as e:
