@@ -60,10 +60,9 @@ def main() -> None:
     t0 = time.perf_counter()
     reading = read_paths([where])
     seconds = time.perf_counter() - t0
-    cubins = len({(k.path, k.kernel.sm, i // 6) for i, k in enumerate(reading.kernels)})
     print(
         f"{where}: {reading.files} files, {size / 1e6:.1f} MB, {len(reading.kernels)} kernels "
-        f"(~{cubins} cubins) read in {seconds:.2f} s; problems: {len(reading.problems)}"
+        f"read in {seconds:.2f} s; problems: {len(reading.problems)}"
     )
 
 
