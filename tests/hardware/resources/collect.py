@@ -86,6 +86,12 @@ def main() -> None:
         "reader_seconds": data["read_seconds"],
         "reader_bytes": data["read_bytes"],
         "kernels_compared": n_regs,
+        # `cubin`: read from the binary by cutlint; `cuobjdump`: its fallback (an entry it could
+        # not decode on the machine), which compares cuobjdump with itself
+        "reader_origins": {
+            o: sum(k["origin"] == o for v in data["binaries"].values() for k in v["reader"])
+            for o in ("cubin", "cuobjdump")
+        },
         "occupancy_answers_compared": n_occ,
         "launches": launched,
         "mismatches": bad_regs + bad_occ + bad_launch,
@@ -98,7 +104,8 @@ def main() -> None:
     for r in launched:
         print(f"launch wide, {r['threads']} threads, {r['num_regs']} registers: {r['launch']} "
               f"({r['message']}); cutlint: {r['cutlint'] or 'launches'}")  # fmt: skip
-    print(f"reader: {data['read_seconds']:.3f} s for {data['read_bytes']:,} B of binaries")
+    print(f"reader: {data['read_seconds']:.3f} s for {data['read_bytes']:,} B of binaries, "
+          f"kernels by origin {record['reader_origins']}")  # fmt: skip
     for line in record["mismatches"]:
         print("MISMATCH", line)
     print(f"wrote {DEST}")
