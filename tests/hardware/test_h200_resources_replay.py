@@ -48,7 +48,7 @@ def test_every_occupancy_answer_equals_cutlints() -> None:
 
 
 def test_the_launch_cutlint_refuses_fails_with_too_many_resources() -> None:
-    launches = {r["threads"]: r for r in _data()["launch"]}
+    launches = {r["threads"]: r for r in _data()["launches"]}
     refused = launches[1024]
     assert refused["cutlint"] == ["CUT108 registers-exceed-block-limit"]
     assert refused["launch"] == "cudaErrorLaunchOutOfResources"
