@@ -162,7 +162,8 @@ class _Group(click.Group):
     printed first.)"""
 
     LAZY: ClassVar[dict[str, tuple[str, str]]] = {
-        "verify": ("cutlint.verify.cli", "verify_command")
+        "verify": ("cutlint.verify.cli", "verify_command"),
+        "binaries": ("cutlint.binaries.cli", "binaries_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -299,6 +299,41 @@ class RegisterPlan(Record):
     source: str
 
 
+class RegisterUse(Record):
+    """Registers per thread a kernel runs with, and where the number comes from."""
+
+    per_thread: int | None = Field(
+        description="registers per thread the block launches with (None: not decidable here)"
+    )
+    cap: int = Field(description="the per-thread cap ptxas compiles the kernel under")
+    cap_derivation: str = Field(description="how the cap follows from __launch_bounds__")
+    block: int | None = Field(
+        description="registers allocated to the block at launch: per warp, rounded up to the "
+        "allocation unit, times its warps (None: per_thread not decidable)"
+    )
+    origin: str = Field(description="`model`, `binary` or `ptxas`")
+    source: str
+
+
+class Occupancy(Record):
+    """Active blocks per SM, as cudaOccupancyMaxActiveBlocksPerMultiprocessor computes them."""
+
+    blocks_per_sm: int | None = Field(
+        description="the active blocks per SM (None: registers per thread not decidable)"
+    )
+    at_most: int = Field(description="the least of the limits that are decided")
+    by_warps: int
+    by_blocks: int
+    by_smem: int
+    by_registers: int | None
+    limited_by: tuple[str, ...] = Field(description="the limits equal to at_most")
+    smem_allocated: int = Field(
+        description="static + dynamic + reserved shared memory per block, rounded up to the "
+        "allocation unit"
+    )
+    derivation: str
+
+
 class SmemLayout(Record):
     """The kernel's `SharedStorage` as the compiler lays it out."""
 
@@ -322,6 +357,19 @@ class ArchLimits(Record):
     registers_per_sm: int
     threads_per_block: int
     threads_per_sm: int
+    max_blocks_per_sm: int = Field(description="resident blocks per SM, at most")
+    registers_per_block: int = Field(description="32-bit registers one block may hold")
+    warp_size: int
+    register_allocation_unit: int = Field(
+        description="registers per warp are allocated in units of this many"
+    )
+    register_sub_partitions: int = Field(
+        description="SM sub-partitions the register file is split among"
+    )
+    smem_allocation_unit: int = Field(description="shared memory per block is allocated in these")
+    smem_per_block_default: int = Field(
+        description="dynamic + static shared memory per block without the opt-in attribute"
+    )
     clusters: bool
     max_cluster_size: int
     tma: bool
@@ -354,6 +402,12 @@ class Resources(Record):
     )
     registers: RegisterPlan | None = Field(
         default=None, description="the warp groups' register split"
+    )
+    register_use: RegisterUse | None = Field(
+        default=None, description="registers per thread and per block (cutlint.model.occupancy)"
+    )
+    occupancy: Occupancy | None = Field(
+        default=None, description="active blocks per SM (cutlint.model.occupancy)"
     )
     dispatch_supported: bool | None = Field(
         default=None,

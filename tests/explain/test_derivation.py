@@ -83,7 +83,8 @@ def test_the_tree_expands_each_node_once() -> None:
 
 def test_a_fitting_tactic_is_derived_from_total_limit_and_stages() -> None:
     g = api.derivation(_headline(swap_ab=True))
-    assert {"inputs", "layout.total", "limit", "builder.stages", "dispatch"} == set(
+    # and from the occupancy (model/occupancy.py): a fitting tactic launches at least one block
+    assert {"inputs", "layout.total", "limit", "builder.stages", "dispatch", "occupancy"} == set(
         g.successors("verdict")
     )
 

@@ -13,7 +13,7 @@ from cutlint import api
 from cutlint.cli import main
 from cutlint.explain import Agreement, FailureClass, explain_log
 from cutlint.explain.render import render_log_text
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.logs import parse_log
 from cutlint.records import InstantiationResult, Shape3
 

@@ -34,6 +34,19 @@ CORE_METRICS: dict[str, str] = {
     "variant.advice": "which neighbouring variant fits, in words",
     "cutlass.version": "the CUTLASS version modeled",
     "threads": "threads per block (MaxThreadsPerBlock)",
+    "registers.cap": "the per-thread register cap __launch_bounds__ puts on ptxas (255 without)",
+    "registers.cap_derivation": "how registers.cap follows from the launch bounds, in words",
+    "registers.decided": "whether registers per thread are decided (reconfigured kernels: the cap)",
+    "registers.per_thread": "registers per thread at launch (0: not decided)",
+    "registers.block": "registers allocated to the block at launch (0: not decided)",
+    "registers.block_limit": "the arch's registers per block",
+    "registers.file": "the arch's registers per SM",
+    "registers.reconfigured_block": "what the warp groups hold after setmaxnreg (0: no reconfiguration)",
+    "registers.spill_stores": "bytes ptxas spills to local memory (0: none, or not known from the source)",
+    "registers.spill_loads": "bytes ptxas loads back from spills (0: none, or not known from the source)",
+    "occupancy.at_most": "active blocks per SM, the least of the decided limits",
+    "occupancy.decided": "whether every occupancy limit is decided (or one is already zero)",
+    "occupancy.derivation": "the occupancy limits, in words",
 }
 
 
@@ -112,4 +125,25 @@ def core_facts(res: Resources) -> Facts:
         "variant.advice": _advice(res.variants),
         "cutlass.version": res.cutlass_version,
         "threads": res.max_threads_per_block,
+        **_register_facts(res),
+    }
+
+
+def _register_facts(res: Resources) -> Facts:
+    use, occ, plan = res.register_use, res.occupancy, res.registers
+    return {
+        "registers.cap": use.cap if use else res.arch.registers_per_thread,
+        "registers.cap_derivation": use.cap_derivation if use else "launch bounds not known",
+        "registers.decided": use is not None and use.per_thread is not None,
+        "registers.per_thread": (use.per_thread or 0) if use else 0,
+        "registers.block": (use.block or 0) if use else 0,
+        "registers.block_limit": res.arch.registers_per_block,
+        "registers.file": res.arch.registers_per_sm,
+        "registers.reconfigured_block": (plan.block_registers or 0) if plan else 0,
+        # spills are ptxas's to know (cutlint.binaries.ptxas): never guessed from the source
+        "registers.spill_stores": 0,
+        "registers.spill_loads": 0,
+        "occupancy.at_most": occ.at_most if occ else 1,
+        "occupancy.decided": occ is not None and occ.blocks_per_sm is not None,
+        "occupancy.derivation": occ.derivation if occ else "not computed",
     }

@@ -16,6 +16,7 @@ from cutlint.engine.selection import Selection
 from cutlint.families.base import CannotRun, Facts, Family, Unreadable
 from cutlint.families.registry import claim
 from cutlint.model.context import ModelContext
+from cutlint.model.occupancy import with_occupancy
 from cutlint.producers.flashinfer.modules import compiled_out
 from cutlint.producers.forms import unclaimed
 from cutlint.records import (
@@ -141,7 +142,7 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
         return _cannot_run(inst, reason, recipe, selection)
     if reason is not None:
         return _not_modeled(inst, reason, (), recipe, selection)
-    res = family.resources(recipe, ctx)
+    res = with_occupancy(family.name, family.resources(recipe, ctx))
     rules = rules_for(family, ctx.arch.sm)
     diags = diagnose(rules, facts_for(family, recipe, res), inst.span.path, inst.span.line)
     # The verdict comes from every finding; the selection only decides which are shown.

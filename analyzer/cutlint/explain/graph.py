@@ -207,6 +207,22 @@ def _limits(g: nx.DiGraph[str], res: Resources) -> None:
          variants)  # fmt: skip
 
 
+def _occupancy(g: nx.DiGraph[str], res: Resources) -> None:
+    """Registers per thread and blocks per SM, each with its derivation (model/occupancy.py)."""
+    use, occ = res.register_use, res.occupancy
+    if occ is None:
+        return
+    regs = []
+    if use is not None:
+        value = "not decided (ptxas's)" if use.per_thread is None else use.per_thread
+        _add(g, "registers", "registers per thread", value, f"{use.cap_derivation}; {use.source}",
+             "quantity", ["input.arch"])  # fmt: skip
+        regs = ["registers"]
+    _add(g, "occupancy", "active blocks per SM", occ.derivation,
+         "CUDA include/cuda_occupancy.h: cudaOccMaxActiveBlocksPerMultiprocessor", "quantity",
+         [*regs, "layout.total", "input.arch"])  # fmt: skip
+
+
 def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     """The derivation graph of one result; its root is the node "verdict"."""
     g: nx.DiGraph[str] = nx.DiGraph()
@@ -228,9 +244,11 @@ def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     _builder(g, res)
     _layout(g, res)
     _limits(g, res)
+    _occupancy(g, res)
     findings = _findings(g, r, res)
     # The inputs come first, so that the tree shows what was given before what was derived.
     basis = ["inputs", *(findings or ["layout.total", "limit", "builder.stages", "dispatch"])]
+    basis += ["occupancy"] if "occupancy" in g else []
     _add(g, "verdict", "verdict", r.verdict.value,
          "engine/judge.py: the worst outcome its findings imply", "verdict",
          basis)  # fmt: skip

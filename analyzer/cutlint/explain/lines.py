@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, FailureClass
-from cutlint.families.moe_macro_family import moe_args
+from cutlint.families.base import moe_args
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.logs.grammar import by_id, cuda_error_by_key
 from cutlint.model.arch import arch_for, arches

@@ -31,6 +31,7 @@ class RuleGroup(StrEnum):
     TMA_WS_MOE_DISPATCH = "tma-ws-moe-dispatch"
     SM120_BUILDER_ASSERTS = "sm120-builder-asserts"
     MOE_RUNNER_OFFERS = "moe-runner-offers"
+    SM90_TMA_BUILDER_ALIGNMENT = "sm90-tma-builder-alignment"
 
 
 class Role(StrEnum):
@@ -125,6 +126,13 @@ GROUPS: dict[RuleGroup, Group] = {
         Role.OTHER,
         "the MoE runner offers the autotuner a fixed list of tactics",
         "tensorrt_llm/kernels/cutlass_kernels/cutlass_heuristic.cpp: get_candidate_configs_sm90",
+    ),
+    RuleGroup.SM90_TMA_BUILDER_ALIGNMENT: Group(
+        Role.OTHER,
+        "CollectiveBuilder<Sm90, ...> with a TMA kernel schedule static_asserts that A's and B's "
+        "alignment is 16 bytes (the tensor map's global address and strides)",
+        "include/cutlass/gemm/collective/builders/sm90_gmma_builder.inl: "
+        "detail::is_aligned<..., detail::tma_alignment_bytes>",
     ),
 }
 """Every group, its role and the mechanism it stands for."""

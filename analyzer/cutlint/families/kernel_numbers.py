@@ -1,6 +1,6 @@
 """What a family of the JIT-rendered SM120 modules says about one kernel of one instantiation:
 the stage count, the laid-out SharedStorage, threads. One record for every such family, so that
-the runner tactics (producers.flashinfer.runner_tactics) and the verdicts read them alike."""
+the runner tactics (runners.runner_tactics) and the verdicts read them alike."""
 
 from __future__ import annotations
 

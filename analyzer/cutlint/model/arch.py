@@ -15,8 +15,10 @@ def arches() -> dict[str, ArchLimits]:
     with resources.files("cutlint.model").joinpath("data", "arches.toml").open("rb") as f:
         data = tomllib.load(f)
     common = data.pop("common_sources")
+    shared = data.pop("common_values")
     out: dict[str, ArchLimits] = {}
     for name, d in data.items():
+        d = shared | d
         d["sources"] = common | d.get("sources", {})
         out[name] = ArchLimits(name=name, runs_kernels_of=tuple(d.pop("runs_kernels_of")), **d)
     return out

@@ -79,7 +79,14 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         **(
             _model_parts(res, cache)
             if res
-            else {"breakdown": None, "stage_count": None, "variants": None, "registers": None}
+            else {
+                "breakdown": None,
+                "stage_count": None,
+                "variants": None,
+                "registers": None,
+                "register_use": None,
+                "occupancy": None,
+            }
         ),
         "findings": [_finding(d) for d in r.diagnostics],
     }
@@ -99,6 +106,8 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
             "stage_count": _stage_count(res),
             "variants": [v.model_dump(mode="json") for v in res.variants],
             "registers": res.registers.model_dump() if res.registers else None,
+            "register_use": res.register_use.model_dump() if res.register_use else None,
+            "occupancy": res.occupancy.model_dump(mode="json") if res.occupancy else None,
         }
         cached = cache[id(res)] = (res, parts)  # holding res keeps its id from being reused
     return cached[1]

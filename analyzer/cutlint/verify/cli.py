@@ -115,6 +115,19 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     "machines share one input; run each with its own --cache-dir, merge those directories, and "
     "a run without --shard then compiles nothing again (docs/validation.md).",
 )
+@click.option(
+    "--device-code",
+    is_flag=True,
+    help="Compile device code instead (nvcc -cubin -Xptxas -v, minutes a CUTLASS file) and "
+    "report ptxas's registers, spills and stack per kernel (verify/device_code.py); cached and "
+    "shardable like the host probes.",
+)
+@click.option(
+    "--device-flag",
+    "device_flags",
+    multiple=True,
+    help="An nvcc flag for --device-code (-I..., -D..., --expt-relaxed-constexpr); repeatable.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "-v",
@@ -136,6 +149,8 @@ def verify_command(
     no_cache: bool,
     keep_build: bool,
     shard: Shard | None,
+    device_code: bool,
+    device_flags: tuple[str, ...],
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -147,6 +162,10 @@ def verify_command(
     compares the stage count, the kernel's SharedStorageSize, the
     mainloop's and epilogue's SharedStorage and MaxThreadsPerBlock with the model's.
     """
+    if device_code:
+        from cutlint.verify.device_code import device_command
+
+        sys.exit(device_command(paths, arch, device_flags, nvcc, cache_dir, no_cache, shard, fmt))
     options = VerifyOptions(
         headers=headers,
         nvcc=nvcc,

@@ -31,18 +31,25 @@ def _short(name: str) -> str:
 class Sm90CollectiveBuilder:
     name: ClassVar[str] = NAME
     joins: ClassVar[frozenset[RuleGroup]] = frozenset(
-        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR}
+        {
+            RuleGroup.SMEM_AT_INITIALIZE,
+            RuleGroup.STAGE_FLOOR,
+            RuleGroup.SM90_TMA_BUILDER_ALIGNMENT,
+        }
     )
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",
         "cb.epilogue_schedule": "the epilogue builder's EpilogueSchedule as written",
         "cb.stage_policy": "StageCountAutoCarveout / StageCount / StageCountAuto",
+        "cb.tma_alignment": "the A/B alignment the TMA builder's static_assert rejects, in words "
+        "(empty: aligned, or no TMA)",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "cb.kernel_schedule": ("input.schedule",),
         "cb.epilogue_schedule": ("input.epilogue",),
         "cb.stage_policy": ("input.stages",),
+        "cb.tma_alignment": ("input.types",),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "A x B -> D", "schedule", "epilogue")
     probe: ClassVar[str | None] = "cutlass-alias"
@@ -90,6 +97,9 @@ class Sm90CollectiveBuilder:
             "cb.kernel_schedule": _short(r.mainloop[12]),
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "cb.stage_policy": _short(r.mainloop[11].split("<", 1)[0]),
+            "cb.tma_alignment": t.tma_misaligned
+            if isinstance(t := tactic_of(r), model.Tactic)
+            else "",
         }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:

@@ -107,6 +107,9 @@ class Tactic:
     """OpClassSparseTensorOp: the 2:4 sparse mainloop (cutlint.cutlass.sm90_sparse)."""
     fp8: bool = False
     """Both operands FP8 (the sparse builder's MainloopSm90TmaGmmaWarpSpecializedSparseFP8)."""
+    tma_misaligned: str = ""
+    """The A/B alignment a TMA shell's builder static_asserts against, in words (empty: aligned;
+    recipe._tma_misaligned): the chain does not compile (CUT301)."""
     grouped: bool = False
     """A GroupProblemShape with the ptr-array schedules: the ptr-array mainloop, epilogue and
     kernel shell (cutlint.cutlass.mainloop, .epilogue, .kernel: the parts the FlashInfer grouped

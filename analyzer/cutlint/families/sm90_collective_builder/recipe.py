@@ -234,15 +234,32 @@ def _shell(r: Sm90CollectiveBuilderRecipe, a_bits: int, b_bits: int) -> tuple[Sh
         return f"kernel schedule {schedule} is not modeled"
     shell, fast = picked
     if shell.tma and not tma_ok:
-        return (
-            f"A/B alignment {align_a}/{align_b} is below TMA's {TMA} B: the SM90 TMA builder's "
-            "static_assert 'Should meet TMA alignment requirement' (does not compile; not modeled)"
-        )
+        # modeled as written, and reported by CUT301 (the builder's static_assert): tma_misaligned
+        return shell, fast
     if not shell.tma and not (
         _aligned(a_bits, align_a, CP_ASYNC) and _aligned(b_bits, align_b, CP_ASYNC)
     ):
         return f"A/B alignment below cp.async's {CP_ASYNC} B (a static_assert; not modeled)"
     return shell, fast
+
+
+def _tma_misaligned(r: Sm90CollectiveBuilderRecipe, shell: Shell, a_bits: int, b_bits: int) -> str:
+    """The TMA builders' alignment static_assert this chain fails, in words (empty: none).
+
+    GB (sm90_gmma_builder.inl): static_assert(detail::is_aligned<ElementA, AlignmentA, ElementB,
+    AlignmentB, detail::tma_alignment_bytes>(), "Should meet TMA alignment requirement"):
+    sizeof(Element) x Alignment must be a multiple of 16 B for A and for B, because TMA's global
+    strides and addresses are 16-byte aligned (cuTensorMapEncodeTiled: globalStrides a multiple
+    of 16, globalAddress 16-byte aligned) and the alignment is all the kernel promises of them."""
+    align_a, align_b = _literal(r.mainloop[4]), _literal(r.mainloop[7])
+    if not shell.tma or align_a is None or align_b is None:
+        return ""
+    bad = [
+        f"{name} {bits * align // 8} B ({align} x {bits} bits)"
+        for name, bits, align in (("A", a_bits, align_a), ("B", b_bits, align_b))
+        if not _aligned(bits, align, TMA)
+    ]
+    return "" if not bad else f"{' and '.join(bad)} not a multiple of TMA's {TMA} B"
 
 
 def _stage_policy(r: Sm90CollectiveBuilderRecipe) -> tuple[StagePolicy, int] | str:
@@ -369,6 +386,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         return why
     return Tactic(
         shell=kind,
+        tma_misaligned=_tma_misaligned(r, kind, a_bits, b_bits),
         fp8_fast_accum=fast,
         tile=tile,
         cluster=r.cluster,
