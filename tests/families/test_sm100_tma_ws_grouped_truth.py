@@ -43,7 +43,11 @@ def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     # a release whose macro has 14 parameters (FlashInfer 0.5.2) is read against its own list
     # and built with its own launcher's recipe
     legacy = row["version"] in LEGACY_RELEASES
-    params = macro_parameters(row["version"]) if legacy else moe_macro.PARAMETERS
+    params = (
+        tuple(p.rstrip("_") for p in macro_parameters(row["version"]))
+        if legacy
+        else moe_macro.PARAMETERS
+    )
     args, unknown = moe_macro.typed(tuple(row["args"].split(",")), params)
     assert args is not None and not unknown, row["args"]
     cutlass = cutlass_model(parse_version(row["cutlass"]), "test")
@@ -120,6 +124,7 @@ COMPLETE = ("0.6.3", "0.7.4")
 """Releases whose every generated call has a row (make_nvcc_sm100_truth.py); the others' rows
 are the files `cutlint verify` compiled one at a time (truth_from_verify.py)."""
 SAMPLE = {
+    ("0.5.2", "Sm100"): 8,  # M256_BS_group1: NVFP4 (2x1x1, 2x2x1), MXFP8 x MXFP4 (2x1x1, 2x2x1)
     ("0.6.8.post1", "Sm100"): 8,  # cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0
 }
 

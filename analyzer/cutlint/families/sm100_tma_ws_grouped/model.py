@@ -214,8 +214,9 @@ def _legacy_tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
             ml.UmmaKind.BLOCKSCALED, mma.m, mma.n, mma.k, two_sm, bits, bits, sf_vector, 4
         )
     else:
+        # "A & B swapped here": the builder's A is the weight, its B the activation
         mainloop = ml.Mainloop(
-            ml.UmmaKind.DENSE, mma.m, mma.n, mma.k, two_sm, ELEMENT_BITS[act], ELEMENT_BITS[weight]
+            ml.UmmaKind.DENSE, mma.m, mma.n, mma.k, two_sm, ELEMENT_BITS[weight], ELEMENT_BITS[act]
         )
     fp4_subtile = is_fp4 and a.cta_tile.n == FP4_EPILOGUE_TILE_CTA_N
     epilogue = epi.Epilogue(
@@ -227,7 +228,9 @@ def _legacy_tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
         # ElementD = OutputTypeAdaptor_t<OutputType>: bf16 for an FP8 output, else the output
         d_bits=ELEMENT_BITS[out] if out is not ElementType.E4M3 else ELEMENT_BITS[ElementType.BF16],
         d_void=False,
-        d_m_major=False,  # DefaultEpilogue::LayoutD = TransposeLayoutTag<RowMajor>, as SwapAB off
+        # DefaultEpilogue::LayoutD = TransposeLayoutTag<RowMajor>, column-major: what 0.5.3 on builds
+        # with SwapAB on (LayoutD_T), A and B swapped as there
+        d_m_major=True,
         blockscaled=block_scaled,
         tile_override=FP4_EPILOGUE_TILE if fp4_subtile else None,
         n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
