@@ -170,18 +170,22 @@ def test_every_column_is_checked() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("sm", "name"),
+    ("version", "sm", "name"),
     [
-        (100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group17.generated.cu"),
-        (103, "cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0.generated.cu"),
+        ("0.7.2.post1", 100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group17.generated.cu"),
+        ("0.7.2.post1", 103, "cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0.generated.cu"),
+        # CUTLASS 4.4.2
+        ("0.6.8.post1", 100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0.generated.cu"),
+        # the 14-parameter launcher
+        ("0.5.2", 100, "cutlass_kernel_file_gemm_grouped_sm100_M256_BS_group1.generated.cu"),
     ],
 )
 def test_cutlint_verify_agrees_on_a_real_file(
-    flashinfer_root: Any, tmp_path: Path, sm: int, name: str
+    flashinfer_root: Any, tmp_path: Path, version: str, sm: int, name: str
 ) -> None:
-    """`cutlint verify` end to end on one generated SM100 and one SM103 file of FlashInfer
-    0.7.2.post1 (the launcher and CUTLASS headers of 0.7.4, whose rows are committed): nvcc
-    compiles it with the module's flags and every instantiation agrees with the model."""
+    """`cutlint verify` end to end on generated SM100 and SM103 files of FlashInfer 0.7.2.post1
+    (the launcher and CUTLASS headers of 0.7.4, whose rows are committed), 0.6.8.post1 and 0.5.2:
+    nvcc compiles each with the module's flags and every instantiation agrees with the model."""
     from click.testing import CliRunner
 
     from cutlint.cli import main
@@ -192,8 +196,8 @@ def test_cutlint_verify_agrees_on_a_real_file(
         find_nvcc(None)
     except Exception as e:  # no nvcc: nothing to verify with
         pytest.skip(f"nvcc unavailable: {e}")
-    root = flashinfer_root("0.7.2.post1")
-    generated = generate_cache(root, "0.7.2.post1", tmp_path / "cache", sm)
+    root = flashinfer_root(version)
+    generated = generate_cache(root, version, tmp_path / "cache", sm)
     target = generated.parent / str(sm) / name
     args = ["verify", str(target), "--headers", str(root), "--cache-dir", str(tmp_path / "cv")]
     result = CliRunner().invoke(main, [*args, "--format", "json"])
