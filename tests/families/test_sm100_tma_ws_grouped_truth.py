@@ -124,7 +124,9 @@ COMPLETE = ("0.6.3", "0.7.4")
 """Releases whose every generated call has a row (make_nvcc_sm100_truth.py); the others' rows
 are the files `cutlint verify` compiled one at a time (truth_from_verify.py)."""
 SAMPLE = {
-    ("0.5.2", "Sm100"): 8,  # M256_BS_group1: NVFP4 (2x1x1, 2x2x1), MXFP8 x MXFP4 (2x1x1, 2x2x1)
+    # M256_BS_group1: NVFP4 (2x1x1, 2x2x1), MXFP8 x MXFP4 (2x1x1, 2x2x1); M128_group6: FP8 (1x1x1,
+    # 2x1x1, 2x2x1 with 128x256 and 128x512 cluster tiles)
+    ("0.5.2", "Sm100"): 16,
     ("0.6.8.post1", "Sm100"): 8,  # cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0
 }
 
