@@ -128,6 +128,7 @@ SAMPLE = {
     # 2x1x1, 2x2x1 with 128x256 and 128x512 cluster tiles)
     ("0.5.2", "Sm100"): 16,
     ("0.6.8.post1", "Sm100"): 8,  # cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0
+    ("0.6.8.post1", "Sm103"): 8,  # cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0
 }
 
 
