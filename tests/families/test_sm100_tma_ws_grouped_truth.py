@@ -20,6 +20,8 @@ from cutlint.cutlass.layout import member_offsets
 from cutlint.cutlass.storage import pipeline_storage
 from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.sm100_tma_ws_grouped import model as sm100
+from cutlint.families.sm100_tma_ws_grouped.family import LEGACY_RELEASES
+from cutlint.producers.flashinfer.releases import macro_parameters
 from cutlint.producers.trtllm import moe_macro
 
 TRUTH = Path(__file__).parents[1] / "data" / "nvcc_sm100_truth.json"
@@ -38,10 +40,18 @@ def rows() -> list[dict[str, Any]]:
 
 def model_numbers(row: dict[str, Any]) -> dict[str, Any]:
     """What the model says for every column the probe reported."""
-    args, unknown = moe_macro.typed(tuple(row["args"].split(",")), moe_macro.PARAMETERS)
+    # a release whose macro has 14 parameters (FlashInfer 0.5.2) is read against its own list
+    # and built with its own launcher's recipe
+    legacy = row["version"] in LEGACY_RELEASES
+    params = (
+        tuple(p.rstrip("_") for p in macro_parameters(row["version"]))
+        if legacy
+        else moe_macro.PARAMETERS
+    )
+    args, unknown = moe_macro.typed(tuple(row["args"].split(",")), params)
     assert args is not None and not unknown, row["args"]
     cutlass = cutlass_model(parse_version(row["cutlass"]), "test")
-    t = sm100.tactic(args, cutlass)
+    t = sm100.tactic(args, cutlass, legacy)
     assert isinstance(t, sm100.Tactic), t
     stages = sm100.stage_count(t, cutlass).stages
     members = sm100.kernel_members(t, stages, cutlass)
@@ -110,9 +120,23 @@ def disagreements(row: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
 GROUPS = sorted({(r[0], r[4].split(",")[0]) for r in truth()["rows"]})
 
 
+COMPLETE = ("0.6.3", "0.7.4")
+"""Releases whose every generated call has a row (make_nvcc_sm100_truth.py); the others' rows
+are the files `cutlint verify` compiled one at a time (truth_from_verify.py)."""
+SAMPLE = {
+    # M256_BS_group1: NVFP4 (2x1x1, 2x2x1), MXFP8 x MXFP4 (2x1x1, 2x2x1); M128_group6: FP8 (1x1x1,
+    # 2x1x1, 2x2x1 with 128x256 and 128x512 cluster tiles)
+    ("0.5.2", "Sm100"): 16,
+    ("0.6.8.post1", "Sm100"): 8,  # cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0
+    ("0.6.8.post1", "Sm103"): 8,  # cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0
+}
+
+
 def test_truth_covers_every_generated_instantiation() -> None:
     """Counts of FlashInfer's own generator (docs/families/sm100-tma-ws-grouped.md)."""
-    counts = Counter((r["version"], r["args"].split(",")[0]) for r in rows())
+    counts = Counter(
+        (r["version"], r["args"].split(",")[0]) for r in rows() if r["version"] in COMPLETE
+    )
     failures = Counter((f["version"], f["args"][0]) for f in truth()["failures"])
     total = {k: counts[k] + failures[k] for k in counts | failures}
     assert total == {
@@ -121,6 +145,15 @@ def test_truth_covers_every_generated_instantiation() -> None:
         ("0.7.4", "Sm100"): 1476,
         ("0.7.4", "Sm103"): 96,
     }
+
+
+def test_sample_releases() -> None:
+    """The releases verified file by file: CUTLASS 4.4.2 (0.6.8.post1) and the 14-parameter
+    launcher (0.5.2), each with whole generated files (8 calls each)."""
+    sample = Counter(
+        (r["version"], r["args"].split(",")[0]) for r in rows() if r["version"] not in COMPLETE
+    )
+    assert sample == SAMPLE
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=[f"{v}-{a}" for v, a in GROUPS])
@@ -140,18 +173,22 @@ def test_every_column_is_checked() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("sm", "name"),
+    ("version", "sm", "name"),
     [
-        (100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group17.generated.cu"),
-        (103, "cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0.generated.cu"),
+        ("0.7.2.post1", 100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group17.generated.cu"),
+        ("0.7.2.post1", 103, "cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0.generated.cu"),
+        # CUTLASS 4.4.2
+        ("0.6.8.post1", 100, "cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0.generated.cu"),
+        # the 14-parameter launcher
+        ("0.5.2", 100, "cutlass_kernel_file_gemm_grouped_sm100_M256_BS_group1.generated.cu"),
     ],
 )
 def test_cutlint_verify_agrees_on_a_real_file(
-    flashinfer_root: Any, tmp_path: Path, sm: int, name: str
+    flashinfer_root: Any, tmp_path: Path, version: str, sm: int, name: str
 ) -> None:
-    """`cutlint verify` end to end on one generated SM100 and one SM103 file of FlashInfer
-    0.7.2.post1 (the launcher and CUTLASS headers of 0.7.4, whose rows are committed): nvcc
-    compiles it with the module's flags and every instantiation agrees with the model."""
+    """`cutlint verify` end to end on generated SM100 and SM103 files of FlashInfer 0.7.2.post1
+    (the launcher and CUTLASS headers of 0.7.4, whose rows are committed), 0.6.8.post1 and 0.5.2:
+    nvcc compiles each with the module's flags and every instantiation agrees with the model."""
     from click.testing import CliRunner
 
     from cutlint.cli import main
@@ -162,8 +199,8 @@ def test_cutlint_verify_agrees_on_a_real_file(
         find_nvcc(None)
     except Exception as e:  # no nvcc: nothing to verify with
         pytest.skip(f"nvcc unavailable: {e}")
-    root = flashinfer_root("0.7.2.post1")
-    generated = generate_cache(root, "0.7.2.post1", tmp_path / "cache", sm)
+    root = flashinfer_root(version)
+    generated = generate_cache(root, version, tmp_path / "cache", sm)
     target = generated.parent / str(sm) / name
     args = ["verify", str(target), "--headers", str(root), "--cache-dir", str(tmp_path / "cv")]
     result = CliRunner().invoke(main, [*args, "--format", "json"])

@@ -36,8 +36,9 @@ from cutlint.verify.macro_calls import find_macro_calls
 from cutlint.verify.nvcc_probe import ProbeError, run_probe
 
 ROOT = Path(__file__).parents[2]
-NS_OPEN = re.compile(r"namespace\s+cutlass_kernels_oss\s*\{\s*\n")
-NS_CLOSE = re.compile(r"\}\s*//\s*namespace\s+cutlass_kernels_oss")
+# FlashInfer 0.5.3 on writes its calls into cutlass_kernels_oss, 0.5.2 into cutlass_kernels
+NS_OPEN = re.compile(r"namespace\s+(cutlass_kernels(?:_oss)?)\s*\{\s*\n")
+NS_CLOSE = re.compile(r"\}\s*//\s*namespace\s+cutlass_kernels(?:_oss)?\b")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Body:
     text: str
     first_line: int  # line of the body's first line in the generated file
     calls: tuple[Call, ...]
+    namespace: str = "cutlass_kernels_oss"  # the generated file's own innermost namespace
 
 
 def bodies(version: str, root: Path, base: Path) -> list[Body]:
@@ -75,15 +77,16 @@ def bodies(version: str, root: Path, base: Path) -> list[Body]:
             first_line = text.count("\n", 0, m_open.end()) + 1
             body = text[m_open.end() : m_close.start()]
             calls = tuple(Call(version, path.name, c.line, c.args) for c in find_macro_calls(text))
-            out.append(Body(version, path, body, first_line, calls))
+            out.append(Body(version, path, body, first_line, calls, m_open.group(1)))
     return out
 
 
 def batch_source(batch: list[Body], launcher_include: str) -> tuple[str, dict[int, Call]]:
     """One translation unit of several bodies; batch line of each macro name -> its call."""
+    ns = batch[0].namespace
     head = (
         f'#include "{launcher_include}"\n'
-        "namespace tensorrt_llm\n{\nnamespace kernels\n{\nnamespace cutlass_kernels_oss\n{\n"
+        f"namespace tensorrt_llm\n{{\nnamespace kernels\n{{\nnamespace {ns}\n{{\n"
     )
     parts = [head]
     line = head.count("\n") + 1
@@ -93,9 +96,7 @@ def batch_source(batch: list[Body], launcher_include: str) -> tuple[str, dict[in
             where[line + c.line - b.first_line] = c
         parts.append(b.text if b.text.endswith("\n") else b.text + "\n")
         line += parts[-1].count("\n")
-    parts.append(
-        "} // namespace cutlass_kernels_oss\n} // namespace kernels\n} // namespace tensorrt_llm\n"
-    )
+    parts.append(f"}} // namespace {ns}\n}} // namespace kernels\n}} // namespace tensorrt_llm\n")
     return "".join(parts), where
 
 
@@ -165,7 +166,7 @@ def single(body: Body, call: Call) -> Body:
         end += 1
     for i, ln in enumerate(lines):
         out.append(ln if start <= i <= end else "")
-    return Body(body.version, body.path, "\n".join(out), body.first_line, (call,))
+    return Body(body.version, body.path, "\n".join(out), body.first_line, (call,), body.namespace)
 
 
 class Emit:

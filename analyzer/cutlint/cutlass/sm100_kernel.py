@@ -52,12 +52,15 @@ SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
     # headers). 4.2.1 asserts at class scope (any instantiation of the kernel type); since the
     # asynchronous tensormap update it is in `operator()` (when the kernel is built for the device).
     "4.2.1": (f"{KS}:229", f"{KS103}:236"),
+    "4.4.2": (f"{KS}:553 (operator())", f"{KS103}:518 (operator())"),
     "4.5.0": (f"{KS}:553 (operator())", f"{KS103}:518 (operator())"),
 }
 
 
 UNIVERSAL_SMEM_STATIC_ASSERT = {
     "4.2.0": f"{KS_UNIVERSAL}:213",
+    "4.2.1": f"{KS_UNIVERSAL}:213",
+    "4.4.2": f"{KS_UNIVERSAL}:410 (operator())",
     "4.5.0": f"{KS_UNIVERSAL}:410 (operator())",
 }
 """The one-problem SM100 shell's `static_assert(SharedStorageSize <= sm100_smem_capacity_bytes,
@@ -67,6 +70,7 @@ UNIVERSAL_SMEM_STATIC_ASSERT = {
 
 UNIVERSAL_SM103_SMEM_STATIC_ASSERT = {
     "4.2.1": f"{KS103_UNIVERSAL}:215",
+    "4.4.2": f"{KS103_UNIVERSAL}:435 (operator())",
     "4.5.0": f"{KS103_UNIVERSAL}:435 (operator())",
 }
 """The same assertion of the one-problem SM103 shell, per release read (class scope in 4.2.1)."""

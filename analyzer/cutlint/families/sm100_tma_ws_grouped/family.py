@@ -176,7 +176,24 @@ def _tactic(a: MoeGemmArgs, ctx: ModelContext) -> sm100.Tactic | str:
     why = _covered_cutlass(ctx.cutlass)
     if why is not None:
         return why
-    return sm100.tactic(a, ctx.cutlass)
+    legacy = a.epilogue_schedule == "void" and _legacy_launcher(ctx)
+    return sm100.tactic(a, ctx.cutlass, legacy)
+
+
+def _load_legacy_releases() -> tuple[str, ...]:
+    with resources.files(PACKAGE).joinpath("data", "family.toml").open("rb") as f:
+        return tuple(tomllib.load(f)["legacy_launcher"]["releases"])
+
+
+LEGACY_RELEASES = _load_legacy_releases()
+"""The FlashInfer releases whose 14-parameter launcher the model builds (family.toml)."""
+
+
+def _legacy_launcher(ctx: ModelContext) -> bool:
+    """Whether the file's release is one whose launcher has no EpilogueSchedule parameter (the
+    macro reader fills in `void` for it) and whose Sm100 recipe the model knows; elsewhere a
+    `void` schedule stays not modeled."""
+    return ctx.flashinfer is not None and ctx.flashinfer.version in LEGACY_RELEASES
 
 
 def _smem_layout(t: sm100.Tactic, stages: int, cutlass: CutlassModel) -> SmemLayout:
@@ -222,7 +239,9 @@ def _variants(t: sm100.Tactic, ctx: ModelContext) -> tuple[Variant, ...]:
     """The same tactic one tile-K step smaller, and the other epilogue (TMA <-> no-smem)."""
     out: list[Variant] = []
     if t.cta_tile.k >= 64:
-        smaller = sm100.with_tile(t, Shape3(m=t.cta_tile.m, n=t.cta_tile.n, k=t.cta_tile.k // 2))
+        # the 14-parameter launcher's macro tile is the cluster's: halve K of that one
+        base = t.args.cta_tile if t.legacy else t.cta_tile
+        smaller = sm100.with_tile(t, Shape3(m=base.m, n=base.n, k=base.k // 2))
         if smaller is not None:
             out.append(_variant(f"K = {t.cta_tile.k // 2}", smaller, ctx))
     other = sm100.with_other_epilogue(t)

@@ -37,6 +37,7 @@ TWO_SM_M_FACTOR = _C["two_sm_m_factor"]
 SM103_K_FACTOR = _C["sm103_k_factor"]
 FP4_EPILOGUE_TILE = (_C["fp4_epilogue_tile_m"], _C["fp4_epilogue_tile_n"])
 FP4_EPILOGUE_TILE_CTA_N = _C["fp4_epilogue_tile_cta_n"]
+LEGACY_TWO_SM_CLUSTER_M = _C["legacy_two_sm_cluster_m"]
 
 ELEMENT_BITS = {
     ElementType.E2M1: 4,
@@ -70,14 +71,36 @@ class Tactic:
     mainloop: ml.Mainloop
     epilogue: epi.Epilogue
     block_scaled: bool
+    legacy: bool = False
+    """The 14-parameter launcher of FlashInfer 0.5.x (`legacy_tile`), whose macro tile is the
+    cluster's."""
 
 
-def tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
-    """The parts the launcher builds for `a`, or why the model does not cover it."""
+def legacy_tile(a: MoeGemmArgs) -> tuple[Shape3, bool] | str:
+    """The MMA tile and 2-SM flag of the 14-parameter launcher (FlashInfer 0.5.2's
+    moe_gemm_tma_ws_launcher.inl): `Is2SM = IsBlackwell && cute::size<0>(ClusterShape{}) % 2 == 0`,
+    `AtomThrShape = shape_div(ClusterShape, Shape<Is2SM ? _2 : _1, _1, _1>)` and
+    `MainloopTileShapeSm100 = EpilogueTileShapeSm100 = shape_div(TileShape, AtomThrShape)`: the
+    macro's CTA_M/N/K are the tile of the whole cluster, not of one CTA."""
+    two_sm = a.cluster.m % LEGACY_TWO_SM_CLUSTER_M == 0
+    atom = (a.cluster.m // (LEGACY_TWO_SM_CLUSTER_M if two_sm else 1), a.cluster.n, a.cluster.k)
+    tile = (a.cta_tile.m, a.cta_tile.n, a.cta_tile.k)
+    if any(t % d for t, d in zip(tile, atom, strict=True)):
+        return f"tile {a.cta_tile} is not divisible by the cluster's atom shape {atom}"
+    m, n, k = (t // d for t, d in zip(tile, atom, strict=True))
+    return Shape3(m=m, n=n, k=k), two_sm
+
+
+def tactic(a: MoeGemmArgs, cutlass: CutlassModel, legacy: bool = False) -> Tactic | str:
+    """The parts the launcher builds for `a`, or why the model does not cover it. `legacy`: the
+    14-parameter launcher of FlashInfer 0.5.x (family.toml [legacy_launcher]), which has no
+    epilogue-schedule parameter and always builds the TMA epilogue."""
     if a.sm not in (100, 103):
         return f"arch tag {a.arch_tag} is not an SM100/SM103 tag"
     if a.act_type is None or a.weight_type is None or a.output_type is None or a.fusion is None:
         return "an element type or the fusion is unknown (see the CUT0xx diagnostic)"
+    if legacy:
+        return _legacy_tactic(a, cutlass)
     kind = EPILOGUE_SCHEDULES.get(a.epilogue_schedule)
     if kind is None:
         return f"epilogue schedule {a.epilogue_schedule} is not one the SM10x launcher builds"
@@ -156,16 +179,78 @@ def tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
     return Tactic(a, cutlass, a.sm, a.cta_tile, two_sm, mainloop, epilogue, block_scaled)
 
 
+def _legacy_tactic(a: MoeGemmArgs, cutlass: CutlassModel) -> Tactic | str:
+    """FlashInfer 0.5.2's Sm100 branch: CollectiveBuilder<Sm100, OpClass(BlockScaled)TensorOp,
+    B, A, float, MainloopTileShape, ClusterShape, StageCountAutoCarveout<sizeof(
+    CollectiveEpilogue::SharedStorage)>, KernelPtrArrayTmaWarpSpecialized{1,2}Sm{Sm100,Nvf4Sm100,
+    Mxf8f6f4Sm100}>; the epilogue CollectiveBuilder with PtrArrayTmaWarpSpecialized{1,2}Sm,
+    ElementC = void, D in the output type, EpilogueSubTile 128x64 for FP4 with CTA_N 256 (else
+    EpilogueTileAuto); its FINALIZE is another builder (EpilogueMoeFusedFinalizeBuilder)."""
+    if a.sm != 100:
+        return f"arch tag {a.arch_tag}: the 14-parameter launcher has no SM103 branch"
+    if a.fusion is not Fusion.NONE:
+        return (
+            f"fusion {a.fusion}: the 14-parameter launcher builds FINALIZE with "
+            "EpilogueMoeFusedFinalizeBuilder, which the model does not cover"
+        )
+    shape = legacy_tile(a)
+    if isinstance(shape, str):
+        return shape
+    mma, two_sm = shape
+    act, weight, out = a.act_type, a.weight_type, a.output_type
+    assert act is not None and weight is not None and out is not None
+    is_fp4 = act is ElementType.E2M1
+    w4a8 = weight is ElementType.E2M1 and act is ElementType.E4M3
+    block_scaled = is_fp4 or w4a8
+    if act is not weight and not w4a8:
+        return f"{act} x {weight}: the TMA WS MoE launcher does not support mixed input types"
+    if block_scaled:
+        # launcher: KernelSchedule{1,2}SmSm100BlockScaled = IsMXFPX ? ...Mxf8f6f4Sm100 :
+        # ...Nvf4Sm100 (MXF8F6F4 stores A and B as uint8_t, SFVec 32; NVF4 keeps 4 bits, SFVec 16)
+        bits, sf_vector = (8, 32) if a.mxfpx else (4, 16)
+        if not a.mxfpx and not is_fp4:
+            return f"{act} x {weight} without MXFPX: not a block-scaled MMA the model covers"
+        mainloop = ml.Mainloop(
+            ml.UmmaKind.BLOCKSCALED, mma.m, mma.n, mma.k, two_sm, bits, bits, sf_vector, 4
+        )
+    else:
+        # "A & B swapped here": the builder's A is the weight, its B the activation
+        mainloop = ml.Mainloop(
+            ml.UmmaKind.DENSE, mma.m, mma.n, mma.k, two_sm, ELEMENT_BITS[weight], ELEMENT_BITS[act]
+        )
+    fp4_subtile = is_fp4 and a.cta_tile.n == FP4_EPILOGUE_TILE_CTA_N
+    epilogue = epi.Epilogue(
+        kind=epi.EpilogueKind.TMA,
+        mma_m=mma.m,
+        mma_n=mma.n,
+        two_sm=two_sm,
+        c_bits=None,  # launcher: EpilogueElementC = ElementC = void off SM120
+        # ElementD = OutputTypeAdaptor_t<OutputType>: bf16 for an FP8 output, else the output
+        d_bits=ELEMENT_BITS[out] if out is not ElementType.E4M3 else ELEMENT_BITS[ElementType.BF16],
+        d_void=False,
+        # DefaultEpilogue::LayoutD = TransposeLayoutTag<RowMajor>, column-major: what 0.5.3 on builds
+        # with SwapAB on (LayoutD_T), A and B swapped as there
+        d_m_major=True,
+        blockscaled=block_scaled,
+        tile_override=FP4_EPILOGUE_TILE if fp4_subtile else None,
+        n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
+    )
+    cta = Shape3(m=mma.m // (TWO_SM_M_FACTOR if two_sm else 1), n=mma.n, k=mma.k)
+    return Tactic(a, cutlass, a.sm, cta, two_sm, mainloop, epilogue, block_scaled, legacy=True)
+
+
 def with_tile(t: Tactic, tile: Shape3) -> Tactic | None:
-    """The same macro call with another CTA tile (None when the model does not cover it)."""
-    other = tactic(t.args.model_copy(update={"cta_tile": tile}), t.cutlass)
+    """The same macro call with another CTA tile (None when the model does not cover it). For
+    the 14-parameter launcher `tile` is the macro's (the cluster's) tile."""
+    other = tactic(t.args.model_copy(update={"cta_tile": tile}), t.cutlass, t.legacy)
     return other if isinstance(other, Tactic) else None
 
 
 def with_other_epilogue(t: Tactic) -> Tactic | None:
     """The same macro call with the other SM10x epilogue schedule (TMA <-> no-smem); None for
-    ACTIVATION, which always builds the TMA epilogue."""
-    if t.args.fusion is Fusion.ACTIVATION:
+    ACTIVATION, which always builds the TMA epilogue, and for the 14-parameter launcher, which
+    has no other."""
+    if t.args.fusion is Fusion.ACTIVATION or t.legacy:
         return None
     names = {v: k for k, v in EPILOGUE_SCHEDULES.items()}
     other_kind = (

@@ -207,4 +207,15 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             f"FlashInfer {release}'s {model.LAUNCHER.rsplit('/', 1)[-1]} is not one the model "
             f"covers ({known})"
         )
-    return model.tactic_of(_recipe(recipe).args, legacy)
+    args = _recipe(recipe).args
+    t = model.tactic_of(args, legacy)
+    if release is None and isinstance(t, str) and not isinstance(model.tactic_of(args, True), str):
+        # A TensorRT-LLM build or a file outside FlashInfer's layout: the pair is one that only
+        # the 0.6.x launcher builds (its generator spells the FP4 weight __nv_fp4_e2m1, 0.7.x's
+        # SafeFP4), and which launcher the file includes is not known here.
+        return (
+            f"{args[0]} x {args[1]}: the pair of FlashInfer's 0.5.2-0.6.11.post2 launcher, whose "
+            "recipe differs from 0.7.x's; the file's release is unknown (context unknown), so "
+            "which launcher builds it is not decidable"
+        )
+    return t
