@@ -466,6 +466,12 @@ class Verdict(StrEnum):
     UNREACHABLE = "never dispatched"
     NOT_MODELED = "not modeled"
     INACTIVE = "inactive (#if)"
+    NOT_FOR_GPU = "not for this GPU"
+    """The GPU never loads this code: the build's targets do not load on it, or the kernel is
+    another arch's in a multi-arch build (CUT021). Never a failure."""
+    CONTEXT_UNKNOWN = "context unknown"
+    """A failure that holds only if a guessed context does (the GPU or CUTLASS read off the
+    path, or cutlint's default): a note that says what was assumed (CUT020), never a failure."""
 
 
 class InstantiationResult(Record):

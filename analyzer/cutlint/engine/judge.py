@@ -114,13 +114,56 @@ def _cannot_run(
     return Judgement(recipe, None, NotModeled(reason=reason), Verdict.FAILS_RUN, wanted)
 
 
+FAILURES = frozenset(
+    {Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.FAILS_RUN, Verdict.UNREACHABLE}
+)
+"""The verdicts a guessed context cannot give (cutlint.context: they become "context unknown")."""
+
+
+def _context_rule(verdict: Verdict) -> Rule:
+    return next(
+        r for r in rules_by_id().values() if r.kind is Kind.CONTEXT and r.verdict is verdict
+    )
+
+
+def _not_for_gpu(
+    inst: Instantiation, reason: str, recipe: Recipe | None, selection: Selection
+) -> Judgement:
+    """The GPU never runs this code (CUT021): not judged for it, never a failure."""
+    rule = _context_rule(Verdict.NOT_FOR_GPU)
+    diag = _diagnostic(rule.id, f"{rule.message}: {reason}", inst)
+    wanted = (diag,) if selection.wants(diag.rule) else ()
+    return Judgement(recipe, None, NotModeled(reason=reason), Verdict.NOT_FOR_GPU, wanted)
+
+
+def _unless_guessed(
+    j: Judgement, inst: Instantiation, ctx: ModelContext, sel: Selection
+) -> Judgement:
+    """A failure that rests on a guessed context is a note (CUT020) that says what was assumed
+    and which flag settles it, with the model's numbers kept; never a failure."""
+    if j.verdict not in FAILURES or not ctx.guessed:
+        return j
+    rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
+    codes = ",".join(sorted({d.rule for d in j.findings})) or "-"
+    why = f"{j.verdict.value} [{codes}] only if {'; '.join(ctx.guessed)}"
+    diag = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
+    wanted = (diag,) if sel.wants(diag.rule) else ()
+    return Judgement(j.recipe, j.resources, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)
+
+
 def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+    return _unless_guessed(_judge(inst, ctx, selection), inst, ctx, selection)
+
+
+def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
     # kernel, whichever family would model it; a file whose binary the target cannot load runs
     # none of its kernels.
     out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
     if out is not None:
         return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
+    if ctx.not_for_gpu is not None:
+        return _not_for_gpu(inst, ctx.not_for_gpu, None, selection)
     if ctx.cannot_load is not None:
         return _cannot_run(inst, ctx.cannot_load, None, selection)
     claimed = claim(inst, ctx)
@@ -137,6 +180,11 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
             f"{reason} (the target {ctx.arch.name} is assumed: pass --arch for the part it runs on)"
         )
         return _not_modeled(inst, why, (), recipe, selection)
+    if isinstance(reason, CannotRun) and not ctx.binary_for_gpu:
+        # The build does not say this file's binary is for the GPU: in a multi-arch build the
+        # launcher dispatches another arch's kernel only on that arch.
+        why = f"{reason}; the build is not known to load it on {ctx.arch.name}"
+        return _not_for_gpu(inst, why, recipe, selection)
     if isinstance(reason, CannotRun):
         return _cannot_run(inst, reason, recipe, selection)
     if reason is not None:

@@ -112,4 +112,20 @@ def generate_cache(root: Path, version: str, base: Path, sm: int = 120) -> Path:
         generator.generate_gemm_operations(str(out), f"{dev};{dev}-real")
     except Exception as e:
         raise FlashInferError(f"the FlashInfer {version} generator failed: {e}") from e
+    _write_build_file(root, version, out, dev)
     return out / "gemm_grouped" / dev
+
+
+def _write_build_file(root: Path, version: str, out: Path, dev: str) -> None:
+    """The fused-MoE module's build.ninja beside `generated/` (producers/flashinfer/jit_build),
+    naming every generated file (jit/fused_moe.py compiles `output_dir.rglob("*.generated.cu")`),
+    where cutlint's release table knows the module."""
+    from cutlint.producers.flashinfer.jit_build import write_build_ninja
+    from cutlint.producers.flashinfer.releases import known_release
+
+    release = known_release(version)[0]
+    module = release.jit_module(dev) if release is not None else None
+    if module is None:
+        return
+    workspace = out.parent.parent.parent  # <ws>/<version>/<archdir>
+    write_build_ninja(root, workspace, module, sorted(out.rglob("*.generated.cu")))
