@@ -245,7 +245,8 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--arch",
-    help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.",
+    help="Target GPU: an arch (sm_120, 12.1) or a GPU name (rtx-5090, h200, b200, dgx-spark). "
+    "Default: the GPU the build compiles each file for (its compile command), else its path.",
 )
 @click.option(
     "--format",
@@ -284,6 +285,23 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 @click.option(
     "--cutlass-version",
     help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.",
+)
+@click.option(
+    "-p",
+    "--build-dir",
+    "build_dir",
+    type=click.Path(path_type=Path, exists=True),
+    help="A build directory with compile_commands.json (or the file): each file's include "
+    "path, defines and -gencode targets come from its command (as clang-tidy -p).",
+)
+@click.option(
+    "--compile-command",
+    help='The nvcc command line that builds the files ("nvcc -gencode ... -I ... -D ..."): '
+    "its include path, defines and targets decide the context.",
+)
+@click.option(
+    "--flashinfer-version",
+    help="The FlashInfer release that wrote the files, where their build does not say.",
 )
 @click.option(
     "--fail-on",
@@ -372,6 +390,9 @@ def check(
     define: tuple[str, ...],
     undefine: tuple[str, ...],
     cutlass_version: str | None,
+    build_dir: Path | None,
+    compile_command: str | None,
+    flashinfer_version: str | None,
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
@@ -406,6 +427,9 @@ def check(
     options = api.CheckOptions(
         arch=arch or cfg.arch,
         cutlass_version=cutlass_version or loaded.cutlass_version(),
+        build_dir=str(build_dir) if build_dir is not None else None,
+        compile_command=compile_command,
+        flashinfer_version=flashinfer_version,
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),
         selection=api.Selection(

@@ -16,12 +16,13 @@ def cutlass_source(build: BuildContext) -> Sourced[object] | None:
     return None
 
 
-def guesses(build: BuildContext, gpu: str, cutlass: str) -> tuple[str, ...]:
-    """The deciding fields that were only guessed, each with the flag that settles it."""
-    out: list[str] = []
+def guesses(build: BuildContext, gpu: str, cutlass: str) -> tuple[tuple[str, str], ...]:
+    """The deciding fields that were only guessed, (field, what was assumed and the flag that
+    settles it): `gpu` decides every verdict, `cutlass` those of the resource model."""
+    out: list[tuple[str, str]] = []
     if build.gpu is not None and build.gpu.guessed:
         how = "read off the path" if build.gpu.origin is Origin.LAYOUT else "cutlint's default"
-        out.append(f"the GPU is {gpu} ({how}; --arch or -p BUILD_DIR settles it)")
+        out.append(("gpu", f"the GPU is {gpu} ({how}; --arch or -p BUILD_DIR settles it)"))
     source = cutlass_source(build)
     if source is None or source.guessed:
         how = (
@@ -29,7 +30,12 @@ def guesses(build: BuildContext, gpu: str, cutlass: str) -> tuple[str, ...]:
             if source is not None and build.release is not None
             else "the newest modeled"
         )
-        out.append(f"CUTLASS is {cutlass} ({how}; --cutlass-version or -p BUILD_DIR settles it)")
+        out.append(
+            (
+                "cutlass",
+                f"CUTLASS is {cutlass} ({how}; --cutlass-version or -p BUILD_DIR settles it)",
+            )
+        )
     return tuple(out)
 
 

@@ -141,11 +141,14 @@ def _unless_guessed(
 ) -> Judgement:
     """A failure that rests on a guessed context is a note (CUT020) that says what was assumed
     and which flag settles it, with the model's numbers kept; never a failure."""
-    if j.verdict not in FAILURES or not ctx.guessed:
+    # A kernel that cannot run on the GPU (class E) does so whatever CUTLASS built it.
+    target_only = j.resources is None and j.verdict is Verdict.FAILS_RUN
+    guesses = [text for field, text in ctx.guessed if field == "gpu" or not target_only]
+    if j.verdict not in FAILURES or not guesses:
         return j
     rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
     codes = ",".join(sorted({d.rule for d in j.findings})) or "-"
-    why = f"{j.verdict.value} [{codes}] only if {'; '.join(ctx.guessed)}"
+    why = f"{j.verdict.value} [{codes}] only if {'; '.join(guesses)}"
     diag = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
     wanted = (diag,) if sel.wants(diag.rule) else ()
     return Judgement(j.recipe, j.resources, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)

@@ -77,7 +77,9 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     cannot = cannot_load(*target, arch) if target else None
     guessed = guesses(build, arch.name, cutlass.label)
     if target is not None and cannot is not None:
-        guessed += (f"the compile target is sm_{target[0]}{target[1]} (read off the path)",)
+        guessed += (
+            ("gpu", f"the compile target is sm_{target[0]}{target[1]} (read off the path)"),
+        )
     return ModelContext(
         arch=arch,
         cutlass=cutlass,
@@ -106,12 +108,16 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
     found = build.cutlass_version
     if found is None:
         return versions.resolve(None, release)
+    if release is not None:
+        vendored = versions.resolve(None, release)
+        if vendored.label == found.value and found.origin is not Origin.OPTION:
+            return vendored  # the header agrees with the release table: say it as before
     if found.origin is Origin.OPTION:
         return versions.resolve(
             build.cutlass_include.value if build.cutlass_include else found.value, None
         )
     return versions.cutlass_model(
-        versions.parse_version(found.value), f"{found.origin.value}: {found.where}"
+        versions.parse_version(found.value), f"{found.where} ({found.origin.value})"
     )
 
 

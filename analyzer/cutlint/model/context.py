@@ -37,9 +37,10 @@ class ModelContext:
     not_for_gpu: str | None = None
     """Why the target GPU never runs the file's code (the build's targets do not load on it):
     its kernels are "not for this GPU", never failures."""
-    guessed: tuple[str, ...] = ()
+    guessed: tuple[tuple[str, str], ...] = ()
     """What a failure verdict would rest on that was only guessed (read off the path or
-    defaulted), each with the flag that settles it: a failure becomes "context unknown"."""
+    defaulted): (field, what was assumed and the flag that settles it); `gpu` decides every
+    verdict, `cutlass` those of the resource model. A failure becomes "context unknown"."""
     build: BuildContext | None = None
     """The resolved build context, every field with its origin (for the reports)."""
 
