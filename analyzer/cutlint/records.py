@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
+from cutlint.context.records import BuildContext
+
 
 class Record(BaseModel):
     """Base of all records: frozen, no unknown fields.
@@ -490,6 +492,11 @@ class FileResult(Record):
     instantiations: tuple[InstantiationResult, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = Field(
         default=(), description="file-level diagnostics (input problems)"
+    )
+    context: BuildContext | None = Field(
+        default=None,
+        description="the file's resolved build context, every field with its origin "
+        "(cutlint.context); None when nothing was judged",
     )
 
 

@@ -125,9 +125,12 @@ def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = No
     ctx = context_for(parsed, options) if parsed.instantiations else None
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
-    return evaluate_file(
+    result = evaluate_file(
         parsed.path, parsed.instantiations, parsed.problems, ctx, options.selection, memo
     )
+    if ctx is not None and ctx.build is not None:
+        return result.model_copy(update={"context": ctx.build})
+    return result
 
 
 def _unjudged(parsed: ParsedFile, reason: str, options: CheckOptions) -> FileResult:

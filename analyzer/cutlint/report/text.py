@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
+from cutlint.context.render import groups as context_groups
 from cutlint.families.registry import family_named, family_of
 from cutlint.producers import cutlass_library
 from cutlint.producers.flashinfer.cache_layout import NON_GEMM
@@ -213,6 +214,10 @@ def summary(result: CheckResult) -> str:
     notes += [
         f"target {name} ({parts}): {optin:,} B opt-in shared memory per block"
         for name, parts, optin in targets
+    ]
+    notes += [
+        f"context of {_n(n, 'file')}: {printable(text)}"
+        for text, n in context_groups(f.context for f in result.files)
     ]
     return "\n".join([line, *notes])
 
