@@ -210,8 +210,8 @@ def test_fail_on_does_not_filter_sarif_results(severity_flag: list[str]) -> None
             "sm_120",
             "--format",
             "sarif",
-        ]
-        + severity_flag,
+            *severity_flag,
+        ],
     )
     levels = Counter(r["level"] for r in json.loads(out.output)["runs"][0]["results"])
     assert levels == {"error": 2, "warning": 2}
