@@ -40,15 +40,28 @@ def cutlass_on_path(include_dirs: Sequence[str]) -> tuple[str, str] | None:
 
 
 def cutlass_in_package(path: str) -> tuple[str, str] | None:
-    """The CUTLASS a file inside an installed producer tree compiles with: FlashInfer's wheel
-    vendors it at `flashinfer/data/cutlass/include`, nvidia-cutlass at
-    `cutlass_library/source/include`."""
+    """The CUTLASS a file inside a source or package tree compiles with, found above it:
+    FlashInfer's wheel vendors it at `flashinfer/data/cutlass/include`, nvidia-cutlass at
+    `cutlass_library/source/include`, TensorRT-LLM at `3rdparty/cutlass/include` (its
+    cpp/CMakeLists.txt puts `${3RDPARTY_DIR}/cutlass/include` on the include path), and
+    CUTLASS's own build lies below its `include/` (tools/library/generated in the build tree)."""
     for parent in Path(path).parents:
-        for sub in ("data/cutlass/include", "source/include"):
-            if parent.name in ("flashinfer", "cutlass_library") and (parent / sub).is_dir():
-                found = cutlass_on_path([str(parent / sub)])
-                if found:
-                    return found
+        found = _cutlass_at(parent)
+        if found is not None:
+            return found
+    return None
+
+
+@cache
+def _cutlass_at(directory: Path) -> tuple[str, str] | None:
+    subs = ["3rdparty/cutlass/include", "include"]
+    if directory.name == "flashinfer":
+        subs.insert(0, "data/cutlass/include")
+    if directory.name == "cutlass_library":
+        subs.insert(0, "source/include")
+    for sub in subs:
+        if (directory / sub / "cutlass" / "version.h").is_file():
+            return cutlass_on_path([str(directory / sub)])
     return None
 
 

@@ -42,25 +42,35 @@ def gencode(arch_dir: str) -> str:
     return f"-gencode=arch=compute_{arch_dir},code=sm_{arch_dir}"
 
 
+def moe_flags(module: JitModule, arch_dir: str) -> list[str]:
+    """The fused-MoE module's nvcc flags: its -D list (releases.toml `jit_modules`, read off
+    jit/fused_moe.py) and the `-gencode` of the arch directory."""
+    return [*(f"-D{d}" for d in sorted(module.defined)), gencode(arch_dir)]
+
+
 def write_build_ninja(
-    wheel_root: Path, workspace: Path, module: JitModule, sources: Sequence[Path]
+    wheel_root: Path,
+    workspace: Path,
+    name: str,
+    cuda_flags: Sequence[str],
+    sources: Sequence[Path],
 ) -> Path:
-    """Write `workspace/cached_ops/<module>/build.ninja` for `sources`; `workspace` is
+    """Write `workspace/cached_ops/<name>/build.ninja` compiling `sources` with `cuda_flags` (the
+    module's `extra_cuda_cflags`: defines and `-gencode`); `workspace` is
     `<ws>/<version>/<archdir>`. Returns the file's path."""
     data = (wheel_root / "flashinfer" / "data").resolve()
     system = [f"-isystem {data / d}" for d in SYSTEM_INCLUDES if (data / d).is_dir()]
     extra = [f"-I{data / d}" for d in MOE_INCLUDES if (data / d).is_dir()]
-    defines = [f"-D{d}" for d in sorted(module.defined)]
-    cuda = ["$common_cflags", *defines, gencode(workspace.name)]
-    out_dir = workspace / "cached_ops" / module.name
+    arch = [f for f in cuda_flags if f.startswith("-gencode")]
+    out_dir = workspace / "cached_ops" / name
     lines = [
         "ninja_required_version = 1.3",
-        f"name = {module.name}",
+        f"name = {name}",
         "nvcc = $cuda_home/bin/nvcc",
         "",
         "common_cflags = " + _join([*extra, *system]),
-        "cuda_cflags = " + _join(cuda),
-        "cuda_arch_flags = " + gencode(workspace.name),
+        "cuda_cflags = " + _join(["$common_cflags", *cuda_flags]),
+        "cuda_arch_flags = " + _join(arch),
         "",
         "rule cuda_compile",
         "  command = $nvcc --generate-dependencies-with-compile -MF $out.d $cuda_cflags "

@@ -120,7 +120,7 @@ def _write_build_file(root: Path, version: str, out: Path, dev: str) -> None:
     """The fused-MoE module's build.ninja beside `generated/` (producers/flashinfer/jit_build),
     naming every generated file (jit/fused_moe.py compiles `output_dir.rglob("*.generated.cu")`),
     where cutlint's release table knows the module."""
-    from cutlint.producers.flashinfer.jit_build import write_build_ninja
+    from cutlint.producers.flashinfer.jit_build import moe_flags, write_build_ninja
     from cutlint.producers.flashinfer.releases import known_release
 
     release = known_release(version)[0]
@@ -128,4 +128,5 @@ def _write_build_file(root: Path, version: str, out: Path, dev: str) -> None:
     if module is None:
         return
     workspace = out.parent.parent.parent  # <ws>/<version>/<archdir>
-    write_build_ninja(root, workspace, module, sorted(out.rglob("*.generated.cu")))
+    flags = moe_flags(module, workspace.name)
+    write_build_ninja(root, workspace, module.name, flags, sorted(out.rglob("*.generated.cu")))
