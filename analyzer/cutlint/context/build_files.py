@@ -52,8 +52,12 @@ def _database(path: Path) -> dict[str, tuple[str, list[str] | str]]:
 
 def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     """The command `build_dir/compile_commands.json` holds for `source`, if any."""
-    db = build_dir / COMPILE_COMMANDS if build_dir.is_dir() else build_dir
-    entry = _database(db).get(os.path.normpath(os.path.abspath(source)))
+    db = build_dir / COMPILE_COMMANDS if is_dir(build_dir) else build_dir
+    try:
+        entries = _database(db)
+    except (inputs.InputError, OSError):
+        return None
+    entry = entries.get(os.path.normpath(os.path.abspath(source)))
     if entry is None:
         return None
     directory, cmd = entry
@@ -118,16 +122,35 @@ def flashinfer_build_files(source: str) -> tuple[Path, ...]:
 
 @cache
 def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
-    return tuple(sorted(cached_ops.glob("*/build.ninja"))) if cached_ops.is_dir() else ()
+    try:
+        return tuple(sorted(cached_ops.glob("*/build.ninja"))) if is_dir(cached_ops) else ()
+    except OSError:  # a path the OS refuses (beyond PATH_MAX): no build file there
+        return ()
 
 
 @cache
 def database_above(directory: Path) -> Path | None:
     """The nearest compile_commands.json in `directory` or above it (as clangd looks)."""
     for d in (directory, *directory.parents):
-        if (d / COMPILE_COMMANDS).is_file():
+        if exists(d / COMPILE_COMMANDS):
             return d / COMPILE_COMMANDS
     return None
+
+
+def is_dir(path: Path) -> bool:
+    """Whether `path` is a directory; False for a path the OS refuses (ENAMETOOLONG)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def exists(path: Path) -> bool:
+    """Whether `path` is a regular file; False for a path the OS refuses (ENAMETOOLONG)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def from_flashinfer_build(source: str) -> CompileCommand | None:

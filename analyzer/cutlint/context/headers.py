@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from cutlint import inputs
+from cutlint.context.build_files import exists
 from cutlint.cutlass.versions import format_version, read_version_h
 
 VERSION_FILES = (
@@ -60,7 +61,7 @@ def _cutlass_at(directory: Path) -> tuple[str, str] | None:
     if directory.name == "cutlass_library":
         subs.insert(0, "source/include")
     for sub in subs:
-        if (directory / sub / "cutlass" / "version.h").is_file():
+        if exists(directory / sub / "cutlass" / "version.h"):
             return cutlass_on_path([str(directory / sub)])
     return None
 
@@ -72,7 +73,7 @@ def _package_version(directory: Path) -> tuple[str, str, str] | None:
         if directory.name != package:
             continue
         for name in files:
-            if (directory / name).is_file():
+            if exists(directory / name):
                 v = _read_version(directory / name)
                 if v:
                     return producer, v, str(directory / name)

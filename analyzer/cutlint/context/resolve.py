@@ -95,7 +95,7 @@ def _cutlass(
     release data decides (the engine's table of vendored versions)."""
     if request.cutlass_version is not None:
         where = "--cutlass-version"
-        if Path(request.cutlass_version).is_dir():
+        if build_files.is_dir(Path(request.cutlass_version)):
             on = headers.cutlass_on_path([request.cutlass_version])
             if on is not None:
                 inc: Sourced[str] = Sourced(value=on[1], origin=Origin.OPTION, where=where)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import core_facts
@@ -18,6 +19,7 @@ from cutlint.families.registry import claim
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer.modules import compiled_out
 from cutlint.producers.forms import unclaimed
+from cutlint.producers.trtllm import moe_macro
 from cutlint.records import (
     Diagnostic,
     FileResult,
@@ -90,13 +92,35 @@ def _diagnostic(code: str, message: str, inst: Instantiation) -> Diagnostic:
     )
 
 
+@cache
+def _release_arities() -> frozenset[int]:
+    """The parameter counts the fused-MoE macro has had in some FlashInfer release."""
+    from cutlint.producers.flashinfer.releases import flashinfer_releases, macro_parameters
+
+    return frozenset(len(macro_parameters(v)) for v in flashinfer_releases())
+
+
 def _not_modeled(
     inst: Instantiation,
     reason: str,
     problems: Sequence[tuple[str, str]],
     recipe: Recipe | None,
     selection: Selection,
+    ctx: ModelContext | None = None,
 ) -> Judgement:
+    if ctx is not None and ctx.flashinfer is None and inst.name == moe_macro.MACRO:
+        arity = [m for code, m in problems if code == "CUT004"]
+        if arity and len(inst.args) in _release_arities():
+            # The macro's parameter list is the release's (14 in FlashInfer 0.5.2, 17 from
+            # 0.5.3): with no release known, a call of some release's arity is not decided.
+            rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
+            why = (
+                f"{arity[0]}: the macro of the newest release modeled is assumed, as no release "
+                "is known (--flashinfer-version or -p BUILD_DIR settles it)"
+            )
+            diag = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
+            wanted = (diag,) if selection.wants(diag.rule) else ()
+            return Judgement(recipe, None, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)
     rule = next(r for r in rules_by_id().values() if r.kind is Kind.NOT_MODELED)
     diags = [_diagnostic(code, message, inst) for code, message in problems]
     diags.append(_diagnostic(rule.id, f"{rule.message}: {reason}", inst))
@@ -172,10 +196,10 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     claimed = claim(inst, ctx)
     if claimed is None:
         u = unclaimed(inst, ctx)
-        return _not_modeled(inst, u.reason, u.problems, None, selection)
+        return _not_modeled(inst, u.reason, u.problems, None, selection, ctx)
     family, recipe = claimed
     if isinstance(recipe, Unreadable):
-        return _not_modeled(inst, recipe.reason, recipe.problems, None, selection)
+        return _not_modeled(inst, recipe.reason, recipe.problems, None, selection, ctx)
     assert recipe is not None
     reason = family.covers(recipe, ctx)
     if isinstance(reason, CannotRun) and ctx.arch_assumed:

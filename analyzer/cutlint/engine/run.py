@@ -57,7 +57,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         arch = arch_for(build.gpu.value)
     except KeyError:
         return (
-            f"the file's build says it is for sm_{build.gpu.value} ({build.gpu.where}), an arch "
+            f"{build.gpu.where} says it was generated for sm_{build.gpu.value}, an arch "
             f"cutlint's table does not have ({known()}); pass --arch to judge it for one of them"
         )
     flashinfer = build.release if build.producer and build.producer.value == "flashinfer" else None
