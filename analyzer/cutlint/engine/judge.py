@@ -118,9 +118,9 @@ def _not_modeled(
                 f"{arity[0]}: the macro of the newest release modeled is assumed, as no release "
                 "is known (--flashinfer-version or -p BUILD_DIR settles it)"
             )
-            diag = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
-            wanted = (diag,) if selection.wants(diag.rule) else ()
-            return Judgement(recipe, None, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)
+            note = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
+            shown = (note,) if selection.wants(note.rule) else ()
+            return Judgement(recipe, None, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, shown)
     rule = next(r for r in rules_by_id().values() if r.kind is Kind.NOT_MODELED)
     diags = [_diagnostic(code, message, inst) for code, message in problems]
     diags.append(_diagnostic(rule.id, f"{rule.message}: {reason}", inst))
