@@ -659,7 +659,7 @@ def generate() -> None:
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Base directory; files go under <out>/flashinfer/<version>/<sm>a/generated/.  "
+    help="Base directory; files go under <out>/flashinfer/<version>/<archdir>/generated/.  "
     "[default: $CUTLINT_CACHE/generated, i.e. ~/.cache/cutlint/generated]",
 )
 @click.option(
@@ -671,6 +671,13 @@ def generate() -> None:
     "module it builds there (a Jetson Thor, 110, builds the SM100 one: "
     "110a/generated/cutlass_instantiations/100).",
 )
+@click.option(
+    "--cuda",
+    default="13.0",
+    show_default=True,
+    help="The CUDA version the JIT runs with: it decides the arch directory the release writes "
+    "(FlashInfer 0.7.x: 120f on CUDA >= 12.9, 120a on 12.8; 0.6.x: 120a).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "--jit-gemm",
@@ -681,7 +688,7 @@ def generate() -> None:
     "svdquant; gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
 )
 def generate_flashinfer(
-    version: str, out: Path | None, sm: int, quiet: bool, jit_gemm: bool
+    version: str, out: Path | None, sm: int, cuda: str, quiet: bool, jit_gemm: bool
 ) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the `generated/`
@@ -697,13 +704,16 @@ def generate_flashinfer(
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
         root = download_wheel(version, progress=say)
-        written = generate_cache(root, version, base, sm)
+        written = generate_cache(root, version, base, sm, cuda)
         rendered: list[Path] = []
         not_built: list[str] = []
         if jit_gemm:
             from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            rendered = render_modules(root, version, base, sm, not_built=not_built)
+            workspace = written.parents[4]  # <base>/flashinfer/<version>/<archdir>
+            rendered = render_modules(
+                root, version, base, sm, arch_dir=workspace.name, not_built=not_built
+            )
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)
