@@ -46,7 +46,9 @@ def verdicts(*args: str) -> list[str]:
 @pytest.mark.parametrize("selector", ["CUT999", "CUT3", "smem-exceeds-optim", "nothing"])
 def test_an_unknown_selector_is_a_usage_error_that_lists_the_rules(selector: str) -> None:
     for option in ("--select", "--ignore"):
-        out = CliRunner().invoke(main, ["check", str(HEADLINE), *KNOWN, option, selector, "--no-config"])
+        out = CliRunner().invoke(
+            main, ["check", str(HEADLINE), *KNOWN, option, selector, "--no-config"]
+        )
         assert out.exit_code == 2, out.output
         assert "names no rule" in out.output
         assert (
@@ -55,7 +57,9 @@ def test_an_unknown_selector_is_a_usage_error_that_lists_the_rules(selector: str
 
 
 def test_a_near_miss_is_named() -> None:
-    out = CliRunner().invoke(main, ["check", str(HEADLINE), *KNOWN, "--select", "smem-exceeds-optim"])
+    out = CliRunner().invoke(
+        main, ["check", str(HEADLINE), *KNOWN, "--select", "smem-exceeds-optim"]
+    )
     assert "did you mean smem-exceeds-optin?" in out.output
 
 
@@ -74,13 +78,17 @@ def test_names_and_lower_case_ids_select_as_ids_do(selector: str, tmp_path: Path
     wanted = (
         {"CUT101"} if selector.lower() in ("cut101", "smem-exceeds-optin") else {"CUT101", "CUT104"}
     )
-    out = run("check", str(HEADLINE), *KNOWN, "--select", selector, "--format", "json", "--no-config")
+    out = run(
+        "check", str(HEADLINE), *KNOWN, "--select", selector, "--format", "json", "--no-config"
+    )
     assert set(json.loads(out.output)["summary"]["findings_by_rule"]) == wanted
     config = tmp_path / "cutlint.toml"
     config.write_text(f'select = ["{selector}"]\nformat = "json"\n')
     out = run("check", str(HEADLINE), *KNOWN, "--config", str(config))
     assert set(json.loads(out.output)["summary"]["findings_by_rule"]) == wanted
-    ignored = run("check", str(HEADLINE), *KNOWN, "--ignore", selector, "--format", "json", "--no-config")
+    ignored = run(
+        "check", str(HEADLINE), *KNOWN, "--ignore", selector, "--format", "json", "--no-config"
+    )
     assert not wanted & set(json.loads(ignored.output)["summary"]["findings_by_rule"])
 
 
@@ -214,7 +222,9 @@ def test_output_file_statistics_exit_zero(tmp_path: Path) -> None:
         ["2", "CUT101", "error", "smem-exceeds-optin"],
         ["2", "CUT104", "warning", "stage-budget-undercount"],
     ]
-    data = json.loads(run("check", str(HEADLINE), *KNOWN, "--statistics", "--format", "json").output)
+    data = json.loads(
+        run("check", str(HEADLINE), *KNOWN, "--statistics", "--format", "json").output
+    )
     assert {d["rule"]: d["count"] for d in data} == {"CUT101": 2, "CUT104": 2}
     unreadable = run("check", str(tmp_path / "missing.cu"), "--exit-zero", "--no-config")
     assert unreadable.exit_code == 2  # --exit-zero is for findings, not for input never read
