@@ -19,17 +19,38 @@ def invoke(*args: str) -> Any:
 
 
 def test_errors_exit_1_and_fail_on_never_exits_0() -> None:
-    assert invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1").exit_code == 1
     assert (
-        invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1", "--fail-on", "never").exit_code
+        invoke("check", str(HEADLINE), "--cutlass-version", "4.2.1", "--arch", "sm_120").exit_code
+        == 1
+    )
+    assert (
+        invoke(
+            "check",
+            str(HEADLINE),
+            "--cutlass-version",
+            "4.2.1",
+            "--arch",
+            "sm_120",
+            "--fail-on",
+            "never",
+        ).exit_code
         == 0
     )
 
 
 def test_ignore_and_select() -> None:
-    assert invoke("check", str(HEADLINE), "--ignore", "CUT101").exit_code == 0
+    known = ("--arch", "sm_120", "--cutlass-version", "4.2.1")  # a context that is not guessed
+    assert invoke("check", str(HEADLINE), "--ignore", "CUT101", *known).exit_code == 0
     out = invoke(
-        "check", str(HEADLINE), "--select", "CUT104", "--format", "json", "--fail-on", "warning"
+        "check",
+        str(HEADLINE),
+        "--select",
+        "CUT104",
+        "--format",
+        "json",
+        "--fail-on",
+        "warning",
+        *known,
     )
     assert out.exit_code == 1
     rules = {f["rule"] for i in json.loads(out.output)["instantiations"] for f in i["findings"]}
@@ -61,12 +82,15 @@ def test_fail_on_warning_counts_warnings(tmp_path: Path) -> None:
     target.write_text(
         (FIXTURES / "sm120-blockscaled-grouped" / "CUT202-tile-not-dispatched.cu").read_text()
     )
-    assert invoke("check", str(target)).exit_code == 0
-    assert invoke("check", str(target), "--fail-on", "warning").exit_code == 1
+    known = ("--arch", "sm_120", "--cutlass-version", "4.2.1")  # the path says the release only
+    assert invoke("check", str(target), *known).exit_code == 0
+    assert invoke("check", str(target), "--fail-on", "warning", *known).exit_code == 1
 
 
 def test_json_has_schema_and_required_fields() -> None:
-    out = invoke("check", str(HEADLINE), "--format", "json", "--cutlass-version", "4.2.1")
+    out = invoke(
+        "check", str(HEADLINE), "--format", "json", "--cutlass-version", "4.2.1", "--arch", "sm_120"
+    )
     data = json.loads(out.output)
     assert data["schema_version"] == 2
     first = data["instantiations"][0]
@@ -119,9 +143,20 @@ def test_explain_and_rules() -> None:
     assert "CUT101" in listing and "smem-exceeds-optin" in listing
 
 
-def test_an_sm120_kernel_on_another_arch_cannot_run() -> None:
-    """sm_90's 232,448 B is not the point for an SM120 kernel: it does not run there at all, so
-    cutlint says so (class E, CUT204) instead of calling it a fit."""
-    out = invoke("check", str(HEADLINE), "--arch", "sm_90", "--format", "json")
+def test_an_sm120_kernel_on_another_arch_is_not_for_that_gpu() -> None:
+    """sm_90's 232,448 B is not the point for an SM120 kernel: an sm_90 GPU never dispatches it
+    (CUT021, never a failure), unless the build says the GPU loads its binary."""
+    out = invoke("check", str(HEADLINE), "--arch", "h200", "--format", "json")
+    data = json.loads(out.output)
+    assert out.exit_code == 0
+    assert {i["verdict"] for i in data["instantiations"]} == {"not for this GPU"}
+
+
+def test_an_sm120_kernel_in_a_binary_the_gpu_loads_cannot_run() -> None:
+    """Built for sm_90a (the GPU loads the binary), the SM120 kernel in it cannot run: class E."""
+    command = "nvcc -gencode arch=compute_90a,code=sm_90a"
+    out = invoke(
+        "check", str(HEADLINE), "--arch", "sm_90", "--compile-command", command, "--format", "json"
+    )
     data = json.loads(out.output)
     assert {i["verdict"] for i in data["instantiations"]} == {"fails at run time"}

@@ -26,6 +26,8 @@ from cutlint.report.style import Style, wants_color
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "fixtures"
 HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.6.3.cu"
+KNOWN = ("--arch", "sm_120", "--cutlass-version", "4.2.1")
+"""The headline fixture lies outside any build: the context its failures need, said."""
 BAD_ARGS = FIXTURES / "input" / "CUT004-CUT005-bad-arguments.cu"
 
 
@@ -34,7 +36,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> Any:
 
 
 def verdicts(*args: str) -> list[str]:
-    out = run("check", str(HEADLINE), "--format", "json", "--no-config", *args)
+    out = run("check", str(HEADLINE), *KNOWN, "--format", "json", "--no-config", *args)
     return [i["verdict"] for i in json.loads(out.output)["instantiations"]]
 
 
@@ -44,7 +46,9 @@ def verdicts(*args: str) -> list[str]:
 @pytest.mark.parametrize("selector", ["CUT999", "CUT3", "smem-exceeds-optim", "nothing"])
 def test_an_unknown_selector_is_a_usage_error_that_lists_the_rules(selector: str) -> None:
     for option in ("--select", "--ignore"):
-        out = CliRunner().invoke(main, ["check", str(HEADLINE), option, selector, "--no-config"])
+        out = CliRunner().invoke(
+            main, ["check", str(HEADLINE), *KNOWN, option, selector, "--no-config"]
+        )
         assert out.exit_code == 2, out.output
         assert "names no rule" in out.output
         assert (
@@ -53,14 +57,16 @@ def test_an_unknown_selector_is_a_usage_error_that_lists_the_rules(selector: str
 
 
 def test_a_near_miss_is_named() -> None:
-    out = CliRunner().invoke(main, ["check", str(HEADLINE), "--select", "smem-exceeds-optim"])
+    out = CliRunner().invoke(
+        main, ["check", str(HEADLINE), *KNOWN, "--select", "smem-exceeds-optim"]
+    )
     assert "did you mean smem-exceeds-optin?" in out.output
 
 
 def test_an_unknown_selector_in_the_config_is_an_error(tmp_path: Path) -> None:
     config = tmp_path / "pyproject.toml"
     config.write_text('[tool.cutlint]\nselect = ["CUT999"]\n')
-    out = CliRunner().invoke(main, ["check", str(HEADLINE), "--config", str(config)])
+    out = CliRunner().invoke(main, ["check", str(HEADLINE), *KNOWN, "--config", str(config)])
     assert out.exit_code == 2
     assert (
         "select: 'CUT999' names no rule" in out.output and "CUT101 smem-exceeds-optin" in out.output
@@ -72,18 +78,22 @@ def test_names_and_lower_case_ids_select_as_ids_do(selector: str, tmp_path: Path
     wanted = (
         {"CUT101"} if selector.lower() in ("cut101", "smem-exceeds-optin") else {"CUT101", "CUT104"}
     )
-    out = run("check", str(HEADLINE), "--select", selector, "--format", "json", "--no-config")
+    out = run(
+        "check", str(HEADLINE), *KNOWN, "--select", selector, "--format", "json", "--no-config"
+    )
     assert set(json.loads(out.output)["summary"]["findings_by_rule"]) == wanted
     config = tmp_path / "cutlint.toml"
     config.write_text(f'select = ["{selector}"]\nformat = "json"\n')
-    out = run("check", str(HEADLINE), "--config", str(config))
+    out = run("check", str(HEADLINE), *KNOWN, "--config", str(config))
     assert set(json.loads(out.output)["summary"]["findings_by_rule"]) == wanted
-    ignored = run("check", str(HEADLINE), "--ignore", selector, "--format", "json", "--no-config")
+    ignored = run(
+        "check", str(HEADLINE), *KNOWN, "--ignore", selector, "--format", "json", "--no-config"
+    )
     assert not wanted & set(json.loads(ignored.output)["summary"]["findings_by_rule"])
 
 
 def test_comma_separated_selectors() -> None:
-    out = run("check", str(HEADLINE), "--select", "cut101,CUT104", "--format", "json")
+    out = run("check", str(HEADLINE), *KNOWN, "--select", "cut101,CUT104", "--format", "json")
     assert set(json.loads(out.output)["summary"]["findings_by_rule"]) == {"CUT101", "CUT104"}
 
 
@@ -92,7 +102,7 @@ def test_a_verdict_does_not_depend_on_which_findings_are_shown() -> None:
     assert everything.count("fails initialize()") == 2
     for args in (["--select", "CUT104"], ["--ignore", "CUT101"], ["--select", "CUT2"]):
         assert verdicts(*args) == everything, args
-    text = run("check", str(HEADLINE), "--select", "CUT104", "--no-config").output
+    text = run("check", str(HEADLINE), *KNOWN, "--select", "CUT104", "--no-config").output
     assert "2 predicted failures" in text
 
 
@@ -172,7 +182,7 @@ CONCISE = re.compile(
 
 
 def test_concise_is_one_jumpable_line_per_finding() -> None:
-    out = run("check", str(HEADLINE), "--format", "concise", "--no-config")
+    out = run("check", str(HEADLINE), *KNOWN, "--format", "concise", "--no-config")
     assert out.exit_code == 1
     lines = out.output.splitlines()
     findings = [CONCISE.match(x) for x in lines[:-1]]
@@ -181,9 +191,9 @@ def test_concise_is_one_jumpable_line_per_finding() -> None:
         ("19", "CUT101"), ("19", "CUT104"), ("41", "CUT101"), ("41", "CUT104"),
     ]  # fmt: skip
     assert lines[-1].startswith("4 instantiations in 1 file")
-    quiet = run("check", str(HEADLINE), "--format", "concise", "-q", "--no-config").output
+    quiet = run("check", str(HEADLINE), *KNOWN, "--format", "concise", "-q", "--no-config").output
     assert quiet.splitlines() == lines[:-1]
-    also = run("check", str(HEADLINE), "--output-format", "concise", "--no-config").output
+    also = run("check", str(HEADLINE), *KNOWN, "--output-format", "concise", "--no-config").output
     assert also == out.output
 
 
@@ -193,8 +203,8 @@ def test_quiet_text_shows_only_what_has_a_finding(tmp_path: Path) -> None:
         "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void,"
         " EpilogueOpDefault, NONE, 128, 128, 128, 1, 1, 1, false, false, false, false);\n"
     )
-    full = run("check", str(HEADLINE), str(fits), "--no-config").output
-    quiet = run("check", str(HEADLINE), str(fits), "-q", "--no-config").output
+    full = run("check", str(HEADLINE), *KNOWN, str(fits), "--no-config").output
+    quiet = run("check", str(HEADLINE), *KNOWN, str(fits), "-q", "--no-config").output
     assert "fits.cu" in full and "fits.cu" not in quiet
     rows = [x for x in quiet.splitlines() if re.match(r"\s+\d+\s+\d+x", x)]
     assert [x.split()[0] for x in rows] == ["19", "41"]
@@ -203,16 +213,18 @@ def test_quiet_text_shows_only_what_has_a_finding(tmp_path: Path) -> None:
 
 def test_output_file_statistics_exit_zero(tmp_path: Path) -> None:
     target = tmp_path / "report.txt"
-    out = run("check", str(HEADLINE), "-o", str(target), "--exit-zero", "--no-config")
+    out = run("check", str(HEADLINE), *KNOWN, "-o", str(target), "--exit-zero", "--no-config")
     assert out.exit_code == 0 and out.output == ""
     assert "fails initialize()" in target.read_text() and "\x1b[" not in target.read_text()
-    stats = run("check", str(HEADLINE), "--statistics", "--no-config")
+    stats = run("check", str(HEADLINE), *KNOWN, "--statistics", "--no-config")
     assert stats.exit_code == 1
     assert [x.split() for x in stats.output.splitlines()] == [
         ["2", "CUT101", "error", "smem-exceeds-optin"],
         ["2", "CUT104", "warning", "stage-budget-undercount"],
     ]
-    data = json.loads(run("check", str(HEADLINE), "--statistics", "--format", "json").output)
+    data = json.loads(
+        run("check", str(HEADLINE), *KNOWN, "--statistics", "--format", "json").output
+    )
     assert {d["rule"]: d["count"] for d in data} == {"CUT101": 2, "CUT104": 2}
     unreadable = run("check", str(tmp_path / "missing.cu"), "--exit-zero", "--no-config")
     assert unreadable.exit_code == 2  # --exit-zero is for findings, not for input never read
@@ -256,8 +268,8 @@ def test_colour_on_a_terminal_and_never_with_no_color() -> None:
     assert wants_color(pipe, "always", {"NO_COLOR": "1"})
     assert not wants_color(tty, "never", {"FORCE_COLOR": "1"})
     assert Style(color=False).severity(Severity.ERROR) == "error"
-    coloured = run("check", str(HEADLINE), "--color", "always", "--no-config").output
-    plain = run("check", str(HEADLINE), "--color", "never", "--no-config").output
+    coloured = run("check", str(HEADLINE), *KNOWN, "--color", "always", "--no-config").output
+    plain = run("check", str(HEADLINE), *KNOWN, "--color", "never", "--no-config").output
     assert "\x1b[" in coloured and "\x1b[" not in plain
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain  # colour never moves a column
 
@@ -271,9 +283,9 @@ def test_version_names_cutlass_libclang_and_python() -> None:
 
 
 def test_json_and_sarif_carry_the_tool_version() -> None:
-    data = json.loads(run("check", str(HEADLINE), "--format", "json").output)
+    data = json.loads(run("check", str(HEADLINE), *KNOWN, "--format", "json").output)
     assert data["tool_version"] == __version__
-    sarif = json.loads(run("check", str(HEADLINE), "--format", "sarif").output)
+    sarif = json.loads(run("check", str(HEADLINE), *KNOWN, "--format", "sarif").output)
     assert sarif["runs"][0]["tool"]["driver"]["version"] == __version__
 
 
@@ -313,7 +325,7 @@ def test_a_rule_page_on_the_terminal_has_no_generated_banner() -> None:
 
 
 def test_the_derivation_draws_cutlints_arithmetic_apart_from_sources() -> None:
-    tree = run("explain", f"{HEADLINE}:19").output
+    tree = run("explain", f"{HEADLINE}:19", *KNOWN).output
     sources = re.findall(r"· (.*)", tree)
     assert sources and not [s for s in sources if re.match(r"(api\.|engine/|model/)", s)]
     assert "= the worst outcome its findings imply (cutlint: engine/judge.py)" in tree

@@ -70,6 +70,12 @@ def run(path: Path, header: dict[str, str]) -> FileResult:
         arch=header.get("arch"),
         cutlass_version=header.get("cutlass"),
         flashinfer_version=header.get("flashinfer"),
+        # `targets=sm_120a,sm_90a`: the build's code objects, as a compile command gives them
+        compile_command=" ".join(
+            f"-gencode arch=compute_{t[3:]},code={t}" for t in header["targets"].split(",")
+        )
+        if "targets" in header
+        else None,
     )
     result = api.check([path], options)
     assert len(result.files) == 1

@@ -31,7 +31,9 @@ def test_generate_prints_the_generated_root_with_every_file(
     flashinfer_root(VERSION)  # in the wheel cache (or skipped when it cannot be had)
     printed = generate(tmp_path / "out")
     assert printed.name == "generated" and printed.is_dir()
-    assert printed == tmp_path / "out" / "flashinfer" / VERSION / "120a" / "generated"
+    # FlashInfer 0.7.x's JIT on CUDA 13.0 (generate's default --cuda) writes 12.0's cache
+    # under 120f (releases.toml jit_arch_dirs)
+    assert printed == tmp_path / "out" / "flashinfer" / VERSION / "120f" / "generated"
     written = sorted(printed.rglob("*.cu"))
     assert len(written) == len(list((tmp_path / "out").rglob("*.cu"))) > 11
     # the wheel went to cutlint's cache, not into the output tree
@@ -53,13 +55,15 @@ def test_generate_for_sm121_prints_a_directory_that_exists(
 def test_generate_with_the_jit_modules_prints_a_directory_that_holds_both(
     flashinfer_root: Any, tmp_path: Path
 ) -> None:
-    """The JIT writes its GEMM modules under `120f`, the generator under `120a`: the printed
-    directory holds both, so `cutlint check "$(cutlint generate ... --jit-gemm)"` reads both."""
+    """The JIT writes its GEMM modules and the generator's files under one arch directory (`120f`
+    for 0.7.x on CUDA 13.0), each module's build.ninja beside it, so `cutlint check "$(cutlint
+    generate ... --jit-gemm)"` reads both in a context the build says."""
     flashinfer_root(VERSION)
     printed = generate(tmp_path, "--jit-gemm", "-q")
-    assert printed == tmp_path / "flashinfer" / VERSION
-    assert list((printed / "120a" / "generated").rglob("*.cu"))
-    assert list((printed / "120f" / "generated").rglob("gen_gemm_sm120*/*.cu"))
+    assert printed == tmp_path / "flashinfer" / VERSION / "120f" / "generated"
+    assert list((printed / "cutlass_instantiations").rglob("*.cu"))
+    assert list(printed.rglob("gen_gemm_sm120*/*.cu"))
+    assert (printed.parent / "cached_ops" / "fused_moe_120" / "build.ninja").is_file()
     data = json.loads(CliRunner().invoke(main, ["check", str(printed), "--format", "json"]).stdout)
     summary = data["summary"]
     assert summary["files"] + summary["skipped"] == len(list(printed.rglob("*.cu")))

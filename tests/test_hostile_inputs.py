@@ -91,10 +91,33 @@ def alone(path: Path) -> list[object]:
 
 
 def good_file(directory: Path) -> Path:
+    """The headline file, with the build beside it that says its context (a compile command for
+    sm_120a against the newest CUTLASS modeled): its failures are then failures, not guesses."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / NAME
     path.write_bytes(ONE)
+    try:
+        say_the_build(directory, path)
+    except OSError:  # a directory too deep to write more into: the file's context is guessed
+        pass
     return path
+
+
+def say_the_build(directory: Path, path: Path) -> None:
+    from cutlint.cutlass.versions import modeled_range
+
+    version = modeled_range()[1]
+    inc = directory / "cutlass-headers"
+    (inc / "cutlass").mkdir(parents=True, exist_ok=True)
+    (inc / "cutlass" / "version.h").write_text(
+        "".join(
+            f"#define CUTLASS_{k} {v}\n"
+            for k, v in zip(("MAJOR", "MINOR", "PATCH"), version, strict=True)
+        )
+    )
+    command = f"nvcc -I{inc} -gencode arch=compute_120a,code=sm_120a -c {path}"
+    entry = {"directory": str(directory), "file": str(path), "command": command}
+    (directory / "compile_commands.json").write_text(json.dumps([entry]))
 
 
 # --- the run died with a traceback -----------------------------------------------------------
@@ -103,14 +126,16 @@ def good_file(directory: Path) -> Path:
 @pytest.mark.parametrize(
     ("directory", "outcome"),
     [
-        ("runs/42", "fails initialize()"),  # a bare number outside the cache layout: no arch
+        # a bare number outside the cache layout names no arch: the GPU is cutlint's default,
+        # so the failure is a guess (CUT020); the good file's build says its context
+        ("runs/42", "context unknown: fails initialize()"),
         (
             "sm_110a",
-            "CUT204 cannot-run-on-target: no code the target can run: an Sm120 kernel does not run on sm_110",
+            "not for this GPU (CUT021) in ",
         ),
         (
             "sm_87",
-            "CUT204 cannot-run-on-target: no code the target can run: an Sm120 kernel does not run on sm_87",
+            "an Sm120 kernel does not run on sm_87",
         ),
         ("x/sm_42a", "generated for sm_42, an arch cutlint's table does not have"),
     ],

@@ -246,7 +246,8 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--arch",
-    help="Target GPU arch (sm_120, sm_121, ...). Default: the arch each file was generated for.",
+    help="Target GPU: an arch (sm_120, 12.1) or a GPU name (rtx-5090, h200, b200, dgx-spark). "
+    "Default: the GPU the build compiles each file for (its compile command), else its path.",
 )
 @click.option(
     "--format",
@@ -285,6 +286,23 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 @click.option(
     "--cutlass-version",
     help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.",
+)
+@click.option(
+    "-p",
+    "--build-dir",
+    "build_dir",
+    type=click.Path(path_type=Path, exists=True),
+    help="A build directory with compile_commands.json (or the file): each file's include "
+    "path, defines and -gencode targets come from its command (as clang-tidy -p).",
+)
+@click.option(
+    "--compile-command",
+    help='The nvcc command line that builds the files ("nvcc -gencode ... -I ... -D ..."): '
+    "its include path, defines and targets decide the context.",
+)
+@click.option(
+    "--flashinfer-version",
+    help="The FlashInfer release that wrote the files, where their build does not say.",
 )
 @click.option(
     "--fail-on",
@@ -373,6 +391,9 @@ def check(
     define: tuple[str, ...],
     undefine: tuple[str, ...],
     cutlass_version: str | None,
+    build_dir: Path | None,
+    compile_command: str | None,
+    flashinfer_version: str | None,
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
@@ -407,6 +428,9 @@ def check(
     options = api.CheckOptions(
         arch=arch or cfg.arch,
         cutlass_version=cutlass_version or loaded.cutlass_version(),
+        build_dir=str(build_dir) if build_dir is not None else None,
+        compile_command=compile_command,
+        flashinfer_version=flashinfer_version,
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),
         selection=api.Selection(
@@ -635,7 +659,7 @@ def generate() -> None:
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Base directory; files go under <out>/flashinfer/<version>/<sm>a/generated/.  "
+    help="Base directory; files go under <out>/flashinfer/<version>/<archdir>/generated/.  "
     "[default: $CUTLINT_CACHE/generated, i.e. ~/.cache/cutlint/generated]",
 )
 @click.option(
@@ -647,6 +671,13 @@ def generate() -> None:
     "module it builds there (a Jetson Thor, 110, builds the SM100 one: "
     "110a/generated/cutlass_instantiations/100).",
 )
+@click.option(
+    "--cuda",
+    default="13.0",
+    show_default=True,
+    help="The CUDA version the JIT runs with: it decides the arch directory the release writes "
+    "(FlashInfer 0.7.x: 120f on CUDA >= 12.9, 120a on 12.8; 0.6.x: 120a).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
     "--jit-gemm",
@@ -657,7 +688,7 @@ def generate() -> None:
     "svdquant; gen_gemm_sm120*: dense FP4, MXFP8, groupwise, svdquant).",
 )
 def generate_flashinfer(
-    version: str, out: Path | None, sm: int, quiet: bool, jit_gemm: bool
+    version: str, out: Path | None, sm: int, cuda: str, quiet: bool, jit_gemm: bool
 ) -> None:
     """Run FlashInfer VERSION's kernel generator (pip download --no-deps flashinfer-python==VERSION;
     no torch) and write its files in FlashInfer's JIT cache layout. Prints the `generated/`
@@ -673,13 +704,16 @@ def generate_flashinfer(
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
         root = download_wheel(version, progress=say)
-        written = generate_cache(root, version, base, sm)
+        written = generate_cache(root, version, base, sm, cuda)
         rendered: list[Path] = []
         not_built: list[str] = []
         if jit_gemm:
             from cutlint.producers.flashinfer.jit_modules import render_modules
 
-            rendered = render_modules(root, version, base, sm, not_built=not_built)
+            workspace = written.parents[4]  # <base>/flashinfer/<version>/<archdir>
+            rendered = render_modules(
+                root, version, base, sm, arch_dir=workspace.name, not_built=not_built
+            )
     except (FlashInferError, JitRenderError) as e:
         click.echo(f"cutlint: {e}", err=True)
         sys.exit(EXIT_USAGE)

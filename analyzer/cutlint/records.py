@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
+from cutlint.build_context import BuildContext
+
 
 class Record(BaseModel):
     """Base of all records: frozen, no unknown fields.
@@ -520,6 +522,12 @@ class Verdict(StrEnum):
     UNREACHABLE = "never dispatched"
     NOT_MODELED = "not modeled"
     INACTIVE = "inactive (#if)"
+    NOT_FOR_GPU = "not for this GPU"
+    """The GPU never loads this code: the build's targets do not load on it, or the kernel is
+    another arch's in a multi-arch build (CUT021). Never a failure."""
+    CONTEXT_UNKNOWN = "context unknown"
+    """A failure that holds only if a guessed context does (the GPU or CUTLASS read off the
+    path, or cutlint's default): a note that says what was assumed (CUT020), never a failure."""
 
 
 class InstantiationResult(Record):
@@ -538,6 +546,11 @@ class FileResult(Record):
     instantiations: tuple[InstantiationResult, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = Field(
         default=(), description="file-level diagnostics (input problems)"
+    )
+    context: BuildContext | None = Field(
+        default=None,
+        description="the file's resolved build context, every field with its origin "
+        "(cutlint.context); None when nothing was judged",
     )
 
 

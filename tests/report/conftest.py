@@ -35,5 +35,5 @@ def missing_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def shared_result(missing_path: Path) -> CheckResult:
     paths = [FIXTURES / p for p in SHARED_INPUTS] + [missing_path]
-    options = api.CheckOptions(flashinfer_version="0.7.2.post1", root=REPO)
+    options = api.CheckOptions(arch="sm_120", flashinfer_version="0.7.2.post1", root=REPO)
     return api.check(paths, options)

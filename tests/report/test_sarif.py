@@ -201,7 +201,17 @@ def test_sarif_on_the_real_flashinfer_063_cache(real_cache: Any) -> None:
 def test_fail_on_does_not_filter_sarif_results(severity_flag: list[str]) -> None:
     out = CliRunner().invoke(
         main,
-        ["check", str(HEADLINE), "--cutlass-version", "4.2.1", "--format", "sarif", *severity_flag],
+        [
+            "check",
+            str(HEADLINE),
+            "--cutlass-version",
+            "4.2.1",
+            "--arch",
+            "sm_120",
+            "--format",
+            "sarif",
+            *severity_flag,
+        ],
     )
     levels = Counter(r["level"] for r in json.loads(out.output)["runs"][0]["results"])
     assert levels == {"error": 2, "warning": 2}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import core_facts
@@ -19,6 +20,7 @@ from cutlint.model.context import ModelContext
 from cutlint.model.occupancy import with_occupancy
 from cutlint.producers.flashinfer.modules import compiled_out
 from cutlint.producers.forms import unclaimed
+from cutlint.producers.trtllm import moe_macro
 from cutlint.records import (
     Diagnostic,
     FileResult,
@@ -91,13 +93,35 @@ def _diagnostic(code: str, message: str, inst: Instantiation) -> Diagnostic:
     )
 
 
+@cache
+def _release_arities() -> frozenset[int]:
+    """The parameter counts the fused-MoE macro has had in some FlashInfer release."""
+    from cutlint.producers.flashinfer.releases import flashinfer_releases, macro_parameters
+
+    return frozenset(len(macro_parameters(v)) for v in flashinfer_releases())
+
+
 def _not_modeled(
     inst: Instantiation,
     reason: str,
     problems: Sequence[tuple[str, str]],
     recipe: Recipe | None,
     selection: Selection,
+    ctx: ModelContext | None = None,
 ) -> Judgement:
+    if ctx is not None and ctx.flashinfer is None and inst.name == moe_macro.MACRO:
+        arity = [m for code, m in problems if code == "CUT004"]
+        if arity and len(inst.args) in _release_arities():
+            # The macro's parameter list is the release's (14 in FlashInfer 0.5.2, 17 from
+            # 0.5.3): with no release known, a call of some release's arity is not decided.
+            rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
+            why = (
+                f"{arity[0]}: the macro of the newest release modeled is assumed, as no release "
+                "is known (--flashinfer-version or -p BUILD_DIR settles it)"
+            )
+            note = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
+            shown = (note,) if selection.wants(note.rule) else ()
+            return Judgement(recipe, None, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, shown)
     rule = next(r for r in rules_by_id().values() if r.kind is Kind.NOT_MODELED)
     diags = [_diagnostic(code, message, inst) for code, message in problems]
     diags.append(_diagnostic(rule.id, f"{rule.message}: {reason}", inst))
@@ -115,22 +139,68 @@ def _cannot_run(
     return Judgement(recipe, None, NotModeled(reason=reason), Verdict.FAILS_RUN, wanted)
 
 
+FAILURES = frozenset(
+    {Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.FAILS_RUN, Verdict.UNREACHABLE}
+)
+"""The verdicts a guessed context cannot give (cutlint.context: they become "context unknown")."""
+
+
+def _context_rule(verdict: Verdict) -> Rule:
+    return next(
+        r for r in rules_by_id().values() if r.kind is Kind.CONTEXT and r.verdict is verdict
+    )
+
+
+def _not_for_gpu(
+    inst: Instantiation, reason: str, recipe: Recipe | None, selection: Selection
+) -> Judgement:
+    """The GPU never runs this code (CUT021): not judged for it, never a failure."""
+    rule = _context_rule(Verdict.NOT_FOR_GPU)
+    diag = _diagnostic(rule.id, f"{rule.message}: {reason}", inst)
+    wanted = (diag,) if selection.wants(diag.rule) else ()
+    return Judgement(recipe, None, NotModeled(reason=reason), Verdict.NOT_FOR_GPU, wanted)
+
+
+def _unless_guessed(
+    j: Judgement, inst: Instantiation, ctx: ModelContext, sel: Selection
+) -> Judgement:
+    """A failure that rests on a guessed context is a note (CUT020) that says what was assumed
+    and which flag settles it, with the model's numbers kept; never a failure."""
+    # A kernel that cannot run on the GPU (class E) does so whatever CUTLASS built it.
+    target_only = j.resources is None and j.verdict is Verdict.FAILS_RUN
+    guesses = [text for field, text in ctx.guessed if field == "gpu" or not target_only]
+    if j.verdict not in FAILURES or not guesses:
+        return j
+    rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
+    codes = ",".join(sorted({d.rule for d in j.findings})) or "-"
+    why = f"{j.verdict.value} [{codes}] only if {'; '.join(guesses)}"
+    diag = _diagnostic(rule.id, f"{rule.message}: {why}", inst)
+    wanted = (diag,) if sel.wants(diag.rule) else ()
+    return Judgement(j.recipe, j.resources, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)
+
+
 def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+    return _unless_guessed(_judge(inst, ctx, selection), inst, ctx, selection)
+
+
+def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
     # kernel, whichever family would model it; a file whose binary the target cannot load runs
     # none of its kernels.
     out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
     if out is not None:
         return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
+    if ctx.not_for_gpu is not None:
+        return _not_for_gpu(inst, ctx.not_for_gpu, None, selection)
     if ctx.cannot_load is not None:
         return _cannot_run(inst, ctx.cannot_load, None, selection)
     claimed = claim(inst, ctx)
     if claimed is None:
         u = unclaimed(inst, ctx.flashinfer)
-        return _not_modeled(inst, u.reason, u.problems, None, selection)
+        return _not_modeled(inst, u.reason, u.problems, None, selection, ctx)
     family, recipe = claimed
     if isinstance(recipe, Unreadable):
-        return _not_modeled(inst, recipe.reason, recipe.problems, None, selection)
+        return _not_modeled(inst, recipe.reason, recipe.problems, None, selection, ctx)
     assert recipe is not None
     reason = family.covers(recipe, ctx)
     if isinstance(reason, CannotRun) and ctx.arch_assumed:
@@ -138,6 +208,11 @@ def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judge
             f"{reason} (the target {ctx.arch.name} is assumed: pass --arch for the part it runs on)"
         )
         return _not_modeled(inst, why, (), recipe, selection)
+    if isinstance(reason, CannotRun) and not ctx.binary_for_gpu:
+        # The build does not say this file's binary is for the GPU: in a multi-arch build the
+        # launcher dispatches another arch's kernel only on that arch.
+        why = f"{reason}; the build is not known to load it on {ctx.arch.name}"
+        return _not_for_gpu(inst, why, recipe, selection)
     if isinstance(reason, CannotRun):
         return _cannot_run(inst, reason, recipe, selection)
     if reason is not None:

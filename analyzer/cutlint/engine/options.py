@@ -27,6 +27,10 @@ class CheckOptions:
     """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+    build_dir: str | None = None
+    """`-p BUILD_DIR`: a compile_commands.json (or its directory) that says how files are built."""
+    compile_command: str | None = None
+    """`--compile-command`: one nvcc command line that builds every file checked."""
     exclude: Sequence[str] = ()
     """Glob patterns (`--exclude`): files and directories found inside a directory that match
     one are skipped; a file named in `paths` is always checked, as ruff does."""

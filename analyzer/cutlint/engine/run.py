@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from cutlint.build_context import BuildContext, BuildInfo, Origin, Request
+from cutlint.context.resolve import resolve
+from cutlint.context.verdicts import guesses, not_loaded
+from cutlint.cutlass import versions
+from cutlint.cutlass.versions import CutlassModel
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
-from cutlint.engine.options import DEFAULT_ARCH, CheckOptions
+from cutlint.engine.options import CheckOptions
 from cutlint.engine.schema import Kind
 from cutlint.model.arch import arch_for, cannot_load, known
 from cutlint.model.context import ModelContext
 from cutlint.parse import DEFAULT_DEFINES
 from cutlint.parse.problems import INTERNAL_ERROR
-from cutlint.producers import cutlass_library
-from cutlint.producers.cutlass_version import resolve
+from cutlint.producers import cutlass_library, cutlass_version
 from cutlint.producers.flashinfer import cache_layout, modules
-from cutlint.producers.flashinfer.releases import known_release
+from cutlint.producers.flashinfer.releases import FlashInferRelease, JitModule, known_release
 from cutlint.records import (
     CheckResult,
     Diagnostic,
@@ -32,36 +37,87 @@ from cutlint.records import (
 
 
 def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str:
-    """The target arch (option, else the file's path, else sm_120), the CUTLASS version, the
-    FlashInfer release that wrote the file and the JIT module that compiles it; or, when the
-    arch the file's path names is not in cutlint's table, why the file cannot be judged
-    (cutlint does not judge an sm_42 file by another arch's limits)."""
-    if options.arch is None and cutlass_library.in_build(parsed.path):
+    """The file's model context from its resolved build context (cutlint.context.resolve: the
+    GPU, the CUTLASS version, the release that wrote it, the JIT module and defines that compile
+    it, each with its origin); or, when the GPU is not in cutlint's table, why the file cannot be
+    judged (cutlint does not judge an sm_42 file by another arch's limits)."""
+    build = resolve(
+        parsed.path,
+        BuildInfo(database=options.build_dir, command=options.compile_command),
+        Request(
+            gpu=options.arch,
+            cutlass_version=options.cutlass_version,
+            release=options.flashinfer_version,
+        ),
+    )
+    assert build.gpu is not None
+    if build.gpu.origin is Origin.DEFAULT and cutlass_library.in_build(parsed.path):
         return cutlass_library.TARGET_UNKNOWN
     try:
-        arch = arch_for(options.arch or (parsed.generated_for_sm or DEFAULT_ARCH))
+        arch = arch_for(build.gpu.value)
     except KeyError:
         return (
-            f"the file's path says it was generated for sm_{parsed.generated_for_sm}, an arch "
+            f"{build.gpu.where} says it was generated for sm_{build.gpu.value}, an arch "
             f"cutlint's table does not have ({known()}); pass --arch to judge it for one of them"
         )
-    version = parsed.flashinfer_version or options.flashinfer_version
+    flashinfer = build.release if build.producer and build.producer.value == "flashinfer" else None
+    version = flashinfer.value if flashinfer else None
     release = known_release(version)[0]
-    module = modules.module_for(parsed.path, release)
-    defined = (
-        modules.defined(module, options.defines, options.undefines, DEFAULT_DEFINES)
-        if module
-        else frozenset()
-    ) | frozenset(parsed.defines)
-    target = cache_layout.compile_target(parsed.path)
+    module = modules.module_for(parsed.path, release) or _command_module(build, release)
+    extra = frozenset(d for d in options.defines if d not in DEFAULT_DEFINES)
+    if build.defines is not None:
+        defined = (frozenset(build.defines.value) | extra) - set(options.undefines)
+    elif module:
+        defined = modules.defined(module, options.defines, options.undefines, DEFAULT_DEFINES)
+    else:
+        defined = frozenset()
+    cutlass = _cutlass(build, version)
+    loaded = build.loaded(arch.sm) if build.targets else None
+    target = cache_layout.compile_target(parsed.path) if build.targets is None else None
+    cannot = cannot_load(*target, arch) if target else None
+    guessed = guesses(build, arch.name, cutlass.label)
+    if target is not None and cannot is not None:
+        guessed += (
+            ("gpu", f"the compile target is sm_{target[0]}{target[1]} (read off the path)"),
+        )
     return ModelContext(
         arch=arch,
-        cutlass=resolve(options.cutlass_version, version),
+        cutlass=cutlass,
         flashinfer=release,
         module=module,
-        defines=defined,
-        arch_assumed=options.arch is None and parsed.generated_for_sm is None,
-        cannot_load=cannot_load(*target, arch) if target else None,
+        defines=defined | frozenset(parsed.defines),
+        arch_assumed=build.gpu.origin is Origin.DEFAULT,
+        cannot_load=cannot,
+        binary_for_gpu=bool(loaded) if loaded is not None else None,
+        not_for_gpu=not_loaded(build, arch.name) if loaded == () else None,
+        guessed=guessed,
+        build=build,
+    )
+
+
+def _command_module(build: BuildContext, release: FlashInferRelease | None) -> JitModule | None:
+    """The fused-MoE module a JIT build file names (`cached_ops/fused_moe_120/build.ninja`)."""
+    if release is None or build.jit_module is None:
+        return None
+    m = re.fullmatch(r"fused_moe_(?:sm)?(\d+)", build.jit_module.value)
+    return release.jit_module(m[1]) if m else None
+
+
+def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
+    """The CUTLASS the context found (flag, header, package), else the release's vendored one."""
+    found = build.cutlass_version
+    if found is None:
+        return cutlass_version.resolve(None, release)
+    if release is not None:
+        vendored = cutlass_version.resolve(None, release)
+        if vendored.label == found.value and found.origin is not Origin.OPTION:
+            return vendored  # the header agrees with the release table: say it as before
+    if found.origin is Origin.OPTION:
+        return cutlass_version.resolve(
+            build.cutlass_include.value if build.cutlass_include else found.value, None
+        )
+    return versions.cutlass_model(
+        versions.parse_version(found.value), f"{found.where} ({found.origin.value})"
     )
 
 
@@ -69,9 +125,12 @@ def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = No
     ctx = context_for(parsed, options) if parsed.instantiations else None
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
-    return evaluate_file(
+    result = evaluate_file(
         parsed.path, parsed.instantiations, parsed.problems, ctx, options.selection, memo
     )
+    if ctx is not None and ctx.build is not None:
+        return result.model_copy(update={"context": ctx.build})
+    return result
 
 
 def _unjudged(parsed: ParsedFile, reason: str, options: CheckOptions) -> FileResult:

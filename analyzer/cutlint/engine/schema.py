@@ -89,6 +89,9 @@ class Kind(StrEnum):
     TARGET = "target"
     """Raised when the binary or the kernel cannot run on the target arch (failure class E); the
     reason is the engine's (the file's compile target) or the family's (the kernel's arch)."""
+    CONTEXT = "context"
+    """Raised instead of a failure verdict when the context it needs was guessed (cutlint.context);
+    or when the GPU never loads the code (not for this GPU)."""
     RUNNER = "runner"
     """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
     runner's table, runners/runner_tactics); the reason is the table's."""

@@ -30,13 +30,20 @@ def known() -> str:
 
 
 def arch_for(spec: str | int) -> ArchLimits:
-    """`sm_120`, `sm120`, `sm_120a`, `120`, `12.0` -> the sm_120 record. KeyError if unknown
+    """`sm_120`, `sm120`, `sm_120a`, `120`, `12.0`, or a GPU's name (`rtx-5090`: context/data/
+    gpus.toml) -> the sm_120 record. KeyError if unknown
     (whatever the text: a number of 5,000 digits is unknown too, not a ValueError)."""
     text = str(spec).strip().lower()
     m = re.fullmatch(r"(?:sm_?|compute_?)?(\d{1,4})(?:\.(\d))?[af]?", text)
-    if not m:
-        raise KeyError(spec)
-    sm = int(m[1]) * 10 + int(m[2]) if m[2] is not None else int(m[1])
+    if m:
+        sm = int(m[1]) * 10 + int(m[2]) if m[2] is not None else int(m[1])
+    else:
+        from cutlint.context.gpus import gpu_sm  # a GPU's name: `rtx-5090`, `h200`, `dgx-spark`
+
+        named = gpu_sm(text) if len(text) <= 64 else None
+        if named is None:
+            raise KeyError(spec)
+        sm = named
     name = f"sm_{sm}"
     table = arches()
     if name not in table:

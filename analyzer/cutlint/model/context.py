@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from cutlint.build_context import BuildContext
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.producers.flashinfer.releases import FlashInferRelease, JitModule
 from cutlint.records import ArchLimits
@@ -30,6 +31,18 @@ class ModelContext:
     cannot_load: str | None = None
     """Why the file's binary has no code the target can run (its compile target, read off the
     path, is another arch's): every kernel in it fails at launch (class E)."""
+    binary_for_gpu: bool | None = None
+    """Whether the build's code objects for the file load on the target GPU (cutlint.context:
+    the compile command's targets); None when the targets are unknown."""
+    not_for_gpu: str | None = None
+    """Why the target GPU never runs the file's code (the build's targets do not load on it):
+    its kernels are "not for this GPU", never failures."""
+    guessed: tuple[tuple[str, str], ...] = ()
+    """What a failure verdict would rest on that was only guessed (read off the path or
+    defaulted): (field, what was assumed and the flag that settles it); `gpu` decides every
+    verdict, `cutlass` those of the resource model. A failure becomes "context unknown"."""
+    build: BuildContext | None = None
+    """The resolved build context, every field with its origin (for the reports)."""
 
     @cached_property
     def key(self) -> tuple[object, ...]:
@@ -45,4 +58,7 @@ class ModelContext:
             tuple(sorted(self.defines)),
             self.cannot_load,
             self.arch_assumed,
+            self.binary_for_gpu,
+            self.not_for_gpu,
+            self.guessed,
         )

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cutlint import __version__
+from cutlint.context.render import to_data as context_data
 from cutlint.records import (
     CheckResult,
     Diagnostic,
@@ -131,7 +132,11 @@ def to_data(result: CheckResult) -> dict[str, Any]:
         "tool": "cutlint",
         "tool_version": __version__,
         "files": [
-            {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]}
+            {
+                "path": f.path,
+                "diagnostics": [_finding(d) for d in f.diagnostics],
+                **({"context": context_data(f.context)} if f.context is not None else {}),
+            }
             for f in result.files
         ],
         "instantiations": [_instantiation(r, cache) for r in rows],

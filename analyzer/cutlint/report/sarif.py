@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from cutlint import __version__
+from cutlint.context.render import groups as context_groups
 from cutlint.engine.loader import load_rules
 from cutlint.engine.schema import Rule
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
@@ -157,7 +158,14 @@ def to_data(result: CheckResult) -> dict[str, Any]:
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri().rstrip("/") + "/"}},
         "results": [_result(d, span, index, root) for d, span in findings(result)],
-        "properties": {"baselined": len(result.baselined)},
+        "properties": {
+            "baselined": len(result.baselined),
+            # Each distinct build context (cutlint.context), with the files it holds for.
+            "contexts": [
+                {"context": text, "files": n}
+                for text, n in context_groups(f.context for f in result.files)
+            ],
+        },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 

@@ -33,6 +33,8 @@ VERDICT = {
     Verdict.UNREACHABLE: YELLOW,
     Verdict.NOT_MODELED: DIM,
     Verdict.INACTIVE: DIM,
+    Verdict.NOT_FOR_GPU: DIM,
+    Verdict.CONTEXT_UNKNOWN: DIM,
 }
 
 

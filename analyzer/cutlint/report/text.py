@@ -6,6 +6,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
+from cutlint.context.render import groups as context_groups
 from cutlint.families.registry import family_named, family_of
 from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
 from cutlint.report.escape import printable
@@ -114,6 +115,7 @@ def in_line_order(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
 _UNJUDGED = {
     Verdict.NOT_MODELED: "not modeled (CUT010, lines {})",
     Verdict.INACTIVE: "inactive (lines {})",
+    Verdict.NOT_FOR_GPU: "not for this GPU (CUT021, lines {})",
 }
 """Verdicts with no model behind them: a file of only these gets one line per reason."""
 
@@ -178,6 +180,12 @@ def summary(result: CheckResult) -> str:
         f"{count[Verdict.ZERO_SLACK]:,} with zero slack, {count[Verdict.UNREACHABLE]:,} never dispatched, "
         f"{count[Verdict.NOT_MODELED]:,} not modeled, {count[Verdict.INACTIVE]:,} inactive"
     )
+    # The verdicts of cutlint.context: shown only when there are any, so that a run whose
+    # context is known reads as before.
+    if count[Verdict.NOT_FOR_GPU]:
+        line += f", {count[Verdict.NOT_FOR_GPU]:,} not for this GPU"
+    if count[Verdict.CONTEXT_UNKNOWN]:
+        line += f", {count[Verdict.CONTEXT_UNKNOWN]:,} context unknown (CUT020: a failure only if a guess holds)"
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
     if result.baselined:
@@ -207,6 +215,10 @@ def summary(result: CheckResult) -> str:
         f"target {name} ({parts}): {optin:,} B opt-in shared memory per block"
         for name, parts, optin in targets
     ]
+    notes += [
+        f"context of {_n(n, 'file')}: {printable(text)}"
+        for text, n in context_groups(f.context for f in result.files)
+    ]
     return "\n".join([line, *notes])
 
 
@@ -217,14 +229,18 @@ def _unjudged_only(f: FileResult) -> bool:
         bool(f.instantiations)
         and not f.diagnostics
         and all(r.verdict in _UNJUDGED for r in f.instantiations)
-        and all(d.rule == "CUT010" for r in f.instantiations for d in r.diagnostics)
+        and all(d.rule in _UNJUDGED_RULES for r in f.instantiations for d in r.diagnostics)
     )
+
+
+_UNJUDGED_RULES = frozenset({"CUT010", "CUT021"})
+"""The notes of unjudged instantiations: not modeled, not for this GPU."""
 
 
 def _shown(r: InstantiationResult) -> bool:
     """A not-modeled instantiation is shown with its CUT010 note; `--ignore CUT010` drops the
     note (engine.judge applies the selection), and with it the line, as in every format."""
-    return r.verdict is Verdict.INACTIVE or any(d.rule == "CUT010" for d in r.diagnostics)
+    return r.verdict is Verdict.INACTIVE or any(d.rule in _UNJUDGED_RULES for d in r.diagnostics)
 
 
 def collapsed(files: Sequence[FileResult], style: Style = PLAIN) -> str | None:
@@ -246,7 +262,10 @@ def collapsed(files: Sequence[FileResult], style: Style = PLAIN) -> str | None:
     for (verdict, reason), (paths, count) in sorted(
         groups.items(), key=lambda g: (-g[1][1][0], g[0][0].value, g[0][1])
     ):
-        what = "not modeled (CUT010)" if verdict is Verdict.NOT_MODELED else "inactive"
+        what = {
+            Verdict.NOT_MODELED: "not modeled (CUT010)",
+            Verdict.NOT_FOR_GPU: "not for this GPU (CUT021)",
+        }.get(verdict, "inactive")
         where = display_path(next(iter(paths))) if len(paths) == 1 else _n(len(paths), "file")
         lines.append(
             style.dim(f"{_n(count[0], 'instantiation')} {what} in {where}: {printable(reason)}")

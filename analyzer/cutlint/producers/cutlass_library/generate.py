@@ -102,4 +102,34 @@ def generate(
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1:] or ["(no output)"]
         raise CutlassLibraryError(f"cutlass_library's generator failed: {tail[0][:500]}")
+    write_compile_commands(root, out, archs)
     return out / "generated"
+
+
+def write_compile_commands(root: Path, out: Path, archs: str) -> Path:
+    """`out/compile_commands.json` for the generated kernel files, as CUTLASS's CMake build
+    writes it with CMAKE_EXPORT_COMPILE_COMMANDS: the headers on the include path (include/,
+    tools/library/include, tools/util/include; CUTLASS's CMakeLists.txt
+    `CUTLASS_INCLUDE_DIR`) and one `-gencode` per architecture of CUTLASS_NVCC_ARCHS
+    (`120a` -> `arch=compute_120a,code=sm_120a`; CUDA.cmake `cutlass_apply_cuda_gencode_flags`).
+    A check of the build then reads its CUTLASS and targets from here (cutlint.context)."""
+    import json
+
+    source = root / "cutlass_library" / "source"
+    includes = [source / "include", source / "tools" / "library" / "include"]
+    includes += [source / "tools" / "util" / "include"]
+    gencode = [
+        f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs.replace(",", ";").split(";") if a
+    ]
+    flags = ["nvcc", *(f"-I{d.resolve()}" for d in includes), *gencode, "-std=c++17"]
+    entries = [
+        {
+            "directory": str(out.resolve()),
+            "file": str(f.resolve()),
+            "arguments": [*flags, "-c", str(f.resolve())],
+        }
+        for f in sorted((out / "generated").rglob("*.cu"))
+    ]
+    path = out / "compile_commands.json"
+    path.write_text(json.dumps(entries, indent=1))
+    return path

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cutlint.producers.flashinfer.jit_build import write_build_ninja
+
 # The modules that hold the gen functions, relative to the wheel's `flashinfer/jit/gemm`.
 _GEN_MODULES = ("core", "svdquant_sm120")
 
@@ -188,6 +190,15 @@ def render_jit_specs(
             if len(specs) != 1:
                 raise JitRenderError(f"{name}() called gen_jit_spec {len(specs)} times, not once")
             spec = specs[0]
+            # The JIT writes the module's build file beside generated/ (jit/core.py
+            # JitSpec.write_ninja): a rendered cache is then a user's cache (cutlint.context).
+            write_build_ninja(
+                root,
+                gen_dir.parent,
+                spec.name,
+                [*spec.cuda_flags, *context.arch_flags],
+                [Path(p) for p in spec.sources],
+            )
             out.append(
                 RenderedModule(
                     function=name,

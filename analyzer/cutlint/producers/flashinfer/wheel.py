@@ -73,20 +73,38 @@ def load_generator(root: Path) -> types.ModuleType:
         raise FlashInferError(f"cannot load {GENERATOR} from {root}: {e}") from e
 
 
-def cache_dir(base: Path, version: str, sm: int = 120) -> Path:
+def cache_dir(base: Path, version: str, sm: int = 120, cuda: str | None = None) -> Path:
     """Where FlashInfer's JIT puts the generated files on a device `sm`: `<base>/flashinfer/
-    <version>/<sm>a/generated/cutlass_instantiations/<dev>` (jit/fused_moe.py, jit/env.py
+    <version>/<archdir>/generated/cutlass_instantiations/<dev>` (jit/fused_moe.py, jit/env.py
     FLASHINFER_GEN_SRC_DIR), where `<dev>` is the fused-MoE module the device builds
-    (`moe_device`: a Jetson Thor, 11.0, builds the SM100 module, `cutlass_instantiations/100`)."""
+    (`moe_device`: a Jetson Thor, 11.0, builds the SM100 module, `cutlass_instantiations/100`)
+    and `<archdir>` is `arch_dir(version, sm, cuda)`."""
     return (
         base
         / "flashinfer"
         / version
-        / f"{sm}a"
+        / arch_dir(version, sm, cuda)
         / "generated"
         / "cutlass_instantiations"
         / moe_device(version, sm)
     )
+
+
+def arch_dir(version: str, sm: int, cuda: str | None) -> str:
+    """The arch directory FlashInfer `version`'s JIT computes on a device `sm` with CUDA `cuda`
+    (releases.toml `jit_arch_dirs`, run from each wheel's compilation_context.py and jit/env.py
+    `_get_workspace_dir_name`: 0.7.x writes `120f` for 12.0 on CUDA >= 12.9 and `120a` on 12.8;
+    0.6.x `<sm>a`); `<sm>a` where the table has no entry or no CUDA is given. FlashInferError
+    where that release's JIT builds nothing for the device with that CUDA."""
+    from cutlint.producers.flashinfer.releases import known_release
+
+    release = known_release(version)[0]
+    found = release.jit_arch_dir(sm, cuda) if release is not None and cuda else None
+    if found == "":
+        raise FlashInferError(
+            f"FlashInfer {version}'s JIT targets no arch for sm_{sm} on CUDA {cuda}"
+        )
+    return found or f"{sm}a"
 
 
 def moe_device(version: str, sm: int) -> str:
@@ -101,15 +119,34 @@ def moe_device(version: str, sm: int) -> str:
     return dev if dev else str(sm)
 
 
-def generate_cache(root: Path, version: str, base: Path, sm: int = 120) -> Path:
+def generate_cache(
+    root: Path, version: str, base: Path, sm: int = 120, cuda: str | None = None
+) -> Path:
     """Run the generator as FlashInfer's JIT does on a device `sm`
     (`generate_gemm_operations(out, "<dev>;<dev>-real")`, `<dev>` = `moe_device`) and return the
     directory of the generated device files (`.../<dev>/gemm_grouped/<dev>`)."""
     dev = moe_device(version, sm)
-    out = cache_dir(base, version, sm)
+    out = cache_dir(base, version, sm, cuda)
     generator = load_generator(root)
     try:
         generator.generate_gemm_operations(str(out), f"{dev};{dev}-real")
     except Exception as e:
         raise FlashInferError(f"the FlashInfer {version} generator failed: {e}") from e
+    _write_build_file(root, version, out, dev)
     return out / "gemm_grouped" / dev
+
+
+def _write_build_file(root: Path, version: str, out: Path, dev: str) -> None:
+    """The fused-MoE module's build.ninja beside `generated/` (producers/flashinfer/jit_build),
+    naming every generated file (jit/fused_moe.py compiles `output_dir.rglob("*.generated.cu")`),
+    where cutlint's release table knows the module."""
+    from cutlint.producers.flashinfer.jit_build import moe_flags, write_build_ninja
+    from cutlint.producers.flashinfer.releases import known_release
+
+    release = known_release(version)[0]
+    module = release.jit_module(dev) if release is not None else None
+    if module is None:
+        return
+    workspace = out.parent.parent.parent  # <ws>/<version>/<archdir>
+    flags = moe_flags(module, workspace.name)
+    write_build_ninja(root, workspace, module.name, flags, sorted(out.rglob("*.generated.cu")))

@@ -1,0 +1,168 @@
+"""Where a build says how it compiles a file: `compile_commands.json` (CMake's
+`CMAKE_EXPORT_COMPILE_COMMANDS`, Bear; the JSON Compilation Database format clang-tidy reads with
+`-p BUILD_DIR`) and FlashInfer's JIT build files.
+
+FlashInfer's JIT writes a module's sources to `<ws>/<version>/<archdir>/generated/<module>/` and
+its build file to `<ws>/<version>/<archdir>/cached_ops/<module>/build.ninja` (flashinfer/jit/
+core.py `JitSpec.ninja_path`; flashinfer/jit/env.py `FLASHINFER_GEN_SRC_DIR`, `FLASHINFER_JIT_DIR`),
+written by flashinfer/jit/cpp_ext.py `generate_ninja_build_for_op`: top-level `cuda_cflags = ...`
+(with `$`-newline continuations) and a `build <obj>: cuda_compile <source>` line per source, a
+source's own `cuda_cflags` indented under it when it has them. The fused-MoE module's generated
+files lie in `generated/cutlass_instantiations/<dev>/` while its module directory is
+`fused_moe_<dev>` (flashinfer/jit/fused_moe.py), so a file is matched by the `build` lines that
+name it, whichever module directory holds them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+from cutlint import inputs
+from cutlint.context.command import CompileCommand, parse_command
+
+COMPILE_COMMANDS = "compile_commands.json"
+BUILD_FILE = inputs.Limit("build file", 1 << 30, seconds=300.0)
+"""A whole project's compile_commands.json (TensorRT-LLM's) is hundreds of MB."""
+
+
+@cache
+def _database(path: Path) -> dict[str, tuple[str, list[str] | str]]:
+    """compile_commands.json: absolute source path -> (directory, arguments or command)."""
+    entries = inputs.load_json(path, BUILD_FILE)
+    out: dict[str, tuple[str, list[str] | str]] = {}
+    if not isinstance(entries, list):
+        return out
+    for e in entries:
+        if not isinstance(e, dict) or not isinstance(e.get("file"), str):
+            continue
+        directory = str(e.get("directory", path.parent))
+        args = e.get("arguments")
+        cmd: list[str] | str | None = (
+            [str(a) for a in args] if isinstance(args, list) else e.get("command")
+        )
+        if cmd is None:
+            continue
+        source = os.path.normpath(os.path.join(directory, e["file"]))
+        out[source] = (directory, cmd)
+    return out
+
+
+def from_database(build_dir: Path, source: str) -> CompileCommand | None:
+    """The command `build_dir/compile_commands.json` holds for `source`, if any."""
+    db = build_dir / COMPILE_COMMANDS if is_dir(build_dir) else build_dir
+    try:
+        entries = _database(db)
+    except (inputs.InputError, OSError):
+        return None
+    entry = entries.get(os.path.normpath(os.path.abspath(source)))
+    if entry is None:
+        return None
+    directory, cmd = entry
+    return parse_command(cmd, f"{db}", directory)
+
+
+_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.-]*)\s*=\s?(.*)$")
+_BUILD = re.compile(r"^build\s+(.+?):\s*(\S+)\s+(.*)$")
+_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)|\$\$|\$ |\$:")
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Ninja lines with `$`-newline continuations joined."""
+    return re.sub(r"\$\n\s*", "", text).splitlines()
+
+
+def _expand(value: str, scope: dict[str, str]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        name = m[1] or m[2]
+        if name:
+            return scope.get(name, "")
+        return m[0][1:]
+
+    return _VAR.sub(sub, value)
+
+
+@cache
+def _ninja(path: Path) -> dict[str, str]:
+    """build.ninja: absolute source path -> its expanded `cuda_cflags` (the nvcc flags)."""
+    text = inputs.read_bytes(path, BUILD_FILE).decode("utf-8", "replace")
+    scope: dict[str, str] = {}
+    out: dict[str, str] = {}
+    current: str | None = None
+    for line in _logical_lines(text):
+        b = _BUILD.match(line)
+        if b:
+            current = None
+            if b[2] == "cuda_compile":
+                current = os.path.normpath(_expand(b[3].split(" | ")[0].strip(), scope))
+                out[current] = scope.get("cuda_cflags", "")
+            continue
+        a = _ASSIGN.match(line)
+        if not a:
+            continue
+        indented, name, value = bool(a[1]), a[2], a[3]
+        if indented:
+            if current is not None and name == "cuda_cflags":
+                out[current] = _expand(value, scope)
+            continue
+        current = None
+        scope[name] = _expand(value, scope)
+    return out
+
+
+def flashinfer_build_files(source: str) -> tuple[Path, ...]:
+    """The `cached_ops/*/build.ninja` files beside the `generated/` directory above `source`."""
+    for parent in Path(os.path.abspath(source)).parents:
+        if parent.name == "generated":
+            return _build_files_of(parent.parent / "cached_ops")
+    return ()
+
+
+@cache
+def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
+    try:
+        return tuple(sorted(cached_ops.glob("*/build.ninja"))) if is_dir(cached_ops) else ()
+    except OSError:  # a path the OS refuses (beyond PATH_MAX): no build file there
+        return ()
+
+
+@cache
+def database_above(directory: Path) -> Path | None:
+    """The nearest compile_commands.json in `directory` or above it (as clangd looks)."""
+    for d in (directory, *directory.parents):
+        if exists(d / COMPILE_COMMANDS):
+            return d / COMPILE_COMMANDS
+    return None
+
+
+def is_dir(path: Path) -> bool:
+    """Whether `path` is a directory; False for a path the OS refuses (ENAMETOOLONG)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def exists(path: Path) -> bool:
+    """Whether `path` is a regular file; False for a path the OS refuses (ENAMETOOLONG)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def from_flashinfer_build(source: str) -> CompileCommand | None:
+    """The nvcc command FlashInfer's JIT build file holds for `source`, if one names it."""
+    key = os.path.normpath(os.path.abspath(source))
+    real = os.path.realpath(key)
+    for ninja in flashinfer_build_files(source):
+        try:
+            flags = _ninja(ninja)
+        except (inputs.InputError, OSError):
+            continue
+        hit = flags.get(key, flags.get(real))
+        if hit is not None:
+            return parse_command(hit, str(ninja), str(ninja.parent))
+    return None

@@ -1,0 +1,100 @@
+"""What the headers and version files on a file's include path say: the CUTLASS version
+(`cutlass/version.h`: CUTLASS_MAJOR/MINOR/PATCH) and the producer's release (FlashInfer's
+`flashinfer/_build_meta.py` `__version__`, beside the `flashinfer/data/{csrc,include,cutlass}`
+trees the JIT puts on its include path: flashinfer/jit/env.py `FLASHINFER_CSRC_DIR`,
+`CUTLASS_INCLUDE_DIRS`; TensorRT-LLM's `tensorrt_llm/version.py`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+
+from cutlint import inputs
+from cutlint.context.build_files import exists
+from cutlint.cutlass.versions import format_version, read_version_h
+
+VERSION_FILES = (
+    ("flashinfer", "flashinfer", ("_build_meta.py", "version.py")),
+    ("tensorrt_llm", "tensorrt_llm", ("version.py",)),
+)
+"""(producer, package directory, version files in order): a `__version__ = "..."` line."""
+
+_VERSION = re.compile(r"""^__version__\s*=\s*["']([^"'\s]{1,64})["']""", re.MULTILINE)
+
+
+@cache
+def _version_h(include_dir: str) -> str | None:
+    v = read_version_h(Path(include_dir))
+    return format_version(v) if v is not None else None
+
+
+def cutlass_on_path(include_dirs: Sequence[str]) -> tuple[str, str] | None:
+    """(version, include dir) of the first `cutlass/version.h` on the include path, as the
+    preprocessor finds it."""
+    for d in include_dirs:
+        v = _version_h(d)
+        if v is not None:
+            return v, d
+    return None
+
+
+def cutlass_in_package(path: str) -> tuple[str, str] | None:
+    """The CUTLASS a file inside a source or package tree compiles with, found above it:
+    FlashInfer's wheel vendors it at `flashinfer/data/cutlass/include`, nvidia-cutlass at
+    `cutlass_library/source/include`, TensorRT-LLM at `3rdparty/cutlass/include` (its
+    cpp/CMakeLists.txt puts `${3RDPARTY_DIR}/cutlass/include` on the include path), and
+    CUTLASS's own build lies below its `include/` (tools/library/generated in the build tree)."""
+    for parent in Path(path).parents:
+        found = _cutlass_at(parent)
+        if found is not None:
+            return found
+    return None
+
+
+@cache
+def _cutlass_at(directory: Path) -> tuple[str, str] | None:
+    subs = ["3rdparty/cutlass/include", "include"]
+    if directory.name == "flashinfer":
+        subs.insert(0, "data/cutlass/include")
+    if directory.name == "cutlass_library":
+        subs.insert(0, "source/include")
+    for sub in subs:
+        if exists(directory / sub / "cutlass" / "version.h"):
+            return cutlass_on_path([str(directory / sub)])
+    return None
+
+
+@cache
+def _package_version(directory: Path) -> tuple[str, str, str] | None:
+    """(producer, version, file) when `directory` is a producer's package directory."""
+    for producer, package, files in VERSION_FILES:
+        if directory.name != package:
+            continue
+        for name in files:
+            if exists(directory / name):
+                v = _read_version(directory / name)
+                if v:
+                    return producer, v, str(directory / name)
+    return None
+
+
+def _read_version(path: Path) -> str | None:
+    try:
+        text = inputs.read_text(path, inputs.HEADER)
+    except inputs.InputError:
+        return None
+    m = _VERSION.search(text)
+    return m[1] if m else None
+
+
+def producer_release(paths: Iterable[str]) -> tuple[str, str, str] | None:
+    """(producer, version, version file) of the first producer package above any of `paths`
+    (the file itself, then its include directories)."""
+    for start in paths:
+        for parent in Path(start).parents:
+            found = _package_version(parent)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,160 @@
+"""`resolve`: one file's build context, each field from the strongest evidence at hand."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePath
+
+from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sourced
+from cutlint.context import build_files, headers, packages
+from cutlint.context.command import CompileCommand, parse_command
+from cutlint.context.gpus import gpu_sm
+from cutlint.sources import cutlass_library_files
+from cutlint.sources import flashinfer_cache as cache_layout
+
+DEFAULT_GPU = 120
+"""The GPU when nothing says which: sm_120 (engine/options.py DEFAULT_ARCH), always guessed."""
+
+
+def device_sm(spec: str) -> int | None:
+    """`sm_120`, `sm120a`, `120`, `12.0` or a GPU name (`rtx-5090`) -> 120; None if neither."""
+    import re
+
+    m = re.fullmatch(r"(?:sm_?|compute_?)?(\d{2,3})(?:\.(\d))?[af]?", spec.strip().lower())
+    if m:
+        return int(m[1]) * 10 + int(m[2]) if m[2] is not None else int(m[1])
+    return gpu_sm(spec)
+
+
+def compile_command(path: str, build: BuildInfo | None) -> CompileCommand | None:
+    """The command that compiles `path`: the user's `--compile-command`, else its entry in the
+    `-p` database or in a compile_commands.json in a directory above it (as clangd looks), else
+    FlashInfer's JIT build file beside its `generated/` directory."""
+    if build is not None and build.command:
+        return parse_command(build.command, "--compile-command", os.getcwd())
+    if build is not None and build.database:
+        found = build_files.from_database(Path(build.database), path)
+        if found is not None:
+            return found
+    db = build_files.database_above(Path(os.path.abspath(path)).parent)
+    if db is not None:
+        found = build_files.from_database(db, path)
+        if found is not None:
+            return found
+    return build_files.from_flashinfer_build(path)
+
+
+def _gpu(path: str, request: Request, cmd: CompileCommand | None) -> Sourced[int]:
+    if request.gpu is not None:
+        sm = device_sm(request.gpu)
+        if sm is not None:
+            return Sourced(value=sm, origin=Origin.OPTION, where=f"--arch {request.gpu}")
+    if cmd is not None:
+        sass = {t.sm for t in cmd.targets if not t.ptx}
+        if len(sass) == 1:  # one GPU's build (FlashInfer's JIT builds for the device it runs on)
+            return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+    sm = cache_layout.generated_for_sm(path)
+    if sm is not None:
+        return Sourced(value=sm, origin=Origin.LAYOUT, where="the file's path")
+    return Sourced(value=DEFAULT_GPU, origin=Origin.DEFAULT, where="cutlint's default (sm_120)")
+
+
+def _release(
+    path: str, request: Request, dirs: tuple[str, ...]
+) -> tuple[Sourced[str], Sourced[str]] | None:
+    """(producer, release)."""
+    if request.release is not None:
+        where = "--flashinfer-version"
+        return (
+            Sourced(value="flashinfer", origin=Origin.OPTION, where=where),
+            Sourced(value=request.release, origin=Origin.OPTION, where=where),
+        )
+    found = headers.producer_release((path, *(str(Path(d) / "x") for d in dirs)))
+    if found is not None:
+        producer, version, where = found
+        return (
+            Sourced(value=producer, origin=Origin.HEADER, where=where),
+            Sourced(value=version, origin=Origin.HEADER, where=where),
+        )
+    in_path = cache_layout.flashinfer_version(path)
+    if in_path is not None:
+        # The JIT cache directory is named by the release that wrote it (flashinfer/jit/env.py:
+        # FLASHINFER_CACHE_DIR / <version>), so it outranks an installed package here.
+        where = "the file's path (FlashInfer's JIT cache layout)"
+        return (
+            Sourced(value="flashinfer", origin=Origin.LAYOUT, where=where),
+            Sourced(value=in_path, origin=Origin.LAYOUT, where=where),
+        )
+    return None
+
+
+def _cutlass(
+    path: str, request: Request, dirs: tuple[str, ...], producer: str | None
+) -> tuple[Sourced[str], Sourced[str] | None] | None:
+    """(CUTLASS version, include dir) from the flag, the include path, the package the file
+    lies in, or the installed nvidia-cutlass for a cutlass_library build; None: the producer's
+    release data decides (the engine's table of vendored versions)."""
+    if request.cutlass_version is not None:
+        where = "--cutlass-version"
+        if build_files.is_dir(Path(request.cutlass_version)):
+            on = headers.cutlass_on_path([request.cutlass_version])
+            if on is not None:
+                inc: Sourced[str] = Sourced(value=on[1], origin=Origin.OPTION, where=where)
+                return Sourced(value=on[0], origin=Origin.OPTION, where=where), inc
+        return Sourced(value=request.cutlass_version, origin=Origin.OPTION, where=where), None
+    on = headers.cutlass_on_path(dirs) or headers.cutlass_in_package(path)
+    if on is not None:
+        where = str(Path(on[1]) / "cutlass" / "version.h")
+        return (
+            Sourced(value=on[0], origin=Origin.HEADER, where=where),
+            Sourced(value=on[1], origin=Origin.HEADER, where=where),
+        )
+    if producer == "cutlass_library":
+        v = packages.installed("nvidia-cutlass")
+        if v is not None:
+            where = f"nvidia-cutlass {v} (installed)"
+            version = packages.cutlass_of_nvidia_cutlass(v)
+            return Sourced(value=version, origin=Origin.PACKAGE, where=where), None
+    return None
+
+
+def _jit_module(path: str, cmd: CompileCommand | None) -> Sourced[str] | None:
+    if cmd is not None and PurePath(cmd.where).name == "build.ninja":
+        return Sourced(
+            value=PurePath(cmd.where).parent.name, origin=Origin.COMMAND, where=cmd.where
+        )
+    module = cache_layout.jit_module_dir(path)
+    if module is not None:
+        return Sourced(value=module, origin=Origin.LAYOUT, where="the file's path")
+    return None
+
+
+def resolve(
+    path: str, build: BuildInfo | None = None, request: Request | None = None
+) -> BuildContext:
+    """The build context of the file at `path`."""
+    request = request or Request()
+    cmd = compile_command(path, build)
+    dirs = cmd.include_dirs if cmd is not None else ()
+    released = _release(path, request, dirs)
+    producer = released[0] if released else None
+    if producer is None and cutlass_library_files.in_build(path):
+        producer = Sourced(value="cutlass_library", origin=Origin.LAYOUT, where="the file's path")
+    cutlass = _cutlass(path, request, dirs, producer.value if producer else None)
+    return BuildContext(
+        targets=Sourced(value=cmd.targets, origin=Origin.COMMAND, where=cmd.where)
+        if cmd is not None and cmd.targets
+        else None,
+        gpu=_gpu(path, request, cmd),
+        cutlass_version=cutlass[0] if cutlass else None,
+        cutlass_include=cutlass[1] if cutlass else None,
+        producer=producer,
+        release=released[1] if released else None,
+        jit_module=_jit_module(path, cmd),
+        defines=Sourced(value=cmd.defines, origin=Origin.COMMAND, where=cmd.where)
+        if cmd is not None
+        else None,
+        include_path=Sourced(value=cmd.include_dirs, origin=Origin.COMMAND, where=cmd.where)
+        if cmd is not None and cmd.include_dirs
+        else None,
+    )
