@@ -45,7 +45,7 @@ def chain_arguments(inst: Instantiation) -> tuple[str, ...]:
     return tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
 
 
-_STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
+_STATIC_INT = re.compile(r"^(?:cute::)?(?:_([0-9]+)|Int<([0-9]+)>)$")
 _SHAPE = re.compile(r"^cute::Shape<(.*)>$")
 
 

@@ -75,13 +75,16 @@ def _is_link(path: str) -> bool:
 
 
 def natural_key(name: str) -> tuple[tuple[int, str], ...]:
-    """`group10` after `group2`: digit runs compare as numbers, the rest as text."""
+    """`group10` after `group2`: ASCII digit runs compare as numbers, the rest as text (`²` or
+    `६४` in a name is text: `str.isdigit()` accepts them and `int()` refuses some)."""
     return tuple(
-        (int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(name) if part
+        (int(part), "") if _DIGITS.fullmatch(part) else (-1, part)
+        for part in _DIGITS.split(name)
+        if part
     )
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True)

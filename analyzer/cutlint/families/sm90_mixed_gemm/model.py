@@ -78,7 +78,9 @@ class Tactic:
 def _shape(arg: str) -> Shape3 | None:
     """`cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>` -> 64x16x128."""
     m = re.fullmatch(
-        r"(?:cute::)?Shape<\s*" + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3) + r"\s*>",
+        r"(?:cute::)?Shape<\s*"
+        + r"\s*,\s*".join([r"(?:cute::)?Int<\s*([1-9][0-9]{0,5})\s*>"] * 3)
+        + r"\s*>",
         arg,
     )
     if m is None:

@@ -84,7 +84,9 @@ class Tactic:
 
 def _shape(arg: str) -> Shape3 | None:
     m = re.fullmatch(
-        r"(?:cute::)?Shape<\s*" + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3) + r"\s*>",
+        r"(?:cute::)?Shape<\s*"
+        + r"\s*,\s*".join([r"(?:cute::)?Int<\s*([1-9][0-9]{0,5})\s*>"] * 3)
+        + r"\s*>",
         arg,
     )
     return None if m is None else Shape3(m=int(m[1]), n=int(m[2]), k=int(m[3]))

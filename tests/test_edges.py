@@ -1,0 +1,217 @@
+"""Issue 25, item by item: the edges the last campaign found, each held by a test that names it.
+
+The oracle is issue 12's: an exit code of 0, 1 or 2 (130 for Ctrl-C), no traceback and no
+"internal error", and a good file's result unchanged by what lies beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from cutlint import api
+from cutlint.cli import main
+from cutlint.parse import parse_source
+from cutlint.parse.walk import expand, natural_key
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+REAL = FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"
+TGV = FIXTURES / "sm100-tgv-gemm" / "fits-flashinfer-0.7.4.cu"
+BOM = b"\xef\xbb\xbf"
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert "internal error" not in result.output, result.output
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def codes(path: Path, *args: str) -> list[str]:
+    result = api.check([path], api.CheckOptions(jobs=0, arch=args[0] if args else None))
+    return [d.rule for d in result.all_diagnostics()]
+
+
+# -- 1: names that str.isdigit() accepts and int() refuses --------------------------------------
+
+
+@pytest.mark.parametrize("name", ["²", "①", "x²y", "६४", "group𝟏𝟐"])
+def test_item1_odd_digits_in_a_name_sort_as_text(tmp_path: Path, name: str) -> None:
+    assert natural_key(name)  # no ValueError
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "a.cu").write_bytes(REAL.read_bytes())
+    (tmp_path / f"{name}.cu").write_bytes(REAL.read_bytes())
+    assert len(expand([tmp_path])) == 2
+    result = run("check", str(tmp_path), "--format", "concise")
+    assert result.exit_code in (0, 1), result.output
+
+
+@pytest.mark.parametrize("spelled", ["Sm⁸⁰", "Sm120²"])
+def test_item1_odd_digits_in_a_source_are_named(spelled: str) -> None:
+    text = REAL.read_bytes().replace(b"Sm120", spelled.encode(), 1)
+    parsed = parse_source("x.cu", text)
+    assert [p.code for p in parsed.problems] == ["CUT009"]
+    assert "U+" in parsed.problems[0].message
+
+
+# -- 2: cute::Int<0> in an explicit launcher instantiation --------------------------------------
+
+
+def test_item2_a_zero_extent_costs_one_row_not_the_file(tmp_path: Path) -> None:
+    mixed = (
+        FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm90_M128_Mixed_group0.generated.cu"
+    )
+    alone = api.check([mixed], api.CheckOptions(jobs=0, arch="sm_90"))
+    bad = tmp_path / "x.cu"
+    bad.write_text(mixed.read_text().replace("cute::Int<128>", "cute::Int<0>", 1))
+    result = api.check([bad], api.CheckOptions(jobs=0, arch="sm_90"))
+    rows = result.files[0].instantiations
+    assert len(rows) == len(alone.files[0].instantiations)
+    assert "CUT012" not in [d.rule for d in result.all_diagnostics()]
+    assert sum(r.verdict.value == "not modeled" for r in rows) >= 1
+
+
+# -- 3, 4: option values that overflow ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["inf", "1e308", "1e12", "nan"])
+def test_item3_huge_parse_timeout_is_a_usage_error(value: str) -> None:
+    result = run("check", str(REAL), "--parse-timeout", value)
+    assert result.exit_code == 2
+    assert "--parse-timeout" in result.output
+
+
+def test_item4_a_path_component_over_255_bytes(tmp_path: Path) -> None:
+    long = "/" + "a" * 300
+    result = run("check", str(REAL), "--cutlass-version", long)
+    assert result.exit_code == 2 and "not a CUTLASS version" in result.output
+    config = tmp_path / "c.toml"
+    config.write_text(f'[tool.cutlint]\ncutlass-version = "{long}"\n')
+    result = run("check", str(REAL), "--config", str(config))
+    assert result.exit_code == 2 and "not a CUTLASS version" in result.output
+
+
+# -- 5: -o targets ------------------------------------------------------------------------------
+
+
+def test_item5_output_over_a_checked_input_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "a.cu"
+    source.write_bytes(REAL.read_bytes())
+    for target in (source, tmp_path / "." / "a.cu"):
+        result = run("check", str(tmp_path), "-o", str(target))
+        assert result.exit_code == 2 and "one of the checked inputs" in result.output
+    link = tmp_path / "link.txt"
+    link.symlink_to(source)
+    assert run("check", str(source), "-o", str(link)).exit_code == 2
+    assert source.read_bytes() == REAL.read_bytes()
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "/proc/self/mem", "/dev/zero"])
+def test_item5_devices_and_proc_are_refused(target: str) -> None:
+    result = run("check", str(REAL), "-o", target)
+    assert result.exit_code == 2 and "cannot write" in result.output
+
+
+def test_item5_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = run("check", str(REAL), "-o", str(fifo))
+    assert result.exit_code == 2 and "FIFO" in result.output
+    assert time.monotonic() - started < 30
+
+
+def test_item5_the_report_replaces_the_file_whole(tmp_path: Path) -> None:
+    out = tmp_path / "report.txt"
+    out.write_text("old")
+    out.chmod(0o640)
+    result = run("check", str(REAL), "-o", str(out), "--format", "json")
+    assert result.exit_code in (0, 1)
+    assert out.read_text().startswith("{") and (out.stat().st_mode & 0o777) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]  # no temporary left
+    assert run("check", str(REAL), "-o", os.devnull).exit_code in (0, 1)
+
+
+# -- 6: closed pipes and Ctrl-C -----------------------------------------------------------------
+
+
+def _cutlint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cutlint", *args]
+
+
+def test_item6_a_closed_pipe_exits_quietly() -> None:
+    for args in (("rules",), ("check", str(REAL), "--format", "json")):
+        proc = subprocess.Popen(_cutlint(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader went away before the first byte
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert b"internal error" not in err and b"Traceback" not in err
+
+
+def test_item6_ctrl_c_exits_130(tmp_path: Path) -> None:
+    for i in range(300):
+        (tmp_path / f"f{i}.cu").write_bytes(REAL.read_bytes())
+    proc = subprocess.Popen(
+        _cutlint("check", str(tmp_path), "--jobs", "1"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(1.0)  # past start-up (Python's handler is in place), well before the end
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the run ended before the signal came")
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err
+
+
+# -- 7: a generator that exits on import --------------------------------------------------------
+
+
+def test_item7_a_generator_exit_is_an_input_error(tmp_path: Path) -> None:
+    from cutlint.producers.flashinfer.wheel import FlashInferError, load_generator
+
+    package = tmp_path / "flashinfer" / "jit" / "gemm" / "cutlass"
+    package.mkdir(parents=True)
+    (package / "generate_kernels.py").write_text("import sys\nsys.exit(7)\n")
+    with pytest.raises(FlashInferError, match=r"sys.exit\(7\)"):
+        load_generator(tmp_path)
+
+
+# -- 12: digits and spaces that are not ASCII ---------------------------------------------------
+
+
+@pytest.mark.parametrize("spelled", ["६४", "６４", "𝟔𝟒", "64,\u00a08", "6\u200b4"])
+def test_item12_non_ascii_digits_and_spaces_are_named(spelled: str) -> None:
+    text = TGV.read_bytes().replace(b"FP16(64, 8", f"FP16({spelled}, 8".encode())
+    if b"64,\xc2\xa08" not in text and spelled.startswith("64,"):
+        text = TGV.read_bytes().replace(b"FP16(64, 8", b"FP16(64,\xc2\xa08")
+    parsed = parse_source("x.cu", text)
+    assert "CUT009" in [p.code for p in parsed.problems]
+
+
+def test_item12_a_unicode_identifier_is_still_cpp() -> None:
+    """A letter outside ASCII may be part of an identifier (C++23 XID): no CUT009 for it."""
+    text = REAL.read_bytes().replace(b"namespace kernels", "namespace kernéls".encode())
+    assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
+
+
+# -- 15: a byte order mark ----------------------------------------------------------------------
+
+
+def test_item15_a_bom_changes_nothing() -> None:
+    plain = parse_source("x.cu", REAL.read_bytes())
+    marked = parse_source("x.cu", BOM + REAL.read_bytes())
+    assert marked.problems == plain.problems
+    assert [(i.span.line, i.args) for i in marked.instantiations] == [
+        (i.span.line, i.args) for i in plain.instantiations
+    ]
