@@ -215,3 +215,69 @@ def test_item15_a_bom_changes_nothing() -> None:
     assert [(i.span.line, i.args) for i in marked.instantiations] == [
         (i.span.line, i.args) for i in plain.instantiations
     ]
+
+
+# -- 8, 10: directory links and deep trees ------------------------------------------------------
+
+
+def test_item8_a_directory_link_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_bytes(REAL.read_bytes())
+    (tmp_path / "root").symlink_to("/")
+    (tmp_path / "proc").symlink_to("/proc")
+    started = time.monotonic()
+    assert [e.path for e in expand([tmp_path])] == [str(tmp_path / "a.cu")]
+    assert time.monotonic() - started < 5
+
+
+def test_item8_links_between_directories_do_not_multiply_paths(tmp_path: Path) -> None:
+    import random
+
+    pick = random.Random(1)
+    for i in range(30):
+        (tmp_path / f"d{i}").mkdir()
+    for i in range(30):
+        for j in range(5):
+            (tmp_path / f"d{i}" / f"l{j}").symlink_to(tmp_path / f"d{pick.randrange(30)}")
+    (tmp_path / "d3" / "a.cu").write_bytes(REAL.read_bytes())
+    started = time.monotonic()
+    entries = expand([tmp_path])
+    assert time.monotonic() - started < 10
+    assert [e.path for e in entries if e.problem is None] == [str(tmp_path / "d3" / "a.cu")]
+    # a link back to a directory above it is still said out loud (CUT001), once per link
+    assert all(e.problem.code == "CUT001" for e in entries if e.problem is not None)
+
+
+LEVEL = "ddddd"
+
+
+def test_item10_a_deep_tree_costs_the_same_per_level(tmp_path: Path) -> None:
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(1500):  # far past PATH_MAX: 9,000 bytes of "ddddd/"
+        os.mkdir(LEVEL, dir_fd=fd)
+        deeper = os.open(LEVEL, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = deeper
+    with open(os.open("a.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+        out.write(REAL.read_bytes())
+    os.close(fd)
+    started = time.monotonic()
+    try:
+        [entry] = expand([tmp_path])
+        assert entry.problem is None and entry.path.endswith(f"/{LEVEL}/a.cu")
+        assert time.monotonic() - started < 30  # minutes before: each level reopened the path
+    finally:
+        _remove_chain(tmp_path)
+
+
+def _remove_chain(root: Path) -> None:
+    """rm -r of a `ddddd/ddddd/...` chain, one level at a time: shutil.rmtree (and so pytest's clean-up
+    of old temporary directories) recurses once per level and stops at the recursion limit."""
+    top, spare = root / LEVEL, root / "spare"
+    while top.exists():
+        if (top / LEVEL).exists():
+            os.rename(top / LEVEL, spare)
+        for f in top.iterdir():
+            f.unlink()
+        top.rmdir()
+        if spare.exists():
+            os.rename(spare, top)
