@@ -281,3 +281,13 @@ def _remove_chain(root: Path) -> None:
         top.rmdir()
         if spare.exists():
             os.rename(spare, top)
+
+
+# -- 17: terminal escapes from a macro argument -------------------------------------------------
+
+
+def test_item17_concise_escapes_what_the_input_holds(tmp_path: Path) -> None:
+    bad = tmp_path / "x.cu"
+    bad.write_bytes(REAL.read_bytes().replace(b"FINALIZE", b"FIN\x1b]0;pwn\x07\x1b[2JALIZE", 1))
+    result = run("check", str(bad), "--format", "concise", "--color", "never")
+    assert result.output and "\x1b" not in result.output and "\x07" not in result.output

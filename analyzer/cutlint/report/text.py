@@ -180,6 +180,11 @@ def summary(result: CheckResult) -> str:
     )
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
+    from cutlint.report.summary import findings_line
+
+    counted = findings_line(result)
+    if counted is not None:
+        line += f"\n{counted}"
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
     manifests = [p for p in result.skipped if cutlass_library.manifest_path(p)]
@@ -282,15 +287,26 @@ def render(
     """Every file's block, the predicted failures, then the summary. `quiet`: only the
     instantiations with a finding, and no block for a file without one (`-q`). Files with
     nothing judged are collapsed into one line per reason unless `show_unjudged`."""
+    from cutlint.report.summary import act_on
+
     folded = [] if quiet or show_unjudged else [f for f in result.files if _unjudged_only(f)]
     skip = {id(f) for f in folded}
-    blocks = [
-        b
-        for f in result.files
-        if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
-    ]
-    tail = [collapsed(folded, style), failures(result, style)]
-    text = "\n\n".join([*blocks, *(t for t in tail if t), summary(result)]) + "\n"
+    # What to act on leads (the findings by rule and family), then what was not judged and why,
+    # then the tables: on a whole cache the tables are thousands of lines of `fits`, and what
+    # fails must be on the first screen. `-q` keeps only what fails: no tables, no notes.
+    blocks = (
+        []
+        if quiet
+        else [
+            b
+            for f in result.files
+            if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
+        ]
+    )
+    head = [act_on(result, style, quiet), None if quiet else collapsed(folded, style)]
+    tail = [failures(result, style)]
+    parts = [*(h for h in head if h), *blocks, *(t for t in tail if t), summary(result)]
+    text = "\n\n".join(parts) + "\n"
     # The fields are escaped one by one; this pass catches what reaches a table cell or a note
     # from the input by another way (a reason, a version header's path). With colour on, the
     # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.
