@@ -291,3 +291,42 @@ def test_item17_concise_escapes_what_the_input_holds(tmp_path: Path) -> None:
     bad.write_bytes(REAL.read_bytes().replace(b"FINALIZE", b"FIN\x1b]0;pwn\x07\x1b[2JALIZE", 1))
     result = run("check", str(bad), "--format", "concise", "--color", "never")
     assert result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+# -- 20: baselines from elsewhere, empty directories, `cutlint rules` ---------------------------
+
+
+def test_item20_a_baseline_that_matches_nothing_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "x.cu").write_bytes(
+        REAL.read_bytes().replace(b"FINALIZE", b"FIN\x1bALIZE", 1)  # an input finding
+    )
+    monkeypatch.chdir(tmp_path / "gen")
+    written = run("check", ".", "--baseline", "../b.json", "--write-baseline", "--no-config")
+    assert written.exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    result = run("check", "gen", "--baseline", "b.json", "--no-config")
+    assert "matched 0 of its" in result.output
+    monkeypatch.chdir(tmp_path / "gen")
+    assert "matched 0" not in run("check", ".", "--baseline", "../b.json", "--no-config").output
+
+
+def test_item20_an_empty_directory_summary_agrees_with_its_exit_code(tmp_path: Path) -> None:
+    result = run("check", str(tmp_path), "--no-config")
+    assert result.exit_code == 0
+    assert "input problem" not in result.output and "1 input note" in result.output
+
+
+@pytest.mark.parametrize("columns", ["80", "100", "200"])
+def test_item20_rules_fit_the_terminal(monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
+    from cutlint.engine.loader import checked_rules
+    from cutlint.rule_list import first_sentence
+
+    monkeypatch.setenv("COLUMNS", columns)
+    out = run("rules").output
+    assert max(len(line) for line in out.splitlines()) <= int(columns)
+    letters = "".join(out.split())  # a word longer than the column is split, never dropped
+    for rule in checked_rules():  # each first sentence whole, never cut
+        assert "".join(first_sentence(rule.doc.what).split()) in letters

@@ -458,6 +458,9 @@ def check(
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
+        unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
+        if unmatched is not None:
+            click.echo(_printable(unmatched), err=True)
     _write(
         result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
     )
@@ -503,22 +506,10 @@ def _write(
 @main.command("rules", short_help="List every rule: id, name, severity, when it fails.")
 def list_rules() -> None:
     """List every rule: id, name, severity, when it fails."""
-    from tabulate import tabulate
-
+    from cutlint import rule_list
     from cutlint.engine.loader import checked_rules
 
-    rows = [
-        [
-            r.id,
-            r.name,
-            r.severity.value,
-            r.fails_at.value,
-            r.failure_class,
-            r.doc.what.split(". ")[0],
-        ]
-        for r in checked_rules()
-    ]
-    click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
+    click.echo(rule_list.render(checked_rules()), nl=False)
 
 
 @main.command(short_help="Explain a rule, a log's failures, or how a verdict was derived.")

@@ -9,7 +9,14 @@ from collections.abc import Iterable, Sequence
 from cutlint.families.registry import family_named, family_of
 from cutlint.producers import cutlass_library
 from cutlint.producers.flashinfer.cache_layout import NON_GEMM
-from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
+from cutlint.records import (
+    CheckResult,
+    Diagnostic,
+    FileResult,
+    InstantiationResult,
+    Severity,
+    Verdict,
+)
 from cutlint.report.escape import printable
 from cutlint.report.style import PLAIN, Style
 
@@ -167,7 +174,15 @@ def _n(count: int, noun: str) -> str:
 def summary(result: CheckResult) -> str:
     rows = [r for f in result.files for r in f.instantiations]
     count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
-    inputs = sum(len(f.diagnostics) for f in result.files)
+    # Input errors and warnings are problems; the rest (CUT006 on an empty
+    # directory is a note, exit 0) are notes, so that the summary and the exit code agree.
+    inputs = sum(
+        1
+        for f in result.files
+        for d in f.diagnostics
+        if d.severity in (Severity.ERROR, Severity.WARNING)
+    )
+    input_notes = sum(1 for f in result.files for d in f.diagnostics) - inputs
     fails = (
         count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE] + count[Verdict.FAILS_RUN]
     )
@@ -180,6 +195,8 @@ def summary(result: CheckResult) -> str:
     )
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
+    if input_notes:
+        line += f"; {_n(input_notes, 'input note')}"
     from cutlint.report.summary import findings_line
 
     counted = findings_line(result)
