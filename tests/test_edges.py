@@ -330,3 +330,41 @@ def test_item20_rules_fit_the_terminal(monkeypatch: pytest.MonkeyPatch, columns:
     letters = "".join(out.split())  # a word longer than the column is split, never dropped
     for rule in checked_rules():  # each first sentence whole, never cut
         assert "".join(first_sentence(rule.doc.what).split()) in letters
+
+
+# -- 9, 11: long alias chains, huge numbers -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line", ["using A{i} = A{j};", "struct S{i} : public S{j} {{ }};"], ids=["using", "struct"]
+)
+def test_item9_alias_chains_cost_linear_time(line: str) -> None:
+    def source(n: int) -> bytes:
+        head = "using A0 = int;\nstruct S0 {};\n"
+        return (head + "\n".join(line.format(i=i, j=i - 1) for i in range(1, n))).encode()
+
+    started = time.monotonic()
+    parse_source("x.cu", source(6000))
+    assert time.monotonic() - started < 10  # 5,000 lines took 14 s, 10,000 ran out of time
+
+
+def test_item11_a_huge_number_is_quoted_short_and_read_in_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from cutlint.parse.literals import integer
+
+    digits = "1" + "7" * 1_000_000
+    tracemalloc.start()
+    try:
+        assert integer(digits) is not None and integer(digits).value is None  # type: ignore[union-attr]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000  # 1 MB of digits took ~250 MB in the regex's backtracking marks
+    text = REAL.read_bytes().replace(
+        b"128, 128, 128, 1, 1, 1", f"{digits}, 128, 128, 1, 1, 1".encode(), 1
+    )
+    (tmp_path / "x.cu").write_bytes(text)
+    result = api.check([tmp_path / "x.cu"], api.CheckOptions(jobs=0))
+    [message] = [d.message for d in result.all_diagnostics() if d.rule == "CUT011"]
+    assert len(message) < 300 and "1,000,001 characters" in message

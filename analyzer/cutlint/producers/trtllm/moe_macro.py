@@ -111,7 +111,7 @@ def compile_problems(
     parameter's C++ type cannot hold. Empty when the compiler takes every argument."""
     out: list[tuple[str, str]] = []
     for i, (name, arg) in enumerate(zip(parameters, args, strict=True), start=1):
-        where = f"`{MACRO}` argument {i} ({name}) `{arg}`"
+        where = f"`{MACRO}` argument {i} ({name}) `{literals.quoted(arg)}`"
         if not _PASTABLE.fullmatch(arg):
             why = "is empty" if not arg else "is not one identifier or number"
             out.append(
