@@ -368,3 +368,22 @@ def test_item11_a_huge_number_is_quoted_short_and_read_in_bounded_memory(tmp_pat
     result = api.check([tmp_path / "x.cu"], api.CheckOptions(jobs=0))
     [message] = [d.message for d in result.all_diagnostics() if d.rule == "CUT011"]
     assert len(message) < 300 and "1,000,001 characters" in message
+
+
+# -- 13: a stray character in an active #if condition ------------------------------------------
+
+
+@pytest.mark.parametrize("stray", ['"', "'", "}", ")", "@"])
+def test_item13_a_stray_character_in_an_if_condition_is_named(stray: str) -> None:
+    text = REAL.read_bytes().replace(
+        b"#if defined(ENABLE_FP4)", f"#if defined(ENABLE_FP4) {stray}".encode(), 1
+    )
+    problems = parse_source("x.cu", text).problems
+    assert [p.code for p in problems] == ["CUT009"] and f"`{stray}`" in problems[0].message
+
+
+def test_item13_a_digit_separator_in_a_condition_is_fine() -> None:
+    text = REAL.read_bytes().replace(
+        b"#if defined(ENABLE_FP4)", b"#if defined(ENABLE_FP4) && 1'000", 1
+    )
+    assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems

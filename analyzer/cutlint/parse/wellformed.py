@@ -94,9 +94,24 @@ def problems(
         if unbalanced is not None:
             found.append(unbalanced)
     lines_reported = {line_of(offset) for offset, _ in found}
+    conditions = {
+        line_of(d.start): d for d in found_directives if d.kind in ("if", "elif") and d.condition
+    }
     for offset, message in clang_errors:
-        if line_of(offset) not in lines_reported and _header_independent(message):
+        line = line_of(offset)
+        if line in lines_reported:
+            continue
+        if _header_independent(message):
             found.append((offset, f"the preprocessor reports: {message}"))
+            lines_reported.add(line)
+        elif line in conditions and (bad := _not_in_a_condition(conditions[line].condition)):
+            # The error could come from a macro a header defines, but this character cannot:
+            # no macro expands from it, so the condition is ill-formed whatever the headers say.
+            found.append(
+                (offset, f"the #if condition holds `{bad}`, which no preprocessor expression "
+                 f"takes: {message}")
+            )  # fmt: skip
+            lines_reported.add(line)
     found.sort()
     return [
         problem(
@@ -118,6 +133,23 @@ _HEADER_INDEPENDENT = re.compile(
     r"|is not followed by a macro parameter|cannot appear at (?:either|the start|the end)"
     r"|with no expression|in macro parameter list|missing terminating"
 )
+
+
+_CONDITION_STRAY = re.compile(r"[\"{}\[\];@`\\]|(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
+
+
+def _not_in_a_condition(condition: str) -> str | None:
+    """A character no `#if` expression holds ([cpp.cond]: integral constant expressions of
+    identifiers, numbers and operators; a `'` only as a digit separator), or an unmatched `)`."""
+    m = _CONDITION_STRAY.search(condition)
+    if m is not None:
+        return m.group()
+    depth = 0
+    for c in condition:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return ")"
+    return None
 
 
 def _header_independent(message: str) -> bool:
