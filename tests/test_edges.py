@@ -387,3 +387,31 @@ def test_item13_a_digit_separator_in_a_condition_is_fine() -> None:
         b"#if defined(ENABLE_FP4)", b"#if defined(ENABLE_FP4) && 1'000", 1
     )
     assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
+
+
+# -- 16: C++'s own equivalent spellings ---------------------------------------------------------
+
+MIXED = FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm90_M128_Mixed_group0.generated.cu"
+
+
+def _judged(tmp_path: Path, text: str) -> list[tuple[int, str, int | None]]:
+    (tmp_path / "x.cu").write_text(text)
+    result = api.check([tmp_path / "x.cu"], api.CheckOptions(jobs=0, arch="sm_90"))
+    return [
+        (
+            r.instantiation.span.line,
+            r.verdict.value,
+            r.resources.layout.size if r.resources else None,
+        )
+        for r in result.files[0].instantiations
+    ]
+
+
+@pytest.mark.parametrize(
+    "spelled", ["1'28", "0x80", "0X80", "0200", "128u", "128ULL", "0b10000000"]
+)
+def test_item16_an_equivalent_number_is_the_same_tile(tmp_path: Path, spelled: str) -> None:
+    text = MIXED.read_text()
+    expected = _judged(tmp_path, text)
+    assert any(size for _, _, size in expected)
+    assert _judged(tmp_path, text.replace("cute::Int<128>", f"cute::Int<{spelled}>")) == expected
