@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
+from cutlint import api
 from cutlint.records import CheckResult, Severity, Verdict
 from cutlint.report import concise, sarif, statistics, summary, text
 from cutlint.report import json as json_report
@@ -71,3 +73,18 @@ def test_quiet_prints_only_what_fails(shared_result: CheckResult) -> None:
     severities = {Severity.ERROR.value, Severity.WARNING.value}
     for line in short.splitlines():
         assert line.split(": ", 2)[1].split()[-1] in severities, line
+
+
+def test_rows_that_differ_only_in_a_hidden_field_are_told_apart(tmp_path: Path) -> None:
+    call = (
+        "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm100, SafeFP4, SafeFP4, half, "
+        "PtrArrayTmaWarpSpecialized, EpilogueOpDefault, NONE, 128, 256, 256, 2, 1, 1, "
+        "false, {dynamic}, false, false);\n"
+    )
+    source = tmp_path / "x.cu"
+    source.write_text(call.format(dynamic="false") + call.format(dynamic="true"))
+    options = api.CheckOptions(jobs=0, arch="sm_100", cutlass_version="4.5.0")
+    out = text.render(api.check([source], options))
+    rows = [line for line in out.splitlines() if re.match(r"\s+[12]\s+128x256x256", line)]
+    assert len(rows) == 2 and rows[0] != rows[1].replace(" 2  ", " 1  ", 1)
+    assert "dynamic_cga=False" in rows[0] and "dynamic_cga=True" in rows[1]

@@ -77,10 +77,56 @@ def table(rows: Sequence[Sequence[str]], headers: Sequence[str], align: Sequence
     return "\n".join([line(headers), dashes, *(line(r) for r in rows)])
 
 
+def _leaves(value: object, path: str = "") -> Iterable[tuple[str, str]]:
+    """(dotted path, value) for every scalar of a dumped recipe."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}.{i}")
+    else:
+        yield path, str(getattr(value, "value", value))
+
+
+def _shown_name(path: str) -> str:
+    """`args.dynamic_cga` -> `dynamic_cga`; `args.13` -> `arg 14` (a macro's own order)."""
+    parts = path.split(".")
+    named = [p for p in parts if not p.isdigit()]
+    if parts[-1].isdigit() and len(named) <= 2:
+        return f"arg {int(parts[-1]) + 1}"
+    return named[-1]
+
+
+def _hidden_differences(rows: list[InstantiationResult], cells: list[list[str]]) -> list[str]:
+    """For rows whose shown cells are the same (the line aside), the recipe fields that tell
+    them apart (`dynamic_cga=True`): two identical-looking rows with different verdicts or bytes
+    must be told apart on the screen (issue 25, item 19). Empty where no row needs it."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, row in enumerate(cells):
+        groups.setdefault(tuple(row[1:-4]), []).append(i)
+    out = [""] * len(rows)
+    for members in groups.values():
+        recipes = [rows[i].recipe for i in members]
+        if len(members) < 2 or any(r is None for r in recipes):
+            continue
+        leaves = [dict(_leaves(r.model_dump())) for r in recipes if r is not None]
+        differing = [k for k in leaves[0] if len({str(leaf.get(k)) for leaf in leaves}) > 1]
+        for i, leaf in zip(members, leaves, strict=True):
+            out[i] = ", ".join(f"{_shown_name(k)}={leaf.get(k)}" for k in differing[:3])
+    return out
+
+
 def _table(family: str | None, rows: list[InstantiationResult], style: Style) -> str:
     columns = _columns(family)
     headers = ["line", *columns, *CORE_HEADERS]
     cells = [_row(r, len(columns)) for r in rows]
+    hidden = _hidden_differences(rows, cells)
+    if any(hidden):
+        headers.insert(1 + len(columns), "differs in")
+        for row, h in zip(cells, hidden, strict=True):
+            row.insert(1 + len(columns), printable(h) or "-")
+        columns = (*columns, "differs in")
     if style.color:
         at = headers.index("verdict")
         for row, r in zip(cells, rows, strict=True):
