@@ -104,7 +104,7 @@ def _hidden_differences(rows: list[InstantiationResult], cells: list[list[str]])
     must be told apart on the screen (issue 25, item 19). Empty where no row needs it."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, row in enumerate(cells):
-        groups.setdefault(tuple(row[1:-4]), []).append(i)
+        groups.setdefault(tuple(row[1:]), []).append(i)
     out = [""] * len(rows)
     for members in groups.values():
         recipes = [rows[i].recipe for i in members]
