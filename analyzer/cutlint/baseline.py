@@ -191,3 +191,18 @@ def apply(result: CheckResult, baseline: Baseline) -> CheckResult:
 
     files = tuple(one(f) for f in result.files)
     return result.model_copy(update={"files": files, "baselined": tuple(suppressed)})
+
+
+def unmatched_warning(baseline: Baseline, result: CheckResult, path: Path | None) -> str | None:
+    """A warning when a baseline with entries accepts none of this run's findings: its
+    fingerprints hold paths relative to the root it was written from (--root, else the config's
+    directory, else the working directory), so one written elsewhere matches nothing, and every
+    finding it meant to accept comes back with nothing to say why (issue 25, item 20)."""
+    if not baseline.findings or result.baselined:
+        return None
+    return (
+        f"cutlint: warning: the baseline {path} matched 0 of its {len(baseline.findings):,} "
+        "entries: fingerprints are made from paths relative to the root (--root, else the "
+        "config file's directory, else the working directory); run from where it was written, "
+        "or pass --root"
+    )

@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NoReturn, TextIO
 
 # A run of the command is short and its objects (imported modules, pydantic's schemas, the
 # records) live until it ends: the cyclic collector's default gen-0 threshold of 700 makes it
@@ -31,6 +31,8 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import click  # noqa: E402
 
+from cutlint import exit_codes  # noqa: E402
+
 # Everything else is imported where it is used: `cutlint --version` and `cutlint rules` should
 # not pay for pydantic's records, and `check` not for networkx or the compiler probe. click
 # itself (~25 ms) is the floor.
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
     from cutlint.records import CheckResult, InstantiationResult
 
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = exit_codes.OK, exit_codes.FINDINGS, exit_codes.USAGE
 FAIL_ON = ["error", "warning", "info", "note", "never"]
 FORMATS = ("concise", "github", "json", "sarif", "text")
 """cutlint.report.FORMATS, written out so that building the command imports no reporter."""
@@ -144,6 +146,13 @@ def _printable(text: str) -> str:
     return printable(text)
 
 
+def _finite(value: float, option: str) -> float:
+    """NaN passes click's FloatRange (every comparison with it is false)."""
+    if value != value:
+        raise click.BadParameter("nan is not a number of seconds", param_hint=option)
+    return value
+
+
 def _is(path: str, test: str) -> bool:
     """Path(path).exists() / .is_file(), False for a name the OS refuses (too long, NUL)."""
     try:
@@ -174,6 +183,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except KeyboardInterrupt:
+            exit_codes.interrupted()
+        except BrokenPipeError:
+            exit_codes.pipe_closed()
         except Exception as err:  # the top-level handler: see the class docstring
             _internal_error(err)
 
@@ -350,7 +363,8 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
 @click.option(
     "--parse-timeout",
-    type=click.FloatRange(min=0.1),
+    type=click.FloatRange(min=0.1, max=86_400.0),
+    callback=lambda _ctx, _param, v: _finite(v, "--parse-timeout"),
     default=20.0,
     show_default=True,
     envvar="CUTLINT_PARSE_TIMEOUT",
@@ -469,6 +483,9 @@ def check(
         sys.exit(EXIT_OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
+        unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
+        if unmatched is not None:
+            click.echo(_printable(unmatched), err=True)
     _write(
         result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
     )
@@ -489,11 +506,7 @@ def _write(
     from cutlint.report import write
     from cutlint.report.style import style_for
 
-    try:
-        out = sys.stdout if output_file is None else output_file.open("w", encoding="utf-8")
-    except OSError as e:
-        _usage_error(f"{output_file}: cannot write: {e.strerror or e}")
-    try:
+    def report(out: TextIO) -> None:
         style = style_for(out, color)
         if statistics:
             from cutlint.report import statistics as stats
@@ -501,30 +514,27 @@ def _write(
             out.write(stats.render(result, "json" if fmt == "json" else "text", style))
         else:
             write(fmt, result, out, quiet=quiet, style=style, show_unjudged=show_unjudged)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+
+    if output_file is None:
+        report(sys.stdout)
+        return
+    from cutlint import output_target
+
+    checked = [f.path for f in result.files]
+    try:
+        with output_target.opened(output_file, checked) as out:
+            report(out)
+    except output_target.OutputError as e:
+        _usage_error(str(e))
 
 
 @main.command("rules", short_help="List every rule: id, name, severity, when it fails.")
 def list_rules() -> None:
     """List every rule: id, name, severity, when it fails."""
-    from tabulate import tabulate
-
+    from cutlint import rule_list
     from cutlint.engine.loader import checked_rules
 
-    rows = [
-        [
-            r.id,
-            r.name,
-            r.severity.value,
-            r.fails_at.value,
-            r.failure_class,
-            r.doc.what.split(". ")[0],
-        ]
-        for r in checked_rules()
-    ]
-    click.echo(tabulate(rows, headers=["id", "name", "severity", "fails at", "class", "what"]))
+    click.echo(rule_list.render(checked_rules()), nl=False)
 
 
 @main.command(short_help="Explain a rule, a log's failures, or how a verdict was derived.")

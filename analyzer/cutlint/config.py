@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from cutlint import inputs
-from cutlint.cutlass.versions import check_cutlass_version
+from cutlint.cutlass.versions import check_cutlass_version, is_directory
 from cutlint.model.arch import arch_for
 from cutlint.parse.defines import define_problem
 
@@ -179,7 +179,7 @@ class LoadedConfig:
         if v is None or self.directory is None:
             return v
         candidate = self.resolve(v)
-        return str(candidate) if candidate.is_dir() else v
+        return str(candidate) if is_directory(candidate) else v
 
 
 def _read_toml(path: Path, hint: str = "") -> dict[str, Any]:
@@ -222,7 +222,9 @@ def _validate(path: Path, table: dict[str, Any], where: str) -> Config:
         loaded = LoadedConfig(config, path)
         candidate = loaded.resolve(config.cutlass_version)
         try:
-            check_cutlass_version(str(candidate) if candidate.is_dir() else config.cutlass_version)
+            check_cutlass_version(
+                str(candidate) if is_directory(candidate) else config.cutlass_version
+            )
         except ValueError as e:
             raise ConfigError(f"{path}: {where}: cutlass-version: {e}") from None
     return config

@@ -23,6 +23,7 @@ import errno
 import json
 import os
 import stat
+import threading
 import time
 import tomllib
 from collections.abc import Iterator
@@ -114,16 +115,40 @@ def _parent(path: str | Path) -> Iterator[tuple[int | None, str]]:
         return
     text = os.fspath(path)
     head, name = os.path.split(text.rstrip(os.sep) or text)
-    parts = [p for p in head.split(os.sep) if p]
-    fd = os.open(os.sep if os.path.isabs(text) else ".", os.O_RDONLY | os.O_DIRECTORY)
+    with _LAST_LOCK:
+        yield _directory_fd(head, os.path.isabs(text)), name or "."
+
+
+_LAST_LOCK = threading.Lock()
+_last: tuple[str, int] | None = None
+"""The long directory opened last and its descriptor, kept open: a walk down a deep tree asks
+for the directory it asked for before, or one below it, so each level opens one component
+instead of all of them (3,500 levels took minutes, each open walking the whole path again)."""
+
+
+def _directory_fd(head: str, absolute: bool) -> int:
+    """A descriptor of directory `head` (owned by the cache: do not close it)."""
+    global _last
+    if _last is not None and (head == _last[0] or head.startswith(_last[0] + os.sep)):
+        base, fd = _last[0], _last[1]
+        rest = head[len(base) :]
+    else:
+        base, rest = "", head
+        fd = os.open(os.sep if absolute else ".", os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for part in parts:
+        for part in (p for p in rest.split(os.sep) if p):
             nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
+            if _last is None or fd != _last[1]:
+                os.close(fd)
             fd = nxt
-        yield fd, name or "."
-    finally:
-        os.close(fd)
+    except BaseException:
+        if _last is None or fd != _last[1]:
+            os.close(fd)
+        raise
+    if _last is not None and fd != _last[1]:
+        os.close(_last[1])
+    _last = (head, fd)
+    return fd
 
 
 def stat_path(path: str | Path) -> os.stat_result:

@@ -50,11 +50,12 @@ GOOD_FILES = {
     ),
     "zz_good/headline_sm120.cu": "sm120-blockscaled-grouped/CUT101-headline-flashinfer-0.7.2.cu",
 }
-SEEDS = sorted(
-    p.read_bytes()
-    for sub in ("parse", "sm120-blockscaled-grouped", "input")
-    for p in (FIXTURES / sub).rglob("*.cu")
-)
+SEEDS = sorted(p.read_bytes() for p in FIXTURES.rglob("*.cu"))
+"""Every fixture: a real source of every family (issue 25 drew the families' own files too)."""
+UNICODE_DIGITS = ["\u0966", "\uff10", "\U0001d7ce", "\u2070", "\u00b2", "\u2460"]
+"""Zero in Devanagari, fullwidth and mathematical bold (str.isdecimal), superscript zero and two
+and a circled one (str.isdigit only): the bases of digits `int()` does or does not read."""
+UNICODE_SPACES = ["\u00a0", "\u200b", "\u2009", "\u3000", "\ufeff"]
 LOG_SEEDS = [p.read_bytes() for p in sorted((FIXTURES / "logs").glob("*.log"))]
 MACRO = b"INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
 
@@ -101,7 +102,7 @@ def huge_number(rng: random.Random) -> bytes:
 def mutate_source(rng: random.Random, text: bytes) -> bytes:
     for _ in range(rng.randint(1, 4)):
         at = rng.randint(0, len(text))
-        op = rng.randrange(10)
+        op = rng.randrange(12)
         if op == 0:
             text = text[:at]
         elif op == 1:
@@ -137,8 +138,54 @@ def mutate_source(rng: random.Random, text: bytes) -> bytes:
                 + rng.choice([b"#if 0\n", b"#endif\n", b"#else\n", b"#error x\n", b"}\n", b"{\n"])
                 + text[at:]
             )
-        else:
+        elif op == 9:
             text = text[:at] + rng.choice(PIECES) * rng.choice([2, 100, 5000]) + text[at:]
+        elif op == 10:
+            text = _unicode_lookalike(rng, text)
+        else:
+            text = _equivalent_spelling(rng, text)
+    return text
+
+
+def _unicode_lookalike(rng: random.Random, text: bytes) -> bytes:
+    """A digit of a number made a non-ASCII digit, or a space a non-ASCII space."""
+    numbers = list(re.finditer(rb"[0-9]", text))
+    if numbers and rng.random() < 0.6:
+        m = rng.choice(numbers)
+        base = ord(rng.choice(UNICODE_DIGITS))
+        digit = chr(base + int(m.group()) if base in (0x966, 0xFF10, 0x1D7CE) else base)
+        return text[: m.start()] + digit.encode() + text[m.end() :]
+    spaces = [m.start() for m in re.finditer(rb" ", text)]
+    if not spaces:
+        return text
+    at = rng.choice(spaces)
+    return text[:at] + rng.choice(UNICODE_SPACES).encode() + text[at + 1 :]
+
+
+def _equivalent_spelling(rng: random.Random, text: bytes) -> bytes:
+    """What C++ spells another way with the same meaning: a hex or separated number, a digraph,
+    a line splice inside a name, a UTF-8 letter in an alias name."""
+    kind = rng.randrange(4)
+    numbers = list(re.finditer(rb"(?<![\w.'])[1-9][0-9]{1,5}(?![\w.'])", text))
+    if kind == 0 and numbers:
+        m = rng.choice(numbers)
+        n = int(m.group())
+        spelled = rng.choice(
+            [hex(n).encode(), f"{n:,}".replace(",", "'").encode(), b"0" + oct(n)[2:].encode()]
+        )
+        return text[: m.start()] + spelled + text[m.end() :]
+    if kind == 1:
+        return text.replace(b"{", b"<%", 1).replace(b"}", b"%>", 1)
+    if kind == 2:
+        calls = [m.start() for m in re.finditer(MACRO, text)]
+        if calls:
+            c = rng.choice(calls) + rng.randint(1, len(MACRO) - 1)
+            return text[:c] + b"\\\n" + text[c:]
+    aliases = list(re.finditer(rb"using (\w+) =", text))
+    if aliases:
+        m = rng.choice(aliases)
+        name = m.group(1)
+        return text.replace(name, name + "\u00e9".encode())
     return text
 
 
@@ -207,7 +254,7 @@ def tree(rng: random.Random, root: Path) -> list[str]:
     )
     hostile.mkdir(parents=True, exist_ok=True)
     for _ in range(rng.randint(1, 6)):
-        kind = rng.randrange(12)
+        kind = rng.randrange(14)
         name = rng.choice(NAMES) if rng.random() < 0.5 else f"h{rng.randrange(100)}.cu".encode()
         target = _bytes_path(hostile, name)
         if os.path.lexists(target):
@@ -235,6 +282,17 @@ def tree(rng: random.Random, root: Path) -> list[str]:
                 _write(Path(os.fsdecode(target)) / "inner.cu", source(rng))
             elif kind == 10:
                 _deep(hostile, name, source(rng))
+            elif kind == 12:  # a directory link out of the tree: never to be walked
+                os.symlink(rng.choice([b"/", b"/proc", b"/sys", b"/dev"]), target + b"_dir")
+            elif kind == 13:  # directories linking to each other: the paths must not multiply
+                subdirs = [_bytes_path(hostile, f"mesh{i}".encode()) for i in range(6)]
+                for d in subdirs:
+                    os.makedirs(d, exist_ok=True)
+                for d in subdirs:
+                    for j in range(4):
+                        with contextlib.suppress(OSError):
+                            os.symlink(rng.choice(subdirs), os.path.join(d, f"l{j}".encode()))
+                _write(Path(os.fsdecode(subdirs[0])) / "m.cu", source(rng))
             else:
                 os.symlink(b"nowhere.cu", target)  # dangling
     return good
@@ -326,10 +384,29 @@ def options(rng: random.Random, root: Path) -> list[str]:
         elif kind == 4:
             out += ["--select", rng.choice(["CUT0", "CUT1", "CUT999", "X" * 1000])]
         elif kind == 5:
-            out += ["--parse-timeout", rng.choice(["5", "20"])]
+            out += ["--parse-timeout", rng.choice(["5", "20", "inf", "nan", "1e308", "1e12"])]
+        elif kind == 6 and rng.random() < 0.5:
+            out += ["-o", _output_target(rng, root)]
         else:
             out += ["--fail-on", rng.choice(["error", "warning", "never"])]
     return out
+
+
+def _output_target(rng: random.Random, root: Path) -> str:
+    """An -o that must be refused (a good file, a FIFO, a device, /proc) or written whole."""
+    choice = rng.randrange(5)
+    if choice == 0:
+        return str(root / rng.choice(list(GOOD_FILES)))  # the good file must stay as it is
+    if choice == 1:
+        fifo = root / "report.fifo"
+        with contextlib.suppress(OSError):
+            os.mkfifo(fifo)
+        return str(fifo)
+    if choice == 2:
+        return rng.choice(["/dev/full", "/proc/self/mem", "/dev/zero"])
+    if choice == 3:
+        return str(root / "zz_good")  # a directory
+    return str(root / "report.out")
 
 
 LOG_BUDGET = 40 << 20
@@ -555,6 +632,11 @@ def judge(ws: Workspace, out: Outcome, alone: Callable[[], Outcome] | None) -> l
                 failures.append(f"bad output: {ws.fmt} does not parse: {e}")
         elif _CONTROL.search(out.stdout):
             failures.append(f"bad output: a raw control character: {_CONTROL.search(out.stdout)!r}")
+    for name in ws.good:  # `-o` naming a good file must be refused, never write over it
+        fixture = GOOD_FILES.get(name)
+        with contextlib.suppress(OSError):
+            if fixture and (ws.root / name).read_bytes() != (FIXTURES / fixture).read_bytes():
+                failures.append(f"good file changed: {name} was written over")
     if out.exit_code in (0, 1, 2) and alone is not None and ws.kind != "log" and ws.fmt == "json":
         mine = good_results(out, ws.good)
         if mine is not None:

@@ -19,7 +19,7 @@ Version = tuple[int, int, int]
 
 def parse_version(text: str) -> Version:
     """`4.5.0` -> (4, 5, 0); `4.5` -> (4, 5, 0)."""
-    m = re.fullmatch(r"\s*(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?\S*\s*", text)
+    m = re.fullmatch(r"\s*([0-9]{1,6})\.([0-9]{1,6})(?:\.([0-9]{1,6}))?\S*\s*", text)
     if not m:
         raise ValueError(f"not a CUTLASS version: {text!r}")
     return int(m[1]), int(m[2]), int(m[3] or 0)
@@ -131,7 +131,7 @@ def version_h(include_dir: Path) -> Version:
             hint = f"; {include_dir / 'include'} has it: give the include directory"
         raise ValueError(f"{include_dir}: no readable cutlass/version.h ({e.why}){hint}") from None
     parts = [
-        re.search(rf"#define\s+CUTLASS_{k}\s+(\d{{1,6}})\b", text)
+        re.search(rf"#define\s+CUTLASS_{k}\s+([0-9]{{1,6}})\b", text)
         for k in ("MAJOR", "MINOR", "PATCH")
     ]
     if not all(parts):
@@ -139,9 +139,18 @@ def version_h(include_dir: Path) -> Version:
     return tuple(int(p[1]) for p in parts if p)  # type: ignore[return-value]
 
 
+def is_directory(value: str | Path) -> bool:
+    """Path(value).is_dir(), False for a name the OS refuses (a component over 255 bytes: Python
+    3.11's is_dir raises ENAMETOOLONG rather than answer)."""
+    try:
+        return Path(value).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def check_cutlass_version(value: str) -> Version:
     """What `--cutlass-version` (or the config's `cutlass-version`) names: a CUTLASS include
     directory with a readable cutlass/version.h, or a version. ValueError says why not."""
-    if Path(value).is_dir():
+    if is_directory(value):
         return version_h(Path(value))
     return parse_version(value)

@@ -32,7 +32,7 @@ from cutlint.records import CheckResult, Diagnostic, FileResult, Instantiation
 FINGERPRINT_VERSION = 1
 """Bumped when the identity changes; a baseline written by another version is rejected."""
 
-_LINE_NUMBER = re.compile(r"\bline \d+")
+_LINE_NUMBER = re.compile(r"\bline [0-9]+")
 
 
 def _real(path: str | Path) -> Path:

@@ -225,6 +225,16 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     return Judgement(recipe, res, None, verdict_of(diags, rules_by_id()), shown)
 
 
+def _judged_or_bug(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+    """`judge`, or, when cutlint fails on this one instantiation, a not-modeled row that says so
+    with CUT012: a bug must cost one instantiation's verdict, never its file's other ones."""
+    try:
+        return judge(inst, ctx, selection)
+    except (ArithmeticError, LookupError, ValueError, TypeError, AssertionError) as err:
+        why = f"internal error while judging: {type(err).__name__}: {err}"[:500]
+        return _not_modeled(inst, why, (("CUT012", why),), None, selection)
+
+
 def placed(d: Diagnostic, inst: Instantiation) -> Diagnostic:
     if (d.path, d.line) == (inst.span.path, inst.span.line):
         return d
@@ -243,7 +253,7 @@ def evaluate_instantiation(
     key = (inst.form, inst.name, inst.args, inst.chain, ctx.key)
     judged = memo.get(key) if memo is not None else None
     if judged is None:
-        judged = judge(inst, ctx, selection)
+        judged = _judged_or_bug(inst, ctx, selection)
         if memo is not None:
             memo[key] = judged
     return InstantiationResult(

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from cutlint.families.groups import RuleGroup
 from cutlint.records import Severity, Verdict
 
-RULE_ID = re.compile(r"CUT\d{3}")
+RULE_ID = re.compile(r"CUT[0-9]{3}")
 RULE_NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
 Scalar = int | bool | str

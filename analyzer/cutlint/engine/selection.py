@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cutlint.engine.schema import Rule
 
-ID_PREFIX = re.compile(r"CUT\d{0,3}")
+ID_PREFIX = re.compile(r"CUT[0-9]{0,3}")
 
 
 class UnknownSelector(ValueError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from cutlint.parse import literals
 from cutlint.records import Instantiation, Shape3, TypeAlias
 
 _ALIAS_DEPTH = 8
@@ -45,7 +46,9 @@ def chain_arguments(inst: Instantiation) -> tuple[str, ...]:
     return tuple(resolved(" ".join(a.split()), inst) for a in inst.args)
 
 
-_STATIC_INT = re.compile(r"^(?:cute::)?(?:_(\d+)|Int<(\d+)>)$")
+_STATIC_INT = re.compile(r"^(?:cute::)?(?:_([0-9]+)|Int<([0-9][0-9A-Za-z']*)>)$")
+"""`cute::_128` or `cute::Int<N>`, N any integer literal C++ spells 128 with (`0x80`, `0200`,
+`1'28`, `128u`): the same type, so the same numbers (issue 25, item 16)."""
 _SHAPE = re.compile(r"^cute::Shape<(.*)>$")
 
 
@@ -59,7 +62,10 @@ def static_extents(arg: str) -> tuple[int, ...] | None:
         v = _STATIC_INT.match(part)
         if not v:
             return None
-        values.append(int(v.group(1) or v.group(2)))
+        number = literals.integer(v.group(1) or v.group(2))
+        if number is None or number.value is None or number.value > literals.INT_MAX:
+            return None  # not a literal, or one no `int` holds: not read as a number
+        values.append(number.value)
     return tuple(values)
 
 

@@ -34,7 +34,7 @@ def arch_for(spec: str | int) -> ArchLimits:
     gpus.toml) -> the sm_120 record. KeyError if unknown
     (whatever the text: a number of 5,000 digits is unknown too, not a ValueError)."""
     text = str(spec).strip().lower()
-    m = re.fullmatch(r"(?:sm_?|compute_?)?(\d{1,4})(?:\.(\d))?[af]?", text)
+    m = re.fullmatch(r"(?:sm_?|compute_?)?([0-9]{1,4})(?:\.([0-9]))?[af]?", text)
     if m:
         sm = int(m[1]) * 10 + int(m[2]) if m[2] is not None else int(m[1])
     else:

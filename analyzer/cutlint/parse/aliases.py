@@ -83,9 +83,12 @@ def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
             raws.append(_Raw(alias, m.start(), m.end() - 1))
     raws.sort(key=lambda r: r.start)
     by_name = {r.alias.name: r.alias for r in raws}
+    references: dict[int, set[str]] = {}  # by id(): the aliases live as long as this call
     found: list[calls.Call] = []
     for r in raws:
-        chain = _chain(r.alias, by_name)
+        if not _may_be_kernel(r.alias):
+            continue  # most aliases of a chain are parts: their closure is never needed
+        chain = _chain(r.alias, by_name, references)
         if _is_kernel(r.alias, chain):
             found.append(
                 calls.Call(
@@ -93,6 +96,14 @@ def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
                 )
             )
     return found
+
+
+def _may_be_kernel(alias: TypeAlias) -> bool:
+    """What `_is_kernel` can accept, decided without the chain."""
+    if alias.args is None:
+        return False
+    parts = alias.target.split("::")[:-1]
+    return "kernel" in parts or "device" in parts
 
 
 def _is_kernel(alias: TypeAlias, chain: tuple[TypeAlias, ...]) -> bool:
@@ -106,14 +117,30 @@ def _is_kernel(alias: TypeAlias, chain: tuple[TypeAlias, ...]) -> bool:
     )
 
 
-def _chain(alias: TypeAlias, by_name: Mapping[str, TypeAlias]) -> tuple[TypeAlias, ...]:
-    """`alias`, then every alias it refers to, transitively, in file order."""
+MAX_CHAIN = 1_000
+"""The most aliases one kernel's chain holds. cutlass_library writes 4 to 6 per kernel; a file of
+thousands of aliases each naming the one before would otherwise give each kernel a chain as long
+as the file (time and memory growing with the square of its length). A longer chain is cut: what
+it leaves out, the family finds unresolved and reports not modeled."""
+
+
+def _chain(
+    alias: TypeAlias,
+    by_name: Mapping[str, TypeAlias],
+    references: dict[int, set[str]] | None = None,
+) -> tuple[TypeAlias, ...]:
+    """`alias`, then every alias it refers to, transitively (at most MAX_CHAIN), in file order.
+    `references` caches each alias's words across the calls of one file."""
+    cache = references if references is not None else {}
     seen = {alias.name}
     todo = [alias]
     found: list[TypeAlias] = []
-    while todo:
+    while todo and len(found) < MAX_CHAIN:
         current = todo.pop()
-        for ref in _references(current):
+        refs = cache.get(id(current))
+        if refs is None:
+            refs = cache[id(current)] = _references(current)
+        for ref in refs:
             target = by_name.get(ref)
             if target is not None and target.name not in seen:
                 seen.add(target.name)

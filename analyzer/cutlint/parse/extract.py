@@ -91,6 +91,7 @@ MAX_INSTANTIATIONS = 20_000
 About 150 us of CPU each through parse and judge: the same reasoning as MAX_DIRECTIVES."""
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_BOM = b"\xef\xbb\xbf"
 
 
 def parse_source(
@@ -108,6 +109,10 @@ def parse_source(
     not_text = _not_text(path, text)
     if not_text is not None:
         return _parsed(path, problems=[not_text])
+    if text.startswith(_BOM):
+        # A UTF-8 byte order mark: every generated file may start so, and nvcc skips it. Spaces of
+        # the same length keep every offset pointing into the file as it is.
+        text = b"   " + text[len(_BOM) :]
     if b"\r" in text:
         # A lone CR ends a line for clang and gcc as LF does (old Mac line ends). The same length,
         # so every offset still points into the file as it is.

@@ -31,9 +31,9 @@ _INTEGER = re.compile(
 # [lex.fcon]: a floating literal (decimal or hexadecimal), for telling a pp-number that is a
 # number from one that is not.
 _FLOAT = re.compile(
-    r"(?:(?:\d(?:'?\d)*)?\.\d(?:'?\d)*(?:[eE][+-]?\d(?:'?\d)*)?|\d(?:'?\d)*\.?(?:[eE][+-]?\d(?:'?\d)*)"
-    r"|\d(?:'?\d)*\.(?:[eE][+-]?\d(?:'?\d)*)?"
-    r"|0[xX](?:[0-9a-fA-F](?:'?[0-9a-fA-F])*)?\.?[0-9a-fA-F]*(?:'?[0-9a-fA-F])*[pP][+-]?\d(?:'?\d)*)"
+    r"(?:(?:[0-9](?:'?[0-9])*)?\.[0-9](?:'?[0-9])*(?:[eE][+-]?[0-9](?:'?[0-9])*)?|[0-9](?:'?[0-9])*\.?(?:[eE][+-]?[0-9](?:'?[0-9])*)"
+    r"|[0-9](?:'?[0-9])*\.(?:[eE][+-]?[0-9](?:'?[0-9])*)?"
+    r"|0[xX](?:[0-9a-fA-F](?:'?[0-9a-fA-F])*)?\.?[0-9a-fA-F]*(?:'?[0-9a-fA-F])*[pP][+-]?[0-9](?:'?[0-9])*)"
     r"(?:[fFlL]|f16|f32|f64|f128|bf16|F16|F32|F64|F128|BF16)?"
 )
 _BITS_PER_DIGIT = {"hex": 4, "bin": 1, "oct": 3}
@@ -56,6 +56,8 @@ class Integer:
 def integer(spelled: str) -> Integer | None:
     """`spelled` as an integer literal, or None when it is not one."""
     text = spelled.strip()
+    if len(text) > _LONGEST_PLAIN:
+        return _long_integer(text)
     m = _INTEGER.fullmatch(text)
     if m is None:
         return None
@@ -76,6 +78,45 @@ def integer(spelled: str) -> Integer | None:
     return None  # unreachable: one group always matches
 
 
+_LONGEST_PLAIN = 256
+"""Longer than any integer literal that fits 64 bits needs to be (0b, 64 digits, 63 digit
+separators, a suffix), leading zeros aside. `_INTEGER`'s repeated group keeps a backtracking
+mark per character: 200 bytes each, 2.4 GB for a 10 MB argument (issue 25, item 11)."""
+_LONG_SHAPE = re.compile(r"(0[xXbB])?([0-9a-fA-F']+?)([uUlLzZ]{0,3})")
+
+
+def _long_integer(text: str) -> Integer | None:
+    """`integer` for a long spelling, read without the backtracking regex: the digits without
+    separators and leading zeros decide (more than 64 of them fit no type in any base)."""
+    m = _LONG_SHAPE.fullmatch(text)
+    if m is None:
+        return None
+    prefix, digits, suffix = m.group(1) or "", m.group(2).replace("'", ""), m.group(3)
+    significant = digits.lstrip("0")
+    if len(significant) > 64:
+        return Integer(text, None) if _digits_of_base(prefix, significant) else None
+    short = prefix + ("0" if digits.startswith("0") and not prefix else "") + significant
+    found = integer((short or "0") + suffix)
+    return None if found is None else Integer(text, found.value)
+
+
+def _digits_of_base(prefix: str, digits: str) -> bool:
+    allowed = {"0x": "0123456789abcdefABCDEF", "0b": "01"}.get(prefix.lower(), "0123456789")
+    return not digits.strip(allowed)
+
+
+QUOTED = 60
+"""The most characters of an input text a message quotes."""
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """`text` for a message: whole when short, else its head and tail and its length (a 10 MB
+    number quoted whole made a 4 MB report, issue 25 item 11)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]}...{text[-8:]} ({len(text):,} characters)"
+
+
 def is_number(spelled: str) -> bool:
     """Whether `spelled` is an integer or floating literal."""
     text = spelled.strip()
@@ -92,7 +133,7 @@ _IDENT_CONTINUE = r"[^\x00-\x23\x25-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
 _TOKEN = re.compile(
     rf"(?P<ident>{_IDENT_START}{_IDENT_CONTINUE}*)"
     r"""
-    | (?P<number>\.?\d(?:[eEpP][+-]|'[\w]|[\w.])*)
+    | (?P<number>\.?[0-9](?:[eEpP][+-]|'[\w]|[\w.])*)
     | (?P<literal>(?:u8|[uUL])?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)+'))
     | (?P<punct>\.\.\.|->\*|<=>|<<=|>>=|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||\.\*|[-+*/%^&|~!=<>?:;,.()\[\]{}])
     | (?P<space>\s+)
@@ -135,7 +176,7 @@ def number_problem(spelled: str) -> str | None:
     """Why a pp-number is no number the compiler accepts (`08`, `1x`, `0x`), or None."""
     if is_number(spelled):
         return None
-    return f"`{spelled}` is not a valid C++ number"
+    return f"`{quoted(spelled)}` is not a valid C++ number"
 
 
 def template_argument_problems(args: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -152,7 +193,7 @@ def template_argument_problems(args: tuple[str, ...]) -> list[tuple[str, str]]:
         found = _number_problem_in(arg)
         if found is not None:
             code, why = found
-            out.append((code, f"template argument {i} `{arg}`: {why}"))
+            out.append((code, f"template argument {i} `{quoted(arg)}`: {why}"))
     return out
 
 
@@ -172,5 +213,5 @@ def _number_problem_in(arg: str) -> tuple[str, str] | None:
             return "CUT009", bad
         value = integer(t.text)
         if value is not None and value.value is None:
-            return "CUT011", f"`{t.text}` is too large for any C++ integer type"
+            return "CUT011", f"`{quoted(t.text)}` is too large for any C++ integer type"
     return None

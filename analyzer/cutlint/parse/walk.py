@@ -75,13 +75,16 @@ def _is_link(path: str) -> bool:
 
 
 def natural_key(name: str) -> tuple[tuple[int, str], ...]:
-    """`group10` after `group2`: digit runs compare as numbers, the rest as text."""
+    """`group10` after `group2`: ASCII digit runs compare as numbers, the rest as text (`²` or
+    `६४` in a name is text: `str.isdigit()` accepts them and `int()` refuses some)."""
     return tuple(
-        (int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(name) if part
+        (int(part), "") if _DIGITS.fullmatch(part) else (-1, part)
+        for part in _DIGITS.split(name)
+        if part
     )
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True)
@@ -156,34 +159,34 @@ class _Frame:
     names: Iterator[str]
     directory: str
     real: str
-    via_link: bool
-    ancestors: frozenset[tuple[int, int]]
+    key: tuple[int, int]
+    """(st_dev, st_ino) of the directory: removed from the ancestors when the frame is done."""
 
 
 def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Entry]:
     """Depth-first in name order, iterative (a deep tree must not hit the recursion limit).
 
-    Directory symlinks are followed, so a link back to an ancestor is a loop: it is reported
-    and not entered.
+    A symlink to a directory below the root is not entered, as ripgrep and ruff's walker do not
+    by default: one that leads inside the tree would list its files a second time (thirty
+    directories with five links each to others made the paths explode), one that leads out of it
+    (`x -> /`, `x -> /proc`) would walk the whole file system. Name the target on the command
+    line to check it. A link back to a directory above it is reported as a loop (CUT001), since
+    the tree then has no end for any tool that follows links. The ancestors are a set kept as the
+    walk goes down and up, so each level costs the same however deep the tree is.
     """
     listing = _listing(root)
     if isinstance(listing, Entry):
         yield listing
         return
-    stack = [
-        _Frame(
-            iter(listing),
-            root,
-            _realpath(root),
-            False,
-            frozenset({(root_st.st_dev, root_st.st_ino)}),
-        )
-    ]
+    root_key = (root_st.st_dev, root_st.st_ino)
+    stack = [_Frame(iter(listing), root, _realpath(root), root_key)]
+    ancestors = {root_key}
     while stack:
         frame = stack[-1]
         name = next(frame.names, None)
         if name is None:
             stack.pop()
+            ancestors.discard(frame.key)
             continue
         path = os.path.join(frame.directory, name)
         if excluded(path):
@@ -201,24 +204,23 @@ def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Ent
             if name.endswith(".cu"):
                 yield Entry(path, _not_regular(path, st.st_mode))
             key = (st.st_dev, st.st_ino)
-            if key in frame.ancestors:
+            if key in ancestors:
                 loop = "a symlink loop: it leads back to a directory above it"
                 yield Entry(path, problem(UNREADABLE_INPUT, path, loop))
                 continue
+            if link:
+                continue  # see the docstring: not entered
             listing = _listing(path)
             if isinstance(listing, Entry):
                 yield listing
             else:
-                stack.append(
-                    _Frame(
-                        iter(listing), path, real, frame.via_link or link, frame.ancestors | {key}
-                    )
-                )
+                stack.append(_Frame(iter(listing), path, real, key))
+                ancestors.add(key)
         elif name.endswith(".cu"):
             if not stat.S_ISREG(st.st_mode):
                 yield Entry(path, _not_regular(path, st.st_mode))
             else:
-                yield Entry(path, real=real, via_link=frame.via_link or link)
+                yield Entry(path, real=real, via_link=link)
 
 
 def _listing(directory: str) -> list[str] | Entry:

@@ -94,9 +94,24 @@ def problems(
         if unbalanced is not None:
             found.append(unbalanced)
     lines_reported = {line_of(offset) for offset, _ in found}
+    conditions = {
+        line_of(d.start): d for d in found_directives if d.kind in ("if", "elif") and d.condition
+    }
     for offset, message in clang_errors:
-        if line_of(offset) not in lines_reported and _header_independent(message):
+        line = line_of(offset)
+        if line in lines_reported:
+            continue
+        if _header_independent(message):
             found.append((offset, f"the preprocessor reports: {message}"))
+            lines_reported.add(line)
+        elif line in conditions and (bad := _not_in_a_condition(conditions[line].condition)):
+            # The error could come from a macro a header defines, but this character cannot:
+            # no macro expands from it, so the condition is ill-formed whatever the headers say.
+            found.append(
+                (offset, f"the #if condition holds `{bad}`, which no preprocessor expression "
+                 f"takes: {message}")
+            )  # fmt: skip
+            lines_reported.add(line)
     found.sort()
     return [
         problem(
@@ -120,6 +135,23 @@ _HEADER_INDEPENDENT = re.compile(
 )
 
 
+_CONDITION_STRAY = re.compile(r"[\"{}\[\];@`\\]|(?<![0-9A-Fa-f])'|'(?![0-9A-Fa-f])")
+
+
+def _not_in_a_condition(condition: str) -> str | None:
+    """A character no `#if` expression holds ([cpp.cond]: integral constant expressions of
+    identifiers, numbers and operators; a `'` only as a digit separator), or an unmatched `)`."""
+    m = _CONDITION_STRAY.search(condition)
+    if m is not None:
+        return m.group()
+    depth = 0
+    for c in condition:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return ")"
+    return None
+
+
 def _header_independent(message: str) -> bool:
     return bool(_HEADER_INDEPENDENT.search(message))
 
@@ -135,6 +167,39 @@ def _stray(body: bytes, skipped: Sequence[tuple[int, int]]) -> tuple[int, str] |
             continue
         shown = chr(c) if 0x20 < c < 0x7F else f"\\x{c:02x}"
         return at, f"`{shown}` is not part of any C++ token"
+    return _non_ascii(body, skipped)
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
+_IDENTIFIER_BYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+
+
+def _non_ascii(body: bytes, skipped: Sequence[tuple[int, int]]) -> tuple[int, str] | None:
+    """The first non-ASCII character of compiled code that C++ takes for no token.
+
+    Outside literals and comments a non-ASCII character can only be part of an identifier
+    ([lex.name]: XID_Start first, XID_Continue after, C++23 / P1949), which Python's
+    `str.isidentifier` implements. So a no-break or zero-width space is no token (it does not
+    separate tokens as a space does), and a non-ASCII digit (`६४`, `６４`, `𝟏𝟐𝟖`, `⁸`) can neither
+    start an identifier nor be a digit of a number: none of them is read as the number it looks
+    like (item 12 of issue 25)."""
+    for m in _NON_ASCII.finditer(body):
+        at = m.start()
+        if skipped and _inside(skipped, at):
+            continue
+        text = m.group().decode("utf-8", "replace")
+        before = body[at - 1] if at else 0x20
+        starts = before not in _IDENTIFIER_BYTE and not (0x30 <= before <= 0x39)
+        offset = at
+        for i, c in enumerate(text):
+            code = f"U+{ord(c):04X}"
+            if not ("a" + c).isidentifier():
+                return offset, f"the character {code} is not part of any C++ token"
+            if i == 0 and 0x30 <= before <= 0x39:
+                return offset, f"the character {code} after a digit makes no C++ number"
+            if i == 0 and starts and not c.isidentifier():
+                return offset, f"the character {code} cannot start a C++ identifier or number"
+            offset += len(c.encode("utf-8", "replace"))
     return None
 
 

@@ -12,6 +12,7 @@ from cutlint.cutlass.versions import (
     CutlassModel,
     cutlass_model,
     format_version,
+    is_directory,
     modeled_range,
     parse_version,
     version_h,
@@ -25,7 +26,7 @@ def resolve(
 ) -> CutlassModel:
     """Decide the CUTLASS version for one file (see the module docstring for the order)."""
     if override is not None:
-        if Path(override).is_dir():
+        if is_directory(override):
             return cutlass_model(version_h(Path(override)), f"{override}/cutlass/version.h")
         return cutlass_model(parse_version(override), "--cutlass-version")
     release, note = known_release(flashinfer_version)

@@ -12,19 +12,24 @@ summary line, unless `quiet`.
 from __future__ import annotations
 
 from cutlint.records import CheckResult
+from cutlint.report.escape import printable
 from cutlint.report.located import findings
 from cutlint.report.style import PLAIN, Style
+from cutlint.report.summary import ACT_ON
 from cutlint.report.text import display_path, summary
 
 
 def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
     lines = []
     for d, span in findings(result):
+        if quiet and d.severity not in ACT_ON:
+            continue  # -q: only what fails, and the warnings
         line = d.line or 1
         column = span.column if span is not None and span.line == line else 1
         where = style.path(f"{display_path(d.path)}:{line}:{column}:")
         sev = style.severity(d.severity, f"{d.severity.value}:")
-        lines.append(f"{where} {style.rule(d.severity, d.rule)} {sev} {d.message}")
+        # The message quotes macro arguments: an ESC, OSC or BEL there must not reach the terminal.
+        lines.append(f"{where} {style.rule(d.severity, d.rule)} {sev} {printable(d.message)}")
     if not quiet:
         lines.append(summary(result).splitlines()[0])
     return "".join(f"{x}\n" for x in lines)

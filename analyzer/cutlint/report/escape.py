@@ -14,6 +14,7 @@ text, GitHub and explain outputs, and cutlint's own one-line errors, call `print
 
 from __future__ import annotations
 
+import os
 import re
 
 # C0 controls but tab and newline, DEL, the C1 controls, the bidi embeddings, overrides and
@@ -43,3 +44,10 @@ def printable(text: str, *, newlines: bool = False) -> str:
     newline is escaped too, so that one field of the input stays on one line."""
     pattern = _UNSAFE if newlines else _UNSAFE_LINES
     return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def display_path(path: str) -> str:
+    """Relative to the working directory when under it, as ruff and clang-tidy print paths;
+    escaped for the terminal (report/escape.py), as is every text from the input."""
+    relative = os.path.relpath(os.path.abspath(path))
+    return printable(path if relative.startswith("..") else relative)

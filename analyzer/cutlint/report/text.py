@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 
 from cutlint.context.render import groups as context_groups
 from cutlint.families.registry import family_named, family_of
-from cutlint.records import CheckResult, Diagnostic, FileResult, InstantiationResult, Verdict
-from cutlint.report.escape import printable
+from cutlint.records import (
+    CheckResult,
+    Diagnostic,
+    FileResult,
+    InstantiationResult,
+    Severity,
+    Verdict,
+)
+from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources.flashinfer_cache import NON_GEMM
@@ -71,10 +77,56 @@ def table(rows: Sequence[Sequence[str]], headers: Sequence[str], align: Sequence
     return "\n".join([line(headers), dashes, *(line(r) for r in rows)])
 
 
+def _leaves(value: object, path: str = "") -> Iterable[tuple[str, str]]:
+    """(dotted path, value) for every scalar of a dumped recipe."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}.{i}")
+    else:
+        yield path, str(getattr(value, "value", value))
+
+
+def _shown_name(path: str) -> str:
+    """`args.dynamic_cga` -> `dynamic_cga`; `args.13` -> `arg 14` (a macro's own order)."""
+    parts = path.split(".")
+    named = [p for p in parts if not p.isdigit()]
+    if parts[-1].isdigit() and len(named) <= 2:
+        return f"arg {int(parts[-1]) + 1}"
+    return named[-1]
+
+
+def _hidden_differences(rows: list[InstantiationResult], cells: list[list[str]]) -> list[str]:
+    """For rows whose shown cells are the same (the line aside), the recipe fields that tell
+    them apart (`dynamic_cga=True`): two identical-looking rows with different verdicts or bytes
+    must be told apart on the screen (issue 25, item 19). Empty where no row needs it."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, row in enumerate(cells):
+        groups.setdefault(tuple(row[1:]), []).append(i)
+    out = [""] * len(rows)
+    for members in groups.values():
+        recipes = [rows[i].recipe for i in members]
+        if len(members) < 2 or any(r is None for r in recipes):
+            continue
+        leaves = [dict(_leaves(r.model_dump())) for r in recipes if r is not None]
+        differing = [k for k in leaves[0] if len({str(leaf.get(k)) for leaf in leaves}) > 1]
+        for i, leaf in zip(members, leaves, strict=True):
+            out[i] = ", ".join(f"{_shown_name(k)}={leaf.get(k)}" for k in differing[:3])
+    return out
+
+
 def _table(family: str | None, rows: list[InstantiationResult], style: Style) -> str:
     columns = _columns(family)
     headers = ["line", *columns, *CORE_HEADERS]
     cells = [_row(r, len(columns)) for r in rows]
+    hidden = _hidden_differences(rows, cells)
+    if any(hidden):
+        headers.insert(1 + len(columns), "differs in")
+        for row, h in zip(cells, hidden, strict=True):
+            row.insert(1 + len(columns), printable(h) or "-")
+        columns = (*columns, "differs in")
     if style.color:
         at = headers.index("verdict")
         for row, r in zip(cells, rows, strict=True):
@@ -89,13 +141,6 @@ def _by_family(rows: Iterable[InstantiationResult]) -> dict[str | None, list[Ins
     for r in rows:
         groups.setdefault(r.recipe.family if r.recipe else None, []).append(r)
     return groups
-
-
-def display_path(path: str) -> str:
-    """Relative to the working directory when under it, as ruff and clang-tidy print paths;
-    escaped for the terminal (report/escape.py), as is every text from the input."""
-    relative = os.path.relpath(os.path.abspath(path))
-    return printable(path if relative.startswith("..") else relative)
 
 
 def _finding(d: Diagnostic, style: Style = PLAIN) -> str:
@@ -169,7 +214,15 @@ def _n(count: int, noun: str) -> str:
 def summary(result: CheckResult) -> str:
     rows = [r for f in result.files for r in f.instantiations]
     count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
-    inputs = sum(len(f.diagnostics) for f in result.files)
+    # Input errors and warnings are problems; the rest (CUT006 on an empty
+    # directory is a note, exit 0) are notes, so that the summary and the exit code agree.
+    inputs = sum(
+        1
+        for f in result.files
+        for d in f.diagnostics
+        if d.severity in (Severity.ERROR, Severity.WARNING)
+    )
+    input_notes = sum(1 for f in result.files for d in f.diagnostics) - inputs
     fails = (
         count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE] + count[Verdict.FAILS_RUN]
     )
@@ -188,6 +241,13 @@ def summary(result: CheckResult) -> str:
         line += f", {count[Verdict.CONTEXT_UNKNOWN]:,} context unknown (CUT020: a failure only if a guess holds)"
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
+    if input_notes:
+        line += f"; {_n(input_notes, 'input note')}"
+    from cutlint.report.summary import findings_line
+
+    counted = findings_line(result)
+    if counted is not None:
+        line += f"\n{counted}"
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
     manifests = [p for p in result.skipped if cutlass_library.manifest_path(p)]
@@ -301,15 +361,26 @@ def render(
     """Every file's block, the predicted failures, then the summary. `quiet`: only the
     instantiations with a finding, and no block for a file without one (`-q`). Files with
     nothing judged are collapsed into one line per reason unless `show_unjudged`."""
+    from cutlint.report.summary import act_on
+
     folded = [] if quiet or show_unjudged else [f for f in result.files if _unjudged_only(f)]
     skip = {id(f) for f in folded}
-    blocks = [
-        b
-        for f in result.files
-        if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
-    ]
-    tail = [collapsed(folded, style), failures(result, style)]
-    text = "\n\n".join([*blocks, *(t for t in tail if t), summary(result)]) + "\n"
+    # What to act on leads (the findings by rule and family), then what was not judged and why,
+    # then the tables: on a whole cache the tables are thousands of lines of `fits`, and what
+    # fails must be on the first screen. `-q` keeps only what fails: no tables, no notes.
+    blocks = (
+        []
+        if quiet
+        else [
+            b
+            for f in result.files
+            if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
+        ]
+    )
+    head = [act_on(result, style, quiet), None if quiet else collapsed(folded, style)]
+    tail = [failures(result, style)]
+    parts = [*(h for h in head if h), *blocks, *(t for t in tail if t), summary(result)]
+    text = "\n\n".join(parts) + "\n"
     # The fields are escaped one by one; this pass catches what reaches a table cell or a note
     # from the input by another way (a reason, a version header's path). With colour on, the
     # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.

@@ -14,15 +14,15 @@ import os
 import re
 from pathlib import PurePath
 
-_SM_IN_NAME = re.compile(r"_sm(\d{2,3})[af]?(?=[_.])")
+_SM_IN_NAME = re.compile(r"_sm([0-9]{2,3})[af]?(?=[_.])")
 # A directory spelled as an arch, anywhere: `sm120`, `sm_120a`, `120a`, `120f`.
-_SM_DIRECTORY = re.compile(r"sm_?(\d{2,3})[af]?|(\d{2,3})[af]")
+_SM_DIRECTORY = re.compile(r"sm_?([0-9]{2,3})[af]?|([0-9]{2,3})[af]")
 # A bare number is an arch only where FlashInfer's layout puts one: `<version>/<arch>/generated`,
 # `cutlass_instantiations/<sm>/<gemm_kind>/<sm>/`. Elsewhere (`runs/42/`) it is the user's.
-_BARE = re.compile(r"\d{2,3}")
+_BARE = re.compile(r"[0-9]{2,3}")
 _GEMM_KIND = re.compile(r"gemm\w*")
 # PEP 440 as FlashInfer uses it: 0.6.3, 0.7.2.post1, 0.8.0rc1, 0.6.0.dev20250101+cu128.
-_VERSION = re.compile(r"\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)?")
+_VERSION = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+(?:(?:a|b|rc|\.post|\.dev)[0-9]+)*(?:\+[\w.]+)?")
 
 
 ARCH_DIRECTORY_DEPTH = 2
@@ -65,7 +65,7 @@ def generated_for_sm(path: str) -> int | None:
     return None
 
 
-_COMPILE_TARGET = re.compile(r"(\d{2,3})([af])")
+_COMPILE_TARGET = re.compile(r"([0-9]{2,3})([af])")
 
 
 def jit_module_dir(path: str) -> str | None:

@@ -96,7 +96,7 @@ def shape(text: str) -> Shape3:
 def arch_tag(text: str) -> int:
     """`cutlass::arch::Sm80` -> 80."""
     tail = text.rsplit("::", 1)[-1]
-    if not tail.startswith("Sm") or not tail[2:].isdigit():
+    if not tail.startswith("Sm") or not (tail[2:].isascii() and tail[2:].isdigit()):
         raise UnreadableType(f"expected cutlass::arch::SmNN, found `{text}`")
     return int(tail[2:])
 

@@ -95,7 +95,7 @@ EPILOGUE_SCHEDULES = {
 """The epilogue schedule -> (collective, 2-SM, ptr-array): EB sm100_dense_dispatch_policy
 (Sm100[PtrArray]TmaWarpSpecialized, Sm100[PtrArray]NoSmemWarpSpecialized)."""
 _BLOCK_SCALE_FACTOR = re.compile(
-    r"^cutlass::epilogue::fusion::LinCombBlockScaleFactor<\s*\d+\s*,[^,]+,[^,]+,[^,]+,\s*"
+    r"^cutlass::epilogue::fusion::LinCombBlockScaleFactor<\s*[0-9]+\s*,[^,]+,[^,]+,[^,]+,\s*"
     r"cutlass::layout::RowMajor\s*,"
 )
 """`LinCombBlockScaleFactor<SFVecSize, ElementOutput, ElementCompute, ElementBlockScaleFactor,

@@ -96,7 +96,7 @@ _CARVEOUT_SIZEOF = re.compile(
     r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*static_cast<int>\(\s*sizeof\(\s*"
     r"(?:typename\s+)?(\w+)::SharedStorage\s*\)\s*\)\s*>$"
 )
-_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*(\d+)\s*>$")
+_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*([0-9]+)\s*>$")
 
 
 @dataclass(frozen=True)

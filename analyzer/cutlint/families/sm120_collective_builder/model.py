@@ -90,10 +90,10 @@ def _stage_policy(r: CollectiveBuilderRecipe) -> tuple[int | None, int | None] |
         == f"{ns}StageCountAutoCarveout<static_cast<int>(sizeof(typename{r.epilogue_alias}::SharedStorage))>"
     ):
         return None, None
-    m = re.fullmatch(rf"{ns}StageCountAutoCarveout<(\d+)>", p)
+    m = re.fullmatch(rf"{ns}StageCountAutoCarveout<([0-9]+)>", p)
     if m:
         return int(m[1]), None
-    m = re.fullmatch(rf"{ns}StageCount<(\d+)>", p)
+    m = re.fullmatch(rf"{ns}StageCount<([0-9]+)>", p)
     if m:
         return None, int(m[1])
     if p == f"{ns}StageCountAuto":
@@ -138,7 +138,7 @@ def _epilogue(
     if fusion == "" or fusion.startswith("cutlass::epilogue::fusion::LinearCombination<"):
         return ops, epilogue.linear_combination_storage()
     m = re.fullmatch(
-        r"cutlass::epilogue::fusion::LinCombBlockScaleFactor<\d+,[\w:]+,float,[\w:]+,"
+        r"cutlass::epilogue::fusion::LinCombBlockScaleFactor<[0-9]+,[\w:]+,float,[\w:]+,"
         r"cutlass::layout::RowMajor(?:,.*)?>",
         fusion,
     )

@@ -39,7 +39,7 @@ from cutlint.records import RegisterPlan, Shape3, StageCount
 HEADER = "flashinfer/gemm/nvfp4_svdquant_gemm_template_sm120.h"
 COLLECTIVE = "flashinfer/gemm/nvfp4_svdquant_gemm_collective_sm120.h"
 
-_CONFIG = re.compile(r"Tactic(\d+)x(\d+)x(\d+)(Swap)?(Sk|Static)?Config")
+_CONFIG = re.compile(r"Tactic([0-9]+)x([0-9]+)x([0-9]+)(Swap)?(Sk|Static)?Config")
 _SCHEDULER = {
     None: "PersistentScheduler",
     "Sk": "StreamKScheduler",

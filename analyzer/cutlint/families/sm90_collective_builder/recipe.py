@@ -40,8 +40,8 @@ _CARVEOUT_SIZEOF = re.compile(
     r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*static_cast<int>\(\s*sizeof\(\s*"
     r"(?:typename\s+)?(\w+)::SharedStorage\s*\)\s*\)\s*>$"
 )
-_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*(\d+)\s*>$")
-_STAGE_COUNT = re.compile(r"^cutlass::gemm::collective::StageCount<\s*(\d+)\s*>$")
+_CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<\s*([0-9]+)\s*>$")
+_STAGE_COUNT = re.compile(r"^cutlass::gemm::collective::StageCount<\s*([0-9]+)\s*>$")
 _STAGE_AUTO = "cutlass::gemm::collective::StageCountAuto"
 
 
@@ -108,7 +108,7 @@ def claim(inst: Instantiation) -> Sm90CollectiveBuilderRecipe | str | None:
 
 
 _SCALE_CONFIG = re.compile(
-    r"^decltype\(cutlass::detail::Sm90BlockwiseScaleConfig<(\d+),(\d+),(\d+)>::deduce_layoutSF([AB])\(\)\)$"
+    r"^decltype\(cutlass::detail::Sm90BlockwiseScaleConfig<([0-9]+),([0-9]+),([0-9]+)>::deduce_layoutSF([AB])\(\)\)$"
 )
 
 
@@ -208,7 +208,7 @@ _COL = "cutlass::layout::ColumnMajor"
 
 
 def _literal(arg: str) -> int | None:
-    return int(arg) if arg.isdigit() else None
+    return int(arg) if arg.isascii() and arg.isdigit() else None
 
 
 def _aligned(bits: int, alignment: int, need_bytes: int) -> bool:

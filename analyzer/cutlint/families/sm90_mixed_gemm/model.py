@@ -20,7 +20,6 @@ launch configuration. The launcher and the collectives are the same text in Flas
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,6 +31,7 @@ from cutlint.cutlass import sm90_mixed_input as mixed
 from cutlint.cutlass.layout import Block, empty
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
+from cutlint.families.alias_args import static_shape
 from cutlint.families.base import family_data as base_family_data
 from cutlint.families.base import family_toml
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
@@ -76,14 +76,10 @@ class Tactic:
 
 
 def _shape(arg: str) -> Shape3 | None:
-    """`cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>` -> 64x16x128."""
-    m = re.fullmatch(
-        r"(?:cute::)?Shape<\s*" + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3) + r"\s*>",
-        arg,
-    )
-    if m is None:
-        return None
-    return Shape3(m=int(m[1]), n=int(m[2]), k=int(m[3]))
+    """`cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>` -> 64x16x128 (any spelling of
+    the numbers C++ reads the same, alias_args.static_shape; None for a zero extent)."""
+    s = static_shape(" ".join(arg.split()))
+    return s if s is not None and min(s.m, s.n, s.k) > 0 else None
 
 
 def tactic_of(args: Sequence[str]) -> Tactic | str:

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +29,7 @@ from cutlint.cutlass import sm90_mixed_input as mixed
 from cutlint.cutlass.layout import Block, array, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
+from cutlint.families.alias_args import static_shape
 from cutlint.families.base import family_data as base_family_data
 from cutlint.families.base import family_toml
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
@@ -83,11 +83,10 @@ class Tactic:
 
 
 def _shape(arg: str) -> Shape3 | None:
-    m = re.fullmatch(
-        r"(?:cute::)?Shape<\s*" + r"\s*,\s*".join([r"(?:cute::)?Int<\s*(\d+)\s*>"] * 3) + r"\s*>",
-        arg,
-    )
-    return None if m is None else Shape3(m=int(m[1]), n=int(m[2]), k=int(m[3]))
+    """`cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>` -> 64x16x128 (any spelling of
+    the numbers C++ reads the same, alias_args.static_shape; None for a zero extent)."""
+    s = static_shape(" ".join(arg.split()))
+    return s if s is not None and min(s.m, s.n, s.k) > 0 else None
 
 
 def tactic_of(args: Sequence[str], legacy: bool = False) -> Tactic | str:

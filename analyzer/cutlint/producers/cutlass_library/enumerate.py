@@ -214,6 +214,10 @@ def _private_import(root: Path) -> Iterator[types.ModuleType]:
         try:
             with redirect_stdout(io.StringIO()):
                 gen = importlib.import_module(GENERATOR)
+        except SystemExit as e:  # an exit on import is the input's, never cutlint's exit code
+            raise CutlassLibraryError(
+                f"cannot import {GENERATOR} from {root}: it called sys.exit({e.code!r}) on import"
+            ) from None
         except Exception as e:  # third-party code: report, do not crash
             raise CutlassLibraryError(f"cannot import {GENERATOR} from {root}: {e}") from e
         if not _wheel_module(gen, root):

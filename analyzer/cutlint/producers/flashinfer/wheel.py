@@ -69,6 +69,10 @@ def load_generator(root: Path) -> types.ModuleType:
     sys.modules["flashinfer.jit.cpp_ext"] = stub
     try:
         return importlib.import_module(GENERATOR)
+    except SystemExit as e:  # a generator that exits on import: an input error, not our exit
+        raise FlashInferError(
+            f"cannot load {GENERATOR} from {root}: it called sys.exit({e.code!r}) on import"
+        ) from None
     except Exception as e:  # the generator is third-party code: report, do not crash
         raise FlashInferError(f"cannot load {GENERATOR} from {root}: {e}") from e
 

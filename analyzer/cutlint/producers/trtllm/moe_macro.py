@@ -45,7 +45,7 @@ ELEMENT_TYPES: dict[str, ElementType] = {
 
 # The arch tags of cutlass/arch/arch.h: `struct Sm120 { static int const kMinComputeCapability
 # = 120; };`. The macro pastes the tag after `cutlass::arch::`, so it is written bare.
-_ARCH_TAG = re.compile(r"Sm(\d{2,3})")
+_ARCH_TAG = re.compile(r"Sm([0-9]{2,3})")
 # The macro pastes every argument into the launcher's name
 # (`tma_warp_specialized_generic_moe_gemm_kernelLauncher_##ArchTag_##_##DataType_##...`), so each
 # must be one token that pastes after `_` into an identifier: letters, digits, `_` (and `$`, an
@@ -111,7 +111,7 @@ def compile_problems(
     parameter's C++ type cannot hold. Empty when the compiler takes every argument."""
     out: list[tuple[str, str]] = []
     for i, (name, arg) in enumerate(zip(parameters, args, strict=True), start=1):
-        where = f"`{MACRO}` argument {i} ({name}) `{arg}`"
+        where = f"`{MACRO}` argument {i} ({name}) `{literals.quoted(arg)}`"
         if not _PASTABLE.fullmatch(arg):
             why = "is empty" if not arg else "is not one identifier or number"
             out.append(

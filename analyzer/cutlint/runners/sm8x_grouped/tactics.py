@@ -45,7 +45,7 @@ def table() -> dict[str, Any]:
         return tomllib.load(f)
 
 
-_TILE = re.compile(r"CtaShape(\d+)x(\d+)x(\d+)_WarpShape(\d+)x(\d+)x(\d+)")
+_TILE = re.compile(r"CtaShape([0-9]+)x([0-9]+)x([0-9]+)_WarpShape([0-9]+)x([0-9]+)x([0-9]+)")
 
 
 @dataclass(frozen=True)

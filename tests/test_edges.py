@@ -1,0 +1,417 @@
+"""Issue 25, item by item: the edges the last campaign found, each held by a test that names it.
+
+The oracle is issue 12's: an exit code of 0, 1 or 2 (130 for Ctrl-C), no traceback and no
+"internal error", and a good file's result unchanged by what lies beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from cutlint import api
+from cutlint.cli import main
+from cutlint.parse import parse_source
+from cutlint.parse.walk import expand, natural_key
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+REAL = FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm120_M128_BS_group0.generated.cu"
+TGV = FIXTURES / "sm100-tgv-gemm" / "fits-flashinfer-0.7.4.cu"
+BOM = b"\xef\xbb\xbf"
+
+
+def run(*args: str) -> Result:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert "internal error" not in result.output, result.output
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def codes(path: Path, *args: str) -> list[str]:
+    result = api.check([path], api.CheckOptions(jobs=0, arch=args[0] if args else None))
+    return [d.rule for d in result.all_diagnostics()]
+
+
+# -- 1: names that str.isdigit() accepts and int() refuses --------------------------------------
+
+
+@pytest.mark.parametrize("name", ["²", "①", "x²y", "६४", "group𝟏𝟐"])
+def test_item1_odd_digits_in_a_name_sort_as_text(tmp_path: Path, name: str) -> None:
+    assert natural_key(name)  # no ValueError
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "a.cu").write_bytes(REAL.read_bytes())
+    (tmp_path / f"{name}.cu").write_bytes(REAL.read_bytes())
+    assert len(expand([tmp_path])) == 2
+    result = run("check", str(tmp_path), "--format", "concise")
+    assert result.exit_code in (0, 1), result.output
+
+
+@pytest.mark.parametrize("spelled", ["Sm⁸⁰", "Sm120²"])
+def test_item1_odd_digits_in_a_source_are_named(spelled: str) -> None:
+    text = REAL.read_bytes().replace(b"Sm120", spelled.encode(), 1)
+    parsed = parse_source("x.cu", text)
+    assert [p.code for p in parsed.problems] == ["CUT009"]
+    assert "U+" in parsed.problems[0].message
+
+
+# -- 2: cute::Int<0> in an explicit launcher instantiation --------------------------------------
+
+
+def test_item2_a_zero_extent_costs_one_row_not_the_file(tmp_path: Path) -> None:
+    mixed = (
+        FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm90_M128_Mixed_group0.generated.cu"
+    )
+    alone = api.check([mixed], api.CheckOptions(jobs=0, arch="sm_90"))
+    bad = tmp_path / "x.cu"
+    bad.write_text(mixed.read_text().replace("cute::Int<128>", "cute::Int<0>", 1))
+    result = api.check([bad], api.CheckOptions(jobs=0, arch="sm_90"))
+    rows = result.files[0].instantiations
+    assert len(rows) == len(alone.files[0].instantiations)
+    assert "CUT012" not in [d.rule for d in result.all_diagnostics()]
+    assert sum(r.verdict.value == "not modeled" for r in rows) >= 1
+
+
+# -- 3, 4: option values that overflow ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["inf", "1e308", "1e12", "nan"])
+def test_item3_huge_parse_timeout_is_a_usage_error(value: str) -> None:
+    result = run("check", str(REAL), "--parse-timeout", value)
+    assert result.exit_code == 2
+    assert "--parse-timeout" in result.output
+
+
+def test_item4_a_path_component_over_255_bytes(tmp_path: Path) -> None:
+    long = "/" + "a" * 300
+    result = run("check", str(REAL), "--cutlass-version", long)
+    assert result.exit_code == 2 and "not a CUTLASS version" in result.output
+    config = tmp_path / "c.toml"
+    config.write_text(f'[tool.cutlint]\ncutlass-version = "{long}"\n')
+    result = run("check", str(REAL), "--config", str(config))
+    assert result.exit_code == 2 and "not a CUTLASS version" in result.output
+
+
+# -- 5: -o targets ------------------------------------------------------------------------------
+
+
+def test_item5_output_over_a_checked_input_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "a.cu"
+    source.write_bytes(REAL.read_bytes())
+    for target in (source, tmp_path / "." / "a.cu"):
+        result = run("check", str(tmp_path), "-o", str(target))
+        assert result.exit_code == 2 and "one of the checked inputs" in result.output
+    link = tmp_path / "link.txt"
+    link.symlink_to(source)
+    assert run("check", str(source), "-o", str(link)).exit_code == 2
+    assert source.read_bytes() == REAL.read_bytes()
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "/proc/self/mem", "/dev/zero"])
+def test_item5_devices_and_proc_are_refused(target: str) -> None:
+    result = run("check", str(REAL), "-o", target)
+    assert result.exit_code == 2 and "cannot write" in result.output
+
+
+def test_item5_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = run("check", str(REAL), "-o", str(fifo))
+    assert result.exit_code == 2 and "FIFO" in result.output
+    assert time.monotonic() - started < 30
+
+
+def test_item5_the_report_replaces_the_file_whole(tmp_path: Path) -> None:
+    out = tmp_path / "report.txt"
+    out.write_text("old")
+    out.chmod(0o640)
+    result = run("check", str(REAL), "-o", str(out), "--format", "json")
+    assert result.exit_code in (0, 1)
+    assert out.read_text().startswith("{") and (out.stat().st_mode & 0o777) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]  # no temporary left
+    assert run("check", str(REAL), "-o", os.devnull).exit_code in (0, 1)
+
+
+# -- 6: closed pipes and Ctrl-C -----------------------------------------------------------------
+
+
+def _cutlint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cutlint", *args]
+
+
+def test_item6_a_closed_pipe_exits_quietly() -> None:
+    for args in (("rules",), ("check", str(REAL), "--format", "json")):
+        proc = subprocess.Popen(_cutlint(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader went away before the first byte
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert b"internal error" not in err and b"Traceback" not in err
+
+
+def test_item6_ctrl_c_exits_130(tmp_path: Path) -> None:
+    for i in range(300):
+        (tmp_path / f"f{i}.cu").write_bytes(REAL.read_bytes())
+    proc = subprocess.Popen(
+        _cutlint("check", str(tmp_path), "--jobs", "1"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(1.0)  # past start-up (Python's handler is in place), well before the end
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode in (0, 1):
+        pytest.skip("the run ended before the signal came")
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert b"Traceback" not in err
+
+
+# -- 7: a generator that exits on import --------------------------------------------------------
+
+
+def test_item7_a_generator_exit_is_an_input_error(tmp_path: Path) -> None:
+    from cutlint.producers.flashinfer.wheel import FlashInferError, load_generator
+
+    package = tmp_path / "flashinfer" / "jit" / "gemm" / "cutlass"
+    package.mkdir(parents=True)
+    (package / "generate_kernels.py").write_text("import sys\nsys.exit(7)\n")
+    with pytest.raises(FlashInferError, match=r"sys.exit\(7\)"):
+        load_generator(tmp_path)
+
+
+# -- 12: digits and spaces that are not ASCII ---------------------------------------------------
+
+
+@pytest.mark.parametrize("spelled", ["६४", "６４", "𝟔𝟒", "64,\u00a08", "6\u200b4"])
+def test_item12_non_ascii_digits_and_spaces_are_named(spelled: str) -> None:
+    text = TGV.read_bytes().replace(b"FP16(64, 8", f"FP16({spelled}, 8".encode())
+    if b"64,\xc2\xa08" not in text and spelled.startswith("64,"):
+        text = TGV.read_bytes().replace(b"FP16(64, 8", b"FP16(64,\xc2\xa08")
+    parsed = parse_source("x.cu", text)
+    assert "CUT009" in [p.code for p in parsed.problems]
+
+
+def test_item12_a_unicode_identifier_is_still_cpp() -> None:
+    """A letter outside ASCII may be part of an identifier (C++23 XID): no CUT009 for it."""
+    text = REAL.read_bytes().replace(b"namespace kernels", "namespace kernéls".encode())
+    assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
+
+
+# -- 15: a byte order mark ----------------------------------------------------------------------
+
+
+def test_item15_a_bom_changes_nothing() -> None:
+    plain = parse_source("x.cu", REAL.read_bytes())
+    marked = parse_source("x.cu", BOM + REAL.read_bytes())
+    assert marked.problems == plain.problems
+    assert [(i.span.line, i.args) for i in marked.instantiations] == [
+        (i.span.line, i.args) for i in plain.instantiations
+    ]
+
+
+# -- 8, 10: directory links and deep trees ------------------------------------------------------
+
+
+def test_item8_a_directory_link_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "a.cu").write_bytes(REAL.read_bytes())
+    (tmp_path / "root").symlink_to("/")
+    (tmp_path / "proc").symlink_to("/proc")
+    started = time.monotonic()
+    assert [e.path for e in expand([tmp_path])] == [str(tmp_path / "a.cu")]
+    assert time.monotonic() - started < 5
+
+
+def test_item8_links_between_directories_do_not_multiply_paths(tmp_path: Path) -> None:
+    import random
+
+    pick = random.Random(1)
+    for i in range(30):
+        (tmp_path / f"d{i}").mkdir()
+    for i in range(30):
+        for j in range(5):
+            (tmp_path / f"d{i}" / f"l{j}").symlink_to(tmp_path / f"d{pick.randrange(30)}")
+    (tmp_path / "d3" / "a.cu").write_bytes(REAL.read_bytes())
+    started = time.monotonic()
+    entries = expand([tmp_path])
+    assert time.monotonic() - started < 10
+    assert [e.path for e in entries if e.problem is None] == [str(tmp_path / "d3" / "a.cu")]
+    # a link back to a directory above it is still said out loud (CUT001), once per link
+    assert all(e.problem.code == "CUT001" for e in entries if e.problem is not None)
+
+
+LEVEL = "ddddd"
+
+
+def test_item10_a_deep_tree_costs_the_same_per_level(tmp_path: Path) -> None:
+    fd = os.open(tmp_path, os.O_RDONLY)
+    for _ in range(1500):  # far past PATH_MAX: 9,000 bytes of "ddddd/"
+        os.mkdir(LEVEL, dir_fd=fd)
+        deeper = os.open(LEVEL, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = deeper
+    with open(os.open("a.cu", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+        out.write(REAL.read_bytes())
+    os.close(fd)
+    started = time.monotonic()
+    try:
+        [entry] = expand([tmp_path])
+        assert entry.problem is None and entry.path.endswith(f"/{LEVEL}/a.cu")
+        assert time.monotonic() - started < 30  # minutes before: each level reopened the path
+    finally:
+        _remove_chain(tmp_path)
+
+
+def _remove_chain(root: Path) -> None:
+    """rm -r of a `ddddd/ddddd/...` chain, one level at a time: shutil.rmtree (and so pytest's clean-up
+    of old temporary directories) recurses once per level and stops at the recursion limit."""
+    top, spare = root / LEVEL, root / "spare"
+    while top.exists():
+        if (top / LEVEL).exists():
+            os.rename(top / LEVEL, spare)
+        for f in top.iterdir():
+            f.unlink()
+        top.rmdir()
+        if spare.exists():
+            os.rename(spare, top)
+
+
+# -- 17: terminal escapes from a macro argument -------------------------------------------------
+
+
+def test_item17_concise_escapes_what_the_input_holds(tmp_path: Path) -> None:
+    bad = tmp_path / "x.cu"
+    bad.write_bytes(REAL.read_bytes().replace(b"FINALIZE", b"FIN\x1b]0;pwn\x07\x1b[2JALIZE", 1))
+    result = run("check", str(bad), "--format", "concise", "--color", "never")
+    assert result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+# -- 20: baselines from elsewhere, empty directories, `cutlint rules` ---------------------------
+
+
+def test_item20_a_baseline_that_matches_nothing_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "x.cu").write_bytes(
+        REAL.read_bytes().replace(b"FINALIZE", b"FIN\x1bALIZE", 1)  # an input finding
+    )
+    monkeypatch.chdir(tmp_path / "gen")
+    written = run("check", ".", "--baseline", "../b.json", "--write-baseline", "--no-config")
+    assert written.exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    result = run("check", "gen", "--baseline", "b.json", "--no-config")
+    assert "matched 0 of its" in result.output
+    monkeypatch.chdir(tmp_path / "gen")
+    assert "matched 0" not in run("check", ".", "--baseline", "../b.json", "--no-config").output
+
+
+def test_item20_an_empty_directory_summary_agrees_with_its_exit_code(tmp_path: Path) -> None:
+    result = run("check", str(tmp_path), "--no-config")
+    assert result.exit_code == 0
+    assert "input problem" not in result.output and "1 input note" in result.output
+
+
+@pytest.mark.parametrize("columns", ["80", "100", "200"])
+def test_item20_rules_fit_the_terminal(monkeypatch: pytest.MonkeyPatch, columns: str) -> None:
+    from cutlint.engine.loader import checked_rules
+    from cutlint.rule_list import first_sentence
+
+    monkeypatch.setenv("COLUMNS", columns)
+    out = run("rules").output
+    assert max(len(line) for line in out.splitlines()) <= int(columns)
+    letters = "".join(out.split())  # a word longer than the column is split, never dropped
+    for rule in checked_rules():  # each first sentence whole, never cut
+        assert "".join(first_sentence(rule.doc.what).split()) in letters
+
+
+# -- 9, 11: long alias chains, huge numbers -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line", ["using A{i} = A{j};", "struct S{i} : public S{j} {{ }};"], ids=["using", "struct"]
+)
+def test_item9_alias_chains_cost_linear_time(line: str) -> None:
+    def source(n: int) -> bytes:
+        head = "using A0 = int;\nstruct S0 {};\n"
+        return (head + "\n".join(line.format(i=i, j=i - 1) for i in range(1, n))).encode()
+
+    started = time.monotonic()
+    parse_source("x.cu", source(6000))
+    assert time.monotonic() - started < 10  # 5,000 lines took 14 s, 10,000 ran out of time
+
+
+def test_item11_a_huge_number_is_quoted_short_and_read_in_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from cutlint.parse.literals import integer
+
+    digits = "1" + "7" * 1_000_000
+    tracemalloc.start()
+    try:
+        assert integer(digits) is not None and integer(digits).value is None  # type: ignore[union-attr]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000  # 1 MB of digits took ~250 MB in the regex's backtracking marks
+    text = REAL.read_bytes().replace(
+        b"128, 128, 128, 1, 1, 1", f"{digits}, 128, 128, 1, 1, 1".encode(), 1
+    )
+    (tmp_path / "x.cu").write_bytes(text)
+    result = api.check([tmp_path / "x.cu"], api.CheckOptions(jobs=0))
+    [message] = [d.message for d in result.all_diagnostics() if d.rule == "CUT011"]
+    assert len(message) < 300 and "1,000,001 characters" in message
+
+
+# -- 13: a stray character in an active #if condition ------------------------------------------
+
+
+@pytest.mark.parametrize("stray", ['"', "'", "}", ")", "@"])
+def test_item13_a_stray_character_in_an_if_condition_is_named(stray: str) -> None:
+    text = REAL.read_bytes().replace(
+        b"#if defined(ENABLE_FP4)", f"#if defined(ENABLE_FP4) {stray}".encode(), 1
+    )
+    problems = parse_source("x.cu", text).problems
+    assert [p.code for p in problems] == ["CUT009"] and f"`{stray}`" in problems[0].message
+
+
+def test_item13_a_digit_separator_in_a_condition_is_fine() -> None:
+    text = REAL.read_bytes().replace(
+        b"#if defined(ENABLE_FP4)", b"#if defined(ENABLE_FP4) && 1'000", 1
+    )
+    assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
+
+
+# -- 16: C++'s own equivalent spellings ---------------------------------------------------------
+
+MIXED = FIXTURES / "parse" / "cutlass_kernel_file_gemm_grouped_sm90_M128_Mixed_group0.generated.cu"
+
+
+def _judged(tmp_path: Path, text: str) -> list[tuple[int, str, int | None]]:
+    (tmp_path / "x.cu").write_text(text)
+    result = api.check([tmp_path / "x.cu"], api.CheckOptions(jobs=0, arch="sm_90"))
+    return [
+        (
+            r.instantiation.span.line,
+            r.verdict.value,
+            r.resources.layout.size if r.resources else None,
+        )
+        for r in result.files[0].instantiations
+    ]
+
+
+@pytest.mark.parametrize(
+    "spelled", ["1'28", "0x80", "0X80", "0200", "128u", "128ULL", "0b10000000"]
+)
+def test_item16_an_equivalent_number_is_the_same_tile(tmp_path: Path, spelled: str) -> None:
+    text = MIXED.read_text()
+    expected = _judged(tmp_path, text)
+    assert any(size for _, _, size in expected)
+    assert _judged(tmp_path, text.replace("cute::Int<128>", f"cute::Int<{spelled}>")) == expected
