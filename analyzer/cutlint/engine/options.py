@@ -27,6 +27,9 @@ class CheckOptions:
     """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""
+    cache: bool = False
+    """Keep each file's result in cutlint's cache and reuse it while the file's bytes, its
+    context and cutlint are unchanged (engine/cache.py); the command line turns it on."""
     exclude: Sequence[str] = ()
     """Glob patterns (`--exclude`): files and directories found inside a directory that match
     one are skipped; a file named in `paths` is always checked, as ruff does."""
