@@ -20,7 +20,7 @@ from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
 from cutlint.engine.options import known_arch as known_arch
 from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
-from cutlint.engine.stream import outcomes, root_of
+from cutlint.engine.stream import Progress, outcomes, root_of
 from cutlint.records import (
     CheckResult,
     ElementType,
@@ -49,7 +49,11 @@ def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
+def check(
+    paths: PathArg | Iterable[PathArg],
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+) -> CheckResult:
     """Parse, model and judge every instantiation under `paths` (one path or several: files
     or directories). Raises ValueError for an option no file can be judged with (a
     --cutlass-version directory without version.h, a define that is no macro name)."""
@@ -58,7 +62,7 @@ def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = Non
         check_cutlass_version(options.cutlass_version)
     files: list[FileResult] = []
     skipped: list[str] = []
-    for outcome in outcomes(_path_list(paths), options):
+    for outcome in outcomes(_path_list(paths), options, progress):
         if isinstance(outcome, str):
             skipped.append(outcome)  # not an instantiation file (cache_layout.jit_source)
         else:

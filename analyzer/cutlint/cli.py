@@ -436,7 +436,7 @@ def check(
             accepted = baseline_file.load(baseline_path)
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
-    result = api.check(paths, options)
+    result = _checked(paths, options, quiet)
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)
@@ -456,6 +456,19 @@ def check(
     )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> CheckResult:
+    """api.check, with a progress bar on stderr where one is wanted (report/progress.py)."""
+    from cutlint import api
+    from cutlint.report.progress import Bar, wanted
+
+    bar = Bar() if wanted(sys.stderr, quiet) else None
+    try:
+        return api.check(paths, options, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _cache_wanted(no_cache: bool) -> bool:
