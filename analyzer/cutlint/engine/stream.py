@@ -33,6 +33,11 @@ Outcome = FileResult | str
 JIT source: CheckResult.skipped)."""
 
 
+MAX_JOBS = 8
+"""Workers when the caller does not say: one per core, since each now judges as well as parses
+(the parent used to judge alone, and two parsers kept up with it), up to 8 (each holds a
+libclang and the models, ~150 MB resident)."""
+
 MEMO_LIMIT = 2048
 """Judgements a worker keeps for equal instantiations of later files. A worker lives as long as
 the run, so an unbounded memo would hold every kernel of a build; repeats sit near one another
@@ -149,7 +154,7 @@ def _kept(cache: ResultCache | None, path: str, options: CheckOptions) -> Outcom
 
 
 def _judged_stream(files: list[str], job: Job, options: CheckOptions) -> Iterator[object]:
-    jobs = options.jobs if options.jobs is not None else min(2, os.cpu_count() or 1)
+    jobs = options.jobs if options.jobs is not None else min(MAX_JOBS, os.cpu_count() or 1)
     if jobs <= 0 or not files:
         from cutlint.parse.worker import parse_file
 
