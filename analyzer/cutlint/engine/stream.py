@@ -35,8 +35,8 @@ JIT source: CheckResult.skipped)."""
 
 MAX_JOBS = 8
 """Workers when the caller does not say: one per core, since each now judges as well as parses
-(the parent used to judge alone, and two parsers kept up with it), up to 8 (each holds a
-libclang and the models, ~150 MB resident)."""
+(the parent used to judge alone, and two parsers kept up with it), up to 8: each holds a
+libclang (about 40 MB resident, parse/paths.py) and the models it has judged with."""
 
 MEMO_LIMIT = 2048
 """Judgements a worker keeps for equal instantiations of later files. A worker lives as long as
