@@ -17,6 +17,16 @@
    lines (tests/logs/data/corpus.toml) among autotuner lines whose tactic ids, addresses and
    timestamps vary line by line, tracebacks and progress lines (`--case log` runs it alone).
 
+With `--big` (docs/scale.md), only the large cases, each first with an empty check cache and then
+again (the cached re-run), and, with `--baseline DIR` (a checkout of another commit with its own
+`.venv`, e.g. `git worktree add /tmp/base e77de72`), that checkout's run of the same command
+beside it, alternating run by run:
+
+6. a cutlass_library build for 100a (CUTLASS's own generator: over 30,000 kernels), for sm_100;
+7. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included).
+
+    python tests/benchmark.py --big [--baseline /tmp/base] [--runs 1] [--workdir DIR]
+
 Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
 runs: `pip install` compiles it.
 
@@ -229,6 +239,60 @@ def explain_log_case(work: Path, runs: int) -> None:
         )
 
 
+def measured(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, the process and its workers) and the peak RSS
+    (KiB, of the largest process) of one whole run, by GNU time."""
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %U %S %M", *argv], capture_output=True, text=True, env=env
+    )
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{argv[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    wall, user, system, peak = done.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(peak)
+
+
+def big_case(
+    label: str, target: Path, extra: tuple[str, ...], baseline: Path | None, runs: int, work: Path
+) -> None:
+    """The case run by this checkout (an empty cache, then the cached re-run) and by `baseline`,
+    alternating, so that the machine's load falls on them alike."""
+    argv = command(target, "json", extra)
+    pythons = {"this checkout": sys.executable}
+    if baseline is not None:
+        pythons["baseline " + baseline.name] = str(baseline / ".venv" / "bin" / "python")
+    print(f"{label}: {target}", flush=True)
+    for run in range(runs):
+        cache = work / f"check-cache-{run}"
+        shutil.rmtree(cache, ignore_errors=True)
+        env = {**ENV, "CUTLINT_CACHE": str(cache)}
+        env.pop("CUTLINT_NO_CACHE", None)
+        for name, python in pythons.items():
+            steps = ("first run", "cached re-run") if name == "this checkout" else ("run",)
+            for step in steps:
+                wall, cpu, peak = measured([python, *argv[1:]], env)
+                load = os.getloadavg()[0]
+                print(
+                    f"  {name:>24} {step:<13} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+                    f"peak RSS {peak / 1024:6.0f} MiB  (load {load:.1f})",
+                    flush=True,
+                )
+
+
+def big_cases(work: Path, baseline: Path | None, runs: int) -> None:
+    library = cutlass_library.generate(
+        cutlass_library.download(), work / "cutlass-library-100a", "100a"
+    )
+    target = ("--arch", "sm_100", "--cutlass-version", "4.2.0")
+    big_case("cutlass_library 100a build", library, target, baseline, runs, work)
+    version = "0.7.4"
+    root = download_wheel(version)
+    for sm in (90, 100, 103, 110, 120):
+        generate_cache(root, version, work / "fi", sm)
+        render_modules(root, version, work / "fi", sm)
+    caches = work / "fi" / "flashinfer" / version
+    big_case(f"every FlashInfer {version} cache", caches, (), baseline, runs, work)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -238,10 +302,16 @@ def main() -> None:
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--case", choices=("all", "log"), default="all")
+    ap.add_argument("--big", action="store_true", help="only the large cases (docs/scale.md)")
+    ap.add_argument("--baseline", type=Path, default=None, help="a checkout with its own .venv")
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
     if args.case == "log":
         explain_log_case(work / "logs", args.runs)
+        return
+    if args.big:
+        print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+        big_cases(work, args.baseline, args.runs)
         return
     root = download_wheel(VERSION)  # cutlint's wheel cache, shared with the tests
     real = generate_cache(root, VERSION, work / "jit")

@@ -5,6 +5,7 @@ cutlint's cache, cutlint.cache_dir) and the compiler truth committed in tests/da
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,10 @@ import pytest
 
 from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
+
+# Results are not kept between test runs or tests (engine/cache.py): a test that replaces a stage
+# in-process must see that stage run. tests/engine/test_cache.py turns the cache on where it tests it.
+os.environ.setdefault("CUTLINT_NO_CACHE", "1")
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = Path(__file__).parent.parent / "fixtures"

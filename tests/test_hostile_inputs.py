@@ -333,6 +333,12 @@ def test_a_bug_on_one_file_costs_that_file_only(
         return real(parsed, options, memo)
 
     monkeypatch.setattr(run, "judge_file", judge)
+    # Files are judged in the parser workers: one started by an earlier test (pool.prestart)
+    # was forked before the patch and would judge with the real judge_file.
+    from cutlint.parse import pool
+
+    while pool._warm:
+        pool._stop(pool._warm.pop()[0], kill=True)
     r = check(bad, good)
     assert r.exit_code == 2 and "CUT012 internal-error" in r.stdout
     assert "fails initialize()" in r.stdout  # the good file

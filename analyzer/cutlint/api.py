@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cutlint import parse
 from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
 from cutlint.engine.options import known_arch as known_arch
-from cutlint.engine.run import judge_files
 from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
+from cutlint.engine.stream import Progress, outcomes, root_of
 from cutlint.records import (
     CheckResult,
     ElementType,
+    FileResult,
     Fusion,
     InstantiationResult,
     Shape3,
@@ -50,22 +49,25 @@ def _path_list(paths: PathArg | Iterable[PathArg]) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def check(paths: PathArg | Iterable[PathArg], options: CheckOptions | None = None) -> CheckResult:
+def check(
+    paths: PathArg | Iterable[PathArg],
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+) -> CheckResult:
     """Parse, model and judge every instantiation under `paths` (one path or several: files
     or directories). Raises ValueError for an option no file can be judged with (a
     --cutlass-version directory without version.h, a define that is no macro name)."""
     options = options or CheckOptions()
     if options.cutlass_version is not None:
         check_cutlass_version(options.cutlass_version)
-    parsed = parse.parse_paths(
-        _path_list(paths),
-        defines=options.defines,
-        undefines=options.undefines,
-        jobs=options.jobs,
-        limits=replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout),
-        exclude=options.exclude,
-    )
-    return judge_files(parsed, options)
+    files: list[FileResult] = []
+    skipped: list[str] = []
+    for outcome in outcomes(_path_list(paths), options, progress):
+        if isinstance(outcome, str):
+            skipped.append(outcome)  # not an instantiation file (cache_layout.jit_source)
+        else:
+            files.append(outcome)
+    return CheckResult(files=tuple(files), skipped=tuple(skipped), root=root_of(options))
 
 
 Shape = tuple[int, int, int] | str | Shape3

@@ -378,6 +378,11 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 )
 @click.option("--no-config", is_flag=True, help="Ignore every config file.")
 @click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the results kept in $CUTLINT_CACHE/check (also: CUTLINT_NO_CACHE=1).",
+)
+@click.option(
     "--baseline",
     "baseline_path",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -419,6 +424,7 @@ def check(
     parse_timeout: float,
     config_path: Path | None,
     no_config: bool,
+    no_cache: bool,
     baseline_path: Path | None,
     write_baseline: bool,
     root: Path | None,
@@ -455,6 +461,7 @@ def check(
         parse_timeout=parse_timeout,
         root=root or loaded.directory or Path.cwd(),
         exclude=tuple(p for e in exclude for p in e.split(",") if p) or loaded.exclude(),
+        cache=_cache_wanted(no_cache),
     )
     if baseline_path is None and cfg.baseline is not None:
         baseline_path = loaded.resolve(cfg.baseline)
@@ -468,7 +475,7 @@ def check(
             accepted = baseline_file.load(baseline_path)
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
-    result = api.check(paths, options)
+    result = _checked(paths, options, quiet)
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)
@@ -491,6 +498,25 @@ def check(
     )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> CheckResult:
+    """api.check, with a progress bar on stderr where one is wanted (report/progress.py)."""
+    from cutlint import api
+    from cutlint.report.progress import Bar, wanted
+
+    bar = Bar() if wanted(sys.stderr, quiet) else None
+    try:
+        return api.check(paths, options, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _cache_wanted(no_cache: bool) -> bool:
+    from cutlint.engine.cache import enabled
+
+    return enabled(no_cache)
 
 
 def _write(

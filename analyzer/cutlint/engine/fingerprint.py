@@ -35,6 +35,11 @@ FINGERPRINT_VERSION = 1
 _LINE_NUMBER = re.compile(r"\bline [0-9]+")
 
 
+def real_root(path: str | Path) -> Path:
+    """The root as a result records it (CheckResult.root)."""
+    return _real(path)
+
+
 def _real(path: str | Path) -> Path:
     """The path with its symlinks resolved. os.path.realpath, unlike Path.resolve, never raises:
     a symlink loop (which the walk reports as CUT001) is left as it is."""
@@ -80,7 +85,8 @@ def fingerprint(rule: str, rel_path: str, subject: str, occurrence: int) -> str:
     return f"{digest}:{occurrence}"
 
 
-def _fingerprint_file(f: FileResult, root: Path) -> FileResult:
+def fingerprint_file(f: FileResult, root: Path) -> FileResult:
+    """`f` with every finding's fingerprint set, relative to `root`."""
     rel = relative_path(f.path, root)
     seen: Counter[tuple[str, str]] = Counter()
     starts = {r.instantiation.span.line: r.instantiation for r in f.instantiations}
@@ -105,5 +111,5 @@ def _fingerprint_file(f: FileResult, root: Path) -> FileResult:
 
 def with_fingerprints(result: CheckResult, root: Path) -> CheckResult:
     """`result` with every finding's fingerprint set, relative to `root` (recorded in it)."""
-    files = tuple(_fingerprint_file(f, root) for f in result.files)
+    files = tuple(fingerprint_file(f, root) for f in result.files)
     return result.model_copy(update={"files": files, "root": str(_real(root))})

@@ -31,6 +31,9 @@ class CheckOptions:
     """`-p BUILD_DIR`: a compile_commands.json (or its directory) that says how files are built."""
     compile_command: str | None = None
     """`--compile-command`: one nvcc command line that builds every file checked."""
+    cache: bool = False
+    """Keep each file's result in cutlint's cache and reuse it while the file's bytes, its
+    context and cutlint are unchanged (engine/cache.py); the command line turns it on."""
     exclude: Sequence[str] = ()
     """Glob patterns (`--exclude`): files and directories found inside a directory that match
     one are skipped; a file named in `paths` is always checked, as ruff does."""

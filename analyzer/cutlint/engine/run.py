@@ -163,7 +163,7 @@ def _unjudged(parsed: ParsedFile, reason: str, options: CheckOptions) -> FileRes
     )
 
 
-def _judged(parsed: ParsedFile, options: CheckOptions, memo: Memo) -> FileResult:
+def judged_file(parsed: ParsedFile, options: CheckOptions, memo: Memo) -> FileResult:
     """`judge_file`, or, when cutlint fails on this file, a result that says so (CUT012): a bug
     must cost one file's result, never the others'."""
     try:
@@ -182,6 +182,6 @@ def judge_files(parsed: Iterable[ParsedFile], options: CheckOptions) -> CheckRes
         if p.skipped:
             skipped.append(p.path)  # not an instantiation file (cache_layout.jit_source)
         else:
-            files.append(_judged(p, options, memo))
+            files.append(judged_file(p, options, memo))
     result = CheckResult(files=tuple(files), skipped=tuple(skipped))
     return with_fingerprints(result, options.root or Path.cwd())

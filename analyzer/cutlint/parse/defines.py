@@ -8,9 +8,13 @@ is imported in the worker processes only.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cutlint.records import ParsedFile
 
 DEFAULT_DEFINES: Mapping[str, str] = MappingProxyType(
     {"ENABLE_FP4": "1", "ENABLE_FP8": "1", "ENABLE_BF16": "1"}
@@ -26,6 +30,11 @@ class Job:
 
     defines: Mapping[str, str]
     undefines: Sequence[str]
+    then: Callable[[ParsedFile], object] | None = None
+    """A later stage the worker runs on each file it parsed, sending back its output instead
+    (the engine's judge: judging on every core, not on the parent's alone). Pickled with each
+    batch by reference to its module, so the parse stage imports nothing of it. An equal one
+    is kept across batches, so a stage may memoize (the judge's memo)."""
 
 
 READY = "ready"

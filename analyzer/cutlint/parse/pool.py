@@ -21,7 +21,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
@@ -221,10 +221,23 @@ def _failed(path: str, why: str) -> ParsedFile:
 
 def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[ParsedFile]:
     """Parse `paths` in up to `jobs` workers; the results are in the order of `paths`."""
-    results: list[ParsedFile | None] = [None] * len(paths)
+    from cutlint.records import ParsedFile
+
+    assert job.then is None, "run() returns ParsedFiles; stream() returns a later stage's output"
+    return [r for r in stream(paths, job, jobs, limits) if isinstance(r, ParsedFile)]
+
+
+def stream(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> Iterator[object]:
+    """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
+    record as soon as it and every file before it are done: its ParsedFile, or, with
+    `job.then`, that stage's output (a file the parser failed on is still a ParsedFile).
+    Holds only the results that came back ahead of an earlier file, so memory does not grow
+    with the number of files."""
+    results: dict[int, object] = {}
     pending = deque(enumerate(paths))
     workers: list[_Worker] = []
     _build_records()
+    following = 0
     try:
         for i in range(min(jobs, len(paths))):
             w = (_take_warm(limits) if i == 0 else None) or _start(limits)
@@ -232,27 +245,35 @@ def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[Parse
                 break
             workers.append(w)
         isolated = bool(workers)
-        _serve(workers, pending, results, job, limits)
+        for _ in _serve(workers, pending, results, job, limits):
+            while following in results:
+                yield results.pop(following)
+                following += 1
         for i, path in pending:
             if isolated:  # workers ran, then none could be restarted: do not risk this process
                 results[i] = _failed(path, "no parser process could be started for this file")
             else:  # no worker could be started at all (no fork, no pipes): parse without one
                 from cutlint.parse.worker import parse_file
 
-                results[i] = parse_file(path, job)
+                parsed = parse_file(path, job)
+                results[i] = job.then(parsed) if job.then is not None else parsed
+        while following < len(paths):
+            yield results.pop(following)
+            following += 1
     finally:
         for w in workers:
             _stop(w, kill=bool(w.batch))
-    return [r for r in results if r is not None]
 
 
 def _serve(
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
-    results: list[ParsedFile | None],
+    results: dict[int, object],
     job: Job,
     limits: Limits,
-) -> None:
+) -> Iterator[None]:
+    """Keep the workers busy until every file is answered; yields after each round of answers,
+    so that the caller can pass on what is done."""
     _assign_idle(workers, pending, results, job, limits)
     wall_limit = limits.seconds_per_file * WALL_FACTOR
     while busy := [w for w in workers if w.batch]:
@@ -271,6 +292,7 @@ def _serve(
             if why is not None:
                 _replace(w, workers, pending, results, job, limits, why)
         _assign_idle(workers, pending, results, job, limits)
+        yield
 
 
 def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
@@ -286,7 +308,7 @@ def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
 def _assign_idle(
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
-    results: list[ParsedFile | None],
+    results: dict[int, object],
     job: Job,
     limits: Limits,
 ) -> None:
@@ -305,7 +327,7 @@ def _assign_idle(
         w.start_file()
 
 
-def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
+def _receive(w: _Worker, results: dict[int, object]) -> bool:
     """Take one result; False when the worker is gone."""
     try:
         index, payload = w.conn.recv()
@@ -317,16 +339,17 @@ def _receive(w: _Worker, results: list[ParsedFile | None]) -> bool:
     return True
 
 
-def _decoded(path: str, payload: object) -> ParsedFile:
+def _decoded(path: str, payload: object) -> object:
     """A worker's result; one this process cannot read back is a cutlint bug, reported for its
-    file (CUT012) rather than ending the run."""
+    file (CUT012) rather than ending the run. Only a ParsedFile comes as JSON (worker.payload);
+    anything else came pickled and is what the job's stage returned."""
     from cutlint.parse.problems import INTERNAL_ERROR, problem
     from cutlint.records import ParsedFile
 
-    if isinstance(payload, ParsedFile):
+    if not isinstance(payload, bytes):
         return payload
     try:
-        return ParsedFile.model_validate_json(payload)  # type: ignore[arg-type]
+        return ParsedFile.model_validate_json(payload)
     except ValueError as err:  # pydantic's ValidationError is a ValueError
         why = f"internal error: the parser's result could not be read back: {err}"[:2000]
         return ParsedFile(path=path, problems=(problem(INTERNAL_ERROR, path, why),))
@@ -336,7 +359,7 @@ def _replace(
     w: _Worker,
     workers: list[_Worker],
     pending: deque[tuple[int, str]],
-    results: list[ParsedFile | None],
+    results: dict[int, object],
     job: Job,
     limits: Limits,
     blame: str | None,

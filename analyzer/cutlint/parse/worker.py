@@ -42,11 +42,14 @@ def parse_file(path: str, job: Job) -> ParsedFile:
     return ParsedFile(path=path, problems=(problem(code, path, message),))
 
 
-def payload(parsed: ParsedFile) -> bytes | ParsedFile:
+def payload(parsed: object) -> bytes | object:
     """What the worker sends back: JSON, serialized and validated by pydantic-core, is 4x cheaper
     than pickling the models (55 + 120 us against 235 + 480 us for a file of 8), and the parent
     decodes every file of the run on one core. A record JSON cannot carry (a path that is not
-    UTF-8, kept by Python as lone surrogates) is sent pickled instead."""
+    UTF-8, kept by Python as lone surrogates) is sent pickled instead, as is a later stage's
+    output (`Job.then`: a FileResult's recipe is a family's subclass, which JSON cannot name)."""
+    if not isinstance(parsed, ParsedFile):
+        return parsed
     try:
         return parsed.model_dump_json().encode()
     except ValueError:  # PydanticSerializationError is a ValueError
@@ -88,6 +91,7 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
             libclang.preload()
         except libclang.ParserFailure:
             pass  # the first file with an #if reports it
+    current: Job | None = None
     while True:
         try:
             message = conn.recv()
@@ -96,5 +100,20 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
         if message is None:
             return
         job, batch = message
+        if job != current:  # an equal job keeps the first one's stage (and what it memoized)
+            current = job
         for index, path in batch:
-            conn.send((index, payload(parse_file(path, job))))
+            conn.send((index, payload(_run(current or job, path))))
+
+
+def _run(job: Job, path: str) -> object:
+    """Parse `path`, then run the job's later stage on it, if any. A bug in that stage is the
+    stage's to report (the engine turns its own exceptions into CUT012); one that escapes costs
+    this file its later stage, never the worker."""
+    parsed = parse_file(path, job)
+    if job.then is None:
+        return parsed
+    try:
+        return job.then(parsed)
+    except Exception:
+        return parsed

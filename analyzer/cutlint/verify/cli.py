@@ -88,10 +88,19 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
 @click.option("--nvcc", help="The nvcc to ask. Default: nvcc on PATH, then $CUDA_HOME/bin/nvcc.")
 @click.option(
     "--jobs",
+    "--workers",
+    "jobs",
     type=click.IntRange(min=1),
     default=2,
     show_default=True,
-    help="Files compiled in parallel (~30 s and ~1.3 GB of memory each).",
+    help="Files compiled in parallel (~30 s and ~1.3 GB of memory each): the workers of the "
+    "local Dask cluster.",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="A Dask scheduler (tcp://host:8786) whose workers compile instead of a local cluster; "
+    "they need the files and headers at the same paths.",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
@@ -144,6 +153,7 @@ def verify_command(
     backend: str,
     nvcc: str | None,
     jobs: int,
+    scheduler: str | None,
     fmt: str,
     cache_dir: Path | None,
     no_cache: bool,
@@ -178,6 +188,7 @@ def verify_command(
         cutlass_source=cutlass_source,
         arch=arch,
         shard=shard,
+        scheduler=scheduler,
     )
     try:
         result = verify(

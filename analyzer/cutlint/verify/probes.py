@@ -30,7 +30,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -45,7 +45,13 @@ from cutlint.producers.flashinfer.cache_layout import (
     flashinfer_version as version_in_path,
 )
 from cutlint.records import FileResult, Instantiation, InstantiationResult, Verdict
-from cutlint.verify import jit_probe, jit_truth, sm80_fused_moe_probe, sm90_mixed_probe
+from cutlint.verify import (
+    dask_runner,
+    jit_probe,
+    jit_truth,
+    sm80_fused_moe_probe,
+    sm90_mixed_probe,
+)
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, sha256_file
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError
 from cutlint.verify.probe_build import PROBE_MAIN_CPP
@@ -75,6 +81,11 @@ class FileProbe:
     name: str
     batch: int = 1
     """Files per translation unit."""
+
+    def __reduce__(self) -> tuple[Callable[[str], FileProbe], tuple[str]]:
+        """A probe travels to a Dask worker (verify/dask_runner.py) as its name: the worker's
+        own instance, with its lock and what it has rendered, is used there."""
+        return (_registered, (self.name,))
 
     def builds(self, r: InstantiationResult) -> bool:
         """Whether this probe builds the instantiation (its family names this probe, it is
@@ -427,6 +438,10 @@ PROBES: dict[str, FileProbe] = {
 """The probes of this module, by the name families give (`Family.probe`)."""
 
 
+def _registered(name: str) -> FileProbe:
+    return PROBES[name]
+
+
 def probe_for(r: InstantiationResult) -> FileProbe | None:
     """The probe of this module that builds the instantiation, or None."""
     probe = PROBES.get(_family_probe(r) or "")
@@ -592,6 +607,7 @@ def run(
     use_cache: bool = True,
     keep_build: bool = False,
     progress: Say | None = None,
+    scheduler: str | None = None,
 ) -> list[ProbeJob]:
     """Verify the files these probes build: from the cache, else compiled `jobs` batches at a
     time. Raises SetupError (before any compile) when a release's headers are missing."""
@@ -627,10 +643,17 @@ def run(
             f"{len(batches)} translation unit(s), {jobs} at a time"
         )
     done = 0
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(_compile_batch, b, nvcc, build, keep_build) for b in batches]
+    if not batches:
+        return planned
+    with dask_runner.executor(jobs, scheduler) as pool:  # Dask: verify/dask_runner.py
+        futures = {pool.submit(_compile_batch, b, nvcc, build, keep_build): b for b in batches}
         for fut in as_completed(futures):
-            for job, outcome, seconds in fut.result():
+            batch = futures[fut]
+            lost = fut.exception()  # the task itself failed: its workers were lost too often
+            results = fut.result() if lost is None else [(j, lost, None) for j in batch]
+            # the task's jobs are copies (Dask serializes a task's arguments): record the
+            # outcome on this process's own, in the batch's order
+            for job, (_, outcome, seconds) in zip(batch, results, strict=True):
                 _finish(job, outcome, seconds, cache)
                 done += 1
                 if progress is not None:

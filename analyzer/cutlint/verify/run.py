@@ -18,7 +18,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,7 +36,7 @@ from cutlint.records import (
     SourceSpan,
     Verdict,
 )
-from cutlint.verify import alias_run, probes
+from cutlint.verify import alias_run, dask_runner, probes
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
 from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
@@ -82,6 +82,9 @@ class VerifyOptions:
     (cutlint.verify.alias_run); default: the nvidia-cutlass wheel in the cache."""
     shard: Shard | None = None
     """`--shard K/N`: verify only the K-th of N parts of the files (one machine's share)."""
+    scheduler: str | None = None
+    """`--scheduler`: a Dask scheduler's address; None for a LocalCluster of `jobs` workers
+    (verify/dask_runner.py)."""
 
 
 @dataclass(frozen=True)
@@ -365,14 +368,16 @@ def _compile(
             f"compiling {len(todo)} file(s) with {options.backend} {nvcc.release}, "
             f"{options.jobs} at a time"
         )
+    if not todo:
+        return
     build = cache.root.parent / "build"
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures: dict[Future[ProbeRun], _FileJob] = {
-            pool.submit(_probe, j, nvcc, options, build, log): j for j in todo
+    with dask_runner.executor(options.jobs, options.scheduler) as pool:
+        futures: dict[Future[ProbeRun | BaseException], _FileJob] = {
+            pool.submit(dask_runner.outcome, _probe, j, nvcc, options, build, log): j for j in todo
         }
         for done, fut in enumerate(as_completed(futures), 1):
             job = futures[fut]
-            exc = fut.exception()
+            exc = fut.exception()  # the task itself failed (a worker lost too often)
             _finish(job, fut.result() if exc is None else exc, cache)
             if progress is not None and job.run is not None:
                 took = "failed" if job.run.seconds is None else f"{job.run.seconds:5.1f} s"
@@ -483,6 +488,7 @@ def verify(
             use_cache=options.use_cache,
             keep_build=options.keep_build,
             progress=progress,
+            scheduler=options.scheduler,
         )
     _compile(todo, nvcc, options, cache, progress, log)
 

@@ -1,0 +1,229 @@
+"""The check cache: one file's result kept between runs, as ruff keeps one.
+
+An entry is keyed by everything its result depends on:
+
+    the file's bytes          (blake2b of its content, never its time stamp)
+    its build context         (`context_key`: the path as reported, the options the judge
+                               reads: arch, CUTLASS version, defines, FlashInfer release,
+                               selection, fingerprint root)
+    cutlint itself            (`tool_key`: its version and the bytes of its own sources, rule
+                               files and data tables, so that an edited model or rule is a
+                               different key, not a stale answer)
+
+and lives in `$CUTLINT_CACHE/check/v<SCHEMA>/<key[:2]>/<key>.json`. Writes go to a temporary
+file in the same directory and are moved into place with `os.replace`, so a concurrent run reads
+a whole entry or none. A read is never trusted: an entry that is not JSON, has another schema or
+key, or does not validate as a `FileResult` is a miss (and is overwritten), never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from cutlint import __version__, inputs
+from cutlint.cache_dir import cache_dir
+from cutlint.engine.options import CheckOptions
+from cutlint.records import FileResult, Recipe
+
+SCHEMA = 1
+"""The layout of an entry; a new one is a new directory, so old entries are never read."""
+
+ENV_OFF = "CUTLINT_NO_CACHE"
+"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
+tests that replace a stage in-process must not be answered from disk)."""
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def enabled(no_cache: bool = False) -> bool:
+    return not no_cache and not os.environ.get(ENV_OFF)
+
+
+def check_dir() -> Path:
+    return cache_dir() / "check" / f"v{SCHEMA}"
+
+
+@cache
+def tool_key() -> str:
+    """cutlint's version and the content of every source, data table and rule file it ships (the
+    rules are `cutlint.rules`, which an editable install maps outside the package): a
+    development checkout keeps one version number across many models and rules."""
+    h = hashlib.blake2b(f"cutlint {__version__} schema {SCHEMA}".encode(), digest_size=16)
+    for path in sorted(_PACKAGE.rglob("*")):
+        if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(_PACKAGE)).encode())
+            h.update(path.read_bytes())
+    rules = resources.files("cutlint.rules")
+    for group in sorted(rules.iterdir(), key=lambda g: g.name):
+        if group.is_dir():
+            for f in sorted(group.iterdir(), key=lambda f: f.name):
+                h.update(f"rules/{group.name}/{f.name}".encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def _resolved(path: str, options: CheckOptions) -> str:
+    """The file's resolved build context (cutlint.context.resolve), as the judge will see it: a
+    build.ninja, compile_commands.json entry, version.h or installed package that changes is
+    another key, though no option did."""
+    from cutlint.build_context import BuildInfo, Request
+    from cutlint.context.resolve import resolve
+
+    build = resolve(
+        path,
+        BuildInfo(database=options.build_dir, command=options.compile_command),
+        Request(
+            gpu=options.arch,
+            cutlass_version=options.cutlass_version,
+            release=options.flashinfer_version,
+        ),
+    )
+    return build.model_dump_json()
+
+
+def context_key(path: str, options: CheckOptions) -> str:
+    """What the judge reads besides the file's bytes. The one place to re-point when the build
+    context is resolved elsewhere: every field that can change a file's result must be here."""
+    cutlass = options.cutlass_version
+    version_h = b""
+    if cutlass is not None and Path(cutlass).is_dir():  # a CUTLASS include directory
+        header = Path(cutlass) / "cutlass" / "version.h"
+        version_h = header.read_bytes() if header.is_file() else b"?"
+    parts: tuple[object, ...] = (
+        os.path.abspath(path),
+        path,  # results carry the path as given
+        options.arch,
+        cutlass,
+        version_h.hex(),
+        sorted(options.defines.items()),
+        sorted(options.undefines),
+        options.flashinfer_version,
+        options.selection.select,
+        options.selection.ignore,
+        str(options.root or Path.cwd()),
+        options.build_dir,
+        options.compile_command,
+        _resolved(path, options),
+    )
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class ResultCache:
+    """The cache of one run: its options' part of every key, computed once."""
+
+    tool: str
+    """tool_key(), computed once per run; a file's bytes and context complete the key."""
+    directory: Path
+
+    @classmethod
+    def open(cls, directory: Path | None = None) -> ResultCache:
+        return cls(tool=tool_key(), directory=directory or check_dir())
+
+    def key(self, path: str, options: CheckOptions) -> str | None:
+        """The entry's key for the file's current bytes, or None when it cannot be read (the
+        parser then reports why)."""
+        try:
+            data = inputs.read_bytes(path, inputs.SOURCE)
+        except inputs.InputError:
+            return None
+        h = hashlib.blake2b(data, digest_size=20)
+        h.update(self.tool.encode())
+        h.update(context_key(path, options).encode())
+        return h.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def load(self, key: str) -> FileResult | str | None:
+        """The kept result, or None: missing, unreadable, foreign or corrupt all read as a miss."""
+        try:
+            raw = self._entry(key).read_bytes()
+        except OSError:
+            return None
+        try:
+            return decode(raw, key)
+        except (ValueError, TypeError, KeyError, AttributeError, ImportError):
+            return None  # ValidationError and JSON errors are ValueErrors
+
+    def store(self, key: str, encoded: bytes) -> None:
+        """Keep an entry `encode(result, key)` made; a cache that cannot be written is no error
+        (the run is still right)."""
+        entry = self._entry(key)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(encoded)
+                os.replace(tmp, entry)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            pass
+
+
+def encode(result: FileResult | str, key: str) -> bytes:
+    """The entry: the result as JSON and, beside it, the class of each recipe (JSON would write
+    a family's recipe fields without saying which record they belong to); for a file that is no
+    instantiation file (a FlashInfer JIT source), its path."""
+    if isinstance(result, str):
+        return to_json({"schema": SCHEMA, "key": key, "skipped": result})
+    recipes = [
+        None if r.recipe is None else f"{type(r.recipe).__module__}:{type(r.recipe).__qualname__}"
+        for r in result.instantiations
+    ]
+    body = result.model_dump(mode="json")
+    return to_json({"schema": SCHEMA, "key": key, "recipes": recipes, "result": body})
+
+
+def decode(raw: bytes, key: str) -> FileResult | str | None:
+    """What `encode(result, key)` wrote, validated; None for an entry of another schema or key.
+    Raises ValueError (and its kin) for one that is corrupt."""
+    data = from_json(raw)
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+        return None
+    if "skipped" in data:
+        skipped = data["skipped"]
+        return skipped if isinstance(skipped, str) else None
+    body: dict[str, Any] = data["result"]
+    rows: list[dict[str, Any]] = body["instantiations"]
+    names: list[str | None] = data["recipes"]
+    if not isinstance(names, list) or len(names) != len(rows):
+        return None
+    recipes = [r.pop("recipe", None) for r in rows]
+    result = FileResult.model_validate(body)
+    typed = []
+    for row, name, recipe in zip(result.instantiations, names, recipes, strict=True):
+        if (name is None) != (recipe is None):
+            return None
+        if name is not None:
+            row = row.model_copy(update={"recipe": _recipe_class(name).model_validate(recipe)})
+        typed.append(row)
+    return result.model_copy(update={"instantiations": tuple(typed)})
+
+
+@cache
+def _recipe_class(name: str) -> type[Recipe]:
+    """A recipe record named by an entry: only a `Recipe` of cutlint's own modules (an entry is
+    data, and names nothing else to import)."""
+    module, _, qualname = name.partition(":")
+    if not (module == "cutlint.records" or module.startswith("cutlint.families.")):
+        raise ValueError(f"not a cutlint recipe module: {module}")
+    cls = getattr(importlib.import_module(module), qualname, None)
+    if not (isinstance(cls, type) and issubclass(cls, Recipe)):
+        raise ValueError(f"not a recipe record: {name}")
+    return cls

@@ -1,0 +1,204 @@
+"""The check cache (engine/cache.py): a kept result is the result a fresh run gives, and an entry
+that is corrupt, foreign or stale is never trusted."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cutlint import api
+from cutlint.cli import main
+from cutlint.engine import cache, stream
+from cutlint.records import FileResult, ParsedFile
+
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.7.2.cu"
+SM90 = FIXTURES / "sm90-collective-builder"
+
+
+@pytest.fixture
+def kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private, empty cache, turned on (the suite turns it off: tests/conftest.py)."""
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.ENV_OFF, raising=False)
+    return tmp_path / "cache" / "check" / f"v{cache.SCHEMA}"
+
+
+def _tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(HEADLINE, src / "headline.cu")
+    for f in sorted(SM90.glob("*.cu"))[:2]:
+        shutil.copy(f, src / f.name)
+    return src
+
+
+def _options(**kw: object) -> api.CheckOptions:
+    return api.CheckOptions(jobs=0, cache=True, **kw)  # type: ignore[arg-type]
+
+
+def _entries(kept: Path) -> list[Path]:
+    return sorted(kept.rglob("*.json"))
+
+
+def _judge_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, a file that is judged fails the test: every result must come from disk."""
+
+    def outcome(self: stream.JudgeStage, parsed: ParsedFile) -> FileResult | str:
+        raise AssertionError(f"{parsed.path} was judged again")
+
+    monkeypatch.setattr(stream.JudgeStage, "outcome", outcome)
+
+
+def test_a_rerun_is_answered_from_the_cache_with_the_same_result(
+    tmp_path: Path, kept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = _tree(tmp_path)
+    first = api.check(src, _options(root=tmp_path))
+    assert len(_entries(kept)) == 3
+    assert first == api.check(src, api.CheckOptions(jobs=0, root=tmp_path))  # as with no cache
+    _judge_nothing(monkeypatch)
+    again = api.check(src, _options(root=tmp_path))
+    assert again == first
+    assert again.files[0].instantiations[0].recipe is not None  # the family's own record
+    assert type(again.files[0].instantiations[0].recipe) is type(
+        first.files[0].instantiations[0].recipe
+    )
+
+
+def test_the_cache_is_kept_by_the_workers_too(tmp_path: Path, kept: Path) -> None:
+    src = _tree(tmp_path)
+    options = api.CheckOptions(jobs=2, cache=True, root=tmp_path)
+    first = api.check(src, options)
+    assert len(_entries(kept)) == 3
+    assert api.check(src, options) == first == api.check(src, api.CheckOptions(root=tmp_path))
+
+
+def test_a_changed_file_or_context_is_judged_again(
+    tmp_path: Path, kept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = _tree(tmp_path)
+    api.check(src, _options(root=tmp_path))
+    (src / "headline.cu").write_bytes((src / "headline.cu").read_bytes() + b"\n// edited\n")
+    judged: list[str] = []
+    real = stream.JudgeStage.outcome
+
+    def outcome(self: stream.JudgeStage, parsed: ParsedFile) -> FileResult | str:
+        judged.append(Path(parsed.path).name)
+        return real(self, parsed)
+
+    monkeypatch.setattr(stream.JudgeStage, "outcome", outcome)
+    api.check(src, _options(root=tmp_path))
+    assert judged == ["headline.cu"]
+    judged.clear()
+    api.check(src, _options(root=tmp_path, arch="sm_100"))  # another context: every file
+    assert len(judged) == 3
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"not json",
+        b'{"schema": 999, "key": "x"}',
+        b'{"schema": 1, "key": "someone else", "recipes": [], "result": {"path": "x"}}',
+    ],
+    ids=["empty", "not-json", "other-schema", "other-key"],
+)
+def test_a_corrupt_or_foreign_entry_is_a_miss_and_is_replaced(
+    tmp_path: Path, kept: Path, damage: bytes
+) -> None:
+    src = _tree(tmp_path)
+    first = api.check(src, _options(root=tmp_path))
+    for entry in _entries(kept):
+        entry.write_bytes(damage)
+    assert api.check(src, _options(root=tmp_path)) == first
+    assert all(e.read_bytes() != damage for e in _entries(kept))
+
+
+def test_an_entry_names_no_class_outside_cutlints_recipes(tmp_path: Path, kept: Path) -> None:
+    src = _tree(tmp_path)
+    first = api.check(src, _options(root=tmp_path))
+    entry = next(e for e in _entries(kept) if b'"recipes":["cutlint.' in e.read_bytes())
+    entry.write_bytes(entry.read_bytes().replace(b'"recipes":["cutlint.', b'"recipes":["os.'))
+    key = entry.stem
+    assert cache.ResultCache.open().load(key) is None
+    assert api.check(src, _options(root=tmp_path)) == first
+
+
+def test_an_entry_that_does_not_validate_is_a_miss(tmp_path: Path, kept: Path) -> None:
+    src = _tree(tmp_path)
+    api.check(src, _options(root=tmp_path))
+    entry = _entries(kept)[0]
+    entry.write_bytes(entry.read_bytes().replace(b'"verdict":"', b'"verdict":"no such '))
+    assert cache.ResultCache.open().load(entry.stem) is None
+
+
+def test_no_cache_neither_reads_nor_writes(tmp_path: Path, kept: Path) -> None:
+    src = _tree(tmp_path)
+    r = CliRunner().invoke(
+        main,
+        [
+            "check",
+            str(src),
+            "--no-config",
+            "--arch",
+            "sm_120",
+            "--cutlass-version",
+            "4.5.0",
+            "--no-cache",
+            "--jobs",
+            "0",
+        ],
+    )
+    assert r.exit_code == 1, r.output
+    assert _entries(kept) == []
+    r = CliRunner().invoke(
+        main,
+        [
+            "check",
+            str(src),
+            "--no-config",
+            "--arch",
+            "sm_120",
+            "--cutlass-version",
+            "4.5.0",
+            "--jobs",
+            "0",
+        ],
+    )
+    assert r.exit_code == 1, r.output
+    assert len(_entries(kept)) == 3
+
+
+def test_writes_are_atomic_and_leave_no_temporary_file(tmp_path: Path, kept: Path) -> None:
+    src = _tree(tmp_path)
+    api.check(src, _options(root=tmp_path))
+    assert not [p for p in kept.rglob("*") if p.name.startswith(".tmp-")]
+
+
+def test_the_tool_key_covers_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited rule file is another key: a development checkout keeps one version number."""
+    from importlib import resources
+
+    before = cache.tool_key()
+    rule = next(
+        f for g in resources.files("cutlint.rules").iterdir() if g.is_dir() for f in g.iterdir()
+    )
+    real = type(rule).read_bytes
+
+    def edited(self: object) -> bytes:
+        data: bytes = real(self)  # type: ignore[arg-type]
+        return data + b"# edited" if self == rule else data
+
+    monkeypatch.setattr(type(rule), "read_bytes", edited)
+    cache.tool_key.cache_clear()
+    try:
+        assert cache.tool_key() != before
+    finally:
+        monkeypatch.undo()
+        cache.tool_key.cache_clear()
+    assert cache.tool_key() == before
