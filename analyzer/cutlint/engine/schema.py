@@ -88,6 +88,9 @@ class Kind(StrEnum):
     TARGET = "target"
     """Raised when the binary or the kernel cannot run on the target arch (failure class E); the
     reason is the engine's (the file's compile target) or the family's (the kernel's arch)."""
+    MEASURED = "measured"
+    """Raised by `cutlint tu` on libclang's own layout of a kernel a translation unit
+    instantiates (engine/tu_judge.py): measured, not explained by a family model."""
     RUNNER = "runner"
     """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
     runner's table, producers/flashinfer/runner_tactics); the reason is the table's."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cutlint.parse.tu import headers
+from cutlint.parse.tu import cache, headers
 from cutlint.parse.tu.chain import Candidate, Index, Resolver, walk
 from cutlint.parse.tu.probe import TYPES, VALUES, ProbeLine, probe_text
 from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
@@ -79,14 +79,27 @@ def _is_library(d: Path) -> bool:
     )
 
 
-def read_tu(command: CompileCommand, arch: str | None = None) -> TuRead:
-    """Every CUTLASS kernel the TU instantiates, for one device target."""
+def read_tu(command: CompileCommand, arch: str | None = None, use_cache: bool = True) -> TuRead:
+    """Every CUTLASS kernel the TU instantiates, for one device target; answered from the cache
+    when neither the flags nor any file the TU read has changed since (`cache.py`)."""
+    target = arch or (command.arches[0] if command.arches else "sm_90a")
+    key = cache.key(command, target)
+    if use_cache:
+        hit = cache.load(key)
+        if hit is not None:
+            return hit
+    read, deps = _read(command, target)
+    if use_cache:
+        cache.store(key, read, deps)
+    return read
+
+
+def _read(command: CompileCommand, target: str) -> tuple[TuRead, list[str]]:
     try:
         from clang import cindex  # type: ignore[import-untyped]
     except ImportError as err:
         raise FrontEndError(f"libclang is not installed: {err}") from err
     t0 = time.monotonic()
-    target = arch or (command.arches[0] if command.arches else "sm_90a")
     main = Path(command.file)
     cuda = find_cuda_path()
     with tempfile.TemporaryDirectory(prefix="cutlint-tu-stubs-") as tmp:
@@ -109,7 +122,9 @@ def read_tu(command: CompileCommand, arch: str | None = None) -> TuRead:
         probed, lines = probe_text(text, exprs)
         tu.reparse(unsaved_files=[(str(main), probed)], options=0)
         kernels = _kernels(tu, cindex, str(main), candidates, exprs, lines)
-    return TuRead(
+        deps = [str(i.include.name) for i in tu.get_includes() if i.include is not None]
+    deps = [d for d in dict.fromkeys([str(main), *deps]) if not d.startswith(tmp)]
+    read = TuRead(
         command=command,
         arch=target,
         kernels=tuple(kernels),
@@ -117,6 +132,7 @@ def read_tu(command: CompileCommand, arch: str | None = None) -> TuRead:
         unresolved=tuple(dict.fromkeys(unresolved)),
         seconds=round(time.monotonic() - t0, 2),
     )
+    return read, deps
 
 
 def _parse(
