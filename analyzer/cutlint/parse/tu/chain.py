@@ -87,7 +87,7 @@ class Index:
                 c,
                 tuple(p.spelling for p in params),
                 bool(params) and _is_pack(params[-1]),
-                read_body(list(body.get_tokens())),
+                read_body([t for t in body.get_tokens() if t.kind.name != "COMMENT"]),
             )
             if c.kind == kind.FUNCTION_TEMPLATE:
                 self.by_name.setdefault(c.spelling, []).append(fn)

@@ -44,6 +44,7 @@ def clang_args(command: CompileCommand, arch: str, stub_dir: Path, cuda: Path | 
     args += ["-Wno-unknown-cuda-version", "-ferror-limit=0", "-fno-access-control"]
     if cuda is not None:
         args.append(f"--cuda-path={cuda}")
+        args += nvcc_macros(cuda)
     if not any(a.startswith("-std") for a in command.args):
         args.append("-std=c++17")
     args += list(command.args)
@@ -51,6 +52,33 @@ def clang_args(command: CompileCommand, arch: str, stub_dir: Path, cuda: Path | 
         args += ["-isystem", str(cuda / "include" / "cccl")]  # nvcc adds the toolkit's CCCL
     args += ["-idirafter", str(stub_dir)]  # searched last: a stub never hides a real header
     return args
+
+
+_CUDA_VERSION = re.compile(r"#define\s+CUDA_VERSION\s+(\d+)")
+
+
+def nvcc_macros(cuda: Path) -> list[str]:
+    """The macros nvcc defines in the host pass and clang does not: the toolkit's version.
+
+    CUTLASS keys whole builders on them: `sm90_gmma_builder.inl` defines
+    `CUTLASS_SM90_COLLECTIVE_BUILDER_SUPPORTED` only `#if (__CUDACC_VER_MAJOR__ >= 12)` and
+    otherwise `static_assert`s "Unsupported Toolkit for SM90 Collective Builder". The version is
+    the toolkit's own (`CUDA_VERSION` in `include/cuda.h`: 13000 is 13.0).
+    """
+    try:
+        m = _CUDA_VERSION.search((cuda / "include" / "cuda.h").read_text(errors="replace"))
+    except OSError:
+        return []
+    if m is None:
+        return []
+    version = int(m.group(1))
+    major, minor = version // 1000, (version % 1000) // 10
+    return [
+        "-D__NVCC__",
+        f"-D__CUDACC_VER_MAJOR__={major}",
+        f"-D__CUDACC_VER_MINOR__={minor}",
+        "-D__CUDACC_VER_BUILD__=0",
+    ]
 
 
 def _clang_arch(arch: str) -> str:

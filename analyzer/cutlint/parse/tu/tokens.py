@@ -166,11 +166,13 @@ class _Walker:
         toks = self.toks
         j = i + 1
         local = conds
+        returns: Flow = False
         while j < len(toks) and toks[j].spelling != "}":
             j, returns = self.stmt(j, local)
             if isinstance(returns, str):
                 local = (*local, f"!({returns})")
-        return j + 1, False
+        # A block returns when its last statement does (`{ ...; return f<G>(...); }`).
+        return j + 1, returns is True
 
     def simple(self, i: int, conds: tuple[str, ...]) -> tuple[int, Flow]:
         """A statement up to its `;` (lambdas and initializer braces inside it included)."""
