@@ -12,6 +12,12 @@
 4. the largest FlashInfer cache: 0.7.4 for sm_103 (B300), the generator's fused-MoE files and
    the JIT's SM100/SM103 GEMM modules (`cutlint generate flashinfer 0.7.4 --sm 103 --jit-gemm`:
    2,623 instantiations in 367 files).
+5. `cutlint tu` on a real hand-written translation unit: vLLM 0.34.0's
+   `c3x/scaled_mm_sm120_fp8.cu` with its CMake flags for 12.0a, against FlashInfer 0.7.4's CUTLASS
+   4.5.0 headers (`--tu-only` runs this case alone): a first read (`--no-cache`: libclang parses
+   the TU twice, the second time with the probe, its preamble precompiled) and a second read
+   answered from the cache; wall time and the process's CPU time (user + sys), since the target
+   is per core.
 
 Processes run with bytecode caching on (PYTHONDONTWRITEBYTECODE removed), as an installed package
 runs: `pip install` compiles it.
@@ -153,6 +159,35 @@ def startup(one_file: Path, runs: int) -> None:
     )
 
 
+def tu_case(runs: int) -> None:
+    """Case 5: one TU read cold (parsed) and warm (from the cache), as fresh processes."""
+    import resource
+
+    from cutlint.producers.vllm.sdist import cmake_flags, download_sdist
+
+    vllm = download_sdist("0.34.0")
+    include = download_wheel("0.7.4") / "flashinfer" / "data" / "cutlass" / "include"
+    tu = vllm / "csrc/quantization/w8a8/cutlass/c3x/scaled_mm_sm120_fp8.cu"
+    argv = [sys.executable, "-m", "cutlint", "tu", str(tu), "--format", "json", "--"]
+    argv += cmake_flags(vllm, include, "12.0a")
+    for label, extra in (("first read (--no-cache)", ["--no-cache"]), ("from the cache", [])):
+        walls: list[float] = []
+        cpus: list[float] = []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            cmd = argv[:4] + extra + argv[4:]
+            subprocess.run(cmd, check=False, capture_output=True)
+            walls.append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        print(
+            f"cutlint tu vLLM scaled_mm_sm120_fp8.cu, {label}: wall best {min(walls):.2f} s, "
+            f"median {statistics.median(walls):.2f} s; CPU median {statistics.median(cpus):.2f} s "
+            f"(load {os.getloadavg()[0]:.1f})"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -161,7 +196,11 @@ def main() -> None:
     ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--tu-only", action="store_true", help="run case 5 (cutlint tu) alone")
     args = ap.parse_args()
+    if args.tu_only:
+        tu_case(max(1, args.runs // 2))
+        return
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
     root = download_wheel(VERSION)  # cutlint's wheel cache, shared with the tests
     real = generate_cache(root, VERSION, work / "jit")
@@ -181,6 +220,7 @@ def main() -> None:
     render_modules(root, version, work / "largest", sm)
     largest = work / "largest" / "flashinfer" / version / f"{sm}a" / "generated"
     report(f"largest cache: FlashInfer {version} sm_{sm}", largest, max(1, args.runs // 2))
+    tu_case(max(1, args.runs // 2))
 
 
 if __name__ == "__main__":
