@@ -26,6 +26,7 @@ MAX_DEPTH = 12
 """Deeper dispatch chains than this are not followed (the deepest measured in vLLM is 5)."""
 
 
+_VALUE = re.compile(r"true|false|nullptr|[-+]?[0-9][0-9a-zA-Z.']*|'.*'|\".*\"")
 _TYPENAMES = re.compile(r"(?:typename\s+){2,}")
 
 
@@ -177,10 +178,13 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
     def visit(fn: Function, subst: dict[str, str], path: tuple[CallSite, ...]) -> None:
         if len(path) > MAX_DEPTH:
             return
-        aliases = {a.name: a for a in fn.body.aliases}
         for call in fn.body.calls:
+            aliases = call.aliases
             callee_name = call.name.split("::")[-1]
-            targets = index.by_name.get(callee_name, [])
+            # `std::forward<Args>`: the standard library's, never one of the TU's own templates
+            # that share its name.
+            std = call.name.startswith(("std::", "::std::", "cute::", "cutlass::"))
+            targets = [] if std else index.by_name.get(callee_name, [])
             if not targets:
                 continue
             unresolved: set[str] = set()
@@ -193,7 +197,8 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
                     "not known on this path (deduced or a pack): context unknown"
                 )
                 continue
-            candidates.extend(Candidate(here, a) for a in args)
+            # A value (`true`, `128`) is a template argument but never a kernel type.
+            candidates.extend(Candidate(here, a) for a in args if not _VALUE.fullmatch(a))
             for target in targets:
                 key = (target.cursor.location.file.name, target.cursor.location.line, args)
                 if key in seen:

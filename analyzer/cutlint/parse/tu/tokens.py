@@ -33,6 +33,9 @@ class Call:
     token: Token
     """The callee's last name token (its location is the call's)."""
     conditions: tuple[str, ...]
+    aliases: dict[str, Alias] = field(default_factory=dict, compare=False, hash=False)
+    """The local `using` aliases visible at the call, by name: each block has its own (vLLM's
+    blockwise dispatch declares `using Gemm = ...` in three branches)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ class _Walker:
     def __init__(self, toks: Sequence[Token]) -> None:
         self.toks = toks
         self.body = Body()
+        self.scopes: list[dict[str, Alias]] = [{}]
 
     def stmt(self, i: int, conds: tuple[str, ...]) -> tuple[int, Flow]:
         """Parse one statement at i: (index after it, how it leaves: see Flow)."""
@@ -167,10 +171,12 @@ class _Walker:
         j = i + 1
         local = conds
         returns: Flow = False
+        self.scopes.append({})
         while j < len(toks) and toks[j].spelling != "}":
             j, returns = self.stmt(j, local)
             if isinstance(returns, str):
                 local = (*local, f"!({returns})")
+        self.scopes.pop()
         # A block returns when its last statement does (`{ ...; return f<G>(...); }`).
         return j + 1, returns is True
 
@@ -190,7 +196,9 @@ class _Walker:
 
     def scan(self, span: Sequence[Token], conds: tuple[str, ...]) -> None:
         if len(span) > 3 and span[0].spelling == "using" and span[2].spelling == "=":
-            self.body.aliases.append(Alias(span[1].spelling, tuple(span[3:]), span[1]))
+            alias = Alias(span[1].spelling, tuple(span[3:]), span[1])
+            self.body.aliases.append(alias)
+            self.scopes[-1][alias.name] = alias
         for k in range(len(span) - 1):
             t = span[k]
             if t.kind.name != "IDENTIFIER" or span[k + 1].spelling != "<":
@@ -205,7 +213,8 @@ class _Walker:
                 start -= 2
             name = _text(span[start : k + 1]).replace(" ", "")
             args = _split_args(span[k + 2 : end - 1])
-            self.body.calls.append(Call(name, args, t, conds))
+            visible = {n: a for scope in self.scopes for n, a in scope.items()}
+            self.body.calls.append(Call(name, args, t, conds, visible))
 
 
 def read_body(toks: Sequence[Token]) -> Body:
