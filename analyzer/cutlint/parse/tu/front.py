@@ -205,17 +205,22 @@ def _aliases(tu: Any, cindex: Any) -> dict[str, Any]:
 
 def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, str]:
     """An error clang reports while instantiating a probe line's types (a `static_assert` of a
-    builder or kernel shell), by that probe line: found through the diagnostic's notes."""
-    out: dict[int, str] = {}
+    builder or kernel shell), by that probe line: found through the diagnostic's notes. The
+    root cause is preferred to its echo (`use of undeclared identifier 'cutlint_k2'` after the
+    alias itself failed)."""
+    found: dict[int, list[str]] = {}
     for d in tu.diagnostics:
         if d.severity < cindex.Diagnostic.Error:
             continue
         lines = [d.location] + [n.location for n in d.children]
         for loc in lines:
             if loc.file is not None and loc.file.name == main and loc.line >= first:
-                out.setdefault(int(loc.line), d.spelling)
+                found.setdefault(int(loc.line), []).append(str(d.spelling))
                 break
-    return out
+    return {
+        line: next((m for m in msgs if "cutlint_k" not in m), msgs[0])
+        for line, msgs in found.items()
+    }
 
 
 def _kernels(
@@ -231,10 +236,12 @@ def _kernels(
     measured: dict[str, tuple[str, dict[str, int], dict[str, str | None], str | None]] = {}
     for pl, expr in zip(lines, exprs, strict=True):
         k = aliases.get(f"cutlint_k{pl.index}")
-        if k is None:
-            continue
-        kernel = str(k.underlying_typedef_type.get_canonical().spelling)
         error = errors.get(pl.line)
+        if k is None and error is None:
+            continue
+        # An alias clang dropped: the candidate did not instantiate; which kernel it would be
+        # is unknown, so it is keyed by its expression.
+        kernel = str(k.underlying_typedef_type.get_canonical().spelling) if k else f"? {expr}"
         if kernel == "void" and error is None:
             continue  # not a kernel: a dtype, an epilogue, a schedule
         values = {v: _array_size(aliases.get(f"cutlint_k{pl.index}_{v}")) for v in VALUES}
