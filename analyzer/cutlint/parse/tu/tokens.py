@@ -55,20 +55,24 @@ _TIGHT_AFTER = {"::", ".", "->", "(", "[", "!", "~", "<"}
 _TIGHT_BEFORE = {"::", ".", "->", "(", ")", "[", "]", ",", ";", ">", "<"}
 
 
-def pretty(words: Sequence[str]) -> str:
-    """Tokens as a person writes them: `out.scalar_type() == ScalarType::BFloat16`."""
+def pretty(words: Sequence[str], angles: bool = True) -> str:
+    """Tokens as a person writes them: `cfg<In, 16>::Gemm`, `out.scalar_type() == Half`.
+
+    `angles`: `<` and `>` are template brackets (types); otherwise operators (conditions)."""
+    tight_after = _TIGHT_AFTER if angles else _TIGHT_AFTER - {"<"}
+    tight_before = _TIGHT_BEFORE if angles else _TIGHT_BEFORE - {"<", ">"}
     out = ""
     prev = ""
     for w in words:
-        if out and prev not in _TIGHT_AFTER and w not in _TIGHT_BEFORE:
+        if out and prev not in tight_after and w not in tight_before:
             out += " "
         out += w
         prev = w
     return out
 
 
-def _text(tokens: Sequence[Token]) -> str:
-    return pretty([t.spelling for t in tokens])
+def _text(tokens: Sequence[Token], angles: bool = True) -> str:
+    return pretty([t.spelling for t in tokens], angles)
 
 
 def _match(toks: Sequence[Token], i: int) -> int:
@@ -152,7 +156,7 @@ class _Walker:
             if j >= len(toks) or toks[j].spelling != "(":
                 return self.simple(i, conds)
             end = _match(toks, j)
-            cond = _text(toks[j + 1 : end - 1])
+            cond = _text(toks[j + 1 : end - 1], angles=False)
             k, returns = self.stmt(end, (*conds, cond))
             if k < len(toks) and toks[k].spelling == "else":
                 k, other = self.stmt(k + 1, (*conds, f"!({cond})"))
@@ -161,7 +165,7 @@ class _Walker:
             return k, cond if returns is True else False
         if s in ("for", "while", "switch") and i + 1 < len(toks) and toks[i + 1].spelling == "(":
             end = _match(toks, i + 1)
-            label = f"{s} ({_text(toks[i + 2 : end - 1])})"
+            label = f"{s} ({_text(toks[i + 2 : end - 1], angles=False)})"
             k, _ = self.stmt(end, (*conds, label) if s == "switch" else conds)
             return k, False
         return self.simple(i, conds)
