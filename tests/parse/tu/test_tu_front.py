@@ -77,8 +77,8 @@ def test_fixture_expectations(read: TuRead) -> None:
             expected[nxt + 2] = (m[1], m[3] or "")
     verdicts = judge(read)
     found = {(v.kernel.chosen_by.line, f.rule, f.message) for v in verdicts for f in v.findings}
-    for line, (rule, text) in expected.items():
-        assert any(ln == line and r == rule and text in msg for ln, r, msg in found), (line, rule)
+    for at, (rule, text) in expected.items():
+        assert any(ln == at and r == rule and text in msg for ln, r, msg in found), (at, rule)
     assert {ln for ln, _, _ in found} <= set(expected)
     assert {v.verdict for v in verdicts} == {FITS, FAILS, UNDECIDED}
 
@@ -90,3 +90,24 @@ def test_cache_is_invalidated_by_an_included_file(tmp_path: Path, read: TuRead) 
     assert tu_cache.load("k") is not None
     dep.write_text("xy")
     assert tu_cache.load("k") is None
+
+
+def test_cli_exit_code_and_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path))
+    fixture = FIXTURES / "dispatch_on_m.cu"
+    flags = ["--", f"-I{FIXTURES / 'include'}", "--cuda-gpu-arch=sm_120a"]
+    result = CliRunner().invoke(main, ["tu", str(fixture), "--format", "json", *flags])
+    assert result.exit_code == 1, result.output  # CUT211: a kernel fails initialize()
+    (entry,) = json.loads(result.output)
+    rules = {f["rule"] for v in entry["verdicts"] for f in v["findings"]}
+    assert rules == {"CUT211", "CUT212"}
+    # sm_90a allows 232,448 B: the 131,200 B kernel fits there
+    again = CliRunner().invoke(main, ["tu", str(fixture), "--arch", "sm_90a", *flags])
+    assert again.exit_code == 0, again.output
+    assert "fails initialize()" not in again.output

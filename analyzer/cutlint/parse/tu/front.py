@@ -215,7 +215,9 @@ def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, st
         lines = [d.location] + [n.location for n in d.children]
         for loc in lines:
             if loc.file is not None and loc.file.name == main and loc.line >= first:
-                found.setdefault(int(loc.line), []).append(str(d.spelling))
+                where = d.location
+                at = f"{Path(where.file.name).name}:{where.line}: " if where.file else ""
+                found.setdefault(int(loc.line), []).append(f"{at}{d.spelling}")
                 break
     return {
         line: next((m for m in msgs if "cutlint_k" not in m), msgs[0])
