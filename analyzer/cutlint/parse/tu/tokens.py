@@ -10,6 +10,7 @@ template arguments (`f<A, B>(...)`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,15 @@ def pretty(words: Sequence[str], angles: bool = True) -> str:
         out += w
         prev = w
     return out
+
+
+_PLAIN_NOT = re.compile(r"!\s*([A-Za-z_]\w*)")
+
+
+def negate(cond: str) -> str:
+    """`!(cond)`, without a double negation (`!swap_ab` -> `swap_ab`)."""
+    m = _PLAIN_NOT.fullmatch(cond)
+    return m.group(1) if m else f"!({cond})"
 
 
 def _text(tokens: Sequence[Token], angles: bool = True) -> str:
@@ -159,7 +169,7 @@ class _Walker:
             cond = _text(toks[j + 1 : end - 1], angles=False)
             k, returns = self.stmt(end, (*conds, cond))
             if k < len(toks) and toks[k].spelling == "else":
-                k, other = self.stmt(k + 1, (*conds, f"!({cond})"))
+                k, other = self.stmt(k + 1, (*conds, negate(cond)))
                 return k, returns is True and other is True
             # An `if` whose branch returns leaves `!(cond)` on what follows: the caller adds it.
             return k, cond if returns is True else False
@@ -179,7 +189,7 @@ class _Walker:
         while j < len(toks) and toks[j].spelling != "}":
             j, returns = self.stmt(j, local)
             if isinstance(returns, str):
-                local = (*local, f"!({returns})")
+                local = (*local, negate(returns))
         self.scopes.pop()
         # A block returns when its last statement does (`{ ...; return f<G>(...); }`).
         return j + 1, returns is True
