@@ -73,6 +73,9 @@ class Index:
         self.tu = tu
         self.by_name: dict[str, list[Function]] = {}
         self.entries: list[Function] = []
+        self.aliases: list[Cursor] = []
+        """Namespace-scope `using` / `typedef` declarations of the main file: CUTLASS's examples
+        name their kernels so (`using Gemm = GemmUniversalAdapter<GemmKernel>;`)."""
         main = tu.spelling
         params_kinds = {
             kind.TEMPLATE_TYPE_PARAMETER,
@@ -80,6 +83,10 @@ class Index:
             kind.TEMPLATE_TEMPLATE_PARAMETER,
         }
         for c in _definitions(tu.cursor, own):
+            if c.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
+                if c.location.file is not None and c.location.file.name == main:
+                    self.aliases.append(c)
+                continue
             params = [ch for ch in c.get_children() if ch.kind in params_kinds]
             body = next((ch for ch in c.get_children() if ch.kind == kind.COMPOUND_STMT), None)
             if body is None:
@@ -109,6 +116,8 @@ def _definitions(cursor: Cursor, own: Callable[[str], bool]) -> Iterator[Cursor]
         elif f is None or not own(f.name):
             continue
         elif c.kind in (kind.FUNCTION_TEMPLATE, kind.FUNCTION_DECL) and c.is_definition():
+            yield c
+        elif c.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
             yield c
 
 
@@ -209,6 +218,10 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
                     continue
                 visit(target, dict(zip(target.params, args, strict=False)), here)  # deduced rest
 
+    for alias in index.aliases:
+        loc = alias.location
+        site = CallSite(path=str(loc.file.name), line=int(loc.line), call=f"using {alias.spelling}")
+        candidates.append(Candidate((site,), qualified_name(alias)))
     for entry in index.entries:
         visit(entry, {}, ())
     return candidates, unresolved_notes
