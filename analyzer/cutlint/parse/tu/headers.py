@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Iterable, Sequence
+from importlib import resources
 from pathlib import Path
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
@@ -86,13 +87,30 @@ def missing_headers(main: Path, dirs: Sequence[Path], extra: Iterable[Path] = ()
     return list(missing)
 
 
+# A third-party header brings the standard library with it: code that includes only torch's
+# headers uses std::optional and std::vector without including them.
+_STD = ("optional", "vector", "string", "cstdint", "memory", "functional", "utility")
+
+# Libraries whose stubs also declare what the TU's own headers name from them (data/).
+_DECLARED = {"torch/": "cutlint_torch.h", "ATen/": "cutlint_torch.h", "c10/": "cutlint_torch.h"}
+
+
 def write_stubs(names: Iterable[str], stub_dir: Path) -> None:
+    data = resources.files("cutlint.parse.tu").joinpath("data")
     for name in names:
         path = stub_dir / name
         if not path.resolve().is_relative_to(stub_dir.resolve()):
             continue  # `#include "../x"`: nothing to stub outside the stub directory
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("#pragma once\n/* cutlint: stub for a header the build has, not here */\n")
+        lines = ["#pragma once", "/* cutlint: stub for a header the build has, not here */"]
+        lines += [f"#include <{h}>" for h in _STD]
+        declared = next((f for p, f in _DECLARED.items() if name.startswith(p)), None)
+        if declared is not None:
+            shared = stub_dir / declared
+            if not shared.exists():
+                shared.write_text(data.joinpath(declared).read_text())
+            lines.append(f'#include "{shared}"')
+        path.write_text("\n".join(lines) + "\n")
 
 
 __all__ = ["include_dirs", "missing_headers", "system_dirs", "write_stubs"]
