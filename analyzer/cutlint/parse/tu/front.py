@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cutlint.parse.tu import cache, headers
+from cutlint.parse.tu.arch_macros import supported_macros
 from cutlint.parse.tu.chain import Candidate, Index, Resolver, walk
 from cutlint.parse.tu.probe import TYPES, VALUES, ProbeLine, probe_text
 from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
@@ -47,6 +48,9 @@ def clang_args(command: CompileCommand, arch: str, stub_dir: Path, cuda: Path | 
         args += nvcc_macros(cuda)
     if not any(a.startswith("-std") for a in command.args):
         args.append("-std=c++17")
+    version = _toolkit_version(cuda) if cuda is not None else None
+    if version is not None:  # before the build's own flags, so that its -U / -D win
+        args += supported_macros(headers.include_dirs(command.args), *version)
     args += list(command.args)
     if cuda is not None and (cuda / "include" / "cccl").is_dir():
         args += ["-isystem", str(cuda / "include" / "cccl")]  # nvcc adds the toolkit's CCCL
@@ -71,14 +75,26 @@ def nvcc_macros(cuda: Path) -> list[str]:
         return []
     if m is None:
         return []
-    version = int(m.group(1))
-    major, minor = version // 1000, (version % 1000) // 10
+    major, minor = _version(int(m.group(1)))
     return [
         "-D__NVCC__",
         f"-D__CUDACC_VER_MAJOR__={major}",
         f"-D__CUDACC_VER_MINOR__={minor}",
         "-D__CUDACC_VER_BUILD__=0",
     ]
+
+
+def _version(cuda_version: int) -> tuple[int, int]:
+    """`CUDA_VERSION` 13000 -> (13, 0)."""
+    return cuda_version // 1000, (cuda_version % 1000) // 10
+
+
+def _toolkit_version(cuda: Path) -> tuple[int, int] | None:
+    try:
+        m = _CUDA_VERSION.search((cuda / "include" / "cuda.h").read_text(errors="replace"))
+    except OSError:
+        return None
+    return None if m is None else _version(int(m.group(1)))
 
 
 def _clang_arch(arch: str) -> str:
