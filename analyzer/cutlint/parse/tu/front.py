@@ -262,18 +262,25 @@ def _kernels(
         kernel = str(k.underlying_typedef_type.get_canonical().spelling) if k else f"? {expr}"
         if kernel == "void" and error is None:
             continue  # not a kernel: a dtype, an epilogue, a schedule
+        if error is not None and "requires template arguments" in error:
+            continue  # a template's name passed on (`Epilogue_`), not a type
         values = {v: _array_size(aliases.get(f"cutlint_k{pl.index}_{v}")) for v in VALUES}
         types = {t: _spelling(aliases.get(f"cutlint_k{pl.index}_{t}")) for t in TYPES}
         measured[expr] = (kernel, values, types, error)
     paths: dict[str, list[tuple[CallSite, ...]]] = {}
     first: dict[str, Candidate] = {}
-    for cand in candidates:
-        if cand.type_expr not in measured:
-            continue
+    failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
+    ok = [c for c in candidates if c.type_expr in measured and not measured[c.type_expr][3]]
+    # Measured kernels first: a failed candidate on the same path (a template name passed as
+    # an argument, the caller's callee) is not a kernel of its own.
+    for cand in ok + failed:
         kernel = measured[cand.type_expr][0]
+        taken = [p for ps in paths.values() for p in ps]
         # A kernel handed on down its own path (to the caller's callee, as `Gemm::GemmKernel`)
         # keeps the first site: the one that chose it.
-        if any(_prefix(p, cand.path) for ps in paths.values() for p in ps):
+        if any(_prefix(p, cand.path) for p in taken):
+            continue
+        if cand in failed and any(_prefix(cand.path, p) or p == cand.path for p in taken):
             continue
         known = paths.setdefault(kernel, [])
         if cand.path in known:
