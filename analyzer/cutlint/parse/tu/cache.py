@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cutlint.cache_dir import cache_dir
+from cutlint.parse.tu.toolkit import libclang_version
 from cutlint.tu_records import CompileCommand, TuRead
 
 FORMAT = 1
@@ -27,8 +28,6 @@ def _dir() -> Path:
 
 
 def key(command: CompileCommand, arch: str) -> str:
-    from cutlint.verify.libclang_layout import libclang_version
-
     h = hashlib.sha256()
     h.update(json.dumps([FORMAT, command.file, command.args, arch, libclang_version()]).encode())
     try:

@@ -21,6 +21,7 @@ from cutlint.parse.tu import cache, headers
 from cutlint.parse.tu.arch_macros import supported_macros
 from cutlint.parse.tu.chain import Candidate, Index, Resolver, walk
 from cutlint.parse.tu.probe import TYPES, VALUES, ProbeLine, probe_text
+from cutlint.parse.tu.toolkit import find_cuda_path
 from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
 
 _NOT_FOUND = re.compile(r"'(.+)' file not found")
@@ -29,12 +30,6 @@ _INT = re.compile(r"C<(-?\d+)>")
 
 class FrontEndError(Exception):
     """libclang could not be loaded or produced no translation unit."""
-
-
-def find_cuda_path() -> Path | None:
-    from cutlint.verify.libclang_layout import find_cuda_path as find
-
-    return find()
 
 
 def clang_args(command: CompileCommand, arch: str, stub_dir: Path, cuda: Path | None) -> list[str]:
