@@ -60,6 +60,8 @@ def test_a_kernel_named_at_namespace_scope(read: TuRead) -> None:
     (k,) = [k for k in read.kernels if k.type_expr == "::demo::Standalone"]
     assert k.chosen_by.call == "using Standalone" and k.conditions(k.paths[0]) == ()
     assert (k.tile, k.stages, k.shared_storage) == ("64x128x128", 2, 32896)
+    (shell,) = [k for k in read.kernels if k.type_expr == "::demo::StandaloneKernel"]
+    assert (shell.tile, shell.stages, shell.shared_storage) == ("32x128x128", 2, 16512)
 
 
 def test_a_kernel_that_does_not_instantiate_is_not_decidable(read: TuRead) -> None:

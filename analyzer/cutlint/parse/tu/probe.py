@@ -30,7 +30,10 @@ template <class T> auto pick(rank<3>) -> decltype((void)sizeof(typename T::Share
 template <class T> auto pick(rank<2>) -> typename T::GemmKernel*;
 template <class T> auto pick(rank<1>) -> typename T::Gemm::GemmKernel*;
 template <class T> auto pick(rank<0>) -> void*;
-template <class T> struct kernel_of { using type = std::remove_pointer_t<decltype(pick<T>(rank<4>{}))>; };
+// decltype of the comma expressions above is `T*&&` (declval's xvalue): strip the reference.
+template <class T> struct kernel_of {
+  using type = std::remove_pointer_t<std::remove_reference_t<decltype(pick<T>(rank<4>{}))>>;
+};
 template <class T> using kernel_t = typename kernel_of<T>::type;
 #define CUTLINT_TU_TYPE(NAME, EXPR) \
   template <class K, class = void> struct NAME { using type = void; }; \
