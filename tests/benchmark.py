@@ -17,13 +17,21 @@
    lines (tests/logs/data/corpus.toml) among autotuner lines whose tactic ids, addresses and
    timestamps vary line by line, tracebacks and progress lines (`--case log` runs it alone).
 
+6. `cutlint tu` on a real hand-written translation unit: vLLM 0.34.0's
+   `c3x/scaled_mm_sm120_fp8.cu` with its CMake flags for 12.0a, against FlashInfer 0.7.4's CUTLASS
+   4.5.0 headers (`--tu-only` runs this case alone; the default run runs it last): a first
+   read (`--no-cache`: libclang parses
+   the TU twice, the second time with the probe, its preamble precompiled) and a second read
+   answered from the cache; wall time and the process's CPU time (user + sys), since the target
+   is per core.
+
 With `--big` (docs/scale.md), only the large cases, each first with an empty check cache and then
 again (the cached re-run), and, with `--baseline DIR` (a checkout of another commit with its own
 `.venv`, e.g. `git worktree add /tmp/base e77de72`), that checkout's run of the same command
 beside it, alternating run by run:
 
-6. a cutlass_library build for 100a (CUTLASS's own generator: over 30,000 kernels), for sm_100;
-7. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included).
+7. a cutlass_library build for 100a (CUTLASS's own generator: over 30,000 kernels), for sm_100;
+8. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included).
 
     python tests/benchmark.py --big [--baseline /tmp/base] [--runs 1] [--workdir DIR]
 
@@ -293,6 +301,35 @@ def big_cases(work: Path, baseline: Path | None, runs: int) -> None:
     big_case(f"every FlashInfer {version} cache", caches, (), baseline, runs, work)
 
 
+def tu_case(runs: int) -> None:
+    """Case 6: one TU read cold (parsed) and warm (from the cache), as fresh processes."""
+    import resource
+
+    from cutlint.producers.vllm.sdist import cmake_flags, download_sdist
+
+    vllm = download_sdist("0.34.0")
+    include = download_wheel("0.7.4") / "flashinfer" / "data" / "cutlass" / "include"
+    tu = vllm / "csrc/quantization/w8a8/cutlass/c3x/scaled_mm_sm120_fp8.cu"
+    argv = [sys.executable, "-m", "cutlint", "tu", str(tu), "--format", "json", "--"]
+    argv += cmake_flags(vllm, include, "12.0a")
+    for label, extra in (("first read (--no-cache)", ["--no-cache"]), ("from the cache", [])):
+        walls: list[float] = []
+        cpus: list[float] = []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            cmd = argv[:4] + extra + argv[4:]
+            subprocess.run(cmd, check=False, capture_output=True)
+            walls.append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        print(
+            f"cutlint tu vLLM scaled_mm_sm120_fp8.cu, {label}: wall best {min(walls):.2f} s, "
+            f"median {statistics.median(walls):.2f} s; CPU median {statistics.median(cpus):.2f} s "
+            f"(load {os.getloadavg()[0]:.1f})"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -304,7 +341,11 @@ def main() -> None:
     ap.add_argument("--case", choices=("all", "log"), default="all")
     ap.add_argument("--big", action="store_true", help="only the large cases (docs/scale.md)")
     ap.add_argument("--baseline", type=Path, default=None, help="a checkout with its own .venv")
+    ap.add_argument("--tu-only", action="store_true", help="run case 6 (cutlint tu) alone")
     args = ap.parse_args()
+    if args.tu_only:
+        tu_case(max(1, args.runs // 2))
+        return
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
     if args.case == "log":
         explain_log_case(work / "logs", args.runs)
@@ -332,6 +373,7 @@ def main() -> None:
     largest = work / "largest" / "flashinfer" / version / f"{sm}a" / "generated"
     report(f"largest cache: FlashInfer {version} sm_{sm}", largest, max(1, args.runs // 2))
     explain_log_case(work / "logs", args.runs)
+    tu_case(max(1, args.runs // 2))
 
 
 if __name__ == "__main__":

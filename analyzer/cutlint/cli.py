@@ -1216,3 +1216,9 @@ def pregen_cutlass_library(
             err=True,
         )
     sys.exit(EXIT_FINDINGS if result.failing else EXIT_OK)
+
+
+# `cutlint tu` (the translation-unit front end) keeps its command in its own module.
+from cutlint.tu_cli import tu as _tu  # noqa: E402
+
+main.add_command(_tu)

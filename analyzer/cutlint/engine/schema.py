@@ -92,6 +92,9 @@ class Kind(StrEnum):
     CONTEXT = "context"
     """Raised instead of a failure verdict when the context it needs was guessed (cutlint.context);
     or when the GPU never loads the code (not for this GPU)."""
+    MEASURED = "measured"
+    """Raised by `cutlint tu` on libclang's own layout of a kernel a translation unit
+    instantiates (engine/tu_judge.py): measured, not explained by a family model."""
     RUNNER = "runner"
     """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
     runner's table, runners/runner_tactics); the reason is the table's."""

@@ -1,0 +1,94 @@
+"""`cutlint tu`: the CUTLASS kernels one translation unit instantiates, read with its build's
+flags. Flags in, reporter out, exit code; the front end is `cutlint.parse.tu`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+@click.command(
+    "tu",
+    short_help="List every CUTLASS kernel a translation unit instantiates, as its build compiles it.",
+    context_settings={"ignore_unknown_options": True},
+)
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("flags", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "-p",
+    "--compile-commands",
+    "database",
+    type=click.Path(path_type=Path),
+    help="compile_commands.json (or the build directory holding it) to take FILE's command from.",
+)
+@click.option(
+    "--arch",
+    "arches",
+    multiple=True,
+    help="Target(s) to judge for (sm_120a); default: the targets the command builds.",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--no-cache", is_flag=True, help="Parse again even when the cache holds the answer.")
+def tu(
+    file: Path,
+    flags: tuple[str, ...],
+    database: Path | None,
+    arches: tuple[str, ...],
+    fmt: str,
+    no_cache: bool,
+) -> None:
+    """Read FILE with libclang as its build compiles it (the flags after `--`, nvcc's or clang's
+    spelling, or its entry in a compile_commands.json) and list each CUTLASS kernel it
+    instantiates: the line that chose it, the dispatch conditions on the way from the entry
+    points, its measured SharedStorage and the verdict against each target's opt-in limit."""
+    from cutlint.engine.tu_judge import judge
+    from cutlint.model.arch import arch_for
+    from cutlint.parse.tu import FrontEndError, from_compile_commands, from_flags, read_tu
+    from cutlint.report import tu as render
+
+    if not file.is_file():
+        _usage(f"{file}: not a readable file")
+    if database is not None:
+        db = database / "compile_commands.json" if database.is_dir() else database
+        try:
+            command = from_compile_commands(db, file)
+        except (OSError, ValueError, KeyError) as e:
+            _usage(f"{db}: cannot be read as a compile database: {e}")
+        if command is None:
+            _usage(f"{db} has no entry for {file}")
+        if flags:
+            extra = from_flags(file, flags)
+            command = command.model_copy(
+                update={"args": command.args + extra.args, "arches": command.arches + extra.arches}
+            )
+    else:
+        command = from_flags(file, flags)
+    targets = arches or command.arches or ("sm_90a",)
+    for t in targets:
+        try:
+            arch_for(t)
+        except KeyError:
+            _usage(f"--arch {t}: not a known target")
+    reads = []
+    try:
+        for t in targets:
+            read = read_tu(command, t, use_cache=not no_cache)
+            reads.append((read, judge(read)))
+    except FrontEndError as e:
+        _usage(str(e))
+    click.echo(render.render_json(reads) if fmt == "json" else render.render_text(reads), nl=False)
+    failing = any(f.severity == "error" for _, vs in reads for v in vs for f in v.findings)
+    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+
+
+def _usage(message: str) -> NoReturn:
+    click.echo(f"cutlint tu: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+__all__ = ["tu"]

@@ -1,0 +1,96 @@
+"""The records of a translation unit read as its build compiles it (`cutlint tu`).
+
+Kept beside `records.py` rather than in it, as the side inputs keep their records: the front end
+(`cutlint.parse.tu`) makes them, `cutlint.engine.tu_judge` judges them, the reporters print them.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from cutlint.records import Record
+
+
+class CompileCommand(Record):
+    """One translation unit's compile command, as clang takes it."""
+
+    file: str = Field(description="the `.cu` file, absolute")
+    args: tuple[str, ...] = Field(description="clang arguments, without the file")
+    arches: tuple[str, ...] = Field(
+        description="the device targets the command builds: sm_120a, ..."
+    )
+    origin: str = Field(description="where the command came from: a compile database or flags")
+
+
+class CallSite(Record):
+    """One step of the path from an entry point to the line that chose a kernel."""
+
+    path: str
+    line: int
+    call: str = Field(description="the call as written, template arguments substituted")
+    conditions: tuple[str, ...] = Field(
+        default=(), description="the branch conditions around the call, innermost last"
+    )
+
+
+class TuKernel(Record):
+    """A CUTLASS kernel type the translation unit instantiates, with libclang's own numbers."""
+
+    paths: tuple[tuple[CallSite, ...], ...] = Field(
+        description="each dispatch path that reaches it: entry point first, the call whose"
+        " template argument is the kernel last"
+    )
+    type_expr: str = Field(description="the type as written on the first path, fully qualified")
+    kernel_type: str = Field(description="libclang's canonical spelling of the kernel type")
+    shared_storage: int | None = Field(
+        description="sizeof(GemmKernel::SharedStorage): measured (libclang), not explained"
+    )
+    stages: int | None = Field(description="CollectiveMainloop::DispatchPolicy::Stages")
+    tile: str | None = Field(description="the kernel's TileShape, MxNxK")
+    cluster: str | None = Field(description="the kernel's ClusterShape, MxNxK")
+    dispatch_policy: str | None = Field(description="the mainloop's DispatchPolicy type")
+    elements: str | None = Field(description="ElementA x ElementB -> ElementD")
+    max_threads: int | None = Field(description="GemmKernel::MaxThreadsPerBlock")
+    compile_error: str | None = Field(
+        default=None, description="the error clang reports instantiating it (a static_assert)"
+    )
+
+    @property
+    def chosen_by(self) -> CallSite:
+        """The source line that chose it (on the first path)."""
+        return self.paths[0][-1]
+
+    def conditions(self, path: tuple[CallSite, ...]) -> tuple[str, ...]:
+        """The branch conditions of one path, outermost first."""
+        return tuple(c for site in path for c in site.conditions)
+
+
+class TuRead(Record):
+    """Everything the front end found in one translation unit for one device target."""
+
+    command: CompileCommand
+    arch: str = Field(description="the device target the numbers are for: sm_120a")
+    kernels: tuple[TuKernel, ...]
+    missing_headers: tuple[str, ...] = Field(
+        description="headers the TU includes that were not found: replaced by empty stubs"
+    )
+    unresolved: tuple[str, ...] = Field(
+        default=(), description="calls whose template arguments could not be decided, and why"
+    )
+    seconds: float = Field(description="wall time of the read (0 when answered from the cache)")
+    cached: bool = False
+
+
+class TuFinding(Record):
+    rule: str = Field(description="CUT211 ...")
+    name: str
+    severity: str
+    message: str
+
+
+class TuVerdict(Record):
+    kernel: TuKernel
+    arch: str
+    smem_optin: int
+    verdict: str = Field(description="fits / fails initialize() / does not compile / unknown")
+    findings: tuple[TuFinding, ...] = ()

@@ -1,0 +1,46 @@
+"""vLLM 0.34.0's hand-written SM120 FP8 `cutlass_scaled_mm` as its CMake build compiles it:
+the sdist fetched at test time into cutlint's cache (never committed), CUTLASS headers from
+FlashInfer 0.7.4's wheel (4.5.0; vLLM pins v4.7.1, which no wheel carries). Slow: one TU with
+full CUTLASS headers is about 20 s of CPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from cutlint.engine.tu_judge import FITS, judge
+from cutlint.parse.tu import from_flags, read_tu
+
+pytestmark = pytest.mark.slow
+pytest.importorskip("clang.cindex", reason="libclang bindings (libclang-ng) not installed")
+
+
+def test_scaled_mm_sm120_fp8_every_config_with_its_dispatch() -> None:
+    from cutlint.producers.flashinfer.wheel import download_wheel
+    from cutlint.producers.vllm.sdist import SdistError, cmake_flags, download_sdist
+
+    try:
+        vllm = download_sdist("0.34.0")
+        include = download_wheel("0.7.4") / "flashinfer" / "data" / "cutlass" / "include"
+    except (SdistError, Exception) as err:  # no network: say so
+        pytest.skip(f"inputs unavailable: {err}")
+    tu = vllm / "csrc/quantization/w8a8/cutlass/c3x/scaled_mm_sm120_fp8.cu"
+    read = read_tu(from_flags(tu, cmake_flags(vllm, include, "12.0a")), use_cache=False)
+    assert any(h.startswith("torch/") for h in read.missing_headers)
+    verdicts = judge(read)
+    measured = {
+        (v.kernel.tile, v.kernel.elements, v.kernel.stages, v.kernel.shared_storage)
+        for v in verdicts
+        if v.verdict == FITS
+    }
+    # sm120_fp8_config_{M16,M32,M64,default} x {bfloat16_t, half_t} (libclang, CUTLASS 4.5.0)
+    for out in ("bfloat16_t", "half_t"):
+        e = f"float_e4m3_t x float_e4m3_t -> {out}"
+        assert ("16x64x128", e, 9, 96256) in measured
+        assert ("32x64x128", e, 7, 92160) in measured
+        assert ("64x64x128", e, 5, 92160) in measured
+        assert ("128x128x128", e, 2, 75776) in measured
+    m16 = next(v.kernel for v in verdicts if v.kernel.tile == "16x64x128")
+    assert "M <= 16" in m16.conditions(m16.paths[0])
+    # ScaledEpilogue and ScaledEpilogueBias, both output types: 16 kernels, all within 101,376 B.
+    assert len(verdicts) == 16
+    assert all(v.verdict == FITS for v in verdicts)
