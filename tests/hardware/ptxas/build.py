@@ -87,12 +87,12 @@ def bundle(dest: Path, nvcc: str) -> None:
             shutil.copytree(root / rel, stage / "fi" / rel)
         mapping = {str(base): "gen", str(root): "fi", str(shim): "shim"}
         units: dict[str, list[str]] = {}
-        for name, rel in SAMPLES.items():
-            path = base / rel
+        for name, sample in SAMPLES.items():
+            path = base / sample
             d = derive(path, root, Path(tmp) / "render", [shim])
             units[name] = [*without_pic(d.flags)]
-            (stage / "gen" / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(path, stage / "gen" / rel)
+            (stage / "gen" / sample).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, stage / "gen" / sample)
 
         def deps(name: str) -> list[Path]:
             return _deps([nvcc, f"-arch={TARGET}", *units[name], "-M", str(base / SAMPLES[name])])
