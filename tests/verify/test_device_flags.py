@@ -4,6 +4,7 @@ the fused-MoE module's for a macro file, the JIT module's own `extra_cuda_cflags
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,7 @@ def test_jit_module_file_gets_its_modules_flags(
     f = module.generated[0]
     d = derive(f, flashinfer_root("0.7.4"), tmp_path / "render")
     assert d.target == "sm_120f" and d.source == f"JIT module {module.name}"
-    assert set(module.cuda_flags) - {x for x in module.cuda_flags if "gencode" in x} <= set(
-        d.flags
-    )
+    assert set(module.cuda_flags) - {x for x in module.cuda_flags if "gencode" in x} <= set(d.flags)
 
 
 def test_other_files_are_not_derived(tmp_path: Path) -> None:
@@ -45,3 +44,27 @@ def test_other_files_are_not_derived(tmp_path: Path) -> None:
         derive(f, tmp_path, tmp_path)
     # as before: a plain file compiles with the caller's flags and the --arch target
     assert file_flags(f, "sm_120", (), object(), "nvcc", tmp_path) == ([], "sm_120a", None)
+
+
+class _Search:
+    """A headers.HeaderSearch that always answers with one root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def for_version(self, version: str | None, path: str) -> Any:
+        assert version == "0.7.4"
+        return self
+
+
+def test_file_flags_of_a_cache_file_are_derived(
+    real_cache: Any, flashinfer_root: Any, tmp_path: Path
+) -> None:
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not on PATH (asked whether cuBLAS headers are real)")
+    f = sorted(real_cache("0.7.4").glob("*M128_BS_group0*.cu"))[0]
+    search = _Search(flashinfer_root("0.7.4"))
+    flags, target, why = file_flags(f, None, (), search, "nvcc", tmp_path)
+    assert why is None and target == "sm_120a"
+    assert "-DENABLE_FP4" in flags and "--compiler-options=-fPIC" not in flags
+    assert file_flags(f, None, ("-DX",), search, "nvcc", tmp_path) == (["-DX"], "sm_90a", None)
