@@ -7,10 +7,12 @@ stores and loads per entry function), cutlint's check of the same file (regenera
 `cutlint generate flashinfer 0.7.4 --sm 120 --jit-gemm`) for the model's register cap of each
 instantiation, and the comparison: every kernel's registers within the cap, spills listed.
 
-Kernels are matched to instantiations only where that is exact: a file with one instantiation
-owns all its `device_kernel` entries. Otherwise a kernel is "not matched", and the cap it is
-compared with is the file's, when all its instantiations share one cap (so the comparison holds
-whichever instantiation it is); else it is not compared.
+Kernels are matched to instantiations only where that is exact: where the macro pastes its
+arguments into the name of a type the kernel is instantiated with (PASTED: FlashInfer's SM120
+dense FP4 and MXFP8 macros), the mangled name holds that identifier, length-prefixed; and a file
+with one instantiation owns all its `device_kernel` entries. Otherwise a kernel is "not
+matched", and the cap it is compared with is the file's, when all its instantiations share one
+cap (so the comparison holds whichever instantiation it is); else it is not compared.
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ from samples import FLASHINFER_VERSION, GENERATE_ARGS, SAMPLES, TARGET  # noqa: 
 
 from cutlint.binaries import ptxas  # noqa: E402
 
+PASTED = {
+    # flashinfer/data/include/flashinfer/gemm/fp4_gemm_template_sm120.h (0.7.4):
+    # struct DeviceGemmFp4GemmSm120_##T##_##CTA_M_##_##CTA_N_##_##CTA_K_##_##CGA_M_##_##CGA_N_##_##
+    # CGA_K_##XSM_##SWAP_AB_
+    "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER": "DeviceGemmFp4GemmSm120_{0}_{1}_{2}_{3}_{4}_{5}_{6}{7}{8}",
+    # mxfp8_gemm_template_sm120.h: struct DeviceGemmMxfp8GemmSm120_##T##_##CTA_M_##_##CTA_N_##_##
+    # CTA_K_##SWAP_AB_
+    "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120": "DeviceGemmMxfp8GemmSm120_{0}_{1}_{2}_{3}{4}",
+}
 _EXIT = re.compile(r"^== exit (\d+) after (\d+) s", re.MULTILINE)
 _NVCC = re.compile(r"release (\d+\.\d+), (V[\d.]+)")
 
@@ -74,11 +85,29 @@ def model_caps(base: Path) -> dict[str, list[dict[str, Any]]]:
             {
                 "line": inst["line"],
                 "family": inst["family"],
+                "macro": inst["name"],
+                "args": inst["args"],
                 "cap": use.get("cap"),
                 "cap_derivation": use.get("cap_derivation"),
             }
         )
     return {name: by_path.get(str(base / rel), []) for name, rel in SAMPLES.items()}
+
+
+def matched_line(kernel: str, insts: list[dict[str, Any]]) -> int | str:
+    """The line of the instantiation a kernel is exactly known to belong to, or "not matched"."""
+    if "device_kernel" not in kernel:
+        return "not matched"
+    if len(insts) == 1:
+        return int(insts[0]["line"])
+    hits = []
+    for i in insts:
+        pattern = PASTED.get(i.get("macro", ""))
+        if pattern is not None:
+            ident = pattern.format(*(a.strip() for a in i["args"]))
+            if f"{len(ident)}{ident}" in kernel:
+                hits.append(int(i["line"]))
+    return hits[0] if len(hits) == 1 else "not matched"
 
 
 def judge(log: str, insts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -89,7 +118,6 @@ def judge(log: str, insts: list[dict[str, Any]]) -> dict[str, Any]:
     rows = []
     for k in kernels:
         cutlass = "device_kernel" in k.name
-        matched = insts[0]["line"] if cutlass and len(insts) == 1 else None
         rows.append(
             {
                 "name": k.name,
@@ -97,7 +125,7 @@ def judge(log: str, insts: list[dict[str, Any]]) -> dict[str, Any]:
                 "stack_frame": k.stack_frame,
                 "spill_stores": k.spill_stores,
                 "spill_loads": k.spill_loads,
-                "instantiation_line": matched if matched is not None else "not matched",
+                "instantiation_line": matched_line(k.name, insts),
                 "cap": cap if cutlass else None,
                 "within_cap": (k.registers <= cap) if cutlass and cap is not None else None,
             }
