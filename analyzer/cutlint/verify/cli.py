@@ -135,7 +135,8 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     "--device-flag",
     "device_flags",
     multiple=True,
-    help="An nvcc flag for --device-code (-I..., -D..., --expt-relaxed-constexpr); repeatable.",
+    help="An nvcc flag for --device-code (-I..., -D..., --expt-relaxed-constexpr); repeatable. "
+    "Without any, a FlashInfer file's flags are derived from its release.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option(
@@ -173,9 +174,19 @@ def verify_command(
     mainloop's and epilogue's SharedStorage and MaxThreadsPerBlock with the model's.
     """
     if device_code:
+        from cutlint.verify.cache import default_cache_dir
         from cutlint.verify.device_code import device_command
+        from cutlint.verify.headers import HeaderSearch
 
-        sys.exit(device_command(paths, arch, device_flags, nvcc, cache_dir, no_cache, shard, fmt))
+        wheels = (cache_dir or default_cache_dir()) / "wheels"
+        try:
+            search = HeaderSearch.from_options(headers, download, wheels)
+        except SetupError as e:
+            _say(f"cutlint verify: {e}")
+            sys.exit(EXIT_USAGE)
+        sys.exit(
+            device_command(paths, arch, device_flags, nvcc, cache_dir, no_cache, shard, fmt, search)
+        )
     options = VerifyOptions(
         headers=headers,
         nvcc=nvcc,

@@ -135,6 +135,36 @@ def _target(arch: str | None) -> str:
     return f"sm_{sm}a" if sm >= 90 else f"sm_{sm}"
 
 
+def file_flags(
+    path: Path, arch: str | None, flags: Sequence[str], search: Any, nvcc: str, workdir: Path
+) -> tuple[list[str], str, str | None]:
+    """The flags and target of one file: the caller's `--device-flag`s, else, for a file of a
+    FlashInfer cache, those FlashInfer's JIT compiles it with (device_flags.derive, against the
+    release's headers from `search`, a headers.HeaderSearch); `--arch` overrides the target.
+    Third: why the flags could not be derived, or None."""
+    from cutlint.verify.device_flags import DeviceFlagsError, derivable, derive, without_pic
+
+    if flags or search is None or not derivable(path):
+        return list(flags), _target(arch), None
+    from cutlint.producers.flashinfer.cache_layout import flashinfer_version as version_in_path
+    from cutlint.verify import cublas, curand
+    from cutlint.verify.headers import SetupError
+    from cutlint.verify.probe_flags import extra_system_includes
+
+    try:
+        headers = search.for_version(version_in_path(str(path)), str(path))
+        system = extra_system_includes(nvcc)
+        includes = [a for d in system for a in ("-isystem", str(d))]
+        if cublas.find_real_headers(nvcc, includes) is None:
+            system.append(cublas.write_shim(workdir / "shim"))
+        if curand.find_real_header(nvcc, includes) is None:
+            system.append(curand.write_shim(workdir / "shim"))
+        derived = derive(path, headers.root, workdir / "render", system)
+    except (DeviceFlagsError, SetupError) as e:
+        return [], _target(arch), str(e)
+    return without_pic(derived.flags), _target(arch) if arch else derived.target, None
+
+
 def device_command(
     paths: Sequence[Path],
     arch: str | None,
@@ -144,8 +174,10 @@ def device_command(
     no_cache: bool,
     shard: Any,
     fmt: str,
+    search: Any = None,
 ) -> int:
-    """`cutlint verify --device-code`: one report per file; exit 2 when a file does not compile."""
+    """`cutlint verify --device-code`: one report per file; exit 2 when a file does not compile.
+    Without `--device-flag`, each file's flags are derived from its release (`file_flags`)."""
     import click
 
     from cutlint.verify.cache import default_cache_dir
@@ -156,14 +188,18 @@ def device_command(
     if shard is not None:
         files = shard_files(files, shard.index, shard.count)
     cache = cache_dir or default_cache_dir()
-    target = _target(arch)
     reports = []
+    workdir = cache / "verify" / "device-work"
     for f in files:
+        f_flags, target, why = file_flags(f, arch, flags, search, compiler.path, workdir)
+        if why is not None:
+            reports.append(DeviceReport(str(f), target, (), 0.0, False, f"no flags: {why}"))
+            continue
         if no_cache:
-            key = cache_key(f.read_bytes(), flags, target, compiler.version_text)
+            key = cache_key(f.read_bytes(), f_flags, target, compiler.version_text)
             _entry(cache, key).unlink(missing_ok=True)
         reports.append(
-            compile_report(f, flags, target, compiler.path, compiler.version_text, cache)
+            compile_report(f, f_flags, target, compiler.path, compiler.version_text, cache)
         )
     if fmt == "json":
         click.echo(json.dumps([asdict(r) for r in reports], indent=1))
