@@ -125,8 +125,9 @@ COMPLETE = ("0.6.3", "0.7.4")
 are the files `cutlint verify` compiled one at a time (truth_from_verify.py)."""
 SAMPLE = {
     # M256_BS_group1: NVFP4 (2x1x1, 2x2x1), MXFP8 x MXFP4 (2x1x1, 2x2x1); M128_group6: FP8 (1x1x1,
-    # 2x1x1, 2x2x1 with 128x256 and 128x512 cluster tiles)
-    ("0.5.2", "Sm100"): 16,
+    # 2x1x1, 2x2x1 with 128x256 and 128x512 cluster tiles); M64_group2: tf32 on 1x1x1 and 1x2x1
+    # (the cluster tile's N halved)
+    ("0.5.2", "Sm100"): 24,
     ("0.6.8.post1", "Sm100"): 8,  # cutlass_kernel_file_gemm_grouped_sm100_M128_BS_group0
     ("0.6.8.post1", "Sm103"): 8,  # cutlass_kernel_file_gemm_grouped_sm103_M128_BS_group0
 }
