@@ -69,9 +69,12 @@ def test_a_rerun_is_answered_from_the_cache_with_the_same_result(
     )
 
 
-def test_the_cache_is_kept_by_the_workers_too(tmp_path: Path, kept: Path) -> None:
+@pytest.mark.parametrize(
+    "jobs", [2, stream.WORKERS_JUDGE_FROM], ids=["parent-judges", "workers-judge"]
+)
+def test_the_cache_is_kept_with_parser_workers(tmp_path: Path, kept: Path, jobs: int) -> None:
     src = _tree(tmp_path)
-    options = api.CheckOptions(jobs=2, cache=True, root=tmp_path)
+    options = api.CheckOptions(jobs=jobs, cache=True, root=tmp_path)
     first = api.check(src, options)
     assert len(_entries(kept)) == 3
     assert api.check(src, options) == first == api.check(src, api.CheckOptions(root=tmp_path))
