@@ -39,6 +39,9 @@ SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED = (
 SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED_FP8_BLOCKWISE_SCALING = (
     "cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized_fp8_blockwise_scaling.hpp"
 )
+SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED = (
+    "cutlass/gemm/collective/sm90_mma_multistage_gmma_rs_warpspecialized.hpp"
+)
 SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED = (
     "cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
 )

@@ -36,6 +36,7 @@ from cutlint.cutlass.headers import (
     SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG,
     SM90_GEMM_WARPSPECIALIZED,
     SM90_GEMM_WARPSPECIALIZED_COOPERATIVE,
+    SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED,
     SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED,
     SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED,
     SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
@@ -53,8 +54,7 @@ from cutlint.cutlass.storage import (
 )
 from cutlint.records import RegisterPlan, Shape3
 
-MLAR = "cutlass/gemm/collective/sm90_mma_multistage_gmma_rs_warpspecialized.hpp"
-# MLAR: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
+# SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
 CP_ASYNC_RS_ALIGN = 256
 # cutlass/gemm/collective/builders/sm90_common.inl (rs_smem_selector): an MN-major whole-word
 # operand's Layout_MN_SW32_Atom, alignment_for_swizzle = 1 << (2 + 4 + 2) = 256
@@ -191,7 +191,7 @@ def rs_smem_alignment(
 ) -> tuple[int, int]:
     """SmemAlignmentA/B of the register-sourced (RS) mainloops: SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED's alignment_for_swizzle of
     each smem layout (the widest swizzle atom dividing the operand's contiguous extent: K for a
-    K-major operand, M or N for an MN-major one); MLAR's fixed 256."""
+    K-major operand, M or N for an MN-major one); SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED's fixed 256."""
     if cp_async:
         return CP_ASYNC_RS_ALIGN, CP_ASYNC_RS_ALIGN
     return (
@@ -219,8 +219,12 @@ def rs_tensor_storage(
 ) -> Block:
     """SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED: TensorStorage : aligned_struct<max(SmemAlignmentA, SmemAlignmentB), _0> {
     array_aligned<ValTypeA, cosize_v<SmemLayoutA>, SmemAlignmentA> smem_A; ... smem_B; };
-    MLAR: the same with 256 for all three."""
-    src = MLAR if cp_async else SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED
+    SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED: the same with 256 for all three."""
+    src = (
+        SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED
+        if cp_async
+        else SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED
+    )
     align_a, align_b = alignments
     return struct(
         "mainloop",
