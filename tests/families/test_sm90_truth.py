@@ -90,7 +90,7 @@ def extents(block: Block) -> dict[str, tuple[int, int]]:
 
 
 def member_numbers(t: sm90.Tactic, cutlass: CutlassModel) -> dict[str, int]:
-    """The model's numbers under the probe's member keys (probe_cpp/probe_helpers.hpp)."""
+    """The model's numbers under the probe's member keys (families/data/moe_macro_probe_helpers.hpp)."""
     stages = sm90.stage_count(t, cutlass).stages
     blocks = {
         "kernel": sm90.kernel_shared_storage(t, stages, cutlass),

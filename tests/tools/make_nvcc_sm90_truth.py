@@ -29,9 +29,8 @@ from pathlib import Path
 
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify import cublas
-from cutlint.verify.launcher_patch import patch_launcher
 from cutlint.verify.macro_calls import find_macro_calls, normalize_arg
-from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, run_probe
+from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, patch_launcher, run_probe
 from cutlint.verify.probe_build import run_step, support_objects
 from cutlint.verify.probe_flags import (
     LAUNCHER_REL,

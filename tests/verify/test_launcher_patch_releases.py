@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from cutlint.verify.launcher_patch import patch_launcher
-from cutlint.verify.nvcc_probe import ProbeError
+from cutlint.verify.nvcc_probe import ProbeError, patch_launcher
 
 LAUNCHER = (
     "flashinfer/data/csrc/nv_internal/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/"

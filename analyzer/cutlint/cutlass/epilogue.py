@@ -19,18 +19,20 @@ Header paths are relative to CUTLASS's `include/`; unchanged between CUTLASS 4.2
 
 from __future__ import annotations
 
+from cutlint.cutlass.headers import (
+    SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED,
+    SM90_EPILOGUE_TMA_WARPSPECIALIZED,
+    SM90_PIPELINE,
+)
 from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     pipeline_storage,
 )
 from cutlint.records import EpilogueTile
 
-EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
-SP = "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp"
 NOSMEM = "cutlass/epilogue/collective/detail.hpp: Sm90TmaWarpSpecializedAdapter<DefaultEpilogue>"
 SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
 
@@ -56,16 +58,21 @@ def swizzle_align(contiguous_bits: int) -> int:
     return 128
 
 
-def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, header: str = EP) -> Block:
-    """`CollectiveStorage` (EP; the single-problem epilogue, SP, defines the same three): `c_bits`
+def collective_storage(
+    e: EpilogueTile,
+    c_bits: int | None,
+    d_bits: int,
+    header: str = SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED,
+) -> Block:
+    """`CollectiveStorage` (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED; the single-problem epilogue, SM90_EPILOGUE_TMA_WARPSPECIALIZED, defines the same three): `c_bits`
     None means ElementC is void (no source).
 
     The D buffers are allocated whether or not D is void: with a void ElementD the smem element
-    is the fusion's `ElementAux` (EP: NonVoidElementD), and `d_bits` is its width.
+    is the fusion's `ElementAux` (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED: NonVoidElementD), and `d_bits` is its width.
     """
     d_tile = e.m * e.n * d_bits // 8
     if c_bits is None:
-        # EP: CollectiveStorageWithoutC. SmemElementC is NonVoidElementD.
+        # SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED: CollectiveStorageWithoutC. SmemElementC is NonVoidElementD.
         return union(
             "collective",
             [
@@ -88,7 +95,7 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, header:
     c_tile = e.m * e.n * c_bits // 8
     c_align = e.swizzle_align if e.swizzle_align_c is None else e.swizzle_align_c
     if e.reuse_smem_c:
-        # EP: alignas(MaxSmemAlignment) on both members of the union
+        # SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED: alignas(MaxSmemAlignment) on both members of the union
         union_align = max(c_align, e.swizzle_align)
         return union(
             "collective",
@@ -137,9 +144,13 @@ def collective_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, header:
 
 
 def tensor_storage(
-    e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block, header: str = EP
+    e: EpilogueTile,
+    c_bits: int | None,
+    d_bits: int,
+    fusion: Block,
+    header: str = SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED,
 ) -> Block:
-    """`CollectiveEpilogue::SharedStorage::TensorStorage` (EP): the C/D buffers, then the fusion's
+    """`CollectiveEpilogue::SharedStorage::TensorStorage` (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED): the C/D buffers, then the fusion's
     `thread` storage (cutlint.cutlass.fusion, named `thread` or `thread.<what>`)."""
     return struct(
         "epilogue",
@@ -149,7 +160,7 @@ def tensor_storage(
 
 
 def tensormaps(warp_groups: int) -> Block:
-    """`TensorMapStorage : aligned_struct<128, _0>` (EP): one C descriptor, one D per warp group."""
+    """`TensorMapStorage : aligned_struct<128, _0>` (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED): one C descriptor, one D per warp group."""
     return struct(
         "epilogue",
         [
@@ -157,27 +168,27 @@ def tensormaps(warp_groups: int) -> Block:
                 "smem_tensormap_C",
                 TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{EP}: cute::TmaDescriptor smem_tensormap_C",
+                f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: cute::TmaDescriptor smem_tensormap_C",
             ),
             array(
                 "smem_tensormap_D",
                 warp_groups * TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{EP}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
+                f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
             ),
         ],
-        f"{EP}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
 
 def load_pipeline(stages_c: int) -> Block:
-    """`PipelineTransactionAsync<StagesC>::SharedStorage` (EP: LoadPipeline)."""
+    """`PipelineTransactionAsync<StagesC>::SharedStorage` (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED: LoadPipeline)."""
     return array(
         "epi_load",
         pipeline_storage(stages_c),
         BARRIER_BYTES,
-        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+        f"{SM90_PIPELINE}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
         ("epilogue.stages_c",),
     )
 
@@ -194,20 +205,22 @@ def shared_storage(
             tensormaps(warp_groups).at("tensormaps"),
             load_pipeline(e.stages_c).at("pipeline"),
         ],
-        f"{EP}: CollectiveEpilogue::SharedStorage",
+        f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage",
     )
 
 
 def single_shared_storage(e: EpilogueTile, c_bits: int | None, d_bits: int, fusion: Block) -> Block:
-    """`sizeof(CollectiveEpilogue::SharedStorage)` of the single-problem TMA epilogue (SP):
+    """`sizeof(CollectiveEpilogue::SharedStorage)` of the single-problem TMA epilogue (SM90_EPILOGUE_TMA_WARPSPECIALIZED):
     `struct SharedStorage { TensorStorage tensors; PipelineStorage pipeline; }`, no tensormaps."""
     return struct(
         "CollectiveEpilogue::SharedStorage",
         [
-            tensor_storage(e, c_bits, d_bits, fusion, SP).at("tensors"),
+            tensor_storage(e, c_bits, d_bits, fusion, SM90_EPILOGUE_TMA_WARPSPECIALIZED).at(
+                "tensors"
+            ),
             load_pipeline(e.stages_c).at("pipeline"),
         ],
-        f"{SP}: CollectiveEpilogue::SharedStorage",
+        f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage",
     )
 
 
@@ -236,7 +249,7 @@ def nosmem_tensormaps() -> Block:
 def nosmem_load_pipeline() -> Block:
     """NOSMEM: PipelineStorage = PipelineTransactionAsync<0>::SharedStorage, two empty
     `cute::array<Barrier, 0>` members (cute/container/array.hpp: array<T, 0> has no data): 2 B."""
-    src = f"{PL}: PipelineTransactionAsync<0>::SharedStorage"
+    src = f"{SM90_PIPELINE}: PipelineTransactionAsync<0>::SharedStorage"
     return struct(
         "epi_load",
         [

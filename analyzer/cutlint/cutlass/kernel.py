@@ -1,9 +1,9 @@
 """The SM90 ptr-array (grouped) TMA warp-specialized kernel shells: `GemmKernel::SharedStorage`,
 threads and the setmaxnreg register split.
 
-`cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp` (KS) is the shell of the
+`cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp` (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE) is the shell of the
 SM90 grouped GEMMs with a cooperative schedule and of the SM120 block-scaled grouped GEMMs;
-`..._pingpong.hpp` (KP) differs in one member (the math warp groups' order barrier):
+`..._pingpong.hpp` (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG) differs in one member (the math warp groups' order barrier):
 
     struct SharedStorage {
       struct TensorStorage : aligned_struct<128, _1> { mainloop; epilogue; } tensors;
@@ -26,25 +26,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass import scheduler
+from cutlint.cutlass.headers import (
+    EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE_PRECOMPUTED,
+    EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG_PRECOMPUTED,
+    SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE,
+    SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG,
+    SM90_PIPELINE,
+)
 from cutlint.cutlass.layout import Block, array, struct
-from cutlint.cutlass.storage import PL, THREADS_PER_WARP_GROUP, ordered_sequence_barrier_storage
+from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP, ordered_sequence_barrier_storage
 from cutlint.records import RegisterPlan
 
-KS = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp"
-KP = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_pingpong.hpp"
 # TensorRT-LLM (FlashInfer's csrc/nv_internal/tensorrt_llm/cutlass_extensions/include/)
-KSP = (
-    "cutlass_extensions/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative_precomputed.hpp"
-)
-KPP = "cutlass_extensions/gemm/kernel/sm90_gemm_array_tma_warpspecialized_pingpong_precomputed.hpp"
 
-# KS, KP: NumLoadWarpGroups = 1 (one producer warp group: mainloop and epilogue loads)
+# SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG: NumLoadWarpGroups = 1 (one producer warp group: mainloop and epilogue loads)
 NUM_LOAD_WARP_GROUPS = 1
-# KS, KP: LoadRegisterRequirement = 40, MmaRegisterRequirement = 232
+# SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG: LoadRegisterRequirement = 40, MmaRegisterRequirement = 232
 # (warpgroup_reg_dealloc / warpgroup_reg_alloc, i.e. setmaxnreg)
 LOAD_WARPGROUP_REGISTERS = 40
 MMA_WARPGROUP_REGISTERS = 232
-# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2 ("one for Mainloop and one for Epilogue"):
+# SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2 ("one for Mainloop and one for Epilogue"):
 # MathWarpGroupOrderBarrier = OrderedSequenceBarrier<StagesPerMathWarpGroup, NumMmaWarpGroups>
 PINGPONG_MMA_WARP_GROUPS = 2
 PINGPONG_STAGES_PER_MATH_WARP_GROUP = 2
@@ -71,12 +72,24 @@ class ShellParts:
 def ptr_array_shared_storage(
     parts: ShellParts, pingpong: bool = False, precomputed: bool = False
 ) -> Block:
-    """`GemmKernel::SharedStorage` of the cooperative (KS) or pingpong (KP) ptr-array shell.
+    """`GemmKernel::SharedStorage` of the cooperative (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE) or pingpong (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG) ptr-array shell.
 
     `precomputed`: TensorRT-LLM's copies of these shells with a precomputed work-tile scheduler
-    (GemmUniversalPrecomputedScheduler: KSP, KPP), the same members without the scheduler
+    (GemmUniversalPrecomputedScheduler: EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE_PRECOMPUTED, EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG_PRECOMPUTED), the same members without the scheduler
     pipeline and the scheduler responses."""
-    shell = (KPP if pingpong else KSP) if precomputed else (KP if pingpong else KS)
+    shell = (
+        (
+            EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG_PRECOMPUTED
+            if pingpong
+            else EXTENSIONS_SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE_PRECOMPUTED
+        )
+        if precomputed
+        else (
+            SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG
+            if pingpong
+            else SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE
+        )
+    )
     tensors = struct(
         "tensors",
         [parts.mainloop_tensors.at("mainloop"), parts.epilogue_tensors.at("epilogue")],
@@ -92,7 +105,7 @@ def ptr_array_shared_storage(
             ordered_sequence_barrier_storage(1, 2),
             16,
             f"{shell}: alignas(16) LoadWarpOrderBarrier::SharedStorage "
-            f"(OrderedSequenceBarrier<1,2>, {PL}: barrier_[1][2])",
+            f"(OrderedSequenceBarrier<1,2>, {SM90_PIPELINE}: barrier_[1][2])",
         ),
     ]
     if pingpong:
@@ -131,8 +144,8 @@ def ptr_array_shared_storage(
 
 
 def max_threads_per_block(mma_threads: int, pingpong: bool = False) -> int:
-    """KS: MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup, with
-    NumMmaThreads = size(TiledMma); KP: size(TiledMma) + NumMmaWarpGroups * 128 (two MMA warp
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup, with
+    NumMmaThreads = size(TiledMma); SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG: size(TiledMma) + NumMmaWarpGroups * 128 (two MMA warp
     groups, each running the one-warp-group TiledMma, plus the load warp group)."""
     if pingpong:
         return mma_threads + PINGPONG_MMA_WARP_GROUPS * THREADS_PER_WARP_GROUP
@@ -140,7 +153,7 @@ def max_threads_per_block(mma_threads: int, pingpong: bool = False) -> int:
 
 
 def regs_per_thread(tile_m: int, tile_n: int, mma_threads: int) -> int:
-    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t), what
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t), what
     `IsLowRegisterPressure` compares with 64 (RegisterPlan.accumulator_registers)."""
     return 2 * tile_m * tile_n // mma_threads
 
@@ -148,7 +161,7 @@ def regs_per_thread(tile_m: int, tile_n: int, mma_threads: int) -> int:
 def register_plan(
     tile_m: int, tile_n: int, mma_threads: int, low_register_pressure: bool, mma_warp_groups: int
 ) -> RegisterPlan:
-    """KS: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t) (KP: over
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: RegsPerThread = 2 * M * N / NumMmaThreads * sizeof(float) / sizeof(uint32_t) (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_PINGPONG: over
     NumMmaWarpGroups * 128 threads, i.e. pass 256 for both shells); the load
     warp group drops to 40 registers and the MMA warp groups rise to 232, unless the kernel keeps
     the compiler's allocation (`IsLowRegisterPressure`: SM120 block-scaled, CUTLASS >= 4.5.0, at
@@ -161,7 +174,7 @@ def register_plan(
             load_warpgroup_registers=None,
             mma_warpgroup_registers=None,
             block_registers=None,
-            source=f"{KS}: IsLowRegisterPressure, RegsPerThread",
+            source=f"{SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE}: IsLowRegisterPressure, RegsPerThread",
         )
     return RegisterPlan(
         accumulator_registers=accumulators,
@@ -173,5 +186,5 @@ def register_plan(
             NUM_LOAD_WARP_GROUPS * LOAD_WARPGROUP_REGISTERS
             + mma_warp_groups * MMA_WARPGROUP_REGISTERS
         ),
-        source=f"{KS}: LoadRegisterRequirement, MmaRegisterRequirement, RegsPerThread",
+        source=f"{SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE}: LoadRegisterRequirement, MmaRegisterRequirement, RegsPerThread",
     )

@@ -1,6 +1,6 @@
 """The SM90 ptr-array TMA GMMA mainloop's shared storage:
 `CollectiveMma<MainloopSm90ArrayTmaGmmaWarpSpecialized<...>>`
-(`cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp`, ML).
+(`cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp`, SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED).
 
     struct SharedStorage {
       struct TensorStorage : aligned_struct<128, _0> {
@@ -19,16 +19,15 @@ elements. Unchanged between CUTLASS 4.2.1 and 4.5.0.
 
 from __future__ import annotations
 
+from cutlint.cutlass.headers import SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED, SM90_PIPELINE
 from cutlint.cutlass.layout import Block, array, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     pipeline_storage,
 )
 
-ML = "cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp"
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED = 16
 
@@ -36,7 +35,7 @@ ARRAY_ALIGNED = 16
 def sm90_array_tensor_storage(
     a_bits: int, b_bits: int, tile_m: int, tile_n: int, tile_k: int, stages: int
 ) -> Block:
-    """ML: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>."""
+    """SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>."""
     return struct(
         "mainloop",
         [
@@ -44,24 +43,24 @@ def sm90_array_tensor_storage(
                 "smem_A",
                 stages * tile_m * tile_k * a_bits // 8,
                 ARRAY_ALIGNED,
-                f"{ML}: cute::array_aligned<TiledMma::ValTypeA, cosize_v<SmemLayoutA>> smem_A "
+                f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: cute::array_aligned<TiledMma::ValTypeA, cosize_v<SmemLayoutA>> smem_A "
                 f"(M x K x Stages = {tile_m} x {tile_k} x {stages})",
             ),
             array(
                 "smem_B",
                 stages * tile_n * tile_k * b_bits // 8,
                 ARRAY_ALIGNED,
-                f"{ML}: cute::array_aligned<TiledMma::ValTypeB, cosize_v<SmemLayoutB>> smem_B "
+                f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: cute::array_aligned<TiledMma::ValTypeB, cosize_v<SmemLayoutB>> smem_B "
                 f"(N x K x Stages = {tile_n} x {tile_k} x {stages})",
             ),
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
 
 def sm90_array_tensormaps() -> Block:
-    """ML: TensorMapStorage : cute::aligned_struct<128, _0> { smem_tensormap_A, smem_tensormap_B }."""
+    """SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED: TensorMapStorage : cute::aligned_struct<128, _0> { smem_tensormap_A, smem_tensormap_B }."""
     return struct(
         "mainloop",
         [
@@ -69,29 +68,29 @@ def sm90_array_tensormaps() -> Block:
                 f"smem_tensormap_{x}",
                 TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{ML}: cute::TmaDescriptor smem_tensormap_{x}",
+                f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: cute::TmaDescriptor smem_tensormap_{x}",
             )
             for x in ("A", "B")
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
 
 def sm90_array_pipeline(stages: int) -> Block:
-    """ML: MainloopPipeline = PipelineTmaAsync<Stages>; its SharedStorage."""
+    """SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED: MainloopPipeline = PipelineTmaAsync<Stages>; its SharedStorage."""
     return array(
         "mainloop",
         pipeline_storage(stages),
         BARRIER_BYTES,
-        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
+        f"{SM90_PIPELINE}: PipelineTmaAsync<{stages}>::SharedStorage",
     )
 
 
 def sm90_array_shared_storage(
     a_bits: int, b_bits: int, tile_m: int, tile_n: int, tile_k: int, stages: int
 ) -> Block:
-    """`sizeof(CollectiveMainloop::SharedStorage)` (ML)."""
+    """`sizeof(CollectiveMainloop::SharedStorage)` (SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED)."""
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -99,5 +98,5 @@ def sm90_array_shared_storage(
             sm90_array_tensormaps().at("tensormaps"),
             sm90_array_pipeline(stages).at("pipeline"),
         ],
-        f"{ML}: CollectiveMma::SharedStorage",
+        f"{SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED}: CollectiveMma::SharedStorage",
     )

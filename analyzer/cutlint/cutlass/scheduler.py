@@ -8,27 +8,26 @@ lay it out the same way. Unchanged between CUTLASS 4.2.1 and 4.5.0.
 
 from __future__ import annotations
 
+from cutlint.cutlass.headers import SM90_TILE_SCHEDULER_GROUP
 from cutlint.cutlass.layout import Block, array
 from cutlint.cutlass.storage import pipeline_storage
-
-TS = "cutlass/gemm/kernel/sm90_tile_scheduler_group.hpp"
 
 # cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_{cooperative,pingpong}.hpp:
 # TileSchedulerStages = 8, and SchedulerPipelineStageCount = 8 passed to TileSchedulerSelector
 # ("Grouped GEMM scheduler will benefit from a larger number of stages").
 TILE_SCHEDULER_STAGES = 8
-# TS: struct WorkTileInfo { int32_t M_idx, N_idx, L_idx, is_valid_tile; } (the
+# SM90_TILE_SCHEDULER_GROUP: struct WorkTileInfo { int32_t M_idx, N_idx, L_idx, is_valid_tile; } (the
 # TileSchedulerResponse of the grouped scheduler)
 WORK_TILE_INFO_BYTES = 16
 
 
 def pipeline(stages: int = TILE_SCHEDULER_STAGES) -> Block:
-    """`TileScheduler::PipelineStorage = PipelineDetail::PipelineAsyncSharedStorage<8>` (TS)."""
+    """`TileScheduler::PipelineStorage = PipelineDetail::PipelineAsyncSharedStorage<8>` (SM90_TILE_SCHEDULER_GROUP)."""
     return array(
         "scheduler",
         pipeline_storage(stages),
         16,
-        f"{TS}: alignas(16) PipelineStorage = PipelineAsyncSharedStorage<{stages}>",
+        f"{SM90_TILE_SCHEDULER_GROUP}: alignas(16) PipelineStorage = PipelineAsyncSharedStorage<{stages}>",
     )
 
 
@@ -39,5 +38,5 @@ def responses(stages: int = TILE_SCHEDULER_STAGES) -> Block:
         stages * WORK_TILE_INFO_BYTES,
         16,
         f"alignas(16) TileSchedulerResponse scheduler_response[TileSchedulerStages = {stages}] "
-        f"({TS}: WorkTileInfo, {WORK_TILE_INFO_BYTES} B)",
+        f"({SM90_TILE_SCHEDULER_GROUP}: WorkTileInfo, {WORK_TILE_INFO_BYTES} B)",
     )

@@ -13,24 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from cutlint.cutlass.headers import SM90_PIPELINE, SM100_EPILOGUE_BUILDER
 from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     pipeline_storage,
 )
 from cutlint.records import EpilogueTile
 
-EB = "cutlass/epilogue/collective/builders/sm100_builder.inl"
 TMA_EP = "cutlass/epilogue/collective/sm100_epilogue_array_tma_warpspecialized.hpp"
 TMA_EP_UNIVERSAL = "cutlass/epilogue/collective/sm100_epilogue_tma_warpspecialized.hpp"
 NOSMEM_EP = "cutlass/epilogue/collective/sm100_epilogue_array_nosmem.hpp"
 COMMON = "cutlass/gemm/collective/builders/sm100_common.inl"
 
 DP_FULL = 32
-"""EB: DpFull = 32 TMEM datapaths per subpartition (the 32dp TMEM load target)."""
+"""SM100_EPILOGUE_BUILDER: DpFull = 32 TMEM datapaths per subpartition (the 32dp TMEM load target)."""
 EPILOGUE_THREADS = 128
 """TMA_EP / NOSMEM_EP: ThreadCount = 128."""
 
@@ -89,7 +88,7 @@ class Epilogue:
     Sm100TmaWarpSpecialized (TMA_EP_UNIVERSAL), whose SharedStorage is tensors and pipeline only
     (checked for the TMA kind)."""
     d_fp6: bool = False
-    """ElementD is a 6-bit float (float_e3m2_t, float_e2m3_t): EB's N_min_D is 128 x WarpN for a
+    """ElementD is a 6-bit float (float_e3m2_t, float_e2m3_t): SM100_EPILOGUE_BUILDER's N_min_D is 128 x WarpN for a
     row-major D ("TMA store only supports SW128B for FP6 data type"), and the epilogue stages D
     in shared memory unpacked to a byte (cutlass/float_subbyte.h: get_unpacked_element_type ->
     float_e3m2_unpack8bits_t), so `d_bits` is 8."""
@@ -104,12 +103,12 @@ class Epilogue:
 
 
 def tmem_warps(e: Epilogue) -> tuple[int, int]:
-    """EB: sm100_tmem_warps: 2x2 for a 2-SM MMA of M = 128, else 4x1."""
+    """SM100_EPILOGUE_BUILDER: sm100_tmem_warps: 2x2 for a 2-SM MMA of M = 128, else 4x1."""
     return (2, 2) if e.two_sm and e.mma_m == 128 else (4, 1)
 
 
 def epilogue_tile(e: Epilogue) -> tuple[int, int, int]:
-    """(EPI_M, EPI_N, contiguous N run) as EB picks them.
+    """(EPI_M, EPI_N, contiguous N run) as SM100_EPILOGUE_BUILDER picks them.
 
     The third value is the length of the unit-stride run of the N mode (its tile is strided by
     the TMEM warp layout when WarpN > 1): what the swizzle of row-major C/D is chosen from.
@@ -120,7 +119,7 @@ def epilogue_tile(e: Epilogue) -> tuple[int, int, int]:
         m, n = e.tile_override
         return m, n, n
     if e.kind is EpilogueKind.NO_SMEM:
-        # EB (the no-smem builder): Shape<CTA_M, min(64, CTA_N)> for block-scaled or
+        # SM100_EPILOGUE_BUILDER (the no-smem builder): Shape<CTA_M, min(64, CTA_N)> for block-scaled or
         # non-transform schedules.
         return cta_m, min(64, cta_n), min(64, cta_n)
     m = min(cta_m, DP_FULL * warp_m)
@@ -159,7 +158,7 @@ class Stages:
 
 
 def stages(e: Epilogue) -> Stages:
-    """EB: sm100_dense_dispatch_policy: StagesD = min(EpiTiles, 2); ReuseSmem = bits(C) > 8;
+    """SM100_EPILOGUE_BUILDER: sm100_dense_dispatch_policy: StagesD = min(EpiTiles, 2); ReuseSmem = bits(C) > 8;
     StagesC = ReuseSmem ? max(min(EpiTiles, 4), StagesD + 1) : min(EpiTiles, 4)."""
     m, n, _ = epilogue_tile(e)
     epi_tiles = (e.cta_m // m) * (e.mma_n // n)
@@ -172,7 +171,7 @@ def stages(e: Epilogue) -> Stages:
 def swizzle_align(bits: int, m_major: bool, epi_m: int, run_n: int) -> int:
     """`alignment_for_swizzle` of the C or D smem layout (cutlass/detail/layout.hpp: 1 << (B+M+S)).
 
-    EB: sm100_get_epilogue_smem_swizzle_layout_atom -> sm100_smem_selector (COMMON): MN-major
+    SM100_EPILOGUE_BUILDER: sm100_get_epilogue_smem_swizzle_layout_atom -> sm100_smem_selector (COMMON): MN-major
     (column-major C/D) picks from the M extent, and 32-bit elements always take
     Layout_MN_SW128_32B (Swizzle<2,5,2>: 512); K-major picks from the N run. The widest of
     SW128 / SW64 / SW32 / INTER whose atom (1024 / 512 / 256 / 128 bits) divides the extent.
@@ -196,7 +195,7 @@ def tile_shape(e: Epilogue) -> EpilogueTile:
         stages_d=st.stages_d,
         reuse_smem_c=st.reuse_smem_c,
         swizzle_align=swizzle_align(e.d_bits, e.d_m_major, m, run),
-        source=f"{EB}: sm100_dense_compute_tile_shape_or_override (EpilogueTileAuto), "
+        source=f"{SM100_EPILOGUE_BUILDER}: sm100_dense_compute_tile_shape_or_override (EpilogueTileAuto), "
         "sm100_dense_dispatch_policy (StagesC, StagesD, ReuseSmem)",
         derived_from={
             "tile": ("input.tile", "input.types", "input.cluster", "input.swap_ab"),
@@ -306,7 +305,7 @@ def nosmem_storage(e: Epilogue) -> Block:
     TensorMapStorage (cutlass/epilogue/collective/detail.hpp: `using TensorStorage = typename
     EpilogueOp::SharedStorage; using TensorMapStorage = ...`).
 
-    EB picks the legacy `thread::LinearCombination` collective (an empty SharedStorage) for the
+    SM100_EPILOGUE_BUILDER picks the legacy `thread::LinearCombination` collective (an empty SharedStorage) for the
     default fusion of a non-block-scaled MMA, else the fusion-callbacks one: `{ FusionStorage
     thread; array_aligned<uint8_t, 0> buffer; }` (no reduction buffer; cute::array<T, 0> is an
     empty class, aligned 16). The one-problem no-smem epilogue (sm100_epilogue_nosmem.hpp) has the
@@ -371,7 +370,7 @@ def pipeline(e: Epilogue) -> Block:
             "epi_load",
             2,
             1,
-            f"{PL}: PipelineTransactionAsync<0>::SharedStorage: cute::array<FullBarrier, 0>, "
+            f"{SM90_PIPELINE}: PipelineTransactionAsync<0>::SharedStorage: cute::array<FullBarrier, 0>, "
             "cute::array<EmptyBarrier, 0> (1 B each)",
         )
     stages_c = stages(e).stages_c
@@ -379,7 +378,7 @@ def pipeline(e: Epilogue) -> Block:
         "epi_load",
         pipeline_storage(stages_c),
         BARRIER_BYTES,
-        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
+        f"{SM90_PIPELINE}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage",
         ("epilogue.stages_c",),
     )
 

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cutlint.cutlass.headers import SM90_PIPELINE, SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED
 from cutlint.cutlass.layout import Block, array, empty, struct
 from cutlint.cutlass.sm100_mainloop import CLC_RESPONSE_BYTES
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     THREADS_PER_WARP,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
 from cutlint.cutlass.versions import CutlassModel
 
-KS = "cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp"
 KS103 = "cutlass/gemm/kernel/sm103_blockscaled_gemm_array_tma_warpspecialized.hpp"
 KS_UNIVERSAL = "cutlass/gemm/kernel/sm100_gemm_tma_warpspecialized.hpp"
 KS103_UNIVERSAL = "cutlass/gemm/kernel/sm103_blockscaled_gemm_tma_warpspecialized.hpp"
@@ -43,17 +42,23 @@ WORK_TILE_INFO_BYTES = 16
 """GROUP_SCHED: CLCResponse = WorkTileInfo of the SM90 group scheduler (int32 M_idx, N_idx,
 L_idx, is_valid_tile)."""
 TENSORMAP_UPDATE_INFO_BYTES = 4
-"""KS: WithTensorMapUpdateInfo<BaseResponse> adds `uint16_t batch_changed, TMA_stage`."""
+"""SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED: WithTensorMapUpdateInfo<BaseResponse> adds `uint16_t batch_changed, TMA_stage`."""
 TENSORMAP_UPDATER_WARPS = 4
-"""KS: NumTensorMapUpdaterThreads = IsTensorMapUpdateAsync ? NumThreadsPerWarp * 4 : 0."""
+"""SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED: NumTensorMapUpdaterThreads = IsTensorMapUpdateAsync ? NumThreadsPerWarp * 4 : 0."""
 SMEM_STATIC_ASSERT: dict[str, tuple[str, str]] = {
     # CUTLASS release -> where the SM100 and the SM103 shell assert
     # `SharedStorageSize <= cutlass::arch::sm100_smem_capacity_bytes` (read from each release's
     # headers). 4.2.1 asserts at class scope (any instantiation of the kernel type); since the
     # asynchronous tensormap update it is in `operator()` (when the kernel is built for the device).
-    "4.2.1": (f"{KS}:229", f"{KS103}:236"),
-    "4.4.2": (f"{KS}:553 (operator())", f"{KS103}:518 (operator())"),
-    "4.5.0": (f"{KS}:553 (operator())", f"{KS103}:518 (operator())"),
+    "4.2.1": (f"{SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED}:229", f"{KS103}:236"),
+    "4.4.2": (
+        f"{SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED}:553 (operator())",
+        f"{KS103}:518 (operator())",
+    ),
+    "4.5.0": (
+        f"{SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED}:553 (operator())",
+        f"{KS103}:518 (operator())",
+    ),
 }
 
 
@@ -90,7 +95,7 @@ def smem_static_assert(cutlass_label: str, sm103: bool, ptr_array: bool = True) 
         )
     where = SMEM_STATIC_ASSERT.get(cutlass_label)
     if where is None:
-        return f"{KS103 if sm103 else KS}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)"
+        return f"{KS103 if sm103 else SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED}: static_assert(SharedStorageSize <= sm100_smem_capacity_bytes)"
     return where[1] if sm103 else where[0]
 
 
@@ -114,7 +119,7 @@ class KernelShell:
     scheduler_stages: int
     epilogue_threads: int
     async_tensormap_update: bool
-    """KS since CUTLASS 4.3.0: IsTensorMapUpdateAsync (grouped, not dynamic-persistent)."""
+    """SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED since CUTLASS 4.3.0: IsTensorMapUpdateAsync (grouped, not dynamic-persistent)."""
     ptr_array: bool = True
     """False: the one-problem shell KS_UNIVERSAL (`GemmUniversal` with KernelTmaWarpSpecialized
     {1,2}SmSm100): no tensormaps, the CLC scheduler PersistentTileSchedulerSm100[StreamK]."""
@@ -131,7 +136,7 @@ class KernelShell:
             return KS_ARRAY_TRANSFORM if self.ptr_array else KS_TRANSFORM
         if not self.ptr_array:
             return KS103_UNIVERSAL if self.sm103 else KS_UNIVERSAL
-        return KS103 if self.sm103 else KS
+        return KS103 if self.sm103 else SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED
 
     @property
     def tensormap_sets(self) -> int:
@@ -181,7 +186,7 @@ def shell(
 
 
 def max_threads_per_block(k: KernelShell) -> int:
-    """KS: MaxThreadsPerBlock = NumSchedThreads + NumTensorMapUpdaterThreads +
+    """SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED: MaxThreadsPerBlock = NumSchedThreads + NumTensorMapUpdaterThreads +
     NumMainloopLoadThreads + NumMMAThreads + NumEpilogueLoadThreads + NumEpilogueThreads (one
     warp each but the epilogue's 128 threads and the four tensormap-updater warps); the SM103
     shell: SM103_THREADS, or its one-problem shell's with a no-smem epilogue (KS103_UNIVERSAL:
@@ -199,9 +204,9 @@ def max_threads_per_block(k: KernelShell) -> int:
 
 
 GENERIC_REGISTERS = 136
-"""KS: GenericRegisterRequirement (warpgroup_reg_dealloc of the non-epilogue warp groups)."""
+"""SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED: GenericRegisterRequirement (warpgroup_reg_dealloc of the non-epilogue warp groups)."""
 ACCUM_REGISTERS = 232
-"""KS: AccumRegisterRequirement (warpgroup_reg_alloc of the epilogue warp group)."""
+"""SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED: AccumRegisterRequirement (warpgroup_reg_alloc of the epilogue warp group)."""
 SM103_NON_EPILOGUE_REGISTERS = 128
 """KS103: NonEpilogueWarpRegs."""
 SM103_EPILOGUE_REGISTERS = 248
@@ -220,9 +225,7 @@ def register_split(k: KernelShell) -> tuple[int, int, int, str] | None:
         source = f"{KS103}: NonEpilogueWarpRegs, EpilogueWarpRegs"
     elif k.async_tensormap_update:
         other, epilogue = GENERIC_REGISTERS, ACCUM_REGISTERS
-        source = (
-            f"{KS}: GenericRegisterRequirement, AccumRegisterRequirement (IsTensorMapUpdateAsync)"
-        )
+        source = f"{SM100_GEMM_ARRAY_TMA_WARPSPECIALIZED}: GenericRegisterRequirement, AccumRegisterRequirement (IsTensorMapUpdateAsync)"
     else:
         return None
     block = 4 * THREADS_PER_WARP * (other * (warp_groups - 1) + epilogue)
@@ -272,7 +275,7 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
             "clc_throttle",
             pipeline_storage(stages),
             16,
-            f"{h}: alignas(16) CLCThrottlePipeline::SharedStorage = PipelineAsync<{stages}> ({PL})",
+            f"{h}: alignas(16) CLCThrottlePipeline::SharedStorage = PipelineAsync<{stages}> ({SM90_PIPELINE})",
         ),
         array(
             "tmem_dealloc",
@@ -296,7 +299,7 @@ def pipelines(k: KernelShell, mainloop_pipeline: Block, epi_load_pipeline: Block
                 "tensor_map_ready",
                 pipeline_storage(stages),
                 16,
-                f"{h}: alignas(16) TensorMapReadyPipeline::SharedStorage = PipelineAsync<{stages}> ({PL})",
+                f"{h}: alignas(16) TensorMapReadyPipeline::SharedStorage = PipelineAsync<{stages}> ({SM90_PIPELINE})",
             )
         )
     return struct(

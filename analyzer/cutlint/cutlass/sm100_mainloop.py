@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from cutlint.cutlass.headers import SM90_PIPELINE
 from cutlint.cutlass.layout import Block, array, round_up, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     cpp_div,
@@ -699,7 +699,7 @@ def pipeline(ml: Mainloop, stages: int, sf_stages: int | None = None) -> Block:
         "mainloop",
         pipeline_storage(stages),
         BARRIER_BYTES,
-        f"{PL100}: PipelineTmaUmmaAsync<{stages}>::SharedStorage ({PL}: full/empty barriers)",
+        f"{PL100}: PipelineTmaUmmaAsync<{stages}>::SharedStorage ({SM90_PIPELINE}: full/empty barriers)",
         ("builder.stages",),
     )
 

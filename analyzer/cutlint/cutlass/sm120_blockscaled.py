@@ -7,9 +7,9 @@ data/cutlass.toml: CUTLASS 4.2.0 counts the full capacity, an unrounded pipeline
 The mainloop's layout is the same from 4.2.0 on (4.5.0 adds `alignas(16)` to smem_SFA/smem_SFB,
 whose sizes are multiples of 16 for every tile the builder accepts, so no offset moves).
 
-`CollectiveBuilder<Sm120, OpClassBlockScaledTensorOp, ...>` (MB) sizes stages with
-`sm100_compute_stage_count_or_override_blockscaled` (SC) against `ReducedSmemCapacityBytes`,
-then `CollectiveMma<MainloopSm120TmaWarpSpecializedBlockScaled<...>>` (ML) lays out A, B and the
+`CollectiveBuilder<Sm120, OpClassBlockScaledTensorOp, ...>` (SM120_BLOCKSCALED_MMA_BUILDER) sizes stages with
+`sm100_compute_stage_count_or_override_blockscaled` (SM100_BLOCKSCALED_UMMA_BUILDER) against `ReducedSmemCapacityBytes`,
+then `CollectiveMma<MainloopSm120TmaWarpSpecializedBlockScaled<...>>` (SM120_BLOCKSCALED_MMA_TMA) lays out A, B and the
 scale factors per stage. The same builder serves the grouped (ptr-array) kernel that
 cutlint.model.sm120_blockscaled models for the fused MoE; what differs for one problem is the
 capacity reduction (a CLC scheduler pipeline and responses instead of tensormaps) and a mainloop
@@ -21,10 +21,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cutlint.cutlass.headers import (
+    SM90_PIPELINE,
+    SM100_BLOCKSCALED_UMMA_BUILDER,
+    SM120_BLOCKSCALED_MMA_ARRAY_TMA,
+    SM120_BLOCKSCALED_MMA_BUILDER,
+    SM120_BLOCKSCALED_MMA_TMA,
+)
 from cutlint.cutlass.layout import Block, array, round_up, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     cpp_div,
@@ -33,15 +39,11 @@ from cutlint.cutlass.storage import (
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.records import Shape3, StageCount, StageTerm
 
-MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
-SC = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
-ML = "cutlass/gemm/collective/sm120_blockscaled_mma_tma.hpp"
-MLA = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
 SCHED = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
 
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
 SM120_SMEM_CAPACITY = 101376
-# MB: SchedulerPipelineStageCount = 3
+# SM120_BLOCKSCALED_MMA_BUILDER: SchedulerPipelineStageCount = 3
 SCHEDULER_PIPELINE_STAGES = 3
 # SCHED: struct CLCResponse { uint32_t data[4]; } (PersistentTileSchedulerSm100::CLCResponse)
 CLC_RESPONSE_BYTES = 16
@@ -51,7 +53,7 @@ SF_BLOCK_MN = 128
 
 @dataclass(frozen=True)
 class Operands:
-    """What the builder derives from the element types (MB: blockscaled_type, select_instr)."""
+    """What the builder derives from the element types (SM120_BLOCKSCALED_MMA_BUILDER: blockscaled_type, select_instr)."""
 
     label: str
     bits_a: int
@@ -62,7 +64,7 @@ class Operands:
 
 
 # cutlass/gemm/collective/builders/sm1xx_common.inl: blockscaled_type<.., nv_float4_t<T>>::
-# SfVectorSize = 16 (float_ue4m3_t); mx_float8_t / mx_float4_t: 32 (float_ue8m0_t). MB:
+# SfVectorSize = 16 (float_ue4m3_t); mx_float8_t / mx_float4_t: 32 (float_ue8m0_t). SM120_BLOCKSCALED_MMA_BUILDER:
 # SmemAllocTypeA/B = uint8_t when the instruction is MXF8F6F4 (mx_float8_t operands), the MMA
 # value type (4-bit e2m1) for MXF4NVF4 (nv_float4_t x nv_float4_t).
 NVFP4 = Operands("NVFP4 (e2m1 x e2m1, ue4m3 scales, SFVec 16)", 4, 4, 16)
@@ -75,7 +77,7 @@ MXF8F6F4 = Operands("MXF8F6F4 (e2m1/e2m3/e3m2/e4m3/e5m2, ue8m0 scales, SFVec 32)
 # MXF4 (KernelScheduleMxNvf4Sm120 with ue8m0 scales): e2m1 stored as 4 bits, SFVectorSize 32.
 MXFP4 = Operands("MXFP4 (e2m1 x e2m1, ue8m0 scales, SFVec 32)", 4, 4, 32)
 
-# MB: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
+# SM120_BLOCKSCALED_MMA_BUILDER: IsGroupedGemmKernel ? sizeof(PipelineAsyncSharedStorage<8>) : ... (the grouped scheduler)
 GROUPED_SCHEDULER_STAGES = 8
 
 # What each term's size comes from, for the derivation graph (records.StageTerm.derived_from):
@@ -104,8 +106,8 @@ def _on(cutlass: CutlassModel | None, knob: str) -> bool:
 def stage_bytes(tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None) -> StageBytes:
     """One stage of A, B, SFA and SFB as the mainloop allocates them.
 
-    SFA = size(filter_zeros(SmemLayoutAtomSFA)) = (M / Blk_MN) * Blk_MN * K / SFVectorSize (MB:
-    sSFA_shape; the K mode's SFVectorSize has stride 0); SFB the same over max(N, 128) (MB:
+    SFA = size(filter_zeros(SmemLayoutAtomSFA)) = (M / Blk_MN) * Blk_MN * K / SFVectorSize (SM120_BLOCKSCALED_MMA_BUILDER:
+    sSFA_shape; the K mode's SFVectorSize has stride 0); SFB the same over max(N, 128) (SM120_BLOCKSCALED_MMA_BUILDER:
     sSFBTileShape_N, CUTLASS 4.5.0; over N before: knob `sfb_min_tile_n`).
     """
     sf_k = tile.k // ops.sf_vector_size
@@ -121,7 +123,7 @@ def stage_bytes(tile: Shape3, ops: Operands, cutlass: CutlassModel | None = None
 def capacity_reductions(
     grouped: bool = False, cutlass: CutlassModel | None = None
 ) -> tuple[StageTerm, ...]:
-    """MB: ReducedSmemCapacityBytes (CUTLASS 4.4.2 on, knob `reduced_capacity`; before, the
+    """SM120_BLOCKSCALED_MMA_BUILDER: ReducedSmemCapacityBytes (CUTLASS 4.4.2 on, knob `reduced_capacity`; before, the
     builder counts from the full sm120_smem_capacity_bytes). Not grouped: the CLC scheduler's
     pipeline and its responses, no tensormaps. Grouped (a stride that is a pointer): the grouped
     scheduler's pipeline, two tensormaps and the tensormap-ready pipeline, no CLC responses."""
@@ -132,42 +134,48 @@ def capacity_reductions(
             StageTerm(
                 name="SchedulerPipelineStorage",
                 bytes=pipeline_storage(GROUPED_SCHEDULER_STAGES),
-                source=f"{MB}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
+                source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>)",
                 derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapStorage",
                 bytes=2 * TMA_DESCRIPTOR_BYTES,
-                source=f"{MB}: sizeof(cute::TmaDescriptor) * 2",
+                source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: sizeof(cute::TmaDescriptor) * 2",
                 derived_from=VERSION_FROM,
             ),
             StageTerm(
                 name="TensorMapReadyPipelineStorage",
                 bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
-                source=f"{MB}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
+                source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: sizeof(PipelineAsync<SchedulerPipelineStageCount = 3>::SharedStorage)",
                 derived_from=VERSION_FROM,
             ),
             StageTerm(
-                name="CLCResponseStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? 0 : ..."
+                name="CLCResponseStorage",
+                bytes=0,
+                source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: IsGroupedGemmKernel ? 0 : ...",
             ),
         )
     return (
         StageTerm(
             name="SchedulerPipelineStorage",
             bytes=pipeline_storage(SCHEDULER_PIPELINE_STAGES),
-            source=f"{MB}: sizeof(PipelineCLCFetchAsync<SchedulerPipelineStageCount = 3, Shape<_1,_1,_1>>::SharedStorage)",
+            source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: sizeof(PipelineCLCFetchAsync<SchedulerPipelineStageCount = 3, Shape<_1,_1,_1>>::SharedStorage)",
             derived_from=VERSION_FROM,
         ),
-        StageTerm(name="TensorMapStorage", bytes=0, source=f"{MB}: IsGroupedGemmKernel ? ... : 0"),
+        StageTerm(
+            name="TensorMapStorage",
+            bytes=0,
+            source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: IsGroupedGemmKernel ? ... : 0",
+        ),
         StageTerm(
             name="TensorMapReadyPipelineStorage",
             bytes=0,
-            source=f"{MB}: IsGroupedGemmKernel ? ... : 0",
+            source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: IsGroupedGemmKernel ? ... : 0",
         ),
         StageTerm(
             name="CLCResponseStorage",
             bytes=SCHEDULER_PIPELINE_STAGES * CLC_RESPONSE_BYTES,
-            source=f"{MB}: SchedulerPipelineStageCount * sizeof(CLCResponse) ({SCHED})",
+            source=f"{SM120_BLOCKSCALED_MMA_BUILDER}: SchedulerPipelineStageCount * sizeof(CLCResponse) ({SCHED})",
             derived_from=VERSION_FROM,
         ),
     )
@@ -180,40 +188,40 @@ def per_stage_terms(
     pipeline = StageTerm(
         name="pipeline",
         bytes=round_up(pipeline_storage(1), 128),
-        source=f"{SC}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
+        source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: cutlass::round_up(sizeof(PipelineTmaUmmaAsync<1>::SharedStorage), 128)",
         derived_from=VERSION_FROM,
     )
     if not _on(cutlass, "pipeline_round_up"):
         pipeline = StageTerm(
             name="pipeline",
             bytes=pipeline_storage(1),
-            source=f"{SC}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded before 4.4.0)",
+            source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded before 4.4.0)",
             derived_from=VERSION_FROM,
         )
     return (
         StageTerm(
             name="A",
             bytes=s.a,
-            source=f"{SC}: bits_to_bytes(a_bits * M * K)",
+            source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: bits_to_bytes(a_bits * M * K)",
             derived_from=TILE_FROM,
         ),
         StageTerm(
             name="B",
             bytes=s.b,
-            source=f"{SC}: bits_to_bytes(b_bits * N * K)",
+            source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: bits_to_bytes(b_bits * N * K)",
             derived_from=TILE_FROM,
         ),
         pipeline,
         StageTerm(
             name="SFA",
             bytes=s.sfa,
-            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFA))",
+            source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: size(filter_zeros(SmemLayoutAtomSFA))",
             derived_from=TILE_FROM,
         ),
         StageTerm(
             name="SFB",
             bytes=s.sfb,
-            source=f"{SC}: size(filter_zeros(SmemLayoutAtomSFB))",
+            source=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: size(filter_zeros(SmemLayoutAtomSFB))",
             derived_from=(*TILE_FROM, *VERSION_FROM),
         ),
     )
@@ -227,8 +235,8 @@ def stage_count(
     grouped: bool = False,
     cutlass: CutlassModel | None = None,
 ) -> StageCount:
-    """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
-    ReducedSmemCapacityBytes, ...>(StageCountType{}) (SC).
+    """SM120_BLOCKSCALED_MMA_BUILDER: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<
+    ReducedSmemCapacityBytes, ...>(StageCountType{}) (SM100_BLOCKSCALED_UMMA_BUILDER).
 
     `fixed`: the launcher passes `StageCount<N>` and the builder returns N. Otherwise
     `StageCountAutoCarveout<carveout>`: (ReducedSmemCapacityBytes - carveout) / stage_bytes.
@@ -247,7 +255,7 @@ def stage_count(
             reductions=reductions,
             per_stage=per_stage,
             stage_bytes=per,
-            formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled(StageCount<{fixed}>) = {fixed}: fixed by the launcher, no budget",
+            formula=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: sm100_compute_stage_count_or_override_blockscaled(StageCount<{fixed}>) = {fixed}: fixed by the launcher, no budget",
             capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
         )
     carve = carveout or 0
@@ -260,7 +268,7 @@ def stage_count(
         reductions=reductions,
         per_stage=per_stage,
         stage_bytes=per,
-        formula=f"{SC}: sm100_compute_stage_count_or_override_blockscaled(StageCountAutoCarveout) = (ReducedSmemCapacityBytes - carveout) / stage_bytes",
+        formula=f"{SM100_BLOCKSCALED_UMMA_BUILDER}: sm100_compute_stage_count_or_override_blockscaled(StageCountAutoCarveout) = (ReducedSmemCapacityBytes - carveout) / stage_bytes",
         capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
     )
 
@@ -275,13 +283,13 @@ def mainloop_tensor_storage(
     extra: Sequence[Block] = (),
     collective: str | None = None,
 ) -> Block:
-    """ML (MLA for a grouped kernel: the same members).
+    """SM120_BLOCKSCALED_MMA_TMA (SM120_BLOCKSCALED_MMA_ARRAY_TMA for a grouped kernel: the same members).
 
     A copy of this collective outside CUTLASS (`collective`, its header) may allocate other
     per-stage bytes than the tile's (`per_stage`: FlashInfer's SVDQuant collective pads SFA to
     128 rows for a 64-row tile) and members after smem_SFB (`extra`)."""
     s = per_stage or stage_bytes(tile, ops, cutlass)
-    src = collective or (MLA if grouped else ML)
+    src = collective or (SM120_BLOCKSCALED_MMA_ARRAY_TMA if grouped else SM120_BLOCKSCALED_MMA_TMA)
 
     def terms(x: str) -> tuple[str, ...]:
         # the builder's per-stage term, unless the collective allocates its own per-stage bytes
@@ -333,7 +341,7 @@ def mainloop_pipeline(stages: int) -> Block:
         "mainloop",
         pipeline_storage(stages),
         BARRIER_BYTES,
-        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage (MainloopPipeline)",
+        f"{SM90_PIPELINE}: PipelineTmaAsync<{stages}>::SharedStorage (MainloopPipeline)",
         ("builder.stages",),
     )
 
@@ -347,12 +355,12 @@ def mainloop_shared_storage(
             mainloop_tensor_storage(tile, ops, stages, cutlass=cutlass).at("tensors"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
-        f"{ML}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
+        f"{SM120_BLOCKSCALED_MMA_TMA}: CollectiveMma::SharedStorage {{TensorStorage tensors; alignas(16) PipelineStorage pipeline_storage;}}",
     )
 
 
 def mainloop_tensormaps() -> Block:
-    """MLA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A,
+    """SM120_BLOCKSCALED_MMA_ARRAY_TMA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A,
     _B, _SFA, _SFB;}` (a grouped kernel's mainloop)."""
     return struct(
         "mainloop",
@@ -361,11 +369,11 @@ def mainloop_tensormaps() -> Block:
                 f"smem_tensormap_{x}",
                 TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{MLA}: cute::TmaDescriptor smem_tensormap_{x}",
+                f"{SM120_BLOCKSCALED_MMA_ARRAY_TMA}: cute::TmaDescriptor smem_tensormap_{x}",
             )
             for x in ("A", "B", "SFA", "SFB")
         ],
-        f"{MLA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        f"{SM120_BLOCKSCALED_MMA_ARRAY_TMA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
@@ -380,5 +388,5 @@ def grouped_mainloop_shared_storage(
             mainloop_tensormaps().at("tensormaps"),
             mainloop_pipeline(stages).at("pipeline_storage", 16),
         ],
-        f"{MLA}: CollectiveMma::SharedStorage {{tensors; tensormaps; alignas(16) pipeline_storage;}}",
+        f"{SM120_BLOCKSCALED_MMA_ARRAY_TMA}: CollectiveMma::SharedStorage {{tensors; tensormaps; alignas(16) pipeline_storage;}}",
     )

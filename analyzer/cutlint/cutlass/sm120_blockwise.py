@@ -1,11 +1,11 @@
 """The SM120 blockwise-scaled FP8 mainloop (groupwise scales in float) as CUTLASS 4.2.0 to 4.5.0
 build it (the builder's formula and the mainloop's members are the same in both).
 
-`CollectiveBuilder<Sm120, OpClassTensorOp, ..., KernelScheduleSm120Blockwise>` (BB) sizes stages
+`CollectiveBuilder<Sm120, OpClassTensorOp, ..., KernelScheduleSm120Blockwise>` (SM120_BLOCKWISE_MMA_BUILDER) sizes stages
 with `sm120_compute_stage_count_or_override_blockwise` against the full
 `sm120_smem_capacity_bytes` (no reduction, unlike the block-scaled builder), counting A, B, one
 stage of float scales for A and B and one pipeline stage; `CollectiveMma<
-MainloopSm120[Array]TmaWarpSpecializedBlockwiseScaling>` (ML, MLA) lays them out. A grouped
+MainloopSm120[Array]TmaWarpSpecializedBlockwiseScaling>` (SM120_MMA_TMA_BLOCKWISE_SCALING, SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING) lays them out. A grouped
 kernel's mainloop (a stride that is a pointer) adds two tensormaps. Header paths are relative to
 CUTLASS's `include/`.
 """
@@ -14,10 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cutlint.cutlass.headers import (
+    SM90_PIPELINE,
+    SM120_BLOCKWISE_MMA_BUILDER,
+    SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING,
+    SM120_MMA_TMA_BLOCKWISE_SCALING,
+)
 from cutlint.cutlass.layout import Block, array, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     cpp_div,
@@ -25,17 +30,13 @@ from cutlint.cutlass.storage import (
 )
 from cutlint.records import Shape3, StageCount, StageTerm
 
-BB = "cutlass/gemm/collective/builders/sm120_blockwise_mma_builder.inl"
-ML = "cutlass/gemm/collective/sm120_mma_tma_blockwise_scaling.hpp"
-MLA = "cutlass/gemm/collective/sm120_mma_array_tma_blockwise_scaling.hpp"
-
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
 SM120_SMEM_CAPACITY = 101376
-# BB: SchedulerPipelineStageCount = 2
+# SM120_BLOCKWISE_MMA_BUILDER: SchedulerPipelineStageCount = 2
 SCHEDULER_PIPELINE_STAGES = 2
-# BB: ElementAccumulator (float) is the scale type the builder counts; ML: ElementSF = float
+# SM120_BLOCKWISE_MMA_BUILDER: ElementAccumulator (float) is the scale type the builder counts; SM120_MMA_TMA_BLOCKWISE_SCALING: ElementSF = float
 SCALE_BYTES = 4
-# BB: SmemAllocTypeA/B = uint8_t (UseF8f6f4 is required)
+# SM120_BLOCKWISE_MMA_BUILDER: SmemAllocTypeA/B = uint8_t (UseF8f6f4 is required)
 OPERAND_BITS = 8
 
 
@@ -48,14 +49,14 @@ class Scales:
     k: int
 
     def per_tile(self, tile: Shape3) -> tuple[int, int]:
-        """ML: ScaleMsPerTile = M / ScaleGranularityM, ScaleNsPerTile = N / ScaleGranularityN."""
+        """SM120_MMA_TMA_BLOCKWISE_SCALING: ScaleMsPerTile = M / ScaleGranularityM, ScaleNsPerTile = N / ScaleGranularityN."""
         return tile.m // self.m, tile.n // self.n
 
 
 def stage_count(
     tile: Shape3, scales: Scales, carveout: int, fixed: int | None = None
 ) -> StageCount:
-    """BB: sm120_compute_stage_count_or_override_blockwise<sm120_smem_capacity_bytes, ...>(
+    """SM120_BLOCKWISE_MMA_BUILDER: sm120_compute_stage_count_or_override_blockwise<sm120_smem_capacity_bytes, ...>(
     StageCountAutoCarveout<carveout>) = (capacity - carveout) / stage_bytes; with `fixed`
     (StageCount<N>) the builder returns N."""
     sm, sn = scales.per_tile(tile)
@@ -64,27 +65,27 @@ def stage_count(
         StageTerm(
             name="A",
             bytes=OPERAND_BITS * tile.m * tile.k // 8,
-            source=f"{BB}: bits_to_bytes(a_bits * M * K)",
+            source=f"{SM120_BLOCKWISE_MMA_BUILDER}: bits_to_bytes(a_bits * M * K)",
         ),
         StageTerm(
             name="B",
             bytes=OPERAND_BITS * tile.n * tile.k // 8,
-            source=f"{BB}: bits_to_bytes(b_bits * N * K)",
+            source=f"{SM120_BLOCKWISE_MMA_BUILDER}: bits_to_bytes(b_bits * N * K)",
         ),
         StageTerm(
             name="scale A",
             bytes=SCALE_BYTES * sm * sk,
-            source=f"{BB}: bits_to_bytes(scale_bits * size<0>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
+            source=f"{SM120_BLOCKWISE_MMA_BUILDER}: bits_to_bytes(scale_bits * size<0>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
         ),
         StageTerm(
             name="scale B",
             bytes=SCALE_BYTES * sn * sk,
-            source=f"{BB}: bits_to_bytes(scale_bits * size<1>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
+            source=f"{SM120_BLOCKWISE_MMA_BUILDER}: bits_to_bytes(scale_bits * size<1>(ScaleShapeMNK) * size<2>(ScaleShapeMNK))",
         ),
         StageTerm(
             name="pipeline",
             bytes=pipeline_storage(1),
-            source=f"{BB}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded)",
+            source=f"{SM120_BLOCKWISE_MMA_BUILDER}: sizeof(PipelineTmaUmmaAsync<1>::SharedStorage) (not rounded)",
         ),
     )
     per = sum(t.bytes for t in per_stage)
@@ -99,7 +100,7 @@ def stage_count(
             reductions=(),
             per_stage=per_stage,
             stage_bytes=per,
-            formula=f"{BB}: sm120_compute_stage_count_or_override_blockwise(StageCount<{fixed}>) = {fixed}",
+            formula=f"{SM120_BLOCKWISE_MMA_BUILDER}: sm120_compute_stage_count_or_override_blockwise(StageCount<{fixed}>) = {fixed}",
             capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
         )
     return StageCount(
@@ -110,13 +111,13 @@ def stage_count(
         reductions=(),
         per_stage=per_stage,
         stage_bytes=per,
-        formula=f"{BB}: sm120_compute_stage_count_or_override_blockwise = (sm120_smem_capacity_bytes - carveout) / stage_bytes",
+        formula=f"{SM120_BLOCKWISE_MMA_BUILDER}: sm120_compute_stage_count_or_override_blockwise = (sm120_smem_capacity_bytes - carveout) / stage_bytes",
         capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
     )
 
 
 def tensor_storage(tile: Shape3, scales: Scales, stages: int, grouped: bool) -> Block:
-    src = MLA if grouped else ML
+    src = SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING if grouped else SM120_MMA_TMA_BLOCKWISE_SCALING
     sm, sn = scales.per_tile(tile)
     return struct(
         "mainloop",
@@ -156,12 +157,12 @@ def pipeline(stages: int) -> Block:
         "mainloop",
         pipeline_storage(stages),
         BARRIER_BYTES,
-        f"{PL}: PipelineTmaAsync<{stages}>::SharedStorage",
+        f"{SM90_PIPELINE}: PipelineTmaAsync<{stages}>::SharedStorage",
     )
 
 
 def tensormaps() -> Block:
-    """MLA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A, _B;}`."""
+    """SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_A, _B;}`."""
     return struct(
         "mainloop",
         [
@@ -169,11 +170,11 @@ def tensormaps() -> Block:
                 f"smem_tensormap_{x}",
                 TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{MLA}: cute::TmaDescriptor smem_tensormap_{x}",
+                f"{SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING}: cute::TmaDescriptor smem_tensormap_{x}",
             )
             for x in ("A", "B")
         ],
-        f"{MLA}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        f"{SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING}: CollectiveMma::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
@@ -186,5 +187,5 @@ def shared_storage(tile: Shape3, scales: Scales, stages: int, grouped: bool) -> 
     return struct(
         "CollectiveMainloop::SharedStorage",
         members,
-        f"{MLA if grouped else ML}: CollectiveMma::SharedStorage",
+        f"{SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING if grouped else SM120_MMA_TMA_BLOCKWISE_SCALING}: CollectiveMma::SharedStorage",
     )

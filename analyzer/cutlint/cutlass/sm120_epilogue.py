@@ -1,9 +1,9 @@
 """The SM120 TMA epilogue of a kernel of one problem, as CUTLASS 4.5.0 builds it.
 
-`epilogue::collective::CollectiveBuilder<Sm120, ...>` (EB) with `EpilogueScheduleAuto`,
+`epilogue::collective::CollectiveBuilder<Sm120, ...>` (SM120_EPILOGUE_BUILDER) with `EpilogueScheduleAuto`,
 `TmaWarpSpecialized` or `TmaWarpSpecializedCooperative` and a stride that is not a pointer picks
 `Sm120TmaWarpSpecialized<StagesC, StagesD, 4, ReuseSmem, DelayTmaStore>`, whose collective is the
-SM90 one (`Sm90TmaWarpSpecialized`, EP). Its `SharedStorage` is the C/D buffers (a union when
+SM90 one (`Sm90TmaWarpSpecialized`, SM90_EPILOGUE_TMA_WARPSPECIALIZED). Its `SharedStorage` is the C/D buffers (a union when
 there is no C or when C and D reuse one buffer), the fusion's storage and the C load pipeline.
 Header paths are relative to CUTLASS's `include/`.
 """
@@ -12,21 +12,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cutlint.cutlass.headers import (
+    SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED,
+    SM90_EPILOGUE_TMA_WARPSPECIALIZED,
+    SM90_PIPELINE,
+    SM120_EPILOGUE_BUILDER,
+)
 from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     TMA_DESCRIPTOR_ALIGN,
     TMA_DESCRIPTOR_BYTES,
     pipeline_storage,
 )
 from cutlint.records import EpilogueTile, Shape3
 
-EB = "cutlass/epilogue/collective/builders/sm120_builder.inl"
-EP = "cutlass/epilogue/collective/sm90_epilogue_tma_warpspecialized.hpp"
-SEL = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
-
-# EB: sm120_compute_tile_shape_or_override, EpilogueTileAuto (not FP6, not sparse): Shape<_64,_32>
+# SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override, EpilogueTileAuto (not FP6, not sparse): Shape<_64,_32>
 EPI_TILE_M = 64
 EPI_TILE_N = 32
 
@@ -41,18 +42,18 @@ class EpilogueOperands:
     d_column_major: bool
     """LayoutD is ColumnMajor (FlashInfer's SwapAB launchers): M is the contiguous extent."""
     d_fp6: bool = False
-    """ElementD is float_e3m2_t or float_e2m3_t: EB picks a 128-wide subtile and one D stage, and
+    """ElementD is float_e3m2_t or float_e2m3_t: SM120_EPILOGUE_BUILDER picks a 128-wide subtile and one D stage, and
     the smem element is the 8-bit container (cutlass/float_subbyte.h:
     get_unpacked_element_type<float_e3m2_t> = float_e3m2_unpack8bits_t)."""
 
     @property
     def d_smem_bits(self) -> int:
-        """sizeof_bits of SmemElementD (EP: get_unpacked_element_type<ElementD>)."""
+        """sizeof_bits of SmemElementD (SM90_EPILOGUE_TMA_WARPSPECIALIZED: get_unpacked_element_type<ElementD>)."""
         return 8 if self.d_fp6 else self.d_bits
 
 
 def tile_shape(ops: EpilogueOperands) -> tuple[int, int]:
-    """EB: sm120_compute_tile_shape_or_override, EpilogueTileAuto: 64x32, or for an FP6 ElementD
+    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override, EpilogueTileAuto: 64x32, or for an FP6 ElementD
     the 128-wide contiguous extent TMA needs (64x128 row-major D, 128x32 column-major D)."""
     if ops.d_fp6:
         return (128, EPI_TILE_N) if ops.d_column_major else (EPI_TILE_M, 128)
@@ -60,13 +61,13 @@ def tile_shape(ops: EpilogueOperands) -> tuple[int, int]:
 
 
 def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
-    """EB: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
+    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
     sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
     epi_m, epi_n = tile_shape(ops)
     epi_tiles = (tile.m // epi_m) * (tile.n // epi_n)
-    # EB: StagesD = (IsFP6 && IsRowMajorD) ? 1 : min(EpiTiles, 2)
+    # SM120_EPILOGUE_BUILDER: StagesD = (IsFP6 && IsRowMajorD) ? 1 : min(EpiTiles, 2)
     stages_d = 1 if ops.d_fp6 and not ops.d_column_major else min(epi_tiles, 2)
-    # EB: ReuseSmem = sizeof_bits<C> == sizeof_bits<D> && sizeof_bits<D> > 8; EP: ReuseSmemC also
+    # SM120_EPILOGUE_BUILDER: ReuseSmem = sizeof_bits<C> == sizeof_bits<D> && sizeof_bits<D> > 8; SM90_EPILOGUE_TMA_WARPSPECIALIZED: ReuseSmemC also
     # needs a destination, and with no source the collective uses CollectiveStorageWithoutC.
     reuse = ops.c_bits == ops.d_bits and ops.d_bits > 8
     stages_c = max(min(epi_tiles, 2), stages_d + 1) if reuse else stages_d
@@ -77,7 +78,7 @@ def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
         stages_d=stages_d,
         reuse_smem_c=reuse and ops.c_bits > 0,
         swizzle_align=swizzle_align(ops),
-        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32, FP6 D "
+        source=f"{SM120_EPILOGUE_BUILDER}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32, FP6 D "
         "64x128), sm120_get_tma_dispatch_policy (StagesD = FP6 row-major D ? 1 : "
         "min(EpiTiles, 2), StagesC, ReuseSmem)",
     )
@@ -85,8 +86,8 @@ def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
 
 def swizzle_align(ops: EpilogueOperands, bits: int | None = None) -> int:
     """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the D layout (of
-    an operand of `bits` smem bits when given, e.g. C): EB
-    sm120_get_epilogue_smem_swizzle_layout_atom -> SEL, the widest of SW128/SW64/SW32/INTER
+    an operand of `bits` smem bits when given, e.g. C): SM120_EPILOGUE_BUILDER
+    sm120_get_epilogue_smem_swizzle_layout_atom -> SM90_COMMON_SS_SMEM_SELECTOR, the widest of SW128/SW64/SW32/INTER
     (1024/512/256/128 bits) that divides the contiguous extent (M when D is column-major)."""
     epi_m, epi_n = tile_shape(ops)
     contiguous_bits = (epi_m if ops.d_column_major else epi_n) * (
@@ -99,7 +100,7 @@ def swizzle_align(ops: EpilogueOperands, bits: int | None = None) -> int:
 
 
 def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
-    """EP: the C and D buffers, each aligned to its own layout's swizzle (SmemAlignmentC,
+    """SM90_EPILOGUE_TMA_WARPSPECIALIZED: the C and D buffers, each aligned to its own layout's swizzle (SmemAlignmentC,
     SmemAlignmentD; the ReuseC union to the larger of the two, MaxSmemAlignment)."""
     e = shape(tile, ops)
     epi_elems = e.m * e.n
@@ -109,15 +110,18 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
         return union(
             "collective",
             [
-                empty("smem_C", f"{EP}: CollectiveStorageWithoutC: cute::array<SmemElementC, 0>"),
+                empty(
+                    "smem_C",
+                    f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageWithoutC: cute::array<SmemElementC, 0>",
+                ),
                 array(
                     "smem_D",
                     e.stages_d * d_tile,
                     d_align,
-                    f"{EP}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {e.stages_d}",
+                    f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageWithoutC: alignas(SmemAlignmentD) smem_D, StagesD = {e.stages_d}",
                 ),
             ],
-            f"{EP}: union CollectiveStorageWithoutC (ElementC = void)",
+            f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: union CollectiveStorageWithoutC (ElementC = void)",
         )
     c_tile = epi_elems * ops.c_bits // 8
     c_align = swizzle_align(ops, ops.c_bits)
@@ -127,13 +131,19 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
             "collective",
             [
                 array(
-                    "smem_C", e.stages_c * c_tile, align, f"{EP}: CollectiveStorageReuseC::smem_C"
+                    "smem_C",
+                    e.stages_c * c_tile,
+                    align,
+                    f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageReuseC::smem_C",
                 ),
                 array(
-                    "smem_D", e.stages_c * d_tile, align, f"{EP}: CollectiveStorageReuseC::smem_D"
+                    "smem_D",
+                    e.stages_c * d_tile,
+                    align,
+                    f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageReuseC::smem_D",
                 ),
             ],
-            f"{EP}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
+            f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: union CollectiveStorageReuseC (alignas(MaxSmemAlignment))",
         )
     return struct(
         "collective",
@@ -142,16 +152,16 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
                 "smem_C",
                 e.stages_c * c_tile,
                 c_align,
-                f"{EP}: CollectiveStorageWithC: alignas(SmemAlignmentC) smem_C",
+                f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageWithC: alignas(SmemAlignmentC) smem_C",
             ),
             array(
                 "smem_D",
                 e.stages_d * d_tile,
                 d_align,
-                f"{EP}: CollectiveStorageWithC: alignas(SmemAlignmentD) smem_D",
+                f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveStorageWithC: alignas(SmemAlignmentD) smem_D",
             ),
         ],
-        f"{EP}: struct CollectiveStorageWithC",
+        f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: struct CollectiveStorageWithC",
     )
 
 
@@ -161,7 +171,7 @@ def tensor_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
     return struct(
         "epilogue",
         [collective_storage(tile, ops), fusion],
-        f"{EP}: CollectiveEpilogue::SharedStorage::TensorStorage",
+        f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage::TensorStorage",
     )
 
 
@@ -171,7 +181,7 @@ def load_pipeline(tile: Shape3, ops: EpilogueOperands) -> Block:
         "epi_load",
         pipeline_storage(stages_c),
         BARRIER_BYTES,
-        f"{PL}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage (LoadPipeline)",
+        f"{SM90_PIPELINE}: PipelineTransactionAsync<StagesC = {stages_c}>::SharedStorage (LoadPipeline)",
     )
 
 
@@ -180,7 +190,7 @@ def shared_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
     return struct(
         "CollectiveEpilogue::SharedStorage",
         [tensor_storage(tile, ops, fusion).at("tensors"), load_pipeline(tile, ops).at("pipeline")],
-        f"{EP}: CollectiveEpilogue::SharedStorage {{TensorStorage tensors; PipelineStorage pipeline;}}",
+        f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage {{TensorStorage tensors; PipelineStorage pipeline;}}",
     )
 
 
@@ -220,13 +230,12 @@ def block_scale_factor_row_storage(compute_bytes: int = 4) -> Block:
 
 # --- the ptr-array (grouped) epilogue ------------------------------------------------------------
 
-EPA = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
-# EB: GetNumEpilogueWarpGroups<Schedule> = 2 unless the schedule names its own
+# SM120_EPILOGUE_BUILDER: GetNumEpilogueWarpGroups<Schedule> = 2 unless the schedule names its own
 EPILOGUE_WARP_GROUPS = 2
 
 
 def array_tensormaps(warp_groups: int = EPILOGUE_WARP_GROUPS) -> Block:
-    """EPA: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_C;
+    """SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED: `struct TensorMapStorage : aligned_struct<128, _0> {TmaDescriptor smem_tensormap_C;
     cute::array<TmaDescriptor, NumEpilogueWarpGroups> smem_tensormap_D;}`."""
     return struct(
         "epilogue",
@@ -235,16 +244,16 @@ def array_tensormaps(warp_groups: int = EPILOGUE_WARP_GROUPS) -> Block:
                 "smem_tensormap_C",
                 TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{EPA}: cute::TmaDescriptor smem_tensormap_C",
+                f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: cute::TmaDescriptor smem_tensormap_C",
             ),
             array(
                 "smem_tensormap_D",
                 warp_groups * TMA_DESCRIPTOR_BYTES,
                 TMA_DESCRIPTOR_ALIGN,
-                f"{EPA}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
+                f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: cute::array<TmaDescriptor, NumEpilogueWarpGroups = {warp_groups}>",
             ),
         ],
-        f"{EPA}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
+        f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage::TensorMapStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
@@ -253,7 +262,7 @@ def array_shared_storage(
     tile: Shape3, ops: EpilogueOperands, fusion: Block, warp_groups: int = EPILOGUE_WARP_GROUPS
 ) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)` of the ptr-array epilogue (a grouped kernel's:
-    `Sm120PtrArrayTmaWarpSpecialized`, whose collective is EPA): tensors, tensormaps, pipeline."""
+    `Sm120PtrArrayTmaWarpSpecialized`, whose collective is SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED): tensors, tensormaps, pipeline."""
     return struct(
         "CollectiveEpilogue::SharedStorage",
         [
@@ -261,5 +270,5 @@ def array_shared_storage(
             array_tensormaps(warp_groups).at("tensormaps"),
             load_pipeline(tile, ops).at("pipeline"),
         ],
-        f"{EPA}: CollectiveEpilogue::SharedStorage {{tensors; tensormaps; pipeline;}}",
+        f"{SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage {{tensors; tensormaps; pipeline;}}",
     )

@@ -2,15 +2,15 @@
 count, the mainloop's `SharedStorage` and the asymmetric-DMA kernel shell, as CUTLASS 4.2.0 and
 4.5.0 build them.
 
-`CollectiveBuilder<Sm120, OpClassSparseTensorOp, ..., KernelScheduleSparseF8f6f4Sm120>` (SB) sizes
+`CollectiveBuilder<Sm120, OpClassSparseTensorOp, ..., KernelScheduleSparseF8f6f4Sm120>` (SM120_SPARSE_MMA_BUILDER) sizes
 stages with `sm120_compute_stage_count_or_override_sparse`: A (stored as
 `sparse_elem<2, uint8_t>`, 4 bits per logical element), B (`uint8_t`), the metadata E and three
 barriers per stage. When that leaves fewer than 2 stages, it buffers B over half the tile's K
 ("1.5 stages of B": B counted at 3/4), and with at least 2 such stages returns StagesA = that
 count, StagesB = 3 and StagesE = 0 (E stays in global memory). Only that branch is modeled: it is
 the one where the metadata's width does not enter (the model does not compute E's smem layout).
-`CollectiveMma<MainloopSm120TmaWarpSpecializedSparse<StagesA, StagesB, StagesE, 2, ...>>` (ML) and
-`GemmUniversal` with the asymmetric-DMA cooperative shell (KS) lay them out. Header paths are
+`CollectiveMma<MainloopSm120TmaWarpSpecializedSparse<StagesA, StagesB, StagesE, 2, ...>>` (SM120_SPARSE_MMA_TMA) and
+`GemmUniversal` with the asymmetric-DMA cooperative shell (SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA) lay them out. Header paths are
 relative to CUTLASS's `include/`.
 """
 
@@ -19,31 +19,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cutlint.cutlass import sm90_cooperative
+from cutlint.cutlass.headers import (
+    SM90_PIPELINE,
+    SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA,
+    SM120_SPARSE_MMA_BUILDER,
+    SM120_SPARSE_MMA_TMA,
+)
 from cutlint.cutlass.layout import Block, array, empty, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     cpp_div,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
 from cutlint.records import Shape3, StageCount, StageTerm
 
-SB = "cutlass/gemm/collective/builders/sm120_sparse_mma_builder.inl"
-ML = "cutlass/gemm/collective/sm120_sparse_mma_tma.hpp"
-KS = "cutlass/gemm/kernel/sm120_gemm_tma_warpspecialized_cooperative_asymmetric_dma.hpp"
-
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
 SM120_SMEM_CAPACITY = 101376
-# SB: SchedulerPipelineStageCount = 2
+# SM120_SPARSE_MMA_BUILDER: SchedulerPipelineStageCount = 2
 SCHEDULER_PIPELINE_STAGES = 2
-# SB: mainloop_pipeline_bytes = sizeof(cutlass::arch::ClusterBarrier) * 3
+# SM120_SPARSE_MMA_BUILDER: mainloop_pipeline_bytes = sizeof(cutlass::arch::ClusterBarrier) * 3
 PIPELINE_BYTES = 3 * BARRIER_BYTES
-# SB: SmemAllocTypeA = sparse_elem<ElementAMma::sparsity = 2, uint8_t> (UseF8f6f4):
+# SM120_SPARSE_MMA_BUILDER: SmemAllocTypeA = sparse_elem<ElementAMma::sparsity = 2, uint8_t> (UseF8f6f4):
 # sizeof_bits = 8 / 2; SmemAllocTypeB = uint8_t
 A_BITS = 4
 B_BITS = 8
-# SB: the 1.5-stage branch returns make_tuple(stages_b15, 3)
+# SM120_SPARSE_MMA_BUILDER: the 1.5-stage branch returns make_tuple(stages_b15, 3)
 ASYMMETRIC_STAGES_B = 3
 
 
@@ -56,7 +57,7 @@ class SparseStages:
 
 
 def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
-    """SB: sm120_compute_stage_count_or_override_sparse(StageCountAutoCarveout<carveout>), or why
+    """SM120_SPARSE_MMA_BUILDER: sm120_compute_stage_count_or_override_sparse(StageCountAutoCarveout<carveout>), or why
     the model does not follow the branch the builder takes."""
     a = A_BITS * tile.m * tile.k // 8
     b = B_BITS * tile.n * tile.k // 8
@@ -69,16 +70,20 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
             "(StagesA = StagesB), whose layout is not modeled"
         )
     per_stage = (
-        StageTerm(name="A", bytes=a, source=f"{SB}: bits_to_bytes(a_bits * M * K), a_bits = 4"),
+        StageTerm(
+            name="A",
+            bytes=a,
+            source=f"{SM120_SPARSE_MMA_BUILDER}: bits_to_bytes(a_bits * M * K), a_bits = 4",
+        ),
         StageTerm(
             name="B x 3/4",
             bytes=b * 3 // 4,
-            source=f"{SB}: bits_to_bytes(b_bits * N * K) * 3 / 4 (1.5 stages of B)",
+            source=f"{SM120_SPARSE_MMA_BUILDER}: bits_to_bytes(b_bits * N * K) * 3 / 4 (1.5 stages of B)",
         ),
         StageTerm(
             name="pipeline",
             bytes=PIPELINE_BYTES,
-            source=f"{SB}: sizeof(cutlass::arch::ClusterBarrier) * 3",
+            source=f"{SM120_SPARSE_MMA_BUILDER}: sizeof(cutlass::arch::ClusterBarrier) * 3",
         ),
     )
     per = sum(t.bytes for t in per_stage)
@@ -93,7 +98,7 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
         reductions=(),
         per_stage=per_stage,
         stage_bytes=per,
-        formula=f"{SB}: sm120_compute_stage_count_or_override_sparse: (capacity - carveout) / "
+        formula=f"{SM120_SPARSE_MMA_BUILDER}: sm120_compute_stage_count_or_override_sparse: (capacity - carveout) / "
         "(A + B + E + pipeline) < 2, so StagesA = (capacity - carveout) / (A + 3/4 B + "
         "pipeline), StagesB = 3, StagesE = 0",
         capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
@@ -102,7 +107,7 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
 
 
 def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
-    """ML: TensorStorage. B is tiled over K / AsymmetricKRatio (2 when StagesA != StagesB); E's
+    """SM120_SPARSE_MMA_TMA: TensorStorage. B is tiled over K / AsymmetricKRatio (2 when StagesA != StagesB); E's
     array has no elements (StagesE = 0) and takes one byte."""
     k_b = tile.k // 2 if s.stages_a != s.stages_b else tile.k
     return struct(
@@ -112,40 +117,40 @@ def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
                 "smem_A",
                 s.stages_a * A_BITS * tile.m * tile.k // 8,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<SmemAllocTypeA (sparse_elem<2, uint8_t>), cosize_v<SmemLayoutA>> smem_A",
+                f"{SM120_SPARSE_MMA_TMA}: alignas(1024) ArrayEngine<SmemAllocTypeA (sparse_elem<2, uint8_t>), cosize_v<SmemLayoutA>> smem_A",
                 ("builder.stages", "builder.term.A"),
             ),
             array(
                 "smem_B",
                 s.stages_b * B_BITS * tile.n * k_b // 8,
                 1024,
-                f"{ML}: alignas(1024) ArrayEngine<uint8_t, cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {k_b})",
+                f"{SM120_SPARSE_MMA_TMA}: alignas(1024) ArrayEngine<uint8_t, cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {k_b})",
             ),
             empty(
                 "smem_E",
-                f"{ML}: ArrayEngine<ElementEMma, SmemSizeE = 0> smem_E (StagesE = 0: E in global memory)",
+                f"{SM120_SPARSE_MMA_TMA}: ArrayEngine<ElementEMma, SmemSizeE = 0> smem_E (StagesE = 0: E in global memory)",
             ),
         ],
-        f"{ML}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
+        f"{SM120_SPARSE_MMA_TMA}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",
         base_align=128,
     )
 
 
 def pipelines(s: SparseStages) -> tuple[Block, Block]:
-    """ML: MainloopPipelineMK = PipelineTmaAsync<StagesA>, MainloopPipelineNK = <StagesB>."""
+    """SM120_SPARSE_MMA_TMA: MainloopPipelineMK = PipelineTmaAsync<StagesA>, MainloopPipelineNK = <StagesB>."""
     return (
         array(
             "mainloop_mk",
             pipeline_storage(s.stages_a),
             BARRIER_BYTES,
-            f"{PL}: PipelineTmaAsync<StagesA = {s.stages_a}>::SharedStorage",
+            f"{SM90_PIPELINE}: PipelineTmaAsync<StagesA = {s.stages_a}>::SharedStorage",
             ("builder.stages",),
         ),
         array(
             "mainloop_nk",
             pipeline_storage(s.stages_b),
             BARRIER_BYTES,
-            f"{PL}: PipelineTmaAsync<StagesB = {s.stages_b}>::SharedStorage",
+            f"{SM90_PIPELINE}: PipelineTmaAsync<StagesB = {s.stages_b}>::SharedStorage",
         ),
     )
 
@@ -159,7 +164,7 @@ def shared_storage(tile: Shape3, s: SparseStages) -> Block:
             mk.at("pipeline_storage_mk", 16),
             nk.at("pipeline_storage_nk", 16),
         ],
-        f"{ML}: CollectiveMma::SharedStorage {{tensors; alignas(16) pipeline_storage_mk; alignas(16) pipeline_storage_nk;}}",
+        f"{SM120_SPARSE_MMA_TMA}: CollectiveMma::SharedStorage {{tensors; alignas(16) pipeline_storage_mk; alignas(16) pipeline_storage_nk;}}",
     )
 
 
@@ -170,9 +175,9 @@ def kernel_shared_storage(
     epilogue_pipeline: Block,
     scheduler: sm90_cooperative.Scheduler,
 ) -> Block:
-    """KS: GemmKernel::SharedStorage {PipelineStorage {mainloop_mk; mainloop_nk; epi_load;
+    """SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA: GemmKernel::SharedStorage {PipelineStorage {mainloop_mk; mainloop_nk; epi_load;
     load_order;} pipelines; alignas(16) scheduler; TensorStorage {epilogue; mainloop;} tensors;}.
-    (KS also static_asserts SharedStorageSize <= sm120_smem_capacity_bytes.)"""
+    (SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA also static_asserts SharedStorageSize <= sm120_smem_capacity_bytes.)"""
     mk, nk = pipelines(s)
     pipes = struct(
         "pipelines",
@@ -184,21 +189,21 @@ def kernel_shared_storage(
                 "load_order",
                 ordered_sequence_barrier_storage(1, 2),
                 16,
-                f"{KS}: alignas(16) LoadWarpOrderBarrier::SharedStorage (OrderedSequenceBarrier<1,2>)",
+                f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: alignas(16) LoadWarpOrderBarrier::SharedStorage (OrderedSequenceBarrier<1,2>)",
             ),
         ],
-        f"{KS}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
+        f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
         base_align=16,
     )
     tensors = struct(
         "tensors",
         [epilogue_tensors.at("epilogue"), tensor_storage(tile, s).at("mainloop")],
-        f"{KS}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
+        f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
         base_align=128,
     )
     sched = sm90_cooperative.scheduler_storage(scheduler, SCHEDULER_PIPELINE_STAGES)
     return struct(
         "SharedStorage",
         [pipes, sched.at("scheduler", 16), tensors],
-        f"{KS}: GemmKernel::SharedStorage",
+        f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: GemmKernel::SharedStorage",
     )

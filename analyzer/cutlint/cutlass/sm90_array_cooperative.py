@@ -14,16 +14,13 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
 from cutlint.records import RegisterPlan, Shape3
 
-KS = kernel.KS
-GROUP_TS = scheduler.TS
-
 TILE_SCHEDULER_STAGES = scheduler.TILE_SCHEDULER_STAGES
 SCHEDULER_RESPONSE_BYTES = scheduler.WORK_TILE_INFO_BYTES
 # cutlass/gemm/collective/builders/sm120_*_builder.inl: AtomLayoutMNK = Layout<Shape<_4,_2,_1>>
-# for a cooperative schedule: 8 MMA warps (KS: NumMmaThreads = size(TiledMma{}))
+# for a cooperative schedule: 8 MMA warps (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: NumMmaThreads = size(TiledMma{}))
 COOPERATIVE_MMA_THREADS = 8 * 32
 LOAD_WARP_GROUPS = kernel.NUM_LOAD_WARP_GROUPS
-# KS: IsLowRegisterPressure = IsSm120BlockScaled<DispatchPolicy> && RegsPerThread <= 64
+# SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: IsLowRegisterPressure = IsSm120BlockScaled<DispatchPolicy> && RegsPerThread <= 64
 LOW_REGISTER_PRESSURE_MAX = 64
 
 
@@ -35,7 +32,7 @@ def kernel_shared_storage(
     epilogue_pipeline: Block,
     epilogue_tensormaps: Block,
 ) -> Block:
-    """`GemmKernel::SharedStorage` of the cooperative ptr-array shell (kernel.KS)."""
+    """`GemmKernel::SharedStorage` of the cooperative ptr-array shell (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE)."""
     return kernel.ptr_array_shared_storage(
         kernel.ShellParts(
             mainloop_tensors=mainloop_tensors,
@@ -49,14 +46,14 @@ def kernel_shared_storage(
 
 
 def max_threads_per_block(mma_threads: int = COOPERATIVE_MMA_THREADS) -> int:
-    """KS: MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
     return kernel.max_threads_per_block(mma_threads)
 
 
 def register_plan(
     tile: Shape3, sm120_blockscaled: bool, mma_threads: int = COOPERATIVE_MMA_THREADS
 ) -> RegisterPlan:
-    """KS: 40 / 232 registers (LoadRegisterRequirement, MmaRegisterRequirement), unless
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: 40 / 232 registers (LoadRegisterRequirement, MmaRegisterRequirement), unless
     IsLowRegisterPressure: an SM120 block-scaled mainloop with RegsPerThread <= 64."""
     low = (
         sm120_blockscaled

@@ -2,7 +2,7 @@
 schedulers it can hold: what SM120 kernels of `GemmUniversal<..., TileSchedulerTag>` with a
 cooperative schedule (`KernelTmaWarpSpecializedCooperative*Sm120`) are made of.
 
-`GemmKernel::SharedStorage` (KS):
+`GemmKernel::SharedStorage` (SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE):
 
     struct SharedStorage {
       struct PipelineStorage : aligned_struct<16, _1> {
@@ -12,7 +12,7 @@ cooperative schedule (`KernelTmaWarpSpecializedCooperative*Sm120`) are made of.
       struct TensorStorage : aligned_struct<128, _1> { epilogue; mainloop; } tensors;
     };
 
-The pingpong shell (`KernelTmaWarpSpecializedPingpong*Sm120`, KP) adds one member to
+The pingpong shell (`KernelTmaWarpSpecializedPingpong*Sm120`, SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG) adds one member to
 PipelineStorage, after epi_load: `alignas(16) MathWarpGroupOrderBarrierStorage math_wg_order`
 (OrderedSequenceBarrier<StagesPerMathWarpGroup = 2, NumMmaWarpGroups = 2>). Both layouts are the
 same in CUTLASS 4.2.0 and 4.5.0.
@@ -24,42 +24,43 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from cutlint.cutlass.headers import (
+    SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE,
+    SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG,
+    SM90_PIPELINE,
+    SM90_TILE_SCHEDULER,
+)
 from cutlint.cutlass.layout import Block, array, empty, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     THREADS_PER_WARP_GROUP,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
 from cutlint.records import RegisterPlan, Shape3
 
-KS = "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp"
-KP = "cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_pingpong.hpp"
-# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2
+# SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2
 PINGPONG_MMA_WARP_GROUPS = 2
 PINGPONG_STAGES_PER_MATH_WARP_GROUP = 2
 # cutlass/gemm/collective/builders/sm120_*_builder.inl: AtomLayoutMNK = Layout<Shape<_2,_2,_1>>
-# for a pingpong schedule: one warp group per TiledMma (KP: static_assert NumMMAThreads == 128)
+# for a pingpong schedule: one warp group per TiledMma (SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: static_assert NumMMAThreads == 128)
 PINGPONG_MMA_THREADS = 4 * 32
-TS = "cutlass/gemm/kernel/tile_scheduler.hpp"
 SM100_TS = "cutlass/gemm/kernel/sm100_tile_scheduler.hpp"
-SM90_TS = "cutlass/gemm/kernel/sm90_tile_scheduler.hpp"
 
 # cutlass/gemm/collective/builders/sm120_*_builder.inl: AtomLayoutMNK = Layout<Shape<_4,_2,_1>>
-# for a cooperative schedule: 8 MMA warps (KS: NumMMAThreads = size(TiledMma{})).
+# for a cooperative schedule: 8 MMA warps (SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE: NumMMAThreads = size(TiledMma{})).
 COOPERATIVE_MMA_THREADS = 8 * 32
-# KS: NumLoadWarpGroups = 1
+# SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE: NumLoadWarpGroups = 1
 LOAD_WARP_GROUPS = 1
 # The block-scaled builder's SchedulerPipelineStageCount = 3 (the blockwise one's is 2), which
-# KS passes on as TileSchedulerPipelineStageCount
+# SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE passes on as TileSchedulerPipelineStageCount
 SCHEDULER_STAGES = 3
 # SM100_TS: struct CLCResponse { uint32_t data[4]; }
 CLC_RESPONSE_BYTES = 16
 
 
 class Scheduler(StrEnum):
-    """The tile scheduler `TileSchedulerSelector<Tag, arch::Sm120, ...>` (TS) picks."""
+    """The tile scheduler `TileSchedulerSelector<Tag, arch::Sm120, ...>` (TILE_SCHEDULER) picks."""
 
     CLC = "PersistentTileSchedulerSm100"
     """`PersistentScheduler` (and `void`) on Sm120: the CLC-based dynamic persistent scheduler."""
@@ -70,7 +71,7 @@ class Scheduler(StrEnum):
 
 
 def scheduler_for(tag: str) -> Scheduler:
-    """TS: TileSchedulerSelector<tag, arch::Sm120, ...>::Scheduler."""
+    """TILE_SCHEDULER: TileSchedulerSelector<tag, arch::Sm120, ...>::Scheduler."""
     return {
         "void": Scheduler.CLC,
         "PersistentScheduler": Scheduler.CLC,
@@ -81,7 +82,10 @@ def scheduler_for(tag: str) -> Scheduler:
 
 def scheduler_storage(s: Scheduler, stages: int = SCHEDULER_STAGES) -> Block:
     if s is Scheduler.STATIC:
-        return empty("scheduler", f"{SM90_TS}: PersistentTileSchedulerSm90::SharedStorage (empty)")
+        return empty(
+            "scheduler",
+            f"{SM90_TILE_SCHEDULER}: PersistentTileSchedulerSm90::SharedStorage (empty)",
+        )
     return struct(
         "scheduler",
         [
@@ -118,9 +122,13 @@ def kernel_shared_storage(
     scheduler_stages: int = SCHEDULER_STAGES,
     pingpong: bool = False,
 ) -> Block:
-    """`GemmKernel::SharedStorage` of KS (KP when `pingpong`) for the given parts: `scheduler`
+    """`GemmKernel::SharedStorage` of SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE (SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG when `pingpong`) for the given parts: `scheduler`
     is an SM120 selector's scheduler or the laid-out TileSchedulerStorage of another arch's."""
-    shell = KP if pingpong else KS
+    shell = (
+        SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG
+        if pingpong
+        else SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE
+    )
     sched = (
         scheduler_storage(scheduler, scheduler_stages)
         if isinstance(scheduler, Scheduler)
@@ -135,7 +143,7 @@ def kernel_shared_storage(
                     PINGPONG_STAGES_PER_MATH_WARP_GROUP, PINGPONG_MMA_WARP_GROUPS
                 ),
                 16,
-                f"{KP}: alignas(16) MathWarpGroupOrderBarrierStorage (OrderedSequenceBarrier<"
+                f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: alignas(16) MathWarpGroupOrderBarrierStorage (OrderedSequenceBarrier<"
                 f"{PINGPONG_STAGES_PER_MATH_WARP_GROUP},{PINGPONG_MMA_WARP_GROUPS}>)",
             )
         )
@@ -144,7 +152,7 @@ def kernel_shared_storage(
             "load_order",
             ordered_sequence_barrier_storage(1, 2),
             16,
-            f"{shell}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({PL}: barrier_[1][2])",
+            f"{shell}: alignas(16) OrderedSequenceBarrier<1,2>::SharedStorage ({SM90_PIPELINE}: barrier_[1][2])",
         )
     )
     pipelines = struct(
@@ -169,8 +177,8 @@ def kernel_shared_storage(
 def max_threads_per_block(
     mma_threads: int = COOPERATIVE_MMA_THREADS, pingpong: bool = False
 ) -> int:
-    """KS: MaxThreadsPerBlock = NumMMAThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup;
-    KP: NumMMAThreads * NumMmaWarpGroups + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
+    """SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE: MaxThreadsPerBlock = NumMMAThreads + NumLoadWarpGroups * NumThreadsPerWarpGroup;
+    SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: NumMMAThreads * NumMmaWarpGroups + NumLoadWarpGroups * NumThreadsPerWarpGroup."""
     if pingpong:
         return (
             PINGPONG_MMA_THREADS * PINGPONG_MMA_WARP_GROUPS
@@ -182,7 +190,7 @@ def max_threads_per_block(
 def register_plan(
     tile: Shape3, sm120_blockscaled: bool, mma_threads: int = COOPERATIVE_MMA_THREADS
 ) -> RegisterPlan:
-    """KS: RegsPerThread = M * N / NumMMAThreads * sizeof(float) / sizeof(uint32_t);
+    """SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE: RegsPerThread = M * N / NumMMAThreads * sizeof(float) / sizeof(uint32_t);
     HeavyRegisterPressure = IsSm120BlockScaled ? RegsPerThread >= 128 : RegsPerThread >= 208;
     LoadRegisterRequirement = heavy ? 24 : 40; MmaRegisterRequirement = heavy ? 240 : 232."""
     regs = tile.m * tile.n // mma_threads
@@ -195,7 +203,7 @@ def register_plan(
         load_warpgroup_registers=load,
         mma_warpgroup_registers=mma,
         block_registers=THREADS_PER_WARP_GROUP * (LOAD_WARP_GROUPS * load + warp_groups * mma),
-        source=f"{KS}: RegsPerThread, HeavyRegisterPressure, LoadRegisterRequirement, MmaRegisterRequirement",
+        source=f"{SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE}: RegsPerThread, HeavyRegisterPressure, LoadRegisterRequirement, MmaRegisterRequirement",
     )
 
 

@@ -1,5 +1,5 @@
 """The SM90 epilogue CollectiveBuilder's choices for a TMA warp-specialized epilogue
-(`cutlass/epilogue/collective/builders/sm90_builder.inl`, EB): the epilogue subtile
+(`cutlass/epilogue/collective/builders/sm90_builder.inl`, SM90_EPILOGUE_BUILDER): the epilogue subtile
 (`EpilogueTileAuto`), the C and D buffer counts and whether C and D share their buffers.
 
 One function for every SM90 TMA epilogue that cutlint lays out: the ptr-array schedules of the
@@ -13,18 +13,17 @@ from __future__ import annotations
 import math
 
 from cutlint.cutlass.epilogue import swizzle_align
+from cutlint.cutlass.headers import SM90_EPILOGUE_BUILDER
 from cutlint.records import EpilogueTile
 
-EB = "cutlass/epilogue/collective/builders/sm90_builder.inl"
-
-# EB: sm90_compute_tile_shape_or_override, EpilogueTileAuto: cooperative schedules take
+# SM90_EPILOGUE_BUILDER: sm90_compute_tile_shape_or_override, EpilogueTileAuto: cooperative schedules take
 # min(_128, M) x gcd(min(_32, N), N); warp-specialized ones (pingpong, basic) min(_64, M) x
 # gcd(min(N_perf, N), N), N_perf = 64 for an 8-bit ElementD with N % 64 == 0, else 32.
 COOPERATIVE_EPI_M = 128
 WARP_SPECIALIZED_EPI_M = 64
 EPI_N = 32
 EPI_N_8BIT = 64
-# EB: sm90_get_tma_dispatch_policy: StagesD = min(EpiTiles, 2); StagesC = min(EpiTiles, 4)
+# SM90_EPILOGUE_BUILDER: sm90_get_tma_dispatch_policy: StagesD = min(EpiTiles, 2); StagesC = min(EpiTiles, 4)
 # (with ReuseSmem at least StagesD + 1)
 MAX_STAGES_D = 2
 MAX_STAGES_C = 4
@@ -41,8 +40,8 @@ def sm90_epilogue_tile(
     d_m_major: bool,
     explicit: tuple[int, int] | None = None,
 ) -> EpilogueTile:
-    """EB: the epilogue subtile, StagesC, StagesD and ReuseSmemC for `EpilogueTileAuto`, or for
-    an explicit `cute::Shape<_M, _N>` (`explicit`, as (M, N)): EB's
+    """SM90_EPILOGUE_BUILDER: the epilogue subtile, StagesC, StagesD and ReuseSmemC for `EpilogueTileAuto`, or for
+    an explicit `cute::Shape<_M, _N>` (`explicit`, as (M, N)): SM90_EPILOGUE_BUILDER's
     sm90_compute_tile_shape_or_override returns it as written (its static_asserts, M 128 for a
     cooperative schedule and 64 for a warp-specialized one, N % 16 == 0, are the caller's to
     check), and the buffer counts follow from it as from the automatic one.
@@ -88,7 +87,7 @@ def sm90_epilogue_tile(
         reuse_smem_c=reuse,
         swizzle_align=d_align,
         swizzle_align_c=c_align,
-        source=f"{EB}: sm90_compute_tile_shape_or_override ({tile}), "
+        source=f"{SM90_EPILOGUE_BUILDER}: sm90_compute_tile_shape_or_override ({tile}), "
         "sm90_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem), "
         "sm90_get_epilogue_smem_swizzle_layout_atom",
     )

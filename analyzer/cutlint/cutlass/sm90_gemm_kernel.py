@@ -30,50 +30,49 @@ from enum import StrEnum
 
 from cutlint.cutlass import sm90_cooperative
 from cutlint.cutlass.epilogue import swizzle_align
+from cutlint.cutlass.headers import (
+    SM90_GEMM_TMA_WARPSPECIALIZED,
+    SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE,
+    SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG,
+    SM90_GEMM_WARPSPECIALIZED,
+    SM90_GEMM_WARPSPECIALIZED_COOPERATIVE,
+    SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED,
+    SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED,
+    SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED,
+    SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
+    SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED,
+    SM90_PIPELINE,
+    SM90_TILE_SCHEDULER,
+    SM90_TILE_SCHEDULER_STREAM_K,
+)
 from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
-    PL,
     THREADS_PER_WARP_GROUP,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
 from cutlint.records import RegisterPlan, Shape3
 
-K = "cutlass/gemm/kernel"
-KC = f"{K}/sm90_gemm_tma_warpspecialized_cooperative.hpp"
-KP = f"{K}/sm90_gemm_tma_warpspecialized_pingpong.hpp"
-KB = f"{K}/sm90_gemm_tma_warpspecialized.hpp"
-KAC = f"{K}/sm90_gemm_warpspecialized_cooperative.hpp"
-KAB = f"{K}/sm90_gemm_warpspecialized.hpp"
-ML = "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
-MLA = "cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp"
-MLM = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
-MLR = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized.hpp"
-MLAR = "cutlass/gemm/collective/sm90_mma_multistage_gmma_rs_warpspecialized.hpp"
-# MLAR: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
+# SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED: TensorStorage : aligned_struct<256, _0> { array_aligned<..., 256> smem_A, smem_B; }
 CP_ASYNC_RS_ALIGN = 256
 # cutlass/gemm/collective/builders/sm90_common.inl (rs_smem_selector): an MN-major whole-word
 # operand's Layout_MN_SW32_Atom, alignment_for_swizzle = 1 << (2 + 4 + 2) = 256
 MN_MAJOR_WHOLE_WORD_RS_ALIGN = 256
-MIU = "cutlass/detail/collective/mixed_input_utils.hpp"
-SM90_TS = f"{K}/sm90_tile_scheduler.hpp"
-SM90_STREAM_K_TS = f"{K}/sm90_tile_scheduler_stream_k.hpp"
-GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED = 16
-# KP: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2:
+# SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: NumMmaWarpGroups = 2, StagesPerMathWarpGroup = 2:
 # MathWarpGroupOrderBarrier = OrderedSequenceBarrier<StagesPerMathWarpGroup, NumMmaWarpGroups>
 PINGPONG_MMA_WARP_GROUPS = 2
 PINGPONG_STAGES_PER_MATH_WARP_GROUP = 2
-# KC, KP: NumLoadWarpGroups = 1
+# SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: NumLoadWarpGroups = 1
 LOAD_WARP_GROUPS = 1
-# GB (GMMA_CpAsync_WS_SS): NumLoadWarpGroups = is_same_v<KernelScheduleType,
+# SM90_GMMA_BUILDER (GMMA_CpAsync_WS_SS): NumLoadWarpGroups = is_same_v<KernelScheduleType,
 # KernelCpAsyncWarpSpecialized> ? 2 : 1 (the shells take size(GmemTiledCopyA) / 128)
 CP_ASYNC_BASIC_LOAD_WARP_GROUPS = 2
 CP_ASYNC_COOPERATIVE_LOAD_WARP_GROUPS = 1
-# KC, KP: HeavyRegisterPressure = RegsPerThread >= 208; Load/MmaRegisterRequirement 40/232, or
+# SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: HeavyRegisterPressure = RegsPerThread >= 208; Load/MmaRegisterRequirement 40/232, or
 # 24/240 under heavy pressure
 HEAVY_REGISTERS = 208
 
@@ -90,11 +89,11 @@ class Shell(StrEnum):
     @property
     def header(self) -> str:
         return {
-            Shell.TMA_COOPERATIVE: KC,
-            Shell.TMA_PINGPONG: KP,
-            Shell.TMA_BASIC: KB,
-            Shell.CP_ASYNC_COOPERATIVE: KAC,
-            Shell.CP_ASYNC_BASIC: KAB,
+            Shell.TMA_COOPERATIVE: SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE,
+            Shell.TMA_PINGPONG: SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG,
+            Shell.TMA_BASIC: SM90_GEMM_TMA_WARPSPECIALIZED,
+            Shell.CP_ASYNC_COOPERATIVE: SM90_GEMM_WARPSPECIALIZED_COOPERATIVE,
+            Shell.CP_ASYNC_BASIC: SM90_GEMM_WARPSPECIALIZED,
         }[self]
 
     @property
@@ -113,7 +112,7 @@ class Sm90Scheduler(StrEnum):
 
 def scheduler_storage(s: Sm90Scheduler) -> Block:
     """Both SM90 schedulers declare `class SharedStorage` with member functions only: empty."""
-    header = SM90_STREAM_K_TS if s is Sm90Scheduler.STREAM_K else SM90_TS
+    header = SM90_TILE_SCHEDULER_STREAM_K if s is Sm90Scheduler.STREAM_K else SM90_TILE_SCHEDULER
     return empty("scheduler", f"{header}: {s.value}::SharedStorage (no data members)")
 
 
@@ -124,9 +123,13 @@ def mainloop_tensor_storage(
     a_bits: int, b_bits: int, tile: Shape3, stages: int, cp_async: bool
 ) -> Block:
     """`CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>` of the TMA
-    (ML) or cp.async (MLA) SS mainloop: smem_A and smem_B, `array_aligned` of M x K x Stages and
+    (SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED) or cp.async (SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED) SS mainloop: smem_A and smem_B, `array_aligned` of M x K x Stages and
     N x K x Stages elements (SmemLayoutA/B tile a GMMA layout atom that divides the tile)."""
-    src = MLA if cp_async else ML
+    src = (
+        SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED
+        if cp_async
+        else SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED
+    )
     return struct(
         "mainloop",
         [
@@ -153,13 +156,13 @@ def mainloop_tensor_storage(
 
 
 def mainloop_pipeline(stages: int, cp_async: bool) -> Block:
-    """ML: PipelineTmaAsync<Stages>; MLA: PipelineAsync<Stages>: the same two barrier arrays."""
+    """SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED: PipelineTmaAsync<Stages>; SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED: PipelineAsync<Stages>: the same two barrier arrays."""
     kind = "PipelineAsync" if cp_async else "PipelineTmaAsync"
     return array(
         "mainloop",
         pipeline_storage(stages),
         BARRIER_BYTES,
-        f"{PL}: {kind}<{stages}>::SharedStorage",
+        f"{SM90_PIPELINE}: {kind}<{stages}>::SharedStorage",
         ("builder.stages",),
     )
 
@@ -168,7 +171,11 @@ def mainloop_shared_storage(
     a_bits: int, b_bits: int, tile: Shape3, stages: int, cp_async: bool
 ) -> Block:
     """`sizeof(CollectiveMainloop::SharedStorage)`: { TensorStorage tensors; pipeline; }."""
-    src = MLA if cp_async else ML
+    src = (
+        SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED
+        if cp_async
+        else SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED
+    )
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -182,9 +189,9 @@ def mainloop_shared_storage(
 def rs_smem_alignment(
     a_bits: int, b_bits: int, tile: Shape3, a_k_major: bool, b_k_major: bool, cp_async: bool
 ) -> tuple[int, int]:
-    """SmemAlignmentA/B of the register-sourced (RS) mainloops: MLR's alignment_for_swizzle of
+    """SmemAlignmentA/B of the register-sourced (RS) mainloops: SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED's alignment_for_swizzle of
     each smem layout (the widest swizzle atom dividing the operand's contiguous extent: K for a
-    K-major operand, M or N for an MN-major one); MLAR's fixed 256."""
+    K-major operand, M or N for an MN-major one); SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED's fixed 256."""
     if cp_async:
         return CP_ASYNC_RS_ALIGN, CP_ASYNC_RS_ALIGN
     return (
@@ -194,7 +201,7 @@ def rs_smem_alignment(
 
 
 def _rs_atom_align(extent: int, bits: int, k_major: bool) -> int:
-    """alignment_for_swizzle of GB's rs_smem_selector atom: an MN-major whole-word (tf32) operand
+    """alignment_for_swizzle of SM90_GMMA_BUILDER's rs_smem_selector atom: an MN-major whole-word (tf32) operand
     takes Layout_MN_SW32_Atom ("Fall into SW32 due to free bank conflict", also for the
     warp-specialized transposed B): 256 B; otherwise the widest atom dividing the extent."""
     if not k_major and bits % 32 == 0:
@@ -210,10 +217,14 @@ def rs_tensor_storage(
     alignments: tuple[int, int],
     cp_async: bool,
 ) -> Block:
-    """MLR: TensorStorage : aligned_struct<max(SmemAlignmentA, SmemAlignmentB), _0> {
+    """SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED: TensorStorage : aligned_struct<max(SmemAlignmentA, SmemAlignmentB), _0> {
     array_aligned<ValTypeA, cosize_v<SmemLayoutA>, SmemAlignmentA> smem_A; ... smem_B; };
-    MLAR: the same with 256 for all three."""
-    src = MLAR if cp_async else MLR
+    SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED: the same with 256 for all three."""
+    src = (
+        SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED
+        if cp_async
+        else SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED
+    )
     align_a, align_b = alignments
     return struct(
         "mainloop",
@@ -242,7 +253,7 @@ def rs_tensor_storage(
 
 
 def mixed_input_smem_alignment(a_bits: int, b_bits: int, tile: Shape3) -> tuple[int, int]:
-    """MLM: SmemAlignmentA/B = alignment_for_swizzle of the K-major smem layouts (GB:
+    """SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: SmemAlignmentA/B = alignment_for_swizzle of the K-major smem layouts (SM90_GMMA_BUILDER:
     rs_smem_selector picks the widest swizzle atom whose width divides K x sizeof_bits)."""
     return swizzle_align(tile.k * a_bits), swizzle_align(tile.k * b_bits)
 
@@ -250,9 +261,9 @@ def mixed_input_smem_alignment(a_bits: int, b_bits: int, tile: Shape3) -> tuple[
 def mixed_input_tensor_storage(
     a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
 ) -> Block:
-    """MLM: `struct TensorStorage { alignas(SmemAlignmentA) smem_A; alignas(SmemAlignmentB)
+    """SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: `struct TensorStorage { alignas(SmemAlignmentA) smem_A; alignas(SmemAlignmentB)
     smem_B; ArrayEngine<ElementScale, scale_elements> smem_scale; ArrayEngine<ElementZero,
-    zero_elements> smem_zero; }` for a narrow, transformed A (no operand swap). MIU:
+    zero_elements> smem_zero; }` for a narrow, transformed A (no operand swap). MIXED_INPUT_UTILS:
     elements_per_smem_scale/zero = cosize(SmemLayoutScale) = M x Stages when the mode has scales
     (zero points), else 0; an empty ArrayEngine is still an `array_aligned<T, 0>`: 16 B."""
     align_a, align_b = mixed_input_smem_alignment(a_bits, b_bits, tile)
@@ -263,7 +274,7 @@ def mixed_input_tensor_storage(
             f"smem_{name}",
             max(-(-size // ARRAY_ALIGNED) * ARRAY_ALIGNED, ARRAY_ALIGNED),
             ARRAY_ALIGNED,
-            f"{MLM}: cute::ArrayEngine<NonVoidElement{name.capitalize()}, {name}_elements = "
+            f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: cute::ArrayEngine<NonVoidElement{name.capitalize()}, {name}_elements = "
             f"{tile.m * stages if bits else 0}> smem_{name} (array_aligned<T, N, 16>)",
             ("builder.stages", "input.tile", "input.types"),
         )
@@ -275,7 +286,7 @@ def mixed_input_tensor_storage(
                 "smem_A",
                 stages * tile.m * tile.k * a_bits // 8,
                 align_a,
-                f"{MLM}: CUTE_ALIGNAS(SmemAlignmentA = {align_a}) ArrayEngine<RealSwappedElementA, "
+                f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CUTE_ALIGNAS(SmemAlignmentA = {align_a}) ArrayEngine<RealSwappedElementA, "
                 f"cosize_v<SmemLayoutA>> smem_A (M x K x Stages = {tile.m} x {tile.k} x {stages})",
                 ("builder.stages", "input.tile", "input.types"),
             ),
@@ -283,21 +294,21 @@ def mixed_input_tensor_storage(
                 "smem_B",
                 stages * tile.n * tile.k * b_bits // 8,
                 align_b,
-                f"{MLM}: CUTE_ALIGNAS(SmemAlignmentB = {align_b}) ArrayEngine<ValTypeB, "
+                f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CUTE_ALIGNAS(SmemAlignmentB = {align_b}) ArrayEngine<ValTypeB, "
                 f"cosize_v<SmemLayoutB>> smem_B (N x K x Stages = {tile.n} x {tile.k} x {stages})",
                 ("builder.stages", "input.tile", "input.types"),
             ),
             per_stage_vector("scale", scale_bits),
             per_stage_vector("zero", zero_bits),
         ],
-        f"{MLM}: CollectiveMma::SharedStorage::TensorStorage",
+        f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage::TensorStorage",
     )
 
 
 def mixed_input_shared_storage(
     a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
 ) -> Block:
-    """`sizeof(CollectiveMainloop::SharedStorage)` of MLM: { TensorStorage tensors; pipeline; }."""
+    """`sizeof(CollectiveMainloop::SharedStorage)` of SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: { TensorStorage tensors; pipeline; }."""
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -306,7 +317,7 @@ def mixed_input_shared_storage(
             ),
             mainloop_pipeline(stages, cp_async=False).at("pipeline"),
         ],
-        f"{MLM}: CollectiveMma::SharedStorage",
+        f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage",
     )
 
 
@@ -343,7 +354,7 @@ def kernel_shared_storage(
                         PINGPONG_STAGES_PER_MATH_WARP_GROUP, PINGPONG_MMA_WARP_GROUPS
                     ),
                     16,
-                    f"{KP}: alignas(16) MathWarpGroupOrderBarrierSharedStorage "
+                    f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: alignas(16) MathWarpGroupOrderBarrierSharedStorage "
                     f"(OrderedSequenceBarrier<{PINGPONG_STAGES_PER_MATH_WARP_GROUP},"
                     f"{PINGPONG_MMA_WARP_GROUPS}>)",
                 ),
@@ -351,23 +362,23 @@ def kernel_shared_storage(
                     "load_order",
                     ordered_sequence_barrier_storage(1, 2),
                     16,
-                    f"{KP}: alignas(16) LoadWarpOrderBarrier::SharedStorage "
-                    f"(OrderedSequenceBarrier<1,2>, {PL}: barrier_[1][2])",
+                    f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: alignas(16) LoadWarpOrderBarrier::SharedStorage "
+                    f"(OrderedSequenceBarrier<1,2>, {SM90_PIPELINE}: barrier_[1][2])",
                 ),
             ],
-            f"{KP}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
+            f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: SharedStorage::PipelineStorage : cute::aligned_struct<16, _1>",
             base_align=16,
         )
         tensors = struct(
             "tensors",
             [epilogue_tensors.at("epilogue"), mainloop_tensors.at("mainloop")],
-            f"{KP}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1>",
+            f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1>",
             base_align=128,
         )
         return struct(
             "SharedStorage",
             [pipelines, scheduler_storage(scheduler).at("scheduler", 16), tensors],
-            f"{KP}: GemmKernel::SharedStorage",
+            f"{SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG}: GemmKernel::SharedStorage",
         )
     pipelines = struct(
         "pipelines",
@@ -383,7 +394,7 @@ def kernel_shared_storage(
             base_align=128,
         )
     else:
-        # KB, KAB: "Mainloop and epilogue don't use smem concurrently since kernel is
+        # SM90_GEMM_TMA_WARPSPECIALIZED, SM90_GEMM_WARPSPECIALIZED: "Mainloop and epilogue don't use smem concurrently since kernel is
         # non-persistent, so we can use a union"
         tensors = union(
             "tensors",
@@ -394,7 +405,7 @@ def kernel_shared_storage(
 
 
 def mma_warp_groups(shell: Shell, tile_m: int) -> int:
-    """Warp groups of size(TiledMma): GB's AtomLayoutMNK = Shape<_2,_1,_1> for the TMA
+    """Warp groups of size(TiledMma): SM90_GMMA_BUILDER's AtomLayoutMNK = Shape<_2,_1,_1> for the TMA
     cooperative schedules, Shape<(M < 128 ? 1 : 2),_1,_1> for the cp.async cooperative one, and
     Shape<_1,_1,_1> otherwise (the pingpong shell runs two such warp groups in turn)."""
     if shell is Shell.TMA_COOPERATIVE:
@@ -405,9 +416,9 @@ def mma_warp_groups(shell: Shell, tile_m: int) -> int:
 
 
 def max_threads_per_block(shell: Shell, tile_m: int, register_sourced: bool = False) -> int:
-    """KC, KB: size(TiledMma) + NumLoadWarpGroups * 128; KP: size(TiledMma) * NumMmaWarpGroups +
-    128 (= 384, static_asserted); KAC, KAB: (NumLoadWarpGroups + NumMmaWarpGroups) * 128 with
-    the builder's load warp groups (GB's GMMA_CpAsync_WS_RS builder: NumLoadWarpGroups = 1 for
+    """SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_TMA_WARPSPECIALIZED: size(TiledMma) + NumLoadWarpGroups * 128; SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: size(TiledMma) * NumMmaWarpGroups +
+    128 (= 384, static_asserted); SM90_GEMM_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_WARPSPECIALIZED: (NumLoadWarpGroups + NumMmaWarpGroups) * 128 with
+    the builder's load warp groups (SM90_GMMA_BUILDER's GMMA_CpAsync_WS_RS builder: NumLoadWarpGroups = 1 for
     every schedule)."""
     mma = mma_warp_groups(shell, tile_m)
     if register_sourced and shell is Shell.CP_ASYNC_BASIC:
@@ -422,7 +433,7 @@ def max_threads_per_block(shell: Shell, tile_m: int, register_sourced: bool = Fa
 
 
 def register_plan(shell: Shell, tile: Shape3, accumulator_bits: int) -> RegisterPlan | None:
-    """KC, KP: RegsPerThread = M * N / NumMMAThreads * sizeof(ElementAccumulator) /
+    """SM90_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE, SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG: RegsPerThread = M * N / NumMMAThreads * sizeof(ElementAccumulator) /
     sizeof(uint32_t) (NumMMAThreads = size(TiledMma): 256 cooperative, 128 pingpong);
     HeavyRegisterPressure = RegsPerThread >= 208; the load warp group drops to 40 (24) registers,
     the MMA warp groups rise to 232 (240). The basic and cp.async shells do not call setmaxnreg."""

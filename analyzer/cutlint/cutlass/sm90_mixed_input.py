@@ -4,17 +4,17 @@ interleaved builder builds it for FlashInfer's fpA_intB GEMM: its stage count an
 
     CollectiveBuilderInterleaved<Sm90, OpClassTensorOp, tuple<Weight, Scale[, Zero]>, ColumnMajor,
         AlignA, Activation, RowMajor, AlignB, float, Tile, Cluster, StageCountAutoCarveout<N>,
-        KernelTmaWarpSpecialized{Pingpong,Cooperative}>                                   (IB)
-    -> CollectiveMmaInterleaved<MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput<...>>    (IM)
+        KernelTmaWarpSpecialized{Pingpong,Cooperative}>                                   (EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED)
+    -> CollectiveMmaInterleaved<MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput<...>>    (EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT)
 
 The weight is the tuple, so it is the transformed A operand (no swap); the stage count is
-CUTLASS's `compute_stage_count_or_override_single_affine_transformed_input` (GB) with
+CUTLASS's `compute_stage_count_or_override_single_affine_transformed_input` (SM90_GMMA_BUILDER) with
 `sm90_smem_capacity_bytes` and the default 128-byte alignment (cutlint.cutlass.stage_count):
 
     stage_bytes = round_up(M x K of A + N x K of B + M of ElementScale + M of ElementZero, 128)
                   + sizeof(PipelineTmaAsync<1>::SharedStorage)
 
-IM's `SharedStorage` is `{ TensorStorage tensors; PipelineTmaAsync<Stages>::SharedStorage
+EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT's `SharedStorage` is `{ TensorStorage tensors; PipelineTmaAsync<Stages>::SharedStorage
 pipeline; }` with
 
     struct TensorStorage : cute::aligned_struct<max(SmemAlignmentA, SmemAlignmentB)> {
@@ -35,27 +35,32 @@ from __future__ import annotations
 from typing import Any
 
 from cutlint.cutlass.epilogue import swizzle_align
+from cutlint.cutlass.headers import (
+    EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED,
+    EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT,
+    EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_,
+    EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE,
+    EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
+    SM90_GMMA_BUILDER,
+)
 from cutlint.cutlass.layout import Block, aligned_struct_alignment, array, empty, round_up, struct
 from cutlint.cutlass.sm90_gemm_kernel import mainloop_pipeline
 from cutlint.cutlass.stage_count import SM90_STAGE_ALIGNMENT, sm90_stage_count
 from cutlint.records import Shape3, StageCount, StageTerm
 
-IB = "cutlass_extensions/gemm/collective/builders/sm90_gmma_builder_interleaved.inl"
-IM = "cutlass_extensions/gemm/collective/sm90_mma_interleaved_tma_gmma_rs_warpspecialized_mixed_input.hpp"
-GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 TENSOR_IMPL = "cute/tensor_impl.hpp"
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED = 16
-# GB: compute_stage_count_or_override_single_affine_transformed_input: scale_zero_k_tile = 1
+# SM90_GMMA_BUILDER: compute_stage_count_or_override_single_affine_transformed_input: scale_zero_k_tile = 1
 SCALE_ZERO_K_TILE = 1
-# IM: get_smem_interleave_layout: w4a8, w4a16, w8a16 (static_assert otherwise)
+# EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: get_smem_interleave_layout: w4a8, w4a16, w8a16 (static_assert otherwise)
 INTERLEAVED_WIDTHS = frozenset({(4, 8), (4, 16), (8, 16)})
 
 _NO_KERNEL_CARVEOUT: tuple[StageTerm, ...] = (
     StageTerm(
         name="KernelSmemCarveout",
         bytes=0,
-        source=f"{IB}: compute_stage_count_or_override_single_affine_transformed_input<"
+        source=f"{EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED}: compute_stage_count_or_override_single_affine_transformed_input<"
         "detail::sm90_smem_capacity_bytes, ...>: no tensormap or scheduler carveout",
     ),
 )
@@ -70,10 +75,10 @@ def interleaved_stage_count(
     tile: Shape3,
     carveout: int,
 ) -> StageCount:
-    """IB: PipelineStages = compute_stage_count_or_override_single_affine_transformed_input<
+    """EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED: PipelineStages = compute_stage_count_or_override_single_affine_transformed_input<
     sm90_smem_capacity_bytes, RealElementA = weight, RealElementB = activation, ElementScale,
-    ElementZero, TileShape_MNK>(StageCountAutoCarveout<carveout>) with GB's default alignment 128;
-    a void ElementZero has 0 bits (GB: get_bits_for_possibly_void_element)."""
+    ElementZero, TileShape_MNK>(StageCountAutoCarveout<carveout>) with SM90_GMMA_BUILDER's default alignment 128;
+    a void ElementZero has 0 bits (SM90_GMMA_BUILDER: get_bits_for_possibly_void_element)."""
     scale = scale_bits * tile.m * SCALE_ZERO_K_TILE // 8
     zero = zero_bits * tile.m * SCALE_ZERO_K_TILE // 8
     count = sm90_stage_count(
@@ -90,7 +95,7 @@ def interleaved_stage_count(
     )
     return count.model_copy(
         update={
-            "formula": f"{IB}: {GB}: compute_stage_count_or_override_single_affine_transformed_"
+            "formula": f"{EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED}: {SM90_GMMA_BUILDER}: compute_stage_count_or_override_single_affine_transformed_"
             "input(StageCountAutoCarveout) = (sm90_smem_capacity_bytes - carveout, each aligned "
             "to 128) / stage_bytes"
         }
@@ -98,8 +103,8 @@ def interleaved_stage_count(
 
 
 def interleaved_smem_alignment(weight_bits: int, activation_bits: int, tile: Shape3) -> int:
-    """IM: max(SmemAlignmentA, SmemAlignmentB), each `alignment_for_swizzle` of the K-major
-    smem layout that IB's rs_smem_selector picks (the widest swizzle atom dividing K x bits)."""
+    """EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: max(SmemAlignmentA, SmemAlignmentB), each `alignment_for_swizzle` of the K-major
+    smem layout that EXTENSIONS_SM90_GMMA_BUILDER_INTERLEAVED's rs_smem_selector picks (the widest swizzle atom dividing K x bits)."""
     return max(swizzle_align(tile.k * weight_bits), swizzle_align(tile.k * activation_bits))
 
 
@@ -111,7 +116,7 @@ def _engine(name: str, elements: int, bits: int, what: str, derived: tuple[str, 
             name,
             max(round_up(elements * bits // 8, ARRAY_ALIGNED), ARRAY_ALIGNED),
             ARRAY_ALIGNED,
-            f"{IM}: cute::ArrayEngine<{what}, {elements}> {name} ({TENSOR_IMPL}: "
+            f"{EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: cute::ArrayEngine<{what}, {elements}> {name} ({TENSOR_IMPL}: "
             f"array_aligned<T, N, {ARRAY_ALIGNED}>)",
             derived,
         )
@@ -119,7 +124,7 @@ def _engine(name: str, elements: int, bits: int, what: str, derived: tuple[str, 
         name,
         max(-(-elements * bits // 8), 1),
         1,
-        f"{IM}: cute::ArrayEngine<{what}, {elements}> {name} ({TENSOR_IMPL}: array_subbyte, "
+        f"{EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: cute::ArrayEngine<{what}, {elements}> {name} ({TENSOR_IMPL}: array_subbyte, "
         f"uint8_t storage[{elements} x {bits} / 8])",
         derived,
     )
@@ -134,7 +139,7 @@ def interleaved_tensor_storage(
     tile: Shape3,
     stages: int,
 ) -> Block:
-    """IM: `CollectiveMainloop::SharedStorage::TensorStorage` (module docstring). `zero_bits` 0:
+    """EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: `CollectiveMainloop::SharedStorage::TensorStorage` (module docstring). `zero_bits` 0:
     no zero points (zero_elements = 0, NonVoidElementZero = float)."""
     derived = ("builder.stages", "input.tile", "input.types")
     vector = tile.m * stages
@@ -156,7 +161,7 @@ def interleaved_tensor_storage(
                 derived,
             ),
         ],
-        f"{IM}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<"
+        f"{EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<"
         f"max(SmemAlignmentA, SmemAlignmentB) = "
         f"{interleaved_smem_alignment(weight_bits, activation_bits, tile)}> (cute/container/"
         "alignment.hpp: alignas only up to 256)",
@@ -175,7 +180,7 @@ def interleaved_shared_storage(
     tile: Shape3,
     stages: int,
 ) -> Block:
-    """`sizeof(CollectiveMainloop::SharedStorage)` of IM: { TensorStorage tensors; pipeline; }."""
+    """`sizeof(CollectiveMainloop::SharedStorage)` of EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: { TensorStorage tensors; pipeline; }."""
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -189,7 +194,7 @@ def interleaved_shared_storage(
             ).at("tensors"),
             mainloop_pipeline(stages, cp_async=False).at("pipeline"),
         ],
-        f"{IM}: CollectiveMma::SharedStorage",
+        f"{EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage",
     )
 
 
@@ -197,28 +202,19 @@ def interleaved_shared_storage(
 #
 #   CollectiveBuilderMixedInput<Sm90, OpClassTensorOp, tuple<Weight, Scale>, ColumnMajor^T*, ...,
 #       Activation, RowMajor^T*, ..., StageCountAutoCarveout<N>, KernelPtrArrayTmaWarpSpecialized
-#       {Cooperative,Pingpong}, ScaleMode>                                                   (MB)
+#       {Cooperative,Pingpong}, ScaleMode>                                                   (EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT)
 #   -> CollectiveMmaArrayMixedInput<MainloopSm90ArrayTmaGmmaWarpSpecializedMixedInput[PreScale]>
-#      (AM: kPostMma; AP: kPreMmaE8M0, FP4 weight x FP8 activation)
+#      (EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_: kPostMma; EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE: kPreMmaE8M0, FP4 weight x FP8 activation)
 
-MB = "cutlass_extensions/gemm/collective/builders/sm90_gmma_builder_mixed_input.inl"
-AM = (
-    "cutlass_extensions/gemm/collective/sm90_mma_array_tma_gmma_rs_warpspecialized_mixed_input_.hpp"
-)
-AP = (
-    "cutlass_extensions/gemm/collective/"
-    "sm90_mma_array_tma_gmma_rs_warpspecialized_mixed_input_prescale.hpp"
-)
-MIU = "cutlass_extensions/detail/collective/mixed_input_utils.hpp"
-# MB: TensorMapStorage = sizeof(cute::TmaDescriptor) * IsMixedInput * 2 (A and B), the
+# EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: TensorMapStorage = sizeof(cute::TmaDescriptor) * IsMixedInput * 2 (A and B), the
 # KernelSmemCarveout of a ptr-array schedule
 ARRAY_TENSORMAP_CARVEOUT = 2 * 128
-# MB: compute_stage_count_or_override_folded_weight_scale: computed_stage_count < 2 ? 2 : ...
+# EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: compute_stage_count_or_override_folded_weight_scale: computed_stage_count < 2 ? 2 : ...
 MIN_FOLDED_STAGES = 2
 
 
 def array_smem_alignment(weight_bits: int, activation_bits: int, tile: Shape3) -> tuple[int, int]:
-    """MB: SmemAlignmentA/B = alignment_for_swizzle of the K-major rs_smem_selector atoms (A: the
+    """EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: SmemAlignmentA/B = alignment_for_swizzle of the K-major rs_smem_selector atoms (A: the
     weight, B: the activation); SmemAlignment is their max."""
     return swizzle_align(tile.k * weight_bits), swizzle_align(tile.k * activation_bits)
 
@@ -232,7 +228,7 @@ def folded_stage_count(
     tile: Shape3,
     carveout: int,
 ) -> StageCount:
-    """MB: PipelineStages = compute_stage_count_or_override_folded_weight_scale<
+    """EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: PipelineStages = compute_stage_count_or_override_folded_weight_scale<
     sm90_smem_capacity_bytes - KernelSmemCarveout, weight, activation, ElementScale, void, Tile,
     SmemAlignment>(StageCountAutoCarveout<carveout>): one stage of weight, activation and the
     M x K / group_size scales (no zero points), at least 2."""
@@ -248,19 +244,19 @@ def folded_stage_count(
             StageTerm(
                 name="TensorMapStorage",
                 bytes=ARRAY_TENSORMAP_CARVEOUT,
-                source=f"{MB}: KernelSmemCarveout = TensorMapStorage = sizeof(cute::TmaDescriptor)"
+                source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: KernelSmemCarveout = TensorMapStorage = sizeof(cute::TmaDescriptor)"
                 " * IsMixedInput * 2",
             ),
         ),
         alignment=alignment,
         scale_bytes=scale_bits * tile.m * tile.k // group_size // 8,
-        scale_source=f"{MB}: compute_stage_count_or_override_folded_weight_scale: bits_to_bytes("
+        scale_source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: compute_stage_count_or_override_folded_weight_scale: bits_to_bytes("
         f"s_bits * M * K / DefaultWeightScaleGroupSize = {group_size})",
     )
     return count.model_copy(
         update={
             "stages": max(count.stages, MIN_FOLDED_STAGES),
-            "formula": f"{MB}: compute_stage_count_or_override_folded_weight_scale("
+            "formula": f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: compute_stage_count_or_override_folded_weight_scale("
             "StageCountAutoCarveout) = max(2, (sm90_smem_capacity_bytes - KernelSmemCarveout - "
             f"carveout, each aligned to SmemAlignment = {alignment}) / stage_bytes)",
         }
@@ -278,12 +274,16 @@ def array_tensor_storage(
     prescale: bool,
     zero_engine: bool = False,
 ) -> Block:
-    """AM / AP: `struct TensorStorage { CUTE_ALIGNAS(SmemAlignmentA) ArrayEngine<weight,
+    """EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_ / EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE: `struct TensorStorage { CUTE_ALIGNAS(SmemAlignmentA) ArrayEngine<weight,
     M x K x Stages> smem_A; CUTE_ALIGNAS(SmemAlignmentB) ArrayEngine<ValTypeB, N x K x Stages>
-    smem_B; ArrayEngine<WeightScaleRawElement, scale_elements> smem_scale; }` (AP adds the empty
+    smem_B; ArrayEngine<WeightScaleRawElement, scale_elements> smem_scale; }` (EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE adds the empty
     smem_activation_scale and smem_zero engines). scale_elements = cosize of the folded
     SmemLayoutWeightScaleRaw = M x K / group_size x Stages."""
-    src = AP if prescale else AM
+    src = (
+        EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE
+        if prescale
+        else EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_
+    )
     derived = ("builder.stages", "input.tile", "input.types")
     align_a, align_b = array_smem_alignment(weight_bits, activation_bits, tile)
     members = [
@@ -313,10 +313,14 @@ def array_tensor_storage(
 
 
 def array_shared_storage(**kwargs: Any) -> Block:
-    """`sizeof(CollectiveMainloop::SharedStorage)` of AM / AP: { TensorStorage tensors;
+    """`sizeof(CollectiveMainloop::SharedStorage)` of EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_ / EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE: { TensorStorage tensors;
     PipelineTmaAsync<Stages>::SharedStorage pipeline; } (TensorMapStorage is an empty nested type,
     not a member)."""
-    src = AP if kwargs["prescale"] else AM
+    src = (
+        EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE
+        if kwargs["prescale"]
+        else EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_
+    )
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
@@ -328,9 +332,12 @@ def array_shared_storage(**kwargs: Any) -> Block:
 
 
 def array_tensormaps() -> Block:
-    """AM / AP: `struct TensorMapStorage {};` (the A and B descriptors are prebuilt in global
+    """EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_ / EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_PRESCALE: `struct TensorMapStorage {};` (the A and B descriptors are prebuilt in global
     memory): an empty struct, 1 byte, that the kernel places at alignas(128)."""
-    return empty("mainloop", f"{AM}: struct TensorMapStorage {{}} (prebuilt TMA descriptors)")
+    return empty(
+        "mainloop",
+        f"{EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_}: struct TensorMapStorage {{}} (prebuilt TMA descriptors)",
+    )
 
 
 def fixed_array_stage_count(
@@ -342,7 +349,7 @@ def fixed_array_stage_count(
     tile: Shape3,
     stages: int,
 ) -> StageCount:
-    """MB: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N; the per-stage
+    """EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N; the per-stage
     terms are what the automatic count would have counted."""
     auto = folded_stage_count(
         weight_bits=weight_bits,
@@ -359,7 +366,7 @@ def fixed_array_stage_count(
             "stage_budget": stages * auto.stage_bytes,
             "reductions": (),
             "fixed": True,
-            "formula": f"{MB}: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N",
+            "formula": f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: compute_stage_count_or_override_folded_weight_scale(StageCount<N>) = N",
         }
     )
 
@@ -374,9 +381,9 @@ def packed_scale_stage_count(
     carveout: int,
     tensormaps: int,
 ) -> StageCount:
-    """FlashInfer 0.6.x's MB: compute_stage_count_or_override_single_affine_transformed_input<
+    """FlashInfer 0.6.x's EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT: compute_stage_count_or_override_single_affine_transformed_input<
     sm90_smem_capacity_bytes - tensormaps x sizeof(TmaDescriptor), weight, activation,
-    ElementScale = Array<Scale, K / group_size>, void, Tile, carveout, SmemAlignment> (GB of
+    ElementScale = Array<Scale, K / group_size>, void, Tile, carveout, SmemAlignment> (SM90_GMMA_BUILDER of
     CUTLASS 4.2.1): one Array of scales per row of M per stage, no clamp to 2."""
     alignment = max(array_smem_alignment(weight_bits, activation_bits, tile))
     count = sm90_stage_count(
@@ -390,18 +397,18 @@ def packed_scale_stage_count(
             StageTerm(
                 name="TensorMapStorage",
                 bytes=tensormaps * 128,
-                source=f"{MB} (FlashInfer 0.6.x): KernelSmemCarveout = TensorMapStorage = "
+                source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT} (FlashInfer 0.6.x): KernelSmemCarveout = TensorMapStorage = "
                 f"sizeof(cute::TmaDescriptor) * IsMixedInput * {tensormaps}",
             ),
         ),
         alignment=alignment,
         scale_bytes=scale_bits * (tile.k // group_size) * tile.m // 8,
-        scale_source=f"{GB}: bits_to_bytes(s_bits * M * scale_zero_k_tile = 1) with ElementScale "
+        scale_source=f"{SM90_GMMA_BUILDER}: bits_to_bytes(s_bits * M * scale_zero_k_tile = 1) with ElementScale "
         f"= Array<Scale, K / {group_size}>",
     )
     return count.model_copy(
         update={
-            "formula": f"{MB} (FlashInfer 0.6.x): {GB}: compute_stage_count_or_override_single_"
+            "formula": f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT} (FlashInfer 0.6.x): {SM90_GMMA_BUILDER}: compute_stage_count_or_override_single_"
             "affine_transformed_input(StageCountAutoCarveout) = (sm90_smem_capacity_bytes - "
             f"KernelSmemCarveout - carveout, each aligned to SmemAlignment = {alignment}) / "
             "stage_bytes"
@@ -410,12 +417,12 @@ def packed_scale_stage_count(
 
 
 def legacy_array_tensormaps(descriptors: int) -> Block:
-    """FlashInfer 0.6.x's AM: `struct TensorMapStorage { cute::TmaDescriptor smem_tensormap_A,
+    """FlashInfer 0.6.x's EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_: `struct TensorMapStorage { cute::TmaDescriptor smem_tensormap_A,
     smem_tensormap_B, smem_tensormap_scale, smem_tensormap_zero; }`."""
     return array(
         "mainloop",
         descriptors * 128,
         64,
-        f"{AM} (FlashInfer 0.6.x): TensorMapStorage {{ {descriptors} x cute::TmaDescriptor "
+        f"{EXTENSIONS_SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT_} (FlashInfer 0.6.x): TensorMapStorage {{ {descriptors} x cute::TmaDescriptor "
         "(alignas(64), 128 B) }",
     )

@@ -6,8 +6,6 @@ relative to CUTLASS's `include/`.
 
 from __future__ import annotations
 
-PL = "cutlass/pipeline/sm90_pipeline.hpp"
-
 # cutlass/arch/barrier.h: ClusterBarrier / ClusterTransactionBarrier hold one uint64_t
 BARRIER_BYTES = 8
 # cute/arch/copy_sm90_desc.hpp: TmaDescriptor = CUtensorMap, `struct alignas(64) { char bytes[128]; }`
@@ -20,14 +18,14 @@ THREADS_PER_WARP = 32
 
 
 def pipeline_storage(stages: int) -> int:
-    """`FullBarrier full_barrier_[Stages]; EmptyBarrier empty_barrier_[Stages];` (PL): the
+    """`FullBarrier full_barrier_[Stages]; EmptyBarrier empty_barrier_[Stages];` (SM90_PIPELINE): the
     shared storage of PipelineTmaAsync, PipelineTransactionAsync, PipelineAsync and
     PipelineTmaUmmaAsync alike."""
     return 2 * stages * BARRIER_BYTES
 
 
 def ordered_sequence_barrier_storage(depth: int, length: int) -> int:
-    """`OrderedSequenceBarrier<Depth, Length>::SharedStorage` (PL): `Barrier barrier_[Depth][Length]`."""
+    """`OrderedSequenceBarrier<Depth, Length>::SharedStorage` (SM90_PIPELINE): `Barrier barrier_[Depth][Length]`."""
     return depth * length * BARRIER_BYTES
 
 

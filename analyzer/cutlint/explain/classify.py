@@ -20,8 +20,7 @@ from cutlint.explain.lines import JUDGES, Assumed, judge_line, unsupported_tile_
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, Failure, FailureClass
 from cutlint.explain.runner import judge_runner
-from cutlint.families.base import moe_args
-from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
+from cutlint.families.base import moe_args, runner_kernel
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.model.arch import arch_for
 from cutlint.producers.flashinfer.releases import FlashInferRelease
@@ -320,10 +319,10 @@ def _epilogues(cache: CacheIndex) -> list[str]:
     elements: dict[str, None] = {}
     macro: dict[str, set[str]] = {}
     for r in cache.all_instantiations():
-        if isinstance(r.recipe, Sm80FusedMoeRecipe):
-            tag = r.recipe.epilogue_tag.rsplit("::", 1)[-1]
-            fused[f"{r.recipe.activation} ({tag})"] = None
-            elements[r.recipe.args[0].rsplit("::", 1)[-1]] = None
+        if (k := runner_kernel(r)) is not None:
+            tag = k.epilogue_tag.rsplit("::", 1)[-1]
+            fused[f"{k.activation} ({tag})"] = None
+            elements[k.element.rsplit("::", 1)[-1]] = None
         elif (a := moe_args(r)) is not None:
             macro.setdefault(a.epilogue_tag, set()).add(a.fusion.value if a.fusion else "?")
     out = []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from cutlint.explain.cache import CacheIndex
 from cutlint.explain.logmap import Mapped
 from cutlint.explain.records import Agreement, FailureClass
-from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
+from cutlint.families.base import runner_kernel
 from cutlint.logs.events import LogEvent, LogEventKind
 from cutlint.records import ArchLimits, InstantiationResult
 from cutlint.runners.sm8x_grouped import report
@@ -130,15 +130,15 @@ def _fused_instantiations(
     """The cache's SM80 fused-MoE instantiations of the configs (the kernel that failed)."""
     out: list[InstantiationResult] = []
     for r in cache.all_instantiations():
-        recipe = r.recipe
-        if not isinstance(recipe, Sm80FusedMoeRecipe):
+        k = runner_kernel(r)
+        if k is None:
             continue
         for t in found:
             c = t.tactic.config
             if (
-                _ELEMENT.get(t.kind) == recipe.args[0]
-                and recipe.tile == c.tile.threadblock
-                and recipe.stages == c.stages
+                _ELEMENT.get(t.kind) == k.element
+                and k.tile == c.tile.threadblock
+                and k.stages == c.stages
             ):
                 out.append(r)
                 break

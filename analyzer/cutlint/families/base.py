@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from cutlint.cutlass.layout import Block
 from cutlint.families.groups import RuleGroup
@@ -25,6 +25,7 @@ from cutlint.records import (
     Recipe,
     Region,
     Resources,
+    Shape3,
 )
 
 Facts = dict[str, int | bool | str]
@@ -70,6 +71,38 @@ def moe_args(result: InstantiationResult) -> MoeGemmArgs | None:
     blocklists) is keyed by them, and explain and pregen read them here, not in a family."""
     args = getattr(result.recipe, "args", None)
     return args if isinstance(args, MoeGemmArgs) else None
+
+
+@dataclass(frozen=True)
+class RunnerKernel:
+    """What a producer's runner selects a launcher kernel by, as its tactic list names it: the
+    element type, the threadblock tile, the stage count and the activation routed into the kernel
+    (FlashInfer's MoeGemmRunner takes the SM80 fused-MoE kernel for GEMM 1 of its 16-bit runner
+    with a gated activation; runners/sm8x_grouped). Explain and pregen match a runner's tactic
+    against a judged instantiation through it, without the family's recipe."""
+
+    element: str
+    """The element type as written (`cutlass::half_t`)."""
+    tile: Shape3
+    stages: int
+    activation: str
+    """The activation the kernel runs (`Swiglu`), as the launcher routes its epilogue tag."""
+    epilogue_tag: str
+    """The epilogue tag as written."""
+
+
+@runtime_checkable
+class RunnerSelected(Protocol):
+    """A recipe whose kernel a producer's runner selects by tactic (`RunnerKernel`)."""
+
+    def runner_kernel(self) -> RunnerKernel: ...
+
+
+def runner_kernel(result: InstantiationResult) -> RunnerKernel | None:
+    """The runner's keys of a judged instantiation, where its family's recipe is one a runner
+    selects by tactic (`RunnerSelected`); None for every other kernel."""
+    recipe = result.recipe
+    return recipe.runner_kernel() if isinstance(recipe, RunnerSelected) else None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cutlint.families.sm80_fused_moe.family import Sm80FusedMoeRecipe
+from cutlint.families.base import runner_kernel
 from cutlint.pregen.records import RunnerTactic
 from cutlint.producers.flashinfer.tactics import QuantMode, runner_tactics
 from cutlint.records import ArchLimits, InstantiationResult
@@ -60,10 +60,10 @@ def fused_ids(result: InstantiationResult, grouped: Sequence[RunnerTactic]) -> t
     """The runner ids an SM80 fused-MoE instantiation serves: GEMM 1 of the 16-bit runner of its
     element type with its tile and stages (genericMoeGemmKernelLauncher::call takes the fused
     kernel there for a gated activation)."""
-    r = result.recipe
-    if not isinstance(r, Sm80FusedMoeRecipe):
+    r = runner_kernel(result)
+    if r is None:
         return ()
-    kind = _FUSED_KIND.get(r.args[0])
+    kind = _FUSED_KIND.get(r.element)
     return tuple(
         g.tactic
         for g in grouped

@@ -2,7 +2,7 @@
 
 `cutlint verify --backend libclang` parses the generated file with libclang (the `libclang`
 Python bindings, no nvcc run) as CUDA host code, against the same patched launcher copy the nvcc
-probe uses (launcher_patch), the same include order and defines (probe_flags) and the same cuBLAS
+probe uses (nvcc_probe.patch_launcher), the same include order and defines (probe_flags) and the same cuBLAS
 shim (cublas). libclang's `Type.get_size()` / `get_align()` are clang's ASTContext record layout,
 the Itanium C++ ABI layout that nvcc's host compiler (g++) also uses for these plain structs.
 
@@ -34,10 +34,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from cutlint.families.registry import probe_spec
 from cutlint.verify import cublas
-from cutlint.verify.launcher_patch import ANCHOR_GEMM_GROUPED, patch_launcher
 from cutlint.verify.macro_calls import MACRO_NAME, MacroCall, find_macro_calls
-from cutlint.verify.nvcc_probe import Log, ProbeRun
+from cutlint.verify.nvcc_probe import PROBE, Log, ProbeRun, patch_launcher
 from cutlint.verify.probe_flags import LAUNCHER_REL, FlashInferTree, compile_flags
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
@@ -134,7 +134,7 @@ def clang_args(
 def patch_for_layout(text: str, launcher: Path) -> str:
     """The probe copy of the launcher (patch_launcher) plus the ALIASES after GemmGrouped."""
     patched = patch_launcher(text, launcher)
-    m = ANCHOR_GEMM_GROUPED.search(patched)
+    m = probe_spec(PROBE).ANCHOR_GEMM_GROUPED.search(patched)
     if m is None:  # patch_launcher found it already; kept for the type checker
         raise ProbeError(f"patch anchor not found in {launcher}: using GemmGrouped = ...;")
     lines = "".join(f"      using {name} = {ty}; \\\n" for name, ty in ALIASES)

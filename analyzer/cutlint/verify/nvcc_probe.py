@@ -23,7 +23,8 @@ The stages live in their own modules; this one runs them in order and re-exports
 names, so callers import everything from here:
 
     macro_calls      the macro calls in the generated file
-    launcher_patch   the probe copy of the launcher (C++ helpers: probe_cpp/probe_helpers.hpp)
+    patch_launcher   the probe copy of the launcher: the families' (families/moe_macro_probe.py,
+                     found through registry.probe_spec(PROBE)), its errors as ProbeError
     probe_flags      FlashInfer's JIT flags and include layout, extra system include dirs
     probe_build      running nvcc and the probe; the support objects shared by every probe
     probe_output     the printed records, paired with the macro calls
@@ -40,14 +41,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint.families.probe import PatchError
+from cutlint.families.registry import probe_spec
 from cutlint.verify import cublas
-from cutlint.verify.launcher_patch import (
-    ANCHOR_FAST_BUILD_ELSE,
-    ANCHOR_GEMM_GROUPED,
-    ANCHOR_LAUNCHER_NAME,
-    PROBE_HELPERS_CPP,
-    patch_launcher,
-)
 from cutlint.verify.macro_calls import MACRO_NAME, MacroCall, find_macro_calls, normalize_arg
 from cutlint.verify.probe_build import PROBE_MAIN_CPP, job_dir, run_step, support_objects
 from cutlint.verify.probe_flags import (
@@ -71,6 +67,19 @@ from cutlint.verify.probe_flags import (
 )
 from cutlint.verify.probe_output import OUTPUT_TAG, match_rows, parse_output
 from cutlint.verify.probe_records import ProbeError, ProbeRow
+
+PROBE = "tma-ws-moe-launcher"
+"""The probe of the TMA warp-specialized MoE macro's families (`Family.probe`)."""
+
+
+def patch_launcher(text: str, launcher: Path) -> str:
+    """The probe copy of the launcher `.inl`, as the families' probe module writes it; its
+    PatchError (an anchor missing from the real header) is a ProbeError."""
+    try:
+        patched: str = probe_spec(PROBE).patch_launcher(text, launcher)
+    except PatchError as e:
+        raise ProbeError(str(e)) from e
+    return patched
 
 
 @dataclass(frozen=True)
@@ -214,16 +223,13 @@ def timed_probe_file(
 
 
 __all__ = [
-    "ANCHOR_FAST_BUILD_ELSE",
-    "ANCHOR_GEMM_GROUPED",
-    "ANCHOR_LAUNCHER_NAME",
     "CUBLAS_HEADER",
     "INCLUDE_ENV",
     "JIT_DEFAULT_FLAGS",
     "LAUNCHER_REL",
     "MACRO_NAME",
     "OUTPUT_TAG",
-    "PROBE_HELPERS_CPP",
+    "PROBE",
     "PROBE_MAIN_CPP",
     "SM90_DEFINES",
     "SM90_GENCODE",

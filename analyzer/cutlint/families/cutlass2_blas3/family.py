@@ -10,12 +10,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.layout import Block
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import Claim, Facts, InputField, Unreadable
 from cutlint.families.cutlass2_blas3 import model
-from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
+from cutlint.families.cutlass2_family import (
+    Cutlass2Family,
+    KernelParts,
+    kernel_fields,
+)
 from cutlint.families.cutlass2_gemm_universal.model import UnreadableType
-from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -23,9 +25,6 @@ from cutlint.records import (
     Recipe,
     Resources,
     Shape3,
-    SmemLayout,
-    StageCount,
-    Variant,
 )
 
 NAME = "cutlass2-blas3"
@@ -51,9 +50,8 @@ class Cutlass2Blas3Recipe(Recipe):
     math_op: str
 
 
-class Cutlass2Blas3:
+class Cutlass2Blas3(Cutlass2Family[model.Kernel]):
     name: ClassVar[str] = NAME
-    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "blas3.operation": "the device type: Trmm, Symm, RankK or Rank2K",
@@ -62,10 +60,15 @@ class Cutlass2Blas3:
         "blas3.operation": ("input.operation",),
     }
     columns: ClassVar[tuple[str, ...]] = ("operation", "tile", "element")
-    probe: ClassVar[str | None] = "cutlass-alias"
-    """cutlint.verify.alias_run.ALIAS_PROBE: `cutlint verify` compiles the kernel files with
-    cutlint.verify.alias_probe, which unwraps the device type's TrmmKernel / SymmKernel /
-    RankKkernel / Rank2Kkernel (the truth file: tests/tools/make_nvcc_alias_truth.py)."""
+    fewest_stages: ClassVar[int] = 3
+    """The modeled multistage mainloops."""
+    parts = KernelParts(
+        model.kernel_shared_storage,
+        model.mma_shared_storage,
+        model.epilogue_shared_storage,
+        model.threads_per_block,
+        model.with_stages,
+    )
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS or inst.name not in model.TEMPLATES:
@@ -83,82 +86,50 @@ class Cutlass2Blas3:
             template=inst.name,
             kernel=inst.chain[0].name,
             args=args,
-            element_a=k.element_a,
-            element_c=k.element_c,
-            element_accumulator=k.element_accumulator,
-            opclass=k.opclass,
-            arch_tag=k.arch_tag,
-            threadblock=k.threadblock,
-            warp=k.warp,
-            stages=k.stages,
+            **kernel_fields(k),
             math_op=k.math_op,
         )
 
-    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        k = _kernel(recipe)
-        if ctx.arch.sm < k.arch_tag:
-            return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
+    def kernel(self, recipe: Recipe) -> model.Kernel:
+        r = _recipe(recipe)
+        return model.kernel_of(r.template, r.args)
+
+    def scope_reason(self, recipe: Recipe, k: model.Kernel) -> str | None:
         return model.scope_reason(k)
 
-    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
-        k = _kernel(recipe)
-        block = model.kernel_shared_storage(k)
-        mma = model.mma_shared_storage(k)
-        return Resources(
-            arch=ctx.arch,
-            cutlass_version=ctx.cutlass.label,
-            cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=_stage_count(k, mma, ctx),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=mma.size,
-                epilogue_size=model.epilogue_shared_storage(k).size,
-            ),
-            max_threads_per_block=model.threads_per_block(k),
-            tma_descriptors=0,
-            variants=_variants(k, ctx),
-        )
+    def stages_argument(self, k: model.Kernel) -> str:
+        # Symm and Rank2K keep two MmaBase mainloops in one union: the same per-stage bytes
+        return f"{k.template.name} template argument {k.template.opclass + 7}"
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {"blas3.operation": _operation(_recipe(recipe))}
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         r = _recipe(recipe)
-        return (_operation(r), str(r.threadblock), _types(r))
+        return (_operation(r), str(r.threadblock), self.types(recipe))
+
+    type_arguments: ClassVar[str] = "ElementA, ElementC, ElementAccumulator"
+
+    def template(self, recipe: Recipe) -> str:
+        return _recipe(recipe).template
+
+    def epilogue(self, recipe: Recipe) -> str:
+        r = _recipe(recipe)
+        return r.args[model.TEMPLATES[r.template].opclass + 5]
+
+    def opclass_input(self, recipe: Recipe) -> tuple[str, str]:
+        r = _recipe(recipe)
+        return f"{r.opclass} {r.math_op} Sm{r.arch_tag}", "OperatorClass, Operator, ArchTag"
+
+    def title_prefix(self, recipe: Recipe) -> str:
+        return f"{_operation(_recipe(recipe))} "
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
-        r = _recipe(recipe)
-        src = f"{r.template} template argument"
+        operation = _operation(_recipe(recipe))
         return (
-            InputField("input.operation", "operation", _operation(r), "the device template"),
-            InputField("input.tile", "threadblock", str(r.threadblock), f"{src} ThreadblockShape"),
-            InputField("input.warp", "warp", str(r.warp), f"{src} WarpShape"),
-            InputField("input.stages", "stages", str(r.stages), f"{src} Stages"),
-            InputField(
-                "input.types",
-                "elements",
-                _types(r),
-                f"{src}s ElementA, ElementC, ElementAccumulator",
-            ),
-            InputField(
-                "input.opclass",
-                "operator class",
-                f"{r.opclass} {r.math_op} Sm{r.arch_tag}",
-                f"{src}s OperatorClass, Operator, ArchTag",
-            ),
-            InputField(
-                "input.epilogue",
-                "epilogue",
-                r.args[model.TEMPLATES[r.template].opclass + 5],
-                f"{src} EpilogueOutputOp",
-            ),
+            InputField("input.operation", "operation", operation, "the device template"),
+            *super().inputs(recipe),
         )
-
-    def title(self, recipe: Recipe) -> str:
-        r = _recipe(recipe)
-        return f"{r.kernel}: {_operation(r)} {r.threadblock}, {r.stages} stages, {_types(r)}"
 
 
 FAMILY = Cutlass2Blas3()
@@ -169,34 +140,5 @@ def _recipe(recipe: Recipe) -> Cutlass2Blas3Recipe:
     return recipe
 
 
-def _kernel(recipe: Recipe) -> model.Kernel:
-    r = _recipe(recipe)
-    return model.kernel_of(r.template, r.args)
-
-
 def _operation(r: Cutlass2Blas3Recipe) -> str:
     return r.template.rsplit("::", 1)[-1]
-
-
-def _types(r: Cutlass2Blas3Recipe) -> str:
-    return element_types(r.element_a, r.element_c, r.element_accumulator)
-
-
-def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
-    """No builder: Stages is a template argument. The per-stage terms are MmaBase's operand tiles
-    (Symm and Rank2K keep two such mainloops in one union: the same bytes)."""
-    return fixed_stage_count(
-        k.stages, mma, ctx, f"{k.template.name} template argument {k.template.opclass + 7}"
-    )
-
-
-def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
-    """Fewer stages, one at a time down to 3 (the modeled multistage mainloops), up to the first
-    that fits."""
-    return fewer_stages(
-        k.stages,
-        k.threadblock,
-        ctx,
-        lambda n: model.kernel_shared_storage(model.with_stages(k, n)).size,
-        lowest=3,
-    )

@@ -7,28 +7,25 @@ is not modeled."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.layout import Block
 from cutlint.families.alias_args import chain_arguments
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import Claim, Unreadable
 from cutlint.families.cutlass2_conv import model
-from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
+from cutlint.families.cutlass2_family import (
+    Cutlass2Family,
+    KernelParts,
+    kernel_fields,
+)
 from cutlint.families.cutlass2_gemm_universal.model import UnreadableType, arch_tag, shape
-from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
     Instantiation,
     Recipe,
-    Resources,
     Shape3,
-    SmemLayout,
-    StageCount,
-    Variant,
 )
 
 NAME = "cutlass2-conv"
@@ -52,22 +49,17 @@ class Cutlass2ConvRecipe(Recipe):
     iterator_algorithm: str = Field(description="kAnalytic, kOptimized, kFixedChannels, ...")
 
 
-class Cutlass2Conv:
+class Cutlass2Conv(Cutlass2Family[model.Kernel]):
     name: ClassVar[str] = NAME
-    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
-    metrics: ClassVar[Mapping[str, str]] = {
-        "cutlass2.opclass": "OperatorClass: TensorOp or Simt",
-        "cutlass2.arch_tag": "the kernel's ArchTag (80 for Sm80)",
-    }
-    metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "cutlass2.opclass": ("input.opclass",),
-        "cutlass2.arch_tag": ("input.opclass",),
-    }
     columns: ClassVar[tuple[str, ...]] = ("tile", "element", "conv")
-    probe: ClassVar[str | None] = "cutlass-alias"
-    """cutlint.verify.alias_run.ALIAS_PROBE: `cutlint verify` compiles the kernel files with
-    cutlint.verify.alias_probe (the truth file: tests/tools/make_nvcc_alias_truth.py)."""
+    parts = KernelParts(
+        model.kernel_shared_storage,
+        model.mma_shared_storage,
+        model.epilogue_shared_storage,
+        model.threads_per_block,
+        model.with_stages,
+    )
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS:
@@ -89,14 +81,7 @@ class Cutlass2Conv:
             kernel=inst.chain[0].name,
             template=inst.name,
             args=args,
-            element_a=k.element_a,
-            element_c=k.element_c,
-            element_accumulator=k.element_accumulator,
-            opclass=k.opclass,
-            arch_tag=k.arch_tag,
-            threadblock=k.threadblock,
-            warp=k.warp,
-            stages=k.stages,
+            **kernel_fields(k),
             iterator_algorithm=k.iterator_algorithm,
         )
 
@@ -111,74 +96,29 @@ class Cutlass2Conv:
                 "and device::DirectConvolution::run() launches with it; not decidable from the "
                 "source alone"
             )
-        k = _kernel(recipe)
-        if ctx.arch.sm < k.arch_tag:
-            return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
+        return super().covers(recipe, ctx)
+
+    def kernel(self, recipe: Recipe) -> model.Kernel:
+        r = _recipe(recipe)
+        return model.kernel_of(r.template, r.args)
+
+    def scope_reason(self, recipe: Recipe, k: model.Kernel) -> str | None:
         return model.scope_reason(k)
 
-    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
-        k = _kernel(recipe)
-        block = model.kernel_shared_storage(k)
-        mma = model.mma_shared_storage(k)
-        return Resources(
-            arch=ctx.arch,
-            cutlass_version=ctx.cutlass.label,
-            cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=_stage_count(k, mma, ctx),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=mma.size,
-                epilogue_size=model.epilogue_shared_storage(k).size,
-            ),
-            max_threads_per_block=model.threads_per_block(k),
-            tma_descriptors=0,
-            variants=_variants(k, ctx),
-        )
-
-    def facts(self, recipe: Recipe, res: Resources) -> Facts:
-        k = _kernel(recipe)
-        return {
-            "cutlass2.opclass": k.opclass.rsplit("::", 1)[-1].removeprefix("OpClass"),
-            "cutlass2.arch_tag": k.arch_tag,
-        }
+    def stages_argument(self, k: model.Kernel) -> str:
+        return f"{k.template} template argument {model.STAGES_ARGUMENT}"
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         r = _recipe(recipe)
         conv = r.template.rsplit("::", 1)[-1].removeprefix("Default")
-        return (str(r.threadblock), _types(r), f"{conv} {r.iterator_algorithm}".strip())
+        return (str(r.threadblock), self.types(recipe), f"{conv} {r.iterator_algorithm}".strip())
 
-    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
-        r = _recipe(recipe)
-        src = f"{r.template} template argument"
-        return (
-            InputField("input.tile", "threadblock", str(r.threadblock), f"{src} ThreadblockShape"),
-            InputField("input.warp", "warp", str(r.warp), f"{src} WarpShape"),
-            InputField("input.stages", "stages", str(r.stages), f"{src} Stages"),
-            InputField(
-                "input.types",
-                "elements",
-                _types(r),
-                f"{src}s ElementA, ElementB, ElementC, ElementAccumulator",
-            ),
-            InputField(
-                "input.opclass",
-                "operator class",
-                f"{r.opclass} Sm{r.arch_tag}",
-                f"{src}s OperatorClass, ArchTag",
-            ),
-            InputField(
-                "input.epilogue",
-                "epilogue",
-                r.args[12] if len(r.args) > 12 else "",
-                f"{src} EpilogueOutputOp",
-            ),
-        )
+    def template(self, recipe: Recipe) -> str:
+        return _recipe(recipe).template
 
-    def title(self, recipe: Recipe) -> str:
+    def epilogue(self, recipe: Recipe) -> str:
         r = _recipe(recipe)
-        return f"{r.kernel}: {r.threadblock}, {r.stages} stages, {_types(r)}"
+        return r.args[12] if len(r.args) > 12 else ""
 
 
 FAMILY = Cutlass2Conv()
@@ -213,29 +153,3 @@ def _depthwise(inst: Instantiation, args: tuple[str, ...]) -> Claim:
 def _recipe(recipe: Recipe) -> Cutlass2ConvRecipe:
     assert isinstance(recipe, Cutlass2ConvRecipe), recipe
     return recipe
-
-
-def _kernel(recipe: Recipe) -> model.Kernel:
-    r = _recipe(recipe)
-    return model.kernel_of(r.template, r.args)
-
-
-def _types(r: Cutlass2ConvRecipe) -> str:
-    return element_types(r.element_a, r.element_c, r.element_accumulator)
-
-
-def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
-    """No builder: Stages is a template argument; the per-stage terms are MmaBase's operand tiles."""
-    return fixed_stage_count(
-        k.stages, mma, ctx, f"{k.template} template argument {model.STAGES_ARGUMENT}"
-    )
-
-
-def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
-    """Fewer stages, one at a time down to 2, up to the first that fits."""
-    return fewer_stages(
-        k.stages,
-        k.threadblock,
-        ctx,
-        lambda n: model.kernel_shared_storage(model.with_stages(k, n)).size,
-    )

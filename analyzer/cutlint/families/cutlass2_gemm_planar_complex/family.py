@@ -12,11 +12,13 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.layout import Block
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
-from cutlint.families.cutlass2_family import element_types, fewer_stages, fixed_stage_count
+from cutlint.families.base import Claim, Facts, Unreadable
+from cutlint.families.cutlass2_family import (
+    Cutlass2Family,
+    KernelParts,
+    kernel_fields,
+)
 from cutlint.families.cutlass2_gemm_planar_complex import model
-from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -24,9 +26,6 @@ from cutlint.records import (
     Recipe,
     Resources,
     Shape3,
-    SmemLayout,
-    StageCount,
-    Variant,
 )
 
 NAME = "cutlass2-gemm-planar-complex"
@@ -54,16 +53,19 @@ class Cutlass2GemmPlanarComplexRecipe(Recipe):
     math_op: str
 
 
-class Cutlass2GemmPlanarComplex:
+class Cutlass2GemmPlanarComplex(Cutlass2Family[model.Kernel]):
     name: ClassVar[str] = NAME
-    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {}
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     columns: ClassVar[tuple[str, ...]] = ("tile", "element")
-    probe: ClassVar[str | None] = "cutlass-alias"
-    """cutlint.verify.alias_run.ALIAS_PROBE: `cutlint verify` compiles the kernel files with
-    cutlint.verify.alias_probe (the truth file: tests/tools/make_nvcc_alias_truth.py)."""
+    parts = KernelParts(
+        model.kernel_shared_storage,
+        model.mma_shared_storage,
+        model.epilogue_shared_storage,
+        model.threads_per_block,
+        model.with_stages,
+    )
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS or inst.name != model.TEMPLATE:
@@ -81,76 +83,41 @@ class Cutlass2GemmPlanarComplex:
             kernel=inst.chain[0].name,
             shell=str(inst.chain[0].member),
             args=args,
-            element_a=k.element_a,
-            element_c=k.element_c,
-            element_accumulator=k.element_accumulator,
-            opclass=k.opclass,
-            arch_tag=k.arch_tag,
-            threadblock=k.threadblock,
-            warp=k.warp,
-            stages=k.stages,
+            **kernel_fields(k),
             math_op=k.math_op,
         )
 
-    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        k = _kernel(recipe)
-        if ctx.arch.sm < k.arch_tag:
-            return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
+    def kernel(self, recipe: Recipe) -> model.Kernel:
+        return model.kernel_of(_recipe(recipe).args)
+
+    def scope_reason(self, recipe: Recipe, k: model.Kernel) -> str | None:
         return model.scope_reason(k)
 
-    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
-        k = _kernel(recipe)
-        block = model.kernel_shared_storage(k)
-        mma = model.mma_shared_storage(k)
-        return Resources(
-            arch=ctx.arch,
-            cutlass_version=ctx.cutlass.label,
-            cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=_stage_count(k, mma, ctx),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=mma.size,
-                epilogue_size=model.epilogue_shared_storage(k).size,
-            ),
-            max_threads_per_block=model.threads_per_block(k),
-            tma_descriptors=0,
-            variants=_variants(k, ctx),
-        )
+    def stages_argument(self, k: model.Kernel) -> str:
+        return f"{model.TEMPLATE} template argument {_STAGES_ARGUMENT}"
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         return {}
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         r = _recipe(recipe)
-        return (str(r.threadblock), _types(r))
+        return (str(r.threadblock), self.types(recipe))
 
-    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
-        r = _recipe(recipe)
-        src = f"{model.TEMPLATE} template argument"
-        return (
-            InputField("input.tile", "threadblock", str(r.threadblock), f"{src} ThreadblockShape"),
-            InputField("input.warp", "warp", str(r.warp), f"{src} WarpShape"),
-            InputField("input.stages", "stages", str(r.stages), f"{src} Stages"),
-            InputField(
-                "input.types",
-                "elements",
-                _types(r),
-                f"{src}s ElementA, ElementC, ElementAccumulator",
-            ),
-            InputField(
-                "input.opclass",
-                "operator class",
-                f"{r.opclass} {r.math_op} Sm{r.arch_tag}",
-                f"{src}s OperatorClass, Operator, ArchTag",
-            ),
-            InputField("input.epilogue", "epilogue", r.args[16], f"{src} EpilogueOutputOp"),
-        )
+    type_arguments: ClassVar[str] = "ElementA, ElementC, ElementAccumulator"
 
-    def title(self, recipe: Recipe) -> str:
+    def template(self, recipe: Recipe) -> str:
+        return model.TEMPLATE
+
+    def epilogue(self, recipe: Recipe) -> str:
         r = _recipe(recipe)
-        return f"{r.kernel}: planar complex {r.threadblock}, {r.stages} stages, {_types(r)}"
+        return r.args[16]
+
+    def opclass_input(self, recipe: Recipe) -> tuple[str, str]:
+        r = _recipe(recipe)
+        return f"{r.opclass} {r.math_op} Sm{r.arch_tag}", "OperatorClass, Operator, ArchTag"
+
+    def title_prefix(self, recipe: Recipe) -> str:
+        return "planar complex "
 
 
 FAMILY = Cutlass2GemmPlanarComplex()
@@ -159,29 +126,3 @@ FAMILY = Cutlass2GemmPlanarComplex()
 def _recipe(recipe: Recipe) -> Cutlass2GemmPlanarComplexRecipe:
     assert isinstance(recipe, Cutlass2GemmPlanarComplexRecipe), recipe
     return recipe
-
-
-def _kernel(recipe: Recipe) -> model.Kernel:
-    return model.kernel_of(_recipe(recipe).args)
-
-
-def _types(r: Cutlass2GemmPlanarComplexRecipe) -> str:
-    return element_types(r.element_a, r.element_c, r.element_accumulator)
-
-
-def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
-    """No builder: Stages is a template argument. The per-stage terms are the operand tiles
-    (each holds Stages copies of the K slice, real and imaginary)."""
-    return fixed_stage_count(
-        k.stages, mma, ctx, f"{model.TEMPLATE} template argument {_STAGES_ARGUMENT}"
-    )
-
-
-def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
-    """Fewer stages, one at a time down to 2, up to the first that fits."""
-    return fewer_stages(
-        k.stages,
-        k.threadblock,
-        ctx,
-        lambda n: model.kernel_shared_storage(model.with_stages(k, n)).size,
-    )

@@ -10,12 +10,17 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from cutlint.cutlass.layout import Block
 from cutlint.families.alias_args import chain_arguments
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
-from cutlint.families.cutlass2_family import fewer_stages, fixed_stage_count
+from cutlint.families.base import Claim, Facts, Unreadable
+from cutlint.families.cutlass2_family import (
+    OPCLASS_INPUTS,
+    OPCLASS_METRICS,
+    Cutlass2Family,
+    KernelParts,
+    kernel_fields,
+    opclass_facts,
+)
 from cutlint.families.cutlass2_gemm_universal import model
-from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import (
     FormKind,
@@ -23,9 +28,6 @@ from cutlint.records import (
     Recipe,
     Resources,
     Shape3,
-    SmemLayout,
-    StageCount,
-    Variant,
 )
 
 NAME = "cutlass2-gemm-universal"
@@ -58,26 +60,27 @@ class Cutlass2GemmUniversalRecipe(Recipe):
     math_op: str = Field(description="Operator: OpMultiplyAdd, OpMultiplyAddFastF32, ...")
 
 
-class Cutlass2GemmUniversal:
+class Cutlass2GemmUniversal(Cutlass2Family[model.Kernel]):
     name: ClassVar[str] = NAME
-    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_INITIALIZE})
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
-        "cutlass2.opclass": "OperatorClass: TensorOp or Simt",
-        "cutlass2.arch_tag": "the kernel's ArchTag (80 for Sm80)",
+        **OPCLASS_METRICS,
         "cutlass2.library_estimate": "cutlass_library's CalculateSmemUsage, in bytes: A and B tiles x stages",
         "cutlass2.library_undercount": "smem.total - cutlass2.library_estimate: what the generator's estimate leaves out",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "cutlass2.opclass": ("input.opclass",),
-        "cutlass2.arch_tag": ("input.opclass",),
+        **OPCLASS_INPUTS,
         "cutlass2.library_estimate": ("input.tile", "input.stages", "input.types"),
         "cutlass2.library_undercount": ("input.tile", "input.stages", "input.types"),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "element", "opclass")
-    probe: ClassVar[str | None] = "cutlass-alias"
-    """cutlint.verify.alias_run.ALIAS_PROBE: `cutlint verify` compiles the kernel files with
-    cutlint.verify.alias_probe (the truth files: tests/tools/make_nvcc_alias_truth.py)."""
+    parts = KernelParts(
+        model.kernel_shared_storage,
+        model.mma_shared_storage,
+        model.epilogue_shared_storage,
+        model.threads_per_block,
+        model.with_stages,
+    )
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS or inst.name != model.TEMPLATE:
@@ -94,92 +97,59 @@ class Cutlass2GemmUniversal:
             family=NAME,
             kernel=inst.chain[0].name,
             args=args,
-            element_a=k.element_a,
+            **kernel_fields(k),
             element_b=k.element_b,
-            element_c=k.element_c,
-            element_accumulator=k.element_accumulator,
             layout_a=k.layout_a,
             layout_b=k.layout_b,
             layout_c=k.layout_c,
             alignment_a=k.alignment_a,
             alignment_b=k.alignment_b,
-            opclass=k.opclass,
-            arch_tag=k.arch_tag,
-            threadblock=k.threadblock,
-            warp=k.warp,
             instruction=k.instruction,
             epilogue_op=args[16],
-            stages=k.stages,
             math_op=k.math_op,
         )
 
-    def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        k = _kernel(recipe)
-        if ctx.arch.sm < k.arch_tag:
-            # its ArchTag's instructions (cp.async and mma.sync shapes of Sm80, ...) are not there
-            return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
+    def kernel(self, recipe: Recipe) -> model.Kernel:
+        return model.kernel_of(_recipe(recipe).args)
+
+    def scope_reason(self, recipe: Recipe, k: model.Kernel) -> str | None:
         return model.scope_reason(k)
 
-    def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
-        k = _kernel(recipe)
-        block = model.kernel_shared_storage(k)
-        mma = model.mma_shared_storage(k)
-        return Resources(
-            arch=ctx.arch,
-            cutlass_version=ctx.cutlass.label,
-            cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=_stage_count(k, mma, ctx),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=mma.size,
-                epilogue_size=model.epilogue_shared_storage(k).size,
-            ),
-            max_threads_per_block=model.threads_per_block(k),
-            tma_descriptors=0,
-            variants=_variants(k, ctx),
-        )
+    def stages_argument(self, k: model.Kernel) -> str:
+        return f"{model.TEMPLATE} template argument {model.STAGES_ARGUMENT}"
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
-        k = _kernel(recipe)
+        k = self.kernel(recipe)
         estimate = model.library_estimate(k)
         return {
-            "cutlass2.opclass": k.opclass.rsplit("::", 1)[-1].removeprefix("OpClass"),
-            "cutlass2.arch_tag": k.arch_tag,
+            **opclass_facts(k),
             "cutlass2.library_estimate": estimate,
             "cutlass2.library_undercount": res.layout.size - estimate,
         }
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         r = _recipe(recipe)
-        return (str(r.threadblock), _types(r), r.opclass.rsplit("::", 1)[-1])
+        return (str(r.threadblock), self.types(recipe), r.opclass.rsplit("::", 1)[-1])
 
-    def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
+    def types(self, recipe: Recipe) -> str:
+        """`half_t` when A, B, C and the accumulator agree, else `A x B -> C (accumulator)`."""
         r = _recipe(recipe)
-        src = f"{model.TEMPLATE} template argument"
-        return (
-            InputField("input.tile", "threadblock", str(r.threadblock), f"{src} ThreadblockShape"),
-            InputField("input.warp", "warp", str(r.warp), f"{src} WarpShape"),
-            InputField("input.stages", "stages", str(r.stages), f"{src} Stages"),
-            InputField(
-                "input.types",
-                "elements",
-                _types(r),
-                f"{src}s ElementA, ElementB, ElementC, ElementAccumulator",
-            ),
-            InputField(
-                "input.opclass",
-                "operator class",
-                f"{r.opclass} {r.math_op} Sm{r.arch_tag}",
-                f"{src}s OperatorClass, Operator, ArchTag",
-            ),
-            InputField("input.epilogue", "epilogue", r.epilogue_op, f"{src} EpilogueOutputOp"),
+        a, b, c, acc = (
+            e.replace("cutlass::", "")
+            for e in (r.element_a, r.element_b, r.element_c, r.element_accumulator)
         )
+        return a if a == b == c == acc else f"{a} x {b} -> {c} ({acc})"
 
-    def title(self, recipe: Recipe) -> str:
+    def template(self, recipe: Recipe) -> str:
+        return model.TEMPLATE
+
+    def epilogue(self, recipe: Recipe) -> str:
         r = _recipe(recipe)
-        return f"{r.kernel}: {r.threadblock}, {r.stages} stages, {_types(r)}"
+        return r.epilogue_op
+
+    def opclass_input(self, recipe: Recipe) -> tuple[str, str]:
+        r = _recipe(recipe)
+        return f"{r.opclass} {r.math_op} Sm{r.arch_tag}", "OperatorClass, Operator, ArchTag"
 
 
 FAMILY = Cutlass2GemmUniversal()
@@ -188,40 +158,3 @@ FAMILY = Cutlass2GemmUniversal()
 def _recipe(recipe: Recipe) -> Cutlass2GemmUniversalRecipe:
     assert isinstance(recipe, Cutlass2GemmUniversalRecipe), recipe
     return recipe
-
-
-def _kernel(recipe: Recipe) -> model.Kernel:
-    return model.kernel_of(_recipe(recipe).args)
-
-
-def _short(element: str) -> str:
-    return element.replace("cutlass::", "")
-
-
-def _types(r: Cutlass2GemmUniversalRecipe) -> str:
-    """`half_t` when A, B, C and the accumulator agree, else `A x B -> C (accumulator)`."""
-    a, b, c, acc = (
-        _short(e) for e in (r.element_a, r.element_b, r.element_c, r.element_accumulator)
-    )
-    if a == b == c == acc:
-        return a
-    return f"{a} x {b} -> {c} ({acc})"
-
-
-def _stage_count(k: model.Kernel, mma: Block, ctx: ModelContext) -> StageCount:
-    """No builder: Stages is a template argument. The per-stage terms are MmaBase's operand tiles
-    (each holds Stages copies of the K slice, plus the core's padding)."""
-    return fixed_stage_count(
-        k.stages, mma, ctx, f"{model.TEMPLATE} template argument {model.STAGES_ARGUMENT}"
-    )
-
-
-def _variants(k: model.Kernel, ctx: ModelContext) -> tuple[Variant, ...]:
-    """Fewer stages, one at a time down to 2 (the mainloops need 2), up to the first that fits:
-    the stage count the tile can keep (cutlass_library emits other stage counts of a tile)."""
-    return fewer_stages(
-        k.stages,
-        k.threadblock,
-        ctx,
-        lambda n: model.kernel_shared_storage(model.with_stages(k, n)).size,
-    )

@@ -26,9 +26,7 @@ from cutlint.families.base import family_data
 from cutlint.families.sm100_collective_builder import model
 from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
 
-BS = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
 SM1XX = "cutlass/gemm/collective/builders/sm1xx_common.inl"
-EB = "cutlass/epilogue/collective/builders/sm100_builder.inl"
 OP_CLASS = "cutlass::arch::OpClassBlockScaledTensorOp"
 
 _C = family_data(model.PACKAGE).constants
@@ -41,13 +39,13 @@ INSTRUCTIONS = {
     "Mxf8f6f4": (32, True),
 }
 """The schedule's instruction -> (SFVecSize, UseMxf8f6f4). SM1XX find_vector_size: 16 for the
-Nvf4 schedules, 32 for the Mxf4 and Mxf8f6f4 ones; BS: `UseMxf8f6f4 = Instr == MXF4F6F8`, and
+Nvf4 schedules, 32 for the Mxf4 and Mxf8f6f4 ones; SM100_BLOCKSCALED_UMMA_BUILDER: `UseMxf8f6f4 = Instr == MXF4F6F8`, and
 then `ElementAMma_SmemAllocType = uint8_t` (every operand takes a byte in shared memory)."""
 _SCHEDULE = re.compile(
     r"^cutlass::gemm::Kernel(PtrArray)?TmaWarpSpecialized([12])Sm(Nvf4|Mxf4|Mxf8f6f4)Sm100$"
 )
 """`KernelTmaWarpSpecialized{1,2}Sm{Nvf4,Mxf4,Mxf8f6f4}Sm100` and their `KernelPtrArray...`
-(cutlass/gemm/dispatch_policy.hpp): the schedules that fix the instruction; BS: `is_2sm` from the
+(cutlass/gemm/dispatch_policy.hpp): the schedules that fix the instruction; SM100_BLOCKSCALED_UMMA_BUILDER: `is_2sm` from the
 schedule, `IsArrayOfPointersGemm` from the ptr-array base."""
 
 DATA_BITS = {
@@ -92,7 +90,7 @@ EPILOGUE_SCHEDULES = {
     "cutlass::epilogue::PtrArrayNoSmemWarpSpecialized1Sm": (epi.EpilogueKind.NO_SMEM, False, True),
     "cutlass::epilogue::PtrArrayNoSmemWarpSpecialized2Sm": (epi.EpilogueKind.NO_SMEM, True, True),
 }
-"""The epilogue schedule -> (collective, 2-SM, ptr-array): EB sm100_dense_dispatch_policy
+"""The epilogue schedule -> (collective, 2-SM, ptr-array): SM100_EPILOGUE_BUILDER sm100_dense_dispatch_policy
 (Sm100[PtrArray]TmaWarpSpecialized, Sm100[PtrArray]NoSmemWarpSpecialized)."""
 _BLOCK_SCALE_FACTOR = re.compile(
     r"^cutlass::epilogue::fusion::LinCombBlockScaleFactor<\s*[0-9]+\s*,[^,]+,[^,]+,[^,]+,\s*"
@@ -126,7 +124,7 @@ def element(pair: str) -> tuple[str, str] | None:
 
 
 def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
-    """EB, the EpilogueScheduleAuto builder: for OpClassBlockScaledTensorOp is_2sm() = a static,
+    """SM100_EPILOGUE_BUILDER, the EpilogueScheduleAuto builder: for OpClassBlockScaledTensorOp is_2sm() = a static,
     even ClusterShape M and an MMA tile M of 256 (a dynamic cluster gives TmaWarpSpecialized1Sm)."""
     return r.cluster is not None and r.cluster.m % 2 == 0 and r.tile.m == AUTO_EPILOGUE_2SM_TILE_M
 
@@ -169,7 +167,7 @@ def _mainloop(r: Sm100CollectiveBuilderRecipe) -> tuple[ml.Mainloop, bool] | str
         bits[0],
         bits[1],
         sf_vector=sf_vector,
-        tensormaps=4,  # BS: "4 Tensor maps for A, SFA, B and SFB"
+        tensormaps=4,  # SM100_BLOCKSCALED_UMMA_BUILDER: "4 Tensor maps for A, SFA, B and SFB"
         ptr_array=ptr_array,
     )
     return mainloop, two_sm
@@ -182,7 +180,7 @@ def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epi
         return f"epilogue builder {e[0]}, {e[1]}: the model covers the Sm100 block-scaled or TensorOp one"
     tile_override = None
     if e[4] != model.EPILOGUE_TILE_AUTO:
-        # EB sm100_dense_compute_tile_shape_or_override: an explicit cute::Shape<M, N> is the tile
+        # SM100_EPILOGUE_BUILDER sm100_dense_compute_tile_shape_or_override: an explicit cute::Shape<M, N> is the tile
         extents = static_extents(e[4])
         if extents is None or len(extents) != 2 or extents[1] % 8:
             return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto and a static cute::Shape<M, N>"

@@ -27,7 +27,6 @@ from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuil
 from cutlint.records import EpilogueTile, StageCount
 
 PACKAGE = "cutlint.families.sm100_collective_builder"
-EB = "cutlass/epilogue/collective/builders/sm100_builder.inl"
 
 _C = family_data(PACKAGE).constants
 # Each constant's source is in data/family.toml beside this file.
@@ -112,7 +111,7 @@ class Tactic:
 
 
 def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
-    """EB, the EpilogueScheduleAuto builder for TensorOp kernels: is_2sm() = a static, even
+    """SM100_EPILOGUE_BUILDER, the EpilogueScheduleAuto builder for TensorOp kernels: is_2sm() = a static, even
     ClusterShape M and an MMA tile M of 128 or 256 (OpClassTensorOp); a dynamic cluster
     (`cute::Shape<int, int, _1>`) gives TmaWarpSpecialized1Sm whatever the mainloop's schedule."""
     return r.cluster is not None and r.cluster.m % 2 == 0 and r.tile.m in TWO_SM_TILE_M

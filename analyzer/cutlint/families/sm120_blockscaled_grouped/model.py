@@ -22,6 +22,9 @@ from functools import cache
 
 from cutlint.cutlass import epilogue, fusion, kernel
 from cutlint.cutlass import sm120_blockscaled as blockscaled
+from cutlint.cutlass.headers import (
+    SM120_EPILOGUE_BUILDER,
+)
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.storage import (
     THREADS_PER_WARP_GROUP,
@@ -37,12 +40,6 @@ from cutlint.records import (
     StageCount,
 )
 
-ML = "cutlass/gemm/collective/sm120_blockscaled_mma_array_tma.hpp"
-MB = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
-SC = "cutlass/gemm/collective/builders/sm100_blockscaled_umma_builder.inl"
-EB = "cutlass/epilogue/collective/builders/sm120_builder.inl"
-EP = "cutlass/epilogue/collective/sm90_epilogue_array_tma_warpspecialized.hpp"
-KS = "cutlass/gemm/kernel/sm90_gemm_array_tma_warpspecialized_cooperative.hpp"
 SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInfer)"
 
 _C = family_data("cutlint.families.sm120_blockscaled_grouped").constants
@@ -82,7 +79,7 @@ class Tactic:
 
 
 # The builder's stage arithmetic and the mainloop's layout are CUTLASS's, shared with the other
-# SM120 block-scaled families (cutlint.cutlass.sm120_blockscaled, ML: the ptr-array mainloop).
+# SM120 block-scaled families (cutlint.cutlass.sm120_blockscaled, SM120_BLOCKSCALED_MMA_ARRAY_TMA: the ptr-array mainloop).
 
 
 def stage_bytes(t: Tactic, cutlass: CutlassModel) -> blockscaled.StageBytes:
@@ -113,7 +110,7 @@ def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
 
 
 def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
-    """EB: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
+    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
     sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
     m, n = t.tile.m, t.tile.n
     if cutlass.has("small_n_epilogue_tile"):
@@ -133,7 +130,7 @@ def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
         stages_d=stages_d,
         reuse_smem_c=reuse,
         swizzle_align=_swizzle_align(t, epi_m, epi_n),
-        source=f"{EB}: sm120_compute_tile_shape_or_override (EpilogueTileAuto), "
+        source=f"{SM120_EPILOGUE_BUILDER}: sm120_compute_tile_shape_or_override (EpilogueTileAuto), "
         "sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)",
         derived_from={
             "tile": ("input.tile", "input.cutlass"),
@@ -145,7 +142,7 @@ def epilogue_shape(t: Tactic, cutlass: CutlassModel) -> EpilogueTile:
 
 
 def _swizzle_align(t: Tactic, epi_m: int, epi_n: int) -> int:
-    """The C/D smem layout's swizzle alignment (cutlint.cutlass.epilogue.swizzle_align). EB:
+    """The C/D smem layout's swizzle alignment (cutlint.cutlass.epilogue.swizzle_align). SM120_EPILOGUE_BUILDER:
     sm120_get_epilogue_smem_swizzle_layout_atom; SwapAB makes D column-major (launcher:
     LayoutD_T), so the contiguous extent is the epilogue tile's M, else its N."""
     return epilogue.swizzle_align((epi_m if t.swap_ab else epi_n) * t.output_bits)
@@ -188,8 +185,8 @@ def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
 
 @cache
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
-    """MB: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
-    StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SC), with the grouped
+    """SM120_BLOCKSCALED_MMA_BUILDER: PipelineStages = sm100_compute_stage_count_or_override_blockscaled<Capacity, ...>(
+    StageCountAutoCarveout<sizeof(CollectiveEpilogue::SharedStorage)>) (SM100_BLOCKSCALED_UMMA_BUILDER), with the grouped
     kernel's capacity reductions from CUTLASS 4.4.2 (cutlint.cutlass.sm120_blockscaled)."""
     carveout = epilogue_shared_storage(t, cutlass).size
     sc = blockscaled.stage_count(t.tile, t.operands, carveout, grouped=True, cutlass=cutlass)
@@ -214,7 +211,7 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
 
 @cache
 def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
-    """`GemmKernel::SharedStorage` of the SM90 ptr-array cooperative kernel shell (KS), which the
+    """`GemmKernel::SharedStorage` of the SM90 ptr-array cooperative kernel shell (SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE), which the
     SM120 block-scaled grouped kernel reuses (cutlint.cutlass.kernel)."""
     return kernel.ptr_array_shared_storage(
         kernel.ShellParts(
@@ -229,7 +226,7 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
 
 
 def register_plan(t: Tactic, cutlass: CutlassModel) -> RegisterPlan:
-    """KS: the setmaxnreg split; since CUTLASS 4.5.0 the SM120 block-scaled kernel keeps the
+    """SM90_GEMM_ARRAY_TMA_WARPSPECIALIZED_COOPERATIVE: the setmaxnreg split; since CUTLASS 4.5.0 the SM120 block-scaled kernel keeps the
     compiler's allocation when RegsPerThread <= 64 (IsLowRegisterPressure)."""
     accumulators = kernel.regs_per_thread(t.tile.m, t.tile.n, MMA_THREADS)
     low = cutlass.has("low_register_pressure") and accumulators <= 64
@@ -243,4 +240,4 @@ def max_threads_per_block() -> int:
 
 
 TMA_DESCRIPTORS = 4 + 1 + EPILOGUE_WARP_GROUPS
-"""Tensormaps in shared memory: A, B, SFA, SFB (ML) and C, D per epilogue warp group (EP)."""
+"""Tensormaps in shared memory: A, B, SFA, SFB (SM120_BLOCKSCALED_MMA_ARRAY_TMA) and C, D per epilogue warp group (SM90_EPILOGUE_ARRAY_TMA_WARPSPECIALIZED)."""

@@ -28,6 +28,7 @@ from cutlint.cutlass import sm120_blockscaled as blockscaled
 from cutlint.cutlass import sm120_blockwise as blockwise
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass import sm120_sparse as sparse
+from cutlint.cutlass.headers import SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_toml
@@ -302,7 +303,7 @@ def _sparse_plan(
     if size > sparse.SM120_SMEM_CAPACITY:
         return (
             f"does not compile, so nothing to launch: {size:,} B > {sparse.SM120_SMEM_CAPACITY:,} B "
-            f"and {sparse.KS} static_asserts SharedStorageSize <= sm120_smem_capacity_bytes "
+            f"and {SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA} static_asserts SharedStorageSize <= sm120_smem_capacity_bytes "
             '("SMEM usage exceeded capacity.")'
         )
     return p

@@ -30,8 +30,9 @@ from cutlint.cutlass import fusion
 from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as mainloop
 from cutlint.cutlass import sm120_epilogue as epilogue
+from cutlint.cutlass.headers import SM90_PIPELINE
 from cutlint.cutlass.layout import Block, array, struct
-from cutlint.cutlass.storage import BARRIER_BYTES, PL, THREADS_PER_WARP_GROUP, pipeline_storage
+from cutlint.cutlass.storage import BARRIER_BYTES, THREADS_PER_WARP_GROUP, pipeline_storage
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.records import RegisterPlan, Shape3, StageCount
@@ -209,7 +210,7 @@ def mainloop_pipeline(t: Tactic, stages: int) -> Block:
                 "lora",
                 pipeline_storage(lora),
                 BARRIER_BYTES,
-                f"{PL}: PipelineTmaAsync<{lora}>::SharedStorage (LoRaPipeline)",
+                f"{SM90_PIPELINE}: PipelineTmaAsync<{lora}>::SharedStorage (LoRaPipeline)",
             ).at("lora", 16),
         ],
         f"{COLLECTIVE}: SharedStorageDedicatedTma::PipelineStorage : cute::aligned_struct<16, _0>",

@@ -11,7 +11,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
-from cutlint.families.base import Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import Claim, Facts, InputField, RunnerKernel, Unreadable, regions
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm80_fused_moe import model
 from cutlint.model.context import ModelContext
@@ -41,6 +41,17 @@ class Sm80FusedMoeRecipe(Recipe):
     epilogue_tag: str
     activation: str = Field(description="EpilogueRouting<EpilogueTag>(true): Swiglu, Geglu, ...")
 
+    def runner_kernel(self) -> RunnerKernel:
+        """ElementType_, the tile, Stages_ and the routed activation: what MoeGemmRunner's
+        16-bit tactics select this launcher by (families.base.RunnerSelected)."""
+        return RunnerKernel(
+            element=self.args[0],
+            tile=self.tile,
+            stages=self.stages,
+            activation=self.activation,
+            epilogue_tag=self.epilogue_tag,
+        )
+
 
 class Sm80FusedMoe:
     name: ClassVar[str] = NAME
@@ -58,7 +69,7 @@ class Sm80FusedMoe:
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "element", "activation")
     probe: ClassVar[str | None] = "sm80-fused-moe-launcher"
-    """`cutlint verify` compiles its files with cutlint.verify.sm80_fused_moe_probe (cutlint.verify.probes)."""
+    """`cutlint verify` builds its files as this folder's probe.py says (registry.probe_spec)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.EXPLICIT_INSTANTIATION:

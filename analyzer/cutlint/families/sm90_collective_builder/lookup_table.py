@@ -4,7 +4,7 @@ cutlass::Array<E, 8>>` A (cutlass_library's `cutlass3x_sm90_tensorop_gemm_s4_e4m
 8>>` for an s4 A with an e4m3 or e5m2 B).
 
 The scale is one `cutlass::Array<E, 8>` (eight 8-bit values, a table indexed by the 4-bit weight)
-per row of A: `sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp` (MI) has
+per row of A: `sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp` (SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT) has
 `KernelConversionMode = ConvertAndScale` (a scale, no zero) and `UseScaleLookupTable =
 ConvertAndScale && is_Array_v<ElementScale>`; its shared memory is that of any ConvertAndScale
 mainloop with a 64-bit ElementScale (`ArrayEngine<NonVoidElementScale, cosize_v<SmemLayoutScale>>
@@ -21,7 +21,6 @@ from collections.abc import Callable
 from cutlint.families.alias_args import split_template
 
 ARRAY = "cutlass::Array"
-MI = "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
 UTILS = "cutlass/detail/collective/mixed_input_utils.hpp"
 LUT_WEIGHT = "cutlass::int4b_t"
 """UTILS (LUT transform): static_assert(is_same_v<RealSwappedElementA, cutlass::int4b_t>,

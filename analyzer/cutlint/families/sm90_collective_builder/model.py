@@ -2,11 +2,11 @@
 from a `using` chain, and the compiler's layout of `GemmKernel::SharedStorage`.
 
 - mainloop: `gemm::collective::CollectiveBuilder<Sm90, OpClassTensorOp, A, LayoutA, AlignA, B,
-  LayoutB, AlignB, Accumulator, Tile, Cluster, StagePolicy, KernelSchedule>` (GB): the TMA SS
+  LayoutB, AlignB, Accumulator, Tile, Cluster, StagePolicy, KernelSchedule>` (SM90_GMMA_BUILDER): the TMA SS
   builders (`KernelTmaWarpSpecialized{,Cooperative,Pingpong}[FP8FastAccum]`) or the cp.async one
   (`KernelCpAsyncWarpSpecialized[Cooperative]`); `KernelScheduleAuto` resolves to one of them.
   Stage count: `compute_stage_count_or_override` (cutlint.cutlass.stage_count);
-- epilogue: `epilogue::collective::CollectiveBuilder<Sm90, ...>` (EB): the TMA epilogue
+- epilogue: `epilogue::collective::CollectiveBuilder<Sm90, ...>` (SM90_EPILOGUE_BUILDER): the TMA epilogue
   (`TmaWarpSpecialized[Cooperative]`, subtile and buffers by cutlint.cutlass.sm90_epilogue_builder,
   storage by cutlint.cutlass.epilogue) or `NoSmemWarpSpecialized` (also `EpilogueScheduleAuto`);
 - kernel: the SM90 `GemmUniversal` shell of the mainloop's schedule with the SM90 tile scheduler
@@ -28,6 +28,10 @@ from cutlint.cutlass import mainloop as ptr_array_mainloop
 from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_sparse as sparse
+from cutlint.cutlass.headers import (
+    SM90_EPILOGUE_TMA_WARPSPECIALIZED,
+    SM90_GMMA_BUILDER,
+)
 from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
@@ -42,8 +46,6 @@ from cutlint.families.base import family_data as base_family_data
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm
 
 PACKAGE = "cutlint.families.sm90_collective_builder"
-GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
-EB = "cutlass/epilogue/collective/builders/sm90_builder.inl"
 _C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
 TMA_ALIGNMENT_BYTES = _C["tma_alignment_bytes"]
 CP_ASYNC_MIN_ALIGNMENT_BYTES = _C["cp_async_min_alignment_bytes"]
@@ -156,7 +158,9 @@ def epilogue_tensor_storage(t: Tactic) -> Block:
         return epi.nosmem_tensor_storage()
     if t.grouped:
         return epi.tensor_storage(e, t.c_bits, t.d_bits, fusion_storage(t))
-    return epi.tensor_storage(e, t.c_bits, t.d_bits, fusion_storage(t), epi.SP)
+    return epi.tensor_storage(
+        e, t.c_bits, t.d_bits, fusion_storage(t), SM90_EPILOGUE_TMA_WARPSPECIALIZED
+    )
 
 
 def epilogue_tensormaps(t: Tactic) -> Block:
@@ -188,7 +192,7 @@ def epilogue_shared_storage(t: Tactic) -> Block:
 
 
 def stage_count(t: Tactic) -> StageCount:
-    """GB: PipelineStages = compute_stage_count_or_override<capacity, ElementAMma, ElementBMma,
+    """SM90_GMMA_BUILDER: PipelineStages = compute_stage_count_or_override<capacity, ElementAMma, ElementBMma,
     TileShape_MNK>(StageCountType). The TMA builders pass sm90_smem_capacity_bytes -
     KernelSmemCarveout (0 here: no ptr-array tensormaps, no `LayoutA*` strides); the cp.async
     builder passes sm90_smem_capacity_bytes."""
@@ -200,8 +204,8 @@ def stage_count(t: Tactic) -> StageCount:
         else t.stage_value
     )
     if t.register_sourced:
-        # GB (GMMA_TMA_WS_RS, not mixed): compute_stage_count_or_override<sm90_smem_capacity_
-        # bytes, ..., SmemAlignment>; GB (GMMA_CpAsync_WS_RS): the default alignment, 128
+        # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, not mixed): compute_stage_count_or_override<sm90_smem_capacity_
+        # bytes, ..., SmemAlignment>; SM90_GMMA_BUILDER (GMMA_CpAsync_WS_RS): the default alignment, 128
         return sm90_stage_count(
             a_bits=t.a_bits,
             b_bits=t.b_bits,
@@ -215,7 +219,7 @@ def stage_count(t: Tactic) -> StageCount:
     if t.sparse:
         return sparse.stage_count(t.a_bits, t.b_bits, t.tile, carveout)
     if t.block_scale is not None:
-        # GB (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
+        # SM90_GMMA_BUILDER (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
         # KernelSmemCarveout, ..., ScaleMsPerTile, ScaleNsPerTile>
         return sm90_stage_count(
             a_bits=t.a_bits,
@@ -228,7 +232,7 @@ def stage_count(t: Tactic) -> StageCount:
             block_scales=blockwise.stage_terms(t.block_scale, t.tile),
         )
     if t.mixed_input:
-        # GB (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
+        # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
         # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
         return sm90_stage_count(
             a_bits=t.a_bits,
@@ -242,7 +246,7 @@ def stage_count(t: Tactic) -> StageCount:
             scale_bytes=t.scale_bits * t.tile.m // 8,
             zero_bytes=t.zero_bits * t.tile.m // 8,
         )
-    # GB: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
+    # SM90_GMMA_BUILDER: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
     # grouped scheduler's pipeline
     return sm90_stage_count(
         a_bits=t.a_bits,
@@ -259,8 +263,8 @@ def _fixed_stage_count(t: Tactic) -> StageCount:
     a = t.a_bits * t.tile.m * t.tile.k // 8
     b = t.b_bits * t.tile.n * t.tile.k // 8
     per_stage = (
-        StageTerm(name="A", bytes=a, source=f"{GB}: M x K of ElementA"),
-        StageTerm(name="B", bytes=b, source=f"{GB}: N x K of ElementB"),
+        StageTerm(name="A", bytes=a, source=f"{SM90_GMMA_BUILDER}: M x K of ElementA"),
+        StageTerm(name="B", bytes=b, source=f"{SM90_GMMA_BUILDER}: N x K of ElementB"),
         StageTerm(name="pipeline", bytes=pipeline_storage(1), source="one stage's two barriers"),
     )
     stage_bytes = sum(x.bytes for x in per_stage)
@@ -272,7 +276,7 @@ def _fixed_stage_count(t: Tactic) -> StageCount:
         stage_budget=t.stage_value * stage_bytes,
         per_stage=per_stage,
         stage_bytes=stage_bytes,
-        formula=f"{GB}: compute_stage_count_or_override(StageCount<N>) = N",
+        formula=f"{SM90_GMMA_BUILDER}: compute_stage_count_or_override(StageCount<N>) = N",
         capacity_source=f"{SC90}: detail::sm90_smem_capacity_bytes",
         fixed=True,
     )

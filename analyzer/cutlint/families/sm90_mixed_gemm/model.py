@@ -28,6 +28,11 @@ from typing import Any
 from cutlint.cutlass import epilogue as epi
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_mixed_input as mixed
+from cutlint.cutlass.headers import (
+    EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
+    SM90_EPILOGUE_TMA_WARPSPECIALIZED,
+    SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED,
+)
 from cutlint.cutlass.layout import Block, empty
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
@@ -39,7 +44,6 @@ from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 PACKAGE = "cutlint.families.sm90_mixed_gemm"
 LAUNCHER_NAME = "sm90_generic_mixed_gemm_kernelLauncher"
 LAUNCHER = "tensorrt_llm/kernels/cutlass_kernels/fpA_intB_gemm/launchers/fpA_intB_launcher_sm90.inl"
-EVT = "cutlass/epilogue/fusion/sm90_visitor_load_tma_warpspecialized.hpp"
 _C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
 EPI_TILE_M = _C["epi_tile_m"]
 EPI_TILE_N = _C["epi_tile_n"]
@@ -93,7 +97,7 @@ def tactic_of(args: Sequence[str]) -> Tactic | str:
         return f"{act} x {weight}: not an activation x weight pair the model knows"
     if (weight_bits, act_bits) not in mixed.INTERLEAVED_WIDTHS:
         return (
-            f"{weight} x {act}: {mixed.IM}: get_smem_interleave_layout static_asserts "
+            f"{weight} x {act}: {EXTENSIONS_SM90_MMA_INTERLEAVED_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: get_smem_interleave_layout static_asserts "
             "w4a8, w4a16 or w8a16"
         )
     scale_bits = d["scales"].get(scale_zero)
@@ -183,18 +187,20 @@ def epilogue_tile(t: Tactic) -> EpilogueTile:
 
 def _fusion() -> Block:
     """LAUNCHER: Sm90EVT<Sm90Compute<homogeneous_multiply_add>, Sm90ScalarBroadcast,
-    Sm90AccFetch, Sm90ColBroadcast<0, ...>>: every node's SharedStorage is empty (EVT:
+    Sm90AccFetch, Sm90ColBroadcast<0, ...>>: every node's SharedStorage is empty (SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED:
     Sm90ColBroadcast 'doesn't support smem pipelining', `struct SharedStorage { };`)."""
     return empty(
         "thread",
-        f"{EVT}: Sm90ScalarBroadcast, Sm90ColBroadcast<0>: struct SharedStorage {{ }}; "
-        "the EVT's tuple of empty storages",
+        f"{SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED}: Sm90ScalarBroadcast, Sm90ColBroadcast<0>: struct SharedStorage {{ }}; "
+        "the SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED's tuple of empty storages",
         ("input.types",),
     )
 
 
 def epilogue_tensor_storage(t: Tactic) -> Block:
-    return epi.tensor_storage(epilogue_tile(t), None, t.output_bits, _fusion(), epi.SP)
+    return epi.tensor_storage(
+        epilogue_tile(t), None, t.output_bits, _fusion(), SM90_EPILOGUE_TMA_WARPSPECIALIZED
+    )
 
 
 @cache

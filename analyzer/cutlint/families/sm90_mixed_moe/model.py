@@ -26,6 +26,7 @@ from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as shell
 from cutlint.cutlass import sm90_gemm_kernel as kernel90
 from cutlint.cutlass import sm90_mixed_input as mixed
+from cutlint.cutlass.headers import EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT
 from cutlint.cutlass.layout import Block, array, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
@@ -113,7 +114,7 @@ def tactic_of(args: Sequence[str], legacy: bool = False) -> Tactic | str:
     if scale_mode not in (POST_MMA, PRE_MMA_E8M0):
         return f"scale mode {scale_mode}: not a MixedInputScaleMode the model knows"
     if scale_mode == PRE_MMA_E8M0 and (act, weight) != ("__nv_fp8_e4m3", "SafeFP4"):
-        return f"{act} x {weight} with kPreMmaE8M0: {mixed.MB} static_asserts FP4 x e4m3"
+        return f"{act} x {weight} with kPreMmaE8M0: {EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT} static_asserts FP4 x e4m3"
     if single and scale_mode != PRE_MMA_E8M0:
         return f"{LAUNCHER} static_asserts: the single-warpgroup kernel is only valid for pre-MMA E8M0 scaling"
     schedule = d["schedules"].get(sched)

@@ -31,6 +31,7 @@ from cutlint.cutlass import epilogue as ptr_array_epilogue
 from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as shell
 from cutlint.cutlass import mainloop
+from cutlint.cutlass.headers import SM90_GMMA_BUILDER
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.stage_count import sm90_kernel_carveout, sm90_stage_count
@@ -49,14 +50,12 @@ from cutlint.records import (
 )
 
 LAUNCHER = "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
-EB = "cutlass/epilogue/collective/builders/sm90_builder.inl"
-GB = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 EPILOGUE_POLICY = "cutlass/epilogue/dispatch_policy.hpp"
 
 PACKAGE = "cutlint.families.sm90_tma_ws_grouped"
 _C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
 
-# GB: IsCooperative -> AtomLayoutMNK = Layout<Shape<_2,_1,_1>>: two 128-thread GMMA warp groups
+# SM90_GMMA_BUILDER: IsCooperative -> AtomLayoutMNK = Layout<Shape<_2,_1,_1>>: two 128-thread GMMA warp groups
 # (the pingpong schedule: Shape<_1,_1,_1>, one)
 COOPERATIVE_MMA_WARP_GROUPS = _C["cooperative_mma_warp_groups"]
 PINGPONG_MMA_WARP_GROUPS = _C["pingpong_mma_warp_groups"]
@@ -135,7 +134,7 @@ def tactic_of(args: MoeGemmArgs) -> Tactic | str:
     if args.mxfpx:
         return f"MXFPX: block scaling is Blackwell only ({LAUNCHER}: static_assert !IsBlockScaled || IsBlackwell)"
     if args.dynamic_cga:
-        return f"DYNAMIC_CGA: the SM90 builder requires a static cluster shape ({GB}: static_assert is_static<ClusterShape_MNK>)"
+        return f"DYNAMIC_CGA: the SM90 builder requires a static cluster shape ({SM90_GMMA_BUILDER}: static_assert is_static<ClusterShape_MNK>)"
     if args.epilogue_tag != "EpilogueOpDefault":
         return f"epilogue tag {args.epilogue_tag}: {LAUNCHER} static_asserts EpilogueOpDefault"
     if args.fusion is None or args.fusion is Fusion.ACTIVATION:
@@ -195,7 +194,7 @@ def dispatch_reason(t: Tactic) -> str | None:
 
 
 def epilogue_tile(t: Tactic) -> EpilogueTile:
-    """EB's EpilogueTileAuto subtile and buffer counts (cutlint.cutlass.sm90_epilogue_builder):
+    """SM90_EPILOGUE_BUILDER's EpilogueTileAuto subtile and buffer counts (cutlint.cutlass.sm90_epilogue_builder):
     cooperative or pingpong (warp-specialized) subtile; ElementC is void (LAUNCHER:
     EpilogueElementC = ElementC = void off SM120), so ReuseSmem is false. LAUNCHER: LayoutD =
     RowMajor (N contiguous); SwapAB: LayoutD_T = ColumnMajor (M contiguous)."""
@@ -243,7 +242,7 @@ def mainloop_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bl
 
 
 def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
-    """GB: PipelineStages = compute_stage_count_or_override<sm90_smem_capacity_bytes -
+    """SM90_GMMA_BUILDER: PipelineStages = compute_stage_count_or_override<sm90_smem_capacity_bytes -
     KernelSmemCarveout, ElementAMma, ElementBMma, TileShape_MNK>(StageCountAutoCarveout<
     sizeof(CollectiveEpilogue::SharedStorage)>) for the ptr-array schedules (tensormaps for A and
     B) with `LayoutA*` strides (the grouped scheduler's pipeline)."""
@@ -278,7 +277,7 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
 
 
 def _mma_threads(t: Tactic) -> int:
-    """size(TiledMma): GB's AtomLayoutMNK warp groups of 128 threads."""
+    """size(TiledMma): SM90_GMMA_BUILDER's AtomLayoutMNK warp groups of 128 threads."""
     groups = PINGPONG_MMA_WARP_GROUPS if t.pingpong else COOPERATIVE_MMA_WARP_GROUPS
     return groups * THREADS_PER_WARP_GROUP
 

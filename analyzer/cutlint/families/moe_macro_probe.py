@@ -1,9 +1,13 @@
-"""The probe copy of FlashInfer's launcher ``.inl``: the real file, patched at four anchors.
+"""What `cutlint verify` builds for the three families of TensorRT-LLM's TMA warp-specialized MoE
+macro (`tma-ws-moe-launcher`: sm120-blockscaled-grouped, sm90- and sm100-tma-ws-grouped): the
+probe copy of FlashInfer's launcher `.inl`, the real file patched at four anchors.
 
 Everything up to ``using GemmGrouped = ...;`` is kept byte for byte; the run-time part after it
 becomes a call that prints the kernel's compile-time numbers; each macro expansion also registers
-a static object that calls the launcher once at program start. nvcc_probe's docstring has the
-reasons. The C++ that does the printing is probe_cpp/probe_helpers.hpp.
+a static object that calls the launcher once at program start (cutlint.verify.nvcc_probe has the
+reasons and runs it). The C++ that does the printing is data/moe_macro_probe_helpers.hpp. Each of
+the three families' `probe.py` is this module (registry.probe_spec); it imports no
+`cutlint.verify`, and its errors are PatchError.
 """
 
 from __future__ import annotations
@@ -13,17 +17,17 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+from cutlint.families.probe import PatchError
 from cutlint.families.probe import absolutize_includes as _absolutize_includes
-from cutlint.verify.macro_calls import MACRO_NAME
-from cutlint.verify.probe_records import ProbeError
+from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 
 # C++ appended to the end of the patched launcher. Macro bodies are looked up where the macro
 # is expanded (the generated file, after this include), so helpers at the end are visible there.
 # Its bytes are part of the cache's probe method hash (cutlint.verify.cache): an edit, even to a
 # comment, invalidates every cached result.
 PROBE_HELPERS_CPP = "\n" + (  # the newline: a blank line after the launcher's own text
-    resources.files("cutlint.verify")
-    .joinpath("probe_cpp", "probe_helpers.hpp")
+    resources.files("cutlint.families")
+    .joinpath("data", "moe_macro_probe_helpers.hpp")
     .read_text(encoding="utf-8")
 )
 
@@ -46,7 +50,7 @@ ANCHOR_FAST_BUILD_ELSE = re.compile(
 
 def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
     if match is None:
-        raise ProbeError(f"patch anchor not found in {launcher}: {what}")
+        raise PatchError(f"patch anchor not found in {launcher}: {what}")
     return match
 
 
@@ -73,7 +77,7 @@ def _macro_params(body: str, launcher: Path) -> list[str]:
     )
     params = [p.strip() for p in m.group(1).replace("\\", " ").split(",")]
     if not all(re.fullmatch(r"\w+", p) for p in params):
-        raise ProbeError(f"unexpected {MACRO_NAME} parameter list in {launcher}: {params}")
+        raise PatchError(f"unexpected {MACRO_NAME} parameter list in {launcher}: {params}")
     return params
 
 
@@ -121,7 +125,7 @@ def patch_launcher(text: str, launcher: Path) -> str:
     swap_param = params[-1]
     if "SWAP" not in swap_param.upper():
         if any("SWAP" in p.upper() for p in params):
-            raise ProbeError(f"last {MACRO_NAME} parameter is not SWAP_AB in {launcher}: {params}")
+            raise PatchError(f"last {MACRO_NAME} parameter is not SWAP_AB in {launcher}: {params}")
         # The 14-parameter macro of FlashInfer 0.5.x has no SwapAB (nor has its
         # TmaWarpSpecializedGroupedGemmInput a swap_ab the probe could set): run it as written.
         swap_param = "false"
@@ -136,7 +140,7 @@ def patch_launcher(text: str, launcher: Path) -> str:
     alias_m = _require(ANCHOR_GEMM_GROUPED.search(body), "using GemmGrouped = ...;", launcher)
     for needed in ("GemmKernel", "CollectiveMainloop", "CollectiveEpilogue"):
         if not re.search(rf"using\s+{needed}\s*=", body[: alias_m.start()]):
-            raise ProbeError(
+            raise PatchError(
                 f"patch anchor not found in {launcher}: using {needed} = ... before GemmGrouped"
             )
 
@@ -147,7 +151,7 @@ def patch_launcher(text: str, launcher: Path) -> str:
     )
     removed = body[alias_m.end() : tail_m.start()]
     if "gemm.run" not in removed and ".run(" not in removed:
-        raise ProbeError(f"run-time part between anchors 3 and 4 looks wrong in {launcher}")
+        raise PatchError(f"run-time part between anchors 3 and 4 looks wrong in {launcher}")
 
     new_body = (
         body[: alias_m.end()]
@@ -164,6 +168,7 @@ __all__ = [
     "ANCHOR_FAST_BUILD_ELSE",
     "ANCHOR_GEMM_GROUPED",
     "ANCHOR_LAUNCHER_NAME",
+    "MACRO_NAME",
     "PROBE_HELPERS_CPP",
     "patch_launcher",
 ]
