@@ -32,8 +32,14 @@ def test_cutlass_library_kernels_agree_with_nvcc(
 def test_without_a_target_nothing_is_guessed(
     cutlass_library_build: Callable[..., Path], tmp_path: Path
 ) -> None:
-    """No --arch: the files do not say their build's target, so nothing is modeled or compiled."""
+    """No --arch and the file outside its build (the build's compile_commands.json would say
+    sm_120a): nothing says the target, so nothing is modeled or compiled."""
+    import shutil
+
     build = cutlass_library_build("120a")
-    result = verify([build / SM80], VerifyOptions(cache_dir=tmp_path, download=True))
+    alone = tmp_path / "alone" / "generated" / SM80
+    alone.parent.mkdir(parents=True)
+    shutil.copy(build / SM80, alone)
+    result = verify([alone], VerifyOptions(cache_dir=tmp_path, download=True))
     assert [v.status for v in result.instantiations] == [Status.NO_BACKEND]
     assert result.files == ()

@@ -61,7 +61,15 @@ def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     if entry is None:
         return None
     directory, cmd = entry
-    return parse_command(cmd, f"{db}", directory)
+    if isinstance(cmd, list):
+        return parse_command(cmd, f"{db}", directory)
+    return _parsed(cmd, f"{db}", directory)
+
+
+@cache
+def _parsed(command: str, where: str, directory: str) -> CompileCommand:
+    """A module's files share one command line: read it once."""
+    return parse_command(command, where, directory)
 
 
 _ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.-]*)\s*=\s?(.*)$")
@@ -164,5 +172,5 @@ def from_flashinfer_build(source: str) -> CompileCommand | None:
             continue
         hit = flags.get(key, flags.get(real))
         if hit is not None:
-            return parse_command(hit, str(ninja), str(ninja.parent))
+            return _parsed(hit, str(ninja), str(ninja.parent))
     return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path, PurePath
 
 from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sourced
@@ -59,6 +60,15 @@ def _gpu(path: str, request: Request, cmd: CompileCommand | None) -> Sourced[int
     return Sourced(value=DEFAULT_GPU, origin=Origin.DEFAULT, where="cutlint's default (sm_120)")
 
 
+@cache
+def _producer_near(directory: str, dirs: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """The producer version file above the file's directory or an include directory (files of
+    one directory and command share it: computed once)."""
+    return headers.producer_release(
+        (str(Path(directory) / "x"), *(str(Path(d) / "x") for d in dirs))
+    )
+
+
 def _release(
     path: str, request: Request, dirs: tuple[str, ...]
 ) -> tuple[Sourced[str], Sourced[str]] | None:
@@ -69,7 +79,7 @@ def _release(
             Sourced(value="flashinfer", origin=Origin.OPTION, where=where),
             Sourced(value=request.release, origin=Origin.OPTION, where=where),
         )
-    found = headers.producer_release((path, *(str(Path(d) / "x") for d in dirs)))
+    found = _producer_near(os.path.dirname(os.path.abspath(path)), dirs)
     if found is not None:
         producer, version, where = found
         return (

@@ -51,7 +51,8 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         ),
     )
     assert build.gpu is not None
-    if build.gpu.origin is Origin.DEFAULT and cutlass_library.in_build(parsed.path):
+    if build.gpu.guessed and cutlass_library.in_build(parsed.path):
+        # a cutlass_library file names its kernel's arch, not the GPU its build targets
         return cutlass_library.TARGET_UNKNOWN
     try:
         arch = arch_for(build.gpu.value)
