@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from pydantic import Field
+
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.families.macro_parameters import by_parameter_name
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer.cache_layout import jit_module_dir
 from cutlint.records import (
@@ -37,6 +40,12 @@ class KernelCallRecipe(Recipe):
     variant: str | None = None
     """What the file selects of the header besides the call (a family's name for the #defines
     before its #include), when the family reads one; None: the header as it is."""
+    written: tuple[str, ...] | None = Field(default=None, exclude=True)
+    """The arguments as the call writes them, when `args` is their reading by the definition's
+    parameter names in another order (for titles; not part of the dump)."""
+    definition: str | None = Field(default=None, exclude=True)
+    """The `#define` the arguments were read by (`path:line`), or which one was assumed; not part
+    of the recipe's identity or its dump (the numbers do not depend on it)."""
 
 
 _KERNELS: dict[tuple[str, KernelCallRecipe], tuple[KernelNumbers, ...] | str] = {}
@@ -70,7 +79,8 @@ class JitModuleFamily:
     def names(self) -> set[str]:
         data = self._data()
         found = {data["macro"]} if "macro" in data else set()
-        return found | set(data.get("macros", {})) | set(data.get("launchers", {}))
+        also = set(data.get("defined_as", {}))
+        return found | also | set(data.get("macros", {})) | set(data.get("launchers", {}))
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.name not in self.names():
@@ -85,7 +95,7 @@ class JitModuleFamily:
         if module is not None:
             if not module.startswith(self.module_dirs):
                 return None
-        else:
+        elif inst.parameters is None:
             # (`older_parameter_counts`: a family whose macro name no other header shares may
             # take an older release's shorter form outside a cache too)
             data = self._data()
@@ -93,8 +103,31 @@ class JitModuleFamily:
             counts = {len(parameters or ()), *data.get("older_parameter_counts", ())}
             if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
+        args: tuple[str, ...] = inst.args
+        definition = f"{inst.defined_at}" if inst.defined_at else self._assumed(inst.name)
+        if inst.parameters is not None:
+            got = by_parameter_name(self._data(), inst.name, inst.parameters, inst.args)
+            if got is None or isinstance(got, Unreadable):
+                return got
+            args = got
         release = ctx.flashinfer.version if ctx.flashinfer else None
-        return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
+        return KernelCallRecipe(
+            family=self.name,
+            name=inst.name,
+            args=args,
+            release=release,
+            written=None if args == inst.args else inst.args,
+            definition=definition,
+        )
+
+    def _assumed(self, name: str) -> str:
+        """What a call whose `#define` was not found is read by: the modeled header's."""
+        data = self._data()
+        source = data.get("defined_as", {}).get(name, {}).get("source")
+        source = source or data.get("parameters_source")
+        if source is None:
+            source = f"the modeled header's {name}({', '.join(data.get('parameters', ()))})"
+        return f"assumed (its #define was not found): {source}"
 
     def _kernels(self, recipe: Recipe) -> tuple[KernelNumbers, ...] | str:
         """The numbers of every kernel of the call, or why they cannot be had; asked by
@@ -175,16 +208,20 @@ class JitModuleFamily:
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         assert isinstance(recipe, KernelCallRecipe)
-        return (f"{recipe.name}({', '.join(recipe.args)})", self._kernel_label(recipe))
+        return (self.title(recipe), self._kernel_label(recipe))
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
         assert isinstance(recipe, KernelCallRecipe)
         return (
             InputField(
-                "input.call", recipe.name, ", ".join(recipe.args), f"the arguments of {recipe.name}"
+                "input.call",
+                recipe.name,
+                ", ".join(recipe.args),
+                f"the arguments of {recipe.name}, read by the parameters of its #define "
+                f"({recipe.definition or self._assumed(recipe.name)})",
             ),
         )
 
     def title(self, recipe: Recipe) -> str:
         assert isinstance(recipe, KernelCallRecipe)
-        return f"{recipe.name}({', '.join(recipe.args)})"
+        return f"{recipe.name}({', '.join(recipe.written or recipe.args)})"
