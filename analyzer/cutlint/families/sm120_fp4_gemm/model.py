@@ -91,7 +91,7 @@ class Tactic:
 
 def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     data = family_data()
-    if name != data["macro"]:
+    if name != data["macro"] and name not in data["defined_as"]:
         return f"`{name}` is not {data['macro']}"
     if len(args) == len(data["parameters"]) - 1:
         args = (*args, "false")  # 0.6.8rc1 - 0.6.10.post1: no SWAP_AB_, D row-major
@@ -191,6 +191,10 @@ def evaluate(
     t = tactic_of(name, args)
     if isinstance(t, str):
         return t
+    other = family_data()["defined_as"].get(name)
+    if other is not None:
+        # another producer's macro of this kernel shape: read, its own recipe not modeled
+        return str(other["not_modeled"])
     why = release_known(version)
     if why is not None:
         return why
