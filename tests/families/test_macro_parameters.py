@@ -1,0 +1,62 @@
+"""FP4 launcher calls read by their macro's own parameter names: TensorRT-LLM's `(ARCH_, T, ...)`
+and FlashInfer's `(T, ...)` under one name, and TensorRT-LLM's `_SM120` variant."""
+
+from __future__ import annotations
+
+from cutlint.families.base import Unreadable
+from cutlint.families.macro_parameters import by_parameter_name
+from cutlint.families.sm100_jit_gemm import model as sm100
+from cutlint.families.sm120_fp4_gemm import model as sm120
+
+FP4 = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER"
+TRTLLM = ("ARCH_", "T", "CTA_M_", "CTA_N_", "CTA_K_", "CGA_M_", "CGA_N_", "CGA_K_", "XSM_")
+FLASHINFER_SM120 = (
+    "T",
+    "CTA_M_",
+    "CTA_N_",
+    "CTA_K_",
+    "CGA_M_",
+    "CGA_N_",
+    "CGA_K_",
+    "XSM_",
+    "SWAP_AB_",
+)
+CALL = ("Sm100", "__nv_bfloat16", "128", "64", "128", "1", "1", "1", "_1SM")
+
+
+def test_trtllm_sm100_call_is_not_the_sm120_header() -> None:
+    assert by_parameter_name(sm120.family_data(), FP4, TRTLLM, CALL) is None
+
+
+def test_trtllm_sm100_call_reads_as_flashinfer_sm100() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, CALL)
+    assert got == ("__nv_bfloat16", "128", "64", "128", "1", "1", "1", "_1SM")
+
+
+def test_trtllm_sm103_call_is_an_input_diagnostic() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, ("Sm103", *CALL[1:]))
+    assert isinstance(got, Unreadable)
+    assert [code for code, _ in got.problems] == ["CUT005"]
+
+
+def test_count_against_the_definition_is_cut004() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, CALL[:-1])
+    assert isinstance(got, Unreadable)
+    assert [code for code, _ in got.problems] == ["CUT004"]
+
+
+def test_flashinfer_sm120_by_name_is_positional() -> None:
+    args = ("half", "128", "128", "128", "1", "1", "1", "_1SM", "true")
+    assert by_parameter_name(sm120.family_data(), FP4, FLASHINFER_SM120, args) == args
+    # the SM100 family does not take a definition with SWAP_AB_
+    assert by_parameter_name(sm100.family_data(), FP4, FLASHINFER_SM120, args) is None
+
+
+def test_trtllm_sm120_variant_fills_the_missing_parameters() -> None:
+    name = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER_SM120"
+    params = ("T", "CTA_M_", "CTA_N_", "CTA_K_", "CGA_M_", "CGA_N_", "CGA_K_")
+    args = ("__nv_bfloat16", "256", "128", "128", "1", "1", "1")
+    got = by_parameter_name(sm120.family_data(), name, params, args)
+    assert got == (*args, "_1SM", "false")
+    assert isinstance(sm120.tactic_of(name, got), sm120.Tactic)
+    assert "not modeled yet" in str(sm120.evaluate(name, got, "0.7.4"))
