@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.kernel_numbers import KernelNumbers
@@ -40,12 +40,21 @@ class KernelCallRecipe(Recipe):
     variant: str | None = None
     """What the file selects of the header besides the call (a family's name for the #defines
     before its #include), when the family reads one; None: the header as it is."""
-    written: tuple[str, ...] | None = Field(default=None, exclude=True)
+    written: tuple[str, ...] | None = None
     """The arguments as the call writes them, when `args` is their reading by the definition's
-    parameter names in another order (for titles; not part of the dump)."""
-    definition: str | None = Field(default=None, exclude=True)
-    """The `#define` the arguments were read by (`path:line`), or which one was assumed; not part
-    of the recipe's identity or its dump (the numbers do not depend on it)."""
+    parameter names (another order, or defaults added); None: `args` as written."""
+    definition: str | None = None
+    """`path:line` of the `#define` the arguments were read by; None: not found (the modeled
+    header's was assumed)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # left out when unset: a call read as before dumps as before (result caches, JSON)
+        out: dict[str, Any] = handler(self)
+        for key in ("written", "definition"):
+            if out.get(key, 0) is None:
+                del out[key]
+        return out
 
 
 _KERNELS: dict[tuple[str, KernelCallRecipe], tuple[KernelNumbers, ...] | str] = {}
@@ -104,7 +113,6 @@ class JitModuleFamily:
             if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
         args: tuple[str, ...] = inst.args
-        definition = f"{inst.defined_at}" if inst.defined_at else self._assumed(inst.name)
         if inst.parameters is not None:
             got = by_parameter_name(self._data(), inst.name, inst.parameters, inst.args)
             if got is None or isinstance(got, Unreadable):
@@ -117,7 +125,7 @@ class JitModuleFamily:
             args=args,
             release=release,
             written=None if args == inst.args else inst.args,
-            definition=definition,
+            definition=inst.defined_at,
         )
 
     def _assumed(self, name: str) -> str:
