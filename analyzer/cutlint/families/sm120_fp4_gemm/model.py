@@ -54,9 +54,26 @@ class Recipe:
     """The CUTLASS the release bundles."""
 
 
+TRTLLM = "TensorRT-LLM, CUTLASS "
+"""The `release` of a TensorRT-LLM `_SM120` call: its header's recipe on the context's CUTLASS."""
+
+
+def trtllm_release(cutlass: str) -> str:
+    return f"{TRTLLM}{cutlass}"
+
+
 def recipe_for(version: str | None) -> Recipe | None:
     """The recipe of a release's header (its own or the one it shares), or None."""
     data = family_data()
+    if version is not None and version.startswith(TRTLLM):
+        (trtllm,) = data["defined_as"].values()
+        return Recipe(
+            version=version,
+            fixed_stages=None,
+            default_scheduler=trtllm["default_scheduler"],
+            kernels=tuple(trtllm["kernels"]),
+            cutlass=version[len(TRTLLM) :],
+        )
     recipes: dict[str, Any] = data["recipes"]
     name = data.get("recipe_of", {}).get(version, version)
     r = recipes.get(name) if name is not None else None
@@ -192,9 +209,10 @@ def evaluate(
     if isinstance(t, str):
         return t
     other = family_data()["defined_as"].get(name)
-    if other is not None:
-        # another producer's macro of this kernel shape: read, its own recipe not modeled
-        return str(other["not_modeled"])
+    if other is not None and not (version or "").startswith(TRTLLM):
+        return str(other["not_modeled"])  # TensorRT-LLM's macro needs its own recipe
+    if other is None and (version or "").startswith(TRTLLM):
+        return f"`{name}` is FlashInfer's macro: no TensorRT-LLM recipe"
     why = release_known(version)
     if why is not None:
         return why
