@@ -59,4 +59,11 @@ def test_trtllm_sm120_variant_fills_the_missing_parameters() -> None:
     got = by_parameter_name(sm120.family_data(), name, params, args)
     assert got == (*args, "_1SM", "false")
     assert isinstance(sm120.tactic_of(name, got), sm120.Tactic)
-    assert "not modeled yet" in str(sm120.evaluate(name, got, "0.7.4"))
+    # not a FlashInfer release's header: its own recipe, on the build's CUTLASS
+    assert "without the CUTLASS its build uses" in str(sm120.evaluate(name, got, "0.7.4"))
+    numbers = sm120.evaluate(name, got, sm120.trtllm_release("4.5.0"))
+    assert not isinstance(numbers, str)
+    assert numbers.layout.size == 93184
+    assert sm120.kernels_of(sm120.trtllm_release("4.5.0")) == ("default",)
+    # FlashInfer's macro is never read with TensorRT-LLM's recipe
+    assert isinstance(sm120.evaluate(FP4, (*got[:-1], "true"), sm120.trtllm_release("4.5.0")), str)
