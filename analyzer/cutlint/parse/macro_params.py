@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from cutlint import inputs
@@ -99,6 +99,20 @@ def visible(
     """Every function-like macro the file defines or finds defined in the headers it includes
     (quoted includes resolved beside the including file), by name; conflicting ones left out."""
     defined, included = _scan(path, masked, directives, line_of)
+    for _header, _text, got in _headers(path, included, read):
+        for name, params in got.items():
+            if name not in defined:  # the file's own definition is the one it sees first
+                _add(defined, name, params)
+            elif defined[name] is not _CONFLICT and defined[name].parameters != params.parameters:
+                defined[name] = _CONFLICT
+    return {name: p for name, p in defined.items() if p is not _CONFLICT}
+
+
+def _headers(
+    path: str, included: Sequence[str], read: Reader
+) -> Iterator[tuple[str, bytes, dict[str, MacroParameters]]]:
+    """The headers found from `path`'s quoted includes, beside the including file, breadth first,
+    at most MAX_HEADERS: each path, its bytes and the macros it defines."""
     queue = [os.path.join(os.path.dirname(path), name) for name in included]
     seen: set[str] = set()
     while queue and len(seen) < MAX_HEADERS:
@@ -112,17 +126,22 @@ def visible(
         header_masked = mask(text)
         lines = _line_counter(text)
         got, more = _scan(header, header_masked, scan_directives.scan(header_masked), lines)
-        for name, params in got.items():
-            if name not in defined:  # the file's own definition is the one it sees first
-                _add(defined, name, params)
-            elif defined[name] is not _CONFLICT and defined[name].parameters != params.parameters:
-                defined[name] = _CONFLICT
+        yield header, text, got
         queue += [os.path.join(os.path.dirname(header), name) for name in more]
-    return {name: p for name, p in defined.items() if p is not _CONFLICT}
+
+
+def headers_read(path: str, text: bytes, read: Reader = read_header) -> list[tuple[str, bytes]]:
+    """The headers whose macros a file's calls are read by, with their bytes: what a result kept
+    for the file depends on besides its own bytes (the check cache's key)."""
+    if b"#" not in text or b"include" not in text:
+        return []
+    masked = mask(text)
+    _, included = _scan(path, masked, scan_directives.scan(masked), lambda offset: 0)
+    return [(header, data) for header, data, _ in _headers(path, included, read)]
 
 
 def _line_counter(text: bytes) -> Callable[[int], int]:
     return lambda offset: text.count(b"\n", 0, offset) + 1
 
 
-__all__ = ["MAX_HEADERS", "MacroParameters", "Reader", "read_header", "visible"]
+__all__ = ["MAX_HEADERS", "MacroParameters", "Reader", "headers_read", "read_header", "visible"]
