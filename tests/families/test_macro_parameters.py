@@ -67,3 +67,31 @@ def test_trtllm_sm120_variant_fills_the_missing_parameters() -> None:
     assert sm120.kernels_of(sm120.trtllm_release("4.5.0")) == ("default",)
     # FlashInfer's macro is never read with TensorRT-LLM's recipe
     assert isinstance(sm120.evaluate(FP4, (*got[:-1], "true"), sm120.trtllm_release("4.5.0")), str)
+
+
+def test_trtllm_sm120_numbers_are_flashinfers_default_kernel_as_nvcc_laid_it_out() -> None:
+    """TensorRT-LLM's `_SM120` struct is FlashInfer's default kernel (same builders, ElementC void,
+    D row-major, StaticPersistentScheduler; LayoutC and the Sm12xOnly wrapper change no storage):
+    on CUTLASS 4.5.0 its model equals nvcc's layout of FlashInfer 0.7.4's default kernel for the
+    three tiles fp4_gemm_bf16.cu instantiates. A proxy: TensorRT-LLM's own header is not probed."""
+    import json
+    from pathlib import Path
+
+    truth = Path(__file__).parents[1] / "data" / "nvcc_sm120_fp4_gemm_truth.json"
+    rows = json.loads(truth.read_text())["rows"]
+    name = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER_SM120"
+    for tile in (("128", "128", "128"), ("128", "128", "256"), ("256", "128", "128")):
+        (row,) = [
+            r
+            for r in rows
+            if r["version"] == "0.7.4"
+            and r["label"] == "default"
+            and r["args"] == ["__nv_bfloat16", *tile, "1", "1", "1", "_1SM", "false"]
+        ]
+        got = sm120.evaluate(
+            name,
+            ("__nv_bfloat16", *tile, "1", "1", "1", "_1SM", "false"),
+            sm120.trtllm_release("4.5.0"),
+        )
+        assert not isinstance(got, str), got
+        assert (got.layout.size, got.stage_count.stages) == (row["kernel_smem"], row["stages"])
