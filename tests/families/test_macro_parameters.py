@@ -95,3 +95,18 @@ def test_trtllm_sm120_numbers_are_flashinfers_default_kernel_as_nvcc_laid_it_out
         )
         assert not isinstance(got, str), got
         assert (got.layout.size, got.stage_count.stages) == (row["kernel_smem"], row["stages"])
+
+
+def test_a_call_without_its_define_says_which_one_was_assumed() -> None:
+    from cutlint.families.jit_module_family import KernelCallRecipe
+    from cutlint.families.sm120_fp4_gemm import FAMILY
+
+    args = ("half", "128", "128", "128", "1", "1", "1", "_1SM", "false")
+    assumed = KernelCallRecipe(family=FAMILY.name, name=FP4, args=args)
+    (field,) = FAMILY.inputs(assumed)
+    assert "assumed (its #define was not found)" in field.source
+    assert "XSM_, SWAP_AB_)" in field.source
+    found = assumed.model_copy(update={"definition": "launchers.h:3"})
+    assert "(launchers.h:3)" in FAMILY.inputs(found)[0].source
+    # unset, the new fields leave the recipe's dump as it was (JSON output, result cache)
+    assert set(assumed.model_dump()) == {"family", "name", "args", "release", "variant"}
