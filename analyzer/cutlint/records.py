@@ -137,6 +137,14 @@ class Instantiation(Record):
         description="a TYPE_ALIAS kernel's alias (first) and every alias in the file its "
         "definition refers to, transitively, in file order",
     )
+    parameters: tuple[str, ...] | None = Field(
+        default=None,
+        description="a macro call's parameter names, from the `#define` the file or a header it "
+        "includes (found beside it) gives; None: no definition found (or two that differ)",
+    )
+    defined_at: str | None = Field(
+        default=None, description="`path:line` of that `#define`, when found"
+    )
 
     def alias(self, name: str) -> TypeAlias | None:
         """The alias of this kernel's chain that `name` names (an argument as written)."""

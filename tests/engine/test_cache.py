@@ -205,3 +205,20 @@ def test_the_tool_key_covers_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.undo()
         cache.tool_key.cache_clear()
     assert cache.tool_key() == before
+
+
+def test_a_changed_header_beside_it_is_a_new_key(tmp_path: Path, kept: Path) -> None:
+    """A macro call is read by the #define of a header it includes beside it
+    (parse/macro_params.py): another definition there is another result, so another key."""
+    src = tmp_path / "src"
+    (src / "include").mkdir(parents=True)
+    header = src / "include" / "launchers.h"
+    header.write_bytes(b"#define INSTANTIATE_X(ARCH_, T)\n")
+    cu = src / "a.cu"
+    cu.write_bytes(b'#include "include/launchers.h"\nINSTANTIATE_X(Sm100, half)\n')
+    results = cache.ResultCache.open()
+    before = results.key(str(cu), _options())
+    header.write_bytes(b"#define INSTANTIATE_X(T, ARCH_)\n")
+    assert results.key(str(cu), _options()) != before
+    header.unlink()
+    assert results.key(str(cu), _options()) not in (before, None)

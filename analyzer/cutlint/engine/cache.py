@@ -3,6 +3,8 @@
 An entry is keyed by everything its result depends on:
 
     the file's bytes          (blake2b of its content, never its time stamp)
+    the headers beside it     (those whose `#define`s its macro calls are read by:
+                               `parse/macro_params.headers_read`, their paths and bytes)
     its build context         (`context_key`: the path as reported, the options the judge
                                reads: arch, CUTLASS version, defines, FlashInfer release,
                                selection, fingerprint root)
@@ -34,6 +36,7 @@ from pydantic_core import from_json, to_json
 from cutlint import __version__, inputs
 from cutlint.cache_dir import cache_dir
 from cutlint.engine.options import CheckOptions
+from cutlint.parse import macro_params
 from cutlint.records import FileResult, Recipe
 
 SCHEMA = 1
@@ -139,6 +142,10 @@ class ResultCache:
         except inputs.InputError:
             return None
         h = hashlib.blake2b(data, digest_size=20)
+        # the headers beside it whose #defines its macro calls are read by (parse/macro_params)
+        for header, text in macro_params.headers_read(path, data):
+            h.update(f"\0{header}\0{len(text)}\0".encode())
+            h.update(text)
         h.update(self.tool.encode())
         h.update(context_key(path, options).encode())
         return h.hexdigest()

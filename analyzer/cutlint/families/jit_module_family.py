@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, ClassVar
 
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.families.macro_parameters import by_parameter_name
 from cutlint.model.context import ModelContext
 from cutlint.producers.flashinfer.cache_layout import jit_module_dir
 from cutlint.records import (
@@ -37,6 +40,21 @@ class KernelCallRecipe(Recipe):
     variant: str | None = None
     """What the file selects of the header besides the call (a family's name for the #defines
     before its #include), when the family reads one; None: the header as it is."""
+    written: tuple[str, ...] | None = None
+    """The arguments as the call writes them, when `args` is their reading by the definition's
+    parameter names (another order, or defaults added); None: `args` as written."""
+    definition: str | None = None
+    """`path:line` of the `#define` the arguments were read by; None: not found (the modeled
+    header's was assumed)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # left out when unset: a call read as before dumps as before (result caches, JSON)
+        out: dict[str, Any] = handler(self)
+        for key in ("written", "definition"):
+            if out.get(key, 0) is None:
+                del out[key]
+        return out
 
 
 _KERNELS: dict[tuple[str, KernelCallRecipe], tuple[KernelNumbers, ...] | str] = {}
@@ -70,7 +88,8 @@ class JitModuleFamily:
     def names(self) -> set[str]:
         data = self._data()
         found = {data["macro"]} if "macro" in data else set()
-        return found | set(data.get("macros", {})) | set(data.get("launchers", {}))
+        also = set(data.get("defined_as", {}))
+        return found | also | set(data.get("macros", {})) | set(data.get("launchers", {}))
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.name not in self.names():
@@ -85,7 +104,7 @@ class JitModuleFamily:
         if module is not None:
             if not module.startswith(self.module_dirs):
                 return None
-        else:
+        elif inst.parameters is None:
             # (`older_parameter_counts`: a family whose macro name no other header shares may
             # take an older release's shorter form outside a cache too)
             data = self._data()
@@ -93,8 +112,30 @@ class JitModuleFamily:
             counts = {len(parameters or ()), *data.get("older_parameter_counts", ())}
             if "launchers" not in data and parameters and len(inst.args) not in counts:
                 return None
+        args: tuple[str, ...] = inst.args
+        if inst.parameters is not None:
+            got = by_parameter_name(self._data(), inst.name, inst.parameters, inst.args)
+            if got is None or isinstance(got, Unreadable):
+                return got
+            args = got
         release = ctx.flashinfer.version if ctx.flashinfer else None
-        return KernelCallRecipe(family=self.name, name=inst.name, args=inst.args, release=release)
+        return KernelCallRecipe(
+            family=self.name,
+            name=inst.name,
+            args=args,
+            release=release,
+            written=None if args == inst.args else inst.args,
+            definition=inst.defined_at,
+        )
+
+    def _assumed(self, name: str) -> str:
+        """What a call whose `#define` was not found is read by: the modeled header's."""
+        data = self._data()
+        source = data.get("defined_as", {}).get(name, {}).get("source")
+        source = source or data.get("parameters_source")
+        if source is None:
+            source = f"the modeled header's {name}({', '.join(data.get('parameters', ()))})"
+        return f"assumed (its #define was not found): {source}"
 
     def _kernels(self, recipe: Recipe) -> tuple[KernelNumbers, ...] | str:
         """The numbers of every kernel of the call, or why they cannot be had; asked by
@@ -175,16 +216,20 @@ class JitModuleFamily:
 
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         assert isinstance(recipe, KernelCallRecipe)
-        return (f"{recipe.name}({', '.join(recipe.args)})", self._kernel_label(recipe))
+        return (self.title(recipe), self._kernel_label(recipe))
 
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
         assert isinstance(recipe, KernelCallRecipe)
         return (
             InputField(
-                "input.call", recipe.name, ", ".join(recipe.args), f"the arguments of {recipe.name}"
+                "input.call",
+                recipe.name,
+                ", ".join(recipe.args),
+                f"the arguments of {recipe.name}, read by the parameters of its #define "
+                f"({recipe.definition or self._assumed(recipe.name)})",
             ),
         )
 
     def title(self, recipe: Recipe) -> str:
         assert isinstance(recipe, KernelCallRecipe)
-        return f"{recipe.name}({', '.join(recipe.args)})"
+        return f"{recipe.name}({', '.join(recipe.written or recipe.args)})"

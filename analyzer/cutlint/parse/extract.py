@@ -23,8 +23,18 @@ import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from cutlint.parse import aliases, calls, directives, libclang, literals, shapes, wellformed
+from cutlint.parse import (
+    aliases,
+    calls,
+    directives,
+    libclang,
+    literals,
+    macro_params,
+    shapes,
+    wellformed,
+)
 from cutlint.parse.defines import DEFAULT_DEFINES, command_line
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
@@ -99,6 +109,7 @@ def parse_source(
     text: bytes,
     defines: Mapping[str, str] = DEFAULT_DEFINES,
     undefines: Sequence[str] = (),
+    read_header: macro_params.Reader = macro_params.read_header,
 ) -> ParsedFile:
     """Parse one file's contents in this process.
 
@@ -151,7 +162,13 @@ def parse_source(
         directives.branches(found_directives, len(text)),
         preprocessed.skipped,
     )
-    records, problems = _records(ctx, found)
+    macros: dict[str, macro_params.MacroParameters] = {}
+    if any(f.form is FormKind.MACRO_CALL for f in found if isinstance(f, calls.Call)):
+        define_lines = Lines(text)
+        macros = macro_params.visible(
+            path, masked, found_directives, lambda offset: define_lines.at(offset)[0], read_header
+        )
+    records, problems = _records(ctx, found, macros)
     lines = Lines(text)
     line_of = lambda offset: lines.at(offset)[0]  # noqa: E731
     problems += wellformed.problems(
@@ -265,7 +282,9 @@ def _nothing_found(text: bytes, classes: int) -> str:
 
 
 def _records(
-    ctx: _Context, found: Sequence[calls.Found]
+    ctx: _Context,
+    found: Sequence[calls.Found],
+    macros: Mapping[str, macro_params.MacroParameters],
 ) -> tuple[list[Instantiation], list[InputProblem]]:
     records: list[Instantiation] = []
     problems: list[InputProblem] = []
@@ -296,9 +315,21 @@ def _records(
                 args=item.args,
                 guard=guard,
                 chain=item.chain,
+                **_definition(item, macros),
             )
         )
     return records, problems
+
+
+def _definition(
+    item: calls.Call, macros: Mapping[str, macro_params.MacroParameters]
+) -> dict[str, Any]:
+    """A macro call's parameter names and where they were defined, when the definition is
+    known (fields left at their defaults otherwise, so a record without one is as before)."""
+    got = macros.get(item.name) if item.form is FormKind.MACRO_CALL else None
+    if got is None:
+        return {}
+    return {"parameters": got.parameters, "defined_at": got.defined_at}
 
 
 def _active(ctx: _Context, offset: int) -> bool:

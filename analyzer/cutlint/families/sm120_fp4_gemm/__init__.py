@@ -3,9 +3,12 @@
 from types import ModuleType
 from typing import ClassVar
 
+from cutlint.families.base import Claim
 from cutlint.families.groups import RuleGroup
-from cutlint.families.jit_module_family import JitModuleFamily
+from cutlint.families.jit_module_family import JitModuleFamily, KernelCallRecipe
 from cutlint.families.sm120_fp4_gemm import model
+from cutlint.model.context import ModelContext
+from cutlint.records import Instantiation
 
 
 class Sm120Fp4Gemm(JitModuleFamily):
@@ -15,6 +18,13 @@ class Sm120Fp4Gemm(JitModuleFamily):
     )
     package: ClassVar[str] = "cutlint.families.sm120_fp4_gemm"
     model: ClassVar[ModuleType] = model
+
+    def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
+        got = super().claim(inst, ctx)
+        if isinstance(got, KernelCallRecipe) and got.name in model.family_data()["defined_as"]:
+            # TensorRT-LLM's macro: its header on the build's CUTLASS, not a FlashInfer release's
+            return got.model_copy(update={"release": model.trtllm_release(ctx.cutlass.label)})
+        return got
 
 
 FAMILY = Sm120Fp4Gemm()

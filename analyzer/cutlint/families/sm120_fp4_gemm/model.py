@@ -54,9 +54,26 @@ class Recipe:
     """The CUTLASS the release bundles."""
 
 
+TRTLLM = "TensorRT-LLM, CUTLASS "
+"""The `release` of a TensorRT-LLM `_SM120` call: its header's recipe on the context's CUTLASS."""
+
+
+def trtllm_release(cutlass: str) -> str:
+    return f"{TRTLLM}{cutlass}"
+
+
 def recipe_for(version: str | None) -> Recipe | None:
     """The recipe of a release's header (its own or the one it shares), or None."""
     data = family_data()
+    if version is not None and version.startswith(TRTLLM):
+        (trtllm,) = data["defined_as"].values()
+        return Recipe(
+            version=version,
+            fixed_stages=None,
+            default_scheduler=trtllm["default_scheduler"],
+            kernels=tuple(trtllm["kernels"]),
+            cutlass=version[len(TRTLLM) :],
+        )
     recipes: dict[str, Any] = data["recipes"]
     name = data.get("recipe_of", {}).get(version, version)
     r = recipes.get(name) if name is not None else None
@@ -91,7 +108,7 @@ class Tactic:
 
 def tactic_of(name: str, args: tuple[str, ...]) -> Tactic | str:
     data = family_data()
-    if name != data["macro"]:
+    if name != data["macro"] and name not in data["defined_as"]:
         return f"`{name}` is not {data['macro']}"
     if len(args) == len(data["parameters"]) - 1:
         args = (*args, "false")  # 0.6.8rc1 - 0.6.10.post1: no SWAP_AB_, D row-major
@@ -191,6 +208,11 @@ def evaluate(
     t = tactic_of(name, args)
     if isinstance(t, str):
         return t
+    other = family_data()["defined_as"].get(name)
+    if other is not None and not (version or "").startswith(TRTLLM):
+        return str(other["not_modeled"])  # TensorRT-LLM's macro needs its own recipe
+    if other is None and (version or "").startswith(TRTLLM):
+        return f"`{name}` is FlashInfer's macro: no TensorRT-LLM recipe"
     why = release_known(version)
     if why is not None:
         return why

@@ -1,0 +1,112 @@
+"""FP4 launcher calls read by their macro's own parameter names: TensorRT-LLM's `(ARCH_, T, ...)`
+and FlashInfer's `(T, ...)` under one name, and TensorRT-LLM's `_SM120` variant."""
+
+from __future__ import annotations
+
+from cutlint.families.base import Unreadable
+from cutlint.families.macro_parameters import by_parameter_name
+from cutlint.families.sm100_jit_gemm import model as sm100
+from cutlint.families.sm120_fp4_gemm import model as sm120
+
+FP4 = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER"
+TRTLLM = ("ARCH_", "T", "CTA_M_", "CTA_N_", "CTA_K_", "CGA_M_", "CGA_N_", "CGA_K_", "XSM_")
+FLASHINFER_SM120 = (
+    "T",
+    "CTA_M_",
+    "CTA_N_",
+    "CTA_K_",
+    "CGA_M_",
+    "CGA_N_",
+    "CGA_K_",
+    "XSM_",
+    "SWAP_AB_",
+)
+CALL = ("Sm100", "__nv_bfloat16", "128", "64", "128", "1", "1", "1", "_1SM")
+
+
+def test_trtllm_sm100_call_is_not_the_sm120_header() -> None:
+    assert by_parameter_name(sm120.family_data(), FP4, TRTLLM, CALL) is None
+
+
+def test_trtllm_sm100_call_reads_as_flashinfer_sm100() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, CALL)
+    assert got == ("__nv_bfloat16", "128", "64", "128", "1", "1", "1", "_1SM")
+
+
+def test_trtllm_sm103_call_is_an_input_diagnostic() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, ("Sm103", *CALL[1:]))
+    assert isinstance(got, Unreadable)
+    assert [code for code, _ in got.problems] == ["CUT005"]
+
+
+def test_count_against_the_definition_is_cut004() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, CALL[:-1])
+    assert isinstance(got, Unreadable)
+    assert [code for code, _ in got.problems] == ["CUT004"]
+
+
+def test_flashinfer_sm120_by_name_is_positional() -> None:
+    args = ("half", "128", "128", "128", "1", "1", "1", "_1SM", "true")
+    assert by_parameter_name(sm120.family_data(), FP4, FLASHINFER_SM120, args) == args
+    # the SM100 family does not take a definition with SWAP_AB_
+    assert by_parameter_name(sm100.family_data(), FP4, FLASHINFER_SM120, args) is None
+
+
+def test_trtllm_sm120_variant_fills_the_missing_parameters() -> None:
+    name = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER_SM120"
+    params = ("T", "CTA_M_", "CTA_N_", "CTA_K_", "CGA_M_", "CGA_N_", "CGA_K_")
+    args = ("__nv_bfloat16", "256", "128", "128", "1", "1", "1")
+    got = by_parameter_name(sm120.family_data(), name, params, args)
+    assert got == (*args, "_1SM", "false")
+    assert isinstance(sm120.tactic_of(name, got), sm120.Tactic)
+    # not a FlashInfer release's header: its own recipe, on the build's CUTLASS
+    assert "without the CUTLASS its build uses" in str(sm120.evaluate(name, got, "0.7.4"))
+    numbers = sm120.evaluate(name, got, sm120.trtllm_release("4.5.0"))
+    assert not isinstance(numbers, str)
+    assert numbers.layout.size == 93184
+    assert sm120.kernels_of(sm120.trtllm_release("4.5.0")) == ("default",)
+    # FlashInfer's macro is never read with TensorRT-LLM's recipe
+    assert isinstance(sm120.evaluate(FP4, (*got[:-1], "true"), sm120.trtllm_release("4.5.0")), str)
+
+
+def test_trtllm_sm120_numbers_are_flashinfers_default_kernel_as_nvcc_laid_it_out() -> None:
+    """TensorRT-LLM's `_SM120` struct is FlashInfer's default kernel (same builders, ElementC void,
+    D row-major, StaticPersistentScheduler; LayoutC and the Sm12xOnly wrapper change no storage):
+    on CUTLASS 4.5.0 its model equals nvcc's layout of FlashInfer 0.7.4's default kernel for the
+    three tiles fp4_gemm_bf16.cu instantiates. A proxy: TensorRT-LLM's own header is not probed."""
+    import json
+    from pathlib import Path
+
+    truth = Path(__file__).parents[1] / "data" / "nvcc_sm120_fp4_gemm_truth.json"
+    rows = json.loads(truth.read_text())["rows"]
+    name = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER_SM120"
+    for tile in (("128", "128", "128"), ("128", "128", "256"), ("256", "128", "128")):
+        (row,) = [
+            r
+            for r in rows
+            if r["version"] == "0.7.4"
+            and r["label"] == "default"
+            and r["args"] == ["__nv_bfloat16", *tile, "1", "1", "1", "_1SM", "false"]
+        ]
+        got = sm120.evaluate(
+            name,
+            ("__nv_bfloat16", *tile, "1", "1", "1", "_1SM", "false"),
+            sm120.trtllm_release("4.5.0"),
+        )
+        assert not isinstance(got, str), got
+        assert (got.layout.size, got.stage_count.stages) == (row["kernel_smem"], row["stages"])
+
+
+def test_a_call_without_its_define_says_which_one_was_assumed() -> None:
+    from cutlint.families.jit_module_family import KernelCallRecipe
+    from cutlint.families.sm120_fp4_gemm import FAMILY
+
+    args = ("half", "128", "128", "128", "1", "1", "1", "_1SM", "false")
+    assumed = KernelCallRecipe(family=FAMILY.name, name=FP4, args=args)
+    (field,) = FAMILY.inputs(assumed)
+    assert "assumed (its #define was not found)" in field.source
+    assert "XSM_, SWAP_AB_)" in field.source
+    found = assumed.model_copy(update={"definition": "launchers.h:3"})
+    assert "(launchers.h:3)" in FAMILY.inputs(found)[0].source
+    # unset, the new fields leave the recipe's dump as it was (JSON output, result cache)
+    assert set(assumed.model_dump()) == {"family", "name", "args", "release", "variant"}
