@@ -12,11 +12,11 @@ summary line, unless `quiet`.
 from __future__ import annotations
 
 from cutlint.records import CheckResult
-from cutlint.report.escape import printable
+from cutlint.report.escape import display_path, printable
 from cutlint.report.located import findings
 from cutlint.report.style import PLAIN, Style
 from cutlint.report.summary import ACT_ON
-from cutlint.report.text import display_path, summary
+from cutlint.report.text import summary
 
 
 def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
