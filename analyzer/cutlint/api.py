@@ -203,7 +203,7 @@ def tu_reads(tu: Sequence[Path | str], flags: Sequence[str] = ()) -> tuple[TuRea
     """What `cutlint tu` finds in each of `tu`: a saved `--format json` report is read back; a
     source is read with `flags` for each target they build (sm_90a when they name none)."""
     from cutlint.parse.tu import from_flags, read_tu
-    from cutlint.tu_records import reads_from_report
+    from cutlint.tu_records import TuReportError, reads_from_report
 
     reads: list[TuRead] = []
     for item in tu:
@@ -212,8 +212,15 @@ def tu_reads(tu: Sequence[Path | str], flags: Sequence[str] = ()) -> tuple[TuRea
             reads += reads_from_report(path.read_text(encoding="utf-8"))
             continue
         command = from_flags(path, tuple(flags))
-        reads += [read_tu(command, t) for t in command.arches or ("sm_90a",)]
-    return tuple(reads)
+        if not command.arches:
+            # which GPUs run its kernels is the build's targets: without them, no answer
+            raise TuReportError(
+                f"{path}: its flags name no target (-gencode, -arch, --cuda-gpu-arch): give "
+                "the build's, which say which GPUs run its kernels"
+            )
+        reads += [read_tu(command, t) for t in command.arches]
+    unique = {(r.command.file, r.command.args, r.arch): r for r in reads}  # a report given twice
+    return tuple(unique.values())
 
 
 def runner_tactic_findings(

@@ -99,7 +99,7 @@ def test_sm121_has_no_kernel_in_this_build(work: Path) -> None:
     assert code == 1
     flat = " ".join(text.split())  # the `why` field is wrapped
     assert "B: " in text and "None of them is built for sm_121" in flat
-    assert "(sm_100a, sm_120a) do not run on it" in flat
+    assert "(sm_120a) do not run on it" in flat
     assert "-> fails initialize()" not in text
 
 
@@ -126,6 +126,19 @@ def test_a_caller_no_tu_goes_through_says_so(work: Path) -> None:
     assert "not modeled" in out.output  # the class stays what the line alone says
 
 
+def test_a_read_of_a_target_the_gpu_runs_is_asked_for(work: Path, tmp_path: Path) -> None:
+    # only the sm_100a read, of a build whose flags target sm_120a: on sm_120 no read is for a
+    # target the GPU runs, but the build has one: no class B claim, the read is asked for
+    (entry, other) = json.loads((work / "tu.json").read_text())
+    assert (entry["read"]["arch"], other["read"]["arch"]) == ("sm_120a", "sm_100a")
+    (tmp_path / "sm100.json").write_text(json.dumps([other]))
+    code, text = explain(work, "--tu", str(tmp_path / "sm100.json"), "--arch", "sm_120")
+    assert code == 1
+    flat = " ".join(text.split())
+    assert "but the build also targets sm_120a" in flat and "--arch sm_120a" in flat
+    assert "B: " not in text
+
+
 def test_a_source_with_its_flags(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CUTLINT_CACHE", str(work / "cache"))  # the module fixture's reads
     code, text = explain(work, "--tu", str(TU), "--arch", "sm_120", *FLAGS)
@@ -139,6 +152,8 @@ def test_usage_errors(work: Path) -> None:
     assert code == 2 and "not a list of reads" in text
     code, text = explain(work, "--tu", str(work / "tu.json"), "--", "-Ifoo")
     assert code == 2 and "no .cu was given" in text
+    code, text = explain(work, "--tu", str(TU), "--", f"-I{FIXTURES / 'include'}")
+    assert code == 2 and "name no target" in text
 
 
 @pytest.mark.parametrize(

@@ -114,10 +114,6 @@ def read_caller(e: LogEvent, reads: Sequence[TuRead], assumed: Assumed) -> Calle
     )
 
 
-def _count(kernels: Sequence[CallerKernel], verdict: str) -> int:
-    return sum(1 for k in kernels if k.verdict == verdict)
-
-
 def with_caller(f: Failure, reads: Sequence[TuRead], assumed: Assumed) -> Failure:
     """The failure with the kernels its caller can launch, and its class and explanation read
     again from their verdicts (an initialize() failure's only; a can_implement() or run
@@ -138,59 +134,81 @@ def with_caller(f: Failure, reads: Sequence[TuRead], assumed: Assumed) -> Failur
         )
         return f.model_copy(update=update)
     runs = [k for k in c.kernels if k.loads]
-    over = [k for k in runs if k.verdict == FAILS]
-    undecided = _count(runs, UNDECIDED)
-    head = (
+    update["match_note"] = (
         f"{len(c.kernels)} kernel(s) of the translation unit(s) given go through {c.caller}, "
         f"{len(runs)} of them built for a target that {c.device} runs ({c.device_origin})"
     )
-    update["match_note"] = head
+    built = sorted({a for r in reads if r.command.file in {k.tu for k in c.kernels}
+                    for a in r.command.arches})  # fmt: skip
+    sentence, cls, agreement = _judged(c, runs, built, _device(f.event, assumed)[0])
     text = (
         f"The caller is {c.caller}: {len(c.kernels)} kernel(s) of the translation unit(s) "
         "given can be launched there (listed under `kernels`, each with its dispatch "
-        "conditions); candidates, the line does not say which one ran."
+        f"conditions); candidates, the line does not say which one ran. {sentence}"
     )
-    initialize = f.failure_class is FailureClass.A
-    if not runs:
-        targets = ", ".join(sorted({k.target for k in c.kernels}))
-        text += (
-            f" None of them is built for {c.device}: the build's targets ({targets}) do not run "
-            f"on it, so the launch has no kernel image for this capability (class B, a dispatch "
-            "gap of the build): a build for this arch (its -gencode / CMake arch list) is the fix."
-        )
-        if initialize:
-            update |= {"failure_class": FailureClass.B, "agreement": Agreement.EXPLAINED}
-    elif over:
-        worst = max(over, key=lambda k: k.shared_storage or 0)
-        text += (
-            f" {len(over)} of those {c.device} runs need more shared memory than it allows per "
-            f"block ({worst.smem_optin:,} B; the largest, chosen at "
-            f"{PurePath(worst.chosen_by).name}, needs {worst.shared_storage:,} B, measured): "
-            "the likely culprit of an initialize() failure (class A), when the problem that "
-            "failed meets its dispatch conditions."
-        )
-        if initialize:
-            update |= {"failure_class": FailureClass.A, "agreement": Agreement.EXPLAINED}
-    elif undecided:
-        text += (
-            f" None of the {len(runs) - undecided} measured candidate(s) fails for shared memory "
-            f"on {c.device}, but {undecided} could not be measured in this reading (CUT212), so "
-            "class A is not ruled out; else the classes still possible are D (can_implement() "
-            "rejects the problem shape, alignment or workspace) and G (a sticky error of an "
-            "earlier kernel)."
-        )
-    else:
-        text += (
-            f" None of the candidates fails for shared memory on {c.device}: the classes still "
-            "possible are D (can_implement() rejects the problem shape, alignment or workspace: "
-            "the arguments, not the instantiation) and G (a sticky error of an earlier kernel)."
-        )
-        if initialize:
-            update |= {"failure_class": FailureClass.D, "agreement": Agreement.NOT_DECIDABLE}
-    if not initialize:
+    if f.failure_class is FailureClass.A:  # initialize() failed: the candidates decide
+        if cls is not None and agreement is not None:
+            update |= {"failure_class": cls, "agreement": agreement}
+    else:  # can_implement() or run: its class stands
         text = f.explanation.split(" The caller is ")[0] + " " + text
     update["explanation"] = text
     return f.model_copy(update=update)
+
+
+def _judged(
+    c: CallerReading, runs: Sequence[CallerKernel], built: Sequence[str], sm: int | None
+) -> tuple[str, FailureClass | None, Agreement | None]:
+    """What the candidates the GPU runs say of an initialize() failure: a sentence, and the
+    class and agreement it decides (None: the line's own stand)."""
+    if not runs:
+        other = [a for a in built if sm is not None and (t := target(a)) and t.loads_on(sm)]
+        if other:
+            return (
+                f"None of the reads given is for a target {c.device} runs, but the build also "
+                f"targets {', '.join(other)}, which it does: read the TU for it (`cutlint tu "
+                f"... --arch {other[0]}`) to judge those kernels.",
+                None,
+                None,
+            )
+        targets = ", ".join(built) or ", ".join(sorted({k.target for k in c.kernels}))
+        return (
+            f"None of them is built for {c.device}: the build's targets ({targets}) do not run "
+            "on it, so the launch has no kernel image for this capability (class B, a dispatch "
+            "gap of the build): a build for this arch (its -gencode / CMake arch list) is the fix.",
+            FailureClass.B,
+            Agreement.EXPLAINED,
+        )
+    over = [k for k in runs if k.verdict == FAILS]
+    if over:
+        worst = max(over, key=lambda k: k.shared_storage or 0)
+        return (
+            f"{len(over)} of those {c.device} runs need more shared memory than it allows per "
+            f"block ({worst.smem_optin:,} B; the largest, chosen at "
+            f"{PurePath(worst.chosen_by).name}, needs {worst.shared_storage:,} B, measured): "
+            "the likely culprit of an initialize() failure (class A), when the problem that "
+            "failed meets its dispatch conditions.",
+            FailureClass.A,
+            Agreement.EXPLAINED,
+        )
+    others = (
+        "D (can_implement() rejects the problem shape, alignment or workspace: the arguments, "
+        "not the instantiation) and G (a sticky error of an earlier kernel)"
+    )
+    undecided = sum(1 for k in runs if k.verdict == UNDECIDED)
+    if undecided:
+        return (
+            f"None of the {len(runs) - undecided} measured candidate(s) fails for shared memory "
+            f"on {c.device}, but {undecided} could not be measured in this reading (CUT212), so "
+            f"class A is not ruled out; else the classes still possible are {others}.",
+            None,
+            None,
+        )
+    return (
+        f"None of the candidates fails for shared memory on {c.device}: the classes still "
+        f"possible are {others}.",
+        FailureClass.D,
+        Agreement.NOT_DECIDABLE,
+    )
 
 
 __all__ = ["NOT_LOADED", "read_caller", "with_caller"]
