@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from cutlint.explain.records import LogExplanation
     from cutlint.pregen.records import CutlassLibraryPregenResult, PregenResult
     from cutlint.pregen.spec import TacticSpec as TacticSpec  # re-exported: the typed API's input
+    from cutlint.tu_records import TuRead
 
 
 PathArg = str | os.PathLike[str]
@@ -176,20 +177,50 @@ def explain_log(
     *,
     flashinfer_version: str | None = None,
     arch: str | None = None,
+    tu: Sequence[Path | str] = (),
+    tu_flags: Sequence[str] = (),
 ) -> LogExplanation:
     """Each distinct failure of an autotuner/launcher log, mapped to the instantiation it names
     in `cache` (a FlashInfer JIT cache directory, or any directory of generated files; optional)
     and judged against cutlint's prediction. A dense GEMM runner's line (`[MXFP8 SM120 gemm
     Runner] Failed to initialize ...`) is read against `flashinfer_version`'s tactic lists (else
-    the cache's version) on `arch` (else the cache's, else sm_120). Raises
-    cutlint.logs.LogReadError for an unreadable log."""
+    the cache's version) on `arch` (else the cache's, else sm_120). A hand-written caller's line
+    (vLLM's `cutlass_gemm_caller.cuh:61, Error Internal`) is mapped to the kernels of `tu`: saved
+    `cutlint tu --format json` reports (`.json`), or translation units read with `tu_flags`.
+    Raises cutlint.logs.LogReadError for an unreadable log, cutlint.tu_records.TuReportError for
+    an unreadable report and cutlint.parse.tu.FrontEndError for a TU the front end cannot read."""
     from cutlint.explain import explain_log as explain
     from cutlint.logs import read_log
 
     parsed = read_log(Path(log))
+    reads = tu_reads(tu, tu_flags)
     if cache is None:
-        return explain(parsed, None, None, flashinfer_version, arch)
-    return explain(parsed, str(cache), check([cache], options), flashinfer_version, arch)
+        return explain(parsed, None, None, flashinfer_version, arch, reads)
+    return explain(parsed, str(cache), check([cache], options), flashinfer_version, arch, reads)
+
+
+def tu_reads(tu: Sequence[Path | str], flags: Sequence[str] = ()) -> tuple[TuRead, ...]:
+    """What `cutlint tu` finds in each of `tu`: a saved `--format json` report is read back; a
+    source is read with `flags` for each target they build (sm_90a when they name none)."""
+    from cutlint.parse.tu import from_flags, read_tu
+    from cutlint.tu_records import TuReportError, reads_from_report
+
+    reads: list[TuRead] = []
+    for item in tu:
+        path = Path(item)
+        if path.suffix == ".json":
+            reads += reads_from_report(path.read_text(encoding="utf-8"))
+            continue
+        command = from_flags(path, tuple(flags))
+        if not command.arches:
+            # which GPUs run its kernels is the build's targets: without them, no answer
+            raise TuReportError(
+                f"{path}: its flags name no target (-gencode, -arch, --cuda-gpu-arch): give "
+                "the build's, which say which GPUs run its kernels"
+            )
+        reads += [read_tu(command, t) for t in command.arches]
+    unique = {(r.command.file, r.command.args, r.arch): r for r in reads}  # a report given twice
+    return tuple(unique.values())
 
 
 def runner_tactic_findings(

@@ -565,6 +565,7 @@ def list_rules() -> None:
 
 @main.command(short_help="Explain a rule, a log's failures, or how a verdict was derived.")
 @click.argument("target", required=False)
+@click.argument("tu_flags", nargs=-1, type=click.UNPROCESSED)
 @click.option(
     "--log",
     "log_path",
@@ -572,6 +573,15 @@ def list_rules() -> None:
     help="A run's or build's log (FlashInfer, TensorRT-LLM, vLLM, SGLang, CUTLASS, CuTe DSL, "
     "PyTorch, xformers, TransformerEngine) to explain; --cache maps its lines to instantiations, "
     "--flashinfer-version reads dense GEMM runners' lines.",
+)
+@click.option(
+    "--tu",
+    "tu_inputs",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    help="With --log: what `cutlint tu` finds, to map a hand-written caller's line (vLLM's "
+    "cutlass_gemm_caller.cuh:61) to the kernels it can launch: a saved `cutlint tu --format "
+    "json` report, or a .cu file read with the flags after `--`. Repeatable.",
 )
 @click.option(
     "--cache",
@@ -622,7 +632,9 @@ def list_rules() -> None:
 )
 def explain(
     target: str | None,
+    tu_flags: tuple[str, ...],
     log_path: Path | None,
+    tu_inputs: tuple[Path, ...],
     cache_dir: Path | None,
     arch: str | None,
     act: str,
@@ -649,7 +661,13 @@ def explain(
     if log_path is not None:
         # --log alone reads every framework's lines (vLLM, SGLang, CUTLASS, ...); --cache and
         # --flashinfer-version add what a FlashInfer line needs (its instantiation, its tactics)
-        sys.exit(_explain_log(log_path, cache_dir, fmt, flashinfer_version, arch))
+        # `--tu FILE.cu -- FLAGS`: after `--` every word is positional, TARGET's slot included
+        flags = ((target,) if target is not None else ()) + tu_flags
+        if flags and not any(p.suffix != ".json" for p in tu_inputs):
+            _usage_error("words after --log FILE are a --tu FILE.cu's flags; no .cu was given")
+        sys.exit(_explain_log(log_path, cache_dir, fmt, flashinfer_version, arch, tu_inputs, flags))
+    if tu_inputs or tu_flags:
+        _usage_error("--tu and compile flags go with --log FILE")
     if target is not None:
         from cutlint.report.rule_docs import render_rule
 
@@ -996,7 +1014,13 @@ def _explain_result(result: InstantiationResult, fmt: str, sources: bool) -> int
 
 
 def _explain_log(
-    log_path: Path, cache_dir: Path | None, fmt: str, version: str | None, arch: str | None
+    log_path: Path,
+    cache_dir: Path | None,
+    fmt: str,
+    version: str | None,
+    arch: str | None,
+    tu_inputs: tuple[Path, ...] = (),
+    tu_flags: tuple[str, ...] = (),
 ) -> int:
     """Print each distinct failure of the log; exit 1 when it holds any failure."""
     if cache_dir is not None:
@@ -1008,11 +1032,20 @@ def _explain_log(
     from cutlint.logs import LogReadError
 
     options = api.CheckOptions(arch=arch, flashinfer_version=version) if cache_dir else None
+    from cutlint.parse.tu import FrontEndError
+    from cutlint.tu_records import TuReportError
+
     try:
         explained = api.explain_log(
-            log_path, cache_dir, options, flashinfer_version=version, arch=arch
+            log_path,
+            cache_dir,
+            options,
+            flashinfer_version=version,
+            arch=arch,
+            tu=tu_inputs,
+            tu_flags=tu_flags,
         )
-    except LogReadError as e:
+    except (LogReadError, TuReportError, FrontEndError, OSError) as e:
         _usage_error(str(e))
     click.echo((render_log_json if fmt == "json" else render_log_text)(explained), nl=False)
     return EXIT_FINDINGS if explained.failures else EXIT_OK

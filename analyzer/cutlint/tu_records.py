@@ -6,7 +6,9 @@ Kept beside `records.py` rather than in it, as the side inputs keep their record
 
 from __future__ import annotations
 
-from pydantic import Field
+import json
+
+from pydantic import Field, ValidationError
 
 from cutlint.records import Record
 
@@ -94,3 +96,22 @@ class TuVerdict(Record):
     smem_optin: int
     verdict: str = Field(description="fits / fails initialize() / does not compile / unknown")
     findings: tuple[TuFinding, ...] = ()
+
+
+class TuReportError(ValueError):
+    """A saved `cutlint tu --format json` report that cannot be read back."""
+
+
+def reads_from_report(text: str) -> tuple[TuRead, ...]:
+    """The reads of a saved `cutlint tu --format json` report (a list of `{"read": ...,
+    "verdicts": ...}`; the verdicts are judged again by whoever reads it, for its own GPU).
+    Raises TuReportError for anything else."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, list):
+            raise TuReportError("not a list of reads (the output of `cutlint tu --format json`)")
+        return tuple(TuRead.model_validate(entry["read"]) for entry in data)
+    except (ValueError, KeyError, TypeError, ValidationError) as e:
+        if isinstance(e, TuReportError):
+            raise
+        raise TuReportError(f"not a `cutlint tu --format json` report: {e}") from e

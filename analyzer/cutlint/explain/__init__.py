@@ -7,8 +7,11 @@ cutlint.api, and an InstantiationResult's Resources. It recomputes nothing of th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cutlint.engine.options import DEFAULT_ARCH
 from cutlint.explain.cache import CacheIndex
+from cutlint.explain.callers import with_caller
 from cutlint.explain.classify import judge
 from cutlint.explain.lines import Assumed
 from cutlint.explain.logmap import distinct, map_failure
@@ -18,6 +21,7 @@ from cutlint.logs.events import LogEventKind, LogFile
 from cutlint.logs.reader import MAX_EVENTS, MAX_LINE
 from cutlint.producers.flashinfer.releases import known_release
 from cutlint.records import CheckResult
+from cutlint.tu_records import TuRead
 
 
 def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: str) -> list[str]:
@@ -88,10 +92,12 @@ def explain_log(
     cache_result: CheckResult | None,
     flashinfer_version: str | None = None,
     arch: str | None = None,
+    tu_reads: Sequence[TuRead] = (),
 ) -> LogExplanation:
     """Every distinct failure of `log`, mapped into the checked cache (when one is given) and
     judged; a dense GEMM runner's line is read against `flashinfer_version` (else the cache's)
-    on `arch` (else the cache's, else sm_120)."""
+    on `arch` (else the cache's, else sm_120). A hand-written caller's line is mapped to the
+    kernels of `tu_reads` (`cutlint tu`) whose dispatch paths go through the caller's file."""
     given = cache_root is not None and cache_result is not None
     cache = CacheIndex.of(cache_root or "", cache_result or CheckResult(files=()))
     version, origin = _release(log, cache if given else None, flashinfer_version)
@@ -104,19 +110,20 @@ def explain_log(
     failures = []
     for events in distinct(log.events):
         mapped = map_failure(events, cache)
-        failures.append(
-            judge(
-                mapped,
-                log.events,
-                release,
-                reading(mapped.first, version, mapped.matches),
-                cache,
-                runner_release=version,
-                arch=target,
-                cache_given=given,
-                assumed=assumed,
-            )
+        failure = judge(
+            mapped,
+            log.events,
+            release,
+            reading(mapped.first, version, mapped.matches),
+            cache,
+            runner_release=version,
+            arch=target,
+            cache_given=given,
+            assumed=assumed,
         )
+        if tu_reads and failure.kind is LogEventKind.CALLER_FAILED:
+            failure = with_caller(failure, tu_reads, assumed)
+        failures.append(failure)
     summaries = []
     seen: set[str] = set()
     for e in log.events:
@@ -136,7 +143,10 @@ def explain_log(
         failures=tuple(failures),
         findings=tuple(dict.fromkeys(x for f in failures for x in f.findings)),
         summaries=tuple(summaries),
-        notes=tuple(_notes(log, cache if given else None, version, origin)),
+        notes=tuple(_notes(log, cache if given else None, version, origin))
+        + tuple(
+            f"translation unit read (cutlint tu): {r.command.file} [{r.arch}]" for r in tu_reads
+        ),
     )
 
 

@@ -108,6 +108,41 @@ class GemmRunnerReading(Record):
     summary: str
 
 
+class CallerKernel(Record):
+    """A kernel a hand-written caller can launch: one a translation unit (`cutlint tu`)
+    instantiates on a path through the caller's file, judged for the log's GPU."""
+
+    tu: str = Field(description="the translation unit that instantiates it")
+    target: str = Field(description="the device target the TU was read for: sm_120a")
+    loads: bool = Field(description="whether the log's GPU runs code built for that target")
+    chosen_by: str = Field(description="the source line that chose it, FILE:LINE")
+    through: str = Field(description="the call on its path that goes through the caller's file")
+    conditions: tuple[tuple[str, ...], ...] = Field(
+        description="the dispatch conditions of each path through the caller, outermost first"
+    )
+    type_expr: str
+    tile: str | None
+    cluster: str | None
+    stages: int | None
+    elements: str | None
+    shared_storage: int | None = Field(description="measured (libclang), not explained")
+    smem_optin: int = Field(description="the log's GPU's opt-in shared memory per block")
+    verdict: str = Field(description="fits / fails initialize() / not decidable / not loaded")
+
+
+class CallerReading(Record):
+    """What a hand-written caller's line maps to in the given translation units: candidates,
+    not a claim of which one ran."""
+
+    caller: str = Field(description="the caller's file and line, as the log names them")
+    device: str = Field(description="the GPU's arch the candidates are judged for: sm_121")
+    device_origin: str = Field(description="where that arch came from: the line, --arch, ...")
+    tus: tuple[str, ...] = Field(description="every translation unit read, with its target")
+    kernels: tuple[CallerKernel, ...] = Field(
+        description="every kernel of those TUs whose path goes through the caller's file"
+    )
+
+
 class Failure(Record):
     """One distinct failure: every log line that reports the same thing, and what it maps to."""
 
@@ -133,6 +168,10 @@ class Failure(Record):
     findings: tuple[TacticFinding, ...] = Field(
         default=(),
         description="findings on the runner's tactics against the cache's module (CUT207)",
+    )
+    caller: CallerReading | None = Field(
+        default=None,
+        description="a hand-written caller's line: the kernels the given TUs can launch there",
     )
 
 

@@ -12,6 +12,7 @@ from tabulate import tabulate
 from cutlint.explain.records import (
     CLASS_TITLES,
     Agreement,
+    CallerReading,
     Failure,
     GemmRunnerReading,
     GemmRunnerTactic,
@@ -85,7 +86,7 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
         shown = f.matches[0]
         lines.append(f"  {'tactic:':<{LABEL}}{describe(shown)}")
         lines.append(f"  {'cutlint:':<{LABEL}}{prediction(shown)}")
-    elif f.kind is LogEventKind.GEMM_RUNNER_FAILED:
+    elif f.kind is LogEventKind.GEMM_RUNNER_FAILED or f.caller is not None:
         lines += _field("maps to", f.match_note)
     else:
         lines += _field("maps to", f"nothing in the cache: {f.match_note}")
@@ -102,6 +103,33 @@ def _failure(i: int, total: int, f: Failure) -> list[str]:
     lines += _field("why", f.explanation)
     if f.gemm_runner is not None:
         lines += _gemm_runner(f.gemm_runner)
+    if f.caller is not None:
+        lines += _caller(f.caller)
+    return lines
+
+
+def _caller(c: CallerReading) -> list[str]:
+    """The kernels a hand-written caller can launch, each with the line that chose it, its
+    dispatch conditions and its verdict for the log's GPU."""
+    lines = _field(
+        "kernels",
+        f"{len(c.kernels)} candidate(s) whose dispatch path goes through {c.caller}, judged for "
+        f"{c.device} ({c.device_origin}):",
+    )
+    pad = " " * (LABEL + 2)
+    for k in c.kernels:
+        smem = f"{k.shared_storage:,}" if k.shared_storage is not None else "?"
+        limit = f"{k.smem_optin:,} B" if k.smem_optin else "?"
+        lines.append(
+            f"{pad}{display(k.chosen_by)}  [{k.target}]  tile {k.tile or '?'}  cluster "
+            f"{k.cluster or '?'}  stages {k.stages or '?'}  {k.elements or ''}".rstrip()
+        )
+        lines.append(f"{pad}    smem {smem} / {limit} (measured, libclang)  -> {k.verdict}")
+        for conds in k.conditions:
+            lines.append(f"{pad}    when {' && '.join(conds) or 'always'}")
+        if not k.through.startswith(f"{Path(k.chosen_by).name} "):
+            lines.append(f"{pad}    via {k.through}")
+    lines += _field("read from", "; ".join(c.tus) or "no translation unit")
     return lines
 
 
