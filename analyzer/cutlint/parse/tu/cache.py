@@ -9,6 +9,7 @@ so an edited CUTLASS header or `*_dispatch.cuh` invalidates it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -27,9 +28,27 @@ def _dir() -> Path:
     return cache_dir() / "tu"
 
 
+@functools.cache
+def front_end() -> str:
+    """A digest of the front end's own sources and data (this package): an entry read by an
+    earlier front end (a development checkout keeps one version number) is another key, so a
+    fixed reading is never answered by a stale one."""
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for p in sorted(here.rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".h", ".toml", ".json"):
+            h.update(p.relative_to(here).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
 def key(command: CompileCommand, arch: str) -> str:
     h = hashlib.sha256()
-    h.update(json.dumps([FORMAT, command.file, command.args, arch, libclang_version()]).encode())
+    h.update(
+        json.dumps(
+            [FORMAT, command.file, command.args, arch, libclang_version(), front_end()]
+        ).encode()
+    )
     try:
         h.update(Path(command.file).read_bytes())
     except OSError:
