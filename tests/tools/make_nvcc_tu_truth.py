@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
                     "agree": c.agrees,
                 }
             )
-        agree = sum(k["agree"] for k in kernels)
+        agree = sum(1 for k in kernels if k["agree"])
         print(f"{rel} {arch}: {agree}/{len(kernels)} agree", flush=True)
         files[(rel, arch)] = {"file": rel, "arch": arch, "kernels": kernels}
         data["files"] = sorted(files.values(), key=lambda f: (f["file"], f["arch"]))
