@@ -43,7 +43,16 @@ def _read(tmp_path: Path, kernels: tuple[TuKernel, ...]) -> TuRead:
     main.write_text('#include "d.cuh"\n#include <torch/all.h>\nvoid entry() {}\n')
     command = CompileCommand(
         file=str(main),
-        args=("-I/inc", "-DENABLE_X=1", "-std=c++17", "-Wall", "-isystem", "/sys"),
+        args=(
+            "-I/inc",
+            "-DENABLE_X=1",
+            "-std=c++17",
+            "-Wall",
+            "-isystem",
+            "/sys",
+            "-idirafter",
+            "/l",
+        ),
         arches=("sm_120a",),
         origin="flags",
     )
@@ -73,6 +82,7 @@ def test_nvcc_flags_keep_what_decides_a_type(tmp_path: Path) -> None:
     assert flags[:3] == ["-x", "cu", "-DCUTLINT_TU_NVCC"]
     assert "-I/inc" in flags and "-DENABLE_X=1" in flags and "-std=c++17" in flags
     assert flags[flags.index("-isystem") + 1] == "/sys"
+    assert flags[flags.index("/l") - 1] == "-isystem"  # nvcc has no -idirafter
     assert "-Wall" not in flags
     assert flags[-1] == gencode("sm_120a") == "-gencode=arch=compute_120a,code=sm_120a"
 

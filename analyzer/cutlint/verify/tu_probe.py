@@ -37,7 +37,11 @@ from cutlint.verify.probe_records import ProbeError
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
 _ROW = re.compile(r"^cutlint-tu (\d+) (-?\d+) (-?\d+) (-?\d+)$", re.MULTILINE)
-_KEEP_SINGLE = ("-I", "-D", "-U", "-isystem", "-iquote", "-idirafter", "-include")
+_KEEP_SINGLE = ("-I", "-D", "-U", "-isystem", "-include")
+# Spelled differently for nvcc, which knows neither: a quoted-only or a searched-last directory
+# is searched as a system one (it only matters which header a name finds, and these hold none
+# that an earlier directory also holds in the builds cutlint reads).
+_NVCC_SPELLING = {"-iquote": "-I", "-idirafter": "-isystem"}
 
 METHOD = "host-only nvcc probe of the TU's includes and kernel types (cutlint.verify.tu_probe)"
 
@@ -94,6 +98,8 @@ def nvcc_flags(read: TuRead) -> list[str]:
     for a in it:
         if a in _KEEP_SINGLE:
             out += [a, next(it, "")]
+        elif a in _NVCC_SPELLING:
+            out += [_NVCC_SPELLING[a], next(it, "")]
         elif a.startswith(("-I", "-D", "-U", "-std=")):
             out.append(a)
     if not any(a.startswith("-std=") for a in out):
