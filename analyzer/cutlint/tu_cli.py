@@ -34,6 +34,12 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("--no-cache", is_flag=True, help="Parse again even when the cache holds the answer.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Also compile each kernel's numbers with nvcc (host pass only) and say whether they agree.",
+)
+@click.option("--nvcc", default="nvcc", show_default=True, help="The nvcc --verify asks.")
 def tu(
     file: Path,
     flags: tuple[str, ...],
@@ -41,11 +47,15 @@ def tu(
     arches: tuple[str, ...],
     fmt: str,
     no_cache: bool,
+    verify: bool,
+    nvcc: str,
 ) -> None:
     """Read FILE with libclang as its build compiles it (the flags after `--`, nvcc's or clang's
     spelling, or its entry in a compile_commands.json) and list each CUTLASS kernel it
     instantiates: the line that chose it, the dispatch conditions on the way from the entry
-    points, its measured SharedStorage and the verdict against each target's opt-in limit."""
+    points, its measured SharedStorage and the verdict against each target's opt-in limit.
+    With --verify, nvcc compiles the same kernel types (host pass only, no device code) and each
+    kernel is shown as agree or differ with both numbers; exit 1 when any differs."""
     from cutlint.engine.tu_judge import judge
     from cutlint.model.arch import arch_for
     from cutlint.parse.tu import FrontEndError, from_compile_commands, from_flags, read_tu
@@ -81,7 +91,23 @@ def tu(
             reads.append((read, judge(read)))
     except FrontEndError as e:
         _usage(str(e))
-    click.echo(render.render_json(reads) if fmt == "json" else render.render_text(reads), nl=False)
+    if verify:
+        from cutlint.verify.probe_records import ProbeError
+        from cutlint.verify.tu_probe import check
+
+        try:
+            checks = [c for read, _ in reads for c in check(read, nvcc, not no_cache)]
+        except ProbeError as e:
+            _usage(f"--verify: {e}")
+        text = render.render_json(reads, checks) if fmt == "json" else render.render_text(reads)
+        if fmt != "json":
+            text += render.render_checks_text(checks)
+        click.echo(text, nl=False)
+        if any(not c.agrees for c in checks):
+            sys.exit(EXIT_FINDINGS)  # as `cutlint verify`: 1 when the compiler disagrees
+    else:
+        text = render.render_json(reads) if fmt == "json" else render.render_text(reads)
+        click.echo(text, nl=False)
     failing = any(f.severity == "error" for _, vs in reads for v in vs for f in v.findings)
     sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
 

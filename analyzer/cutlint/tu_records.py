@@ -115,3 +115,26 @@ def reads_from_report(text: str) -> tuple[TuRead, ...]:
         if isinstance(e, TuReportError):
             raise
         raise TuReportError(f"not a `cutlint tu --format json` report: {e}") from e
+
+
+class TuNvccCheck(Record):
+    """One kernel's libclang numbers against nvcc's host pass (`cutlint tu --verify`)."""
+
+    type_expr: str
+    arch: str
+    shared_storage: int | None = Field(description="libclang's sizeof(SharedStorage)")
+    stages: int | None = Field(description="libclang's DispatchPolicy::Stages")
+    nvcc_shared_storage: int | None = Field(
+        description="nvcc's sizeof(GemmKernel::SharedStorage); None: nvcc printed no row"
+    )
+    nvcc_shared_storage_size: int | None = Field(description="nvcc's GemmKernel::SharedStorageSize")
+    nvcc_stages: int | None = Field(description="nvcc's DispatchPolicy::Stages")
+    cached: bool = Field(default=False, description="nvcc's numbers came from cutlint's cache")
+
+    @property
+    def agrees(self) -> bool:
+        return (
+            self.nvcc_shared_storage is not None
+            and self.nvcc_shared_storage == self.shared_storage
+            and (self.stages or 0) == self.nvcc_stages
+        )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from cutlint.tu_records import TuRead, TuVerdict
+from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
 
 
 def _short_path(path: str, root: str) -> str:
@@ -48,7 +48,32 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
     return "\n".join(lines)
 
 
-def render_json(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
+def _num(n: int | None) -> str:
+    return "?" if n is None else f"{n:,}"
+
+
+def render_checks_text(checks: Sequence[TuNvccCheck]) -> str:
+    """`--verify`: each kernel's libclang numbers beside nvcc's, agree or differ."""
+    if not checks:
+        return "nvcc: no measured kernel to compare\n"
+    cached = all(c.cached for c in checks)
+    lines = [f"nvcc (host pass{', from the cache' if cached else ''}) against libclang:"]
+    for c in checks:
+        word = "agree" if c.agrees else "differ"
+        lines.append(
+            f"  {word:6}  smem {_num(c.shared_storage)} / nvcc {_num(c.nvcc_shared_storage)} B"
+            f"  stages {_num(c.stages)} / nvcc {_num(c.nvcc_stages)}  [{c.arch}]"
+        )
+        lines.append(f"          type {c.type_expr}")
+    agree = sum(c.agrees for c in checks)
+    lines.append(f"  {agree} of {len(checks)} kernel(s) agree, {len(checks) - agree} differ")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(
+    reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]],
+    checks: Sequence[TuNvccCheck] | None = None,
+) -> str:
     out = [
         {
             "read": read.model_dump(mode="json"),
@@ -64,7 +89,10 @@ def render_json(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
         }
         for read, verdicts in reads
     ]
-    return json.dumps(out, indent=2) + "\n"
+    if checks is None:
+        return json.dumps(out, indent=2) + "\n"
+    nvcc = [{**c.model_dump(mode="json"), "agrees": c.agrees} for c in checks]
+    return json.dumps({"reads": out, "nvcc": nvcc}, indent=2) + "\n"
 
 
-__all__ = ["render_json", "render_text"]
+__all__ = ["render_checks_text", "render_json", "render_text"]

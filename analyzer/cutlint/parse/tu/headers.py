@@ -92,7 +92,12 @@ def missing_headers(main: Path, dirs: Sequence[Path], extra: Iterable[Path] = ()
 _STD = ("optional", "vector", "string", "cstdint", "memory", "functional", "utility")
 
 # Libraries whose stubs also declare what the TU's own headers name from them (data/).
-_DECLARED = {"torch/": "cutlint_torch.h", "ATen/": "cutlint_torch.h", "c10/": "cutlint_torch.h"}
+_DECLARED = {
+    "torch/": "cutlint_torch.h",
+    "ATen/": "cutlint_torch.h",
+    "c10/": "cutlint_torch.h",
+    "cublas": "cutlint_cublas.h",
+}
 
 
 def write_stubs(names: Iterable[str], stub_dir: Path) -> None:

@@ -1,0 +1,209 @@
+"""Ask nvcc for the numbers `cutlint tu` measured with libclang: the referee for a hand-written TU.
+
+The probe is one host-only translation unit built from what the front end already knows:
+
+* the TU's own `#include` lines (quoted ones made absolute), so that every config struct and
+  kernel shell it names is declared exactly as in the build; the TU's function bodies are left
+  out (they take `torch::Tensor`s, which the stubs only declare), and the templates of the
+  headers are instantiated only for the probed types;
+* the same stubs for missing headers (`parse/tu/headers.py`), searched last;
+* one line per kernel naming the candidate type as clang resolved it (`TuKernel.type_expr`,
+  e.g. `typename ::vllm::sm120_fp8_config_M16<...>::Cutlass3xGemm`), reduced to its
+  `GemmKernel` by the same traits the libclang probe uses (`parse/tu/probe.py`), and a `main`
+  that prints `sizeof(SharedStorage)`, `SharedStorageSize` and `DispatchPolicy::Stages`.
+
+The probe part sits under `#ifndef __CUDA_ARCH__`: nvcc's device pass reads the headers only, so
+no GEMM device code is generated; the host pass's `sizeof` is the number
+`GemmUniversalAdapter::initialize()` hands to `cudaFuncSetAttribute`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cutlint.cache_dir import cache_dir
+from cutlint.parse.tu import headers
+from cutlint.parse.tu.probe import PRELUDE
+from cutlint.tu_records import TuNvccCheck, TuRead
+from cutlint.verify.probe_records import ProbeError
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
+_ROW = re.compile(r"^cutlint-tu (\d+) (-?\d+) (-?\d+) (-?\d+)$", re.MULTILINE)
+_KEEP_SINGLE = ("-I", "-D", "-U", "-isystem", "-include")
+# Spelled differently for nvcc, which knows neither: a quoted-only or a searched-last directory
+# is searched as a system one (it only matters which header a name finds, and these hold none
+# that an earlier directory also holds in the builds cutlint reads).
+_NVCC_SPELLING = {"-iquote": "-I", "-idirafter": "-isystem"}
+
+METHOD = "host-only nvcc probe of the TU's includes and kernel types (cutlint.verify.tu_probe)"
+
+
+@dataclass(frozen=True)
+class NvccRow:
+    """nvcc's numbers for one kernel of the read, by its index in `TuRead.kernels`."""
+
+    index: int
+    shared_storage: int
+    shared_storage_size: int
+    stages: int
+
+
+def gencode(arch: str) -> str:
+    """`sm_120a` -> `-gencode=arch=compute_120a,code=sm_120a`."""
+    sm = arch.removeprefix("sm_")
+    return f"-gencode=arch=compute_{sm},code=sm_{sm}"
+
+
+def probe_source(read: TuRead) -> str:
+    """The probe translation unit for every measured kernel of `read`."""
+    main = Path(read.command.file)
+    text = main.read_text(errors="replace")
+    lines = ["// cutlint tu --verify: host-only probe (generated)", "#include <cstdio>"]
+    for m in _INCLUDE.finditer(text):
+        local = main.parent / m.group(2)
+        if m.group(1) == '"' and local.is_file():
+            lines.append(f'#include "{local.resolve()}"')
+        else:
+            close = ">" if m.group(1) == "<" else '"'
+            lines.append(f"#include {m.group(1)}{m.group(2)}{close}")
+    lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only", PRELUDE]
+    body = []
+    for i, k in enumerate(read.kernels):
+        if k.shared_storage is None:
+            continue
+        lines.append(f"using cutlint_k{i} = ::cutlint_tu::kernel_t<{k.type_expr}>;")
+        body.append(
+            f'  std::printf("cutlint-tu {i} %ld %ld %ld\\n", '
+            f"(long)sizeof(typename cutlint_k{i}::SharedStorage), "
+            f"(long)cutlint_k{i}::SharedStorageSize, "
+            f"(long)::cutlint_tu::stages<cutlint_k{i}>::value);"
+        )
+    lines += ["int main() {", *body, "  return 0;", "}", "#endif"]
+    return "\n".join(lines) + "\n"
+
+
+def nvcc_flags(read: TuRead) -> list[str]:
+    """The build's flags nvcc takes as they are (include directories, defines, the standard),
+    the target's gencode, `-x cu`."""
+    out: list[str] = ["-x", "cu", "-DCUTLINT_TU_NVCC"]
+    it = iter(read.command.args)
+    for a in it:
+        if a in _KEEP_SINGLE:
+            out += [a, next(it, "")]
+        elif a in _NVCC_SPELLING:
+            out += [_NVCC_SPELLING[a], next(it, "")]
+        elif a.startswith(("-I", "-D", "-U", "-std=")):
+            out.append(a)
+    if not any(a.startswith("-std=") for a in out):
+        out.append("-std=c++17")
+    return [*out, gencode(read.arch)]
+
+
+def _nvcc_version(nvcc: str) -> str:
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise ProbeError(f"nvcc not found ({nvcc}): {exc}") from exc
+    return out.stdout.strip()
+
+
+def cache_key(read: TuRead, source: str, flags: Sequence[str], version: str) -> str:
+    """The probe's source, the flags, nvcc's version text and every kernel's spelling."""
+    h = hashlib.sha256()
+    for part in (source, "\0".join(flags), version, *(k.kernel_type for k in read.kernels)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def run(read: TuRead, nvcc: str = "nvcc", use_cache: bool = True) -> tuple[list[NvccRow], bool]:
+    """nvcc's rows for `read`'s kernels, and whether they came from the cache
+    (`$CUTLINT_CACHE/tu-verify/`)."""
+    version = _nvcc_version(nvcc)
+    source = probe_source(read)
+    flags = nvcc_flags(read)
+    entry = cache_dir() / "tu-verify" / f"{cache_key(read, source, flags, version)}.json"
+    if use_cache and entry.is_file():
+        data = json.loads(entry.read_text())
+        return [NvccRow(**r) for r in data["rows"]], True
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="cutlint-tu-verify-") as tmp:
+        work = Path(tmp)
+        stubs = work / "stubs"
+        stubs.mkdir()
+        headers.write_stubs(read.missing_headers, stubs)
+        src = work / "probe.cu"
+        src.write_text(source)
+        exe = work / "probe"
+        cmd = [nvcc, *flags, "-isystem", str(stubs), str(src), "-o", str(exe)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:10]
+            raise ProbeError(
+                f"nvcc could not compile the probe (exit {proc.returncode})",
+                "\n".join(errors or proc.stderr.splitlines()[-20:]),
+            )
+        out = subprocess.run([str(exe)], capture_output=True, text=True, check=False).stdout
+    rows = [NvccRow(*map(int, m.groups())) for m in _ROW.finditer(out)]
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    entry.write_text(
+        json.dumps(
+            {
+                "method": METHOD,
+                "nvcc": version.splitlines()[-1] if version else "",
+                "seconds": round(time.monotonic() - t0, 1),
+                "rows": [r.__dict__ for r in rows],
+            },
+            indent=1,
+        )
+    )
+    return rows, False
+
+
+def compare(read: TuRead, rows: Sequence[NvccRow], cached: bool = False) -> list[TuNvccCheck]:
+    """Each measured kernel of `read` beside nvcc's row for it."""
+    by_index = {r.index: r for r in rows}
+    out: list[TuNvccCheck] = []
+    for i, k in enumerate(read.kernels):
+        if k.shared_storage is None:
+            continue
+        n = by_index.get(i)
+        out.append(
+            TuNvccCheck(
+                type_expr=k.type_expr,
+                arch=read.arch,
+                shared_storage=k.shared_storage,
+                stages=k.stages,
+                nvcc_shared_storage=None if n is None else n.shared_storage,
+                nvcc_shared_storage_size=None if n is None else n.shared_storage_size,
+                nvcc_stages=None if n is None else n.stages,
+                cached=cached,
+            )
+        )
+    return out
+
+
+def check(read: TuRead, nvcc: str = "nvcc", use_cache: bool = True) -> list[TuNvccCheck]:
+    """`run`, then `compare`."""
+    rows, cached = run(read, nvcc, use_cache)
+    return compare(read, rows, cached)
+
+
+__all__ = [
+    "METHOD",
+    "NvccRow",
+    "check",
+    "compare",
+    "gencode",
+    "nvcc_flags",
+    "probe_source",
+    "run",
+]
