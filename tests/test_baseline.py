@@ -40,7 +40,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def check(*extra: str) -> Any:
-    return invoke("check", "gen", "--cutlass-version", "4.2.1", *extra)
+    return invoke("check", "gen", "--arch", "sm_120", "--cutlass-version", "4.2.1", *extra)
 
 
 def test_write_then_check_reports_nothing_new(project: Path) -> None:
@@ -137,7 +137,7 @@ def test_write_baseline_needs_a_file(project: Path) -> None:
 
 
 def test_apply_moves_accepted_findings_aside(tmp_path: Path) -> None:
-    result = api.check([HEADLINE], api.CheckOptions(cutlass_version="4.2.1"))
+    result = api.check([HEADLINE], api.CheckOptions(arch="sm_120", cutlass_version="4.2.1"))
     everything = baseline.from_result(result)
     filtered = baseline.apply(result, everything)
     assert filtered.all_diagnostics() == []
