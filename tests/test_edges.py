@@ -205,6 +205,67 @@ def test_item12_a_unicode_identifier_is_still_cpp() -> None:
     assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
 
 
+# -- 14: bad template arguments of an explicit launcher instantiation -------------------------
+
+_MIXED_TILE = "cute::Shape<cute::Int<128>, cute::Int<16>, cute::Int<128>>"
+_MIXED_SCHEDULE = "cutlass::gemm::KernelTmaWarpSpecializedCooperative,"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code"),
+    [
+        (_MIXED_TILE, "cute::Shape<cute::Int<<128>, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<128, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<128>>, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<256.0>, cute::Int<16>, cute::Int<128>>", "CUT014"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<1e2>, cute::Int<16>, cute::Int<128>>", "CUT014"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<-0>, cute::Int<16>, cute::Int<128>>", "CUT015"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<0x80000000>, cute::Int<16>, cute::Int<128>>", "CUT011"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<sizeof(int)>, cute::Int<16>, cute::Int<128>>", "CUT015"),
+        (_MIXED_SCHEDULE, "vo id,", "CUT016"),
+        (_MIXED_SCHEDULE, "cutlass::gemm::KernelTma WarpSpecializedCooperative,", "CUT016"),
+        (_MIXED_SCHEDULE, "cutlass::gemm::KernelTmaWarpSpecializedCooperative<cutlass::arch::Sm999>,",
+         "CUT017"),
+    ],
+)  # fmt: skip
+def test_item14_bad_template_arguments_are_named(
+    tmp_path: Path, old: str, new: str, code: str
+) -> None:
+    text = MIXED.read_text()
+    assert text.count(old) >= 2  # the grouped and the plain launcher
+    bad = tmp_path / "x.cu"
+    bad.write_text(text.replace(old, new))
+    result = api.check([bad], api.CheckOptions(jobs=0, arch="sm_90"))
+    found = [d for d in result.all_diagnostics() if d.rule == code]
+    assert len(found) == 2, [(d.rule, d.message) for d in result.all_diagnostics()]
+    # Never judged on a guess: no row of the changed launchers gets a verdict.
+    assert all(r.verdict.value == "not modeled" for r in result.files[0].instantiations)
+    assert "CUT012" not in [d.rule for d in result.all_diagnostics()]
+
+
+def test_item14_an_unknown_arch_tag_in_the_moe_macro(tmp_path: Path) -> None:
+    text = (FIXTURES / "input" / "CUT011-integer-out-of-range.cu").read_bytes()
+    calls = text.count(b"(Sm120,")
+    bad = tmp_path / "x.cu"
+    bad.write_bytes(text.replace(b"(Sm120,", b"(Sm999,"))
+    assert codes(bad).count("CUT017") == calls
+
+
+def test_item14_valid_spellings_are_not_named() -> None:
+    from cutlint.parse import template_args
+
+    for arg in (
+        "const half",
+        "unsigned int",
+        "cute::Shape<cute::_128, cute::Int<64>>",
+        "cutlass::arch::Sm90",
+        "typename Config::ElementA",
+        "cute::Int<2147483647>",
+        "cute::Int<1'28>",
+    ):
+        assert template_args.argument_problems((arg,)) == [], arg
+
+
 # -- 15: a byte order mark ----------------------------------------------------------------------
 
 

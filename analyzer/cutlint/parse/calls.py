@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cutlint.parse import template_args
 from cutlint.parse.lexmask import MaskedText
 from cutlint.records import FormKind, TypeAlias
 
@@ -63,6 +64,15 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Malformed:
+    """An explicit instantiation whose template brackets do not pair up (CUT013): named, not
+    read, since where its template arguments end cannot be known."""
+
+    start: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class Truncated:
     what: str
     """What was cut short, for the message: "`INSTANTIATE_...(`", "explicit instantiation"."""
@@ -80,7 +90,7 @@ class ClassInstantiation:
     start: int
 
 
-Found = Call | Truncated | ClassInstantiation
+Found = Call | Truncated | Malformed | ClassInstantiation
 
 
 @dataclass(frozen=True)
@@ -193,6 +203,9 @@ def _explicit_instantiation(
 def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: int) -> Found | None:
     """`void NAME<targs>(params)` between `template` and `;`."""
     decl = body[head:semi]
+    unbalanced = template_args.bracket_problem(masked.code[head:semi])
+    if unbalanced is not None:
+        return Malformed(start, unbalanced)
     brackets = Brackets(decl)
     params = next(
         (

@@ -24,7 +24,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from cutlint.parse import aliases, calls, directives, libclang, literals, shapes, wellformed
+from cutlint.parse import (
+    aliases,
+    calls,
+    directives,
+    libclang,
+    literals,
+    shapes,
+    template_args,
+    wellformed,
+)
 from cutlint.parse.defines import DEFAULT_DEFINES, command_line
 from cutlint.parse.lexmask import MaskedText, blank, mask
 from cutlint.parse.problems import (
@@ -32,6 +41,7 @@ from cutlint.parse.problems import (
     NOT_TEXT,
     PARSER_FAILURE,
     TRUNCATED_INSTANTIATION,
+    UNBALANCED_TEMPLATE_BRACKETS,
     problem,
 )
 from cutlint.records import (
@@ -275,6 +285,10 @@ def _records(
         line, column = ctx.lines.at(item.start)
         if isinstance(item, calls.ClassInstantiation):
             continue
+        if isinstance(item, calls.Malformed):
+            message = f"nvcc would reject this explicit instantiation: {item.reason}"
+            problems.append(problem(UNBALANCED_TEMPLATE_BRACKETS, ctx.path, message, line))
+            continue
         if isinstance(item, calls.Truncated):
             where, _ = ctx.lines.at(item.barrier)
             message = f"{item.what} is truncated: {item.reason} (line {where})"
@@ -287,6 +301,10 @@ def _records(
             problems.extend(
                 problem(code, ctx.path, f"nvcc would reject `{item.name}`: {message}", line)
                 for code, message in literals.template_argument_problems(item.args)
+            )
+            problems.extend(
+                problem(code, ctx.path, f"`{item.name}`: {message}", line)
+                for code, message in template_args.argument_problems(item.args)
             )
         records.append(
             Instantiation(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from cutlint.parse import literals
+from cutlint.parse import literals, template_args
 from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 
 MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
@@ -108,7 +108,7 @@ def compile_problems(
 ) -> list[tuple[str, str]]:
     """(rule code, message) for each argument nvcc would reject, whatever cutlint knows of it:
     CUT009 for one that does not paste into the launcher's name, CUT011 for a number the
-    parameter's C++ type cannot hold. Empty when the compiler takes every argument."""
+    parameter's C++ type cannot hold, CUT017 for an arch tag CUTLASS does not declare. Empty when the compiler takes every argument."""
     out: list[tuple[str, str]] = []
     for i, (name, arg) in enumerate(zip(parameters, args, strict=True), start=1):
         where = f"`{MACRO}` argument {i} ({name}) `{literals.quoted(arg)}`"
@@ -117,6 +117,12 @@ def compile_problems(
             out.append(
                 ("CUT009", f"{where} {why}: the macro pastes it into the launcher's name with ##")
             )
+            continue
+        if name == "ArchTag" and arg not in template_args.ARCH_TAGS:
+            out.append(
+                ("CUT017", f"{where}: the macro pastes it into `cutlass::arch::{arg}`, which "
+                 "CUTLASS does not declare")
+            )  # fmt: skip
             continue
         number = literals.integer(arg)
         if number is None:
