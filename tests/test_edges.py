@@ -476,3 +476,21 @@ def test_item16_an_equivalent_number_is_the_same_tile(tmp_path: Path, spelled: s
     expected = _judged(tmp_path, text)
     assert any(size for _, _, size in expected)
     assert _judged(tmp_path, text.replace("cute::Int<128>", f"cute::Int<{spelled}>")) == expected
+
+
+# -- tables on request: --tables / --no-tables --------------------------------------------------
+
+
+def test_no_tables_leaves_out_the_per_file_tables_only() -> None:
+    path = str(FIXTURES / "sm120-blockscaled-grouped")
+    full = run("check", path, "--no-config")
+    bare = run("check", path, "--no-config", "--no-tables")
+    assert full.exit_code == bare.exit_code
+    assert "verdict" in full.output and "verdict" not in bare.output  # the tables' header
+    assert len(bare.output.splitlines()) < len(full.output.splitlines())
+    # What to act on leads, and the summary closes, unchanged.
+    assert bare.output.startswith("findings by rule and family")
+    head = bare.output.split("\n\n")[0]
+    assert full.output.startswith(head)
+    assert full.output.splitlines()[-3:] == bare.output.splitlines()[-3:]
+    assert run("check", path, "--no-config", "--tables").output == full.output

@@ -336,6 +336,13 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
     "findings without the summary (concise).",
 )
 @click.option(
+    "--tables/--no-tables",
+    default=True,
+    show_default=True,
+    help="Text: a table per file after the findings, what was not judged and the predicted "
+    "failures (--no-tables: leave them out; -q never prints them).",
+)
+@click.option(
     "--show-unjudged",
     is_flag=True,
     help="Text: a block for every file whose instantiations are all inactive or not modeled "
@@ -416,6 +423,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
+    tables: bool,
     show_unjudged: bool,
     output_file: Path | None,
     statistics: bool,
@@ -494,7 +502,14 @@ def check(
         if unmatched is not None:
             click.echo(_printable(unmatched), err=True)
     _write(
-        result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
+        result,
+        fmt or cfg.format or "text",
+        quiet,
+        statistics,
+        color,
+        output_file,
+        show_unjudged,
+        tables,
     )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
@@ -527,6 +542,7 @@ def _write(
     color: str,
     output_file: Path | None,
     show_unjudged: bool = False,
+    tables: bool = True,
 ) -> None:
     """The report (or --statistics) on stdout or into --output-file, coloured where wanted."""
     from cutlint.report import write
@@ -539,7 +555,15 @@ def _write(
 
             out.write(stats.render(result, "json" if fmt == "json" else "text", style))
         else:
-            write(fmt, result, out, quiet=quiet, style=style, show_unjudged=show_unjudged)
+            write(
+                fmt,
+                result,
+                out,
+                quiet=quiet,
+                style=style,
+                show_unjudged=show_unjudged,
+                tables=tables,
+            )
 
     if output_file is None:
         report(sys.stdout)
