@@ -494,3 +494,55 @@ def test_no_tables_leaves_out_the_per_file_tables_only() -> None:
     assert full.output.startswith(head)
     assert full.output.splitlines()[-3:] == bare.output.splitlines()[-3:]
     assert run("check", path, "--no-config", "--tables").output == full.output
+
+
+# -- every writer through the safe output path --------------------------------------------------
+
+
+def test_write_baseline_refuses_a_checked_input_a_fifo_and_a_device(tmp_path: Path) -> None:
+    source = tmp_path / "a.cu"
+    source.write_bytes(REAL.read_bytes())
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for target in (str(source), str(fifo), "/dev/full", "/proc/self/mem"):
+        started = time.monotonic()
+        result = run("check", str(source), "--baseline", target, "--write-baseline", "--no-config")
+        assert result.exit_code == 2, (target, result.output)
+        assert ("baseline" in result.output and "cannot write" in result.output) or (
+            "refusing to write the baseline" in result.output
+        )
+        assert time.monotonic() - started < 30
+    assert source.read_bytes() == REAL.read_bytes()
+    good = tmp_path / "sub" / "b.json"
+    assert run("check", str(source), "--baseline", str(good), "--write-baseline").exit_code == 0
+    assert good.read_text().startswith("{") and not list(good.parent.glob(".*"))
+
+
+def test_write_ignore_goes_through_the_safe_output_path(tmp_path: Path) -> None:
+    from cutlint import output_target
+    from cutlint.pregen.cutlass_library import write_ignore
+    from cutlint.pregen.records import CutlassLibraryPregenResult
+
+    result = CutlassLibraryPregenResult(
+        cutlass_library_version="4.2.1", arch="sm_120", architectures="120a", cutlass="4.2.1",
+        exclusion=("k1", "k2"),
+    )  # fmt: skip
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for bad in (fifo, Path("/dev/full"), Path("/proc/self/mem"), tmp_path):
+        with pytest.raises(output_target.OutputError):
+            write_ignore(result, bad)
+    good = tmp_path / "ignore.txt"
+    write_ignore(result, good)
+    assert good.read_text() == "k1,k2\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "fifo",
+        "ignore.txt",
+    ]
+
+
+def test_no_writer_bypasses_the_safe_output_path() -> None:
+    package = Path(__file__).parent.parent / "analyzer" / "cutlint"
+    for module in ("baseline.py", "pregen/run.py", "pregen/cutlass_library.py"):
+        text = (package / module).read_text()
+        assert "output_target.write_text(" in text, module
+        assert "mkstemp" not in text and '.tmp")' not in text, module

@@ -488,7 +488,7 @@ def check(
         assert baseline_path is not None
         written = baseline_file.from_result(result)
         try:
-            baseline_file.write(written, baseline_path)
+            baseline_file.write(written, baseline_path, [f.path for f in result.files])
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
         click.echo(
@@ -1105,7 +1105,7 @@ def pregen_flashinfer(
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
     operations, and which of the dense SM120 GEMM runners' tactics, would fail on the target
     arch. Exit 0 none fails, 1 some do, 2 usage error or no generator."""
-    from cutlint import api
+    from cutlint import api, output_target
     from cutlint.cache_dir import wheels_dir
     from cutlint.pregen import render
     from cutlint.pregen.run import find_flashinfer, write_blocklist
@@ -1131,6 +1131,8 @@ def pregen_flashinfer(
     if blocklist_path is not None:
         try:
             write_blocklist(result, root, blocklist_path, gpu)
+        except output_target.OutputError as e:
+            _usage_error(str(e))
         except OSError as e:
             _usage_error(f"{blocklist_path}: cannot be written: {e.strerror or e}")
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
@@ -1200,7 +1202,7 @@ def pregen_cutlass_library(
     it for CUTLASS_NVCC_ARCHS) in-process, write nothing, and judge every kernel it would write
     for the target arch, as `check` judges the written file. Exit 0 none fails, 1 some do, 2
     usage error or no generator."""
-    from cutlint import api
+    from cutlint import api, output_target
     from cutlint.pregen import render_cutlass_library as render
     from cutlint.pregen.cutlass_library import write_ignore
     from cutlint.producers.cutlass_library.generate import (
@@ -1232,6 +1234,8 @@ def pregen_cutlass_library(
     if ignore_path is not None:
         try:
             write_ignore(result, ignore_path)
+        except output_target.OutputError as e:
+            _usage_error(str(e))
         except OSError as e:
             _usage_error(f"{ignore_path}: cannot be written: {e.strerror or e}")
         click.echo(
