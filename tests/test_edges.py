@@ -546,3 +546,39 @@ def test_no_writer_bypasses_the_safe_output_path() -> None:
         text = (package / module).read_text()
         assert "output_target.write_text(" in text, module
         assert "mkstemp" not in text and '.tmp")' not in text, module
+
+
+# -- 16 (rest): a line splice inside a macro name, digraphs -------------------------------------
+
+_HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.7.2.cu"
+
+
+def _rows(tmp_path: Path, text: str) -> list[tuple[str, str, list[str]]]:
+    path = tmp_path / "x.cu"
+    path.write_text(text)
+    result = api.check([path], api.CheckOptions(jobs=0, arch="sm_120"))
+    return [
+        (r.instantiation.name, r.verdict.value, sorted(d.rule for d in r.diagnostics))
+        for r in result.files[0].instantiations
+    ]
+
+
+@pytest.mark.parametrize("cut", [5, 12, 27, 40])
+def test_item16_a_line_splice_inside_the_macro_name_is_the_same_call(
+    tmp_path: Path, cut: int
+) -> None:
+    text = _HEADLINE.read_text()
+    name = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+    assert name in text
+    expected = _rows(tmp_path, text)
+    assert expected
+    spliced = text.replace(name, f"{name[:cut]}\\\n{name[cut:]}")
+    assert _rows(tmp_path, spliced) == expected
+
+
+def test_item16_digraph_braces_are_the_same_file(tmp_path: Path) -> None:
+    text = _HEADLINE.read_text()
+    expected = _rows(tmp_path, text)
+    digraphs = text.replace("{\n", "<%\n").replace("\n}", "\n%>")
+    assert digraphs != text
+    assert _rows(tmp_path, digraphs) == expected
