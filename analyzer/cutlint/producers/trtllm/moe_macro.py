@@ -103,6 +103,20 @@ def boolean(spelled: str) -> bool | None:
     return None if found is None or found.value is None else found.value != 0
 
 
+def arch_problem(args: Sequence[str]) -> tuple[str, str] | None:
+    """CUT017 for a first argument that is one identifier but no arch tag CUTLASS declares: the
+    macro pastes it into `cutlass::arch::<it>`, whatever the release's parameter list."""
+    if not args or not _PASTABLE.fullmatch(args[0]) or args[0] in template_args.ARCH_TAGS:
+        return None
+    if integer(args[0]) is not None or args[0][:1].isdigit():
+        return None
+    return (
+        "CUT017",
+        f"`{MACRO}` argument 1 (ArchTag) `{literals.quoted(args[0])}`: the macro pastes it into "
+        f"`cutlass::arch::{literals.quoted(args[0])}`, which CUTLASS does not declare",
+    )
+
+
 def compile_problems(
     args: Sequence[str], parameters: Sequence[str] = PARAMETERS
 ) -> list[tuple[str, str]]:
@@ -119,11 +133,7 @@ def compile_problems(
             )
             continue
         if name == "ArchTag" and arg not in template_args.ARCH_TAGS:
-            out.append(
-                ("CUT017", f"{where}: the macro pastes it into `cutlass::arch::{arg}`, which "
-                 "CUTLASS does not declare")
-            )  # fmt: skip
-            continue
+            continue  # arch_problem, checked before the arity
         number = literals.integer(arg)
         if number is None:
             continue
