@@ -582,3 +582,23 @@ def test_item16_digraph_braces_are_the_same_file(tmp_path: Path) -> None:
     digraphs = text.replace("{\n", "<%\n").replace("\n}", "\n%>")
     assert digraphs != text
     assert _rows(tmp_path, digraphs) == expected
+
+
+# -- found by the long fuzz run: a file name that is not UTF-8, with the result cache on ---------
+
+
+def test_a_file_name_that_is_not_utf8_is_checked_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cutlint.engine import cache
+
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.ENV_OFF, raising=False)  # the suite turns it off: tests/conftest.py
+    tree = tmp_path / "gen"
+    tree.mkdir()
+    with open(os.path.join(os.fsencode(tree), b"k\xff.cu"), "wb") as f:
+        f.write(REAL.read_bytes())
+    for _ in range(2):  # the second run would read what the first cached
+        result = run("check", str(tree), "--format", "json", "--no-config")
+        assert result.exit_code in (0, 1), result.output
+        assert '"files"' in result.output
