@@ -205,6 +205,67 @@ def test_item12_a_unicode_identifier_is_still_cpp() -> None:
     assert parse_source("x.cu", text).problems == parse_source("x.cu", REAL.read_bytes()).problems
 
 
+# -- 14: bad template arguments of an explicit launcher instantiation -------------------------
+
+_MIXED_TILE = "cute::Shape<cute::Int<128>, cute::Int<16>, cute::Int<128>>"
+_MIXED_SCHEDULE = "cutlass::gemm::KernelTmaWarpSpecializedCooperative,"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code"),
+    [
+        (_MIXED_TILE, "cute::Shape<cute::Int<<128>, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<128, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<128>>, cute::Int<16>, cute::Int<128>>", "CUT013"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<256.0>, cute::Int<16>, cute::Int<128>>", "CUT014"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<1e2>, cute::Int<16>, cute::Int<128>>", "CUT014"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<-0>, cute::Int<16>, cute::Int<128>>", "CUT015"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<0x80000000>, cute::Int<16>, cute::Int<128>>", "CUT011"),
+        (_MIXED_TILE, "cute::Shape<cute::Int<sizeof(int)>, cute::Int<16>, cute::Int<128>>", "CUT015"),
+        (_MIXED_SCHEDULE, "vo id,", "CUT016"),
+        (_MIXED_SCHEDULE, "cutlass::gemm::KernelTma WarpSpecializedCooperative,", "CUT016"),
+        (_MIXED_SCHEDULE, "cutlass::gemm::KernelTmaWarpSpecializedCooperative<cutlass::arch::Sm999>,",
+         "CUT017"),
+    ],
+)  # fmt: skip
+def test_item14_bad_template_arguments_are_named(
+    tmp_path: Path, old: str, new: str, code: str
+) -> None:
+    text = MIXED.read_text()
+    assert text.count(old) >= 2  # the grouped and the plain launcher
+    bad = tmp_path / "x.cu"
+    bad.write_text(text.replace(old, new))
+    result = api.check([bad], api.CheckOptions(jobs=0, arch="sm_90"))
+    found = [d for d in result.all_diagnostics() if d.rule == code]
+    assert len(found) == 2, [(d.rule, d.message) for d in result.all_diagnostics()]
+    # Never judged on a guess: no row of the changed launchers gets a verdict.
+    assert all(r.verdict.value == "not modeled" for r in result.files[0].instantiations)
+    assert "CUT012" not in [d.rule for d in result.all_diagnostics()]
+
+
+def test_item14_an_unknown_arch_tag_in_the_moe_macro(tmp_path: Path) -> None:
+    text = (FIXTURES / "input" / "CUT011-integer-out-of-range.cu").read_bytes()
+    calls = text.count(b"(Sm120,")
+    bad = tmp_path / "x.cu"
+    bad.write_bytes(text.replace(b"(Sm120,", b"(Sm999,"))
+    assert codes(bad).count("CUT017") == calls
+
+
+def test_item14_valid_spellings_are_not_named() -> None:
+    from cutlint.parse import template_args
+
+    for arg in (
+        "const half",
+        "unsigned int",
+        "cute::Shape<cute::_128, cute::Int<64>>",
+        "cutlass::arch::Sm90",
+        "typename Config::ElementA",
+        "cute::Int<2147483647>",
+        "cute::Int<1'28>",
+    ):
+        assert template_args.argument_problems((arg,)) == [], arg
+
+
 # -- 15: a byte order mark ----------------------------------------------------------------------
 
 
@@ -415,3 +476,129 @@ def test_item16_an_equivalent_number_is_the_same_tile(tmp_path: Path, spelled: s
     expected = _judged(tmp_path, text)
     assert any(size for _, _, size in expected)
     assert _judged(tmp_path, text.replace("cute::Int<128>", f"cute::Int<{spelled}>")) == expected
+
+
+# -- tables on request: --tables / --no-tables --------------------------------------------------
+
+
+def test_no_tables_leaves_out_the_per_file_tables_only() -> None:
+    path = str(FIXTURES / "sm120-blockscaled-grouped")
+    full = run("check", path, "--no-config")
+    bare = run("check", path, "--no-config", "--no-tables")
+    assert full.exit_code == bare.exit_code
+    assert "verdict" in full.output and "verdict" not in bare.output  # the tables' header
+    assert len(bare.output.splitlines()) < len(full.output.splitlines())
+    # What to act on leads, and the summary closes, unchanged.
+    assert bare.output.startswith("findings by rule and family")
+    head = bare.output.split("\n\n")[0]
+    assert full.output.startswith(head)
+    assert full.output.splitlines()[-3:] == bare.output.splitlines()[-3:]
+    assert run("check", path, "--no-config", "--tables").output == full.output
+
+
+# -- every writer through the safe output path --------------------------------------------------
+
+
+def test_write_baseline_refuses_a_checked_input_a_fifo_and_a_device(tmp_path: Path) -> None:
+    source = tmp_path / "a.cu"
+    source.write_bytes(REAL.read_bytes())
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for target in (str(source), str(fifo), "/dev/full", "/proc/self/mem"):
+        started = time.monotonic()
+        result = run("check", str(source), "--baseline", target, "--write-baseline", "--no-config")
+        assert result.exit_code == 2, (target, result.output)
+        assert ("baseline" in result.output and "cannot write" in result.output) or (
+            "refusing to write the baseline" in result.output
+        )
+        assert time.monotonic() - started < 30
+    assert source.read_bytes() == REAL.read_bytes()
+    good = tmp_path / "sub" / "b.json"
+    assert run("check", str(source), "--baseline", str(good), "--write-baseline").exit_code == 0
+    assert good.read_text().startswith("{") and not list(good.parent.glob(".*"))
+
+
+def test_write_ignore_goes_through_the_safe_output_path(tmp_path: Path) -> None:
+    from cutlint import output_target
+    from cutlint.pregen.cutlass_library import write_ignore
+    from cutlint.pregen.records import CutlassLibraryPregenResult
+
+    result = CutlassLibraryPregenResult(
+        cutlass_library_version="4.2.1", arch="sm_120", architectures="120a", cutlass="4.2.1",
+        exclusion=("k1", "k2"),
+    )  # fmt: skip
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for bad in (fifo, Path("/dev/full"), Path("/proc/self/mem"), tmp_path):
+        with pytest.raises(output_target.OutputError):
+            write_ignore(result, bad)
+    good = tmp_path / "ignore.txt"
+    write_ignore(result, good)
+    assert good.read_text() == "k1,k2\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "fifo",
+        "ignore.txt",
+    ]
+
+
+def test_no_writer_bypasses_the_safe_output_path() -> None:
+    package = Path(__file__).parent.parent / "analyzer" / "cutlint"
+    for module in ("baseline.py", "pregen/run.py", "pregen/cutlass_library.py"):
+        text = (package / module).read_text()
+        assert "output_target.write_text(" in text, module
+        assert "mkstemp" not in text and '.tmp")' not in text, module
+
+
+# -- 16 (rest): a line splice inside a macro name, digraphs -------------------------------------
+
+_HEADLINE = FIXTURES / "sm120-blockscaled-grouped" / "CUT101-headline-flashinfer-0.7.2.cu"
+
+
+def _rows(tmp_path: Path, text: str) -> list[tuple[str, str, list[str]]]:
+    path = tmp_path / "x.cu"
+    path.write_text(text)
+    result = api.check([path], api.CheckOptions(jobs=0, arch="sm_120"))
+    return [
+        (r.instantiation.name, r.verdict.value, sorted(d.rule for d in r.diagnostics))
+        for r in result.files[0].instantiations
+    ]
+
+
+@pytest.mark.parametrize("cut", [5, 12, 27, 40])
+def test_item16_a_line_splice_inside_the_macro_name_is_the_same_call(
+    tmp_path: Path, cut: int
+) -> None:
+    text = _HEADLINE.read_text()
+    name = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
+    assert name in text
+    expected = _rows(tmp_path, text)
+    assert expected
+    spliced = text.replace(name, f"{name[:cut]}\\\n{name[cut:]}")
+    assert _rows(tmp_path, spliced) == expected
+
+
+def test_item16_digraph_braces_are_the_same_file(tmp_path: Path) -> None:
+    text = _HEADLINE.read_text()
+    expected = _rows(tmp_path, text)
+    digraphs = text.replace("{\n", "<%\n").replace("\n}", "\n%>")
+    assert digraphs != text
+    assert _rows(tmp_path, digraphs) == expected
+
+
+# -- found by the long fuzz run: a file name that is not UTF-8, with the result cache on ---------
+
+
+def test_a_file_name_that_is_not_utf8_is_checked_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cutlint.engine import cache
+
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(cache.ENV_OFF, raising=False)  # the suite turns it off: tests/conftest.py
+    tree = tmp_path / "gen"
+    tree.mkdir()
+    with open(os.path.join(os.fsencode(tree), b"k\xff.cu"), "wb") as f:
+        f.write(REAL.read_bytes())
+    for _ in range(2):  # the second run would read what the first cached
+        result = run("check", str(tree), "--format", "json", "--no-config")
+        assert result.exit_code in (0, 1), result.output
+        assert '"files"' in result.output

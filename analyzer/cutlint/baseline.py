@@ -16,18 +16,14 @@ about the code but a run that did not see all of it.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import stat
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cutlint import inputs
+from cutlint import inputs, output_target
 from cutlint.engine.fingerprint import FINGERPRINT_VERSION, relative_path
 from cutlint.engine.loader import rules_by_id
 from cutlint.engine.schema import FailsAt, Kind
@@ -100,35 +96,14 @@ def dumps(baseline: Baseline) -> str:
     return json.dumps(baseline.model_dump(mode="json"), indent=2) + "\n"
 
 
-def write(baseline: Baseline, path: Path) -> None:
-    """Write the file whole or not at all: into a temporary file beside it, then renamed over
-    it, so that a failed write never leaves half a baseline. Raises BaselineError."""
-    mode = 0o644  # mkstemp's file is 0600: a baseline is for the whole team to read
+def write(baseline: Baseline, path: Path, checked: Iterable[str] = ()) -> None:
+    """Write the file whole or not at all, through the one safe output path (output_target): a
+    temporary file beside it, renamed over it; never over one of the `checked` inputs, a FIFO, a
+    device or a file in /proc. Raises BaselineError."""
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        pass
-    except OSError as e:
-        raise BaselineError(f"baseline {path} cannot be written: {inputs.describe(e)}") from None
-    else:
-        if not stat.S_ISREG(st.st_mode):
-            raise BaselineError(f"baseline {path} is not a regular file; not overwritten")
-        mode = stat.S_IMODE(st.st_mode)
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(dumps(baseline))
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as e:
-        raise BaselineError(f"baseline {path} cannot be written: {inputs.describe(e)}") from None
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        output_target.write_text(path, dumps(baseline), checked, what="the baseline")
+    except output_target.OutputError as e:
+        raise BaselineError(f"baseline {e}") from None
 
 
 def _short(value: object) -> str:

@@ -336,6 +336,13 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
     "findings without the summary (concise).",
 )
 @click.option(
+    "--tables/--no-tables",
+    default=True,
+    show_default=True,
+    help="Text: a table per file after the findings, what was not judged and the predicted "
+    "failures (--no-tables: leave them out; -q never prints them).",
+)
+@click.option(
     "--show-unjudged",
     is_flag=True,
     help="Text: a block for every file whose instantiations are all inactive or not modeled "
@@ -416,6 +423,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     quiet: bool,
+    tables: bool,
     show_unjudged: bool,
     output_file: Path | None,
     statistics: bool,
@@ -480,7 +488,7 @@ def check(
         assert baseline_path is not None
         written = baseline_file.from_result(result)
         try:
-            baseline_file.write(written, baseline_path)
+            baseline_file.write(written, baseline_path, [f.path for f in result.files])
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
         click.echo(
@@ -494,7 +502,14 @@ def check(
         if unmatched is not None:
             click.echo(_printable(unmatched), err=True)
     _write(
-        result, fmt or cfg.format or "text", quiet, statistics, color, output_file, show_unjudged
+        result,
+        fmt or cfg.format or "text",
+        quiet,
+        statistics,
+        color,
+        output_file,
+        show_unjudged,
+        tables,
     )
     code = exit_code(result, fail_on or cfg.fail_on or "error")
     sys.exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
@@ -527,6 +542,7 @@ def _write(
     color: str,
     output_file: Path | None,
     show_unjudged: bool = False,
+    tables: bool = True,
 ) -> None:
     """The report (or --statistics) on stdout or into --output-file, coloured where wanted."""
     from cutlint.report import write
@@ -539,7 +555,15 @@ def _write(
 
             out.write(stats.render(result, "json" if fmt == "json" else "text", style))
         else:
-            write(fmt, result, out, quiet=quiet, style=style, show_unjudged=show_unjudged)
+            write(
+                fmt,
+                result,
+                out,
+                quiet=quiet,
+                style=style,
+                show_unjudged=show_unjudged,
+                tables=tables,
+            )
 
     if output_file is None:
         report(sys.stdout)
@@ -1114,7 +1138,7 @@ def pregen_flashinfer(
     """Run FlashInfer's kernel generator enumeration in-process, write nothing, and report which
     operations, and which of the dense SM120 GEMM runners' tactics, would fail on the target
     arch. Exit 0 none fails, 1 some do, 2 usage error or no generator."""
-    from cutlint import api
+    from cutlint import api, output_target
     from cutlint.cache_dir import wheels_dir
     from cutlint.pregen import render
     from cutlint.pregen.run import find_flashinfer, write_blocklist
@@ -1140,6 +1164,8 @@ def pregen_flashinfer(
     if blocklist_path is not None:
         try:
             write_blocklist(result, root, blocklist_path, gpu)
+        except output_target.OutputError as e:
+            _usage_error(str(e))
         except OSError as e:
             _usage_error(f"{blocklist_path}: cannot be written: {e.strerror or e}")
         scope = f"GPU {gpu!r}" if gpu else "any GPU ('*': load it only where this arch runs)"
@@ -1209,7 +1235,7 @@ def pregen_cutlass_library(
     it for CUTLASS_NVCC_ARCHS) in-process, write nothing, and judge every kernel it would write
     for the target arch, as `check` judges the written file. Exit 0 none fails, 1 some do, 2
     usage error or no generator."""
-    from cutlint import api
+    from cutlint import api, output_target
     from cutlint.pregen import render_cutlass_library as render
     from cutlint.pregen.cutlass_library import write_ignore
     from cutlint.producers.cutlass_library.generate import (
@@ -1241,6 +1267,8 @@ def pregen_cutlass_library(
     if ignore_path is not None:
         try:
             write_ignore(result, ignore_path)
+        except output_target.OutputError as e:
+            _usage_error(str(e))
         except OSError as e:
             _usage_error(f"{ignore_path}: cannot be written: {e.strerror or e}")
         click.echo(

@@ -1,4 +1,7 @@
 """Where `-o/--output-file` may write, and how: a regular file, written whole or not at all.
+Every file cutlint writes goes this way: the report (`-o`), a baseline (`--write-baseline`),
+FlashInfer's blocklist (`pregen flashinfer --emit-blocklist`) and the generator's exclusion
+(`pregen cutlass-library --write-ignore`), each through `write_text`.
 
 What is refused, before a byte is written, each with one line that says why (exit 2):
 
@@ -53,7 +56,7 @@ def _identity(path: str) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def check(path: Path, inputs: Iterable[str] = ()) -> Path:
+def check(path: Path, inputs: Iterable[str] = (), what: str = "the report") -> Path:
     """The file to write for `-o path` (links resolved), or OutputError saying why not."""
     text = os.fspath(path)
     try:
@@ -82,21 +85,22 @@ def check(path: Path, inputs: Iterable[str] = ()) -> Path:
         for given in inputs:
             if _identity(given) == target:
                 raise OutputError(
-                    f"{text}: refusing to write the report over {given}, one of the checked inputs"
+                    f"{text}: refusing to write {what} over {given}, one of the checked inputs"
                 )
     return Path(real)
 
 
 @contextlib.contextmanager
-def opened(path: Path, inputs: Iterable[str] = ()) -> Iterator[TextIO]:
+def opened(path: Path, inputs: Iterable[str] = (), what: str = "the report") -> Iterator[TextIO]:
     """A text stream whose content replaces `path` when the block ends without an exception."""
-    target = check(path, inputs)
+    target = check(path, inputs, what)
     if str(target) == os.devnull:
         with open(os.devnull, "w", encoding="utf-8") as sink:
             yield sink
         return
     directory = target.parent
     try:
+        directory.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name[:100]}.", dir=directory)
     except OSError as err:
         raise OutputError(f"{path}: cannot write: {err.strerror or err}") from None
@@ -117,6 +121,12 @@ def opened(path: Path, inputs: Iterable[str] = ()) -> Iterator[TextIO]:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def write_text(path: Path, text: str, inputs: Iterable[str] = (), what: str = "the report") -> None:
+    """Replace `path` with `text`, whole or not at all, refusing what `check` refuses."""
+    with opened(path, inputs, what) as out:
+        out.write(text)
 
 
 def _umask() -> int:

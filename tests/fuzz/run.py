@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import hostile
+import oracles
 
 
 def main() -> int:
@@ -45,6 +46,7 @@ def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="cutlint-fuzz-"))
     counts: collections.Counter[str] = collections.Counter()
     kinds: collections.Counter[str] = collections.Counter()
+    changes: collections.Counter[str] = collections.Counter()
     deadline = time.monotonic() + args.minutes * 60
     n = 0
     try:
@@ -70,6 +72,12 @@ def main() -> int:
                 print(f"input {n} ({ws.kind}): {failures[0][:200]}  [kept in {kept}]", flush=True)
             else:
                 hostile.clean(root)
+            # The two oracles of tests/fuzz/oracles.py, on one changed real source each input.
+            what, failure = oracles.one(rng, base)
+            changes[what.split(":")[0]] += 1
+            if failure is not None:
+                counts[failure.split(":")[0]] += 1
+                print(f"input {n} (oracles): {failure[:300]}", flush=True)
             n += 1
             if n % 25 == 0:
                 print(f"... {n} inputs, {dict(counts)}", file=sys.stderr, flush=True)
@@ -78,7 +86,10 @@ def main() -> int:
     detail = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
     print(
         f"inputs tried {n} ({detail}); tracebacks {counts['traceback']}; hangs {counts['hang']}; "
-        f"good files changed {counts['good file changed']}; bad output {counts['bad output']}"
+        f"good files changed {counts['good file changed']}; bad output {counts['bad output']}; "
+        f"changed real sources {changes['bad'] + changes['equivalent']} (bad {changes['bad']}, "
+        f"equivalent {changes['equivalent']}; drawn unchanged {changes['unchanged']}); unnamed bad inputs {counts['unnamed bad input']}; "
+        f"broken equivalences {counts['broken equivalence']}"
     )
     return 1 if sum(counts.values()) else 0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cutlint.parse import PROBLEM_NAMES, parse_source
+from cutlint.parse.calls import MOE_MACRO
 from cutlint.records import ParsedFile
 
 PARSE_FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
@@ -40,6 +41,9 @@ def read(text: str) -> Expected:
             else:
                 pending_problems.append((m[2], m[3]))
         elif line and not line.startswith("//"):
+            if line.startswith(MOE_MACRO):
+                # The macro's arch tag (CUT017) is checked by its producer's reader, not here.
+                pending_problems = [p for p in pending_problems if p[0] != "CUT017"]
             out.instantiations += [(n, s) for s in pending_states]
             out.problems += [(n, code, name) for code, name in pending_problems]
             pending_states, pending_problems = [], []

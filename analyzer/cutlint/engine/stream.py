@@ -161,7 +161,14 @@ def _received(got: object, stage: JudgeStage) -> Outcome:
     if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
         key = stage.cache.key(got.path, stage.options)
         if key is not None:
-            stage.cache.store(key, encode(out, key))
+            try:
+                entry = encode(out, key)
+            except ValueError:
+                # A result JSON cannot hold: a file name that is not UTF-8 (`k\xff.cu`, read as
+                # a lone surrogate). The result is printed as usual, just not cached.
+                entry = None
+            if entry is not None:
+                stage.cache.store(key, entry)
     return out
 
 

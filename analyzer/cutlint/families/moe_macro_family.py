@@ -56,6 +56,9 @@ def claim_macro(
 
 def read(family: str, inst: Instantiation, ctx: ModelContext) -> MoeGemmRecipe | Unreadable:
     params = parameters(ctx)
+    arch = moe_macro.arch_problem(inst.args)
+    if arch is not None:
+        return Unreadable(problems=(arch,), reason=_UNREADABLE)
     arity = moe_macro.arity_problem(inst.args, params)
     if arity is not None:
         return Unreadable(problems=(("CUT004", arity),), reason=_UNREADABLE)

@@ -33,6 +33,7 @@ from cutlint.parse import (
     literals,
     macro_params,
     shapes,
+    template_args,
     wellformed,
 )
 from cutlint.parse.defines import DEFAULT_DEFINES, command_line
@@ -42,6 +43,7 @@ from cutlint.parse.problems import (
     NOT_TEXT,
     PARSER_FAILURE,
     TRUNCATED_INSTANTIATION,
+    UNBALANCED_TEMPLATE_BRACKETS,
     problem,
 )
 from cutlint.records import (
@@ -294,6 +296,10 @@ def _records(
         line, column = ctx.lines.at(item.start)
         if isinstance(item, calls.ClassInstantiation):
             continue
+        if isinstance(item, calls.Malformed):
+            message = f"nvcc would reject this explicit instantiation: {item.reason}"
+            problems.append(problem(UNBALANCED_TEMPLATE_BRACKETS, ctx.path, message, line))
+            continue
         if isinstance(item, calls.Truncated):
             where, _ = ctx.lines.at(item.barrier)
             message = f"{item.what} is truncated: {item.reason} (line {where})"
@@ -306,6 +312,10 @@ def _records(
             problems.extend(
                 problem(code, ctx.path, f"nvcc would reject `{item.name}`: {message}", line)
                 for code, message in literals.template_argument_problems(item.args)
+            )
+            problems.extend(
+                problem(code, ctx.path, f"`{item.name}`: {message}", line)
+                for code, message in template_args.argument_problems(item.args)
             )
         records.append(
             Instantiation(

@@ -1,4 +1,4 @@
-"""The input problems the parse stage reports: CUT001-CUT003, CUT006-CUT009, CUT011, CUT012, one
+"""The input problems the parse stage reports: CUT001-CUT003, CUT006-CUT009, CUT011-CUT017, one
 code per way an input can fail. (CUT004 and CUT005, arguments a producer's macro cannot take, are reported by the
 family reader that types the arguments: cutlint.families, cutlint.producers.)
 
@@ -20,6 +20,11 @@ UNREAD_INSTANTIATION = "CUT008"
 ILL_FORMED_SOURCE = "CUT009"
 INTEGER_OUT_OF_RANGE = "CUT011"
 INTERNAL_ERROR = "CUT012"
+UNBALANCED_TEMPLATE_BRACKETS = "CUT013"
+NON_INTEGER_TEMPLATE_ARGUMENT = "CUT014"
+UNEVALUATED_TEMPLATE_ARGUMENT = "CUT015"
+SPLIT_IDENTIFIER = "CUT016"
+UNKNOWN_ARCH_TAG = "CUT017"
 
 PROBLEM_NAMES: dict[str, str] = {
     UNREADABLE_INPUT: "unreadable-input",
@@ -31,6 +36,11 @@ PROBLEM_NAMES: dict[str, str] = {
     ILL_FORMED_SOURCE: "ill-formed-source",
     INTEGER_OUT_OF_RANGE: "integer-out-of-range",
     INTERNAL_ERROR: "internal-error",
+    UNBALANCED_TEMPLATE_BRACKETS: "unbalanced-template-brackets",
+    NON_INTEGER_TEMPLATE_ARGUMENT: "non-integer-template-argument",
+    UNEVALUATED_TEMPLATE_ARGUMENT: "unevaluated-template-argument",
+    SPLIT_IDENTIFIER: "split-identifier",
+    UNKNOWN_ARCH_TAG: "unknown-arch-tag",
 }
 """CUT0xx code -> rule name, for the engine's `CUT003 truncated-instantiation` headings."""
 

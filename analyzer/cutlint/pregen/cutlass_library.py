@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from cutlint import output_target
 from cutlint.cutlass.versions import format_version
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
@@ -171,7 +172,4 @@ def write_ignore(result: CutlassLibraryPregenResult, path: Path) -> None:
     CUTLASS_LIBRARY_IGNORE_KERNELS/EXCLUDE_KERNELS take it: one line of comma-separated names
     (an empty file when nothing fails), atomically."""
     text = SEPARATOR.join(result.exclusion)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text + "\n" if text else "", encoding="utf-8")
-    tmp.replace(path)
+    output_target.write_text(path, text + "\n" if text else "", what="the exclusion")

@@ -10,6 +10,7 @@ import importlib.metadata
 from collections.abc import Collection
 from pathlib import Path
 
+from cutlint import output_target
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.selection import Selection
@@ -167,7 +168,5 @@ def write_blocklist(result: PregenResult, root: Path, path: Path, gpu: str | Non
     text = blocklist.blocklist_json(
         result.blocked, key, fields, result.flashinfer_version, gpu, result.arch
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    inputs = (str(p) for p in root.rglob("*.py")) if root.is_dir() else ()
+    output_target.write_text(path, text, inputs, what="the blocklist")

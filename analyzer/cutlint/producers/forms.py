@@ -33,6 +33,9 @@ def unclaimed(inst: Instantiation, release: FlashInferRelease | None) -> Unclaim
         return Unclaimed((), f"a `{inst.name}<...>` kernel: no kernel family models it yet")
     if inst.name == moe_macro.MACRO:
         params = moe_macro.parameters_of(release.macro_parameters if release else None)
+        arch = moe_macro.arch_problem(inst.args)
+        if arch is not None:
+            return Unclaimed((arch,), _UNREADABLE)
         arity = moe_macro.arity_problem(inst.args, params)
         if arity is not None:
             return Unclaimed((("CUT004", arity),), _UNREADABLE)

@@ -49,12 +49,18 @@ def write(
     quiet: bool = False,
     style: Style = PLAIN,
     show_unjudged: bool = False,
+    tables: bool = True,
 ) -> None:
-    """Write `result` in format `fmt` to `out`: piece by piece where the reporter allows."""
+    """Write `result` in format `fmt` to `out`: piece by piece where the reporter allows.
+    `tables` (text only): the per-file tables."""
     if fmt == "text":
         from cutlint.report import text
 
-        out.write(text.render(result, quiet=quiet, style=style, show_unjudged=show_unjudged))
+        out.write(
+            text.render(
+                result, quiet=quiet, style=style, show_unjudged=show_unjudged, tables=tables
+            )
+        )
     elif fmt in STYLED:
         module = importlib.import_module(f"cutlint.report.{fmt}")
         out.write(module.render(result, quiet=quiet, style=style))

@@ -356,11 +356,17 @@ def failures(result: CheckResult, style: Style = PLAIN) -> str | None:
 
 
 def render(
-    result: CheckResult, quiet: bool = False, style: Style = PLAIN, show_unjudged: bool = False
+    result: CheckResult,
+    quiet: bool = False,
+    style: Style = PLAIN,
+    show_unjudged: bool = False,
+    tables: bool = True,
 ) -> str:
     """Every file's block, the predicted failures, then the summary. `quiet`: only the
     instantiations with a finding, and no block for a file without one (`-q`). Files with
-    nothing judged are collapsed into one line per reason unless `show_unjudged`."""
+    nothing judged are collapsed into one line per reason unless `show_unjudged`. `tables`
+    False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
+    predicted failures and the summary."""
     from cutlint.report.summary import act_on
 
     folded = [] if quiet or show_unjudged else [f for f in result.files if _unjudged_only(f)]
@@ -370,7 +376,7 @@ def render(
     # fails must be on the first screen. `-q` keeps only what fails: no tables, no notes.
     blocks = (
         []
-        if quiet
+        if quiet or not tables
         else [
             b
             for f in result.files

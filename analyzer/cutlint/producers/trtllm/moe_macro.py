@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from cutlint.parse import literals
+from cutlint.parse import literals, template_args
 from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 
 MACRO = "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"
@@ -103,12 +103,26 @@ def boolean(spelled: str) -> bool | None:
     return None if found is None or found.value is None else found.value != 0
 
 
+def arch_problem(args: Sequence[str]) -> tuple[str, str] | None:
+    """CUT017 for a first argument that is one identifier but no arch tag CUTLASS declares: the
+    macro pastes it into `cutlass::arch::<it>`, whatever the release's parameter list."""
+    if not args or not _PASTABLE.fullmatch(args[0]) or args[0] in template_args.ARCH_TAGS:
+        return None
+    if integer(args[0]) is not None or args[0][:1].isdigit():
+        return None
+    return (
+        "CUT017",
+        f"`{MACRO}` argument 1 (ArchTag) `{literals.quoted(args[0])}`: the macro pastes it into "
+        f"`cutlass::arch::{literals.quoted(args[0])}`, which CUTLASS does not declare",
+    )
+
+
 def compile_problems(
     args: Sequence[str], parameters: Sequence[str] = PARAMETERS
 ) -> list[tuple[str, str]]:
     """(rule code, message) for each argument nvcc would reject, whatever cutlint knows of it:
     CUT009 for one that does not paste into the launcher's name, CUT011 for a number the
-    parameter's C++ type cannot hold. Empty when the compiler takes every argument."""
+    parameter's C++ type cannot hold, CUT017 for an arch tag CUTLASS does not declare. Empty when the compiler takes every argument."""
     out: list[tuple[str, str]] = []
     for i, (name, arg) in enumerate(zip(parameters, args, strict=True), start=1):
         where = f"`{MACRO}` argument {i} ({name}) `{literals.quoted(arg)}`"
@@ -118,6 +132,8 @@ def compile_problems(
                 ("CUT009", f"{where} {why}: the macro pastes it into the launcher's name with ##")
             )
             continue
+        if name == "ArchTag" and arg not in template_args.ARCH_TAGS:
+            continue  # arch_problem, checked before the arity
         number = literals.integer(arg)
         if number is None:
             continue
