@@ -602,3 +602,20 @@ def test_a_file_name_that_is_not_utf8_is_checked_not_cached(
         result = run("check", str(tree), "--format", "json", "--no-config")
         assert result.exit_code in (0, 1), result.output
         assert '"files"' in result.output
+
+
+def test_a_huge_stage_count_is_answered_at_once(tmp_path: Path) -> None:
+    """Found by the long fuzz run (seed 26, input 414): a SparseGemm whose stage count is
+    2,147,483,795 listed its fewer-stage variants one layout at a time, two billion of them.
+    The first variant that fits is bisected; a few stage counts above it are listed."""
+    real = (FIXTURES / "cutlass2-sparse-gemm" / "CUT101-cutlass-library-sm120.cu").read_text()
+    assert "    6,\n" in real
+    src = tmp_path / "huge.cu"
+    src.write_text(real.replace("    6,\n", "    2147483795,\n", 1))
+    start = time.monotonic()
+    result = api.check([src], api.CheckOptions(arch="sm_120", cutlass_version="4.2.0"))
+    assert time.monotonic() - start < 60
+    first = result.files[0].instantiations[0]
+    assert first.resources is not None and first.resources.stage_count.stages == 2147483795
+    variants = first.resources.variants
+    assert 0 < len(variants) <= 9 and variants[-1].fits

@@ -63,15 +63,37 @@ def fewer_stages(
     lowest: int = 2,
 ) -> tuple[Variant, ...]:
     """The kernel with one stage fewer at a time, down to `lowest` (the fewest its mainloop
-    takes), up to the first that fits; `smem_with(n)` is its SharedStorage with n stages."""
-    out = []
-    for n in range(stages - 1, lowest - 1, -1):
+    takes), up to the first that fits; `smem_with(n)` is its SharedStorage with n stages.
+
+    SharedStorage grows with the stage count, so the first that fits is found by bisection and
+    at most `SHOWN` stage counts above it are listed: a stage count written as 2,147,483,795 is
+    answered at once, not after two billion layouts."""
+    optin = ctx.arch.smem_optin
+
+    def variant(n: int) -> Variant:
         smem = smem_with(n)
-        fits = smem <= ctx.arch.smem_optin
-        out.append(Variant(label=f"{n}-stage", tile=tile, stages=n, smem_bytes=smem, fits=fits))
-        if fits:
-            break
+        return Variant(label=f"{n}-stage", tile=tile, stages=n, smem_bytes=smem, fits=smem <= optin)
+
+    if stages - 1 < lowest:
+        return ()
+    fitting = None
+    lo, hi = lowest, stages - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if smem_with(mid) <= optin:
+            fitting, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    stop = fitting if fitting is not None else lowest
+    listed = range(stages - 1, max(stop, stages - SHOWN) - 1, -1)
+    out = [variant(n) for n in listed]
+    if fitting is not None and (not out or out[-1].stages != fitting):
+        out.append(variant(fitting))
     return tuple(out)
+
+
+SHOWN = 8
+"""How many stage counts `fewer_stages` lists above the first that fits."""
 
 
 def element_types(a: str, c: str, accumulator: str) -> str:
