@@ -619,3 +619,25 @@ def test_a_huge_stage_count_is_answered_at_once(tmp_path: Path) -> None:
     assert first.resources is not None and first.resources.stage_count.stages == 2147483795
     variants = first.resources.variants
     assert 0 < len(variants) <= 9 and variants[-1].fits
+
+
+@pytest.mark.parametrize("name", ["Opération_sparse", "Éop_sparse", "Operation_sparse"])
+def test_item16_a_unicode_alias_name_is_the_same_kernel(tmp_path: Path, name: str) -> None:
+    """C++ (and nvcc) take Unicode identifiers: a kernel alias named `Opération_...` is the same
+    kernel, with the same numbers, as its ASCII spelling, never a dropped one."""
+    real = (FIXTURES / "cutlass2-sparse-gemm" / "CUT101-cutlass-library-sm120.cu").read_text()
+    old = "Operation_cutlass_tensorop_h16832spgemm_64x128_64x6_tn_align8"
+    assert old in real
+    options = api.CheckOptions(arch="sm_120", cutlass_version="4.2.0")
+
+    def numbers(text: str) -> list[tuple[str, int | None]]:
+        src = tmp_path / f"{len(list(tmp_path.iterdir()))}.cu"
+        src.write_text(text, encoding="utf-8")
+        result = api.check([src], options)
+        return [
+            (r.verdict.value, r.resources.layout.size if r.resources else None)
+            for f in result.files
+            for r in f.instantiations
+        ]
+
+    assert numbers(real.replace(old, name)) == numbers(real)

@@ -34,12 +34,15 @@ from cutlint.parse.lexmask import MaskedText
 from cutlint.records import FormKind, TypeAlias
 
 _USING = re.compile(rb"using")
-_STRUCT = re.compile(rb"(?:struct|class)\s+(\w+)\s*:\s*(?:public\s+)?([\w:\s]+?)\s*\{\s*\}\s*;")
-_NAME_EQ = re.compile(rb"\s+(\w+)\s*=")
+# A name may hold UTF-8 (C++ takes Unicode identifiers, nvcc too): a name spelled `Opération_...`
+# is the same kernel as `Operation_...`, never a dropped one.
+_NAME = rb"(?:[\w\x80-\xff])+"
+_STRUCT = re.compile(rb"(?:struct|class)\s+(" + _NAME + rb")\s*:\s*(?:public\s+)?([\w:\s]+?)\s*\{\s*\}\s*;")
+_NAME_EQ = re.compile(rb"\s+(" + _NAME + rb")\s*=")
 _BRACES = re.compile(rb"[{}]")
 # What may stand before a `{` that keeps its inside at namespace scope.
 _NAMESPACE_HEAD = re.compile(rb"(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s*(?:\"[^\"\n]*\")?)\s*$")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+_IDENT = re.compile(r"[^\W\d]\w*")  # a C++ name, Unicode ones too
 _TYPENAME = re.compile(r"^typename\s+")
 _TEMPLATE_ID = re.compile(r"^((?:::)?\w+(?:\s*::\s*\w+)*)\s*<")
 _PLAIN = re.compile(r"^((?:::)?\w+(?:\s*::\s*\w+)*)$")
@@ -74,7 +77,7 @@ def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
         if scope.holds(m.start()):
             target = "".join(m.group(2).decode("ascii", "replace").split())
             alias = TypeAlias(
-                name=m.group(1).decode("ascii"),
+                name=m.group(1).decode("utf-8", "replace"),
                 target=target,
                 args=None,
                 member=None,
@@ -170,7 +173,7 @@ def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: Lin
     rhs_text = body[rhs_at:semi]
     spelled = calls.normalize(masked.uncommented[rhs_at:semi])
     spelled = _TYPENAME.sub("", spelled)
-    name = head.group(1).decode("ascii")
+    name = head.group(1).decode("utf-8", "replace")
     line = line_of(start)
     template = _TEMPLATE_ID.match(spelled)
     if template is None:
