@@ -37,7 +37,9 @@ _USING = re.compile(rb"using")
 # A name may hold UTF-8 (C++ takes Unicode identifiers, nvcc too): a name spelled `Opération_...`
 # is the same kernel as `Operation_...`, never a dropped one.
 _NAME = rb"(?:[\w\x80-\xff])+"
-_STRUCT = re.compile(rb"(?:struct|class)\s+(" + _NAME + rb")\s*:\s*(?:public\s+)?([\w:\s]+?)\s*\{\s*\}\s*;")
+_STRUCT = re.compile(
+    rb"(?:struct|class)\s+(" + _NAME + rb")\s*:\s*(?:public\s+)?([\w:\s]+?)\s*\{\s*\}\s*;"
+)
 _NAME_EQ = re.compile(rb"\s+(" + _NAME + rb")\s*=")
 _BRACES = re.compile(rb"[{}]")
 # What may stand before a `{` that keeps its inside at namespace scope.
