@@ -641,3 +641,21 @@ def test_item16_a_unicode_alias_name_is_the_same_kernel(tmp_path: Path, name: st
         ]
 
     assert numbers(real.replace(old, name)) == numbers(real)
+
+
+@pytest.mark.parametrize(
+    ("name", "near"),
+    [
+        ("INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMN", "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"),
+        ("INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEM", "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM"),
+        ("INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHERR", "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER"),
+        ("INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM", None),
+        ("INSTANTIATE_MY_OWN_KERNEL", None),
+    ],
+)
+def test_item14_a_flipped_byte_in_a_macro_name_is_named(name: str, near: str | None) -> None:
+    """A call one character away from a producer's macro, with no `#define` in sight, is CUT018
+    (did you mean); a producer's own name and a user's macro are not."""
+    from cutlint.producers.forms import misspelled
+
+    assert misspelled(name) == near
