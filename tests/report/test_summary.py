@@ -1,5 +1,6 @@
 """Issue 25 items 18-19: the text report leads with what to act on, and every count it shows
-equals the same count in JSON, SARIF and --statistics (one shared result, as STYLE.md asks)."""
+equals the same count in JSON, SARIF and --statistics: every format renders one shared result, so no
+count can drift between them."""
 
 from __future__ import annotations
 
