@@ -168,7 +168,7 @@ def test_cli_verify_prints_both_numbers_and_exits_1_on_differ(
 
     import cutlint.parse.tu as front
     import cutlint.verify.tu_probe as probe
-    from cutlint.tu_cli import tu
+    from cutlint.cli.commands.tu import tu
 
     read = _read(tmp_path, (_kernel("A", 96256, 9), _kernel("B", 92160, 7)))
     monkeypatch.setattr(front, "read_tu", lambda command, arch=None, use_cache=True: read)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from cutlint.cli.commands.verify import exit_code
 from cutlint.records import FormKind, Instantiation, SourceSpan
-from cutlint.verify.cli import exit_code
 from cutlint.verify.report import render_json, render_text
 from cutlint.verify.result import (
     CompilerNumbers,

@@ -7,8 +7,8 @@
     cublas                       the real cuBLAS headers, or the minimal shim the probe writes
     headers                      finds nvcc and the FlashInfer headers of a file's release
     cache                        the compiler's answers on disk, keyed by all that decides them
-    result, report, cli          the result records, their text/JSON rendering, the command
+    result, report               the result records, their text/JSON rendering
     flashinfer                   FlashInfer wheels and FlashInfer's own kernel generator
 
-Importing this package loads nothing heavy; the command is registered by cutlint.cli.
+Importing this package loads nothing heavy; the command is cutlint/cli/commands/verify.py.
 """

@@ -4,9 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
+
+
+@dataclass(frozen=True)
+class BinariesFlags:
+    """What `cutlint binaries`' command line said."""
+
+    paths: tuple[Path, ...]
+    arch: str
+    threads: int | None
+    dynamic_smem: int
+    ptxas_log: Path | None
+    fmt: str
 
 
 @click.command("binaries", short_help="Registers, stack and occupancy read from built binaries.")
@@ -25,21 +39,19 @@ import click
     help="ptxas -v output of the same build: spill stores and loads per kernel.",
 )  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def binaries_command(
-    paths: tuple[Path, ...],
-    arch: str,
-    threads: int | None,
-    dynamic_smem: int,
-    ptxas_log: Path | None,
-    fmt: str,
-) -> None:
+def binaries(**flags: Any) -> None:
     """Read the kernels' registers, stack frame, static shared memory and launch bounds from
     cubins, objects, shared libraries or directories of them, and say which cannot launch."""
+    run(BinariesFlags(**flags))
+
+
+def run(flags: BinariesFlags) -> None:
     from cutlint.binaries import ptxas
     from cutlint.binaries.judge import judge
     from cutlint.binaries.read import read_paths
     from cutlint.model.arch import arch_for
 
+    paths, arch, ptxas_log = flags.paths, flags.arch, flags.ptxas_log
     try:
         target = arch_for(arch)
     except KeyError:
@@ -50,8 +62,8 @@ def binaries_command(
 
         logged = {k.name: k for k in ptxas.parse(read_text(ptxas_log, LOG))}
     reading = read_paths(paths)
-    verdicts = judge(reading.kernels, target, threads, dynamic_smem, logged)
-    if fmt == "json":
+    verdicts = judge(reading.kernels, target, flags.threads, flags.dynamic_smem, logged)
+    if flags.fmt == "json":
         out = {
             "arch": target.name,
             "files": reading.files,

@@ -8,7 +8,9 @@ mismatch), or a file could not be compiled or read — the other files' results 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,6 +23,30 @@ from cutlint.verify.result import Status, VerifyResult
 from cutlint.verify.run import BACKENDS, Shard, VerifyOptions, verify
 
 EXIT_OK, EXIT_DISAGREE, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class VerifyFlags:
+    """What `cutlint verify`'s command line said, as click parsed it."""
+
+    paths: tuple[Path, ...]
+    headers: tuple[Path, ...]
+    arch: str | None
+    cutlass_source: Path | None
+    download: bool
+    backend: str
+    nvcc: str | None
+    jobs: int
+    scheduler: str | None
+    fmt: str
+    cache_dir: Path | None
+    no_cache: bool
+    keep_build: bool
+    shard: Shard | None
+    device_code: bool
+    device_flags: tuple[str, ...]
+    quiet: bool
+    verbose: bool
 
 
 def exit_code(result: VerifyResult) -> int:
@@ -145,26 +171,7 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     is_flag=True,
     help="Say which headers, cuBLAS headers and cache entries are used.",
 )
-def verify_command(
-    paths: tuple[Path, ...],
-    headers: tuple[Path, ...],
-    arch: str | None,
-    cutlass_source: Path | None,
-    download: bool,
-    backend: str,
-    nvcc: str | None,
-    jobs: int,
-    scheduler: str | None,
-    fmt: str,
-    cache_dir: Path | None,
-    no_cache: bool,
-    keep_build: bool,
-    shard: Shard | None,
-    device_code: bool,
-    device_flags: tuple[str, ...],
-    quiet: bool,
-    verbose: bool,
-) -> None:
+def verify_command(**flags: Any) -> None:
     """Ask nvcc for the numbers cutlint's model predicts and compare them.
 
     For every instantiation `check` finds, compiles the generated file against the real
@@ -173,37 +180,55 @@ def verify_command(
     compares the stage count, the kernel's SharedStorageSize, the
     mainloop's and epilogue's SharedStorage and MaxThreadsPerBlock with the model's.
     """
-    if device_code:
+    run(VerifyFlags(**flags))
+
+
+def run(flags: VerifyFlags) -> None:
+    paths, headers, cache_dir = flags.paths, flags.headers, flags.cache_dir
+    if flags.device_code:
         from cutlint.verify.cache import default_cache_dir
         from cutlint.verify.device_code import device_command
         from cutlint.verify.headers import HeaderSearch
 
         wheels = (cache_dir or default_cache_dir()) / "wheels"
         try:
-            search = HeaderSearch.from_options(headers, download, wheels)
+            search = HeaderSearch.from_options(headers, flags.download, wheels)
         except SetupError as e:
             _say(f"cutlint verify: {e}")
             sys.exit(EXIT_USAGE)
         sys.exit(
-            device_command(paths, arch, device_flags, nvcc, cache_dir, no_cache, shard, fmt, search)
+            device_command(
+                paths,
+                flags.arch,
+                flags.device_flags,
+                flags.nvcc,
+                cache_dir,
+                flags.no_cache,
+                flags.shard,
+                flags.fmt,
+                search,
+            )
         )
     options = VerifyOptions(
         headers=headers,
-        nvcc=nvcc,
-        jobs=jobs,
+        nvcc=flags.nvcc,
+        jobs=flags.jobs,
         cache_dir=cache_dir,
-        use_cache=not no_cache,
-        download=download,
-        keep_build=keep_build,
-        backend=backend,
-        cutlass_source=cutlass_source,
-        arch=arch,
-        shard=shard,
-        scheduler=scheduler,
+        use_cache=not flags.no_cache,
+        download=flags.download,
+        keep_build=flags.keep_build,
+        backend=flags.backend,
+        cutlass_source=flags.cutlass_source,
+        arch=flags.arch,
+        shard=flags.shard,
+        scheduler=flags.scheduler,
     )
     try:
         result = verify(
-            paths, options, progress=None if quiet else _say, log=_say if verbose else None
+            paths,
+            options,
+            progress=None if flags.quiet else _say,
+            log=_say if flags.verbose else None,
         )
     except (SetupError, ProbeError, OSError) as e:
         _say(f"cutlint verify: {e}")
@@ -211,5 +236,5 @@ def verify_command(
     except KeyboardInterrupt:
         _say("cutlint verify: interrupted")
         sys.exit(130)
-    click.echo(RENDERERS[fmt](result), nl=False)
+    click.echo(RENDERERS[flags.fmt](result), nl=False)
     sys.exit(exit_code(result))

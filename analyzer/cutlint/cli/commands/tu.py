@@ -4,12 +4,27 @@ flags. Flags in, reporter out, exit code; the front end is `cutlint.parse.tu`.""
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+from cutlint.exit_codes import FINDINGS, OK, USAGE
+
+
+@dataclass(frozen=True)
+class TuFlags:
+    """What `cutlint tu`'s command line said."""
+
+    file: Path
+    flags: tuple[str, ...]
+    database: Path | None
+    arches: tuple[str, ...]
+    fmt: str
+    no_cache: bool
+    verify: bool
+    nvcc: str
 
 
 @click.command(
@@ -40,26 +55,25 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
     help="Also compile each kernel's numbers with nvcc (host pass only) and say whether they agree.",
 )
 @click.option("--nvcc", default="nvcc", show_default=True, help="The nvcc --verify asks.")
-def tu(
-    file: Path,
-    flags: tuple[str, ...],
-    database: Path | None,
-    arches: tuple[str, ...],
-    fmt: str,
-    no_cache: bool,
-    verify: bool,
-    nvcc: str,
-) -> None:
+def tu(**flags: Any) -> None:
     """Read FILE with libclang as its build compiles it (the flags after `--`, nvcc's or clang's
     spelling, or its entry in a compile_commands.json) and list each CUTLASS kernel it
     instantiates: the line that chose it, the dispatch conditions on the way from the entry
     points, its measured SharedStorage and the verdict against each target's opt-in limit.
     With --verify, nvcc compiles the same kernel types (host pass only, no device code) and each
     kernel is shown as agree or differ with both numbers; exit 1 when any differs."""
+    run(TuFlags(**flags))
+
+
+def run(given: TuFlags) -> None:
     from cutlint.engine.tu_judge import judge
     from cutlint.model.arch import arch_for
     from cutlint.parse.tu import FrontEndError, from_compile_commands, from_flags, read_tu
     from cutlint.report import tu as render
+
+    file, flags, database, fmt, no_cache = (
+        given.file, given.flags, given.database, given.fmt, given.no_cache
+    )  # fmt: skip
 
     if not file.is_file():
         _usage(f"{file}: not a readable file")
@@ -78,7 +92,7 @@ def tu(
             )
     else:
         command = from_flags(file, flags)
-    targets = arches or command.arches or ("sm_90a",)
+    targets = given.arches or command.arches or ("sm_90a",)
     for t in targets:
         try:
             arch_for(t)
@@ -91,12 +105,12 @@ def tu(
             reads.append((read, judge(read)))
     except FrontEndError as e:
         _usage(str(e))
-    if verify:
+    if given.verify:
         from cutlint.verify.probe_records import ProbeError
         from cutlint.verify.tu_probe import check
 
         try:
-            checks = [c for read, _ in reads for c in check(read, nvcc, not no_cache)]
+            checks = [c for read, _ in reads for c in check(read, given.nvcc, not no_cache)]
         except ProbeError as e:
             _usage(f"--verify: {e}")
         text = render.render_json(reads, checks) if fmt == "json" else render.render_text(reads)
@@ -104,17 +118,17 @@ def tu(
             text += render.render_checks_text(checks)
         click.echo(text, nl=False)
         if any(not c.agrees for c in checks):
-            sys.exit(EXIT_FINDINGS)  # as `cutlint verify`: 1 when the compiler disagrees
+            sys.exit(FINDINGS)  # as `cutlint verify`: 1 when the compiler disagrees
     else:
         text = render.render_json(reads) if fmt == "json" else render.render_text(reads)
         click.echo(text, nl=False)
     failing = any(f.severity == "error" for _, vs in reads for v in vs for f in v.findings)
-    sys.exit(EXIT_FINDINGS if failing else EXIT_OK)
+    sys.exit(FINDINGS if failing else OK)
 
 
 def _usage(message: str) -> NoReturn:
     click.echo(f"cutlint tu: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
+    sys.exit(USAGE)
 
 
 __all__ = ["tu"]

@@ -1,0 +1,1 @@
+"""One module per `cutlint` command; `cutlint.cli.COMMANDS` says which module holds which."""

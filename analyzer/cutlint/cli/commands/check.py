@@ -1,0 +1,409 @@
+"""`cutlint check`: the files' instantiations judged, one report, the exit code.
+
+Exit codes (docs/usage.md): 0 no finding at or above --fail-on; 1 such findings; 2 a usage error
+or input that could not be read (CUT001, CUT002, CUT007) — every other file's result is still
+printed."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import click
+
+from cutlint.cli.errors import printable, usage_error
+from cutlint.cli.options import FAIL_ON, FORMATS, check_target, finite
+from cutlint.exit_codes import FINDINGS, OK, USAGE
+
+if TYPE_CHECKING:
+    from cutlint import api
+    from cutlint import config as config_file
+    from cutlint.records import CheckResult
+
+
+@dataclass(frozen=True)
+class CheckFlags:
+    """What `cutlint check`'s command line said, as click parsed it: one record, built once,
+    handed down. The config file's values are merged later, where `api.CheckOptions` is built."""
+
+    paths: tuple[Path, ...]
+    arch: str | None
+    fmt: str | None
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    exclude: tuple[str, ...]
+    define: tuple[str, ...]
+    undefine: tuple[str, ...]
+    cutlass_version: str | None
+    build_dir: Path | None
+    compile_command: str | None
+    flashinfer_version: str | None
+    fail_on: str | None
+    exit_zero: bool
+    quiet: bool
+    tables: bool
+    show_unjudged: bool
+    output_file: Path | None
+    statistics: bool
+    color: str
+    jobs: int | None
+    parse_timeout: float
+    config_path: Path | None
+    no_config: bool
+    no_cache: bool
+    baseline_path: Path | None
+    write_baseline: bool
+    root: Path | None
+
+
+@click.command(short_help="Check generated CUTLASS instantiation files or directories.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--arch",
+    help="Target GPU: an arch (sm_120, 12.1) or a GPU name (rtx-5090, h200, b200, dgx-spark). "
+    "Default: the GPU the build compiles each file for (its compile command), else its path.",
+)
+@click.option(
+    "--format",
+    "--output-format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format: text (tables), concise (path:line:col: RULE severity: message), json, "
+    "sarif, github (Actions annotations).  [default: text]",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    help="Only these rules: ids, id prefixes (CUT1) or names, any case; repeatable or "
+    "comma-separated. An unknown one is an error. Never changes a verdict, only what is shown.",
+)
+@click.option(
+    "--ignore", multiple=True, help="Not these rules (ids, prefixes or names, as --select)."
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    help="Skip files and directories found inside a directory that match this glob: a name "
+    "(`*group1*`) or a path (`build/*`). Repeatable or comma-separated; a file named on the "
+    "command line is always checked.",
+)
+@click.option(
+    "-D", "define", multiple=True, help="Define a macro for #if evaluation (NAME or NAME=VALUE)."
+)
+@click.option(
+    "-U",
+    "undefine",
+    multiple=True,
+    help="Undefine a macro (default set: ENABLE_FP4, ENABLE_FP8, ENABLE_BF16).",
+)
+@click.option(
+    "--cutlass-version",
+    help="CUTLASS version (4.5.0) or a CUTLASS include dir with cutlass/version.h.",
+)
+@click.option(
+    "-p",
+    "--build-dir",
+    "build_dir",
+    type=click.Path(path_type=Path, exists=True),
+    help="A build directory with compile_commands.json (or the file): each file's include "
+    "path, defines and -gencode targets come from its command (as clang-tidy -p).",
+)
+@click.option(
+    "--compile-command",
+    help='The nvcc command line that builds the files ("nvcc -gencode ... -I ... -D ..."): '
+    "its include path, defines and targets decide the context.",
+)
+@click.option(
+    "--flashinfer-version",
+    help="The FlashInfer release that wrote the files, where their build does not say.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default=None,
+    help="Lowest severity that makes the exit code 1.  [default: error]",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when there are findings (input that cannot be read still exits 2).",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Only what fails: the instantiations with a finding and the summary (text); the "
+    "findings without the summary (concise).",
+)
+@click.option(
+    "--tables/--no-tables",
+    default=True,
+    show_default=True,
+    help="Text: a table per file after the findings, what was not judged and the predicted "
+    "failures (--no-tables: leave them out; -q never prints them).",
+)
+@click.option(
+    "--show-unjudged",
+    is_flag=True,
+    help="Text: a block for every file whose instantiations are all inactive or not modeled "
+    "(default: one line per reason, above the summary).",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file instead of stdout.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Instead of the report, count the findings per rule (text or json).",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the text and concise formats: auto is on for a terminal, off when NO_COLOR is "
+    "set.",
+)
+@click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
+@click.option(
+    "--parse-timeout",
+    type=click.FloatRange(min=0.1, max=86_400.0),
+    callback=lambda _ctx, _param, v: finite(v, "--parse-timeout"),
+    default=20.0,
+    show_default=True,
+    envvar="CUTLINT_PARSE_TIMEOUT",
+    help="Seconds one file may take in a parser worker before it is reported as CUT007.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read settings from this file (a pyproject.toml with [tool.cutlint], or a TOML file of those keys) instead of discovering pyproject.toml from the current directory upward.",
+)
+@click.option("--no-config", is_flag=True, help="Ignore every config file.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the results kept in $CUTLINT_CACHE/check (also: CUTLINT_NO_CACHE=1).",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Leave out findings whose fingerprint is in this baseline file (they are counted as 'in baseline').",
+)
+@click.option(
+    "--write-baseline",
+    is_flag=True,
+    help="Write the current findings' fingerprints to the --baseline file and exit 0.",
+)
+@click.option(
+    "--root",
+    "--sarif-root",
+    "root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Project root that SARIF/annotation paths and fingerprints are relative to. Default: the config file's directory, else the current directory.",
+)
+def check(**flags: Any) -> None:
+    """Check generated CUTLASS instantiation files (or directories of them)."""
+    run(CheckFlags(**flags))
+
+
+def run(flags: CheckFlags) -> None:
+    if flags.jobs != 0:
+        from cutlint.parse import pool
+
+        pool.prestart()  # a parser process loads libclang while this one imports the rest
+    from cutlint import api
+    from cutlint import config as config_file
+
+    check_target(flags.arch, flags.cutlass_version)
+    if flags.config_path is not None and flags.no_config:
+        usage_error("--config and --no-config exclude each other")
+    try:
+        loaded = config_file.find(flags.config_path, use_files=not flags.no_config)
+    except config_file.ConfigError as e:
+        usage_error(str(e))
+    cfg = loaded.config
+    define, undefine = flags.define, flags.undefine
+    options = api.CheckOptions(
+        arch=flags.arch or cfg.arch,
+        cutlass_version=flags.cutlass_version or loaded.cutlass_version(),
+        build_dir=str(flags.build_dir) if flags.build_dir is not None else None,
+        compile_command=flags.compile_command,
+        flashinfer_version=flags.flashinfer_version,
+        defines=_defines(define, undefine, cfg),
+        undefines=_undefines(define, undefine, cfg),
+        selection=api.Selection(
+            select=_selectors("--select", flags.select) or cfg.select or (),
+            ignore=_selectors("--ignore", flags.ignore) or cfg.ignore or (),
+        ),
+        jobs=flags.jobs,
+        parse_timeout=flags.parse_timeout,
+        root=flags.root or loaded.directory or Path.cwd(),
+        exclude=tuple(p for e in flags.exclude for p in e.split(",") if p) or loaded.exclude(),
+        cache=_cache_wanted(flags.no_cache),
+    )
+    baseline_path = flags.baseline_path
+    if baseline_path is None and cfg.baseline is not None:
+        baseline_path = loaded.resolve(cfg.baseline)
+    if flags.write_baseline and baseline_path is None:
+        usage_error("--write-baseline needs --baseline FILE (or `baseline` in [tool.cutlint])")
+    if baseline_path is not None:
+        from cutlint import baseline as baseline_file
+    accepted = None
+    if baseline_path is not None and not flags.write_baseline:
+        try:
+            accepted = baseline_file.load(baseline_path)
+        except baseline_file.BaselineError as e:
+            usage_error(str(e))
+    result = _checked(flags.paths, options, flags.quiet)
+    if flags.write_baseline:
+        assert baseline_path is not None
+        written = baseline_file.from_result(result)
+        try:
+            baseline_file.write(written, baseline_path, [f.path for f in result.files])
+        except baseline_file.BaselineError as e:
+            usage_error(str(e))
+        click.echo(
+            printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
+            err=True,
+        )
+        sys.exit(OK)
+    if accepted is not None:
+        result = baseline_file.apply(result, accepted)
+        unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
+        if unmatched is not None:
+            click.echo(printable(unmatched), err=True)
+    _write(result, flags.fmt or cfg.format or "text", flags)
+    code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
+    sys.exit(OK if flags.exit_zero and code == FINDINGS else code)
+
+
+def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
+    """--select / --ignore values (commas split), each checked: a typo is a usage error."""
+    from cutlint.engine.selection import UnknownSelector, check_selectors
+
+    try:
+        return check_selectors(values, option)
+    except UnknownSelector as e:
+        raise click.BadParameter(str(e).removeprefix(f"{option} "), param_hint=option) from None
+
+
+def _defines(
+    define: Sequence[str], undefine: Sequence[str], cfg: config_file.Config | None = None
+) -> dict[str, str]:
+    """The default set, then the config's `defines`/`undefines`, then -D/-U."""
+    from cutlint.parse import DEFAULT_DEFINES
+
+    out = dict(DEFAULT_DEFINES)
+    if cfg is not None:
+        out.update(cfg.defines or {})
+        for u in cfg.undefines or ():
+            out.pop(u, None)
+    for d in define:
+        name, _, value = d.partition("=")
+        _valid_define(name, value or "1", f"-D {d!r}")
+        out[name] = value or "1"
+    for u in undefine:
+        _valid_define(u, None, f"-U {u!r}")
+        out.pop(u, None)
+    return out
+
+
+def _valid_define(name: str, value: str | None, given: str) -> None:
+    """A -D/-U libclang can take: a macro name, a one-line value (a newline would add
+    directives to libclang's predefines)."""
+    from cutlint.parse.defines import define_problem
+
+    why = define_problem(name, value)
+    if why is not None:
+        usage_error(f"{given}: {why}")
+
+
+def _undefines(
+    define: Sequence[str], undefine: Sequence[str], cfg: config_file.Config
+) -> tuple[str, ...]:
+    """The -U list for libclang: the config's undefines that no -D brings back, then -U."""
+    redefined = {d.partition("=")[0] for d in define}
+    kept = [u for u in cfg.undefines or () if u not in redefined]
+    return tuple(dict.fromkeys([*kept, *undefine]))
+
+
+def exit_code(result: CheckResult, fail_on: str) -> int:
+    from cutlint.engine.loader import rules_by_id
+    from cutlint.engine.schema import FailsAt, Kind
+    from cutlint.records import Severity
+
+    rules = rules_by_id()
+    diags = result.all_diagnostics()
+    if any(
+        rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags
+    ):
+        return USAGE
+    if fail_on == "never":
+        return OK
+    threshold = Severity(fail_on).rank
+    return FINDINGS if any(d.severity.rank >= threshold for d in diags) else OK
+
+
+def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> CheckResult:
+    """api.check, with a progress bar on stderr where one is wanted (report/progress.py)."""
+    from cutlint import api
+    from cutlint.report.progress import Bar, wanted
+
+    bar = Bar() if wanted(sys.stderr, quiet) else None
+    try:
+        return api.check(paths, options, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _cache_wanted(no_cache: bool) -> bool:
+    from cutlint.engine.cache import enabled
+
+    return enabled(no_cache)
+
+
+def _write(result: CheckResult, fmt: str, flags: CheckFlags) -> None:
+    """The report (or --statistics) in format `fmt` on stdout or into --output-file, coloured
+    where wanted."""
+    from cutlint.report import write
+    from cutlint.report.style import style_for
+
+    def report(out: TextIO) -> None:
+        style = style_for(out, flags.color)
+        if flags.statistics:
+            from cutlint.report import statistics as stats
+
+            out.write(stats.render(result, "json" if fmt == "json" else "text", style))
+        else:
+            write(
+                fmt,
+                result,
+                out,
+                quiet=flags.quiet,
+                style=style,
+                show_unjudged=flags.show_unjudged,
+                tables=flags.tables,
+            )
+
+    if flags.output_file is None:
+        report(sys.stdout)
+        return
+    from cutlint import output_target
+
+    checked = [f.path for f in result.files]
+    try:
+        with output_target.opened(flags.output_file, checked) as out:
+            report(out)
+    except output_target.OutputError as e:
+        usage_error(str(e))
