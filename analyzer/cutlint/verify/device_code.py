@@ -22,11 +22,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cutlint.binaries import ptxas
 from cutlint.binaries.cubin import kernels
 from cutlint.binaries.elf import read_elf
+
+if TYPE_CHECKING:
+    from cutlint.verify.run import VerifyOptions
 
 CACHE_FORMAT = 1
 """Bump when what an entry holds changes."""
@@ -167,27 +170,25 @@ def file_flags(
 
 def device_command(
     paths: Sequence[Path],
-    arch: str | None,
+    options: VerifyOptions,
     flags: Sequence[str],
-    nvcc: str | None,
-    cache_dir: Path | None,
-    no_cache: bool,
-    shard: Any,
     fmt: str,
     search: Any = None,
 ) -> int:
     """`cutlint verify --device-code`: one report per file; exit 2 when a file does not compile.
-    Without `--device-flag`, each file's flags are derived from its release (`file_flags`)."""
+    Without `--device-flag`, each file's flags are derived from its release (`file_flags`).
+    Of `options`, the arch, nvcc, cache directory, cache use and shard apply."""
     import click
 
     from cutlint.verify.cache import default_cache_dir
     from cutlint.verify.headers import find_nvcc
 
-    compiler = find_nvcc(nvcc)
+    arch, shard = options.arch, options.shard
+    compiler = find_nvcc(options.nvcc)
     files = [f for p in paths for f in (sorted(p.rglob("*.cu")) if p.is_dir() else [p])]
     if shard is not None:
         files = shard_files(files, shard.index, shard.count)
-    cache = cache_dir or default_cache_dir()
+    cache = options.cache_dir or default_cache_dir()
     reports = []
     workdir = cache / "verify" / "device-work"
     for f in files:
@@ -195,7 +196,7 @@ def device_command(
         if why is not None:
             reports.append(DeviceReport(str(f), target, (), 0.0, False, f"no flags: {why}"))
             continue
-        if no_cache:
+        if not options.use_cache:
             key = cache_key(f.read_bytes(), f_flags, target, compiler.version_text)
             _entry(cache, key).unlink(missing_ok=True)
         reports.append(

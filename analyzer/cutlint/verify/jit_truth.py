@@ -18,7 +18,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -134,7 +134,7 @@ def collect(
     gencodes: dict[int, str] = getattr(probe, "GENCODES", {})
     names: tuple[str, ...] = getattr(probe, "MODULES", None) or (probe.MODULE,)
     names = tuple(n for n in names if n in only) if only else names
-    macro_args = getattr(probe, "macro_args", None)
+    shared = _Collection(probe, workdir, done, getattr(probe, "macro_args", None), log)
     for version in versions:
         root = download_wheel(version, wheels)
         by_sm = {
@@ -149,23 +149,28 @@ def collect(
                 log(f"{version}: no module {name}")
                 continue
             code = gencodes.get(device, gencode)
-            out += _collect_module(
-                probe, root, version, module, workdir, done, code, macro_args, log
-            )
+            out += _collect_module(shared, root, version, module, code)
     return out
 
 
+@dataclass(frozen=True)
+class _Collection:
+    """What every module `collect` compiles shares: the family's probe module, the work
+    directory, the rows found so far (by patched headers and row key: a kernel two modules
+    build is compiled once), the probe's reader of macro arguments, and the log."""
+
+    probe: ModuleType
+    workdir: Path
+    done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]]
+    macro_args: Callable[[str], tuple[str, ...] | None] | None
+    log: Log
+
+
 def _collect_module(
-    probe: ModuleType,
-    root: Path,
-    version: str,
-    module: RenderedModule,
-    workdir: Path,
-    done: dict[tuple[str, tuple[str, ...]], tuple[str, list[JitProbeRow]]],
-    gencode: str,
-    macro_args: Callable[[str], tuple[str, ...] | None] | None,
-    log: Log,
+    shared: _Collection, root: Path, version: str, module: RenderedModule, gencode: str
 ) -> list[dict[str, Any]]:
+    probe, workdir, done, log = shared.probe, shared.workdir, shared.done, shared.log
+    macro_args = shared.macro_args
     out: list[dict[str, Any]] = []
     header_key = _patched_hash(root, probe, module.name)
     # A probe module's `sample` picks the files compiled (a stratified sample where every file

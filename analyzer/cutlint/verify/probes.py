@@ -34,6 +34,7 @@ from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Protocol
 
 from cutlint.families.probe import PatchError
 from cutlint.families.registry import family_of, probe_module
@@ -597,20 +598,31 @@ def _finish(
     )
 
 
+class CompileSettings(Protocol):
+    """What `run` reads of the run's options (verify.run.VerifyOptions has them)."""
+
+    @property
+    def jobs(self) -> int: ...
+    @property
+    def use_cache(self) -> bool: ...
+    @property
+    def keep_build(self) -> bool: ...
+    @property
+    def scheduler(self) -> str | None: ...
+
+
 def run(
     files: Sequence[FileResult],
     search: HeaderSearch,
     nvcc: Nvcc,
     cache: ResultCache,
-    *,
-    jobs: int = 2,
-    use_cache: bool = True,
-    keep_build: bool = False,
+    settings: CompileSettings,
     progress: Say | None = None,
-    scheduler: str | None = None,
 ) -> list[ProbeJob]:
-    """Verify the files these probes build: from the cache, else compiled `jobs` batches at a
-    time. Raises SetupError (before any compile) when a release's headers are missing."""
+    """Verify the files these probes build: from the cache, else compiled `settings.jobs`
+    batches at a time. Raises SetupError (before any compile) when a release's headers are
+    missing."""
+    jobs, use_cache, keep_build = settings.jobs, settings.use_cache, settings.keep_build
     planned, missing = plan(files, search)
     if missing:
         raise SetupError("\n".join(missing))
@@ -645,7 +657,7 @@ def run(
     done = 0
     if not batches:
         return planned
-    with dask_runner.executor(jobs, scheduler) as pool:  # Dask: verify/dask_runner.py
+    with dask_runner.executor(jobs, settings.scheduler) as pool:  # Dask: verify/dask_runner.py
         futures = {pool.submit(_compile_batch, b, nvcc, build, keep_build): b for b in batches}
         for fut in as_completed(futures):
             batch = futures[fut]

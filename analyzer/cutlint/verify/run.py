@@ -484,11 +484,8 @@ def verify(
             search,
             nvcc,
             cache,
-            jobs=options.jobs,
-            use_cache=options.use_cache,
-            keep_build=options.keep_build,
-            progress=progress,
-            scheduler=options.scheduler,
+            options,
+            progress,
         )
     _compile(todo, nvcc, options, cache, progress, log)
 

@@ -185,30 +185,6 @@ def verify_command(**flags: Any) -> None:
 
 def run(flags: VerifyFlags) -> None:
     paths, headers, cache_dir = flags.paths, flags.headers, flags.cache_dir
-    if flags.device_code:
-        from cutlint.verify.cache import default_cache_dir
-        from cutlint.verify.device_code import device_command
-        from cutlint.verify.headers import HeaderSearch
-
-        wheels = (cache_dir or default_cache_dir()) / "wheels"
-        try:
-            search = HeaderSearch.from_options(headers, flags.download, wheels)
-        except SetupError as e:
-            _say(f"cutlint verify: {e}")
-            sys.exit(EXIT_USAGE)
-        sys.exit(
-            device_command(
-                paths,
-                flags.arch,
-                flags.device_flags,
-                flags.nvcc,
-                cache_dir,
-                flags.no_cache,
-                flags.shard,
-                flags.fmt,
-                search,
-            )
-        )
     options = VerifyOptions(
         headers=headers,
         nvcc=flags.nvcc,
@@ -223,6 +199,18 @@ def run(flags: VerifyFlags) -> None:
         shard=flags.shard,
         scheduler=flags.scheduler,
     )
+    if flags.device_code:
+        from cutlint.verify.cache import default_cache_dir
+        from cutlint.verify.device_code import device_command
+        from cutlint.verify.headers import HeaderSearch
+
+        wheels = (cache_dir or default_cache_dir()) / "wheels"
+        try:
+            search = HeaderSearch.from_options(headers, flags.download, wheels)
+        except SetupError as e:
+            _say(f"cutlint verify: {e}")
+            sys.exit(EXIT_USAGE)
+        sys.exit(device_command(paths, options, flags.device_flags, flags.fmt, search))
     try:
         result = verify(
             paths,
