@@ -45,7 +45,7 @@ from cutlint.cutlass.headers import (
 )
 from cutlint.cutlass.layout import Block, aligned_struct_alignment, array, empty, round_up, struct
 from cutlint.cutlass.sm90_gemm_kernel import mainloop_pipeline
-from cutlint.cutlass.stage_count import SM90_STAGE_ALIGNMENT, sm90_stage_count
+from cutlint.cutlass.stage_count import SM90_STAGE_ALIGNMENT, Sm90StageInputs, sm90_stage_count
 from cutlint.records import Shape3, StageCount, StageTerm
 
 TENSOR_IMPL = "cute/tensor_impl.hpp"
@@ -82,16 +82,18 @@ def interleaved_stage_count(
     scale = scale_bits * tile.m * SCALE_ZERO_K_TILE // 8
     zero = zero_bits * tile.m * SCALE_ZERO_K_TILE // 8
     count = sm90_stage_count(
-        a_bits=weight_bits,
-        b_bits=activation_bits,
-        tile_m=tile.m,
-        tile_n=tile.n,
-        tile_k=tile.k,
-        carveout=carveout,
-        kernel_carveout=_NO_KERNEL_CARVEOUT,
-        alignment=SM90_STAGE_ALIGNMENT,
-        scale_bytes=scale,
-        zero_bytes=zero,
+        Sm90StageInputs(
+            a_bits=weight_bits,
+            b_bits=activation_bits,
+            tile_m=tile.m,
+            tile_n=tile.n,
+            tile_k=tile.k,
+            carveout=carveout,
+            kernel_carveout=_NO_KERNEL_CARVEOUT,
+            alignment=SM90_STAGE_ALIGNMENT,
+            scale_bytes=scale,
+            zero_bytes=zero,
+        )
     )
     return count.model_copy(
         update={
@@ -234,24 +236,26 @@ def folded_stage_count(
     M x K / group_size scales (no zero points), at least 2."""
     alignment = max(array_smem_alignment(weight_bits, activation_bits, tile))
     count = sm90_stage_count(
-        a_bits=weight_bits,
-        b_bits=activation_bits,
-        tile_m=tile.m,
-        tile_n=tile.n,
-        tile_k=tile.k,
-        carveout=carveout,
-        kernel_carveout=(
-            StageTerm(
-                name="TensorMapStorage",
-                bytes=ARRAY_TENSORMAP_CARVEOUT,
-                source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: KernelSmemCarveout = TensorMapStorage = sizeof(cute::TmaDescriptor)"
-                " * IsMixedInput * 2",
+        Sm90StageInputs(
+            a_bits=weight_bits,
+            b_bits=activation_bits,
+            tile_m=tile.m,
+            tile_n=tile.n,
+            tile_k=tile.k,
+            carveout=carveout,
+            kernel_carveout=(
+                StageTerm(
+                    name="TensorMapStorage",
+                    bytes=ARRAY_TENSORMAP_CARVEOUT,
+                    source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: KernelSmemCarveout = TensorMapStorage = sizeof(cute::TmaDescriptor)"
+                    " * IsMixedInput * 2",
+                ),
             ),
-        ),
-        alignment=alignment,
-        scale_bytes=scale_bits * tile.m * tile.k // group_size // 8,
-        scale_source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: compute_stage_count_or_override_folded_weight_scale: bits_to_bytes("
-        f"s_bits * M * K / DefaultWeightScaleGroupSize = {group_size})",
+            alignment=alignment,
+            scale_bytes=scale_bits * tile.m * tile.k // group_size // 8,
+            scale_source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT}: compute_stage_count_or_override_folded_weight_scale: bits_to_bytes("
+            f"s_bits * M * K / DefaultWeightScaleGroupSize = {group_size})",
+        )
     )
     return count.model_copy(
         update={
@@ -387,24 +391,26 @@ def packed_scale_stage_count(
     CUTLASS 4.2.1): one Array of scales per row of M per stage, no clamp to 2."""
     alignment = max(array_smem_alignment(weight_bits, activation_bits, tile))
     count = sm90_stage_count(
-        a_bits=weight_bits,
-        b_bits=activation_bits,
-        tile_m=tile.m,
-        tile_n=tile.n,
-        tile_k=tile.k,
-        carveout=carveout,
-        kernel_carveout=(
-            StageTerm(
-                name="TensorMapStorage",
-                bytes=tensormaps * 128,
-                source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT} (FlashInfer 0.6.x): KernelSmemCarveout = TensorMapStorage = "
-                f"sizeof(cute::TmaDescriptor) * IsMixedInput * {tensormaps}",
+        Sm90StageInputs(
+            a_bits=weight_bits,
+            b_bits=activation_bits,
+            tile_m=tile.m,
+            tile_n=tile.n,
+            tile_k=tile.k,
+            carveout=carveout,
+            kernel_carveout=(
+                StageTerm(
+                    name="TensorMapStorage",
+                    bytes=tensormaps * 128,
+                    source=f"{EXTENSIONS_SM90_GMMA_BUILDER_MIXED_INPUT} (FlashInfer 0.6.x): KernelSmemCarveout = TensorMapStorage = "
+                    f"sizeof(cute::TmaDescriptor) * IsMixedInput * {tensormaps}",
+                ),
             ),
-        ),
-        alignment=alignment,
-        scale_bytes=scale_bits * (tile.k // group_size) * tile.m // 8,
-        scale_source=f"{SM90_GMMA_BUILDER}: bits_to_bytes(s_bits * M * scale_zero_k_tile = 1) with ElementScale "
-        f"= Array<Scale, K / {group_size}>",
+            alignment=alignment,
+            scale_bytes=scale_bits * (tile.k // group_size) * tile.m // 8,
+            scale_source=f"{SM90_GMMA_BUILDER}: bits_to_bytes(s_bits * M * scale_zero_k_tile = 1) with ElementScale "
+            f"= Array<Scale, K / {group_size}>",
+        )
     )
     return count.model_copy(
         update={

@@ -12,6 +12,8 @@ except for the order of the template parameters.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from cutlint.cutlass.layout import round_up
 from cutlint.cutlass.storage import TMA_DESCRIPTOR_BYTES, cpp_div, pipeline_storage
 from cutlint.records import StageCount, StageTerm
@@ -50,22 +52,28 @@ def sm90_kernel_carveout(ptr_array: bool, grouped_strides: bool) -> tuple[StageT
     )
 
 
-def sm90_stage_count(
-    *,
-    a_bits: int,
-    b_bits: int,
-    tile_m: int,
-    tile_n: int,
-    tile_k: int,
-    carveout: int,
-    kernel_carveout: tuple[StageTerm, ...],
-    capacity: int = SM90_SMEM_CAPACITY,
-    alignment: int = SM90_STAGE_ALIGNMENT,
-    scale_bytes: int = 0,
-    zero_bytes: int = 0,
-    block_scales: tuple[StageTerm, ...] = (),
-    scale_source: str = "",
-) -> StageCount:
+@dataclass(frozen=True, kw_only=True)
+class Sm90StageInputs:
+    """What `compute_stage_count_or_override` is given (sm90_stage_count): the A and B element
+    widths, the CTA tile, the builder's carveout and the kernel's, the capacity and alignment,
+    and what the mixed-input and blockwise-scaled builders add to each stage."""
+
+    a_bits: int
+    b_bits: int
+    tile_m: int
+    tile_n: int
+    tile_k: int
+    carveout: int
+    kernel_carveout: tuple[StageTerm, ...]
+    capacity: int = SM90_SMEM_CAPACITY
+    alignment: int = SM90_STAGE_ALIGNMENT
+    scale_bytes: int = 0
+    zero_bytes: int = 0
+    block_scales: tuple[StageTerm, ...] = ()
+    scale_source: str = ""
+
+
+def sm90_stage_count(given: Sm90StageInputs) -> StageCount:
     """GB90: `compute_stage_count_or_override<Sm90ReducedSmemCapacityBytes, ElementAMma,
     ElementBMma, TileShape_MNK>(StageCountAutoCarveout<carveout>)`:
 
@@ -84,6 +92,11 @@ def sm90_stage_count(
     bits_to_bytes(scale_bits x ScaleMsPerTile) and (x ScaleNsPerTile) per stage before the same
     round-up: `block_scales` (cutlint.cutlass.sm90_blockwise.stage_terms).
     """
+    a_bits, b_bits, carveout = given.a_bits, given.b_bits, given.carveout
+    tile_m, tile_n, tile_k = given.tile_m, given.tile_n, given.tile_k
+    capacity, alignment = given.capacity, given.alignment
+    kernel_carveout, block_scales = given.kernel_carveout, given.block_scales
+    scale_bytes, zero_bytes, scale_source = given.scale_bytes, given.zero_bytes, given.scale_source
     reduced = capacity - sum(t.bytes for t in kernel_carveout)
     capacity_bytes = reduced // alignment * alignment
     carveout_bytes = round_up(carveout, alignment)

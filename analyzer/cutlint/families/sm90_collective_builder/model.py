@@ -38,6 +38,7 @@ from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
 from cutlint.cutlass.stage_count import (
     SC90,
     SM90_SMEM_CAPACITY,
+    Sm90StageInputs,
     sm90_kernel_carveout,
     sm90_stage_count,
 )
@@ -207,14 +208,16 @@ def stage_count(t: Tactic) -> StageCount:
         # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, not mixed): compute_stage_count_or_override<sm90_smem_capacity_
         # bytes, ..., SmemAlignment>; SM90_GMMA_BUILDER (GMMA_CpAsync_WS_RS): the default alignment, 128
         return sm90_stage_count(
-            a_bits=t.a_bits,
-            b_bits=t.b_bits,
-            tile_m=t.tile.m,
-            tile_n=t.tile.n,
-            tile_k=t.tile.k,
-            carveout=carveout,
-            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
-            alignment=128 if t.cp_async else max(_rs_alignments(t)),
+            Sm90StageInputs(
+                a_bits=t.a_bits,
+                b_bits=t.b_bits,
+                tile_m=t.tile.m,
+                tile_n=t.tile.n,
+                tile_k=t.tile.k,
+                carveout=carveout,
+                kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+                alignment=128 if t.cp_async else max(_rs_alignments(t)),
+            )
         )
     if t.sparse:
         return sparse.stage_count(t.a_bits, t.b_bits, t.tile, carveout)
@@ -222,6 +225,40 @@ def stage_count(t: Tactic) -> StageCount:
         # SM90_GMMA_BUILDER (FP8Blockwise): compute_stage_count_with_blockwise_scale<sm90_smem_capacity_bytes -
         # KernelSmemCarveout, ..., ScaleMsPerTile, ScaleNsPerTile>
         return sm90_stage_count(
+            Sm90StageInputs(
+                a_bits=t.a_bits,
+                b_bits=t.b_bits,
+                tile_m=t.tile.m,
+                tile_n=t.tile.n,
+                tile_k=t.tile.k,
+                carveout=carveout,
+                kernel_carveout=sm90_kernel_carveout(
+                    ptr_array=t.grouped, grouped_strides=t.grouped
+                ),
+                block_scales=blockwise.stage_terms(t.block_scale, t.tile),
+            )
+        )
+    if t.mixed_input:
+        # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
+        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
+        return sm90_stage_count(
+            Sm90StageInputs(
+                a_bits=t.a_bits,
+                b_bits=t.b_bits,
+                tile_m=t.tile.m,
+                tile_n=t.tile.n,
+                tile_k=t.tile.k,
+                carveout=carveout,
+                kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+                alignment=max(kernel.mixed_input_smem_alignment(t.a_bits, t.b_bits, t.tile)),
+                scale_bytes=t.scale_bits * t.tile.m // 8,
+                zero_bytes=t.zero_bits * t.tile.m // 8,
+            )
+        )
+    # SM90_GMMA_BUILDER: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
+    # grouped scheduler's pipeline
+    return sm90_stage_count(
+        Sm90StageInputs(
             a_bits=t.a_bits,
             b_bits=t.b_bits,
             tile_m=t.tile.m,
@@ -229,33 +266,7 @@ def stage_count(t: Tactic) -> StageCount:
             tile_k=t.tile.k,
             carveout=carveout,
             kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
-            block_scales=blockwise.stage_terms(t.block_scale, t.tile),
         )
-    if t.mixed_input:
-        # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
-        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
-        return sm90_stage_count(
-            a_bits=t.a_bits,
-            b_bits=t.b_bits,
-            tile_m=t.tile.m,
-            tile_n=t.tile.n,
-            tile_k=t.tile.k,
-            carveout=carveout,
-            kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
-            alignment=max(kernel.mixed_input_smem_alignment(t.a_bits, t.b_bits, t.tile)),
-            scale_bytes=t.scale_bits * t.tile.m // 8,
-            zero_bytes=t.zero_bits * t.tile.m // 8,
-        )
-    # SM90_GMMA_BUILDER: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
-    # grouped scheduler's pipeline
-    return sm90_stage_count(
-        a_bits=t.a_bits,
-        b_bits=t.b_bits,
-        tile_m=t.tile.m,
-        tile_n=t.tile.n,
-        tile_k=t.tile.k,
-        carveout=carveout,
-        kernel_carveout=sm90_kernel_carveout(ptr_array=t.grouped, grouped_strides=t.grouped),
     )
 
 

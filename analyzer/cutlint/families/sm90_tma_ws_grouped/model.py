@@ -34,7 +34,7 @@ from cutlint.cutlass import mainloop
 from cutlint.cutlass.headers import SM90_GMMA_BUILDER
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
-from cutlint.cutlass.stage_count import sm90_kernel_carveout, sm90_stage_count
+from cutlint.cutlass.stage_count import Sm90StageInputs, sm90_kernel_carveout, sm90_stage_count
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data as base_family_data
@@ -247,13 +247,15 @@ def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
     sizeof(CollectiveEpilogue::SharedStorage)>) for the ptr-array schedules (tensormaps for A and
     B) with `LayoutA*` strides (the grouped scheduler's pipeline)."""
     return sm90_stage_count(
-        a_bits=t.operand_bits,
-        b_bits=t.operand_bits,
-        tile_m=t.tile.m,
-        tile_n=t.tile.n,
-        tile_k=t.tile.k,
-        carveout=epilogue_shared_storage(t, cutlass).size,
-        kernel_carveout=sm90_kernel_carveout(ptr_array=True, grouped_strides=True),
+        Sm90StageInputs(
+            a_bits=t.operand_bits,
+            b_bits=t.operand_bits,
+            tile_m=t.tile.m,
+            tile_n=t.tile.n,
+            tile_k=t.tile.k,
+            carveout=epilogue_shared_storage(t, cutlass).size,
+            kernel_carveout=sm90_kernel_carveout(ptr_array=True, grouped_strides=True),
+        )
     )
 
 
