@@ -117,7 +117,6 @@ def explain_log(
             reading(mapped.first, version, mapped.matches),
             cache,
             runner_release=version,
-            arch=target,
             cache_given=given,
             assumed=assumed,
         )

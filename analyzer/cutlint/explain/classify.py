@@ -391,6 +391,10 @@ def _invalid_activation(
     )
 
 
+DEFAULT_ASSUMED = Assumed("sm_120", "the default")
+"""A line that names no arch, with none given: judged on sm_120."""
+
+
 def judge(
     m: Mapped,
     events: Sequence[LogEvent],
@@ -398,15 +402,14 @@ def judge(
     tactic_reading: str | None,
     cache: CacheIndex,
     runner_release: str | None = None,
-    arch: str = "sm_120",
     cache_given: bool = True,
-    assumed: Assumed | None = None,
+    assumed: Assumed = DEFAULT_ASSUMED,
 ) -> Failure:
-    """`runner_release` and `arch`: what a dense GEMM runner's tactics are read against (the
-    given or the cache's FlashInfer version, and the target)."""
+    """`runner_release` and `assumed.name`: what a dense GEMM runner's tactics are read against
+    (the given or the cache's FlashInfer version, and the target)."""
+    arch = assumed.name
     kind = m.first.kind
     version = release.version if release else None
-    assumed = assumed or Assumed(arch, "the default")
     matches = m.matches
     note = m.note
     gemm_runner = None

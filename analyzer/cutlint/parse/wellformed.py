@@ -24,11 +24,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from cutlint.parse.directives import Directive, conditional_errors
 from cutlint.parse.lexmask import MaskedText
 from cutlint.parse.problems import ILL_FORMED_SOURCE, problem
 from cutlint.records import InputProblem
+
+if TYPE_CHECKING:
+    from cutlint.parse.libclang import Preprocessed
 
 _BRACKETS = re.compile(rb"[(){}\[\]]")
 # What no C++ token is made of, outside literals, comments and directives: control characters,
@@ -55,16 +59,17 @@ def problems(
     masked: MaskedText,
     found_directives: Sequence[Directive],
     body: bytes,
-    skipped: Sequence[tuple[int, int]],
-    clang_errors: Sequence[tuple[int, str]],
+    preprocessed: Preprocessed,
     line_of: Callable[[int], int],
     truncated: bool = False,
     has_instantiations: bool = True,
 ) -> list[InputProblem]:
-    """`truncated`: an instantiation was reported cut short (CUT003), which already says why its
+    """`preprocessed`: the branches libclang's preprocessor skipped and the errors it reported.
+    `truncated`: an instantiation was reported cut short (CUT003), which already says why its
     brackets do not pair up; they are not checked then. `has_instantiations`: the brackets and
     characters of the code are checked only in a file that has instantiations to judge, where
     libclang has said which branches are compiled (code in a skipped `#if` need not be C++)."""
+    skipped, clang_errors = preprocessed.skipped, preprocessed.errors
     found: list[tuple[int, str]] = []  # (offset, message)
     for d, why in conditional_errors(found_directives):
         found.append((d.start, why))

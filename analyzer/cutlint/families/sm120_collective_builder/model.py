@@ -162,7 +162,7 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
         return f"tile `{r.tile}` / cluster: the model reads static cute::Shape<cute::_M, cute::_N, cute::_K> only"
     if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1) and opclass != BLOCKSCALED:
         return f"cluster {r.cluster}: the 4.2.0 blockwise builder has no cluster static_assert (NVIDIA/cutlass#3459); not modeled"
-    grouped = _strip(r.problem_shape).startswith("cutlass::gemm::GroupProblemShape<")
+    grouped = _grouped(r)
     if not grouped and _strip(r.problem_shape) not in d["problem_shapes"]:
         return f"problem shape `{r.problem_shape}`: the model covers {', '.join(d['problem_shapes'])} and GroupProblemShape"
     layout_a, a_ptr = _pointer(r.layout_a)
@@ -245,8 +245,13 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
             scales=blockwise.Scales(g.m, g.n, g.k),
         )
     if opclass == SPARSE:
-        return _sparse_plan(r, t, ops, fusion, sched, grouped, carveout, fixed, cutlass)
+        return _sparse_plan(r, t, ops, fusion, sched, carveout, fixed, cutlass)
     return f"operator class `{r.opclass}`: not modeled"
+
+
+def _grouped(r: CollectiveBuilderRecipe) -> bool:
+    """A grouped GEMM: its problem shape is a GroupProblemShape."""
+    return _strip(r.problem_shape).startswith("cutlass::gemm::GroupProblemShape<")
 
 
 def _sparse_plan(
@@ -255,13 +260,13 @@ def _sparse_plan(
     ops: epilogue.EpilogueOperands,
     fusion: Block,
     sched: shell.Scheduler | None,
-    grouped: bool,
     carveout: int | None,
     fixed: int | None,
     cutlass: CutlassModel,
 ) -> Plan | str:
     """The sparse F8F6F4 kernel (cutlint.cutlass.sm120_sparse), where its builder's branch is the
     one the model follows."""
+    grouped = _grouped(r)
     d = data()
     schedule = _strip(r.kernel_schedule).removeprefix("cutlass::gemm::")
     if schedule != SPARSE_SCHEDULE:
