@@ -17,10 +17,11 @@ PROTOCOL = frozenset(
         "cutlint.families.base",
         "cutlint.families.groups",
         "cutlint.families.probe",
+        "cutlint.families.truth",
     }
 )
 """What the floors above the families may import of them: the registry, the protocol and its
-records, the rule groups, the probe vocabulary."""
+records, the rule groups, the probe and truth vocabularies."""
 
 COMPOSERS = ("cutlint.families", "cutlint.runners")
 """The families themselves, and the runners, which ask several families' models for a runner's

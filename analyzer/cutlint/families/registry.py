@@ -10,10 +10,14 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from cutlint.families.base import Claim, Family
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
+
+if TYPE_CHECKING:  # the truth vocabulary is the test harness's; a check never loads it
+    from cutlint.families.truth import Truth
 
 REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm120-blockscaled-grouped", "sm120_blockscaled_grouped"),
@@ -90,6 +94,20 @@ def probe_module(family: Family) -> ModuleType | None:
         if e.name == name:
             return None
         raise
+
+
+def truth_of(family: Family) -> Truth | None:
+    """The family's compiler truth (`TRUTH` of its `truth.py`: cutlint.families.truth), or None
+    when its folder has none. Read by the test harness (cutlint.testing), never by a check."""
+    name = f"{family.package}.truth"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return None
+        raise
+    truth: Truth = module.TRUTH
+    return truth
 
 
 def probe_spec(probe: str) -> ModuleType:

@@ -1,0 +1,30 @@
+"""Compiler truth of the CUTLASS 2.x BLAS-3 kernels (Rank-K, Rank-2K, TRMM, SYMM/HEMM): every one of
+a real cutlass_library 120a build, and the BLAS-3 rows of the --kernels all strata it shares with
+the planar-complex GEMM."""
+
+from __future__ import annotations
+
+from cutlint.families.cutlass2_blas3 import model
+from cutlint.families.truth import Comparison, Row, Truth, storage_comparison
+
+
+def compare(row: Row) -> Comparison | str:
+    k = model.kernel_of(row["template"], tuple(row["args"]))
+    reason = model.scope_reason(k)
+    if reason is not None:
+        return reason
+    return storage_comparison(
+        row,
+        model.kernel_shared_storage(k),
+        model.mma_shared_storage(k),
+        model.epilogue_shared_storage(k),
+        k.stages,
+        model.threads_per_block(k),
+    )
+
+
+TRUTH = Truth(
+    compare,
+    also=("tests/data/nvcc_cutlass2_blas3_planar_truth_all_kernels.json",),
+    owns=lambda row: row["template"] in model.TEMPLATES,
+)

@@ -1,0 +1,33 @@
+"""Compiler truth of the CUTLASS 2.x universal GEMM: every DefaultGemmUniversal kernel of a real
+cutlass_library 120a build, every further one of the 70, 80, 89 and 90a builds, and one kernel of
+every stratum of the 120a generator's --kernels all (tests/families/test_cutlass2_gemm_universal_truth.py
+says what the rows cover)."""
+
+from __future__ import annotations
+
+from cutlint.families.cutlass2_gemm_universal import model
+from cutlint.families.truth import Comparison, Row, Truth, storage_comparison
+
+
+def compare(row: Row) -> Comparison | str:
+    k = model.kernel_of(tuple(row["args"]))
+    reason = model.scope_reason(k)
+    if reason is not None:
+        return reason
+    return storage_comparison(
+        row,
+        model.kernel_shared_storage(k),
+        model.mma_shared_storage(k),
+        model.epilogue_shared_storage(k),
+        k.stages,
+        model.threads_per_block(k),
+    )
+
+
+TRUTH = Truth(
+    compare,
+    also=(
+        "tests/data/nvcc_cutlass2_gemm_truth_other_builds.json",
+        "tests/data/nvcc_cutlass2_gemm_truth_all_kernels.json",
+    ),
+)

@@ -1,0 +1,44 @@
+"""Compiler truth of the SM100 TGV GEMM: every file FlashInfer's gen_tgv_gemm_sm10x_module renders
+for bf16 and fp16: sizeof, alignof and every member offset and size of SharedStorage, the stage
+count and the launcher's block size. The kernel has one SharedStorage, no epilogue storage."""
+
+from __future__ import annotations
+
+from cutlint.families.sm100_tgv_gemm import model
+from cutlint.families.truth import Comparison, Row, Truth, pick
+
+MEMBERS = (
+    "A",
+    "B",
+    "tma_mma_full_barrier",
+    "tma_mma_empty_barrier",
+    "tma_epilog_full_barrier",
+    "mma_epilog_full_barrier",
+    "tmem_base_ptr",
+)
+
+
+def compare(row: Row) -> Comparison | str:
+    k = model.evaluate(row["name"], tuple(row["args"]), row["version"])
+    if isinstance(k, str):
+        return k
+    t = model.tactic_of(row["name"], tuple(row["args"]))
+    if isinstance(t, str):
+        return t
+    got: dict[str, object] = {
+        "stages": k.stages,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
+        "epilogue_smem": model.epilogue_shared_storage(t).size,
+    }
+    want = pick(row, list(got))
+    offsets = {p.name: (p.offset, p.size) for p in k.layout.pieces}
+    for m in MEMBERS:
+        got[m] = offsets[m]
+        want[m] = (row["members"][f"kernel.{m}.offset"], row["members"][f"kernel.{m}.size"])
+    return Comparison(got, want)
+
+
+TRUTH = Truth(compare)
