@@ -19,9 +19,7 @@ def test_model_equals_compiler(case: TruthCase) -> None:
 
 STILL_OWN_HARNESS = frozenset(
     {
-        "sm120-blockscaled-grouped",
         "sm80-fused-moe",
-        "sm90-tma-ws-grouped",
         "sm100-tma-ws-grouped",
         "sm90-mixed-gemm",
         "sm90-mixed-moe",
