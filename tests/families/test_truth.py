@@ -19,10 +19,6 @@ def test_model_equals_compiler(case: TruthCase) -> None:
 
 STILL_OWN_HARNESS = frozenset(
     {
-        "sm80-fused-moe",
-        "sm100-tma-ws-grouped",
-        "sm90-mixed-gemm",
-        "sm90-mixed-moe",
         "sm120-collective-builder",
         "sm90-collective-builder",
         "sm100-collective-builder",

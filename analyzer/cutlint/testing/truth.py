@@ -45,8 +45,12 @@ class TruthCase:
 
 @cache
 def read_truth(path: Path) -> dict[str, Any]:
-    """A truth file as recorded (`rows`, and where the recorder writes them, `compile_errors`)."""
+    """A truth file as recorded (`rows`, and where the recorder writes them, `compile_errors`).
+    A file written in columns (`columns`, each row a list) is read as one mapping per row."""
     data: dict[str, Any] = json.loads(path.read_text())
+    if "columns" in data:
+        columns = data["columns"]
+        data = {**data, "rows": [dict(zip(columns, r, strict=True)) for r in data["rows"]]}
     return data
 
 
