@@ -68,6 +68,8 @@ def test_a_probe_module_is_found_through_the_registry() -> None:
     launcher = probe_spec("sm80-fused-moe-launcher")
     assert launcher.__name__ == "cutlint.families.sm80_fused_moe.probe"
     assert "cutlint_sm80_probe" in launcher.HELPERS_HPP
+    moe = probe_spec("tma-ws-moe-launcher")
+    assert moe.__name__ == "cutlint.families.moe_macro_probe"
     mixed = probe_spec("sm90-mixed-launcher")
     assert mixed.__name__ == "cutlint.families.sm90_mixed_gemm.probe"
     jit = [f for f in families() if f.probe == "jit-module"]

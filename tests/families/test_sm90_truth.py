@@ -78,7 +78,7 @@ METRICS = {
 
 def fixture_expectations() -> Iterator[tuple[str, int, list[str], list[tuple[str, str]]]]:
     """(fixture, line, macro arguments, [(metric, value)]) for each annotated call."""
-    from cutlint.verify.macro_calls import find_macro_calls
+    from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls
 
     for path in sorted(FIXTURES.glob("*.cu")):
         text = path.read_text()
@@ -226,7 +226,7 @@ def test_every_sm90_file_through_nvcc(
     version: str, sm90_cache: Any, flashinfer_root: Any, tmp_path: Path
 ) -> None:
     """All 45 files of a release (360 instantiations); about 1.5-3 minutes a file."""
-    from cutlint.verify.macro_calls import find_macro_calls
+    from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls
 
     files = [
         p
