@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from cutlint.cutlass.layout import Block
 
@@ -64,6 +64,15 @@ def pick(row: Row, keys: tuple[str, ...] | list[str]) -> dict[str, object]:
     return {key: row[key] for key in keys}
 
 
+class Staged(Protocol):
+    """A kernel record that knows its stage count (every CUTLASS 2.x family's)."""
+
+    @property
+    def stages(self) -> int: ...
+
+
+K = TypeVar("K", bound=Staged)
+
 STORAGE_FIELDS = (
     "kernel_smem",
     "kernel_align",
@@ -76,23 +85,32 @@ STORAGE_FIELDS = (
 and the epilogue's, the stage count and the threads per block."""
 
 
-def storage_numbers(
-    kernel: Block, mainloop: Block, epilogue: Block, stages: int, threads: int
-) -> dict[str, object]:
-    """The model's side of `STORAGE_FIELDS`."""
-    return {
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": mainloop.size,
-        "epilogue_smem": epilogue.size,
-        "stages": stages,
-        "threads": threads,
-    }
+def storage_truth(
+    kernel: Callable[[Row], tuple[K, str | None]],
+    kernel_storage: Callable[[K], Block],
+    mainloop: Callable[[K], Block],
+    epilogue: Callable[[K], Block],
+    threads: Callable[[K], int],
+    *,
+    also: tuple[str, ...] = (),
+    owns: Callable[[Row], bool] | None = None,
+) -> Truth:
+    """The truth of a family whose rows hold `STORAGE_FIELDS` (the CUTLASS 2.x families): its
+    kernel read from a row with why it is out of the model (None: in it), and the model's parts."""
 
+    def compare(row: Row) -> Comparison | str:
+        k, reason = kernel(row)
+        if reason is not None:
+            return reason
+        parts = (kernel_storage(k), mainloop(k), epilogue(k))
+        got = {
+            "kernel_smem": parts[0].size,
+            "kernel_align": parts[0].align,
+            "mainloop_smem": parts[1].size,
+            "epilogue_smem": parts[2].size,
+            "stages": k.stages,
+            "threads": threads(k),
+        }
+        return Comparison(got, pick(row, STORAGE_FIELDS))
 
-def storage_comparison(
-    row: Row, kernel: Block, mainloop: Block, epilogue: Block, stages: int, threads: int
-) -> Comparison:
-    return Comparison(
-        storage_numbers(kernel, mainloop, epilogue, stages, threads), pick(row, STORAGE_FIELDS)
-    )
+    return Truth(compare, also=also, owns=owns)

@@ -15,7 +15,7 @@ writes, under the repository root (`--root`, default: the source checkout):
     tests/data/nvcc_<folder>_truth.json                its (empty) compiler truth
     docs/families/<name>.md                            its doc page, and a row in docs/model.md
 
-and adds the one registry line (families/registry.py). The family claims its form and reports
+and adds the one registry line (families/registry.py) and the package to pyproject.toml's list. The family claims its form and reports
 every claim not modeled (CUT010), naming what is missing: a scaffold never judges a kernel. Its
 data file's `todo` marks it as such for the registry test (tests/families/test_registry.py): the
 `// model:` fixture line and the truth rows are owed, and the test says so once they exist.
@@ -261,6 +261,15 @@ def _add_model_row(root: Path, s: Scaffold) -> None:
     path.write_text("".join(lines))
 
 
+def _add_package(root: Path, s: Scaffold) -> None:
+    """setuptools is given every package by name (pyproject.toml's `packages`)."""
+    path = root / "pyproject.toml"
+    lines = path.read_text().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if line.startswith('    "cutlint.families.'))
+    lines.insert(last + 1, f'    "cutlint.families.{s.folder}",\n')
+    path.write_text("".join(lines))
+
+
 def scaffold(s: Scaffold, root: Path = SOURCE_ROOT) -> list[Path]:
     """Write the family; FileExistsError when any of its files or its name is taken."""
     if not NAME.match(s.name):
@@ -276,6 +285,7 @@ def scaffold(s: Scaffold, root: Path = SOURCE_ROOT) -> list[Path]:
         (root / rel).write_text(text)
     _add_registry_line(root, s)
     _add_model_row(root, s)
+    _add_package(root, s)
     return [root / p for p in written]
 
 
@@ -306,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(path)
     print(f"{args.root / 'analyzer/cutlint/families/registry.py'} (one line)")
     print(f"{args.root / 'docs/model.md'} (one row)")
+    print(f"{args.root / 'pyproject.toml'} (the package)")
     return 0
 
 

@@ -5,26 +5,20 @@ the planar-complex GEMM."""
 from __future__ import annotations
 
 from cutlint.families.cutlass2_blas3 import model
-from cutlint.families.truth import Comparison, Row, Truth, storage_comparison
+from cutlint.families.truth import Row, storage_truth
 
 
-def compare(row: Row) -> Comparison | str:
+def _kernel(row: Row) -> tuple[model.Kernel, str | None]:
     k = model.kernel_of(row["template"], tuple(row["args"]))
-    reason = model.scope_reason(k)
-    if reason is not None:
-        return reason
-    return storage_comparison(
-        row,
-        model.kernel_shared_storage(k),
-        model.mma_shared_storage(k),
-        model.epilogue_shared_storage(k),
-        k.stages,
-        model.threads_per_block(k),
-    )
+    return k, model.scope_reason(k)
 
 
-TRUTH = Truth(
-    compare,
+TRUTH = storage_truth(
+    _kernel,
+    model.kernel_shared_storage,
+    model.mma_shared_storage,
+    model.epilogue_shared_storage,
+    model.threads_per_block,
     also=("tests/data/nvcc_cutlass2_blas3_planar_truth_all_kernels.json",),
     owns=lambda row: row["template"] in model.TEMPLATES,
 )

@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from cutlint.families.cutlass2_gemm_grouped import model
 from cutlint.families.cutlass2_gemm_universal import model as universal
-from cutlint.families.truth import Comparison, Row, Truth, storage_comparison
+from cutlint.families.truth import Row, storage_truth
 
 
-def compare(row: Row) -> Comparison | str:
+def _kernel(row: Row) -> tuple[universal.Kernel, str | None]:
     k, schedule = model.kernel_of(tuple(row["args"]))
-    reason = model.scope_reason(k, schedule)
-    if reason is not None:
-        return reason
-    return storage_comparison(
-        row,
-        model.kernel_shared_storage(k),
-        universal.mma_shared_storage(k),
-        universal.epilogue_shared_storage(k),
-        k.stages,
-        universal.threads_per_block(k),
-    )
+    return k, model.scope_reason(k, schedule)
 
 
-TRUTH = Truth(compare, also=("tests/data/nvcc_cutlass2_gemm_grouped_truth_all_kernels.json",))
+TRUTH = storage_truth(
+    _kernel,
+    model.kernel_shared_storage,
+    universal.mma_shared_storage,
+    universal.epilogue_shared_storage,
+    universal.threads_per_block,
+    also=("tests/data/nvcc_cutlass2_gemm_grouped_truth_all_kernels.json",),
+)

@@ -5,22 +5,19 @@ from __future__ import annotations
 
 from cutlint.families.cutlass2_gemm_universal import model as universal
 from cutlint.families.cutlass2_sparse_gemm import model
-from cutlint.families.truth import Comparison, Row, Truth, storage_comparison
+from cutlint.families.truth import Row, storage_truth
 
 
-def compare(row: Row) -> Comparison | str:
+def _kernel(row: Row) -> tuple[universal.Kernel, str | None]:
     k = model.kernel_of(tuple(row["args"]))
-    reason = model.scope_reason(k)
-    if reason is not None:
-        return reason
-    return storage_comparison(
-        row,
-        model.kernel_shared_storage(k),
-        model.mma_shared_storage(k),
-        model.epilogue_shared_storage(k),
-        k.stages,
-        universal.threads_per_block(k),
-    )
+    return k, model.scope_reason(k)
 
 
-TRUTH = Truth(compare, also=("tests/data/nvcc_cutlass2_sparse_gemm_truth_all_kernels.json",))
+TRUTH = storage_truth(
+    _kernel,
+    model.kernel_shared_storage,
+    model.mma_shared_storage,
+    model.epilogue_shared_storage,
+    universal.threads_per_block,
+    also=("tests/data/nvcc_cutlass2_sparse_gemm_truth_all_kernels.json",),
+)
