@@ -10,7 +10,7 @@ from cutlint.families.probe import MacroCall, PatchError, find_macro_calls, norm
 from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
-# Prefix of the lines the probe executable prints (put_head() in probe_cpp/probe_helpers.hpp);
+# Prefix of the lines the probe executable prints (put_head() in families/data/moe_macro_probe_helpers.hpp);
 # anything else on stdout is ignored.
 OUTPUT_TAG = "CUTLINT_PROBE "
 
