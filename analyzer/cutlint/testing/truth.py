@@ -1,9 +1,9 @@
 """One compiler-truth harness for every family: the rows each family's `truth.py` names
 (cutlint.families.truth), read once, compared with the family's model.
 
-    from cutlint.testing.truth import truth_cases, disagreement
-    for case in truth_cases():
-        assert disagreement(case) is None, case.id
+    from cutlint.testing.truth import disagreements, truth_sets
+    for name, cases in truth_sets().items():
+        assert not disagreements(cases), name
 
 A family without a `truth.py` is not compared here (`families_without_truth` names them: their
 comparisons still live in their own test modules)."""
@@ -87,6 +87,22 @@ def truth_cases(root: Path = SOURCE_ROOT) -> list[TruthCase]:
                 if truth.owns is None or truth.owns(row)
             ]
     return out
+
+
+def truth_sets(root: Path = SOURCE_ROOT) -> dict[str, list[TruthCase]]:
+    """Every family's rows by truth file (`family:file-stem`), in registry order: what one test
+    compares at a time (a test per row costs pytest more than the comparison does)."""
+    out: dict[str, list[TruthCase]] = {}
+    for case in truth_cases(root):
+        out.setdefault(f"{case.family}:{Path(case.file).stem.removeprefix('nvcc_')}", []).append(
+            case
+        )
+    return out
+
+
+def disagreements(cases: list[TruthCase]) -> list[str]:
+    """What `disagreement` says of each case that disagrees (empty: every row agrees)."""
+    return [d for case in cases if (d := disagreement(case)) is not None]
 
 
 def families_without_truth() -> tuple[str, ...]:
