@@ -12,16 +12,6 @@ from cutlint.testing.truth import rows
 
 ROWS = rows("sm100-tgv-gemm")
 
-MEMBERS = (
-    "A",
-    "B",
-    "tma_mma_full_barrier",
-    "tma_mma_empty_barrier",
-    "tma_epilog_full_barrier",
-    "mma_epilog_full_barrier",
-    "tmem_base_ptr",
-)
-
 
 def test_truth_covers_both_modules_every_tile_and_both_releases() -> None:
     assert {r["module"] for r in ROWS} == {"tgv_gemm_bf16", "tgv_gemm_fp16"}

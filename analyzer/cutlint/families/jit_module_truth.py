@@ -8,16 +8,7 @@ from __future__ import annotations
 import inspect
 from types import ModuleType
 
-from cutlint.families.truth import Comparison, Row
-
-KERNEL_FIELDS = (
-    "stages",
-    "mainloop_smem",
-    "epilogue_smem",
-    "kernel_smem",
-    "kernel_align",
-    "max_threads_per_block",
-)
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, kernel_fields
 
 
 def kernel_comparison(model: ModuleType, row: Row) -> Comparison | str:
@@ -40,12 +31,11 @@ def kernel_comparison(model: ModuleType, row: Row) -> Comparison | str:
     members = row["members"]
     blocks = {p.name.removeprefix("SharedStorage."): p for p in k.layout.flat()}
     got: dict[str, object] = {
-        "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages, *recipe).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
+        **kernel_fields(
+            k,
+            model.mainloop_shared_storage(t, k.stages, *recipe),
+            model.epilogue_shared_storage(t),
+        ),
         "kernel.tensors.mainloop.offset": blocks["tensors.mainloop.smem_A"].offset,
     }
     want = {key: row[key] for key in KERNEL_FIELDS}

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from types import ModuleType
+from typing import Any, Protocol
 
 from cutlint.cutlass.layout import Block
+from cutlint.families.kernel_numbers import KernelNumbers
 
 Row = Mapping[str, Any]
 """One compiler truth row, as recorded (JSON)."""
@@ -59,6 +61,30 @@ class Truth:
     the family leaves out on purpose (None: every row)."""
 
 
+KERNEL_FIELDS = (
+    "stages",
+    "mainloop_smem",
+    "epilogue_smem",
+    "kernel_smem",
+    "kernel_align",
+    "max_threads_per_block",
+)
+"""The fields of a CUTLASS 3.x row: the stage count, sizeof of the mainloop's and the epilogue's
+SharedStorage, the kernel's SharedStorageSize and alignof, MaxThreadsPerBlock."""
+
+
+def kernel_fields(k: KernelNumbers, mainloop: Block, epilogue: Block) -> dict[str, object]:
+    """The model's side of `KERNEL_FIELDS`, from its kernel numbers and collective storages."""
+    return {
+        "stages": k.stages,
+        "mainloop_smem": mainloop.size,
+        "epilogue_smem": epilogue.size,
+        "kernel_smem": k.smem,
+        "kernel_align": k.layout.align,
+        "max_threads_per_block": k.max_threads_per_block,
+    }
+
+
 def pick(row: Row, keys: tuple[str, ...] | list[str]) -> dict[str, object]:
     """The row's values of `keys`: the compiler's side of the plain fields."""
     return {key: row[key] for key in keys}
@@ -70,8 +96,6 @@ class Staged(Protocol):
     @property
     def stages(self) -> int: ...
 
-
-K = TypeVar("K", bound=Staged)
 
 STORAGE_FIELDS = (
     "kernel_smem",
@@ -85,31 +109,47 @@ STORAGE_FIELDS = (
 and the epilogue's, the stage count and the threads per block."""
 
 
+def _arguments(row: Row) -> tuple[Any, ...]:
+    return (tuple(row["args"]),)
+
+
 def storage_truth(
-    kernel: Callable[[Row], tuple[K, str | None]],
-    kernel_storage: Callable[[K], Block],
-    mainloop: Callable[[K], Block],
-    epilogue: Callable[[K], Block],
-    threads: Callable[[K], int],
+    model: ModuleType,
     *,
+    arguments: Callable[[Row], tuple[Any, ...]] = _arguments,
+    kernel: Callable[[Row], tuple[Staged, str | None]] | None = None,
+    parts: ModuleType | None = None,
     also: tuple[str, ...] = (),
     owns: Callable[[Row], bool] | None = None,
 ) -> Truth:
-    """The truth of a family whose rows hold `STORAGE_FIELDS` (the CUTLASS 2.x families): its
-    kernel read from a row with why it is out of the model (None: in it), and the model's parts."""
+    """The truth of a family whose rows hold `STORAGE_FIELDS` (the CUTLASS 2.x families). Its
+    kernel is `model.kernel_of(*arguments(row))` and why it is out of the model
+    `model.scope_reason(kernel)` (or `kernel(row)` gives both); the numbers are its
+    `kernel_shared_storage`, `mma_shared_storage`, `epilogue_shared_storage` and
+    `threads_per_block`, the model's own or, where it has none, `parts`' (the universal GEMM's,
+    which the sparse and grouped GEMMs build on)."""
+
+    def part(name: str) -> Any:
+        return getattr(model, name, None) or getattr(parts, name)
+
+    def read(row: Row) -> tuple[Staged, str | None]:
+        if kernel is not None:
+            return kernel(row)
+        k = model.kernel_of(*arguments(row))
+        return k, model.scope_reason(k)
 
     def compare(row: Row) -> Comparison | str:
-        k, reason = kernel(row)
+        k, reason = read(row)
         if reason is not None:
             return reason
-        parts = (kernel_storage(k), mainloop(k), epilogue(k))
+        storage = part("kernel_shared_storage")(k)
         got = {
-            "kernel_smem": parts[0].size,
-            "kernel_align": parts[0].align,
-            "mainloop_smem": parts[1].size,
-            "epilogue_smem": parts[2].size,
+            "kernel_smem": storage.size,
+            "kernel_align": storage.align,
+            "mainloop_smem": part("mma_shared_storage")(k).size,
+            "epilogue_smem": part("epilogue_shared_storage")(k).size,
             "stages": k.stages,
-            "threads": threads(k),
+            "threads": part("threads_per_block")(k),
         }
         return Comparison(got, pick(row, STORAGE_FIELDS))
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from cutlint.families.probe import MacroCall, PatchError, find_macro_calls, normalize_arg
+from cutlint.families.probe import (
+    MacroCall,
+    PatchError,
+    find_macro_calls,
+    normalize_arg,
+    read_records,
+)
 from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
@@ -25,14 +30,10 @@ def moe_macro_calls(source: str) -> list[MacroCall]:
 
 
 def parse_output(stdout: str) -> list[dict[str, object]]:
-    records: list[dict[str, object]] = []
-    for line in stdout.splitlines():
-        if line.startswith(OUTPUT_TAG):
-            try:
-                records.append(json.loads(line[len(OUTPUT_TAG) :]))
-            except json.JSONDecodeError as exc:
-                raise ProbeError(f"probe printed malformed JSON: {line[:300]}") from exc
-    return records
+    try:
+        return read_records(stdout, OUTPUT_TAG)
+    except PatchError as e:  # malformed JSON
+        raise ProbeError(str(e)) from e
 
 
 def _as_int(record: dict[str, object], key: str) -> int:

@@ -14,10 +14,8 @@ def _kernel(row: Row) -> tuple[universal.Kernel, str | None]:
 
 
 TRUTH = storage_truth(
-    _kernel,
-    model.kernel_shared_storage,
-    universal.mma_shared_storage,
-    universal.epilogue_shared_storage,
-    universal.threads_per_block,
+    model,
+    kernel=_kernel,
+    parts=universal,
     also=("tests/data/nvcc_cutlass2_gemm_grouped_truth_all_kernels.json",),
 )

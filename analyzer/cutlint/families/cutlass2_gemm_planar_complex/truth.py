@@ -4,22 +4,10 @@
 from __future__ import annotations
 
 from cutlint.families.cutlass2_gemm_planar_complex import model
-from cutlint.families.truth import Row, storage_truth
-
-ALL_KERNELS = "tests/data/nvcc_cutlass2_blas3_planar_truth_all_kernels.json"
-
-
-def _kernel(row: Row) -> tuple[model.Kernel, str | None]:
-    k = model.kernel_of(tuple(row["args"]))
-    return k, model.scope_reason(k)
-
+from cutlint.families.truth import storage_truth
 
 TRUTH = storage_truth(
-    _kernel,
-    model.kernel_shared_storage,
-    model.mma_shared_storage,
-    model.epilogue_shared_storage,
-    model.threads_per_block,
-    also=(ALL_KERNELS,),
+    model,
+    also=("tests/data/nvcc_cutlass2_blas3_planar_truth_all_kernels.json",),
     owns=lambda row: row["template"] == model.TEMPLATE,
 )

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 from cutlint.families.cutlass2_gemm_universal import model as universal
 from cutlint.families.cutlass2_sparse_gemm import model
-from cutlint.families.truth import Row, storage_truth
-
-
-def _kernel(row: Row) -> tuple[universal.Kernel, str | None]:
-    k = model.kernel_of(tuple(row["args"]))
-    return k, model.scope_reason(k)
-
+from cutlint.families.truth import storage_truth
 
 TRUTH = storage_truth(
-    _kernel,
-    model.kernel_shared_storage,
-    model.mma_shared_storage,
-    model.epilogue_shared_storage,
-    universal.threads_per_block,
+    model,
+    parts=universal,
     also=("tests/data/nvcc_cutlass2_sparse_gemm_truth_all_kernels.json",),
 )

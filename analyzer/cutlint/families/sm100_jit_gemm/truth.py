@@ -6,16 +6,7 @@ from __future__ import annotations
 
 from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.families.sm100_jit_gemm import model
-from cutlint.families.truth import Comparison, Row, Truth, pick
-
-FIELDS = (
-    "stages",
-    "mainloop_smem",
-    "epilogue_smem",
-    "kernel_smem",
-    "kernel_align",
-    "max_threads_per_block",
-)
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, Truth, kernel_fields, pick
 
 
 def compare(row: Row) -> Comparison | str:
@@ -35,12 +26,9 @@ def compare(row: Row) -> Comparison | str:
         return max(p.offset + p.size for name, p in leaves if name.startswith(prefix))
 
     got: dict[str, object] = {
-        "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
+        **kernel_fields(
+            k, model.mainloop_shared_storage(t, k.stages), model.epilogue_shared_storage(t)
+        ),
         "kernel.pipelines.size": end("pipelines.") - start("pipelines."),
         "kernel.tensors.epilogue.offset": start("tensors.epilogue."),
         "kernel.tensors.mainloop.offset": start("tensors.mainloop."),
@@ -49,7 +37,9 @@ def compare(row: Row) -> Comparison | str:
         # the SF stages (LoadSFPipelineStageCount) apart from the AB stages
         sfa = "tensors.mainloop.smem_SFA"
         got["mainloop.tensors.smem_SFA.size"] = end(sfa) - start(sfa)
-    want = pick(row, FIELDS) | {key: row["members"][key] for key in list(got)[len(FIELDS) :]}
+    want = pick(row, KERNEL_FIELDS) | {
+        key: row["members"][key] for key in list(got)[len(KERNEL_FIELDS) :]
+    }
     return Comparison(got, want)
 
 

@@ -5,7 +5,7 @@ count and the launcher's block size. The kernel has one SharedStorage, no epilog
 from __future__ import annotations
 
 from cutlint.families.sm100_tgv_gemm import model
-from cutlint.families.truth import Comparison, Row, Truth, pick
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, Truth, kernel_fields, pick
 
 MEMBERS = (
     "A",
@@ -25,15 +25,10 @@ def compare(row: Row) -> Comparison | str:
     t = model.tactic_of(row["name"], tuple(row["args"]))
     if isinstance(t, str):
         return t
-    got: dict[str, object] = {
-        "stages": k.stages,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-    }
-    want = pick(row, list(got))
+    got = kernel_fields(
+        k, model.mainloop_shared_storage(t, k.stages), model.epilogue_shared_storage(t)
+    )
+    want = pick(row, KERNEL_FIELDS)
     offsets = {p.name: (p.offset, p.size) for p in k.layout.pieces}
     for m in MEMBERS:
         got[m] = offsets[m]

@@ -8,21 +8,13 @@ from collections.abc import Sequence
 
 from cutlint.cutlass.versions import cutlass_model
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
-from cutlint.families.truth import Comparison, Row, Truth, pick
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, Truth, pick
 from cutlint.producers.flashinfer.releases import flashinfer_releases
 from cutlint.records import ElementType, Fusion, Shape3
 
 TYPES = {"SafeFP4": ElementType.E2M1, "__nv_fp8_e4m3": ElementType.E4M3}
 TENSORS = ("smem_A", "smem_B", "smem_SFA", "smem_SFB")
 KERNEL_MEMBERS = ("pipelines", "scheduler_response", "tensormaps")
-FIELDS = (
-    "stages",
-    "mainloop_smem",
-    "epilogue_smem",
-    "kernel_smem",
-    "kernel_align",
-    "max_threads_per_block",
-)
 
 
 def tactic(args: Sequence[str]) -> sm120.Tactic | str:
@@ -49,7 +41,7 @@ def compare(row: Row) -> Comparison | str:
         "kernel_align": kernel.align,
         "max_threads_per_block": sm120.max_threads_per_block(),
     }
-    want = pick(row, FIELDS)
+    want = pick(row, KERNEL_FIELDS)
     # where the probe reported offsetof/sizeof of kernel members, the layout agrees
     blocks = {p.name.removeprefix("SharedStorage."): p for p in kernel.flat()}
     members = row["members"]

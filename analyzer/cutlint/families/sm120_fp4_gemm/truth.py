@@ -5,7 +5,7 @@ the scheduler's storage and the mainloop tensors' offset."""
 from __future__ import annotations
 
 from cutlint.families.sm120_fp4_gemm import model
-from cutlint.families.truth import Comparison, Row, Truth, pick
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, Truth, kernel_fields, pick
 
 
 def compare(row: Row) -> Comparison | str:
@@ -20,18 +20,15 @@ def compare(row: Row) -> Comparison | str:
     blocks = {p.name.removeprefix("SharedStorage."): p for p in k.layout.flat()}
     scheduler = [p for name, p in blocks.items() if name.startswith("scheduler")]
     got: dict[str, object] = {
-        "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
+        **kernel_fields(
+            k, model.mainloop_shared_storage(t, k.stages), model.epilogue_shared_storage(t)
+        ),
         "kernel.LoadRegisterRequirement": plan.load_warpgroup_registers,
         "kernel.MmaRegisterRequirement": plan.mma_warpgroup_registers,
         "kernel.scheduler.size": sum(p.size for p in scheduler if p.name != "(padding)"),
         "kernel.tensors.mainloop.offset": blocks["tensors.mainloop.smem_A"].offset,
     }
-    want = pick(row, list(got)[:6]) | {key: members[key] for key in list(got)[6:]}
+    want = pick(row, KERNEL_FIELDS) | {key: members[key] for key in list(got)[6:]}
     return Comparison(got, want)
 
 

@@ -11,20 +11,11 @@ from collections.abc import Sequence
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel, cutlass_model, parse_version
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
-from cutlint.families.truth import Comparison, Row, Truth, pick
+from cutlint.families.truth import KERNEL_FIELDS, Comparison, Row, Truth, pick
 from cutlint.producers.trtllm.moe_macro import typed
 
 CUTLASS = {"0.6.3": "4.2.1", "0.7.2.post1": "4.5.0", "0.7.4": "4.5.0"}
 """The CUTLASS each recorded release bundles."""
-
-FIELDS = (
-    "stages",
-    "mainloop_smem",
-    "epilogue_smem",
-    "kernel_smem",
-    "kernel_align",
-    "max_threads_per_block",
-)
 
 
 def cutlass_of(version: str) -> CutlassModel:
@@ -103,7 +94,9 @@ def compare(row: Row) -> Comparison | str:
     mine = member_numbers(t, cutlass)
     got: dict[str, object] = {**modeled(t, cutlass)}
     got |= {f"members.{k}": mine.get(k, "(not modeled)") for k in members}
-    return Comparison(got, pick(row, FIELDS) | {f"members.{k}": v for k, v in members.items()})
+    return Comparison(
+        got, pick(row, KERNEL_FIELDS) | {f"members.{k}": v for k, v in members.items()}
+    )
 
 
 TRUTH = Truth(compare)
