@@ -6,9 +6,7 @@ launcher's limits (tactic_of); one end-to-end nvcc probe (`compiler`), all files
 from __future__ import annotations
 
 import dataclasses
-import re
 import shutil
-from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,6 @@ from cutlint.records import ElementType, Fusion, MoeGemmArgs, Shape3
 from cutlint.testing.truth import read_truth, rows
 
 DATA = Path(__file__).parents[1] / "data"
-FIXTURES = Path(__file__).parents[2] / "fixtures" / "sm90-tma-ws-grouped"
 OPTIN = (
     232448  # sm_90 opt-in shared memory per block (cutlass/arch/arch.h: sm90_smem_capacity_bytes)
 )
@@ -63,51 +60,6 @@ def test_limit_and_slack() -> None:
     full = [r for r in truth() if r["kernel_smem"] == OPTIN]
     assert len(full) == 3 * 60
     assert {r["args"][1] for r in full} == {"float"}
-
-
-# --- fixtures --------------------------------------------------------------------------------
-
-MODEL_LINE = re.compile(r"//\s*model:\s*([a-z_.]+)\s*==\s*(\S+)")
-METRICS = {
-    "smem.total": "kernel_smem",
-    "smem.mainloop": "mainloop_smem",
-    "smem.epilogue": "epilogue_smem",
-    "stages": "stages",
-}
-
-
-def fixture_expectations() -> Iterator[tuple[str, int, list[str], list[tuple[str, str]]]]:
-    """(fixture, line, macro arguments, [(metric, value)]) for each annotated call."""
-    from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls
-
-    for path in sorted(FIXTURES.glob("*.cu")):
-        text = path.read_text()
-        lines = text.splitlines()
-        for call in find_macro_calls(text):
-            expected: list[tuple[str, str]] = []
-            n = call.line - 2
-            while n >= 0 and lines[n].strip().startswith("//"):
-                if m := MODEL_LINE.search(lines[n]):
-                    expected.append((m[1], m[2]))
-                n -= 1
-            if expected:
-                yield path.name, call.line, list(call.args), expected
-
-
-@pytest.mark.parametrize(
-    "name,line,args,expected", list(fixture_expectations()), ids=lambda x: str(x)[:40]
-)
-def test_fixture_model_lines(
-    name: str, line: int, args: list[str], expected: list[tuple[str, str]]
-) -> None:
-    """The `// model:` lines of fixtures/sm90_tma_ws_grouped hold for this model (the fixture
-    harness runs them too once the family is wired into check)."""
-    header = (FIXTURES / name).read_text().splitlines()[0]
-    version = re.search(r"flashinfer=(\S+)", header)
-    assert version is not None
-    got = modeled(tactic(args), cutlass_of(version[1]))
-    for metric, value in expected:
-        assert str(got[METRICS[metric]]) == value, f"{name}:{line}: {metric}"
 
 
 # --- the launcher's limits -------------------------------------------------------------------

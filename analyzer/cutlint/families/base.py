@@ -185,7 +185,8 @@ class Family(Protocol):
     probe: ClassVar[str | None]
     """The name of the compiler probe `cutlint verify` uses for it, or None. What the probe builds
     (its header patches, launcher patch, C++ helpers, how its output reads back) is the family's
-    `probe.py` where it has one (cutlint.families.probe; `registry.probe_module`)."""
+    `probe.py` where it has one, or the module several families share (`registry.SHARED_PROBES`;
+    cutlint.families.probe; `registry.probe_module`)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim: ...
 
