@@ -17,10 +17,11 @@ PROTOCOL = frozenset(
         "cutlint.families.base",
         "cutlint.families.groups",
         "cutlint.families.probe",
+        "cutlint.families.truth",
     }
 )
 """What the floors above the families may import of them: the registry, the protocol and its
-records, the rule groups, the probe vocabulary."""
+records, the rule groups, the probe and truth vocabularies."""
 
 COMPOSERS = ("cutlint.families", "cutlint.runners")
 """The families themselves, and the runners, which ask several families' models for a runner's
@@ -67,6 +68,8 @@ def test_a_probe_module_is_found_through_the_registry() -> None:
     launcher = probe_spec("sm80-fused-moe-launcher")
     assert launcher.__name__ == "cutlint.families.sm80_fused_moe.probe"
     assert "cutlint_sm80_probe" in launcher.HELPERS_HPP
+    moe = probe_spec("tma-ws-moe-launcher")
+    assert moe.__name__ == "cutlint.families.moe_macro_probe"
     mixed = probe_spec("sm90-mixed-launcher")
     assert mixed.__name__ == "cutlint.families.sm90_mixed_gemm.probe"
     jit = [f for f in families() if f.probe == "jit-module"]

@@ -8,37 +8,21 @@ split-K warps, 23 over sm_120), and says why it leaves the depthwise direct conv
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from cutlint.families.cutlass2_conv import model
+from cutlint.testing.truth import read_truth
 
 DATA = Path(__file__).parents[1] / "data"
 TRUTH = DATA / "nvcc_cutlass2_conv_truth.json"
-ALL: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ALL = read_truth(TRUTH)["rows"]
 ROWS = [r for r in ALL if r["template"] != model.DEPTHWISE]
 ALL_KERNELS = DATA / "nvcc_cutlass2_conv_truth_all_kernels.json"
-STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
-
-
-def modeled(row: dict[str, Any]) -> dict[str, int]:
-    k = model.kernel_of(row["template"], tuple(row["args"]))
-    kernel = model.kernel_shared_storage(k)
-    return {
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": model.mma_shared_storage(k).size,
-        "epilogue_smem": model.epilogue_shared_storage(k).size,
-        "stages": k.stages,
-        "threads": model.threads_per_block(k),
-    }
+STRATA = read_truth(ALL_KERNELS)["rows"]
 
 
 def test_the_truth_covers_every_stratum() -> None:
-    assert len(ALL) == 139 and not json.loads(TRUTH.read_text())["compile_errors"]
+    assert len(ALL) == 139 and not read_truth(TRUTH)["compile_errors"]
     assert len(ROWS) == 138
     kernels = [model.kernel_of(r["template"], tuple(r["args"])) for r in ROWS]
     assert {r["template"] for r in ROWS} == set(model.TEMPLATES)
@@ -55,20 +39,9 @@ def test_the_truth_covers_every_stratum() -> None:
 
 
 def test_the_all_kernels_strata_reach_ten_stages_split_k_warps_and_the_optin() -> None:
-    assert len(STRATA) == 124 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert len(STRATA) == 124 and not read_truth(ALL_KERNELS)["compile_errors"]
     kernels = [model.kernel_of(r["template"], tuple(r["args"])) for r in STRATA]
     assert {k.stages for k in kernels} == {2, 3, 4, 5, 6, 10}
     assert any(k.threadblock.k > k.warp.k for k in kernels)
     assert {r["template"] for r in STRATA} == set(model.TEMPLATES)
     assert sum(r["kernel_smem"] > 101376 for r in STRATA) == 23
-
-
-EVERY = ROWS + STRATA
-
-
-@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
-def test_model_equals_nvcc(row: dict[str, Any]) -> None:
-    k = model.kernel_of(row["template"], tuple(row["args"]))
-    assert model.scope_reason(k) is None
-    want = {key: row[key] for key in modeled(row)}
-    assert modeled(row) == want

@@ -6,43 +6,26 @@ on one kernel of every stratum of the 120a generator's --kernels all
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from cutlint.families.cutlass2_gemm_grouped import model
 from cutlint.families.cutlass2_gemm_universal import model as universal
+from cutlint.testing.truth import read_truth
 
 TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_gemm_grouped_truth.json"
-ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ROWS = read_truth(TRUTH)["rows"]
 ALL_KERNELS = TRUTH.with_name("nvcc_cutlass2_gemm_grouped_truth_all_kernels.json")
-STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
-EVERY = ROWS + STRATA
-
-
-def modeled(row: dict[str, Any]) -> dict[str, int]:
-    k, _ = model.kernel_of(tuple(row["args"]))
-    kernel = model.kernel_shared_storage(k)
-    return {
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": universal.mma_shared_storage(k).size,
-        "epilogue_smem": universal.epilogue_shared_storage(k).size,
-        "stages": k.stages,
-        "threads": universal.threads_per_block(k),
-    }
+STRATA = read_truth(ALL_KERNELS)["rows"]
 
 
 def test_the_truth_holds_every_grouped_kernel_of_the_build() -> None:
-    assert len(ROWS) == 12 and not json.loads(TRUTH.read_text())["compile_errors"]
+    assert len(ROWS) == 12 and not read_truth(TRUTH)["compile_errors"]
     assert {r["template"] for r in ROWS} == {model.TEMPLATE}
     assert all(model.kernel_of(tuple(r["args"]))[1] == model.DEVICE_ONLY for r in ROWS)
 
 
 def test_the_all_kernels_strata_reach_ten_stages() -> None:
-    assert len(STRATA) == 5 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert len(STRATA) == 5 and not read_truth(ALL_KERNELS)["compile_errors"]
     assert {r["stages"] for r in STRATA} == {3, 4, 5, 6, 10}
 
 
@@ -62,11 +45,3 @@ def test_other_schedules_are_not_modeled() -> None:
     k, _ = model.kernel_of(tuple(ROWS[0]["args"]))
     reason = model.scope_reason(k, "cutlass::gemm::kernel::GroupScheduleMode::kHostPrecompute")
     assert reason is not None and "kHostPrecompute" in reason
-
-
-@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
-def test_model_equals_nvcc(row: dict[str, Any]) -> None:
-    k, schedule = model.kernel_of(tuple(row["args"]))
-    assert model.scope_reason(k, schedule) is None
-    want = {key: row[key] for key in modeled(row)}
-    assert modeled(row) == want

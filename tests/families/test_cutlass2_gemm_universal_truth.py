@@ -8,39 +8,23 @@ kernel of every further stratum of the 120a generator's --kernels all
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from cutlint.families.cutlass2_gemm_universal import model
+from cutlint.testing.truth import read_truth
 
 DATA = Path(__file__).parents[1] / "data"
 TRUTH = DATA / "nvcc_cutlass2_gemm_truth.json"
 OTHER_BUILDS = DATA / "nvcc_cutlass2_gemm_truth_other_builds.json"
-ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ROWS = read_truth(TRUTH)["rows"]
 ALL_KERNELS = DATA / "nvcc_cutlass2_gemm_truth_all_kernels.json"
-MORE: list[dict[str, Any]] = json.loads(OTHER_BUILDS.read_text())["rows"]
-STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
-
-
-def modeled(row: dict[str, Any]) -> dict[str, int]:
-    k = model.kernel_of(tuple(row["args"]))
-    kernel = model.kernel_shared_storage(k)
-    return {
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": model.mma_shared_storage(k).size,
-        "epilogue_smem": model.epilogue_shared_storage(k).size,
-        "stages": k.stages,
-        "threads": model.threads_per_block(k),
-    }
+MORE = read_truth(OTHER_BUILDS)["rows"]
+STRATA = read_truth(ALL_KERNELS)["rows"]
 
 
 def test_the_truth_covers_every_stratum() -> None:
     """Every operator class, arch directory and stage count of the build is in the rows."""
-    assert len(ROWS) == 208 and not json.loads(TRUTH.read_text())["compile_errors"]
+    assert len(ROWS) == 208 and not read_truth(TRUTH)["compile_errors"]
     kernels = [model.kernel_of(tuple(r["args"])) for r in ROWS]
     assert {k.opclass.rsplit("::", 1)[-1] for k in kernels} == {"OpClassSimt", "OpClassTensorOp"}
     assert {k.arch_tag for k in kernels} == {50, 60, 61, 75, 80}
@@ -49,7 +33,7 @@ def test_the_truth_covers_every_stratum() -> None:
 
 
 def test_the_other_builds_add_volta_fp8_sm90_and_one_bit_kernels() -> None:
-    assert len(MORE) == 95 and not json.loads(OTHER_BUILDS.read_text())["compile_errors"]
+    assert len(MORE) == 95 and not read_truth(OTHER_BUILDS)["compile_errors"]
     kernels = [model.kernel_of(tuple(r["args"])) for r in MORE]
     assert {k.arch_tag for k in kernels} == {70, 75, 80, 89, 90}
     assert {"cutlass::float_e4m3_t", "cutlass::uint1b_t"} <= {k.element_a for k in kernels}
@@ -57,19 +41,8 @@ def test_the_other_builds_add_volta_fp8_sm90_and_one_bit_kernels() -> None:
 
 
 def test_the_all_kernels_strata_reach_ten_stages_and_split_k_warps() -> None:
-    assert len(STRATA) == 308 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert len(STRATA) == 308 and not read_truth(ALL_KERNELS)["compile_errors"]
     kernels = [model.kernel_of(tuple(r["args"])) for r in STRATA]
     assert {k.stages for k in kernels} == {2, 3, 4, 5, 6, 9, 10}
     assert any(k.threadblock.k > k.warp.k for k in kernels)
     assert sum(r["kernel_smem"] > 101376 for r in STRATA) == 84
-
-
-EVERY = ROWS + MORE + STRATA
-
-
-@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
-def test_model_equals_nvcc(row: dict[str, Any]) -> None:
-    k = model.kernel_of(tuple(row["args"]))
-    assert model.scope_reason(k) is None
-    want = {key: row[key] for key in modeled(row)}
-    assert modeled(row) == want

@@ -7,38 +7,20 @@ of every stratum of the 120a generator's --kernels all
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from cutlint.families.cutlass2_gemm_universal import model as universal
 from cutlint.families.cutlass2_sparse_gemm import model
+from cutlint.testing.truth import read_truth
 
 TRUTH = Path(__file__).parents[1] / "data" / "nvcc_cutlass2_sparse_gemm_truth.json"
-ROWS: list[dict[str, Any]] = json.loads(TRUTH.read_text())["rows"]
+ROWS = read_truth(TRUTH)["rows"]
 ALL_KERNELS = TRUTH.with_name("nvcc_cutlass2_sparse_gemm_truth_all_kernels.json")
-STRATA: list[dict[str, Any]] = json.loads(ALL_KERNELS.read_text())["rows"]
-EVERY = ROWS + STRATA
+STRATA = read_truth(ALL_KERNELS)["rows"]
 SM120_OPTIN = 101376
 
 
-def modeled(row: dict[str, Any]) -> dict[str, int]:
-    k = model.kernel_of(tuple(row["args"]))
-    kernel = model.kernel_shared_storage(k)
-    return {
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": model.mma_shared_storage(k).size,
-        "epilogue_smem": model.epilogue_shared_storage(k).size,
-        "stages": k.stages,
-        "threads": universal.threads_per_block(k),
-    }
-
-
 def test_the_truth_holds_every_sparse_kernel_of_the_build() -> None:
-    assert len(ROWS) == 28 and not json.loads(TRUTH.read_text())["compile_errors"]
+    assert len(ROWS) == 28 and not read_truth(TRUTH)["compile_errors"]
     kernels = [model.kernel_of(tuple(r["args"])) for r in ROWS]
     assert {k.element_a for k in kernels} == {
         "cutlass::half_t",
@@ -52,7 +34,7 @@ def test_the_truth_holds_every_sparse_kernel_of_the_build() -> None:
 
 
 def test_the_all_kernels_strata_hold_every_element_and_both_verdicts() -> None:
-    assert len(STRATA) == 12 and not json.loads(ALL_KERNELS.read_text())["compile_errors"]
+    assert len(STRATA) == 12 and not read_truth(ALL_KERNELS)["compile_errors"]
     assert {model.kernel_of(tuple(r["args"])).element_a for r in STRATA} >= {"int8_t", "float"}
     assert 0 < sum(r["kernel_smem"] > SM120_OPTIN for r in STRATA) < len(STRATA)
 
@@ -63,11 +45,3 @@ def test_the_metadata_is_uint16_for_16_bit_and_wider_a_and_uint32_below() -> Non
         for b in model.mma_shared_storage(model.kernel_of(tuple(ROWS[0]["args"]))).flat()
     }
     assert names == {"operand_A", "operand_B", "operand_E"}
-
-
-@pytest.mark.parametrize("row", EVERY, ids=[r["kernel"] for r in EVERY])
-def test_model_equals_nvcc(row: dict[str, Any]) -> None:
-    k = model.kernel_of(tuple(row["args"]))
-    assert model.scope_reason(k) is None
-    want = {key: row[key] for key in modeled(row)}
-    assert modeled(row) == want

@@ -5,18 +5,10 @@ each output type, XSM and cluster argument), byte for byte, member offsets inclu
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-import pytest
-
-from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.families.sm100_jit_gemm import model
+from cutlint.testing.truth import rows
 
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm100_jit_gemm_truth.json").read_text()
-)["rows"]
+ROWS = rows("sm100-jit-gemm")
 
 
 DENSE = ("fp4_gemm_cutlass", "mxfp8_gemm_cutlass", "fp8_gemm_cutlass", "bf16_gemm_cutlass")
@@ -84,42 +76,3 @@ def test_truth_covers_every_module_tile_type_and_xsm() -> None:
         "0.7.2.post1",
         "0.7.4",
     }
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int) -> None:
-    row = ROWS[index]
-    variant = model.variant_of(row.get("defines", ()))
-    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"], variant)
-    assert not isinstance(k, str), k
-    t = model.tactic_of(row["name"], tuple(row["args"]), None, variant)
-    assert isinstance(t, model.Tactic)
-    members = row["members"]
-    leaves = [(p.name.removeprefix("SharedStorage."), p) for p in k.layout.flat()]
-
-    def start(prefix: str) -> int:
-        return min(p.offset for name, p in leaves if name.startswith(prefix))
-
-    def end(prefix: str) -> int:
-        return max(p.offset + p.size for name, p in leaves if name.startswith(prefix))
-
-    got = {
-        "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
-        "pipelines": end("pipelines.") - start("pipelines."),
-        "tensors.epilogue": start("tensors.epilogue."),
-        "tensors.mainloop": start("tensors.mainloop."),
-    }
-    want = {key: row[key] for key in list(got)[:6]}
-    want["pipelines"] = members["kernel.pipelines.size"]
-    want["tensors.epilogue"] = members["kernel.tensors.epilogue.offset"]
-    want["tensors.mainloop"] = members["kernel.tensors.mainloop.offset"]
-    if t.mainloop.kind is ml.UmmaKind.SM103_BLOCKSCALED:
-        # the SF stages (LoadSFPipelineStageCount) apart from the AB stages
-        got["smem_SFA"] = end("tensors.mainloop.smem_SFA") - start("tensors.mainloop.smem_SFA")
-        want["smem_SFA"] = members["mainloop.tensors.smem_SFA.size"]
-    assert got == want

@@ -5,27 +5,12 @@ stage count and the launcher's block size."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+from cutlint.testing.truth import rows
 
-from cutlint.families.sm100_tgv_gemm import model
-
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm100_tgv_gemm_truth.json").read_text()
-)["rows"]
-
-MEMBERS = (
-    "A",
-    "B",
-    "tma_mma_full_barrier",
-    "tma_mma_empty_barrier",
-    "tma_epilog_full_barrier",
-    "mma_epilog_full_barrier",
-    "tmem_base_ptr",
-)
+ROWS = rows("sm100-tgv-gemm")
 
 
 def test_truth_covers_both_modules_every_tile_and_both_releases() -> None:
@@ -35,30 +20,6 @@ def test_truth_covers_both_modules_every_tile_and_both_releases() -> None:
         for version in ("0.6.3", "0.7.4"):
             rows = [r for r in ROWS if r["module"] == module and r["version"] == version]
             assert len({tuple(r["args"]) for r in rows}) == 11, (module, version)
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int) -> None:
-    row = ROWS[index]
-    k = model.evaluate(row["name"], tuple(row["args"]), row["version"])
-    assert not isinstance(k, str), k
-    got = {
-        "stages": k.stages,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
-    }
-    t = model.tactic_of(row["name"], tuple(row["args"]))
-    assert not isinstance(t, str), t
-    # what `cutlint verify` compares too: the kernel has one SharedStorage, no epilogue storage
-    got["mainloop_smem"] = model.mainloop_shared_storage(t, k.stages).size
-    got["epilogue_smem"] = model.epilogue_shared_storage(t).size
-    want = {key: row[key] for key in got}
-    offsets = {p.name: (p.offset, p.size) for p in k.layout.pieces}
-    for m in MEMBERS:
-        got[m] = offsets[m]
-        want[m] = (row["members"][f"kernel.{m}.offset"], row["members"][f"kernel.{m}.size"])
-    assert got == want, (row["file"], row["version"])
 
 
 def test_a_rendered_sm103_cache_is_claimed_and_fits(flashinfer_root: Any, tmp_path: Path) -> None:

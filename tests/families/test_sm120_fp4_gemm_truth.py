@@ -5,18 +5,13 @@ instantiation), byte for byte."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from cutlint.families.sm120_fp4_gemm import model
 from cutlint.model.arch import arch_for
+from cutlint.testing.truth import rows
 
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm120_fp4_gemm_truth.json").read_text()
-)["rows"]
+ROWS = rows("sm120-fp4-gemm")
 
 
 def test_truth_covers_every_release_and_both_kernels() -> None:
@@ -38,36 +33,6 @@ def test_one_kernel_before_0_6_4() -> None:
     args = ("half", "128", "128", "128", "1", "1", "1", "_1SM")
     streamk = model.evaluate("INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER", args, "0.6.3", "streamk")
     assert isinstance(streamk, str)
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int) -> None:
-    row = ROWS[index]
-    k = model.evaluate(row["name"], tuple(row["args"]), row["version"], row["label"])
-    assert not isinstance(k, str), k
-    t = model.tactic_of(row["name"], tuple(row["args"]))
-    assert isinstance(t, model.Tactic)
-    plan = model.register_plan(t, model.recipe_for(row["version"]))
-    members = row["members"]
-    got = {
-        "stages": k.stages,
-        "mainloop_smem": model.mainloop_shared_storage(t, k.stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "kernel_smem": k.smem,
-        "kernel_align": k.layout.align,
-        "max_threads_per_block": k.max_threads_per_block,
-        "load_registers": plan.load_warpgroup_registers,
-        "mma_registers": plan.mma_warpgroup_registers,
-        "scheduler": members["kernel.scheduler.size"],
-    }
-    want = {key: row[key] for key in list(got)[:6]}
-    want["load_registers"] = members["kernel.LoadRegisterRequirement"]
-    want["mma_registers"] = members["kernel.MmaRegisterRequirement"]
-    blocks = {p.name.removeprefix("SharedStorage."): p for p in k.layout.flat()}
-    scheduler = [p for name, p in blocks.items() if name.startswith("scheduler")]
-    want["scheduler"] = sum(p.size for p in scheduler if p.name != "(padding)")
-    assert got == want
-    assert blocks["tensors.mainloop.smem_A"].offset == members["kernel.tensors.mainloop.offset"]
 
 
 @pytest.mark.parametrize("arch", ["sm_120", "sm_121"])

@@ -4,19 +4,12 @@ row of tests/data/nvcc_sm120_fp4_group_gemm_truth.json (nvcc on the files FlashI
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-import pytest
-
 from cutlint.cutlass.versions import format_version
 from cutlint.families.sm120_fp4_group_gemm import model
 from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.testing.truth import rows
 
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm120_fp4_group_gemm_truth.json").read_text()
-)["rows"]
+ROWS = rows("sm120-fp4-group-gemm")
 
 
 def test_truth_covers_every_release() -> None:
@@ -38,8 +31,3 @@ def test_every_release_with_the_headers_has_a_recipe_on_its_own_cutlass() -> Non
         assert recipe is not None, version
         assert recipe.cutlass == format_version(release.cutlass), version
     assert model.recipe_for("0.6.7.post3") is None
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int, check_row: Any) -> None:
-    check_row(model, ROWS[index])

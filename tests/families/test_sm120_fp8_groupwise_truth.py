@@ -5,19 +5,12 @@ each wheel's own headers: CUTLASS 4.2.1, 4.4.2 and 4.5.0)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
-import pytest
-
 from cutlint.cutlass.versions import format_version
 from cutlint.families.sm120_fp8_groupwise import model
 from cutlint.producers.flashinfer.releases import flashinfer_releases
+from cutlint.testing.truth import rows
 
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm120_fp8_groupwise_truth.json").read_text()
-)["rows"]
+ROWS = rows("sm120-fp8-groupwise")
 
 RELEASES = ("0.5.2", "0.6.3", "0.6.4", "0.6.6", "0.6.7.post3", "0.6.8.post1", "0.6.11.post2",
             "0.7.2.post1", "0.7.4")  # fmt: skip
@@ -38,8 +31,3 @@ def test_every_release_has_a_recipe_on_its_own_cutlass() -> None:
         assert recipe is not None, version
         assert recipe.cutlass == format_version(release.cutlass), version
     assert model.recipe_for("0.4.1") is None
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int, check_row: Any) -> None:
-    check_row(model, ROWS[index])

@@ -5,10 +5,7 @@ instantiations), byte for byte, member by member."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,10 +14,9 @@ from cutlint.families.sm120_svdquant import FAMILY, model
 from cutlint.families.sm120_svdquant.probe import LABELS
 from cutlint.model.arch import arch_for
 from cutlint.model.context import ModelContext
+from cutlint.testing.truth import rows
 
-ROWS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "nvcc_sm120_svdquant_truth.json").read_text()
-)["rows"]
+ROWS = rows("sm120-svdquant")
 
 
 def test_truth_covers_every_instantiation_once() -> None:
@@ -32,44 +28,6 @@ def test_truth_covers_every_instantiation_once() -> None:
     }
     assert all(r["label"] == LABELS[r["name"]] for r in ROWS)
     assert {r["args"][0] for r in ROWS} == set(model.family_data()["configs"])
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int, check_row: Any) -> None:
-    check_row(model, ROWS[index])
-
-
-def _members(block_flat: dict[str, Any], prefix: str) -> dict[str, tuple[int, int]]:
-    return {
-        name.removeprefix(prefix): (p.offset, p.size)
-        for name, p in block_flat.items()
-        if name.startswith(prefix)
-    }
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_mainloop_members_equal_compiler(index: int) -> None:
-    """smem_A/B/SFA/SFB (SFA padded to 128 rows for a 64-row tile), the row80 side slot's
-    smem_D/smem_L1 and its two pipelines, at nvcc's offsets within the mainloop's storage."""
-    row = ROWS[index]
-    t = model.tactic_of(row["name"], tuple(row["args"]))
-    assert not isinstance(t, str)
-    storage = model.mainloop_shared_storage(t, row["stages"])
-    got = {p.name.removeprefix("CollectiveMainloop::SharedStorage."): p for p in storage.flat()}
-    want = {
-        key.removeprefix("mainloop.").rsplit(".", 1)[0]
-        for key in row["members"]
-        if key.startswith("mainloop.") and key.endswith(".offset")
-    }
-    for name in want:
-        if name == "pipeline_storage" and t.row80:
-            continue  # a struct: its two members are compared
-        m = row["members"]
-        piece = got.get(name) or got[f"{name}.mainloop"]
-        assert (piece.offset, piece.size) == (
-            m[f"mainloop.{name}.offset"],
-            m[f"mainloop.{name}.size"],
-        ), name
 
 
 def test_row80_takes_the_side_slot_and_four_stages() -> None:

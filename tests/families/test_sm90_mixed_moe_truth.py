@@ -6,19 +6,13 @@ type/scale-mode/kernel-type combination, the small-K launcher's included; and a 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from cutlint.families.sm90_mixed_gemm.probe import moe_key_of_args
 from cutlint.families.sm90_mixed_moe import model
+from cutlint.testing.truth import rows
 
-TRUTH = json.loads(
-    (Path(__file__).parent.parent / "data" / "nvcc_sm90_mixed_moe_truth.json").read_text()
-)
-ROWS: list[dict[str, Any]] = TRUTH["rows"]
+ROWS = rows("sm90-mixed-moe")
 
 
 LEGACY = set(model.family_data()["legacy"]["releases"])
@@ -43,22 +37,3 @@ def test_truth_is_a_stratified_sample() -> None:
     assert len({tuple(r["args"][:2]) for r in legacy}) == len(
         model.family_data()["legacy"]["pairs"]
     )
-
-
-@pytest.mark.parametrize("index", range(len(ROWS)))
-def test_model_equals_compiler(index: int) -> None:
-    row = ROWS[index]
-    t = tactic(row)
-    stages = model.stage_count(t).stages
-    assert stages == row["stages"]
-    assert model.mainloop_shared_storage(t, stages).size == row["mainloop_size"]
-    assert model.epilogue_shared_storage(t).size == row["epilogue_size"]
-    assert model.kernel_shared_storage(t, stages).size == row["smem_size"]
-    assert model.max_threads_per_block(t) == row["max_threads_per_block"]
-    tensors = model.mixed.array_tensor_storage(**model._mainloop_args(t, stages))
-    got = {"mainloop.tensors.sizeof": tensors.size, "mainloop.tensors.alignof": tensors.align}
-    for piece in tensors.flat():
-        name = piece.name.rsplit(".", 1)[-1]
-        got[f"mainloop.tensors.{name}.offset"] = piece.offset
-        got[f"mainloop.tensors.{name}.size"] = piece.size
-    assert {k: got[k] for k in row["members"]} == row["members"]

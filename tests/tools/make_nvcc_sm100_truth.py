@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
-from cutlint.verify.macro_calls import find_macro_calls
 from cutlint.verify.nvcc_probe import ProbeError, run_probe
+from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls
 
 ROOT = Path(__file__).parents[2]
 # FlashInfer 0.5.3 on writes its calls into cutlass_kernels_oss, 0.5.2 into cutlass_kernels

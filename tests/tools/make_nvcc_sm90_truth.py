@@ -27,9 +27,9 @@ import sys
 import time
 from pathlib import Path
 
+from cutlint.families.probe import normalize_arg
 from cutlint.producers.flashinfer.wheel import download_wheel, generate_cache
 from cutlint.verify import cublas
-from cutlint.verify.macro_calls import find_macro_calls, normalize_arg
 from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, patch_launcher, run_probe
 from cutlint.verify.probe_build import run_step, support_objects
 from cutlint.verify.probe_flags import (
@@ -40,6 +40,7 @@ from cutlint.verify.probe_flags import (
     extra_system_includes,
 )
 from cutlint.verify.probe_output import match_rows, parse_output
+from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls
 
 VERSIONS = ("0.6.3", "0.7.2.post1", "0.7.4")
 CUTLASS = {"0.6.3": "4.2.1", "0.7.2.post1": "4.5.0", "0.7.4": "4.5.0"}

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from cutlint.cli import main
 from cutlint.verify import run as verify_run
-from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, ProbeRun, find_macro_calls
+from cutlint.verify.nvcc_probe import ProbeError, ProbeRow, ProbeRun, moe_macro_calls
 
 
 def fake_probe(failing: str, calls: list[Path]) -> Callable[..., ProbeRun]:
@@ -36,7 +36,7 @@ def fake_probe(failing: str, calls: list[Path]) -> Callable[..., ProbeRun]:
                 kernel_align=1024,
                 max_threads_per_block=384,
             )
-            for c in find_macro_calls(path.read_text())
+            for c in moe_macro_calls(path.read_text())
         )
         return ProbeRun(rows, None, 0.5)
 

@@ -117,6 +117,10 @@ class FamilyData:
     truth: str
     constants: Mapping[str, int]
     sources: Mapping[str, str]
+    todo: str | None = None
+    """What a scaffolded family does not model yet (cutlint.testing.new_family): while set, the
+    family reports every claim not modeled and owes its `// model:` fixture line and its truth
+    rows; None for a modeled family."""
 
 
 @cache
@@ -141,6 +145,7 @@ def family_data(package: str) -> FamilyData:
         truth=raw["truth"],
         constants={k: int(v["value"]) for k, v in constants.items()},
         sources={k: str(v["source"]) for k, v in constants.items()},
+        todo=raw.get("todo"),
     )
 
 
@@ -180,7 +185,8 @@ class Family(Protocol):
     probe: ClassVar[str | None]
     """The name of the compiler probe `cutlint verify` uses for it, or None. What the probe builds
     (its header patches, launcher patch, C++ helpers, how its output reads back) is the family's
-    `probe.py` where it has one (cutlint.families.probe; `registry.probe_module`)."""
+    `probe.py` where it has one, or the module several families share (`registry.SHARED_PROBES`;
+    cutlint.families.probe; `registry.probe_module`)."""
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim: ...
 

@@ -5,9 +5,9 @@ probe copy of FlashInfer's launcher `.inl`, the real file patched at four anchor
 Everything up to ``using GemmGrouped = ...;`` is kept byte for byte; the run-time part after it
 becomes a call that prints the kernel's compile-time numbers; each macro expansion also registers
 a static object that calls the launcher once at program start (cutlint.verify.nvcc_probe has the
-reasons and runs it). The C++ that does the printing is data/moe_macro_probe_helpers.hpp. Each of
-the three families' `probe.py` is this module (registry.probe_spec); it imports no
-`cutlint.verify`, and its errors are PatchError.
+reasons and runs it). The C++ that does the printing is data/probe_print.hpp and
+data/moe_macro_probe_helpers.hpp. The registry maps the three families' probe to this module
+(registry.SHARED_PROBES); it imports no `cutlint.verify`, and its errors are PatchError.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from cutlint.families.probe import PatchError
+from cutlint.families.probe import PRINT_HPP, PatchError, require
 from cutlint.families.probe import absolutize_includes as _absolutize_includes
 from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 
@@ -25,10 +25,14 @@ from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 # is expanded (the generated file, after this include), so helpers at the end are visible there.
 # Its bytes are part of the cache's probe method hash (cutlint.verify.cache): an edit, even to a
 # comment, invalidates every cached result.
-PROBE_HELPERS_CPP = "\n" + (  # the newline: a blank line after the launcher's own text
-    resources.files("cutlint.families")
-    .joinpath("data", "moe_macro_probe_helpers.hpp")
-    .read_text(encoding="utf-8")
+PROBE_HELPERS_CPP = (
+    "\n"
+    + PRINT_HPP
+    + (  # the newline: a blank line after the launcher's text
+        resources.files("cutlint.families")
+        .joinpath("data", "moe_macro_probe_helpers.hpp")
+        .read_text(encoding="utf-8")
+    )
 )
 
 
@@ -48,15 +52,9 @@ ANCHOR_FAST_BUILD_ELSE = re.compile(
 )
 
 
-def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
-    if match is None:
-        raise PatchError(f"patch anchor not found in {launcher}: {what}")
-    return match
-
-
 def _macro_span(text: str, launcher: Path) -> tuple[int, int]:
     """Offsets of the #define of the macro up to the end of its last continuation line."""
-    m = _require(
+    m = require(
         re.search(rf"^[ \t]*#[ \t]*define[ \t]+{MACRO_NAME}[ \t]*\(", text, flags=re.MULTILINE),
         f"#define {MACRO_NAME}(",
         launcher,
@@ -72,7 +70,7 @@ def _macro_span(text: str, launcher: Path) -> tuple[int, int]:
 
 
 def _macro_params(body: str, launcher: Path) -> list[str]:
-    m = _require(
+    m = require(
         re.search(rf"{MACRO_NAME}\s*\(([^)]*)\)", body), f"{MACRO_NAME} parameter list", launcher
     )
     params = [p.strip() for p in m.group(1).replace("\\", " ").split(",")]
@@ -130,21 +128,21 @@ def patch_launcher(text: str, launcher: Path) -> str:
         # TmaWarpSpecializedGroupedGemmInput a swap_ab the probe could set): run it as written.
         swap_param = "false"
 
-    name_m = _require(
+    name_m = require(
         ANCHOR_LAUNCHER_NAME.search(body),
         "static void tma_warp_specialized_generic_moe_gemm_kernelLauncher_##...(",
         launcher,
     )
     launcher_name = name_m.group(1)
 
-    alias_m = _require(ANCHOR_GEMM_GROUPED.search(body), "using GemmGrouped = ...;", launcher)
+    alias_m = require(ANCHOR_GEMM_GROUPED.search(body), "using GemmGrouped = ...;", launcher)
     for needed in ("GemmKernel", "CollectiveMainloop", "CollectiveEpilogue"):
         if not re.search(rf"using\s+{needed}\s*=", body[: alias_m.start()]):
             raise PatchError(
                 f"patch anchor not found in {launcher}: using {needed} = ... before GemmGrouped"
             )
 
-    tail_m = _require(
+    tail_m = require(
         ANCHOR_FAST_BUILD_ELSE.search(body, alias_m.end()),
         '} else { TLLM_THROW("Configuration was disabled by FAST_BUILD");',
         launcher,

@@ -18,17 +18,71 @@ runner that drives them (docs/architecture.md, Layers). Errors in a family's pat
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
+
+PRINT_HPP = (
+    resources.files("cutlint.families").joinpath("data", "probe_print.hpp").read_text("utf-8")
+)
+"""The C++ every probe prints its numbers with (JSON strings, `Out`, the member and static
+macros): put before a probe's own helpers, once per translation unit (it is include-guarded)."""
 
 
 class PatchError(RuntimeError):
     """A family's probe cannot be built or read: an anchor missing from the real header, output
     it cannot pair with an instantiation. The message names what."""
+
+
+def require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
+    """A patch anchor's match in the real launcher; PatchError naming it when it is not there."""
+    if match is None:
+        raise PatchError(f"patch anchor not found in {launcher}: {what}")
+    return match
+
+
+def probe_copy(
+    text: str, helpers: str, helpers_at: int, keep_through: int, call: str, resume_at: int
+) -> str:
+    """A launcher probe's copy of the launcher (included once: `#pragma once`): its text with
+    `helpers` (the probe's C++) inserted at `helpers_at` (after its includes), kept byte for byte
+    up to `keep_through` (the end of the last type definition), then `call` in place of the
+    run-time part up to `resume_at`, then the rest."""
+    return (
+        "#pragma once\n"
+        + text[:helpers_at]
+        + helpers
+        + "\n"
+        + text[helpers_at:keep_through]
+        + call
+        + text[resume_at:]
+    )
+
+
+def printed_type(pretty_function: str) -> str:
+    """`const char* ...::type_name() [with T = cutlass::half_t]` -> `cutlass::half_t`: a type as
+    the probe's `type_name<T>()` printed it (PRINT_HPP)."""
+    m = re.search(r"\[with T = (.+)\]\s*$", pretty_function)
+    if m is None:
+        raise PatchError(f"cannot read a type from the probe's output: {pretty_function!r}")
+    return " ".join(m[1].split())
+
+
+def read_records(stdout: str, tag: str) -> list[dict[str, object]]:
+    """The JSON record of each line the probe printed with `tag` before it."""
+    out: list[dict[str, object]] = []
+    for line in stdout.splitlines():
+        if line.startswith(tag):
+            try:
+                out.append(json.loads(line[len(tag) :]))
+            except json.JSONDecodeError as exc:
+                raise PatchError(f"probe printed malformed JSON: {line[:300]}") from exc
+    return out
 
 
 def absolutize_includes(text: str, launcher_dir: Path) -> str:
@@ -105,6 +159,70 @@ class HeaderPatch:
         return string.Template(self.insert).substitute(groups)
 
     resume: re.Pattern[str] | None = None
+
+
+# ---- macro calls, as a probe pairs its printed records with them ----
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    """A macro call in a generated file: the line of its name, its arguments normalized."""
+
+    line: int
+    args: tuple[str, ...]
+
+
+def normalize_arg(text: str) -> str:
+    """Collapse whitespace the way the preprocessor's # operator does."""
+    return " ".join(text.split())
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split macro arguments at commas outside parentheses (the preprocessor ignores <>)."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _strip_comments(text: str) -> str:
+    """Blank out comments but keep newlines, so offsets still map to line numbers."""
+
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+
+    return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.DOTALL)
+
+
+def find_macro_calls(source: str, macro: str) -> list[MacroCall]:
+    """Every call of the function-like macro `macro` in `source` (not its `#define`), with the
+    line of its name and its arguments as the probe's `#`-stringized ones read back; PatchError
+    for a call whose parentheses do not close."""
+    text = _strip_comments(source)
+    calls: list[MacroCall] = []
+    for m in re.finditer(rf"\b{re.escape(macro)}\s*\(", text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start : m.start()].lstrip().startswith("#"):
+            continue  # a #define, not a call
+        depth = 1
+        i = m.end()
+        while depth and i < len(text):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        if depth:
+            raise PatchError(f"unbalanced parentheses in {macro} call at offset {m.start()}")
+        args = tuple(normalize_arg(a) for a in _split_top_level(text[m.end() : i - 1]))
+        calls.append(MacroCall(line=text.count("\n", 0, m.start()) + 1, args=args))
+    return calls
 
 
 _WITH = re.compile(r"\[with (.*)\]\s*$")

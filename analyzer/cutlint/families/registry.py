@@ -10,10 +10,14 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from cutlint.families.base import Claim, Family
 from cutlint.model.context import ModelContext
 from cutlint.records import Instantiation, Recipe
+
+if TYPE_CHECKING:  # the truth vocabulary is the test harness's; a check never loads it
+    from cutlint.families.truth import Truth
 
 REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm120-blockscaled-grouped", "sm120_blockscaled_grouped"),
@@ -80,16 +84,42 @@ def family_of(recipe: Recipe) -> Family:
     return family_named(recipe.family)
 
 
+SHARED_PROBES: dict[str, str] = {
+    "tma-ws-moe-launcher": "moe_macro_probe",
+    "cutlass-alias": "alias_probe",
+}
+"""Probes several families share (`Family.probe` -> their module under cutlint.families): the
+launcher probe of TensorRT-LLM's TMA warp-specialized MoE macro, one for its three families;
+the probe of kernels defined by `using` chains, one for the cutlass_library and
+CollectiveBuilder families."""
+
+
 def probe_module(family: Family) -> ModuleType | None:
-    """The family's `probe.py` (what `cutlint verify` builds for it: cutlint.families.probe), or
-    None when its folder has none (its probe is one verify builds from the recipe alone)."""
-    name = f"{family.package}.probe"
+    """The family's probe module (what `cutlint verify` builds for it: cutlint.families.probe):
+    a shared one (SHARED_PROBES), else its folder's `probe.py`; None when it has neither (its
+    probe is one verify builds from the recipe alone)."""
+    shared = SHARED_PROBES.get(family.probe or "")
+    name = f"cutlint.families.{shared}" if shared else f"{family.package}.probe"
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as e:
         if e.name == name:
             return None
         raise
+
+
+def truth_of(family: Family) -> Truth | None:
+    """The family's compiler truth (`TRUTH` of its `truth.py`: cutlint.families.truth), or None
+    when its folder has none. Read by the test harness (cutlint.testing), never by a check."""
+    name = f"{family.package}.truth"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return None
+        raise
+    truth: Truth = module.TRUTH
+    return truth
 
 
 def probe_spec(probe: str) -> ModuleType:

@@ -2,7 +2,7 @@
 
     run.verify(paths, options)   check's model beside nvcc's numbers -> VerifyResult
     nvcc_probe                   compiles a generated file against a patched copy of its launcher;
-                                 its stages: macro_calls, the families' launcher patch (registry),
+                                 its stages: the families' launcher patch (registry),
                                  probe_flags, probe_build, probe_output, probe_records
     cublas                       the real cuBLAS headers, or the minimal shim the probe writes
     headers                      finds nvcc and the FlashInfer headers of a file's release

@@ -4,7 +4,8 @@ mainloop's and the epilogue's storage, the stage count and the threads per block
 
 A kernel file is compiled as the generator wrote it, up to its `namespace cutlass { namespace
 library {` part (the `initialize_<kernel>(Manifest&)` that registers it; it launches nothing and
-would need the library's objects to link), followed by `probe_cpp/alias_probe.hpp`, which prints
+would need the library's objects to link), followed by the probe's C++ (the family layer's, found through the registry:
+`registry.probe_spec("cutlass-alias")`), which prints
 each kernel's numbers from a `main()`. No kernel is launched, so nvcc generates no GEMM device code.
 Several files go into one translation unit (their kernel names are unique); a batch that does not
 compile is split until the failing files are alone, and their compiler error is kept: a
@@ -24,14 +25,14 @@ import re
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from cutlint.families.registry import probe_spec
 from cutlint.parse.extract import parse_source
 from cutlint.records import FormKind
 from cutlint.verify import cublas, curand
 
-PROBE_HPP = "alias_probe.hpp"
+PROBE = "cutlass-alias"
 _LIBRARY_PART = re.compile(r"namespace\s+cutlass\s*\{\s*namespace\s+library\s*\{")
 
 
@@ -82,9 +83,8 @@ def probe(
         curand.write_shim(shims)
     if cublas.find_real_headers(nvcc, []) is None:
         cublas.write_shim(shims)
-    (workdir / PROBE_HPP).write_text(
-        resources.files("cutlint.verify").joinpath("probe_cpp", PROBE_HPP).read_text()
-    )
+    spec = probe_spec(PROBE)
+    (workdir / spec.PROBE_HPP).write_text(spec.PROBE_CPP)
     flags = [
         "-std=c++17",
         "-O0",
@@ -124,7 +124,16 @@ def _compile_and_run(
             calls.append(f'  cutlint_probe::print<{k.name}>("{k.name}", "{path}", {k.line});')
     source = workdir / "probe.cu"
     source.write_text(
-        "\n".join([*lines, f'#include "{PROBE_HPP}"', "int main() {", *calls, "  return 0;", "}"])
+        "\n".join(
+            [
+                *lines,
+                f'#include "{probe_spec(PROBE).PROBE_HPP}"',
+                "int main() {",
+                *calls,
+                "  return 0;",
+                "}",
+            ]
+        )
         + "\n"
     )
     exe = workdir / "probe"

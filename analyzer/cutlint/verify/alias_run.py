@@ -16,10 +16,9 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from cutlint.families.registry import family_of
+from cutlint.families.registry import family_of, probe_spec
 from cutlint.producers.cutlass_library import generate as cutlass_library
 from cutlint.records import FileResult, InstantiationResult, Verdict
 from cutlint.verify import alias_probe
@@ -86,9 +85,7 @@ class AliasJob:
 
 
 def _toolchain(source: Path, nvcc: Nvcc, arch: str) -> Toolchain:
-    probe_hpp = (
-        resources.files("cutlint.verify").joinpath("probe_cpp", alias_probe.PROBE_HPP).read_text()
-    )
+    probe_hpp = probe_spec(alias_probe.PROBE).PROBE_CPP
     version_h = source / "include" / "cutlass" / "version.h"
     method = "\n".join([probe_hpp, arch, *alias_probe.include_flags(Path("<src>"), Path("<s>"))])
     return Toolchain(

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cutlint.sources.flashinfer_cache import compile_target, jit_module_dir
-from cutlint.verify.macro_calls import find_macro_calls
 from cutlint.verify.probe_flags import (
     FlashInferTree,
     compile_flags,
     for_device,
     target_for,
 )
+from cutlint.verify.probe_output import moe_macro_calls
 
 _GENCODE = re.compile(r"-gencode=arch=compute_(\w+),code=sm_(\w+)")
 _VERSION_DIR = re.compile(r"\d+\.\d+\.\d+(\.post\d+)?")
@@ -64,7 +64,7 @@ def _version(path: Path) -> str | None:
 
 def macro_file_flags(path: Path, root: Path, system_includes: Sequence[Path] = ()) -> DeviceFlags:
     """A fused-MoE macro file: the module of its calls' arch tag, for the file's device."""
-    calls = find_macro_calls(path.read_text(errors="replace"))
+    calls = moe_macro_calls(path.read_text(errors="replace"))
     if not calls:
         raise DeviceFlagsError(f"{path}: no INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM call")
     try:

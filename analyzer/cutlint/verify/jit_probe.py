@@ -30,13 +30,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cutlint.families.probe import HeaderPatch, template_arguments
+from cutlint.families.probe import PRINT_HPP, HeaderPatch, template_arguments
 from cutlint.verify import cublas, curand
 from cutlint.verify.probe_flags import JIT_DEFAULT_FLAGS, extra_system_includes
 from cutlint.verify.probe_records import ProbeError
 
 HELPER_NAME = "cutlint_jit_probe.hpp"
-HELPER_CPP = (
+HELPER_CPP = PRINT_HPP + (
     resources.files("cutlint.verify").joinpath("probe_cpp", "jit_probe.hpp").read_text("utf-8")
 )
 OUTPUT_TAG = "CUTLINT_JIT_PROBE "

@@ -34,11 +34,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from cutlint.families.probe import MacroCall
 from cutlint.families.registry import probe_spec
 from cutlint.verify import cublas
-from cutlint.verify.macro_calls import MACRO_NAME, MacroCall, find_macro_calls
 from cutlint.verify.nvcc_probe import PROBE, Log, ProbeRun, patch_launcher
 from cutlint.verify.probe_flags import LAUNCHER_REL, FlashInferTree, compile_flags
+from cutlint.verify.probe_output import MACRO_NAME, moe_macro_calls
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
 Cursor = Any  # clang.cindex.Cursor: the bindings are untyped
@@ -216,7 +217,7 @@ def run_layout(
     cuda = cuda_path or find_cuda_path()
     if cuda is None:
         raise ProbeError("libclang backend: no CUDA toolkit headers (set CUDA_HOME)")
-    calls = find_macro_calls(generated_cu.read_text())
+    calls = moe_macro_calls(generated_cu.read_text())
     if not calls:
         raise ProbeError(f"no {MACRO_NAME} call in {generated_cu}")
     owned = workdir is None

@@ -22,7 +22,7 @@ passes ``GemmKernel::SharedStorageSize`` from host code to ``cudaFuncSetAttribut
 The stages live in their own modules; this one runs them in order and re-exports their public
 names, so callers import everything from here:
 
-    macro_calls      the macro calls in the generated file
+    probe_output     the macro calls in the generated file (cutlint.families.probe finds them)
     patch_launcher   the probe copy of the launcher: the families' (families/moe_macro_probe.py,
                      found through registry.probe_spec(PROBE)), its errors as ProbeError
     probe_flags      FlashInfer's JIT flags and include layout, extra system include dirs
@@ -41,10 +41,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.families.probe import PatchError
+from cutlint.families.probe import MacroCall, PatchError, normalize_arg
 from cutlint.families.registry import probe_spec
 from cutlint.verify import cublas
-from cutlint.verify.macro_calls import MACRO_NAME, MacroCall, find_macro_calls, normalize_arg
 from cutlint.verify.probe_build import PROBE_MAIN_CPP, job_dir, run_step, support_objects
 from cutlint.verify.probe_flags import (
     CUBLAS_HEADER,
@@ -65,7 +64,13 @@ from cutlint.verify.probe_flags import (
     search_flags,
     target_for,
 )
-from cutlint.verify.probe_output import OUTPUT_TAG, match_rows, parse_output
+from cutlint.verify.probe_output import (
+    MACRO_NAME,
+    OUTPUT_TAG,
+    match_rows,
+    moe_macro_calls,
+    parse_output,
+)
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
 PROBE = "tma-ws-moe-launcher"
@@ -118,7 +123,7 @@ def run_probe(
         raise ProbeError(f"launcher not found: {tree.launcher}")
     system_includes = extra_system_includes(nvcc, extra_include_dirs)
     source = generated_cu.read_text()
-    calls = find_macro_calls(source)
+    calls = moe_macro_calls(source)
     if not calls:
         raise ProbeError(f"no {MACRO_NAME} call in {generated_cu}")
     try:
@@ -246,7 +251,7 @@ __all__ = [
     "ProbeTarget",
     "compile_flags",
     "extra_system_includes",
-    "find_macro_calls",
+    "moe_macro_calls",
     "normalize_arg",
     "patch_launcher",
     "probe_file",

@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from cutlint.verify.macro_calls import MacroCall, normalize_arg
+from cutlint.families.probe import (
+    MacroCall,
+    PatchError,
+    find_macro_calls,
+    normalize_arg,
+    read_records,
+)
+from cutlint.producers.trtllm.moe_macro import MACRO as MACRO_NAME
 from cutlint.verify.probe_records import ProbeError, ProbeRow
 
-# Prefix of the lines the probe executable prints (put_head() in probe_cpp/probe_helpers.hpp);
+# Prefix of the lines the probe executable prints (put_head() in families/data/moe_macro_probe_helpers.hpp);
 # anything else on stdout is ignored.
 OUTPUT_TAG = "CUTLINT_PROBE "
 
 
+def moe_macro_calls(source: str) -> list[MacroCall]:
+    """The INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM calls of a generated file (ProbeError for
+    one whose parentheses do not close)."""
+    try:
+        return find_macro_calls(source, MACRO_NAME)
+    except PatchError as e:
+        raise ProbeError(str(e)) from e
+
+
 def parse_output(stdout: str) -> list[dict[str, object]]:
-    records: list[dict[str, object]] = []
-    for line in stdout.splitlines():
-        if line.startswith(OUTPUT_TAG):
-            try:
-                records.append(json.loads(line[len(OUTPUT_TAG) :]))
-            except json.JSONDecodeError as exc:
-                raise ProbeError(f"probe printed malformed JSON: {line[:300]}") from exc
-    return records
+    try:
+        return read_records(stdout, OUTPUT_TAG)
+    except PatchError as e:  # malformed JSON
+        raise ProbeError(str(e)) from e
 
 
 def _as_int(record: dict[str, object], key: str) -> int:
@@ -85,4 +96,4 @@ def match_rows(
     return rows
 
 
-__all__ = ["OUTPUT_TAG", "match_rows", "parse_output"]
+__all__ = ["MACRO_NAME", "OUTPUT_TAG", "match_rows", "moe_macro_calls", "parse_output"]

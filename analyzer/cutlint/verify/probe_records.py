@@ -1,6 +1,6 @@
 """What the nvcc probe hands back: one row per instantiation, or an error saying why not.
 
-Kept apart from the probe's stages (macro_calls, launcher_patch, probe_build, probe_output) so
+Kept apart from the probe's stages (launcher_patch, probe_build, probe_output) so
 that each of them, and cache and result, can share these without importing one another.
 """
 

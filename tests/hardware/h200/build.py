@@ -46,12 +46,13 @@ from kernels import (  # noqa: E402
 
 from cutlint.producers.flashinfer.wheel import download_wheel, load_generator  # noqa: E402
 from cutlint.verify import cublas  # noqa: E402
-from cutlint.verify.macro_calls import MACRO_NAME, find_macro_calls  # noqa: E402
 from cutlint.verify.probe_flags import (  # noqa: E402
     JIT_DEFAULT_FLAGS,
     SUPPORT_SOURCES,
     FlashInferTree,
 )
+from cutlint.verify.probe_output import MACRO_NAME  # noqa: E402
+from cutlint.verify.probe_output import moe_macro_calls as find_macro_calls  # noqa: E402
 
 HARNESS_FILES = (
     "cb_kernel.hpp",

@@ -1,24 +1,11 @@
-// ---- cutlint nvcc probe helpers (appended by cutlint.verify.nvcc_probe) ----
-#include <cstddef>
-#include <cstdio>
+// ---- cutlint nvcc probe helpers (appended by cutlint.verify.nvcc_probe, after
+// cutlint.families.probe.PRINT_HPP) ----
 #include <exception>
-#include <memory>
-#include <new>
-#include <type_traits>
-#include <utility>
 
 namespace cutlint_probe {
 
-inline void put_str(const char* s) {
-  std::putchar('"');
-  for (; *s; ++s) {
-    unsigned char c = static_cast<unsigned char>(*s);
-    if (c == '"' || c == '\\') { std::putchar('\\'); std::putchar(c); }
-    else if (c < 0x20) { std::printf("\\u%04x", c); }
-    else { std::putchar(c); }
-  }
-  std::putchar('"');
-}
+using cutlint_probe_print::Out;
+using cutlint_probe_print::put_str;
 
 inline void put_head(int line, const char* const* args, int nargs) {
   std::printf("CUTLINT_PROBE {\"line\": %d, \"args\": [", line);
@@ -29,110 +16,72 @@ inline void put_head(int line, const char* const* args, int nargs) {
 // How many launchers reported, so the registrar can tell "returned silently" from "reported".
 inline int& report_count() { static int n = 0; return n; }
 
-struct Members {
-  bool first = true;
-  void add(const char* key, long long v) {
-    std::printf("%s\"%s\": %lld", first ? "" : ", ", key, v);
-    first = false;
-  }
-  void add2(const char* scope, const char* path, long long off, long long size) {
-    std::printf("%s\"%s.%s.offset\": %lld, \"%s.%s.size\": %lld",
-                first ? "" : ", ", scope, path, off, scope, path, size);
-    first = false;
-  }
-};
-
-// offset and size of a (possibly nested) data member, if the struct has it. The struct is never
-// constructed: only member addresses are taken, inside raw storage of the right alignment.
-#define CUTLINT_PROBE_MEMBER(ID, PATH)                                                          \
-  template <class T, class = void> struct has_##ID : std::false_type {};                        \
-  template <class T>                                                                            \
-  struct has_##ID<T, std::void_t<decltype(std::declval<T&>().PATH)>> : std::true_type {};       \
-  template <class T> void emit_##ID(Members& out, const char* scope) {                          \
-    if constexpr (has_##ID<T>::value) {                                                         \
-      void* raw = ::operator new(sizeof(T), std::align_val_t(alignof(T)));                      \
-      T* p = static_cast<T*>(raw);                                                              \
-      long long off = reinterpret_cast<const char*>(std::addressof(p->PATH)) -                  \
-                      reinterpret_cast<const char*>(p);                                         \
-      out.add2(scope, #PATH, off, static_cast<long long>(sizeof(p->PATH)));                     \
-      ::operator delete(raw, std::align_val_t(alignof(T)));                                     \
-    }                                                                                           \
-  }
-
-// A static constexpr member, if the class has it.
-#define CUTLINT_PROBE_STATIC(ID, NAME)                                                          \
-  template <class T, class = void> struct has_##ID : std::false_type {};                        \
-  template <class T> struct has_##ID<T, std::void_t<decltype(T::NAME)>> : std::true_type {};   \
-  template <class T> void emit_##ID(Members& out, const char* key) {                            \
-    if constexpr (has_##ID<T>::value) { out.add(key, static_cast<long long>(T::NAME)); }        \
-  }
-
 // Kernel SharedStorage (sm90_gemm_array_tma_warpspecialized_{cooperative,pingpong}.hpp).
-CUTLINT_PROBE_MEMBER(k_tensors, tensors)
-CUTLINT_PROBE_MEMBER(k_tensors_mainloop, tensors.mainloop)
-CUTLINT_PROBE_MEMBER(k_tensors_epilogue, tensors.epilogue)
-CUTLINT_PROBE_MEMBER(k_pipelines, pipelines)
-CUTLINT_PROBE_MEMBER(k_pipelines_scheduler, pipelines.scheduler)
-CUTLINT_PROBE_MEMBER(k_pipelines_mainloop, pipelines.mainloop)
-CUTLINT_PROBE_MEMBER(k_pipelines_epi_load, pipelines.epi_load)
-CUTLINT_PROBE_MEMBER(k_pipelines_load_order, pipelines.load_order)
-CUTLINT_PROBE_MEMBER(k_scheduler_response, scheduler_response)
-CUTLINT_PROBE_MEMBER(k_tensormaps, tensormaps)
-CUTLINT_PROBE_MEMBER(k_tensormaps_mainloop, tensormaps.mainloop)
-CUTLINT_PROBE_MEMBER(k_tensormaps_epilogue, tensormaps.epilogue)
+CUTLINT_PRINT_MEMBER(k_tensors, tensors, false)
+CUTLINT_PRINT_MEMBER(k_tensors_mainloop, tensors.mainloop, false)
+CUTLINT_PRINT_MEMBER(k_tensors_epilogue, tensors.epilogue, false)
+CUTLINT_PRINT_MEMBER(k_pipelines, pipelines, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_scheduler, pipelines.scheduler, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_mainloop, pipelines.mainloop, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_epi_load, pipelines.epi_load, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_load_order, pipelines.load_order, false)
+CUTLINT_PRINT_MEMBER(k_scheduler_response, scheduler_response, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps, tensormaps, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps_mainloop, tensormaps.mainloop, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps_epilogue, tensormaps.epilogue, false)
 // Kernel SharedStorage of the SM100/SM103 shells (sm100_gemm_array_tma_warpspecialized.hpp,
 // sm103_blockscaled_gemm_array_tma_warpspecialized.hpp): CLC/accumulator pipelines, TMEM pointer,
 // one tensormap set per tensormap-updater warp.
-CUTLINT_PROBE_MEMBER(k_pipelines_clc, pipelines.clc)
-CUTLINT_PROBE_MEMBER(k_pipelines_accumulator, pipelines.accumulator)
-CUTLINT_PROBE_MEMBER(k_pipelines_clc_throttle, pipelines.clc_throttle)
-CUTLINT_PROBE_MEMBER(k_pipelines_tmem_dealloc, pipelines.tmem_dealloc)
-CUTLINT_PROBE_MEMBER(k_pipelines_tensor_map_ready, pipelines.tensor_map_ready)
-CUTLINT_PROBE_MEMBER(k_clc_response, clc_response)
-CUTLINT_PROBE_MEMBER(k_tmem_base_ptr, tmem_base_ptr)
-CUTLINT_PROBE_MEMBER(k_tensormaps0, tensormaps[0])
-CUTLINT_PROBE_MEMBER(k_tensormaps0_mainloop, tensormaps[0].mainloop)
-CUTLINT_PROBE_MEMBER(k_tensormaps0_epilogue, tensormaps[0].epilogue)
+CUTLINT_PRINT_MEMBER(k_pipelines_clc, pipelines.clc, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_accumulator, pipelines.accumulator, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_clc_throttle, pipelines.clc_throttle, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_tmem_dealloc, pipelines.tmem_dealloc, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_tensor_map_ready, pipelines.tensor_map_ready, false)
+CUTLINT_PRINT_MEMBER(k_clc_response, clc_response, false)
+CUTLINT_PRINT_MEMBER(k_tmem_base_ptr, tmem_base_ptr, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps0, tensormaps[0], false)
+CUTLINT_PRINT_MEMBER(k_tensormaps0_mainloop, tensormaps[0].mainloop, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps0_epilogue, tensormaps[0].epilogue, false)
 // Mainloop SharedStorage (sm120_blockscaled_mma_array_tma.hpp and relatives).
-CUTLINT_PROBE_MEMBER(m_tensors, tensors)
-CUTLINT_PROBE_MEMBER(m_smem_A, tensors.smem_A)
-CUTLINT_PROBE_MEMBER(m_smem_B, tensors.smem_B)
-CUTLINT_PROBE_MEMBER(m_smem_SFA, tensors.smem_SFA)
-CUTLINT_PROBE_MEMBER(m_smem_SFB, tensors.smem_SFB)
-CUTLINT_PROBE_MEMBER(m_tensormaps, tensormaps)
-CUTLINT_PROBE_MEMBER(m_pipeline_storage, pipeline_storage)
-CUTLINT_PROBE_MEMBER(m_pipeline, pipeline)
+CUTLINT_PRINT_MEMBER(m_tensors, tensors, false)
+CUTLINT_PRINT_MEMBER(m_smem_A, tensors.smem_A, false)
+CUTLINT_PRINT_MEMBER(m_smem_B, tensors.smem_B, false)
+CUTLINT_PRINT_MEMBER(m_smem_SFA, tensors.smem_SFA, false)
+CUTLINT_PRINT_MEMBER(m_smem_SFB, tensors.smem_SFB, false)
+CUTLINT_PRINT_MEMBER(m_tensormaps, tensormaps, false)
+CUTLINT_PRINT_MEMBER(m_pipeline_storage, pipeline_storage, false)
+CUTLINT_PRINT_MEMBER(m_pipeline, pipeline, false)
 // Epilogue SharedStorage (sm90_epilogue_array_tma_warpspecialized.hpp and relatives).
-CUTLINT_PROBE_MEMBER(e_tensors, tensors)
-CUTLINT_PROBE_MEMBER(e_collective, tensors.collective)
-CUTLINT_PROBE_MEMBER(e_thread, tensors.thread)
-CUTLINT_PROBE_MEMBER(e_tensormaps, tensormaps)
-CUTLINT_PROBE_MEMBER(e_smem_C, tensors.collective.smem_C)
-CUTLINT_PROBE_MEMBER(e_smem_D, tensors.collective.smem_D)
-CUTLINT_PROBE_MEMBER(e_pipeline, pipeline)
-CUTLINT_PROBE_STATIC(s_sched_stages, TileSchedulerStages)
-CUTLINT_PROBE_STATIC(s_stages_c, StagesC)
-CUTLINT_PROBE_STATIC(s_stages_d, StagesD)
-CUTLINT_PROBE_STATIC(s_reuse_smem_c, ReuseSmemC)
-CUTLINT_PROBE_STATIC(s_sched_pipe_stages, SchedulerPipelineStageCount)
+CUTLINT_PRINT_MEMBER(e_tensors, tensors, false)
+CUTLINT_PRINT_MEMBER(e_collective, tensors.collective, false)
+CUTLINT_PRINT_MEMBER(e_thread, tensors.thread, false)
+CUTLINT_PRINT_MEMBER(e_tensormaps, tensormaps, false)
+CUTLINT_PRINT_MEMBER(e_smem_C, tensors.collective.smem_C, false)
+CUTLINT_PRINT_MEMBER(e_smem_D, tensors.collective.smem_D, false)
+CUTLINT_PRINT_MEMBER(e_pipeline, pipeline, false)
+CUTLINT_PRINT_STATIC(s_sched_stages, TileSchedulerStages)
+CUTLINT_PRINT_STATIC(s_stages_c, StagesC)
+CUTLINT_PRINT_STATIC(s_stages_d, StagesD)
+CUTLINT_PRINT_STATIC(s_reuse_smem_c, ReuseSmemC)
+CUTLINT_PRINT_STATIC(s_sched_pipe_stages, SchedulerPipelineStageCount)
 // SM100/SM103 kernel shells and their epilogues (the statics live on the classes themselves).
-CUTLINT_PROBE_STATIC(s_acc_pipe_stages, AccumulatorPipelineStageCount)
-CUTLINT_PROBE_STATIC(s_overlapping_accum, IsOverlappingAccum)
-CUTLINT_PROBE_STATIC(s_tma_update_async, IsTensorMapUpdateAsync)
-CUTLINT_PROBE_STATIC(s_tma_updater_threads, NumTensorMapUpdaterThreads)
-CUTLINT_PROBE_STATIC(s_epilogue_threads, NumEpilogueThreads)
-CUTLINT_PROBE_STATIC(s_dynamic_persistent, IsSchedDynamicPersistent)
-CUTLINT_PROBE_STATIC(s_clc_response_size, CLCResponseSize)
-CUTLINT_PROBE_STATIC(s_thread_count, ThreadCount)
+CUTLINT_PRINT_STATIC(s_acc_pipe_stages, AccumulatorPipelineStageCount)
+CUTLINT_PRINT_STATIC(s_overlapping_accum, IsOverlappingAccum)
+CUTLINT_PRINT_STATIC(s_tma_update_async, IsTensorMapUpdateAsync)
+CUTLINT_PRINT_STATIC(s_tma_updater_threads, NumTensorMapUpdaterThreads)
+CUTLINT_PRINT_STATIC(s_epilogue_threads, NumEpilogueThreads)
+CUTLINT_PRINT_STATIC(s_dynamic_persistent, IsSchedDynamicPersistent)
+CUTLINT_PRINT_STATIC(s_clc_response_size, CLCResponseSize)
+CUTLINT_PRINT_STATIC(s_thread_count, ThreadCount)
 
 // The epilogue subtile (EpilogueTile) M and N, where the epilogue names one.
 template <class E, class = void> struct has_epilogue_tile : std::false_type {};
 template <class E>
 struct has_epilogue_tile<E, std::void_t<typename E::EpilogueTile>> : std::true_type {};
-template <class E> void emit_epilogue_tile(Members& out) {
+template <class E> void emit_epilogue_tile(Out& out) {
   if constexpr (has_epilogue_tile<E>::value) {
-    out.add("epilogue.EpilogueTile.M", static_cast<long long>(cute::size<0>(typename E::EpilogueTile{})));
-    out.add("epilogue.EpilogueTile.N", static_cast<long long>(cute::size<1>(typename E::EpilogueTile{})));
+    out.num("epilogue.EpilogueTile.M", static_cast<long long>(cute::size<0>(typename E::EpilogueTile{})));
+    out.num("epilogue.EpilogueTile.N", static_cast<long long>(cute::size<1>(typename E::EpilogueTile{})));
   }
 }
 
@@ -163,7 +112,7 @@ template <class M>
 struct has_sf_tmem<M, std::void_t<typename M::TiledMma::FrgTypeSFA, typename M::SmemLayoutAtomSFA,
                                   typename M::TiledMma::FrgTypeSFB, typename M::SmemLayoutAtomSFB>>
     : std::true_type {};
-template <class K, class M, class E> void emit_tmem(Members& out) {
+template <class K, class M, class E> void emit_tmem(Out& out) {
   if constexpr (has_tmem_allocator<K>::value && has_epilogue_tile<E>::value) {
     using TiledMma = typename M::TiledMma;
     using AccShape = decltype(cute::partition_shape_C(
@@ -171,15 +120,15 @@ template <class K, class M, class E> void emit_tmem(Members& out) {
     using Acc = decltype(cutlass::detail::make_sm100_accumulator<K::AccumulatorPipelineStageCount,
                                                                  K::IsOverlappingAccum>(
         TiledMma{}, AccShape{}, typename E::EpilogueTile{}));
-    out.add("tmem.accumulators", tmem_columns<Acc>());
-    out.add("tmem.allocated", static_cast<long long>(K::TmemAllocator::Sm100TmemCapacityColumns));
+    out.num("tmem.accumulators", tmem_columns<Acc>());
+    out.num("tmem.allocated", static_cast<long long>(K::TmemAllocator::Sm100TmemCapacityColumns));
     if constexpr (has_sf_tmem<M>::value) {
       using SFA = decltype(cute::make_tensor<typename TiledMma::FrgTypeSFA>(
           cute::shape(typename M::SmemLayoutAtomSFA{})));
       using SFB = decltype(cute::make_tensor<typename TiledMma::FrgTypeSFB>(
           cute::shape(typename M::SmemLayoutAtomSFB{})));
-      out.add("tmem.sfa", tmem_columns<SFA>());
-      out.add("tmem.sfb", tmem_columns<SFB>());
+      out.num("tmem.sfa", tmem_columns<SFA>());
+      out.num("tmem.sfb", tmem_columns<SFB>());
     }
   }
 }
@@ -206,11 +155,11 @@ void report(int line, const char* const* args, int nargs) {
               static_cast<long long>(sizeof(KS)), static_cast<long long>(alignof(KS)),
               static_cast<long long>(GemmKernel::MaxThreadsPerBlock));
   using EP = typename policy_of<Epilogue>::type;
-  Members m;
-  m.add("kernel.sizeof", static_cast<long long>(sizeof(KS)));
-  m.add("kernel.align", static_cast<long long>(alignof(KS)));
-  m.add("mainloop.align", static_cast<long long>(alignof(MS)));
-  m.add("epilogue.align", static_cast<long long>(alignof(ES)));
+  Out m;
+  m.num("kernel.sizeof", static_cast<long long>(sizeof(KS)));
+  m.num("kernel.align", static_cast<long long>(alignof(KS)));
+  m.num("mainloop.align", static_cast<long long>(alignof(MS)));
+  m.num("epilogue.align", static_cast<long long>(alignof(ES)));
   emit_k_tensors<KS>(m, "kernel");
   emit_k_tensors_mainloop<KS>(m, "kernel");
   emit_k_tensors_epilogue<KS>(m, "kernel");

@@ -21,14 +21,21 @@ with the instantiation of the generated file that has the same arguments (`match
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from cutlint.families.probe import PatchError, absolutize_includes
+from cutlint.families.probe import (
+    PRINT_HPP,
+    PatchError,
+    absolutize_includes,
+    printed_type,
+    probe_copy,
+    read_records,
+    require,
+)
 from cutlint.parse import parse_source
 
 LAUNCHER_NAME = "sm80_generic_fused_moe_gemm_kernelLauncher"
@@ -37,7 +44,7 @@ SM80_LAUNCHER_REL = Path(
 )
 OUTPUT_TAG = "CUTLINT_SM80_PROBE "
 
-HELPERS_HPP = (
+HELPERS_HPP = PRINT_HPP + (
     resources.files(__package__).joinpath("data", "probe_helpers.hpp").read_text(encoding="utf-8")
 )
 """The C++ the probe copy of the launcher gets after its includes (`::cutlint_sm80_probe::touch`:
@@ -80,22 +87,16 @@ class Sm80ProbeRow:
     """Everything else the probe printed: traits constants, sizeof/alignof, member offsets."""
 
 
-def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
-    if match is None:
-        raise PatchError(f"patch anchor not found in {launcher}: {what}")
-    return match
-
-
 def patch_launcher(text: str, launcher: Path) -> str:
     """The probe copy of fused_moe_gemm_launcher_sm80.inl (see the module docstring)."""
     text = absolutize_includes(text, launcher.parent)
-    ns = _require(ANCHOR_NAMESPACE.search(text), "namespace ..._oss {", launcher)
-    head = _require(ANCHOR_LAUNCHER.search(text, ns.end()), f"void {LAUNCHER_NAME}(", launcher)
+    ns = require(ANCHOR_NAMESPACE.search(text), "namespace ..._oss {", launcher)
+    head = require(ANCHOR_LAUNCHER.search(text, ns.end()), f"void {LAUNCHER_NAME}(", launcher)
     for param in TEMPLATE_PARAMS:
         if not re.search(rf"\b{param}\b", text[ns.end() : head.start()]):
             raise PatchError(f"template parameter {param} not found in {launcher}")
-    alias = _require(ANCHOR_GEMM_TYPE.search(text, head.end()), "using GemmType = ...;", launcher)
-    end = _require(ANCHOR_BODY_END.search(text, alias.end()), "end of the launcher body", launcher)
+    alias = require(ANCHOR_GEMM_TYPE.search(text, head.end()), "using GemmType = ...;", launcher)
+    end = require(ANCHOR_BODY_END.search(text, alias.end()), "end of the launcher body", launcher)
     removed = text[alias.end() : end.start()]
     if "run_global<GemmType>" not in removed or "kSmemSize" not in removed:
         raise PatchError(f"run-time part after `using GemmType` looks wrong in {launcher}")
@@ -104,45 +105,22 @@ def patch_launcher(text: str, launcher: Path) -> str:
         "  /* cutlint probe: the run-time part of the launcher is replaced by this report */\n"
         f"  ::cutlint_sm80_probe::touch<{targs}>();"
     )
-    return (
-        "#pragma once\n"
-        + text[: ns.start()]
-        + HELPERS_HPP
-        + "\n"
-        + text[ns.start() : alias.end()]
-        + call
-        + text[end.start() :]
-    )
-
-
-def _pretty_type(pretty_function: str) -> str:
-    """`const char* ...::type_name() [with T = cutlass::half_t]` -> `cutlass::half_t`."""
-    m = re.search(r"\[with T = (.+)\]\s*$", pretty_function)
-    if m is None:
-        raise PatchError(f"cannot read a type from the probe's output: {pretty_function!r}")
-    return " ".join(m[1].split())
+    return probe_copy(text, HELPERS_HPP, ns.start(), alias.end(), call, end.start())
 
 
 def parse_output(stdout: str) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
-    for line in stdout.splitlines():
-        if line.startswith(OUTPUT_TAG):
-            try:
-                out.append(json.loads(line[len(OUTPUT_TAG) :]))
-            except json.JSONDecodeError as exc:
-                raise PatchError(f"probe printed malformed JSON: {line[:300]}") from exc
-    return out
+    return read_records(stdout, OUTPUT_TAG)
 
 
 def _key(rec: dict[str, object]) -> tuple[str, ...]:
     return (
-        _pretty_type(str(rec["element"])),
-        _pretty_type(str(rec["weight"])),
+        printed_type(str(rec["element"])),
+        printed_type(str(rec["weight"])),
         str(rec["MaxTileM"]),
         str(rec["TileN"]),
         str(rec["TileK"]),
         str(rec["Stages"]),
-        _pretty_type(str(rec["epilogue_tag"])),
+        printed_type(str(rec["epilogue_tag"])),
     )
 
 

@@ -27,14 +27,20 @@ arguments (``key_of_args``).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from cutlint.families.probe import PatchError
+from cutlint.families.probe import (
+    PRINT_HPP,
+    PatchError,
+    printed_type,
+    probe_copy,
+    read_records,
+    require,
+)
 from cutlint.families.probe import absolutize_includes as _absolutize_includes
 from cutlint.parse import parse_source
 
@@ -44,7 +50,7 @@ LAUNCHER_REL = Path(
 )
 OUTPUT_TAG = "CUTLINT_SM90_MIXED_PROBE "
 
-HELPERS_HPP = (
+HELPERS_HPP = PRINT_HPP + (
     resources.files(__package__).joinpath("data", "probe_helpers.hpp").read_text(encoding="utf-8")
 )
 """The C++ the probe copies of the launchers get after their includes."""
@@ -136,49 +142,35 @@ class Sm90MixedProbeRow:
     """The mainloop TensorStorage's sizeof/alignof and member offsets and sizes."""
 
 
-def _require(match: re.Match[str] | None, what: str, launcher: Path) -> re.Match[str]:
-    if match is None:
-        raise PatchError(f"patch anchor not found in {launcher}: {what}")
-    return match
-
-
 def patch_launcher(text: str, launcher: Path) -> str:
     """The probe copy of fpA_intB_launcher_sm90.inl (see the module docstring)."""
     text = _absolutize_includes(text, launcher.parent)
-    ns = _require(ANCHOR_NAMESPACE.search(text), "namespace tensorrt_llm {", launcher)
-    head = _require(ANCHOR_LAUNCHER.search(text, ns.end()), f"void {LAUNCHER_NAME}(", launcher)
-    alias = _require(
+    ns = require(ANCHOR_NAMESPACE.search(text), "namespace tensorrt_llm {", launcher)
+    head = require(ANCHOR_LAUNCHER.search(text, ns.end()), f"void {LAUNCHER_NAME}(", launcher)
+    alias = require(
         ANCHOR_GEMM_KERNEL.search(text, head.end()), "using GemmKernel = ...;", launcher
     )
-    end = _require(
+    end = require(
         ANCHOR_FAST_BUILD_ELSE.search(text, alias.end()), "} else { std::stringstream ss;", launcher
     )
     removed = text[alias.end() : end.start()]
     if "gemm.run(" not in removed or "initialize(" not in removed:
         raise PatchError(f"run-time part after `using GemmKernel` looks wrong in {launcher}")
-    return (
-        "#pragma once\n"
-        + text[: ns.start()]
-        + HELPERS_HPP
-        + "\n"
-        + text[ns.start() : alias.end()]
-        + TOUCH
-        + text[end.start() :]
-    )
+    return probe_copy(text, HELPERS_HPP, ns.start(), alias.end(), TOUCH, end.start())
 
 
 def patch_moe_launcher(text: str, launcher: Path) -> str:
     """The probe copy of moe_gemm_tma_ws_mixed_input_launcher.inl: the same patch as
     patch_launcher, in `sm90_generic_mixed_moe_gemm_kernelLauncher_impl`."""
     text = _absolutize_includes(text, launcher.parent)
-    ns = _require(ANCHOR_NAMESPACE.search(text), "namespace tensorrt_llm {", launcher)
-    head = _require(
+    ns = require(ANCHOR_NAMESPACE.search(text), "namespace tensorrt_llm {", launcher)
+    head = require(
         ANCHOR_MOE_IMPL.search(text, ns.end()), "void ..._kernelLauncher_impl(", launcher
     )
-    alias = _require(
+    alias = require(
         ANCHOR_GEMM_GROUPED.search(text, head.end()), "using GemmGrouped = ...;", launcher
     )
-    end = _require(ANCHOR_BODY_END.search(text, alias.end()), "end of the _impl body", launcher)
+    end = require(ANCHOR_BODY_END.search(text, alias.end()), "end of the _impl body", launcher)
     removed = text[alias.end() : end.start()]
     if "gemm.run(" not in removed or "initialize(" not in removed:
         raise PatchError(f"run-time part after `using GemmGrouped` looks wrong in {launcher}")
@@ -189,34 +181,11 @@ def patch_moe_launcher(text: str, launcher: Path) -> str:
             " + 100 * static_cast<int>(ScaleMode) +\n          10000 * static_cast<int>(KernelType)",
             "",
         )
-    return (
-        "#pragma once\n"
-        + text[: ns.start()]
-        + HELPERS_HPP
-        + "\n"
-        + text[ns.start() : alias.end()]
-        + touch
-        + text[end.start() :]
-    )
-
-
-def _pretty_type(pretty_function: str) -> str:
-    """`const char* ...::type_name() [with T = cutlass::half_t]` -> `cutlass::half_t`."""
-    m = re.search(r"\[with T = (.+)\]\s*$", pretty_function)
-    if m is None:
-        raise PatchError(f"cannot read a type from the probe's output: {pretty_function!r}")
-    return " ".join(m[1].split())
+    return probe_copy(text, HELPERS_HPP, ns.start(), alias.end(), touch, end.start())
 
 
 def parse_output(stdout: str) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
-    for line in stdout.splitlines():
-        if line.startswith(OUTPUT_TAG):
-            try:
-                out.append(json.loads(line[len(OUTPUT_TAG) :]))
-            except json.JSONDecodeError as exc:
-                raise PatchError(f"probe printed malformed JSON: {line[:300]}") from exc
-    return out
+    return read_records(stdout, OUTPUT_TAG)
 
 
 def _ints(shape: str) -> tuple[int, ...]:
@@ -269,16 +238,16 @@ def moe_key_of_record(rec: dict[str, object]) -> tuple[object, ...]:
 
 def key_of_record(rec: dict[str, object]) -> tuple[object, ...]:
     return (
-        _pretty_type(str(rec["activation"])),
-        _pretty_type(str(rec["weight"])),
-        _pretty_type(str(rec["scale_zero"])),
-        _pretty_type(str(rec["bias"])),
-        _pretty_type(str(rec["output"])),
+        printed_type(str(rec["activation"])),
+        printed_type(str(rec["weight"])),
+        printed_type(str(rec["scale_zero"])),
+        printed_type(str(rec["bias"])),
+        printed_type(str(rec["output"])),
         int(rec["quant_op"]),  # type: ignore[call-overload]
         tuple(int(rec[f"tile_{d}"]) for d in "mnk"),  # type: ignore[call-overload]
         tuple(int(rec[f"cluster_{d}"]) for d in "mnk"),  # type: ignore[call-overload]
-        _schedule(_pretty_type(str(rec["mainloop_schedule"]))),
-        _schedule(_pretty_type(str(rec["epilogue_schedule"]))),
+        _schedule(printed_type(str(rec["mainloop_schedule"]))),
+        _schedule(printed_type(str(rec["epilogue_schedule"]))),
     )
 
 

@@ -1,101 +1,54 @@
-// ---- cutlint JIT-module probe helpers (included by cutlint.verify.jit_probe's header copies) ----
+// ---- cutlint JIT-module probe helpers (included by cutlint.verify.jit_probe's header copies;
+// cutlint.families.probe.PRINT_HPP comes first) ----
 // Prints, at program start, the compile-time numbers of one CUTLASS 3.x kernel type: the stage
 // count, sizeof of the mainloop, epilogue and kernel SharedStorage, member offsets, threads and
 // the register split. Nothing here references device_kernel<GemmKernel>: no GEMM device code.
 #pragma once
-#include <cstddef>
-#include <cstdio>
 #include <initializer_list>
-#include <memory>
-#include <new>
-#include <type_traits>
-#include <utility>
 
 namespace cutlint_jit_probe {
 
-inline void put_str(const char* s) {
-  std::putchar('"');
-  for (; *s; ++s) {
-    unsigned char c = static_cast<unsigned char>(*s);
-    if (c == '"' || c == '\\') { std::putchar('\\'); std::putchar(c); }
-    else if (c < 0x20) { std::printf("\\u%04x", c); }
-    else { std::putchar(c); }
-  }
-  std::putchar('"');
-}
+using cutlint_probe_print::Out;
+using cutlint_probe_print::put_str;
 
-struct Out {
-  bool first = true;
-  void key(const char* k) { std::printf("%s\"%s\": ", first ? "" : ", ", k); first = false; }
-  void num(const char* k, long long v) { key(k); std::printf("%lld", v); }
-};
-
-// offset and size of a (possibly nested) data member, if the struct has it; the struct is never
-// constructed: only member addresses are taken, inside raw storage of the right alignment.
-#define CUTLINT_JIT_MEMBER(ID, PATH)                                                            \
-  template <class T, class = void> struct has_##ID : std::false_type {};                        \
-  template <class T>                                                                            \
-  struct has_##ID<T, std::void_t<decltype(std::declval<T&>().PATH)>> : std::true_type {};       \
-  template <class T> void emit_##ID(Out& out, const char* scope) {                              \
-    if constexpr (has_##ID<T>::value) {                                                         \
-      void* raw = ::operator new(sizeof(T), std::align_val_t(alignof(T)));                      \
-      T* p = static_cast<T*>(raw);                                                              \
-      long long off = reinterpret_cast<const char*>(std::addressof(p->PATH)) -                  \
-                      reinterpret_cast<const char*>(p);                                         \
-      char k[160];                                                                              \
-      std::snprintf(k, sizeof k, "%s.%s.offset", scope, #PATH);                                 \
-      out.num(k, off);                                                                          \
-      std::snprintf(k, sizeof k, "%s.%s.size", scope, #PATH);                                   \
-      out.num(k, static_cast<long long>(sizeof(p->PATH)));                                      \
-      ::operator delete(raw, std::align_val_t(alignof(T)));                                     \
-    }                                                                                           \
-  }
-
-#define CUTLINT_JIT_STATIC(ID, NAME)                                                            \
-  template <class T, class = void> struct has_##ID : std::false_type {};                        \
-  template <class T> struct has_##ID<T, std::void_t<decltype(T::NAME)>> : std::true_type {};   \
-  template <class T> void emit_##ID(Out& out, const char* key) {                                \
-    if constexpr (has_##ID<T>::value) { out.num(key, static_cast<long long>(T::NAME)); }        \
-  }
-
-CUTLINT_JIT_MEMBER(k_pipelines, pipelines)
-CUTLINT_JIT_MEMBER(k_pipelines_mainloop, pipelines.mainloop)
-CUTLINT_JIT_MEMBER(k_pipelines_epi_load, pipelines.epi_load)
-CUTLINT_JIT_MEMBER(k_pipelines_load_order, pipelines.load_order)
-CUTLINT_JIT_MEMBER(k_pipelines_scheduler, pipelines.scheduler)
-CUTLINT_JIT_MEMBER(k_scheduler, scheduler)
-CUTLINT_JIT_MEMBER(k_scheduler_response, scheduler_response)
-CUTLINT_JIT_MEMBER(k_tensors, tensors)
-CUTLINT_JIT_MEMBER(k_tensors_mainloop, tensors.mainloop)
-CUTLINT_JIT_MEMBER(k_tensors_epilogue, tensors.epilogue)
-CUTLINT_JIT_MEMBER(k_tensormaps, tensormaps)
-CUTLINT_JIT_MEMBER(m_smem_A, tensors.smem_A)
-CUTLINT_JIT_MEMBER(m_smem_B, tensors.smem_B)
-CUTLINT_JIT_MEMBER(m_smem_SFA, tensors.smem_SFA)
-CUTLINT_JIT_MEMBER(m_smem_SFB, tensors.smem_SFB)
-CUTLINT_JIT_MEMBER(m_smem_D, tensors.smem_D)
-CUTLINT_JIT_MEMBER(m_smem_L1, tensors.smem_L1)
-CUTLINT_JIT_MEMBER(m_pipeline_storage, pipeline_storage)
-CUTLINT_JIT_MEMBER(m_pipeline_storage_mainloop, pipeline_storage.mainloop)
-CUTLINT_JIT_MEMBER(m_pipeline_storage_lora, pipeline_storage.lora)
-CUTLINT_JIT_MEMBER(m_tensormaps, tensormaps)
-CUTLINT_JIT_MEMBER(e_collective, tensors.collective)
-CUTLINT_JIT_MEMBER(e_thread, tensors.thread)
-CUTLINT_JIT_MEMBER(e_pipeline, pipeline)
-CUTLINT_JIT_MEMBER(e_tensormaps, tensormaps)
+CUTLINT_PRINT_MEMBER(k_pipelines, pipelines, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_mainloop, pipelines.mainloop, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_epi_load, pipelines.epi_load, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_load_order, pipelines.load_order, false)
+CUTLINT_PRINT_MEMBER(k_pipelines_scheduler, pipelines.scheduler, false)
+CUTLINT_PRINT_MEMBER(k_scheduler, scheduler, false)
+CUTLINT_PRINT_MEMBER(k_scheduler_response, scheduler_response, false)
+CUTLINT_PRINT_MEMBER(k_tensors, tensors, false)
+CUTLINT_PRINT_MEMBER(k_tensors_mainloop, tensors.mainloop, false)
+CUTLINT_PRINT_MEMBER(k_tensors_epilogue, tensors.epilogue, false)
+CUTLINT_PRINT_MEMBER(k_tensormaps, tensormaps, false)
+CUTLINT_PRINT_MEMBER(m_smem_A, tensors.smem_A, false)
+CUTLINT_PRINT_MEMBER(m_smem_B, tensors.smem_B, false)
+CUTLINT_PRINT_MEMBER(m_smem_SFA, tensors.smem_SFA, false)
+CUTLINT_PRINT_MEMBER(m_smem_SFB, tensors.smem_SFB, false)
+CUTLINT_PRINT_MEMBER(m_smem_D, tensors.smem_D, false)
+CUTLINT_PRINT_MEMBER(m_smem_L1, tensors.smem_L1, false)
+CUTLINT_PRINT_MEMBER(m_pipeline_storage, pipeline_storage, false)
+CUTLINT_PRINT_MEMBER(m_pipeline_storage_mainloop, pipeline_storage.mainloop, false)
+CUTLINT_PRINT_MEMBER(m_pipeline_storage_lora, pipeline_storage.lora, false)
+CUTLINT_PRINT_MEMBER(m_tensormaps, tensormaps, false)
+CUTLINT_PRINT_MEMBER(e_collective, tensors.collective, false)
+CUTLINT_PRINT_MEMBER(e_thread, tensors.thread, false)
+CUTLINT_PRINT_MEMBER(e_pipeline, pipeline, false)
+CUTLINT_PRINT_MEMBER(e_tensormaps, tensormaps, false)
 // the members of a kernel whose SharedStorage is its own struct (FlashInfer's TGV GEMM)
-CUTLINT_JIT_MEMBER(t_A, A)
-CUTLINT_JIT_MEMBER(t_B, B)
-CUTLINT_JIT_MEMBER(t_full, tma_mma_full_barrier)
-CUTLINT_JIT_MEMBER(t_empty, tma_mma_empty_barrier)
-CUTLINT_JIT_MEMBER(t_epilog_full, tma_epilog_full_barrier)
-CUTLINT_JIT_MEMBER(t_mma_epilog_full, mma_epilog_full_barrier)
-CUTLINT_JIT_MEMBER(t_tmem_base_ptr, tmem_base_ptr)
-CUTLINT_JIT_STATIC(s_load_regs, LoadRegisterRequirement)
-CUTLINT_JIT_STATIC(s_mma_regs, MmaRegisterRequirement)
-CUTLINT_JIT_STATIC(s_stages_c, StagesC)
-CUTLINT_JIT_STATIC(s_stages_d, StagesD)
-CUTLINT_JIT_STATIC(s_reuse_smem_c, ReuseSmemC)
+CUTLINT_PRINT_MEMBER(t_A, A, false)
+CUTLINT_PRINT_MEMBER(t_B, B, false)
+CUTLINT_PRINT_MEMBER(t_full, tma_mma_full_barrier, false)
+CUTLINT_PRINT_MEMBER(t_empty, tma_mma_empty_barrier, false)
+CUTLINT_PRINT_MEMBER(t_epilog_full, tma_epilog_full_barrier, false)
+CUTLINT_PRINT_MEMBER(t_mma_epilog_full, mma_epilog_full_barrier, false)
+CUTLINT_PRINT_MEMBER(t_tmem_base_ptr, tmem_base_ptr, false)
+CUTLINT_PRINT_STATIC(s_load_regs, LoadRegisterRequirement)
+CUTLINT_PRINT_STATIC(s_mma_regs, MmaRegisterRequirement)
+CUTLINT_PRINT_STATIC(s_stages_c, StagesC)
+CUTLINT_PRINT_STATIC(s_stages_d, StagesD)
+CUTLINT_PRINT_STATIC(s_reuse_smem_c, ReuseSmemC)
 
 struct no_policy {};
 template <class T, class = void> struct policy_of { using type = no_policy; };

@@ -1,81 +1,22 @@
 // ---- cutlint nvcc probe helpers for the SM80 fused MoE launcher ----
-// Inserted by cutlint.verify.sm80_fused_moe_probe after the includes of the probe copy of
-// fused_moe_gemm_launcher_sm80.inl. The launcher keeps its text up to `using GemmType = ...;`;
+// Inserted (after cutlint.families.probe.PRINT_HPP) by cutlint.verify.sm80_fused_moe_probe after
+// the includes of the probe copy of fused_moe_gemm_launcher_sm80.inl. The launcher keeps its text up to `using GemmType = ...;`;
 // the rest of its body becomes `::cutlint_sm80_probe::touch<GemmType, ...>();`, which makes
 // the explicit instantiation odr-use a static member whose initializer prints the numbers at
 // program start. Nothing references fused_moe::run_global<GemmType>, so no kernel is generated.
-#include <cstdio>
-#include <cstring>
-#include <memory>
-#include <new>
-#include <type_traits>
-#include <utility>
-
 namespace cutlint_sm80_probe {
 
-// gcc's __PRETTY_FUNCTION__ ends in "[with T = <the type>]": the type as the compiler spells it.
-template <class T>
-const char* type_name() {
-  return __PRETTY_FUNCTION__;
-}
+using cutlint_probe_print::Out;
+using cutlint_probe_print::type_name;
 
-struct Out {
-  bool first = true;
-  void key(const char* k) {
-    std::printf("%s\"%s\": ", first ? "" : ", ", k);
-    first = false;
-  }
-  void num(const char* k, long long v) {
-    key(k);
-    std::printf("%lld", v);
-  }
-  void str(const char* k, const char* s) {
-    key(k);
-    std::putchar('"');
-    for (; *s; ++s) {
-      unsigned char c = static_cast<unsigned char>(*s);
-      if (c == '"' || c == '\\') {
-        std::putchar('\\');
-        std::putchar(c);
-      } else if (c >= 0x20) {
-        std::putchar(c);
-      }
-    }
-    std::putchar('"');
-  }
-};
-
-// Offset and size of a data member, if the struct has one of that name (the gated storage has
-// smem_fc1_gate_weight, the plain one does not). Only addresses inside raw storage are taken.
-#define CUTLINT_SM80_MEMBER(NAME)                                                              \
-  template <class T, class = void>                                                             \
-  struct has_##NAME : std::false_type {};                                                      \
-  template <class T>                                                                           \
-  struct has_##NAME<T, std::void_t<decltype(std::declval<T&>().NAME)>> : std::true_type {};   \
-  template <class T>                                                                           \
-  void emit_##NAME(Out& out, const char* scope) {                                              \
-    if constexpr (has_##NAME<T>::value) {                                                      \
-      void* raw = ::operator new(sizeof(T), std::align_val_t(alignof(T)));                     \
-      T* p = static_cast<T*>(raw);                                                             \
-      long long off = reinterpret_cast<const char*>(std::addressof(p->NAME)) -                 \
-                      reinterpret_cast<const char*>(p);                                        \
-      char key[160];                                                                           \
-      std::snprintf(key, sizeof key, "%s.%s.offset", scope, #NAME);                            \
-      out.num(key, off);                                                                       \
-      std::snprintf(key, sizeof key, "%s.%s.size", scope, #NAME);                              \
-      out.num(key, static_cast<long long>(sizeof(p->NAME)));                                   \
-      std::snprintf(key, sizeof key, "%s.%s.align", scope, #NAME);                             \
-      out.num(key, static_cast<long long>(alignof(decltype(p->NAME))));                        \
-      ::operator delete(raw, std::align_val_t(alignof(T)));                                    \
-    }                                                                                          \
-  }
-
+// Offset, size and alignment of a data member, if the struct has one of that name (the gated
+// storage has smem_fc1_gate_weight, the plain one does not).
 // Fused_Moe_Kernel_traits_sm80::SharedStorageNormal / SharedStorageGate
 // (cutlass_extensions/gemm/kernel/fused_moe_kernel_traits.cuh).
-CUTLINT_SM80_MEMBER(smem_input)
-CUTLINT_SM80_MEMBER(smem_fc1_gate_weight)
-CUTLINT_SM80_MEMBER(smem_fc1_weight)
-CUTLINT_SM80_MEMBER(smem_o)
+CUTLINT_PRINT_MEMBER(smem_input, smem_input, true)
+CUTLINT_PRINT_MEMBER(smem_fc1_gate_weight, smem_fc1_gate_weight, true)
+CUTLINT_PRINT_MEMBER(smem_fc1_weight, smem_fc1_weight, true)
+CUTLINT_PRINT_MEMBER(smem_o, smem_o, true)
 
 template <class Traits>
 void emit_traits(Out& out, const char* scope) {

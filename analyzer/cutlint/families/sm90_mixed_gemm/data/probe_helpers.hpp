@@ -1,77 +1,20 @@
 // ---- cutlint nvcc probe helpers for the SM90 mixed-input launchers ----
-// Inserted by cutlint.verify.sm90_mixed_probe after the includes of the probe copy of
-// fpA_intB_launcher_sm90.inl (or the mixed-input MoE launcher). The launcher keeps its text up
+// Inserted (after cutlint.families.probe.PRINT_HPP) by cutlint.verify.sm90_mixed_probe after the
+// includes of the probe copy of fpA_intB_launcher_sm90.inl (or the mixed-input MoE launcher). The launcher keeps its text up
 // to `using GemmKernel = ...;`; the rest of the run-time part becomes
 // `::cutlint_sm90_mixed_probe::touch<...>();`, which makes the explicit instantiation odr-use a
 // static member whose initializer prints the numbers at program start. Nothing references
 // device_kernel<GemmKernel>, so no GEMM device code is generated.
-#include <cstdio>
-#include <cstring>
-#include <memory>
-#include <new>
-#include <type_traits>
-#include <utility>
-
 namespace cutlint_sm90_mixed_probe {
 
-// gcc's __PRETTY_FUNCTION__ ends in "[with T = <the type>]": the type as the compiler spells it.
-template <class T>
-const char* type_name() {
-  return __PRETTY_FUNCTION__;
-}
-
-struct Out {
-  bool first = true;
-  void key(const char* k) {
-    std::printf("%s\"%s\": ", first ? "" : ", ", k);
-    first = false;
-  }
-  void num(const char* k, long long v) {
-    key(k);
-    std::printf("%lld", v);
-  }
-  void str(const char* k, const char* s) {
-    key(k);
-    std::putchar('"');
-    for (; *s; ++s) {
-      unsigned char c = static_cast<unsigned char>(*s);
-      if (c == '"' || c == '\\') {
-        std::putchar('\\');
-        std::putchar(c);
-      } else if (c >= 0x20) {
-        std::putchar(c);
-      }
-    }
-    std::putchar('"');
-  }
-};
+using cutlint_probe_print::Out;
+using cutlint_probe_print::type_name;
 
 // Offset and size of a data member of the mainloop's TensorStorage, if it has one of that name.
-#define CUTLINT_SM90_MIXED_MEMBER(NAME)                                                        \
-  template <class T, class = void>                                                             \
-  struct has_##NAME : std::false_type {};                                                      \
-  template <class T>                                                                           \
-  struct has_##NAME<T, std::void_t<decltype(std::declval<T&>().NAME)>> : std::true_type {};   \
-  template <class T>                                                                           \
-  void emit_##NAME(Out& out, const char* scope) {                                              \
-    if constexpr (has_##NAME<T>::value) {                                                      \
-      void* raw = ::operator new(sizeof(T), std::align_val_t(alignof(T)));                     \
-      T* p = static_cast<T*>(raw);                                                             \
-      long long off = reinterpret_cast<const char*>(std::addressof(p->NAME)) -                 \
-                      reinterpret_cast<const char*>(p);                                        \
-      char key[160];                                                                           \
-      std::snprintf(key, sizeof key, "%s.%s.offset", scope, #NAME);                            \
-      out.num(key, off);                                                                       \
-      std::snprintf(key, sizeof key, "%s.%s.size", scope, #NAME);                              \
-      out.num(key, static_cast<long long>(sizeof(p->NAME)));                                   \
-      ::operator delete(raw, std::align_val_t(alignof(T)));                                    \
-    }                                                                                          \
-  }
-
-CUTLINT_SM90_MIXED_MEMBER(smem_A)
-CUTLINT_SM90_MIXED_MEMBER(smem_B)
-CUTLINT_SM90_MIXED_MEMBER(smem_scale)
-CUTLINT_SM90_MIXED_MEMBER(smem_zero)
+CUTLINT_PRINT_MEMBER(smem_A, smem_A, false)
+CUTLINT_PRINT_MEMBER(smem_B, smem_B, false)
+CUTLINT_PRINT_MEMBER(smem_scale, smem_scale, false)
+CUTLINT_PRINT_MEMBER(smem_zero, smem_zero, false)
 
 template <class Kernel, class Mainloop, class Epilogue, class Activation, class Weight,
           class ScaleZero, class Bias, class Output, int QuantOp, class Tile, class Cluster,
