@@ -806,3 +806,16 @@ def test_item14_a_prefix_misspelling_elsewhere_than_a_statement_is_not_a_call(
     path = tmp_path / "x.cu"
     path.write_text(text)
     assert "CUT018" not in codes(path)
+
+
+# -- 18 (rest): pregen says a runner's note once -------------------------------------------------
+
+
+def test_pregen_notes_a_missing_runner_once() -> None:
+    """The three SVDQuant runner variants share a label: a release without them was noted three
+    times, word for word (found by running docs/pregen.md's command for its snapshot)."""
+    from cutlint.model.arch import arch_for
+    from cutlint.pregen.gemm_runners import gemm_runner_tactics
+
+    _, notes, _ = gemm_runner_tactics("0.7.2.post1", arch_for("sm_120"))
+    assert notes and len(notes) == len(set(notes)), notes
