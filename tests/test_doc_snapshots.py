@@ -41,7 +41,8 @@ def test_the_docs_show_commands_to_run() -> None:
 )
 def test_a_doc_shows_what_the_command_prints(command: object) -> None:
     shown = command.shown  # type: ignore[attr-defined]
-    now = TOOL.run(command.command)  # type: ignore[attr-defined]
+    slow = command.slow  # type: ignore[attr-defined]
+    now = TOOL.run(command.command, TOOL.SLOW_TIMEOUT if slow else 600)  # type: ignore[attr-defined]
     assert TOOL.matches(shown, now), (
         f"{_id(command)}: the output changed; if that is right, run "
         "`python -m tests.tools.update_doc_snapshots` and read the diff"

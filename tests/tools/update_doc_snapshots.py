@@ -41,6 +41,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -49,6 +50,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^```console\n(.*?)^```\n", re.M | re.S)
 SLOW = "<!-- snapshot: slow -->"
+SLOW_TIMEOUT = 1800
+"""Seconds a slow block may take: `verify` compiles 16 files with nvcc (250 s of wall on an idle
+2-core machine, over 600 s on a loaded one)."""
 ELLIPSIS = re.compile(r"^[\s│├└─]*\.\.\.$")
 FILTERS = (
     (re.compile(re.escape(str(ROOT))), "[ROOT]"),
@@ -93,20 +97,28 @@ def commands(doc: Path) -> list[Command]:
 
 
 def run(command: str, timeout: float = 600) -> str:
-    """What `command` prints, as the doc shows it: stdout and stderr, then `[exit N]`."""
+    """What `command` prints, as the doc shows it: stdout and stderr, then `[exit N]`. A command
+    that outlives `timeout` is stopped with everything it started (its own session: bash's
+    children, a verify's nvcc), not left running, and raises TimeoutExpired."""
     env = dict(os.environ, COLUMNS="100", NO_COLOR="1", CUTLINT_PARSE_TIMEOUT="120")
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.pop("FORCE_COLOR", None)
-    done = subprocess.run(
+    proc = subprocess.Popen(
         ["bash", "-c", command],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=timeout,
-        check=False,
+        start_new_session=True,
     )
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout)
     out = done.stdout if done.stdout.endswith("\n") or not done.stdout else done.stdout + "\n"
     for pattern, placeholder in FILTERS:
         out = pattern.sub(placeholder, out)
@@ -204,7 +216,7 @@ def update(doc: Path, slow: bool = False) -> int:
     for c in reversed(commands(doc)):
         if c.slow and not slow:
             continue
-        now = run(c.command)
+        now = run(c.command, SLOW_TIMEOUT if c.slow else 600)
         if matches(c.shown, now):
             continue
         now = refit(c.shown, now)
