@@ -3,10 +3,11 @@ cutlint reads with no input problem) and changes it one way.
 
 - **unnamed bad input**: a change nvcc rejects (an extra `<`, a dropped `>`, `Int<128.0>`,
   `Int<0x80000000>`, an arch tag CUTLASS does not declare, a space inside a name, an `@` in an
-  argument) must be named by an input rule (CUT001-CUT019 but the notes CUT010, CUT020, CUT021);
+  argument, a byte changed, dropped or a space added in a producer macro's `INSTANTIATE_`
+  prefix) must be named by an input rule (CUT001-CUT019 but the notes CUT010, CUT020, CUT021);
 - **broken equivalence**: a change C++ reads the same (a line splice inside a macro name, a
-  number in hex or with digit separators, digraph braces, CRLF line ends, a comment between
-  arguments) must leave every instantiation's name, verdict and rules as they were.
+  number in hex or with digit separators, digraphs for braces, brackets and directives (`%:if`,
+  `%:define`, `%:%:`), CRLF line ends, a comment between arguments) must leave every instantiation's name, verdict and rules as they were.
 
 Run in-process (`api.check`, no worker pool): a few hundred a minute.
 """
@@ -20,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cutlint import api
+from cutlint.sources.macro_names import PRODUCER_MACROS
 
 FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
 _NOTES = {"CUT010", "CUT020", "CUT021"}
@@ -27,6 +29,10 @@ _INT = re.compile(rb"Int<([1-9][0-9]*)>")
 _MACRO = re.compile(rb"INSTAN(?:TIATE|CE)_[A-Za-z0-9_]+(?=\s*\()")
 _SCHEDULE = re.compile(rb"cutlass::(?:gemm|epilogue)::([A-Za-z][A-Za-z0-9]{5,})")
 _ARCH = re.compile(rb"\((Sm1[02][01])\s*,")
+_PRODUCER_MACRO = re.compile(
+    rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in PRODUCER_MACROS) + rb")(?=\s*\()"
+)
+_DIRECTIVE = re.compile(rb"(?m)^([ \t]*)#")
 
 Row = tuple[int, str, str, tuple[str, ...]]
 
@@ -80,6 +86,12 @@ BAD: dict[str, Callable[[bytes], bytes]] = {
         _SCHEDULE, lambda m: m[0][: len(m[0]) - 3] + b" " + m[0][len(m[0]) - 3 :], t
     ),
     "@ in an argument": lambda t: _sub_all(_INT, lambda m: b"Int<" + m[1] + b"@>", t),
+    # A flipped byte in the prefix the parser finds macro calls by (CUT018 names it).
+    "prefix byte changed": lambda t: _sub_all(
+        _PRODUCER_MACRO, lambda m: m[0].replace(b"TIATE_", b"TIATF_").replace(b"CE_", b"CF_"), t
+    ),
+    "prefix byte dropped": lambda t: _sub_all(_PRODUCER_MACRO, lambda m: m[0][1:], t),
+    "space in the prefix": lambda t: _sub_all(_PRODUCER_MACRO, lambda m: b"IN " + m[0][2:], t),
 }
 
 EQUIVALENT: dict[str, Callable[[bytes], bytes]] = {
@@ -91,6 +103,8 @@ EQUIVALENT: dict[str, Callable[[bytes], bytes]] = {
         _INT, lambda m: b"Int<" + (m[1][:1] + b"'" + m[1][1:] if len(m[1]) > 1 else m[1]) + b">", t
     ),
     "digraph braces": lambda t: t.replace(b"{\n", b"<%\n").replace(b"\n}", b"\n%>"),
+    "digraph directives": lambda t: _DIRECTIVE.sub(rb"\1%:", t).replace(b"##", b"%:%:"),
+    "digraph brackets": lambda t: t.replace(b"[", b"<:").replace(b"]", b":>"),
     "CRLF": lambda t: t.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"),
     "comment before a comma": lambda t: _sub_all(_INT, lambda m: m[0] + b" /* , ) > */", t),
 }
@@ -100,7 +114,6 @@ def one(rng: random.Random, work: Path) -> tuple[str, str | None]:
     """One change to one seed: (`kind: change on seed`, a failure or None)."""
     seed = rng.choice(seeds())
     text = seed.read_bytes()
-    expected, _ = rows(seed)
     bad = rng.random() < 0.5
     table = BAD if bad else EQUIVALENT
     name = rng.choice(sorted(table))
@@ -109,6 +122,10 @@ def one(rng: random.Random, work: Path) -> tuple[str, str | None]:
     if changed == text:
         return f"unchanged: {what}", None  # nothing to change in this seed
     path = work / "x.cu"
+    # The seed as it reads in the same place: a file's context includes what lies beside it
+    # (the headers it includes, whose macros say what its arguments mean).
+    path.write_bytes(text)
+    expected, _ = rows(path)
     path.write_bytes(changed)
     got, inputs = rows(path)
     if bad and not inputs:

@@ -42,3 +42,23 @@ def test_the_unknown_arch_tag_is_named_before_the_arity(tmp_path: Path) -> None:
     path.write_bytes(seed.read_bytes().replace(b"(Sm100,", b"(Sm999,"))
     _, inputs = oracles.rows(path)
     assert "CUT017" in inputs
+
+
+@pytest.mark.parametrize("name", ["digraph directives", "digraph brackets"])
+def test_the_digraph_spellings_keep_every_seed(tmp_path: Path, name: str) -> None:
+    """`%:include`, `%:if`, `%:define`, `%:%:`, `<:` and `:>` are read as `#`, `##`, `[` and `]`
+    (issue 25 item 16): on every seed that holds them, the rows are the plain spelling's."""
+    changed_seeds = 0
+    for seed in oracles.seeds():
+        text = seed.read_bytes()
+        changed = oracles.EQUIVALENT[name](text)
+        if changed == text:
+            continue
+        path = tmp_path / "x.cu"
+        path.write_bytes(text)  # in the same place: what lies beside a file is its context
+        expected, _ = oracles.rows(path)
+        path.write_bytes(changed)
+        got, _ = oracles.rows(path)
+        assert [r[1:] for r in got] == [r[1:] for r in expected], f"{name} on {seed}"
+        changed_seeds += 1
+    assert changed_seeds

@@ -13,7 +13,7 @@ comes back as its ParsedFile and is judged here (its result is one CUT007 diagno
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -139,13 +139,20 @@ def _outcomes(
     then = stage if in_workers else None
     job = Job(defines=dict(options.defines), undefines=tuple(options.undefines), then=then)
     fresh = _parsed_stream(misses, job, jobs, options)
-    for i, e in enumerate(entries):
-        if e.problem is not None:
-            yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
-        elif i in hits:
-            yield hits.pop(i)
-        else:
-            yield _received(next(fresh), stage)
+    try:
+        for i, e in enumerate(entries):
+            if e.problem is not None:
+                yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
+            elif i in hits:
+                yield hits.pop(i)
+            else:
+                yield _received(next(fresh), stage)
+    finally:
+        # The pool's stream stops its workers when it is closed. Left to the garbage collector,
+        # it was closed at interpreter exit when a caught exception's traceback held it in a
+        # cycle (a CUT012), after the pipes were gone: "Exception ignored ... Bad file
+        # descriptor" on stderr.
+        fresh.close()
 
 
 def _received(got: object, stage: JudgeStage) -> Outcome:
@@ -181,7 +188,7 @@ def _kept(cache: ResultCache | None, path: str, options: CheckOptions) -> Outcom
 
 def _parsed_stream(
     files: list[str], job: Job, jobs: int, options: CheckOptions
-) -> Iterator[object]:
+) -> Generator[object, None, None]:
     if jobs <= 0 or not files:
         from cutlint.parse.worker import parse_file
 

@@ -173,7 +173,7 @@ def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: Lin
         return None
     rhs_at = head.end()
     rhs_text = body[rhs_at:semi]
-    spelled = calls.normalize(masked.uncommented[rhs_at:semi])
+    spelled = calls.normalize(masked.spelled(rhs_at, semi))
     spelled = _TYPENAME.sub("", spelled)
     name = head.group(1).decode("utf-8", "replace")
     line = line_of(start)
@@ -188,7 +188,7 @@ def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: Lin
     if lead < 0 or lead not in brackets.pairs:
         return None
     args = tuple(
-        calls.normalize(masked.uncommented[rhs_at + a : rhs_at + b]) for a, b in brackets.args(lead)
+        calls.normalize(masked.spelled(rhs_at + a, rhs_at + b)) for a, b in brackets.args(lead)
     )
     rest = calls.normalize(rhs_text[brackets.pairs[lead] + 1 :])
     member = rest.removeprefix("::").strip() or None

@@ -238,8 +238,13 @@ def skeleton(masked: MaskedText, directives: Sequence[Directive]) -> bytes:
     return bytes(out)
 
 
+# `count` reads the raw text, where a directive may still be spelled `%:` (lexmask's digraphs).
+_RAW_DIRECTIVE_START = re.compile(rb"\n[ \t\f\v\r]*(?:#|%:)")
+_RAW_FIRST_LINE_DIRECTIVE = re.compile(rb"[ \t\f\v\r]*(?:#|%:)")
+
+
 def count(text: bytes) -> int:
-    """How many lines of `text` start with `#` (an upper bound on its directives: comments are
-    not masked), without building the directives."""
-    first = 1 if _FIRST_LINE_DIRECTIVE.match(text) else 0
-    return first + sum(1 for _ in _DIRECTIVE_START.finditer(text))
+    """How many lines of `text` start with `#` or `%:` (an upper bound on its directives:
+    comments are not masked), without building the directives."""
+    first = 1 if _RAW_FIRST_LINE_DIRECTIVE.match(text) else 0
+    return first + sum(1 for _ in _RAW_DIRECTIVE_START.finditer(text))

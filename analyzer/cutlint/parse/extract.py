@@ -200,7 +200,7 @@ def parse_source(
 def _too_many(path: str, text: bytes) -> InputProblem | None:
     """A deterministic refusal of a file too big to parse within the time limit."""
     # Upper bounds first: a file with few `#` and few macro names costs nothing to check.
-    if text.count(b"#") > MAX_DIRECTIVES:
+    if text.count(b"#") + text.count(b"%:") > MAX_DIRECTIVES:
         count = directives.count(text)
         if count > MAX_DIRECTIVES:
             return problem(

@@ -42,6 +42,15 @@ _LEXEMES = re.compile(
 # iteration of a repeated group, so `(?:x|y)*` over a 10 MB comment line cost 1.4 GB; here a
 # group repeats once per backslash, and runs of ordinary bytes are one single-character repeat.
 
+# C++'s alternative tokens ([lex.digraph]): `<:` `:>` `<%` `%>` `%:` `%:%:` are `[` `]` `{` `}`
+# `#` `##` to the preprocessor, so `%:include` and `%:if` are directives. The lexer takes the
+# longest token ([lex.pptoken]/3), so `::` and `<<` are not broken up; `<::` not followed by `:`
+# or `>` is `<` then `::` (`vector<::std::size_t>`). The first alternative of the pattern is what
+# is left as it is.
+_DIGRAPH = re.compile(rb"(<::(?![:>])|<<|::)|%:%:|<:|:>|<%|%>|%:")
+_PLAIN = {b"<:": b"[", b":>": b"]", b"<%": b"{", b"%>": b"}", b"%:": b"#", b"%:%:": b"##"}
+_MAY_HOLD_DIGRAPH = (b"<:", b":>", b"<%", b"%>", b"%:")
+
 # bytes.translate table: every byte becomes a space except the newline.
 _BLANK = bytes(10 if b == 10 else 32 for b in range(256))
 
@@ -73,6 +82,27 @@ class MaskedText:
     """(start, end) of every string and character literal."""
     unterminated: tuple[Unterminated, ...] = ()
     """Comments and literals that run to the end of their line or of the file."""
+    padding: tuple[int, ...] = ()
+    """Offsets of the spaces that pad a digraph's plain token to the digraph's length in `code`
+    and `uncommented` (`<:` is `[ ` there), sorted: `spelled` leaves them out."""
+
+    def spelled(self, start: int, end: int) -> bytes:
+        """`uncommented[start:end]` with each digraph spelled as its plain token, unpadded: an
+        argument reads the same whichever way it was spelled."""
+        text = self.uncommented[start:end]
+        if not self.padding:
+            return text
+        lo = bisect.bisect_left(self.padding, start)
+        hi = bisect.bisect_left(self.padding, end, lo)
+        if lo == hi:
+            return text
+        out = bytearray()
+        at = start
+        for pad in self.padding[lo:hi]:
+            out += self.uncommented[at:pad]
+            at = pad + 1
+        out += self.uncommented[at:end]
+        return bytes(out)
 
     def in_spans(self, spans: tuple[tuple[int, int], ...], offset: int) -> bool:
         i = bisect.bisect_right(spans, (offset, 1 << 62)) - 1
@@ -149,6 +179,7 @@ def mask(original: bytes) -> MaskedText:
             what = _unterminated_literal(original, m, start, end)
             if what is not None:
                 open_ended.append(Unterminated(start, end, what))
+    padding = _plain_digraphs(code, uncommented)
     return MaskedText(
         original,
         bytes(uncommented),
@@ -156,7 +187,26 @@ def mask(original: bytes) -> MaskedText:
         tuple(comments),
         tuple(literals),
         tuple(open_ended),
+        padding,
     )
+
+
+def _plain_digraphs(code: bytearray, uncommented: bytearray) -> tuple[int, ...]:
+    """Spell each digraph of the code (comments and literals are blank there already) as its
+    plain token followed by spaces, in both copies; the offsets of those spaces."""
+    if not any(d in code for d in _MAY_HOLD_DIGRAPH):
+        return ()
+    padding: list[int] = []
+    for m in _DIGRAPH.finditer(code):
+        if m.group(1) is not None:
+            continue
+        start, end = m.span()
+        plain = _PLAIN[m.group()]
+        spelled = plain + b" " * (end - start - len(plain))
+        code[start:end] = spelled
+        uncommented[start:end] = spelled
+        padding.extend(range(start + len(plain), end))
+    return tuple(padding)
 
 
 def _unterminated_literal(original: bytes, m: re.Match[bytes], start: int, end: int) -> str | None:

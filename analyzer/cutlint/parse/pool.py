@@ -21,7 +21,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
@@ -197,7 +197,10 @@ def _stop(w: _Worker, kill: bool) -> None:
     if w.process.is_alive():
         w.process.kill()
         w.process.join(2.0)
-    w.conn.close()
+    try:
+        w.conn.close()
+    except OSError:
+        pass  # already closed (the process is going away): nothing left to release
 
 
 def _death(w: _Worker) -> str:
@@ -227,7 +230,9 @@ def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[Parse
     return [r for r in stream(paths, job, jobs, limits) if isinstance(r, ParsedFile)]
 
 
-def stream(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> Iterator[object]:
+def stream(
+    paths: Sequence[str], job: Job, jobs: int, limits: Limits
+) -> Generator[object, None, None]:
     """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
     record as soon as it and every file before it are done: its ParsedFile, or, with
     `job.then`, that stage's output (a file the parser failed on is still a ParsedFile).

@@ -105,4 +105,5 @@ def gemm_runner_tactics(
                     why=v.why,
                 )
             )
-    return out, notes, findings
+    # Runners that share a label (the SVDQuant tactic variants) say the same thing once.
+    return out, list(dict.fromkeys(notes)), findings
