@@ -44,3 +44,6 @@ def test_scaled_mm_sm120_fp8_every_config_with_its_dispatch() -> None:
     # ScaledEpilogue and ScaledEpilogueBias, both output types: 16 kernels, all within 101,376 B.
     assert len(verdicts) == 16
     assert all(v.verdict == FITS for v in verdicts)
+    # Every builder chain is read off clang's sugar and claimed; no model differs from clang.
+    assert all(v.kernel.built and v.kernel.built.mainloop_builder for v in verdicts)
+    assert all(v.model is None or v.model.equals(v.kernel) is not False for v in verdicts)
