@@ -123,3 +123,22 @@ def test_modeled_by_the_sm120_family_equals_the_measured_layout(cutlass_4_5_incl
 
 def test_unclaimed_kernel_stays_measured(cutlass_4_5_include: str) -> None:
     assert model(_read(_kernel(None, 1024, 2), include=cutlass_4_5_include)) == [None]
+
+
+def test_blockwise_with_kernel_schedule_auto_is_the_cooperative_one(
+    cutlass_4_5_include: str,
+) -> None:
+    """vLLM's sm120_blockwise_fp8_config_default: KernelScheduleAuto with scale layouts is the
+    blockwise builder's, cooperative (77,824 B, 2 stages: clang and nvcc)."""
+    tile = "cute::tuple<cute::C<128>, cute::C<128>, cute::C<128>>"
+    auto = "cutlass::gemm::collective::KernelScheduleAuto"
+    built = PINGPONG.model_copy(
+        update={
+            "mainloop_builder": _mainloop(tile, 9216, auto),
+            "epilogue_builder": _epilogue(tile),
+        }
+    )
+    kernel = _kernel(built, 77824, 2)
+    (m,) = model(_read(kernel, include=cutlass_4_5_include))
+    assert m is not None and m.reason is None, m
+    assert m.equals(kernel)
