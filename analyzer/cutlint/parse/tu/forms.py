@@ -22,14 +22,22 @@ from cutlint.tu_records import TuKernel
 KERNEL = "cutlass::gemm::kernel::GemmUniversal"
 MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
 EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
-BLOCKWISE_SCALE_CONFIG = "cutlass::detail::Sm120BlockwiseScaleConfig"
-SM120_ARCH_TAGS = ("cutlass::arch::Sm120", "cutlass::arch::Sm121")
-"""The arch tags whose blockwise builders take Sm120BlockwiseScaleConfig's layouts (other
-arches' scale layouts are left as clang spelled them: no family reads them off a TU yet)."""
+SCALE_CONFIGS = {
+    "cutlass::arch::Sm120": "cutlass::detail::Sm120BlockwiseScaleConfig",
+    "cutlass::arch::Sm121": "cutlass::detail::Sm120BlockwiseScaleConfig",
+    "cutlass::arch::Sm90": "cutlass::detail::Sm90BlockwiseScaleConfig",
+}
+"""The scale configs whose `deduce_layoutSF?()` a blockwise builder of each arch takes
+(cutlass/detail/blockwise_scale_layout.hpp). The granularity is what clang measured; the scale
+majors are not carried (the families' sizes do not depend on them). Other arches' scale layouts
+are left as clang spelled them: no family reads them off a TU yet."""
 
 _C = re.compile(r"cute::C<(-?\d+)>")
 _TUPLE = re.compile(r"cute::tuple<")
-_LAYOUT_AND_SF = re.compile(r"cute::tuple<\s*(cutlass::layout::\w+)\s*,\s*cute::Layout<.*>\s*>$")
+_LAYOUT_AND_SF = re.compile(
+    r"cute::tuple<\s*(cutlass::layout::\w+)\s*(\*?)\s*,\s*cute::Layout<.*>\s*(\*?)\s*>$"
+)
+"""A blockwise operand's (layout tag, scale layout) pair; pointers for a grouped kernel."""
 
 
 def _split(text: str) -> tuple[str, tuple[str, ...]]:
@@ -71,22 +79,23 @@ def _builder_args(
     return (name, args) if count - defaulted <= len(args) <= count else None
 
 
-def _layout(arg: str, sf: str, chain: list[TypeAlias], line: int) -> str:
+def _layout(arg: str, sf: str, config: str, chain: list[TypeAlias], line: int) -> str:
     """A blockwise operand's `cute::tuple<Layout, cute::Layout<...>>` as `cute::tuple<Layout,
-    LayoutSF?>`, with the alias LayoutSF? names added to the chain."""
+    LayoutSF?>`, with the alias LayoutSF? names (`decltype(config::deduce_layoutSF?())`) added
+    to the chain."""
     m = _LAYOUT_AND_SF.match(arg)
     if m is None:
         return arg
     chain.append(
         TypeAlias(
             name=sf,
-            target=f"decltype(ScaleConfig::deduce_layoutSF{sf[-1]}())",
+            target=f"decltype({config}::deduce_layoutSF{sf[-1]}())",
             args=None,
             member=None,
             line=line,
         )
     )
-    return f"cute::tuple<{m[1]}, {sf}>"
+    return f"cute::tuple<{m[1]}{m[2]}, {sf}{m[3]}>"
 
 
 def instantiation(kernel: TuKernel) -> Instantiation | None:
@@ -103,14 +112,15 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     line = site.line
     chain: list[TypeAlias] = []
     ml_args = list(ml[1])
-    if b.scale_granularity is not None and ml_args[0] in SM120_ARCH_TAGS:
-        ml_args[3] = _layout(ml_args[3], "LayoutSFA", chain, line)
-        ml_args[6] = _layout(ml_args[6], "LayoutSFB", chain, line)
+    config = SCALE_CONFIGS.get(ml_args[0])
+    if b.scale_granularity is not None and config is not None:
+        ml_args[3] = _layout(ml_args[3], "LayoutSFA", "ScaleConfig", chain, line)
+        ml_args[6] = _layout(ml_args[6], "LayoutSFB", "ScaleConfig", chain, line)
         if chain:
             chain.append(
                 TypeAlias(
                     name="ScaleConfig",
-                    target=BLOCKWISE_SCALE_CONFIG,
+                    target=config,
                     args=tuple(str(g) for g in b.scale_granularity),
                     member=None,
                     line=line,
@@ -119,6 +129,14 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     for i in (9, 10):
         ml_args[i] = shape(ml_args[i])
     ep_args = list(ep[1])
+    if len(ep_args) == 14:
+        # clang's spelling left FusionOpOrCallbacks out because it is the default
+        # (cutlass/epilogue/collective/collective_builder.hpp): written out, for the families
+        # that read all 15 arguments.
+        d, compute, c = ep_args[10], ep_args[6], ep_args[7]
+        ep_args.append(
+            f"cutlass::epilogue::fusion::LinearCombination<{d}, {compute}, {c}, {compute}>"
+        )
     for i in (2, 3, 4):
         ep_args[i] = shape(ep_args[i])
     problem = shape(b.problem_shape or "?")
