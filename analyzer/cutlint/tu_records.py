@@ -35,6 +35,25 @@ class CallSite(Record):
     )
 
 
+class TuBuilt(Record):
+    """What a kernel was built from, as clang resolved it: the CollectiveBuilders whose
+    `CollectiveOp` are its mainloop and epilogue (canonical spellings, every argument resolved)
+    and `GemmUniversal`'s other arguments. What families claim (`cutlint.parse.tu.forms`)."""
+
+    mainloop_builder: str | None = Field(
+        description="`cutlass::gemm::collective::CollectiveBuilder<...>`; None: not found"
+    )
+    epilogue_builder: str | None = Field(
+        description="`cutlass::epilogue::collective::CollectiveBuilder<...>`; None: not found"
+    )
+    problem_shape: str | None = Field(description="GemmKernel::ProblemShape")
+    tile_scheduler: str | None = Field(description="GemmKernel::TileSchedulerTag")
+    scale_granularity: tuple[int, int, int] | None = Field(
+        default=None,
+        description="a blockwise mainloop's ScaleGranularityM, N, K (CollectiveMma's members)",
+    )
+
+
 class TuKernel(Record):
     """A CUTLASS kernel type the translation unit instantiates, with libclang's own numbers."""
 
@@ -55,6 +74,9 @@ class TuKernel(Record):
     max_threads: int | None = Field(description="GemmKernel::MaxThreadsPerBlock")
     compile_error: str | None = Field(
         default=None, description="the error clang reports instantiating it (a static_assert)"
+    )
+    built: TuBuilt | None = Field(
+        default=None, description="the builders that made it, where clang's sugar names them"
     )
 
     @property
@@ -90,12 +112,49 @@ class TuFinding(Record):
     message: str
 
 
+class TuPart(Record):
+    """One top-level member of the modeled `SharedStorage` (its members summed)."""
+
+    name: str = Field(description="`mainloop`, `epilogue`, `pipelines`, ... as the family names it")
+    offset: int
+    size: int
+
+
+class TuModel(Record):
+    """A family's model of a TU kernel beside clang's measurement (`engine/tu_model.py`)."""
+
+    family: str = Field(description="the family that claimed the kernel's builder chain")
+    title: str = Field(default="", description="the family's one-line title of the recipe")
+    reason: str | None = Field(
+        default=None, description="why the family does not compute it (outside its model)"
+    )
+    shared_storage: int | None = Field(
+        default=None, description="the modeled sizeof(GemmKernel::SharedStorage)"
+    )
+    stages: int | None = Field(default=None, description="the modeled stage count")
+    stage_formula: str = Field(default="", description="the builder's stage arithmetic, in words")
+    parts: tuple[TuPart, ...] = Field(default=(), description="the modeled byte breakdown")
+
+    def equals(self, kernel: TuKernel) -> bool | None:
+        """Whether the model equals clang's layout (bytes and stages); None: nothing to compare."""
+        if self.shared_storage is None or kernel.shared_storage is None:
+            return None
+        return self.shared_storage == kernel.shared_storage and (
+            kernel.stages is None or self.stages == kernel.stages
+        )
+
+
 class TuVerdict(Record):
     kernel: TuKernel
     arch: str
     smem_optin: int
     verdict: str = Field(description="fits / fails initialize() / does not compile / unknown")
     findings: tuple[TuFinding, ...] = ()
+    model: TuModel | None = Field(
+        default=None,
+        description="the family's model where a family claims the kernel; None: measured, not "
+        "explained",
+    )
 
 
 class TuReportError(ValueError):

@@ -23,6 +23,7 @@ SM100_BLOCKSCALED_UMMA_BUILDER = (
 SM120_BLOCKSCALED_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
 SM120_BLOCKWISE_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_blockwise_mma_builder.inl"
 SM120_SPARSE_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_sparse_mma_builder.inl"
+SM120_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_mma_builder.inl"
 SM90_COMMON_SS_SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
 SM90_GMMA_BUILDER = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
 SM90_SPARSE_GMMA_BUILDER = "cutlass/gemm/collective/builders/sm90_sparse_gmma_builder.inl"
@@ -33,6 +34,9 @@ SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING = (
 )
 SM120_MMA_TMA_BLOCKWISE_SCALING = "cutlass/gemm/collective/sm120_mma_tma_blockwise_scaling.hpp"
 SM120_SPARSE_MMA_TMA = "cutlass/gemm/collective/sm120_sparse_mma_tma.hpp"
+SM120_MMA_TMA = "cutlass/gemm/collective/sm120_mma_tma.hpp"
+SM90_VISITOR_TMA_WARPSPECIALIZED = "cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp"
+CUTE_TUPLE = "cute/container/tuple.hpp"
 SM90_MMA_ARRAY_TMA_GMMA_SS_WARPSPECIALIZED = (
     "cutlass/gemm/collective/sm90_mma_array_tma_gmma_ss_warpspecialized.hpp"
 )

@@ -92,6 +92,8 @@ class Epilogue:
     row-major D ("TMA store only supports SW128B for FP6 data type"), and the epilogue stages D
     in shared memory unpacked to a byte (cutlass/float_subbyte.h: get_unpacked_element_type ->
     float_e3m2_unpack8bits_t), so `d_bits` is 8."""
+    evt: Block | None = None
+    """An epilogue visitor tree given as the fusion: its `thread` storage (cutlint.cutlass.sm90_evt)."""
 
     @property
     def header(self) -> str:
@@ -214,6 +216,8 @@ SCATTER = "cutlass_extensions/epilogue/fusion/sm90_visitor_scatter.hpp (FlashInf
 
 def fusion_storage(e: Epilogue) -> Block:
     """`FusionCallbacks::SharedStorage`, the `thread` member of the epilogue's TensorStorage."""
+    if e.evt is not None:
+        return e.evt
     if e.fusion is FusionStorage.EMPTY:
         return empty(
             "thread",

@@ -52,18 +52,25 @@ class EpilogueOperands:
         return 8 if self.d_fp6 else self.d_bits
 
 
-def tile_shape(ops: EpilogueOperands) -> tuple[int, int]:
+EpiTile = tuple[int, int] | None
+"""An explicit EpilogueTile (`Shape<_16, _32>`: M, N); None for EpilogueTileAuto."""
+
+
+def tile_shape(ops: EpilogueOperands, epi_tile: EpiTile = None) -> tuple[int, int]:
     """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override, EpilogueTileAuto: 64x32, or for an FP6 ElementD
-    the 128-wide contiguous extent TMA needs (64x128 row-major D, 128x32 column-major D)."""
+    the 128-wide contiguous extent TMA needs (64x128 row-major D, 128x32 column-major D); an
+    explicit cute::Shape EpilogueTile is returned as given (`is_tuple<EpilogueTileType>`)."""
+    if epi_tile is not None:
+        return epi_tile
     if ops.d_fp6:
         return (128, EPI_TILE_N) if ops.d_column_major else (EPI_TILE_M, 128)
     return EPI_TILE_M, EPI_TILE_N
 
 
-def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
-    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override (EpilogueTileAuto) and
-    sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
-    epi_m, epi_n = tile_shape(ops)
+def shape(tile: Shape3, ops: EpilogueOperands, epi_tile: EpiTile = None) -> EpilogueTile:
+    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override (EpilogueTileAuto, or the
+    explicit tile) and sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
+    epi_m, epi_n = tile_shape(ops, epi_tile)
     epi_tiles = (tile.m // epi_m) * (tile.n // epi_n)
     # SM120_EPILOGUE_BUILDER: StagesD = (IsFP6 && IsRowMajorD) ? 1 : min(EpiTiles, 2)
     stages_d = 1 if ops.d_fp6 and not ops.d_column_major else min(epi_tiles, 2)
@@ -77,19 +84,19 @@ def shape(tile: Shape3, ops: EpilogueOperands) -> EpilogueTile:
         stages_c=stages_c,
         stages_d=stages_d,
         reuse_smem_c=reuse and ops.c_bits > 0,
-        swizzle_align=swizzle_align(ops),
+        swizzle_align=swizzle_align(ops, epi_tile=epi_tile),
         source=f"{SM120_EPILOGUE_BUILDER}: sm120_compute_tile_shape_or_override (EpilogueTileAuto = 64x32, FP6 D "
         "64x128), sm120_get_tma_dispatch_policy (StagesD = FP6 row-major D ? 1 : "
         "min(EpiTiles, 2), StagesC, ReuseSmem)",
     )
 
 
-def swizzle_align(ops: EpilogueOperands, bits: int | None = None) -> int:
+def swizzle_align(ops: EpilogueOperands, bits: int | None = None, epi_tile: EpiTile = None) -> int:
     """`alignment_for_swizzle` (cutlass/detail/layout.hpp: 1 << (B + M + S)) of the D layout (of
     an operand of `bits` smem bits when given, e.g. C): SM120_EPILOGUE_BUILDER
     sm120_get_epilogue_smem_swizzle_layout_atom -> SM90_COMMON_SS_SMEM_SELECTOR, the widest of SW128/SW64/SW32/INTER
     (1024/512/256/128 bits) that divides the contiguous extent (M when D is column-major)."""
-    epi_m, epi_n = tile_shape(ops)
+    epi_m, epi_n = tile_shape(ops, epi_tile)
     contiguous_bits = (epi_m if ops.d_column_major else epi_n) * (
         ops.d_smem_bits if bits is None else bits
     )
@@ -99,10 +106,10 @@ def swizzle_align(ops: EpilogueOperands, bits: int | None = None) -> int:
     return 128
 
 
-def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
+def collective_storage(tile: Shape3, ops: EpilogueOperands, epi_tile: EpiTile = None) -> Block:
     """SM90_EPILOGUE_TMA_WARPSPECIALIZED: the C and D buffers, each aligned to its own layout's swizzle (SmemAlignmentC,
     SmemAlignmentD; the ReuseC union to the larger of the two, MaxSmemAlignment)."""
-    e = shape(tile, ops)
+    e = shape(tile, ops, epi_tile)
     epi_elems = e.m * e.n
     d_tile = epi_elems * ops.d_smem_bits // 8
     d_align = e.swizzle_align
@@ -124,7 +131,7 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
             f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: union CollectiveStorageWithoutC (ElementC = void)",
         )
     c_tile = epi_elems * ops.c_bits // 8
-    c_align = swizzle_align(ops, ops.c_bits)
+    c_align = swizzle_align(ops, ops.c_bits, epi_tile)
     if e.reuse_smem_c:
         align = max(c_align, d_align)
         return union(
@@ -165,18 +172,20 @@ def collective_storage(tile: Shape3, ops: EpilogueOperands) -> Block:
     )
 
 
-def tensor_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
+def tensor_storage(
+    tile: Shape3, ops: EpilogueOperands, fusion: Block, epi_tile: EpiTile = None
+) -> Block:
     """`SharedStorage::TensorStorage {CollectiveStorage collective; FusionStorage thread;}`;
     `fusion` is the FusionCallbacks' SharedStorage, named `thread`."""
     return struct(
         "epilogue",
-        [collective_storage(tile, ops), fusion],
+        [collective_storage(tile, ops, epi_tile), fusion],
         f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage::TensorStorage",
     )
 
 
-def load_pipeline(tile: Shape3, ops: EpilogueOperands) -> Block:
-    stages_c = shape(tile, ops).stages_c
+def load_pipeline(tile: Shape3, ops: EpilogueOperands, epi_tile: EpiTile = None) -> Block:
+    stages_c = shape(tile, ops, epi_tile).stages_c
     return array(
         "epi_load",
         pipeline_storage(stages_c),
@@ -185,11 +194,16 @@ def load_pipeline(tile: Shape3, ops: EpilogueOperands) -> Block:
     )
 
 
-def shared_storage(tile: Shape3, ops: EpilogueOperands, fusion: Block) -> Block:
+def shared_storage(
+    tile: Shape3, ops: EpilogueOperands, fusion: Block, epi_tile: EpiTile = None
+) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: what StageCountAutoCarveout carves out."""
     return struct(
         "CollectiveEpilogue::SharedStorage",
-        [tensor_storage(tile, ops, fusion).at("tensors"), load_pipeline(tile, ops).at("pipeline")],
+        [
+            tensor_storage(tile, ops, fusion, epi_tile).at("tensors"),
+            load_pipeline(tile, ops, epi_tile).at("pipeline"),
+        ],
         f"{SM90_EPILOGUE_TMA_WARPSPECIALIZED}: CollectiveEpilogue::SharedStorage {{TensorStorage tensors; PipelineStorage pipeline;}}",
     )
 

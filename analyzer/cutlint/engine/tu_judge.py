@@ -53,7 +53,14 @@ def judge_kernel(kernel: TuKernel, arch: str) -> TuVerdict:
 
 
 def judge(read: TuRead) -> tuple[TuVerdict, ...]:
-    return tuple(judge_kernel(k, read.arch) for k in read.kernels)
+    """Each kernel's verdict from its measured bytes, with the model of the family that claims
+    it beside them (`tu_model.py`; None: measured, not explained)."""
+    from cutlint.engine.tu_model import model
+
+    return tuple(
+        judge_kernel(k, read.arch).model_copy(update={"model": m})
+        for k, m in zip(read.kernels, model(read), strict=True)
+    )
 
 
 __all__ = ["FAILS", "FITS", "UNDECIDED", "judge", "judge_kernel"]

@@ -8,6 +8,45 @@ from collections.abc import Sequence
 
 from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
 
+MEASURED_ONLY = "measured, not explained"
+
+
+def model_lines(v: TuVerdict) -> list[str]:
+    """The family's model beside the measurement: equal, differing (a defect of the model,
+    shown, never hidden), outside the family's model, or no family (measured, not explained)."""
+    m, k = v.model, v.kernel
+    if m is None:
+        return [f"no family claims it: {MEASURED_ONLY}"]
+    if m.reason is not None:
+        return [f"claimed by {m.family}, not modeled: {m.reason}; {MEASURED_ONLY}"]
+    equals = m.equals(k)
+    stages = f", {m.stages} stages" if m.stages is not None else ""
+    if equals:
+        head = (
+            f"modeled by {m.family}: {_num(m.shared_storage)} B{stages}, equals the measured layout"
+        )
+    else:
+        head = (
+            f"MODEL DIFFERS from the measured layout: {m.family} models "
+            f"{_num(m.shared_storage)} B{stages}, clang measured {_num(k.shared_storage)} B, "
+            f"{_num(k.stages)} stages (a defect of the model)"
+        )
+    out = [head]
+    if m.stage_formula:
+        out.append(f"  stages: {m.stage_formula}")
+    out += [f"  {p.name:<24} @{p.offset:>7,}  {p.size:>7,} B" for p in m.parts]
+    return out
+
+
+def model_counts(verdicts: Sequence[TuVerdict]) -> str:
+    """`16 modeled (16 equal the measured layout, 0 differ), 0 measured only`."""
+    modeled = [v for v in verdicts if v.model is not None and v.model.reason is None]
+    equal = sum(bool(v.model and v.model.equals(v.kernel)) for v in modeled)
+    return (
+        f"{len(modeled)} modeled ({equal} equal the measured layout, {len(modeled) - equal} "
+        f"differ), {len(verdicts) - len(modeled)} measured, not explained"
+    )
+
 
 def _short_path(path: str, root: str) -> str:
     return path[len(root) :].lstrip("/") if root and path.startswith(root) else path
@@ -19,7 +58,7 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
         root = read.command.file.rsplit("/", 1)[0]
         lines.append(f"{read.command.file}  [{read.arch}]")
         how = "from the cache" if read.cached else f"read in {read.seconds:.1f} s"
-        lines.append(f"  {len(verdicts)} CUTLASS kernel(s), {how}")
+        lines.append(f"  {len(verdicts)} CUTLASS kernel(s), {how}; {model_counts(verdicts)}")
         for v in verdicts:
             k = v.kernel
             site = k.chosen_by
@@ -32,6 +71,7 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             lines.append(
                 f"      smem {smem} / {v.smem_optin:,} B (measured, libclang)  -> {v.verdict}"
             )
+            lines += [f"      {line}" for line in model_lines(v)]
             for path in k.paths:
                 conds = " && ".join(k.conditions(path)) or "always"
                 lines.append(f"      when {conds}")
@@ -83,6 +123,8 @@ def render_json(
                     "verdict": v.verdict,
                     "smem_optin": v.smem_optin,
                     "findings": [f.model_dump(mode="json") for f in v.findings],
+                    "model": v.model.model_dump(mode="json") if v.model else None,
+                    "model_equals_measured": v.model.equals(v.kernel) if v.model else None,
                 }
                 for v in verdicts
             ],

@@ -5,6 +5,8 @@ full CUTLASS headers is about 20 s of CPU."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cutlint.engine.tu_judge import FITS, judge
@@ -44,3 +46,47 @@ def test_scaled_mm_sm120_fp8_every_config_with_its_dispatch() -> None:
     # ScaledEpilogue and ScaledEpilogueBias, both output types: 16 kernels, all within 101,376 B.
     assert len(verdicts) == 16
     assert all(v.verdict == FITS for v in verdicts)
+    # Every builder chain is read off clang's sugar, claimed by sm120-dense-gemm and modeled
+    # equal to clang's layout (bytes and stages).
+    assert all(v.model and v.model.family == "sm120-dense-gemm" for v in verdicts)
+    assert all(v.model and v.model.equals(v.kernel) for v in verdicts)
+
+
+def _inputs() -> tuple[Path, Path]:
+    from cutlint.producers.flashinfer.wheel import download_wheel
+    from cutlint.producers.vllm.sdist import download_sdist
+
+    try:
+        vllm = download_sdist("0.34.0")
+        include = download_wheel("0.7.4") / "flashinfer" / "data" / "cutlass" / "include"
+    except Exception as err:  # no network: say so
+        pytest.skip(f"inputs unavailable: {err}")
+    return vllm, include
+
+
+@pytest.mark.parametrize(
+    ("tu", "arch", "count", "family"),
+    [
+        ("scaled_mm_blockwise_sm120_fp8.cu", "12.0a", 6, "sm120-collective-builder"),
+        ("scaled_mm_sm90_fp8.cu", "9.0a", 28, "sm90-collective-builder"),
+    ],
+)
+def test_every_kernel_is_modeled_equal_to_the_measured_layout(
+    tu: str, arch: str, count: int, family: str
+) -> None:
+    """`cutlint tu`'s seam: each kernel's builders as clang resolved them, claimed by a family,
+    whose model equals clang's SharedStorage and stage count (nvcc agrees with clang on all of
+    them: tests/data/nvcc_tu_vllm_truth.json)."""
+    from cutlint.producers.vllm.sdist import cmake_flags
+
+    vllm, include = _inputs()
+    path = vllm / "csrc/quantization/w8a8/cutlass/c3x" / tu
+    read = read_tu(from_flags(path, cmake_flags(vllm, include, arch)), use_cache=False)
+    verdicts = judge(read)
+    assert len(verdicts) == count
+    assert all(v.model and v.model.family == family for v in verdicts)
+    assert all(v.model and v.model.equals(v.kernel) for v in verdicts), [
+        (v.kernel.type_expr, v.model)
+        for v in verdicts
+        if not (v.model and v.model.equals(v.kernel))
+    ]

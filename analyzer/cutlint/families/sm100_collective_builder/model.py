@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cutlint.cutlass import sm90_evt
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_kernel as kernel
 from cutlint.cutlass import sm100_mainloop as ml
@@ -117,6 +118,25 @@ def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
     return r.cluster is not None and r.cluster.m % 2 == 0 and r.tile.m in TWO_SM_TILE_M
 
 
+KERNEL_AUTO = "cutlass::gemm::collective::KernelScheduleAuto"
+EVT_ELEMENT_BYTES = {
+    "float": 4,
+    "cutlass::half_t": 2,
+    "cutlass::bfloat16_t": 2,
+    "cutlass::float_e4m3_t": 1,
+    "cutlass::float_e5m2_t": 1,
+}
+"""sizeof of the elements an epilogue visitor tree's row broadcasts stage (cutlass/numeric_types.h)."""
+
+
+def auto_mainloop_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """KernelScheduleAuto (sm100_common.inl: sm100_make_trivial_tiled_mma): the 2-SM MMA for a
+    static cluster whose M is a multiple of 2 and a tile M that is a multiple of 128, else the
+    1-SM one (a dynamic cluster: 1-SM)."""
+    c = r.cluster
+    return c is not None and c.m % 2 == 0 and r.tile.m % 128 == 0
+
+
 def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic | str:
     """The parts the builders select for `r`, or why the model does not cover the chain."""
     m, e = r.mainloop, r.epilogue
@@ -127,6 +147,8 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     grouped = "GroupProblemShape" in r.problem_shape
     scaled = m[12] in blockwise.KERNEL_SCHEDULES
     two_sm = blockwise.KERNEL_SCHEDULES[m[12]] if scaled else KERNEL_SCHEDULES.get(m[12])
+    if m[12] == KERNEL_AUTO and not grouped:
+        two_sm = auto_mainloop_is_2sm(r)
     if two_sm is None:
         return (
             f"kernel schedule {m[12]}: the model covers KernelTmaWarpSpecialized{{1,2}}SmSm100 and "
@@ -152,9 +174,16 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         return f"epilogue builder {e[0]}, {e[1]}: the model covers the Sm100 OpClassTensorOp one"
     if e[4] != EPILOGUE_TILE_AUTO:
         return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto"
-    if not e[14].startswith(LINEAR_COMBINATION):
+    evt: Block | None = None
+    if e[14].startswith(sm90_evt.TREE + "<") and not grouped:
+        tree = sm90_evt.storage(e[14], r.tile.n, EVT_ELEMENT_BYTES)
+        if isinstance(tree, str):
+            return f"fusion {e[14]}: {tree}"
+        evt = tree
+    elif not e[14].startswith(LINEAR_COMBINATION):
         return (
-            f"fusion {e[14]}: the model covers LinearCombination (an empty FusionCallbacks storage)"
+            f"fusion {e[14]}: the model covers LinearCombination (an empty FusionCallbacks storage) "
+            "and, for one problem, epilogue visitor trees (Sm90TreeVisitor)"
         )
     if e[13] == EPILOGUE_AUTO:
         epi_2sm = auto_epilogue_is_2sm(r)
@@ -202,6 +231,7 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         blockscaled=False,
         n_divides=cutlass.has("sm100_epilogue_tile_n_divides"),
         ptr_array=grouped,
+        evt=evt,
     )
     return Tactic(r, two_sm, mainloop, epilogue, carveout)
 

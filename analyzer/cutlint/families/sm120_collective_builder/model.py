@@ -227,6 +227,8 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
         ):
             return f"elements `{r.element_a}` x `{r.element_b}`: the blockwise builder takes F8F6F4 types"
         g = r.scale_granularity
+        if g is None and schedule.endswith("KernelScheduleAuto"):
+            return f"SM120 schedule `{r.kernel_schedule}` with OpClassTensorOp and plain A/B layouts: the dense f8f6f4 builder (sm120_mma_builder.inl), not modeled by this family"
         if g is None:
             return "the scale granularity (Sm120BlockwiseScaleConfig of LayoutSFA/LayoutSFB) is not read off the chain"
         if t.m % g.m or t.n % g.n or t.k != g.k:

@@ -26,6 +26,7 @@ from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as ptr_array_shell
 from cutlint.cutlass import mainloop as ptr_array_mainloop
 from cutlint.cutlass import sm90_blockwise as blockwise
+from cutlint.cutlass import sm90_evt
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_sparse as sparse
 from cutlint.cutlass.headers import (
@@ -68,6 +69,18 @@ class EpilogueKind(StrEnum):
     NO_SMEM = "nosmem"
 
 
+EVT_ELEMENT_BYTES = {
+    "float": 4,
+    "cutlass::half_t": 2,
+    "cutlass::bfloat16_t": 2,
+    "cutlass::float_e4m3_t": 1,
+    "cutlass::float_e5m2_t": 1,
+    "int32_t": 4,
+    "int": 4,
+}
+"""sizeof of the elements an epilogue visitor tree's row broadcasts stage (cutlass/numeric_types.h)."""
+
+
 @dataclass(frozen=True)
 class Tactic:
     """What changes shared memory or the launch configuration, as the builders resolve it."""
@@ -104,6 +117,9 @@ class Tactic:
     """The epilogue builder's explicit EpilogueTile `cute::Shape<_M, _N>`; None: EpilogueTileAuto."""
     bias_bits: int = 0
     """ElementBias's width of a `LinCombPerColBias` fusion (0: LinearCombination)."""
+    evt: str = ""
+    """An epilogue visitor tree given as the fusion (`Sm90TreeVisitor<...>`, vLLM's scaled-mm
+    epilogues), its spelling: its storage is cutlint.cutlass.sm90_evt's ("": none)."""
     block_scale: blockwise.Granularity | None = None
     """The scale granularity of a blockwise-scaled FP8 mainloop (`...FP8Blockwise` schedules)."""
     sparse: bool = False
@@ -148,6 +164,10 @@ def epilogue_tile(t: Tactic) -> EpilogueTile | None:
 def fusion_storage(t: Tactic) -> Block:
     """`FusionCallbacks::SharedStorage`, the TMA epilogue's `thread` member: LinCombPerColBias
     stages one bias row of the CTA tile's N (Sm90RowBroadcast); LinearCombination has none."""
+    if t.evt:
+        tree = sm90_evt.storage(t.evt, t.tile.n, EVT_ELEMENT_BYTES)
+        assert not isinstance(tree, str), tree  # the recipe's reading returned the reason
+        return tree
     if t.bias_bits:
         return fusions.per_col_bias(t.tile.n, t.bias_bits)
     return fusions.linear_combination(ptr_array=t.grouped)

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
+from cutlint.cutlass import sm90_evt
 from cutlint.cutlass.sm90_blockwise import Granularity
 from cutlint.cutlass.sm90_epilogue_builder import COOPERATIVE_EPI_M, WARP_SPECIALIZED_EPI_M
 from cutlint.cutlass.sm90_gemm_kernel import Shell, Sm90Scheduler
@@ -25,7 +26,12 @@ from cutlint.families.alias_args import (
 )
 from cutlint.families.base import family_toml
 from cutlint.families.sm90_collective_builder import lookup_table, model
-from cutlint.families.sm90_collective_builder.model import EpilogueKind, StagePolicy, Tactic
+from cutlint.families.sm90_collective_builder.model import (
+    EVT_ELEMENT_BYTES,
+    EpilogueKind,
+    StagePolicy,
+    Tactic,
+)
 from cutlint.records import Instantiation, Recipe, Shape3
 
 NAME = "sm90-collective-builder"
@@ -380,7 +386,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
     epilogue = _epilogue(r, kind)
     if isinstance(epilogue, str):
         return epilogue
-    epi_kind, c_bits, d_bits, epi_tile, bias_bits = epilogue
+    epi_kind, c_bits, d_bits, epi_tile, bias_bits, evt = epilogue
     granularity = None if r.block_scale is None else Granularity(*r.block_scale)
     if granularity is not None and (why := granularity.outside(tile)):
         return why
@@ -409,6 +415,7 @@ def tactic_of(r: Sm90CollectiveBuilderRecipe) -> Tactic | str:
         b_k_major=b_k_major,
         epilogue_tile_mn=epi_tile,
         bias_bits=bias_bits,
+        evt=evt,
         block_scale=granularity,
         sparse=is_sparse,
         fp8=fp8,
@@ -548,13 +555,19 @@ def _epilogue_tile(r: Sm90CollectiveBuilderRecipe, shell: Shell) -> tuple[int, i
 
 def _epilogue(
     r: Sm90CollectiveBuilderRecipe, shell: Shell
-) -> tuple[EpilogueKind, int | None, int, tuple[int, int] | None, int] | str:
-    """(kind, C bits or None, D bits, the explicit epilogue tile or None, the bias's bits or 0)."""
+) -> tuple[EpilogueKind, int | None, int, tuple[int, int] | None, int, str] | str:
+    """(kind, C bits or None, D bits, the explicit epilogue tile or None, the bias's bits or 0,
+    the visitor tree given as the fusion or "")."""
     ep = r.epilogue
     schedule = _short(ep[13])
-    bias_bits = _fusion_bias_bits(ep[14])
+    evt = ep[14] if ep[14].startswith(f"{_FUSION}Sm90TreeVisitor<") else ""
+    bias_bits = 0 if evt else _fusion_bias_bits(ep[14])
     if isinstance(bias_bits, str):
         return bias_bits
+    if evt and r.tile is not None:
+        tree = sm90_evt.storage(evt, r.tile.n, EVT_ELEMENT_BYTES)
+        if isinstance(tree, str):
+            return f"epilogue fusion {evt}: {tree}"
     d_bits = _bits(ep[10])
     c_bits = None if ep[7] == "void" else _bits(ep[7])
     if d_bits is None or (ep[7] != "void" and c_bits is None):
@@ -563,10 +576,10 @@ def _epilogue(
     for layout in (ep[8], ep[11]):
         if (_tag(layout) if grouped else layout) not in (_ROW, _COL):
             return f"C/D layout {layout} is not modeled"
-    if grouped and bias_bits:
+    if grouped and (bias_bits or evt):
         return f"epilogue fusion {ep[14]} on a grouped (ptr-array) kernel is not modeled"
     if grouped and schedule == "PtrArrayNoSmemWarpSpecialized":
-        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0
+        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0, ""
     if not grouped and schedule in (
         "NoSmemWarpSpecialized",
         "EpilogueScheduleAuto",
@@ -575,12 +588,12 @@ def _epilogue(
         # EB: EpilogueScheduleAuto picks NoSmemWarpSpecialized (which ignores the epilogue tile);
         # EpilogueTransposed (the swapped-AB tf32 kernels' schedule) is the same
         # Sm90TmaWarpSpecializedAdapter<DefaultEpilogue>
-        if bias_bits:
+        if bias_bits or evt:
             return (
                 f"epilogue fusion {ep[14]} with {schedule}: EB builds NoSmemWarpSpecialized for "
                 "LinearCombination only (does not compile; not modeled)"
             )
-        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0
+        return EpilogueKind.NO_SMEM, c_bits, d_bits, None, 0, ""
     expected = (
         {
             Shell.TMA_COOPERATIVE: "PtrArrayTmaWarpSpecializedCooperative",
@@ -609,4 +622,4 @@ def _epilogue(
         return epi_tile
     if grouped and epi_tile is not None:
         return f"epilogue tile {r.epilogue[4]} on a grouped (ptr-array) kernel is not modeled"
-    return EpilogueKind.TMA, c_bits, d_bits, epi_tile, bias_bits
+    return EpilogueKind.TMA, c_bits, d_bits, epi_tile, bias_bits, evt

@@ -20,7 +20,7 @@ from cutlint.cache_dir import cache_dir
 from cutlint.parse.tu.toolkit import libclang_version
 from cutlint.tu_records import CompileCommand, TuRead
 
-FORMAT = 2
+FORMAT = 3
 """Bumped when the front end's output changes for the same input."""
 
 

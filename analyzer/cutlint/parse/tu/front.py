@@ -17,12 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cutlint.parse.tu import cache, headers
+from cutlint.parse.tu import builders, cache, headers
 from cutlint.parse.tu.arch_macros import supported_macros
 from cutlint.parse.tu.chain import Candidate, Index, Resolver, walk
-from cutlint.parse.tu.probe import TYPES, VALUES, ProbeLine, probe_text
+from cutlint.parse.tu.probe import SUGAR, TYPES, VALUES, ProbeLine, probe_text
 from cutlint.parse.tu.toolkit import find_cuda_path
-from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
+from cutlint.tu_records import CallSite, CompileCommand, TuBuilt, TuKernel, TuRead
 
 _NOT_FOUND = re.compile(r"'(.+)' file not found")
 _INT = re.compile(r"C<(-?\d+)>")
@@ -246,7 +246,9 @@ def _kernels(
 ) -> list[TuKernel]:
     aliases = _aliases(tu, cindex)
     errors = _errors_by_line(tu, cindex, main, lines[0].line if lines else 1 << 30)
-    measured: dict[str, tuple[str, dict[str, int], dict[str, str | None], str | None]] = {}
+    measured: dict[
+        str, tuple[str, dict[str, int], dict[str, str | None], str | None, TuBuilt | None]
+    ] = {}
     for pl, expr in zip(lines, exprs, strict=True):
         k = aliases.get(f"cutlint_k{pl.index}")
         error = errors.get(pl.line)
@@ -261,7 +263,8 @@ def _kernels(
             continue  # a template's name passed on (`Epilogue_`), not a type
         values = {v: _array_size(aliases.get(f"cutlint_k{pl.index}_{v}")) for v in VALUES}
         types = {t: _spelling(aliases.get(f"cutlint_k{pl.index}_{t}")) for t in TYPES}
-        measured[expr] = (kernel, values, types, error)
+        built = _built(aliases, pl.index, values, types, cindex) if error is None else None
+        measured[expr] = (kernel, values, types, error, built)
     paths: dict[str, list[tuple[CallSite, ...]]] = {}
     first: dict[str, Candidate] = {}
     failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
@@ -284,7 +287,7 @@ def _kernels(
         first.setdefault(kernel, cand)
     kernels: list[TuKernel] = []
     for kernel, cand in first.items():
-        _, values, types, error = measured[cand.type_expr]
+        _, values, types, error, built = measured[cand.type_expr]
         kernels.append(
             TuKernel(
                 paths=tuple(paths[kernel]),
@@ -298,9 +301,34 @@ def _kernels(
                 dispatch_policy=types["policy"],
                 elements=_elements(types),
                 compile_error=error,
+                built=built,
             )
         )
     return kernels
+
+
+def _built(
+    aliases: dict[str, Any],
+    index: int,
+    values: dict[str, int],
+    types: dict[str, str | None],
+    cindex: Any,
+) -> TuBuilt | None:
+    """The builders that made candidate `index`'s kernel (builders.py), None for a kernel that
+    is not a CollectiveBuilder-built `GemmUniversal` (no mainloop of that kind)."""
+    if types["mainloop"] is None:
+        return None
+    names = [f"cutlint_k{index}_w", *(f"cutlint_k{index}_s{t}" for t in SUGAR)]
+    starts = [aliases[n].underlying_typedef_type for n in names if n in aliases]
+    found = builders.find(starts, types["mainloop"], types["epilogue"], cindex)
+    scales = (values["scale_m"], values["scale_n"], values["scale_k"])
+    return TuBuilt(
+        mainloop_builder=found.mainloop,
+        epilogue_builder=found.epilogue,
+        problem_shape=types["problem_shape"],
+        tile_scheduler=types["scheduler_tag"],
+        scale_granularity=scales if all(scales) else None,
+    )
 
 
 def _prefix(shorter: Sequence[Any], longer: Sequence[Any]) -> bool:

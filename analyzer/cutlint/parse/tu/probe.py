@@ -51,11 +51,35 @@ CUTLINT_TU_TYPE(policy, typename K::CollectiveMainloop::DispatchPolicy)
 CUTLINT_TU_TYPE(element_a, typename K::CollectiveMainloop::ElementA)
 CUTLINT_TU_TYPE(element_b, typename K::CollectiveMainloop::ElementB)
 CUTLINT_TU_TYPE(element_d, typename K::CollectiveEpilogue::ElementD)
+CUTLINT_TU_TYPE(mainloop, typename K::CollectiveMainloop)
+CUTLINT_TU_TYPE(epilogue, typename K::CollectiveEpilogue)
+CUTLINT_TU_TYPE(problem_shape, typename K::ProblemShape)
+CUTLINT_TU_TYPE(scheduler_tag, typename K::TileSchedulerTag)
+CUTLINT_TU_VALUE(scale_m, K::CollectiveMainloop::ScaleGranularityM)
+CUTLINT_TU_VALUE(scale_n, K::CollectiveMainloop::ScaleGranularityN)
+CUTLINT_TU_VALUE(scale_k, K::CollectiveMainloop::ScaleGranularityK)
+// The wrapper's own members, their sugar kept (builders.py follows it to the builders).
+CUTLINT_TU_TYPE(sugar_gemm_kernel, typename K::GemmKernel)
+CUTLINT_TU_TYPE(sugar_gemm, typename K::Gemm::GemmKernel)
 }  // namespace cutlint_tu
 """
 
-VALUES = ("smem", "stages", "threads")
-TYPES = ("tile", "cluster", "policy", "element_a", "element_b", "element_d")
+VALUES = ("smem", "stages", "threads", "scale_m", "scale_n", "scale_k")
+TYPES = (
+    "tile",
+    "cluster",
+    "policy",
+    "element_a",
+    "element_b",
+    "element_d",
+    "mainloop",
+    "epilogue",
+    "problem_shape",
+    "scheduler_tag",
+)
+SUGAR = ("mainloop", "epilogue", "sugar_gemm_kernel", "sugar_gemm")
+"""Traits applied to the candidate as written (not to its kernel): the starting points of the
+builders' search, `{k}_w` (the candidate itself) first."""
 
 
 @dataclass(frozen=True)
@@ -76,10 +100,12 @@ def probe_text(original: str, type_exprs: Sequence[str]) -> tuple[str, list[Prob
         parts = [f"using {k} = ::cutlint_tu::kernel_t<{expr}>;"]
         parts += [f"using {k}_{v} = char[::cutlint_tu::{v}<{k}>::value + 1];" for v in VALUES]
         parts += [f"using {k}_{t} = typename ::cutlint_tu::{t}<{k}>::type;" for t in TYPES]
+        parts.append(f"using {k}_w = {expr};")
+        parts += [f"using {k}_s{t} = typename ::cutlint_tu::{t}<{k}_w>::type;" for t in SUGAR]
         text += " ".join(parts) + "\n"
         lines.append(ProbeLine(line, i))
         line += 1
     return text, lines
 
 
-__all__ = ["PRELUDE", "TYPES", "VALUES", "ProbeLine", "probe_text"]
+__all__ = ["PRELUDE", "SUGAR", "TYPES", "VALUES", "ProbeLine", "probe_text"]

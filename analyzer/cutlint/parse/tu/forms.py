@@ -1,0 +1,169 @@
+"""A kernel the TU front end found, as the source form families claim: the `using` chain a
+scanner reads off a file (`GemmUniversal<ProblemShape, Mainloop, Epilogue, TileScheduler>` over
+`CollectiveBuilder<...>::CollectiveOp` aliases, cutlint.parse.aliases), written from what clang
+resolved (`TuKernel.built`) instead of what the file spells.
+
+So a family claims a hand-written kernel reached through vLLM's dispatch exactly as it claims a
+namespace-scope chain: one seam, no family reads TU records. The spellings are the scanner's:
+clang's canonical `cute::tuple<cute::C<128>, ...>` is written `cute::Shape<cute::_128, ...>`, the
+builders' trailing `Enable = void` is dropped, and a blockwise mainloop's scale layouts are
+written as the `decltype(ScaleConfig::deduce_layoutSF?())` aliases of an
+`Sm120BlockwiseScaleConfig<M, N, K>` (its granularity is what clang measured, the CollectiveMma's
+`ScaleGranularity{M,N,K}`). Syntax only: which family a kernel is, is the registry's business.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cutlint.records import FormKind, Instantiation, SourceSpan, TypeAlias
+from cutlint.tu_records import TuKernel
+
+KERNEL = "cutlass::gemm::kernel::GemmUniversal"
+MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
+EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
+SCALE_CONFIGS = {
+    "cutlass::arch::Sm120": "cutlass::detail::Sm120BlockwiseScaleConfig",
+    "cutlass::arch::Sm121": "cutlass::detail::Sm120BlockwiseScaleConfig",
+    "cutlass::arch::Sm90": "cutlass::detail::Sm90BlockwiseScaleConfig",
+}
+"""The scale configs whose `deduce_layoutSF?()` a blockwise builder of each arch takes
+(cutlass/detail/blockwise_scale_layout.hpp). The granularity is what clang measured; the scale
+majors are not carried (the families' sizes do not depend on them). Other arches' scale layouts
+are left as clang spelled them: no family reads them off a TU yet."""
+
+_C = re.compile(r"cute::C<(-?\d+)>")
+_TUPLE = re.compile(r"cute::tuple<")
+_LAYOUT_AND_SF = re.compile(
+    r"cute::tuple<\s*(cutlass::layout::\w+)\s*(\*?)\s*,\s*cute::Layout<.*>\s*(\*?)\s*>$"
+)
+"""A blockwise operand's (layout tag, scale layout) pair; pointers for a grouped kernel."""
+
+
+def _split(text: str) -> tuple[str, tuple[str, ...]]:
+    """`NAME<A, B<C, D>, E>` -> (`NAME`, (`A`, `B<C, D>`, `E`)), top-level commas only."""
+    text = " ".join(text.split())
+    open_at = text.find("<")
+    if open_at < 0 or not text.endswith(">"):
+        return text, ()
+    name, inner = text[:open_at].strip(), text[open_at + 1 : -1]
+    args: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(inner[start:i].strip())
+            start = i + 1
+    args.append(inner[start:].strip())
+    return name, tuple(a for a in args if a)
+
+
+def shape(text: str) -> str:
+    """clang's `cute::tuple<cute::C<128>, cute::C<64>, int>` as written in a chain:
+    `cute::Shape<cute::_128, cute::_64, int>`."""
+    return _TUPLE.sub("cute::Shape<", _C.sub(r"cute::_\1", text))
+
+
+def _builder_args(
+    spelling: str, count: int, defaulted: int = 0
+) -> tuple[str, tuple[str, ...]] | None:
+    """The builder's arguments; clang's spelling leaves out trailing arguments equal to their
+    defaults (the `Enable = void`, and an epilogue's FusionOpOrCallbacks when it is the
+    default LinearCombination), so `count - defaulted` to `count` of them are read."""
+    name, args = _split(spelling)
+    if len(args) == count + 1 and args[-1] == "void":
+        args = args[:-1]  # the builders' `class Enable = void`
+    return (name, args) if count - defaulted <= len(args) <= count else None
+
+
+def _layout(arg: str, sf: str, config: str, chain: list[TypeAlias], line: int) -> str:
+    """A blockwise operand's `cute::tuple<Layout, cute::Layout<...>>` as `cute::tuple<Layout,
+    LayoutSF?>`, with the alias LayoutSF? names (`decltype(config::deduce_layoutSF?())`) added
+    to the chain."""
+    m = _LAYOUT_AND_SF.match(arg)
+    if m is None:
+        return arg
+    chain.append(
+        TypeAlias(
+            name=sf,
+            target=f"decltype({config}::deduce_layoutSF{sf[-1]}())",
+            args=None,
+            member=None,
+            line=line,
+        )
+    )
+    return f"cute::tuple<{m[1]}{m[2]}, {sf}{m[3]}>"
+
+
+def instantiation(kernel: TuKernel) -> Instantiation | None:
+    """The chain of a CollectiveBuilder-built kernel; None when clang's sugar did not name both
+    builders (a kernel written without them, or one the search did not reach)."""
+    b = kernel.built
+    if b is None or b.mainloop_builder is None or b.epilogue_builder is None:
+        return None
+    ml = _builder_args(b.mainloop_builder, 13)
+    ep = _builder_args(b.epilogue_builder, 15, defaulted=1)
+    if ml is None or ep is None:
+        return None
+    site = kernel.chosen_by
+    line = site.line
+    chain: list[TypeAlias] = []
+    ml_args = list(ml[1])
+    config = SCALE_CONFIGS.get(ml_args[0])
+    if b.scale_granularity is not None and config is not None:
+        ml_args[3] = _layout(ml_args[3], "LayoutSFA", "ScaleConfig", chain, line)
+        ml_args[6] = _layout(ml_args[6], "LayoutSFB", "ScaleConfig", chain, line)
+        if chain:
+            chain.append(
+                TypeAlias(
+                    name="ScaleConfig",
+                    target=config,
+                    args=tuple(str(g) for g in b.scale_granularity),
+                    member=None,
+                    line=line,
+                )
+            )
+    for i in (9, 10):
+        ml_args[i] = shape(ml_args[i])
+    ep_args = list(ep[1])
+    if len(ep_args) == 14:
+        # clang's spelling left FusionOpOrCallbacks out because it is the default
+        # (cutlass/epilogue/collective/collective_builder.hpp): written out, for the families
+        # that read all 15 arguments.
+        d, compute, c = ep_args[10], ep_args[6], ep_args[7]
+        ep_args.append(
+            f"cutlass::epilogue::fusion::LinearCombination<{d}, {compute}, {c}, {compute}>"
+        )
+    for i in (2, 3, 4):
+        ep_args[i] = shape(ep_args[i])
+    problem = shape(b.problem_shape or "?")
+    scheduler = b.tile_scheduler or "void"
+    args = (problem, "CollectiveMainloop", "CollectiveEpilogue", scheduler)
+    head = TypeAlias(name="GemmKernel", target=KERNEL, args=args, member=None, line=line)
+    mainloop = TypeAlias(
+        name="CollectiveMainloop",
+        target=MAINLOOP_BUILDER,
+        args=tuple(ml_args),
+        member="CollectiveOp",
+        line=line,
+    )
+    epilogue = TypeAlias(
+        name="CollectiveEpilogue",
+        target=EPILOGUE_BUILDER,
+        args=tuple(ep_args),
+        member="CollectiveOp",
+        line=line,
+    )
+    return Instantiation(
+        span=SourceSpan(path=site.path, line=line, column=1, end_line=line),
+        form=FormKind.TYPE_ALIAS,
+        name=KERNEL,
+        args=args,
+        chain=(head, epilogue, mainloop, *chain),
+    )
+
+
+__all__ = ["instantiation", "shape"]
