@@ -196,7 +196,8 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
     # kernel, whichever family would model it; a file whose binary the target cannot load runs
     # none of its kernels.
-    out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
+    command = ctx.build.defines.where if ctx.build and ctx.build.defines else None
+    out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines, command)
     if out is not None:
         return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
     if ctx.not_for_gpu is not None:
