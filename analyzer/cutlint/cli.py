@@ -314,6 +314,15 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
     "its include path, defines and targets decide the context.",
 )
 @click.option(
+    "--site-packages",
+    "site_packages",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="The build's Python environment (a site-packages directory or a venv/prefix): the "
+    "flashinfer-python / tensorrt_llm installed there say the release and CUTLASS (default: "
+    "the environment cutlint runs in).",
+)
+@click.option(
     "--flashinfer-version",
     help="The FlashInfer release that wrote the files, where their build does not say.",
 )
@@ -419,6 +428,7 @@ def check(
     cutlass_version: str | None,
     build_dir: Path | None,
     compile_command: str | None,
+    site_packages: tuple[Path, ...],
     flashinfer_version: str | None,
     fail_on: str | None,
     exit_zero: bool,
@@ -458,6 +468,7 @@ def check(
         cutlass_version=cutlass_version or loaded.cutlass_version(),
         build_dir=str(build_dir) if build_dir is not None else None,
         compile_command=compile_command,
+        site_packages=tuple(str(p) for p in site_packages),
         flashinfer_version=flashinfer_version,
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from cutlint.build_context import BuildContext, BuildInfo, Origin, Request
+from cutlint.build_context import BuildContext, Origin
 from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
@@ -43,12 +43,8 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     judged (cutlint does not judge an sm_42 file by another arch's limits)."""
     build = resolve(
         parsed.path,
-        BuildInfo(database=options.build_dir, command=options.compile_command),
-        Request(
-            gpu=options.arch,
-            cutlass_version=options.cutlass_version,
-            release=options.flashinfer_version,
-        ),
+        options.build_info(),
+        options.request(),
     )
     return model_context(parsed.path, build, options, frozenset(parsed.defines))
 
