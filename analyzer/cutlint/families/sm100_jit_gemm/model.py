@@ -380,11 +380,12 @@ def cutlass_of(version: str | None) -> CutlassModel | str:
     """The CUTLASS release of a FlashInfer release's wheel, or why not modeled."""
     data = family_data()
     recipes: dict[str, Any] = data["recipes"]
-    same = data.get("recipe_of", {}).get(version) if version is not None else None
-    if version not in recipes and same is None:
+    same: str | None = data.get("recipe_of", {}).get(version) if version is not None else None
+    key = same or version
+    if key is None or key not in recipes:
         known = ", ".join(recipes)
         return f"FlashInfer {version or '(unknown release)'}: the recipe is known for {known}"
-    label = recipes[same or version]["cutlass"]
+    label = recipes[key]["cutlass"]
     return cutlass_model(parse_version(label), f"the FlashInfer {version} wheel")
 
 
