@@ -127,6 +127,11 @@ class BuildInfo(_Frozen):
     command: str | None = Field(
         default=None, description="`--compile-command`: one nvcc command line for every file"
     )
+    site_packages: tuple[str, ...] = Field(
+        default=(),
+        description="`--site-packages`: where the build's Python packages are installed "
+        "(another environment's site-packages); empty: the environment cutlint runs in",
+    )
 
 
 class Request(_Frozen):

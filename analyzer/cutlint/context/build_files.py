@@ -164,13 +164,24 @@ def exists(path: Path) -> bool:
 def from_flashinfer_build(source: str) -> CompileCommand | None:
     """The nvcc command FlashInfer's JIT build file holds for `source`, if one names it."""
     key = os.path.normpath(os.path.abspath(source))
-    real = os.path.realpath(key)
-    for ninja in flashinfer_build_files(source):
+    files = flashinfer_build_files(source)
+    found = _named(files, key)
+    if found is None and files:
+        # a cache reached through a link: the build file names the real path (realpath costs a
+        # stat per component, so it is asked only when the path as given is not named)
+        real = os.path.realpath(key)
+        found = _named(files, real) if real != key else None
+    return found
+
+
+def _named(files: tuple[Path, ...], source: str) -> CompileCommand | None:
+    """The command of the first of `files` whose `build` lines name `source`."""
+    for ninja in files:
         try:
             flags = _ninja(ninja)
         except (inputs.InputError, OSError):
             continue
-        hit = flags.get(key, flags.get(real))
+        hit = flags.get(source)
         if hit is not None:
             return _parsed(hit, str(ninja), str(ninja.parent))
     return None

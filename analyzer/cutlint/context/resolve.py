@@ -69,8 +69,31 @@ def _producer_near(directory: str, dirs: tuple[str, ...]) -> tuple[str, str, str
     )
 
 
+def _installed_for(
+    path: str, in_path: str | None, site: tuple[str, ...]
+) -> packages.Installed | None:
+    """The installed producer package that says the file's release: FlashInfer's for a file of
+    its JIT cache layout whose version directory, if any, agrees with it (the JIT writes under
+    its own version: a cache of another release was written by another install); TensorRT-LLM's
+    for a file of its source tree (a `tensorrt_llm` directory above it)."""
+    parts = PurePath(os.path.abspath(path)).parts
+    in_layout = (
+        in_path is not None
+        or "cutlass_instantiations" in parts
+        or cache_layout.jit_module_dir(path) is not None
+    )
+    if in_layout:
+        pkg = packages.installed_producer("flashinfer", site)
+        if pkg is not None and in_path in (None, pkg.version):
+            return pkg
+        return None
+    if "tensorrt_llm" in parts[:-1]:
+        return packages.installed_producer("tensorrt_llm", site)
+    return None
+
+
 def _release(
-    path: str, request: Request, dirs: tuple[str, ...]
+    path: str, request: Request, dirs: tuple[str, ...], site: tuple[str, ...] = ()
 ) -> tuple[Sourced[str], Sourced[str]] | None:
     """(producer, release)."""
     if request.release is not None:
@@ -87,6 +110,12 @@ def _release(
             Sourced(value=version, origin=Origin.HEADER, where=where),
         )
     in_path = cache_layout.flashinfer_version(path)
+    pkg = _installed_for(path, in_path, site)
+    if pkg is not None:
+        return (
+            Sourced(value=pkg.producer, origin=Origin.PACKAGE, where=pkg.where),
+            Sourced(value=pkg.version, origin=Origin.PACKAGE, where=pkg.where),
+        )
     if in_path is not None:
         # The JIT cache directory is named by the release that wrote it (flashinfer/jit/env.py:
         # FLASHINFER_CACHE_DIR / <version>), so it outranks an installed package here.
@@ -99,7 +128,12 @@ def _release(
 
 
 def _cutlass(
-    path: str, request: Request, dirs: tuple[str, ...], producer: str | None
+    path: str,
+    request: Request,
+    dirs: tuple[str, ...],
+    producer: str | None,
+    release: Sourced[str] | None = None,
+    site: tuple[str, ...] = (),
 ) -> tuple[Sourced[str], Sourced[str] | None] | None:
     """(CUTLASS version, include dir) from the flag, the include path, the package the file
     lies in, or the installed nvidia-cutlass for a cutlass_library build; None: the producer's
@@ -119,8 +153,17 @@ def _cutlass(
             Sourced(value=on[0], origin=Origin.HEADER, where=where),
             Sourced(value=on[1], origin=Origin.HEADER, where=where),
         )
+    if release is not None and release.origin is Origin.PACKAGE and producer is not None:
+        pkg = packages.installed_producer(producer, site)
+        if pkg is not None and pkg.cutlass is not None:
+            vendored, include = pkg.cutlass
+            where = str(Path(include) / "cutlass" / "version.h")
+            return (
+                Sourced(value=vendored, origin=Origin.PACKAGE, where=where),
+                Sourced(value=include, origin=Origin.PACKAGE, where=where),
+            )
     if producer == "cutlass_library":
-        v = packages.installed("nvidia-cutlass")
+        v = packages.installed("nvidia-cutlass", site)
         if v is not None:
             where = f"nvidia-cutlass {v} (installed)"
             version = packages.cutlass_of_nvidia_cutlass(v)
@@ -146,11 +189,19 @@ def resolve(
     request = request or Request()
     cmd = compile_command(path, build)
     dirs = cmd.include_dirs if cmd is not None else ()
-    released = _release(path, request, dirs)
+    site = build.site_packages if build is not None else ()
+    released = _release(path, request, dirs, site)
     producer = released[0] if released else None
     if producer is None and cutlass_library_files.in_build(path):
         producer = Sourced(value="cutlass_library", origin=Origin.LAYOUT, where="the file's path")
-    cutlass = _cutlass(path, request, dirs, producer.value if producer else None)
+    cutlass = _cutlass(
+        path,
+        request,
+        dirs,
+        producer.value if producer else None,
+        released[1] if released else None,
+        site,
+    )
     return BuildContext(
         targets=Sourced(value=cmd.targets, origin=Origin.COMMAND, where=cmd.where)
         if cmd is not None and cmd.targets

@@ -18,7 +18,9 @@ def cutlass_source(build: BuildContext) -> Sourced[object] | None:
 
 def guesses(build: BuildContext, gpu: str, cutlass: str) -> tuple[tuple[str, str], ...]:
     """The deciding fields that were only guessed, (field, what was assumed and the flag that
-    settles it): `gpu` decides every verdict, `cutlass` those of the resource model."""
+    settles it): `gpu` decides every verdict, `cutlass` those of the resource model, `release`
+    those of the launcher's dispatch (its tile lists and tactic tables are the release's own:
+    `moe_gemm_template_dispatch_tma_ws.h` `are_tile_shapes_supported_sm100/sm120`)."""
     out: list[tuple[str, str]] = []
     if build.gpu is not None and build.gpu.guessed:
         how = "read off the path" if build.gpu.origin is Origin.LAYOUT else "cutlint's default"
@@ -36,7 +38,28 @@ def guesses(build: BuildContext, gpu: str, cutlass: str) -> tuple[tuple[str, str
                 f"CUTLASS is {cutlass} ({how}; --cutlass-version or -p BUILD_DIR settles it)",
             )
         )
+    release = release_guess(build)
+    if release is not None:
+        out.append(("release", release))
     return tuple(out)
+
+
+def release_guess(build: BuildContext) -> str | None:
+    """What was assumed of the producer's release when no file or flag said it (None: one
+    did). Only FlashInfer's and TensorRT-LLM's launchers have dispatch tables; a
+    cutlass_library build has none to guess."""
+    producer = build.producer.value if build.producer is not None else None
+    if producer == "cutlass_library":
+        return None
+    settle = "--flashinfer-version, or the JIT cache's build file (cached_ops/<module>/build.ninja) or -p BUILD_DIR, settles it"
+    if build.release is None:
+        return (
+            f"the launcher's dispatch tables are the newest modeled (no release is known; {settle})"
+        )
+    if build.release.guessed:
+        how = "read off the path" if build.release.origin is Origin.LAYOUT else "cutlint's default"
+        return f"the release is {build.release.value} ({how}; {settle})"
+    return None
 
 
 def not_loaded(build: BuildContext, gpu: str) -> str:

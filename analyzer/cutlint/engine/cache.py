@@ -80,17 +80,12 @@ def _resolved(path: str, options: CheckOptions) -> str:
     """The file's resolved build context (cutlint.context.resolve), as the judge will see it: a
     build.ninja, compile_commands.json entry, version.h or installed package that changes is
     another key, though no option did."""
-    from cutlint.build_context import BuildInfo, Request
     from cutlint.context.resolve import resolve
 
     build = resolve(
         path,
-        BuildInfo(database=options.build_dir, command=options.compile_command),
-        Request(
-            gpu=options.arch,
-            cutlass_version=options.cutlass_version,
-            release=options.flashinfer_version,
-        ),
+        options.build_info(),
+        options.request(),
     )
     return build.model_dump_json()
 
@@ -117,6 +112,7 @@ def context_key(path: str, options: CheckOptions) -> str:
         str(options.root or Path.cwd()),
         options.build_dir,
         options.compile_command,
+        tuple(options.site_packages),
         _resolved(path, options),
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()

@@ -166,9 +166,18 @@ def _unless_guessed(
 ) -> Judgement:
     """A failure that rests on a guessed context is a note (CUT020) that says what was assumed
     and which flag settles it, with the model's numbers kept; never a failure."""
-    # A kernel that cannot run on the GPU (class E) does so whatever CUTLASS built it.
+    # A kernel that cannot run on the GPU (class E) does so whatever CUTLASS built it; only a
+    # launcher's dispatch (CUT202, CUT203, CUT208: "never dispatched") rests on the release's
+    # own tables.
     target_only = j.resources is None and j.verdict is Verdict.FAILS_RUN
-    guesses = [text for field, text in ctx.guessed if field == "gpu" or not target_only]
+    dispatch = j.verdict is Verdict.UNREACHABLE
+    guesses = [
+        text
+        for field, text in ctx.guessed
+        if field == "gpu"
+        or (field == "cutlass" and not target_only)
+        or (field == "release" and dispatch)
+    ]
     if j.verdict not in FAILURES or not guesses:
         return j
     rule = _context_rule(Verdict.CONTEXT_UNKNOWN)
@@ -187,7 +196,8 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
     # kernel, whichever family would model it; a file whose binary the target cannot load runs
     # none of its kernels.
-    out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines)
+    command = ctx.build.defines.where if ctx.build and ctx.build.defines else None
+    out = compiled_out(inst, ctx.flashinfer, ctx.module, ctx.defines, command)
     if out is not None:
         return Judgement(None, None, NotModeled(reason=out), Verdict.INACTIVE, ())
     if ctx.not_for_gpu is not None:

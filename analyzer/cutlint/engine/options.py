@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cutlint import parse
+from cutlint.build_context import BuildInfo, Request
+from cutlint.context.packages import site_dirs
 from cutlint.engine.selection import Selection
 
 DEFAULT_ARCH = "sm_120"
@@ -31,12 +33,29 @@ class CheckOptions:
     """`-p BUILD_DIR`: a compile_commands.json (or its directory) that says how files are built."""
     compile_command: str | None = None
     """`--compile-command`: one nvcc command line that builds every file checked."""
+    site_packages: Sequence[str] = ()
+    """`--site-packages`: the build's Python environment, whose installed flashinfer-python /
+    tensorrt_llm say the release and CUTLASS (cutlint.context.packages); empty: this one."""
     cache: bool = False
     """Keep each file's result in cutlint's cache and reuse it while the file's bytes, its
     context and cutlint are unchanged (engine/cache.py); the command line turns it on."""
     exclude: Sequence[str] = ()
     """Glob patterns (`--exclude`): files and directories found inside a directory that match
     one are skipped; a file named in `paths` is always checked, as ruff does."""
+
+    def build_info(self) -> BuildInfo:
+        """What the user said of the build, as cutlint.context.resolve reads it."""
+        return BuildInfo(
+            database=self.build_dir,
+            command=self.compile_command,
+            site_packages=site_dirs(self.site_packages),
+        )
+
+    def request(self) -> Request:
+        """The flags that decide context fields (the strongest origin)."""
+        return Request(
+            gpu=self.arch, cutlass_version=self.cutlass_version, release=self.flashinfer_version
+        )
 
     def __post_init__(self) -> None:
         if self.arch is not None:

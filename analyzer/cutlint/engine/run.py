@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from cutlint.build_context import BuildContext, BuildInfo, Origin, Request
+from cutlint.build_context import BuildContext, Origin
 from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
@@ -43,15 +43,20 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     judged (cutlint does not judge an sm_42 file by another arch's limits)."""
     build = resolve(
         parsed.path,
-        BuildInfo(database=options.build_dir, command=options.compile_command),
-        Request(
-            gpu=options.arch,
-            cutlass_version=options.cutlass_version,
-            release=options.flashinfer_version,
-        ),
+        options.build_info(),
+        options.request(),
     )
+    return model_context(parsed.path, build, options, frozenset(parsed.defines))
+
+
+def model_context(
+    path: str, build: BuildContext, options: CheckOptions, own_defines: frozenset[str] = frozenset()
+) -> ModelContext | str:
+    """The model context of the file at `path` whose build context is `build` (`context_for`;
+    `pregen` resolves the file its generator would write from the JIT's own command). The one
+    place a resolved context becomes what the families read."""
     assert build.gpu is not None
-    if build.gpu.guessed and cutlass_library.in_build(parsed.path):
+    if build.gpu.guessed and cutlass_library.in_build(path):
         # a cutlass_library file names its kernel's arch, not the GPU its build targets
         return cutlass_library.TARGET_UNKNOWN
     try:
@@ -64,7 +69,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
     flashinfer = build.release if build.producer and build.producer.value == "flashinfer" else None
     version = flashinfer.value if flashinfer else None
     release = known_release(version)[0]
-    module = modules.module_for(parsed.path, release) or _command_module(build, release)
+    module = modules.module_for(path, release) or _command_module(build, release)
     extra = frozenset(d for d in options.defines if d not in DEFAULT_DEFINES)
     if build.defines is not None:
         defined = (frozenset(build.defines.value) | extra) - set(options.undefines)
@@ -74,7 +79,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         defined = frozenset()
     cutlass = _cutlass(build, version)
     loaded = build.loaded(arch.sm) if build.targets else None
-    target = cache_layout.compile_target(parsed.path) if build.targets is None else None
+    target = cache_layout.compile_target(path) if build.targets is None else None
     cannot = cannot_load(*target, arch) if target else None
     guessed = guesses(build, arch.name, cutlass.label)
     if target is not None and cannot is not None:
@@ -86,7 +91,7 @@ def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str
         cutlass=cutlass,
         flashinfer=release,
         module=module,
-        defines=defined | frozenset(parsed.defines),
+        defines=defined | own_defines,
         arch_assumed=build.gpu.origin is Origin.DEFAULT,
         cannot_load=cannot,
         binary_for_gpu=bool(loaded) if loaded is not None else None,

@@ -54,7 +54,8 @@ def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: 
             )
         if not versions:
             notes.append(
-                "the cache's paths name no FlashInfer version: tactic ids and the dispatch "
+                "the cache's files say no FlashInfer release (no build file, version file or "
+                "version directory): tactic ids and the dispatch "
                 "table cannot be read"
             )
     if version and origin:
@@ -62,7 +63,7 @@ def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: 
     cached = cache.flashinfer_versions if cache is not None else ()
     if version and len(cached) == 1 and cached[0] != version:
         notes.append(
-            f"the cache's paths name FlashInfer {cached[0]}, but the log is read against {version}"
+            f"the cache's files say FlashInfer {cached[0]}, but the log is read against {version}"
         )
     if log.flashinfer_versions and version and version not in log.flashinfer_versions:
         notes.append(
@@ -75,7 +76,7 @@ def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: 
 
 def _release(log: LogFile, cache: CacheIndex | None, given: str | None) -> tuple[str | None, str]:
     """The FlashInfer release the log is read against, and where it came from: given, else the
-    cache's paths, else the log's own JIT cache paths (when they name one release)."""
+    cache's files (their resolved contexts), else the log's own JIT cache paths (when they name one release)."""
     if given:
         return given, "given (--flashinfer-version)"
     versions = cache.flashinfer_versions if cache is not None else ()

@@ -11,8 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from cutlint.context.of_file import release_at
 from cutlint.families.base import moe_args
-from cutlint.producers.flashinfer.cache_layout import flashinfer_version
 from cutlint.records import ArchLimits, CheckResult, FileResult, InstantiationResult, Shape3
 
 
@@ -40,8 +40,10 @@ class CacheIndex:
 
     @property
     def flashinfer_versions(self) -> tuple[str, ...]:
-        """The FlashInfer versions the cache's paths name (`flashinfer/<version>/.../generated`)."""
-        found = {flashinfer_version(f.path) for f in self.result.files}
+        """The FlashInfer releases that wrote the cache's files, as `check` resolved each file's
+        context (its build file, the wheel's _build_meta.py, else `flashinfer/<version>/` in
+        its path)."""
+        found = {release_at(f.path, f.context) for f in self.result.files}
         return tuple(sorted(v for v in found if v))
 
     def files_for(self, path: str, name: str) -> list[FileResult]:

@@ -187,7 +187,8 @@ class LogExplanation(Record):
     log_lines: int
     cache: str | None = Field(description="the cache explained against; None when none was given")
     cache_flashinfer_version: str | None = Field(
-        default=None, description="the FlashInfer version read off the cache's paths"
+        default=None,
+        description="the FlashInfer release the cache's files say (their resolved contexts)",
     )
     flashinfer_version: str | None = Field(
         default=None,

@@ -65,6 +65,19 @@ Claim = Recipe | Unreadable | None
 """A family's answer to a form: its recipe, its form with unreadable arguments, or not mine."""
 
 
+def built_for(ctx: ModelContext) -> frozenset[int] | None:
+    """The compute capabilities the file's compile command emits code for (its `-gencode`
+    list, cutlint.context), or None when no command says: what a family reads of the build
+    where one header name or macro stands for several arches' kernels. FlashInfer's JIT builds
+    each module for the device its kernels run on (jit/gemm: `gen_gemm_sm100_module` with the
+    SM100 family's `-gencode`, `gen_gemm_sm120_module` with sm_120a/121a), so a file compiled
+    for none of a family's arches is another module's."""
+    build = ctx.build
+    if build is None or build.targets is None or not build.targets.value:
+        return None
+    return frozenset(t.sm for t in build.targets.value)
+
+
 def moe_args(result: InstantiationResult) -> MoeGemmArgs | None:
     """The typed MoE macro arguments of a judged instantiation, where a family of that macro
     claimed it (its recipe carries them as `args`): FlashInfer's MoE runner knowledge (tactic ids,

@@ -16,7 +16,15 @@ from typing import Any, ClassVar
 
 from pydantic import SerializerFunctionWrapHandler, model_serializer
 
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import (
+    CannotRun,
+    Claim,
+    Facts,
+    InputField,
+    Unreadable,
+    built_for,
+    regions,
+)
 from cutlint.families.kernel_numbers import KernelNumbers
 from cutlint.families.macro_parameters import by_parameter_name
 from cutlint.model.context import ModelContext
@@ -101,8 +109,14 @@ class JitModuleFamily:
         # which; a file outside one is told by the parameter count (8 for SM100, 9 for SM120
         # from 0.6.11; the SM120 header of 0.5.x - 0.6.10 has 8 too, but only in its module).
         module = jit_module_dir(inst.span.path)
+        targets = built_for(ctx)
         if module is not None:
             if not module.startswith(self.module_dirs):
+                return None
+        elif targets is not None:
+            # outside a cache, the build's -gencode says which module's header it compiles: one
+            # built for this family's arches is read as in its module, another's is not ours
+            if not targets & set(self.runs_on):
                 return None
         elif inst.parameters is None:
             # (`older_parameter_counts`: a family whose macro name no other header shares may

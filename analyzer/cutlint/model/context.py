@@ -56,6 +56,8 @@ class ModelContext:
             release,
             module,
             tuple(sorted(self.defines)),
+            # where the -D list was read: a compiled-out verdict names it
+            self.build.defines.where if self.build and self.build.defines else None,
             self.cannot_load,
             self.arch_assumed,
             self.binary_for_gpu,

@@ -11,8 +11,12 @@ from collections.abc import Collection
 from pathlib import Path
 
 from cutlint import output_target
+from cutlint.build_context import BuildInfo, Request
+from cutlint.context.resolve import resolve as resolve_context
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.engine.judge import evaluate_instantiation
+from cutlint.engine.options import CheckOptions
+from cutlint.engine.run import model_context
 from cutlint.engine.selection import Selection
 from cutlint.families.base import moe_args
 from cutlint.model import ModelContext
@@ -25,8 +29,9 @@ from cutlint.pregen.records import PregenOperation, PregenResult
 from cutlint.pregen.runner import fused_ids, grouped_tactics
 from cutlint.producers.cutlass_version import resolve
 from cutlint.producers.flashinfer.enumerate import enumerate_operations
+from cutlint.producers.flashinfer.jit_build import moe_command
 from cutlint.producers.flashinfer.modules import INSTANTIATIONS_DIR
-from cutlint.producers.flashinfer.releases import flashinfer_releases, known_release
+from cutlint.producers.flashinfer.releases import JitModule, flashinfer_releases, known_release
 from cutlint.producers.flashinfer.tactics import configs_for, known_versions
 from cutlint.producers.flashinfer.wheel import (
     GENERATOR,
@@ -34,9 +39,12 @@ from cutlint.producers.flashinfer.wheel import (
     download_wheel,
     load_generator,
 )
-from cutlint.records import Instantiation
+from cutlint.records import ArchLimits, Instantiation
 
 DIST = "flashinfer-python"
+MOE_SOURCES = "csrc/nv_internal/tensorrt_llm"
+"""Where FlashInfer 0.5.2's JIT wrote the fused-MoE module's generated files, inside the package
+(jit/fused_moe.py: FLASHINFER_CSRC_DIR / nv_internal/tensorrt_llm/cutlass_instantiations/<dev>)."""
 
 
 def version_of(root: Path) -> str | None:
@@ -78,6 +86,39 @@ def _cutlass(root: Path, version: str, override: str | None) -> CutlassModel:
     return resolve(override, version)
 
 
+def _context(
+    root: Path,
+    version: str,
+    target: ArchLimits,
+    dev: str,
+    module: JitModule | None,
+    cutlass_version: str | None,
+) -> ModelContext:
+    """The model context `check` gives the files the generator writes: their build context
+    resolved (cutlint.context.resolve) from the nvcc command FlashInfer's JIT compiles them with
+    (the wheel's include path, whose _build_meta.py and cutlass/version.h say the release and
+    CUTLASS; the module's -D flags; the -gencode of the device), at the place 0.5.2's JIT wrote
+    them (`flashinfer/data/csrc/nv_internal/tensorrt_llm/cutlass_instantiations/<dev>/`). A
+    release cutlint's table lacks has only the wheel's own headers to go by."""
+    if module is None:
+        return ModelContext(arch=target, cutlass=_cutlass(root, version, cutlass_version))
+    path = root / "flashinfer" / "data" / MOE_SOURCES / INSTANTIATIONS_DIR / dev / "x.generated.cu"
+    build = resolve_context(
+        str(path),
+        BuildInfo(command=moe_command(root, module, f"{target.sm}a")),
+        Request(gpu=target.name, cutlass_version=cutlass_version),
+    )
+    if build.release is None:  # a wheel without _build_meta.py: its dist-info says it
+        build = resolve_context(
+            str(path),
+            BuildInfo(command=moe_command(root, module, f"{target.sm}a")),
+            Request(gpu=target.name, cutlass_version=cutlass_version, release=version),
+        )
+    ctx = model_context(str(path), build, CheckOptions())
+    assert not isinstance(ctx, str), ctx  # the arch is one of cutlint's (arch_for said so)
+    return ctx
+
+
 def _kernel_name(op: object, inst: Instantiation) -> str:
     """The generator's name for the op (its __repr__), or the macro's arguments where that
     __repr__ fails (0.6.3's and 0.7.2's raise KeyError for SM120 ops: epi_schedule is None)."""
@@ -115,13 +156,7 @@ def pregen_flashinfer(
     architectures = _architectures(dev)
     generated = enumerate_operations(load_generator(root), architectures)
     module = release.jit_module(dev) if release else None
-    ctx = ModelContext(
-        arch=target,
-        cutlass=_cutlass(root, version, cutlass_version),
-        flashinfer=release,
-        module=module,
-        defines=module.defined if module else frozenset(),
-    )
+    ctx = _context(root, version, target, dev, module, cutlass_version)
     grouped, notes = grouped_tactics(version, target)
     ops: list[PregenOperation] = []
     for g in generated:

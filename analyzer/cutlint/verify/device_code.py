@@ -149,13 +149,13 @@ def file_flags(
 
     if flags or search is None or not derivable(path):
         return list(flags), _target(arch), None
-    from cutlint.producers.flashinfer.cache_layout import flashinfer_version as version_in_path
+    from cutlint.context.of_file import release_at
     from cutlint.verify import cublas, curand
     from cutlint.verify.headers import SetupError
     from cutlint.verify.probe_flags import extra_system_includes
 
     try:
-        headers = search.for_version(version_in_path(str(path)), str(path))
+        headers = search.for_version(release_at(str(path)), str(path))
         system = extra_system_includes(nvcc)
         includes = [a for d in system for a in ("-isystem", str(d))]
         if cublas.find_real_headers(nvcc, includes) is None:

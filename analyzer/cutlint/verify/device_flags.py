@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.sources.flashinfer_cache import compile_target, jit_module_dir
+from cutlint.context.of_file import release_at, target_at
+from cutlint.sources.flashinfer_cache import jit_module_dir
 from cutlint.verify.probe_flags import (
     FlashInferTree,
     compile_flags,
@@ -28,7 +29,6 @@ from cutlint.verify.probe_flags import (
 from cutlint.verify.probe_output import moe_macro_calls
 
 _GENCODE = re.compile(r"-gencode=arch=compute_(\w+),code=sm_(\w+)")
-_VERSION_DIR = re.compile(r"\d+\.\d+\.\d+(\.post\d+)?")
 
 
 class DeviceFlagsError(ValueError):
@@ -55,13 +55,6 @@ def _split_gencode(flags: Sequence[str]) -> tuple[list[str], str | None]:
     return rest, target
 
 
-def _version(path: Path) -> str | None:
-    for part in reversed(path.parts):
-        if _VERSION_DIR.fullmatch(part):
-            return part
-    return None
-
-
 def macro_file_flags(path: Path, root: Path, system_includes: Sequence[Path] = ()) -> DeviceFlags:
     """A fused-MoE macro file: the module of its calls' arch tag, for the file's device."""
     calls = moe_macro_calls(path.read_text(errors="replace"))
@@ -86,13 +79,15 @@ def jit_module_flags(
     from cutlint.verify.jit_probe import include_flags
     from cutlint.verify.probe_flags import JIT_DEFAULT_FLAGS
 
-    target = compile_target(str(path))
+    target = target_at(str(path))
     module_dir = jit_module_dir(str(path))
     if target is None or module_dir is None:
         raise DeviceFlagsError(f"{path}: not under <version>/<arch>/generated/gen_*/")
     sm, suffix = target
     try:
-        modules = render_jit_specs(root, _version(path) or "unknown", workdir, sm, f"{sm}{suffix}")
+        modules = render_jit_specs(
+            root, release_at(str(path)) or "unknown", workdir, sm, f"{sm}{suffix}"
+        )
     except JitRenderError as e:
         raise DeviceFlagsError(f"rendering the release's JIT modules: {e}") from e
     module = next(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cutlint.producers.flashinfer import cache_layout
+from cutlint.context.of_file import target_at
 from cutlint.producers.flashinfer.jit_flags import (
     JIT_DEFAULT_FLAGS,
     SM90_DEFINES,
@@ -67,8 +67,9 @@ _OWN_TARGET_SMS = frozenset({90, 100, 103, 120})
 
 
 def for_device(target: ProbeTarget, path: Path) -> ProbeTarget:
-    """`target` with the gencode of the device the file's JIT arch directory names, where that
-    device builds another device's module: a Jetson Thor's `110a/generated/cutlass_instantiations/
+    """`target` with the gencode of the device the file is compiled for (its resolved context:
+    the JIT's build.ninja or compile command, else its arch directory), where that device builds
+    another device's module: a Jetson Thor's `110a/generated/cutlass_instantiations/
     100/` files are compiled by the SM100 module (its defines) with
     `-gencode=arch=compute_110a,code=sm_110a` (flashinfer/compilation_context.py
     `get_nvcc_flags_list`, `_normalize_cuda_arch`: SM 10+ -> 'a' suffix)."""
@@ -78,7 +79,7 @@ def for_device(target: ProbeTarget, path: Path) -> ProbeTarget:
 
 def device_gencode(path: Path | str) -> str | None:
     """The gencode `for_device` puts in place of the module's own, or None where it keeps it."""
-    device = cache_layout.compile_target(str(path))
+    device = target_at(str(path))
     if device is None or device[0] in _OWN_TARGET_SMS:
         return None
     code = f"{device[0]}{device[1]}"

@@ -36,15 +36,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
+from cutlint.context.of_file import release_at, target_at
 from cutlint.families.probe import PatchError
 from cutlint.families.registry import family_of, probe_module
-from cutlint.producers.flashinfer.cache_layout import (
-    compile_target,
-    jit_module_dir,
-)
-from cutlint.producers.flashinfer.cache_layout import (
-    flashinfer_version as version_in_path,
-)
+from cutlint.producers.flashinfer.cache_layout import jit_module_dir
 from cutlint.records import FileResult, Instantiation, InstantiationResult, Verdict
 from cutlint.verify import (
     dask_runner,
@@ -144,10 +139,7 @@ class JitModuleProbe(FileProbe):
         return probe_module(family_of(r_or_recipe.recipe))
 
     def knows(self, inst: Instantiation) -> bool:
-        return (
-            jit_module_dir(inst.span.path) is not None
-            and compile_target(inst.span.path) is not None
-        )
+        return jit_module_dir(inst.span.path) is not None and target_at(inst.span.path) is not None
 
     def builds(self, r: InstantiationResult) -> bool:
         if not super().builds(r):
@@ -181,7 +173,7 @@ class JitModuleProbe(FileProbe):
         translation unit."""
         probe = self._probe_of(f)
         tu: Callable[[Path], str] = getattr(probe, "tu_key", lambda _: "")
-        target = compile_target(f.path)
+        target = target_at(f.path, f.context)
         defines = " ".join(
             " ".join(m.group(1, 2)).strip()
             for m in _OBJECT_DEFINE.finditer(Path(f.path).read_text(errors="replace"))
@@ -193,10 +185,10 @@ class JitModuleProbe(FileProbe):
         JIT functions rendered again for the file's device, once per release and device."""
         from cutlint.producers.flashinfer.jit_modules import JitRenderError, render_jit_specs
 
-        target = compile_target(f.path)
+        target = target_at(f.path, f.context)
         assert target is not None
         sm, suffix = target
-        version = version_in_path(f.path) or headers.flashinfer_version or "unknown"
+        version = release_at(f.path, f.context) or headers.flashinfer_version or "unknown"
         arch_dir = f"{sm}{suffix}"
         key = (headers.root, version, arch_dir)
         with self._lock:
@@ -222,7 +214,7 @@ class JitModuleProbe(FileProbe):
 
     @staticmethod
     def _gencode(path: str) -> str:
-        target = compile_target(path)
+        target = target_at(path)
         assert target is not None
         arch = f"{target[0]}{target[1]}"
         return f"-gencode=arch=compute_{arch},code=sm_{arch}"
@@ -502,7 +494,7 @@ def plan(files: Sequence[FileResult], search: HeaderSearch) -> tuple[list[ProbeJ
         if not probes:
             continue
         probe = max(set(probes), key=probes.count)  # a file is one kind of generated file
-        version = version_in_path(f.path) or search.single_version()
+        version = release_at(f.path, f.context) or search.single_version()
         try:
             headers = search.for_version(version, f.path)
         except SetupError as e:

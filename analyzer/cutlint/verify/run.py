@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cutlint import parse
+from cutlint.context.of_file import release_at
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.families.registry import family_of
-from cutlint.producers.flashinfer.cache_layout import flashinfer_version as version_in_path
 from cutlint.records import (
     CheckResult,
     FileResult,
@@ -172,7 +172,7 @@ def _plan(
     by_version: dict[str | None, list[FileResult]] = {}
     for f in check:
         if any(_probed(r) for r in f.instantiations):
-            version = version_in_path(f.path) or search.single_version()
+            version = release_at(f.path, f.context) or search.single_version()
             by_version.setdefault(version, []).append(f)
     jobs: list[_FileJob] = []
     missing: list[str] = []
@@ -503,7 +503,9 @@ def verify(
             verified += [_compare(r, other, other.version, other.builds) for r in f.instantiations]
             continue
         probed = by_path.get(f.path)
-        version = probed.version if probed else version_in_path(f.path) or search.single_version()
+        version = (
+            probed.version if probed else release_at(f.path, f.context) or search.single_version()
+        )
         verified += [
             _compare(r, probed, version, backend=options.backend) for r in f.instantiations
         ]

@@ -40,6 +40,7 @@ class CheckFlags:
     cutlass_version: str | None
     build_dir: Path | None
     compile_command: str | None
+    site_packages: tuple[Path, ...]
     flashinfer_version: str | None
     fail_on: str | None
     exit_zero: bool
@@ -116,6 +117,15 @@ class CheckFlags:
     "--compile-command",
     help='The nvcc command line that builds the files ("nvcc -gencode ... -I ... -D ..."): '
     "its include path, defines and targets decide the context.",
+)
+@click.option(
+    "--site-packages",
+    "site_packages",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="The build's Python environment (a site-packages directory or a venv/prefix): the "
+    "flashinfer-python / tensorrt_llm installed there say the release and CUTLASS (default: "
+    "the environment cutlint runs in).",
 )
 @click.option(
     "--flashinfer-version",
@@ -238,6 +248,7 @@ def run(flags: CheckFlags) -> None:
         cutlass_version=flags.cutlass_version or loaded.cutlass_version(),
         build_dir=str(flags.build_dir) if flags.build_dir is not None else None,
         compile_command=flags.compile_command,
+        site_packages=tuple(str(p) for p in flags.site_packages),
         flashinfer_version=flags.flashinfer_version,
         defines=_defines(define, undefine, cfg),
         undefines=_undefines(define, undefine, cfg),

@@ -378,11 +378,14 @@ def variant_of(defines: Collection[str]) -> str | None:
 
 def cutlass_of(version: str | None) -> CutlassModel | str:
     """The CUTLASS release of a FlashInfer release's wheel, or why not modeled."""
-    recipes: dict[str, Any] = family_data()["recipes"]
-    if version not in recipes:
+    data = family_data()
+    recipes: dict[str, Any] = data["recipes"]
+    same: str | None = data.get("recipe_of", {}).get(version) if version is not None else None
+    key = same or version
+    if key is None or key not in recipes:
         known = ", ".join(recipes)
         return f"FlashInfer {version or '(unknown release)'}: the recipe is known for {known}"
-    label = recipes[version]["cutlass"]
+    label = recipes[key]["cutlass"]
     return cutlass_model(parse_version(label), f"the FlashInfer {version} wheel")
 
 

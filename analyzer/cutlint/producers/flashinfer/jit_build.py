@@ -48,6 +48,21 @@ def moe_flags(module: JitModule, arch_dir: str) -> list[str]:
     return [*(f"-D{d}" for d in sorted(module.defined)), gencode(arch_dir)]
 
 
+def include_flags(wheel_root: Path) -> tuple[list[str], list[str]]:
+    """(system, extra): the `-isystem` dirs every module gets and the fused-MoE module's `-I`."""
+    data = (wheel_root / "flashinfer" / "data").resolve()
+    system = [f"-isystem {data / d}" for d in SYSTEM_INCLUDES if (data / d).is_dir()]
+    extra = [f"-I{data / d}" for d in MOE_INCLUDES if (data / d).is_dir()]
+    return system, extra
+
+
+def moe_command(wheel_root: Path, module: JitModule, arch_dir: str) -> str:
+    """The nvcc command the fused-MoE module's build file holds for each of its sources (what
+    `write_build_ninja` writes for it), as one command line."""
+    system, extra = include_flags(wheel_root)
+    return " ".join(["nvcc", *extra, *system, *moe_flags(module, arch_dir)])
+
+
 def write_build_ninja(
     wheel_root: Path,
     workspace: Path,
@@ -58,9 +73,7 @@ def write_build_ninja(
     """Write `workspace/cached_ops/<name>/build.ninja` compiling `sources` with `cuda_flags` (the
     module's `extra_cuda_cflags`: defines and `-gencode`); `workspace` is
     `<ws>/<version>/<archdir>`. Returns the file's path."""
-    data = (wheel_root / "flashinfer" / "data").resolve()
-    system = [f"-isystem {data / d}" for d in SYSTEM_INCLUDES if (data / d).is_dir()]
-    extra = [f"-I{data / d}" for d in MOE_INCLUDES if (data / d).is_dir()]
+    system, extra = include_flags(wheel_root)
     arch = [f for f in cuda_flags if f.startswith("-gencode")]
     out_dir = workspace / "cached_ops" / name
     lines = [

@@ -56,18 +56,26 @@ def compiled_out(
     release: FlashInferRelease | None,
     module: JitModule | None,
     defines: frozenset[str],
+    command: str | None = None,
 ) -> str | None:
     """Why `inst` instantiates no kernel in `module` (its launcher's body is under a define the
-    module does not set), or None when it does, or when cutlint cannot say (no module known)."""
-    if release is None or module is None or inst.form is not FormKind.EXPLICIT_INSTANTIATION:
+    module does not set), or None when it does, or when cutlint cannot say (no module known).
+    `command`: where the file's compile command was read (its -D list is `defines`), which says
+    it as well as a module does."""
+    if release is None or inst.form is not FormKind.EXPLICIT_INSTANTIATION:
+        return None
+    if module is None and command is None:
         return None
     guard = release.launcher_guard(inst.name)
     if guard is None or guard.define in defines:
         return None
     where = guard.source.split(" ", 1)[0]
-    module_at = module.source.split(",", 1)[0]
+    if module is not None:
+        who = f"{module.name} does not define ({module.source.split(',', 1)[0]})"
+    else:
+        who = f"the compile command does not define ({command})"
     return (
         f"compiled out: the body of `{guard.launcher}` is under `#ifdef {guard.define}` "
-        f"({PurePath(where).name}), which {module.name} does not define ({module_at}); the "
+        f"({PurePath(where).name}), which {who}; the "
         "instantiation holds no kernel and throws if called"
     )
