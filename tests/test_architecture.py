@@ -17,10 +17,12 @@ PROTOCOL = frozenset(
         "cutlint.families.base",
         "cutlint.families.groups",
         "cutlint.families.probe",
+        "cutlint.families.kernel_signature",
     }
 )
 """What the floors above the families may import of them: the registry, the protocol and its
-records, the rule groups, the probe vocabulary."""
+records, the rule groups, the probe vocabulary, what a family's kernel type says (a measured
+kernel is matched by it: cutlint.binaries.measured)."""
 
 COMPOSERS = ("cutlint.families", "cutlint.runners")
 """The families themselves, and the runners, which ask several families' models for a runner's

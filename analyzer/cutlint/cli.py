@@ -369,6 +369,13 @@ def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
 )
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
 @click.option(
+    "--binaries",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="Built binaries (.so, .o, .cubin, or directories of them) of the checked sources: "
+    "registers measured in their cubins replace the model's, per matched kernel.",
+)
+@click.option(
     "--parse-timeout",
     type=click.FloatRange(min=0.1, max=86_400.0),
     callback=lambda _ctx, _param, v: _finite(v, "--parse-timeout"),
@@ -429,6 +436,7 @@ def check(
     statistics: bool,
     color: str,
     jobs: int | None,
+    binaries: tuple[Path, ...],
     parse_timeout: float,
     config_path: Path | None,
     no_config: bool,
@@ -484,6 +492,11 @@ def check(
         except baseline_file.BaselineError as e:
             _usage_error(str(e))
     result = _checked(paths, options, quiet)
+    from cutlint.binaries.measured import apply as measured
+    from cutlint.cache_dir import cache_dir
+
+    # ptxas's reports (verify --device-code) and built binaries: measured registers and spills
+    result = measured(result, options.selection, cache_dir(), binaries)
     if write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)

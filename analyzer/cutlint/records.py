@@ -321,8 +321,19 @@ class RegisterUse(Record):
         description="registers allocated to the block at launch: per warp, rounded up to the "
         "allocation unit, times its warps (None: per_thread not decidable)"
     )
-    origin: str = Field(description="`model`, `binary` or `ptxas`")
+    origin: str = Field(description="`model`, `cubin` (read from a built binary) or `ptxas`")
     source: str
+    spill_stores: int | None = Field(
+        default=None,
+        description="bytes ptxas spills to local memory (None: not measured; only ptxas says)",
+    )
+    spill_loads: int | None = Field(default=None, description="bytes ptxas loads back from spills")
+    stack_frame: int | None = Field(default=None, description="the kernel's stack frame (bytes)")
+    measured: str | None = Field(
+        default=None,
+        description="where measured numbers come from and which kernels they are (None: the "
+        "model alone)",
+    )
 
 
 class Occupancy(Record):

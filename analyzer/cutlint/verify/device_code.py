@@ -27,6 +27,7 @@ from typing import Any
 from cutlint.binaries import ptxas
 from cutlint.binaries.cubin import kernels
 from cutlint.binaries.elf import read_elf
+from cutlint.binaries.store import by_source
 
 CACHE_FORMAT = 1
 """Bump when what an entry holds changes."""
@@ -80,7 +81,10 @@ def compile_report(
     if cache is not None and _entry(cache, key).is_file():
         data = json.loads(_entry(cache, key).read_text())
         data["kernels"] = tuple(data["kernels"])
-        return DeviceReport(**{**data, "cached": True})
+        report = DeviceReport(**{**data, "cached": True})
+        if not by_source(cache, source, target).is_file():
+            _store(by_source(cache, source, target), report)  # an entry made before the index
+        return report
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cutlint-device-") as tmp:
         cubin = Path(tmp) / "unit.cubin"
@@ -119,6 +123,7 @@ def compile_report(
     report = DeviceReport(str(path), target, tuple(rows), seconds, False)
     if cache is not None:
         _store(_entry(cache, key), report)
+        _store(by_source(cache, source, target), report)
     return report
 
 
