@@ -355,6 +355,42 @@ class Occupancy(Record):
     derivation: str
 
 
+class TmaDescriptor(Record):
+    """One operand's TMA tensor map, as far as the instantiation decides it (cutlint.cutlass.tma)."""
+
+    operand: str = Field(description="`A`, `B`")
+    element: str = Field(description="the element type as written")
+    element_bits: int
+    alignment_bytes: int | None = Field(
+        description="what the kernel promises of the leading dimension: alignment x element "
+        "width (None: not an integer in the source)"
+    )
+    required_bytes: int = Field(
+        description="the global-stride alignment TMA and the builder require (16; 64 / 96 for "
+        "mxf8f6f4 sub-byte operands)"
+    )
+    swizzle_bytes: int | None = Field(
+        description="the smem layout atom's swizzle (128, 64, 32; 0 interleaved; None: not modeled)"
+    )
+    inner_box: int | None = Field(
+        description="the box's extent along the contiguous dimension, in elements (None: not "
+        "modeled); at most 256 and, swizzled, at most the swizzle's bytes"
+    )
+    source: str
+
+
+class TmaPlan(Record):
+    """The kernel's TMA descriptors: the mainloop operands' and where all of them live."""
+
+    descriptors: tuple[TmaDescriptor, ...]
+    placement: str = Field(description="kernel parameters, or global/shared memory (ptr-array)")
+    param_bytes: int | None = Field(
+        description="bytes of the parameter space the descriptors take (None: not there)"
+    )
+    param_limit: int = Field(description="the kernel parameter space (bytes)")
+    derivation: str
+
+
 class SmemLayout(Record):
     """The kernel's `SharedStorage` as the compiler lays it out."""
 
@@ -420,6 +456,11 @@ class Resources(Record):
     max_threads_per_block: int
     tma_descriptors: int | None = Field(
         default=None, description="TMA descriptors (tensormaps) in shared memory, where modeled"
+    )
+    tma: TmaPlan | None = Field(
+        default=None,
+        description="the mainloop's TMA descriptors (box, swizzle, element, alignment) and where "
+        "the kernel's descriptors live, where modeled (cutlint.cutlass.tma)",
     )
     registers: RegisterPlan | None = Field(
         default=None, description="the warp groups' register split"

@@ -81,3 +81,37 @@ def test_nvcc_rejects_exactly_the_kernels_cut302_names(fixture: Path, tmp_path: 
             assert run.returncode != 0 and NO_SPECIALIZATION in run.stdout + run.stderr, name
         else:
             assert run.returncode == 0, (name, (run.stdout + run.stderr)[-2000:])
+
+
+@pytest.mark.parametrize(
+    ("contiguous", "bits", "expected"),
+    [
+        (64, 16, (128, 64)),  # f16, K 64: Layout_K_SW128_Atom, 128 B inner box
+        (32, 16, (64, 32)),
+        (16, 16, (32, 16)),
+        (8, 16, (0, 8)),  # interleaved
+        (128, 8, (128, 128)),
+        (8, 8, None),  # no atom divides it: ss_smem_selector's static_assert
+    ],
+)
+def test_the_sm90_smem_atom_and_inner_box(
+    contiguous: int, bits: int, expected: tuple[int, int] | None
+) -> None:
+    assert tma.sm90_smem_swizzle(contiguous, bits) == expected
+
+
+def test_the_tma_section_of_an_sm90_chain() -> None:
+    """fixtures/sm90-collective-builder/CUT301-tma-global-alignment.cu, tma_align4_f16: f16 A/B at
+    an alignment of 4 (8 B promised, 16 B needed), tile K 64: SW128, a 64-element inner box;
+    four descriptors (A, B, C, D) in the parameters."""
+    from cutlint import api
+
+    fixture = FIXTURES / "sm90-collective-builder" / "CUT301-tma-global-alignment.cu"
+    options = api.CheckOptions(arch="sm_90", cutlass_version="4.2.0")
+    r = api.instantiation_at(fixture, 40, options)
+    assert r is not None and r.resources is not None and r.resources.tma is not None
+    plan = r.resources.tma
+    got = [(d.operand, d.alignment_bytes, d.required_bytes, d.swizzle_bytes, d.inner_box)
+           for d in plan.descriptors]  # fmt: skip
+    assert got == [("A", 8, 16, 128, 64), ("B", 8, 16, 128, 64)]
+    assert plan.param_bytes == 4 * 128 and plan.param_limit == 4096

@@ -31,6 +31,8 @@ the kernel's shared-memory layout. What is decided by the instantiation alone, a
 
 from __future__ import annotations
 
+from cutlint.records import TmaDescriptor, TmaPlan
+
 TMA_ALIGNMENT_BYTES = 16
 """cutlass/gemm/collective/builders/sm90_common.inl: tma_alignment_bytes = 16;
 cutlass/detail/layout.hpp: get_input_alignment_bits() returns 128 (TMA 16B alignment)."""
@@ -103,3 +105,100 @@ def sm1xx_misaligned(a: tuple[int, int], b: tuple[int, int], subbyte_rule: bool)
         return ""
     need_bytes = sorted({input_alignment_bits(x[0], subbytes) // 8 for x in (a, b)})
     return f"{' and '.join(bad)} not a multiple of TMA's {' / '.join(map(str, need_bytes))} B"
+
+
+SM90_SWIZZLE_ATOM_BITS = ((128, 1024), (64, 512), (32, 256), (0, 128))
+"""cute/atom/mma_traits_sm90_gmma.hpp: Layout_{K,MN}_SW128/SW64/SW32/INTER_Atom_Bits span 1024,
+512, 256 and 128 bits along the contiguous dimension (0: interleaved, no swizzle)."""
+
+
+def sm90_smem_swizzle(contiguous: int, bits: int) -> tuple[int, int] | None:
+    """(swizzle bytes, atom width in elements) of the smem layout atom `ss_smem_selector`
+    (cutlass/gemm/collective/builders/sm90_common.inl) picks for a tile extent of `contiguous`
+    elements along the operand's contiguous dimension: the widest atom that divides it. The TMA
+    box's inner extent is that atom's width, so its bytes equal the swizzle span
+    (cuTensorMapEncodeTiled: the inner box dimension's bytes at most the swizzle's). None: no atom
+    divides it (the selector's static_assert)."""
+    for swizzle, atom_bits in SM90_SWIZZLE_ATOM_BITS:
+        width = atom_bits // bits
+        if width and contiguous % width == 0:
+            return swizzle, width
+    return None
+
+
+def descriptor(
+    operand: str,
+    element: str,
+    bits: int,
+    alignment: int | None,
+    required_bits: int,
+    swizzle: tuple[int, int] | None,
+    source: str,
+) -> TmaDescriptor:
+    return TmaDescriptor(
+        operand=operand,
+        element=element,
+        element_bits=bits,
+        alignment_bytes=None if alignment is None else alignment * bits // 8,
+        required_bytes=required_bits // 8,
+        swizzle_bytes=None if swizzle is None else swizzle[0],
+        inner_box=None if swizzle is None else swizzle[1],
+        source=source,
+    )
+
+
+def plan(descriptors: tuple[TmaDescriptor, ...], grouped: bool, total: int | None) -> TmaPlan:
+    """Where the kernel's `total` descriptors live and what they take of the parameter space
+    (`total` None: not counted for this family)."""
+    if grouped:
+        return TmaPlan(
+            descriptors=descriptors,
+            placement="global memory, one set per group, the current group's copied into the "
+            "SharedStorage's tensormaps (ptr-array kernel)",
+            param_bytes=None,
+            param_limit=PARAM_SPACE_BYTES,
+            derivation="a pointer-array kernel's Params hold pointers to its tensormaps, not the "
+            "descriptors",
+        )
+    if total is None:
+        return TmaPlan(
+            descriptors=descriptors,
+            placement="kernel parameters (Params passed by value, __grid_constant__)",
+            param_bytes=None,
+            param_limit=PARAM_SPACE_BYTES,
+            derivation="the mainloop's and the epilogue's descriptors, not counted for this family",
+        )
+    used = total * DESCRIPTOR_BYTES
+    return TmaPlan(
+        descriptors=descriptors,
+        placement="kernel parameters (Params passed by value, __grid_constant__)",
+        param_bytes=used,
+        param_limit=PARAM_SPACE_BYTES,
+        derivation=f"{total} descriptors x {DESCRIPTOR_BYTES} B = {used:,} B of the "
+        f"{PARAM_SPACE_BYTES:,} B parameter space ({PARAM_SPACE_BYTES_LARGE:,} B since CUDA 12.1)",
+    )
+
+
+SM1XX_SOURCE = (
+    "cutlass/gemm/collective/builders/sm1xx_common.inl: sm1xx_gemm_is_aligned / "
+    "sm1xx_blockscaled_gemm_is_aligned; cutlass/detail/layout.hpp: get_input_alignment_bits "
+    "(the smem atom and box are not modeled for this family)"
+)
+
+
+def sm1xx_plan(
+    elements: tuple[str, str], alignments: tuple[str, str], subbyte_rule: bool, grouped: bool
+) -> TmaPlan | None:
+    """A and B of an SM100 / SM120 TMA builder chain: element, the alignment promised against
+    the one required; None when an element's width is not known here."""
+    bits = (element_bits(elements[0]), element_bits(elements[1]))
+    if bits[0] is None or bits[1] is None:
+        return None
+    subbytes = (bits[0] < 8 or bits[1] < 8) and subbyte_rule
+    out = []
+    for name, element, width, align in zip("AB", elements, bits, alignments, strict=True):
+        assert width is not None
+        literal = int(align) if align.strip().isdigit() else None
+        required = input_alignment_bits(width, subbytes)
+        out.append(descriptor(name, element, width, literal, required, None, SM1XX_SOURCE))
+    return plan(tuple(out), grouped, None)

@@ -252,6 +252,38 @@ def _occupancy(g: nx.DiGraph[str], res: Resources) -> None:
          [*regs, "layout.total", "input.arch"])  # fmt: skip
 
 
+def _tma(g: nx.DiGraph[str], res: Resources) -> list[str]:
+    """The mainloop's tensor maps (cutlint.cutlass.tma): element, the alignment the kernel
+    promises against TMA's, the swizzle and the box's inner extent; and where they live."""
+    plan = res.tma
+    if plan is None:
+        return []
+    names = []
+    for d in plan.descriptors:
+        swizzle = (
+            "not modeled"
+            if d.swizzle_bytes is None
+            else (
+                f"{d.swizzle_bytes} B swizzle, inner box {d.inner_box} elements "
+                f"({(d.inner_box or 0) * d.element_bits // 8} B)"
+                if d.swizzle_bytes
+                else f"interleaved, inner box {d.inner_box} elements"
+            )
+        )
+        promised = "?" if d.alignment_bytes is None else f"{d.alignment_bytes} B"
+        value = (
+            f"{d.element} ({d.element_bits} bits); global strides aligned to {promised} "
+            f"(TMA needs {d.required_bytes} B); {swizzle}"
+        )
+        _add(g, f"tma.{d.operand}", f"TMA descriptor of {d.operand}", value, d.source, "quantity",
+             ["input.arch"])  # fmt: skip
+        names.append(f"tma.{d.operand}")
+    _add(g, "tma", "TMA descriptors", f"{plan.placement}; {plan.derivation}",
+         "cute/atom/copy_traits_sm90_tma.hpp: make_tma_copy; CUDA C++ Programming Guide: "
+         "Function Parameters", "quantity", names)  # fmt: skip
+    return ["tma"]
+
+
 def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     """The derivation graph of one result; its root is the node "verdict"."""
     g: nx.DiGraph[str] = nx.DiGraph()
@@ -274,10 +306,12 @@ def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     _layout(g, res)
     _limits(g, res)
     _occupancy(g, res)
+    tma = _tma(g, res)
     findings = _findings(g, r, res)
     # The inputs come first, so that the tree shows what was given before what was derived.
     basis = ["inputs", *(findings or ["layout.total", "limit", "builder.stages", "dispatch"])]
     basis += ["occupancy"] if "occupancy" in g else []
+    basis += tma
     _add(g, "verdict", "verdict", r.verdict.value,
          "engine/judge.py: the worst outcome its findings imply", "verdict",
          basis)  # fmt: skip

@@ -112,6 +112,7 @@ class Sm100CollectiveBuilder:
             ),
             max_threads_per_block=model.max_threads_per_block(t, ctx.cutlass),
             tmem_columns=tmem.total if tmem is not None else None,
+            tma=model.tma_plan(_recipe(recipe)),
             epilogue=model.epilogue_shape(t),
         )
 

@@ -25,7 +25,7 @@ from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data
 from cutlint.families.sm100_collective_builder import blockwise
 from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
-from cutlint.records import EpilogueTile, StageCount
+from cutlint.records import EpilogueTile, StageCount, TmaPlan
 
 PACKAGE = "cutlint.families.sm100_collective_builder"
 
@@ -303,3 +303,12 @@ def tma_misaligned(r: Sm100CollectiveBuilderRecipe) -> str:
     if not (m[4].strip().isdigit() and m[7].strip().isdigit()):
         return ""
     return tma.sm1xx_misaligned((bits_a, int(m[4])), (bits_b, int(m[7])), subbyte_rule=True)
+
+
+def tma_plan(r: Sm100CollectiveBuilderRecipe) -> TmaPlan | None:
+    """A's and B's tensor maps as far as the chain decides them (cutlint.cutlass.tma)."""
+    m = r.mainloop
+    if "Tma" not in m[12]:
+        return None
+    grouped = "GroupProblemShape" in r.problem_shape
+    return tma.sm1xx_plan((m[2], m[5]), (m[4], m[7]), True, grouped)

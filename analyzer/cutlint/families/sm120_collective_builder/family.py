@@ -75,6 +75,7 @@ class Sm120CollectiveBuilder:
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
+            tma=model.tma_plan(_recipe(recipe)),
             stage_count=sc,
             layout=SmemLayout(
                 regions=regions(k),

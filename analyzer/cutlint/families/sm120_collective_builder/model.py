@@ -34,7 +34,7 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_toml
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe
-from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
+from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, TmaPlan
 
 
 def data() -> dict[str, Any]:
@@ -465,3 +465,16 @@ def tma_misaligned(r: CollectiveBuilderRecipe) -> str:
         return ""
     subbyte_rule = opclass == TENSOROP or "Mxf8f6f4" in r.kernel_schedule
     return tma.sm1xx_misaligned((bits_a, int(align_a)), (bits_b, int(align_b)), subbyte_rule)
+
+
+def tma_plan(r: CollectiveBuilderRecipe) -> TmaPlan | None:
+    """A's and B's tensor maps as far as the chain decides them (cutlint.cutlass.tma); None for
+    the sparse builders (their own alignment rule is not modeled)."""
+    opclass = _strip(r.opclass)
+    if opclass not in (BLOCKSCALED, TENSOROP):
+        return None
+    subbyte_rule = opclass == TENSOROP or "Mxf8f6f4" in r.kernel_schedule
+    grouped = _strip(r.problem_shape).startswith("cutlass::gemm::GroupProblemShape<")
+    return tma.sm1xx_plan(
+        (r.element_a, r.element_b), (r.alignment_a, r.alignment_b), subbyte_rule, grouped
+    )
