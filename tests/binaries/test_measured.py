@@ -121,3 +121,31 @@ def test_check_names_the_spilling_tactics_of_the_recorded_run(
     measured = [r for r in rows if (r["register_use"] or {}).get("origin") == "ptxas"]
     assert len(measured) == len([r for r in rows if r["register_use"]])
     assert all(r["register_use"]["per_thread"] <= r["register_use"]["cap"] for r in measured)
+
+
+def test_a_jit_modules_binaries_are_found_beside_its_sources(tmp_path: Path) -> None:
+    """FlashInfer's JIT: generated/<module>/ builds into cached_ops/<module>/<module>.so, the
+    fused-MoE files of generated/cutlass_instantiations/ into cached_ops/fused_moe_<sm>/."""
+    from cutlint.binaries.measured import module_binaries
+
+    arch = tmp_path / "0.7.4" / "120f"
+    for module in ("gen_gemm_sm120_cutlass_fp4", "fused_moe_120"):
+        (arch / "cached_ops" / module).mkdir(parents=True)
+        (arch / "cached_ops" / module / f"{module}.so").write_bytes(b"")
+    fp4 = arch / "generated" / "gen_gemm_sm120_cutlass_fp4" / "fp4_gemm.cu"
+    moe = arch / "generated" / "cutlass_instantiations" / "120" / "gemm_grouped" / "120" / "f.cu"
+    assert [p.name for p in module_binaries(str(fp4))] == ["gen_gemm_sm120_cutlass_fp4.so"]
+    assert [p.name for p in module_binaries(str(moe))] == ["fused_moe_120.so"]
+    assert module_binaries(str(tmp_path / "elsewhere.cu")) == []
+
+
+def test_a_report_is_found_by_the_bytes_and_the_targets_arch(tmp_path: Path) -> None:
+    from cutlint.binaries.measured import from_store
+
+    entry = by_source(tmp_path, b"source", "sm_120a")
+    entry.parent.mkdir(parents=True)
+    row = {"name": "_Z1kv", "registers": 40, "stack_frame": 0, "spill_stores": 0, "spill_loads": 0}
+    entry.write_text(json.dumps({"kernels": [row]}))
+    assert [k.registers for k in from_store(tmp_path, b"source", 120)] == [40]
+    assert from_store(tmp_path, b"source", 90) == []  # another arch's registers are not these
+    assert from_store(tmp_path, b"other bytes", 120) == []
