@@ -295,14 +295,21 @@ def tma_misaligned(r: Sm100CollectiveBuilderRecipe) -> str:
     """The A/B alignment no TMA builder specialization takes (cutlint.cutlass.tma), in words; ""
     when aligned or not decided here (a schedule that is no explicit TMA one: KernelScheduleAuto
     may pick the cp.async builder, sm100_cpasync_umma_builder.inl). The dense and blockwise UMMA
-    builders ask `sm1xx_gemm_is_aligned`, whose sub-byte rule needs no schedule."""
+    builders ask `sm1xx_gemm_is_aligned`, whose sub-byte rule needs no schedule; the block-scaled
+    one `sm1xx_blockscaled_gemm_is_aligned`, whose sub-byte rule holds under an mxf8f6f4
+    schedule only (cutlass_library's NVF4/MXF4 kernels align e2m1 to 32 elements, 16 B)."""
     m = r.mainloop
     bits_a, bits_b = tma.element_bits(m[2]), tma.element_bits(m[5])
     if "Tma" not in m[12] or bits_a is None or bits_b is None:
         return ""
     if not (m[4].strip().isdigit() and m[7].strip().isdigit()):
         return ""
-    return tma.sm1xx_misaligned((bits_a, int(m[4])), (bits_b, int(m[7])), subbyte_rule=True)
+    return tma.sm1xx_misaligned((bits_a, int(m[4])), (bits_b, int(m[7])), _subbyte_rule(r))
+
+
+def _subbyte_rule(r: Sm100CollectiveBuilderRecipe) -> bool:
+    block_scaled = "BlockScaled" in r.mainloop[1]
+    return not block_scaled or "Mxf8f6f4" in r.mainloop[12]
 
 
 def tma_plan(r: Sm100CollectiveBuilderRecipe) -> TmaPlan | None:
@@ -311,4 +318,4 @@ def tma_plan(r: Sm100CollectiveBuilderRecipe) -> TmaPlan | None:
     if "Tma" not in m[12]:
         return None
     grouped = "GroupProblemShape" in r.problem_shape
-    return tma.sm1xx_plan((m[2], m[5]), (m[4], m[7]), True, grouped)
+    return tma.sm1xx_plan((m[2], m[5]), (m[4], m[7]), _subbyte_rule(r), grouped)
