@@ -14,14 +14,13 @@ from typing import Any
 import pytest
 
 from cutlint.binaries import ptxas
-from cutlint.binaries.demangle import demangle, find_cxxfilt
+from cutlint.binaries.demangle import demangle
 from cutlint.binaries.kernel_type import KernelFeatures, features
 from cutlint.binaries.measured import Attribution, Measured, attribute, measured_use
 from cutlint.binaries.store import by_source
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ptxas_sm120.json"
 RECORDED: dict[str, Any] = json.loads(DATA.read_text())
-NEEDS_CXXFILT = pytest.mark.skipif(find_cxxfilt() is None, reason="no c++filt here")
 
 SPILLING_LINES = {
     "moe_m256_g0": {11, 18, 25, 32, 39, 46, 53, 60},
@@ -33,7 +32,6 @@ SPILLING_LINES = {
 """The rows CUT111 names: the instantiations of the 19 kernels ptxas reports spills for."""
 
 
-@NEEDS_CXXFILT
 def test_demangled_features_of_a_fused_moe_kernel() -> None:
     s = RECORDED["samples"]["moe_m256_g0"]
     names = [k["name"] for k in s["kernels"]]
@@ -85,7 +83,6 @@ def cache_0_7_4(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "flashinfer" / "0.7.4"
 
 
-@NEEDS_CXXFILT
 def test_check_names_the_spilling_tactics_of_the_recorded_run(
     cache_0_7_4: Path, tmp_path: Path
 ) -> None:
@@ -149,3 +146,15 @@ def test_a_report_is_found_by_the_bytes_and_the_targets_arch(tmp_path: Path) -> 
     assert [k.registers for k in from_store(tmp_path, b"source", 120)] == [40]
     assert from_store(tmp_path, b"source", 90) == []  # another arch's registers are not these
     assert from_store(tmp_path, b"other bytes", 120) == []
+
+
+def test_without_cxxfilt_the_small_demangler_reads_the_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cutlint.binaries import demangle as module
+    from cutlint.binaries.itanium import demangle as small
+
+    name = RECORDED["samples"]["fp4_256x128x128"]["kernels"][0]["name"]
+    monkeypatch.setattr(module, "_DONE", {})
+    monkeypatch.setattr(module, "find_cxxfilt", lambda: None)
+    assert module.demangle([name]) == {name: small(name)}

@@ -6,8 +6,10 @@ it (stages, tile, element types, strides), thousands of characters long with bac
 (`S5_`) to earlier parts. GNU `c++filt` decodes it; its default recursion limit refuses these
 names, so it runs with `--no-recurse-limit` (binutils 2.32 and later). libstdc++'s
 `__cxa_demangle` refuses them too (-2, "not a valid name"), measured on the SM120 kernels of
-tests/data/ptxas_sm120.json. Without c++filt the names stay undecoded: the kernels are then
-matched to no instantiation, and check says so (never a guess)."""
+tests/data/ptxas_sm120.json. Without c++filt (or for a name it refuses), itanium.py, a small
+demangler of the constructs these names use, decodes it (the same text as c++filt's on all 56
+recorded kernels); a name neither reads stays undecoded, and its kernel is matched to nothing
+(never a guess)."""
 
 from __future__ import annotations
 
@@ -45,5 +47,16 @@ def demangle(names: Iterable[str]) -> dict[str, str | None]:
             for name, text in zip(wanted, lines, strict=True):
                 _DONE[name] = text if text != name else None
     for n in wanted:
-        _DONE.setdefault(n, None)
+        if _DONE.get(n) is None:
+            _DONE[n] = _small(n)
     return {n: _DONE[n] for n in names}
+
+
+def _small(name: str) -> str | None:
+    from cutlint.binaries.itanium import Unsupported
+    from cutlint.binaries.itanium import demangle as read
+
+    try:
+        return read(name)
+    except (Unsupported, IndexError, ValueError):
+        return None
