@@ -17,6 +17,10 @@
    lines (tests/logs/data/corpus.toml) among autotuner lines whose tactic ids, addresses and
    timestamps vary line by line, tracebacks and progress lines (`--case log` runs it alone).
 
+6b. `cutlint binaries` on every module directory of FlashInfer's prebuilt cubins (the
+   `flashinfer-cubin` wheel from PyPI, fetched into cutlint's wheel cache: `gemm-*`, `deep-gemm`,
+   `batched_gemm-*`, `fmha`), whole process, wall and CPU time (`--case binaries` runs it alone).
+
 6. `cutlint tu` on a real hand-written translation unit: vLLM 0.34.0's
    `c3x/scaled_mm_sm120_fp8.cu` with its CMake flags for 12.0a, against FlashInfer 0.7.4's CUTLASS
    4.5.0 headers (`--tu-only` runs this case alone; the default run runs it last): a first
@@ -301,6 +305,40 @@ def big_cases(work: Path, baseline: Path | None, runs: int) -> None:
     big_case(f"every FlashInfer {version} cache", caches, (), baseline, runs, work)
 
 
+def binaries_case(runs: int) -> None:
+    """Case 6b: `cutlint binaries DIR` over each module directory of FlashInfer's cubins, whole
+    process (start-up, reading every cubin, judging every kernel), best of `runs`: wall and CPU
+    seconds and peak RSS (GNU time). The first run of a directory may read it from disk."""
+    from cutlint.binaries.read import read_paths
+    from cutlint.producers.flashinfer.wheel import CUBIN_VERSION, download_cubins
+
+    cubins = download_cubins()
+    modules = sorted(
+        (d for d in cubins.glob("*/*") if any(d.rglob("*.cubin"))),
+        key=lambda d: sum(f.stat().st_size for f in d.rglob("*.cubin")),
+    )
+    for d in modules:
+        files = sorted(d.rglob("*.cubin"))
+        size = sum(f.stat().st_size for f in files)
+        reads = []
+        for _ in range(runs):
+            t0, c0 = time.perf_counter(), time.process_time()
+            reading = read_paths([d])
+            reads.append((time.perf_counter() - t0, time.process_time() - c0))
+        argv = [sys.executable, "-m", "cutlint", "binaries", str(d), "--arch", "sm_100",
+                "--format", "json"]  # fmt: skip
+        wall, cpu, peak = min((measured(argv, ENV) for _ in range(runs)), key=lambda m: m[0])
+        read_wall, read_cpu = min(reads)
+        print(
+            f"flashinfer-cubin {CUBIN_VERSION} {d.name}: {len(files):,} cubins, {size / 1e6:,.0f} "
+            f"MB, {len(reading.kernels):,} kernels, {len(reading.problems)} problems; read "
+            f"(read_paths) wall {read_wall:.2f} s, CPU {read_cpu:.2f} s; `cutlint binaries` "
+            f"process wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {peak / 1024:.0f} MiB (best "
+            f"of {runs}; load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
+
+
 def tu_case(runs: int) -> None:
     """Case 6: one TU read cold (parsed) and warm (from the cache), as fresh processes."""
     import resource
@@ -338,7 +376,7 @@ def main() -> None:
     ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
-    ap.add_argument("--case", choices=("all", "log"), default="all")
+    ap.add_argument("--case", choices=("all", "log", "binaries"), default="all")
     ap.add_argument("--big", action="store_true", help="only the large cases (docs/scale.md)")
     ap.add_argument("--baseline", type=Path, default=None, help="a checkout with its own .venv")
     ap.add_argument("--tu-only", action="store_true", help="run case 6 (cutlint tu) alone")
@@ -349,6 +387,9 @@ def main() -> None:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
     if args.case == "log":
         explain_log_case(work / "logs", args.runs)
+        return
+    if args.case == "binaries":
+        binaries_case(max(1, args.runs // 2))
         return
     if args.big:
         print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
@@ -373,6 +414,7 @@ def main() -> None:
     largest = work / "largest" / "flashinfer" / version / f"{sm}a" / "generated"
     report(f"largest cache: FlashInfer {version} sm_{sm}", largest, max(1, args.runs // 2))
     explain_log_case(work / "logs", args.runs)
+    binaries_case(max(1, args.runs // 2))
     tu_case(max(1, args.runs // 2))
 
 

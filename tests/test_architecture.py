@@ -18,10 +18,12 @@ PROTOCOL = frozenset(
         "cutlint.families.groups",
         "cutlint.families.probe",
         "cutlint.families.truth",
+        "cutlint.families.kernel_signature",
     }
 )
 """What the floors above the families may import of them: the registry, the protocol and its
-records, the rule groups, the probe and truth vocabularies."""
+records, the rule groups, the probe and truth vocabularies, what a family's kernel type says (a
+measured kernel is matched by it: cutlint.binaries.measured)."""
 
 COMPOSERS = ("cutlint.families", "cutlint.runners")
 """The families themselves, and the runners, which ask several families' models for a runner's

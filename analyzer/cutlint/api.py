@@ -154,7 +154,12 @@ def instantiation_at(
 ) -> InstantiationResult | None:
     """The judged instantiation of `path` whose call covers `line` (its macro name's line, or
     any line up to its closing parenthesis), or None."""
+    from cutlint.binaries.measured import apply as measured
+    from cutlint.cache_dir import cache_dir
+
     result = check([path], options)
+    # as `cutlint check` shows it: measured registers and spills where a report or binary is
+    result = measured(result, (options or CheckOptions()).selection, cache_dir())
     spans = [r for f in result.files for r in f.instantiations]
     exact = [r for r in spans if r.instantiation.span.line == line]
     inside = [

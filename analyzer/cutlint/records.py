@@ -321,8 +321,19 @@ class RegisterUse(Record):
         description="registers allocated to the block at launch: per warp, rounded up to the "
         "allocation unit, times its warps (None: per_thread not decidable)"
     )
-    origin: str = Field(description="`model`, `binary` or `ptxas`")
+    origin: str = Field(description="`model`, `cubin` (read from a built binary) or `ptxas`")
     source: str
+    spill_stores: int | None = Field(
+        default=None,
+        description="bytes ptxas spills to local memory (None: not measured; only ptxas says)",
+    )
+    spill_loads: int | None = Field(default=None, description="bytes ptxas loads back from spills")
+    stack_frame: int | None = Field(default=None, description="the kernel's stack frame (bytes)")
+    measured: str | None = Field(
+        default=None,
+        description="where measured numbers come from and which kernels they are (None: the "
+        "model alone)",
+    )
 
 
 class Occupancy(Record):
@@ -341,6 +352,42 @@ class Occupancy(Record):
         description="static + dynamic + reserved shared memory per block, rounded up to the "
         "allocation unit"
     )
+    derivation: str
+
+
+class TmaDescriptor(Record):
+    """One operand's TMA tensor map, as far as the instantiation decides it (cutlint.cutlass.tma)."""
+
+    operand: str = Field(description="`A`, `B`")
+    element: str = Field(description="the element type as written")
+    element_bits: int
+    alignment_bytes: int | None = Field(
+        description="what the kernel promises of the leading dimension: alignment x element "
+        "width (None: not an integer in the source)"
+    )
+    required_bytes: int = Field(
+        description="the global-stride alignment TMA and the builder require (16; 64 / 96 for "
+        "mxf8f6f4 sub-byte operands)"
+    )
+    swizzle_bytes: int | None = Field(
+        description="the smem layout atom's swizzle (128, 64, 32; 0 interleaved; None: not modeled)"
+    )
+    inner_box: int | None = Field(
+        description="the box's extent along the contiguous dimension, in elements (None: not "
+        "modeled); at most 256 and, swizzled, at most the swizzle's bytes"
+    )
+    source: str
+
+
+class TmaPlan(Record):
+    """The kernel's TMA descriptors: the mainloop operands' and where all of them live."""
+
+    descriptors: tuple[TmaDescriptor, ...]
+    placement: str = Field(description="kernel parameters, or global/shared memory (ptr-array)")
+    param_bytes: int | None = Field(
+        description="bytes of the parameter space the descriptors take (None: not there)"
+    )
+    param_limit: int = Field(description="the kernel parameter space (bytes)")
     derivation: str
 
 
@@ -409,6 +456,11 @@ class Resources(Record):
     max_threads_per_block: int
     tma_descriptors: int | None = Field(
         default=None, description="TMA descriptors (tensormaps) in shared memory, where modeled"
+    )
+    tma: TmaPlan | None = Field(
+        default=None,
+        description="the mainloop's TMA descriptors (box, swizzle, element, alignment) and where "
+        "the kernel's descriptors live, where modeled (cutlint.cutlass.tma)",
     )
     registers: RegisterPlan | None = Field(
         default=None, description="the warp groups' register split"

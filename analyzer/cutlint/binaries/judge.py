@@ -62,6 +62,7 @@ def facts(
         "registers.cap_derivation": f"the cubin's register cap {cap} ({derivation})",
         "registers.block": block_registers(regs, threads, arch),
         "registers.block_limit": arch.registers_per_block,
+        "registers.measured": "ptxas's log" if ptxas else "the cubin",
         "registers.spill_stores": ptxas.spill_stores if ptxas else 0,
         "registers.spill_loads": ptxas.spill_loads if ptxas else 0,
         "smem.total": kernel.static_smem + dynamic_smem,

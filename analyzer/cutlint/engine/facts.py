@@ -42,6 +42,7 @@ CORE_METRICS: dict[str, str] = {
     "registers.block_limit": "the arch's registers per block",
     "registers.file": "the arch's registers per SM",
     "registers.reconfigured_block": "what the warp groups hold after setmaxnreg (0: no reconfiguration)",
+    "registers.measured": "where measured registers and spills come from, in words (the model's otherwise)",
     "registers.spill_stores": "bytes ptxas spills to local memory (0: none, or not known from the source)",
     "registers.spill_loads": "bytes ptxas loads back from spills (0: none, or not known from the source)",
     "occupancy.at_most": "active blocks per SM, the least of the decided limits",
@@ -140,9 +141,10 @@ def _register_facts(res: Resources) -> Facts:
         "registers.block_limit": res.arch.registers_per_block,
         "registers.file": res.arch.registers_per_sm,
         "registers.reconfigured_block": (plan.block_registers or 0) if plan else 0,
-        # spills are ptxas's to know (cutlint.binaries.ptxas): never guessed from the source
-        "registers.spill_stores": 0,
-        "registers.spill_loads": 0,
+        # spills are ptxas's to know (cutlint.binaries.measured): never guessed from the source
+        "registers.measured": (use.measured or "the model") if use else "the model",
+        "registers.spill_stores": (use.spill_stores or 0) if use else 0,
+        "registers.spill_loads": (use.spill_loads or 0) if use else 0,
         "occupancy.at_most": occ.at_most if occ else 1,
         "occupancy.decided": occ is not None and occ.blocks_per_sm is not None,
         "occupancy.derivation": occ.derivation if occ else "not computed",

@@ -208,19 +208,80 @@ def _limits(g: nx.DiGraph[str], res: Resources) -> None:
 
 
 def _occupancy(g: nx.DiGraph[str], res: Resources) -> None:
-    """Registers per thread and blocks per SM, each with its derivation (model/occupancy.py)."""
+    """Registers per thread and blocks per SM, each with its derivation (model/occupancy.py):
+    the cap the launch bounds put on ptxas, the measured count where a kernel was matched
+    (cutlint.binaries.measured), the block's allocation, and the limit that decides."""
     use, occ = res.register_use, res.occupancy
     if occ is None:
         return
     regs = []
     if use is not None:
-        value = "not decided (ptxas's)" if use.per_thread is None else use.per_thread
-        _add(g, "registers", "registers per thread", value, f"{use.cap_derivation}; {use.source}",
-             "quantity", ["input.arch"])  # fmt: skip
+        _add(g, "registers.cap", "per-thread register cap", use.cap,
+             f"{use.cap_derivation}; {use.source}", "quantity", ["input.arch"])  # fmt: skip
+        if use.per_thread is None:
+            value: object = f"not decided (ptxas's, at most {use.cap})"
+        elif use.origin == "model":
+            value = use.per_thread
+        else:
+            value = f"{use.per_thread} (measured: {use.origin})"
+        how = use.measured or (
+            "the cap: the kernel reconfigures its warp groups (setmaxnreg) and is compiled to it"
+            if use.per_thread is not None
+            else "ptxas allocates at most the cap; the source does not say how many"
+        )
+        _add(g, "registers", "registers per thread", value, how, "quantity",
+             ["registers.cap"])  # fmt: skip
         regs = ["registers"]
-    _add(g, "occupancy", "active blocks per SM", occ.derivation,
+        if use.spill_stores is not None:
+            _add(g, "registers.spills", "spill stores / loads",
+                 f"{use.spill_stores:,} B / {use.spill_loads or 0:,} B, "
+                 f"{use.stack_frame or 0:,} B stack frame",
+                 "ptxas -v: bytes spill stores, bytes spill loads", "quantity",
+                 ["registers"])  # fmt: skip
+            regs.append("registers.spills")
+        if use.block is not None:
+            _add(g, "registers.block", "registers per block", f"{use.block:,}",
+                 f"{use.per_thread} x 32 threads, rounded up to {res.arch.register_allocation_unit} "
+                 f"a warp, x {-(-res.max_threads_per_block // res.arch.warp_size)} warps; "
+                 f"{res.arch.name} allows {res.arch.registers_per_block:,} per block",
+                 "quantity", ["registers"])  # fmt: skip
+            regs = ["registers.block", *regs[1:]]
+    limited = ", ".join(occ.limited_by)
+    _add(g, "occupancy", "active blocks per SM", f"{occ.derivation}; limited by {limited}",
          "CUDA include/cuda_occupancy.h: cudaOccMaxActiveBlocksPerMultiprocessor", "quantity",
          [*regs, "layout.total", "input.arch"])  # fmt: skip
+
+
+def _tma(g: nx.DiGraph[str], res: Resources) -> list[str]:
+    """The mainloop's tensor maps (cutlint.cutlass.tma): element, the alignment the kernel
+    promises against TMA's, the swizzle and the box's inner extent; and where they live."""
+    plan = res.tma
+    if plan is None:
+        return []
+    names = []
+    for d in plan.descriptors:
+        swizzle = (
+            "not modeled"
+            if d.swizzle_bytes is None
+            else (
+                f"{d.swizzle_bytes} B swizzle, inner box {d.inner_box} elements "
+                f"({(d.inner_box or 0) * d.element_bits // 8} B)"
+                if d.swizzle_bytes
+                else f"interleaved, inner box {d.inner_box} elements"
+            )
+        )
+        promised = "?" if d.alignment_bytes is None else f"{d.alignment_bytes} B"
+        value = (
+            f"{d.element} ({d.element_bits} bits); global strides aligned to {promised} "
+            f"(TMA needs {d.required_bytes} B); {swizzle}"
+        )
+        _add(g, f"tma.{d.operand}", f"TMA descriptor of {d.operand}", value, d.source, "quantity",
+             ["input.arch"])  # fmt: skip
+        names.append(f"tma.{d.operand}")
+    _add(g, "tma", "TMA descriptors", f"{plan.placement}; {plan.derivation}",
+         "cute/atom/copy_traits_sm90_tma.hpp: make_tma_copy; CUDA C++ Programming Guide: "
+         "Function Parameters", "quantity", names)  # fmt: skip
+    return ["tma"]
 
 
 def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
@@ -245,10 +306,12 @@ def derivation(r: InstantiationResult) -> nx.DiGraph[str]:
     _layout(g, res)
     _limits(g, res)
     _occupancy(g, res)
+    tma = _tma(g, res)
     findings = _findings(g, r, res)
     # The inputs come first, so that the tree shows what was given before what was derived.
     basis = ["inputs", *(findings or ["layout.total", "limit", "builder.stages", "dispatch"])]
     basis += ["occupancy"] if "occupancy" in g else []
+    basis += tma
     _add(g, "verdict", "verdict", r.verdict.value,
          "engine/judge.py: the worst outcome its findings imply", "verdict",
          basis)  # fmt: skip

@@ -32,6 +32,7 @@ class RuleGroup(StrEnum):
     SM120_BUILDER_ASSERTS = "sm120-builder-asserts"
     MOE_RUNNER_OFFERS = "moe-runner-offers"
     SM90_TMA_BUILDER_ALIGNMENT = "sm90-tma-builder-alignment"
+    SM1XX_TMA_BUILDER_ALIGNMENT = "sm1xx-tma-builder-alignment"
 
 
 class Role(StrEnum):
@@ -133,6 +134,15 @@ GROUPS: dict[RuleGroup, Group] = {
         "alignment is 16 bytes (the tensor map's global address and strides)",
         "include/cutlass/gemm/collective/builders/sm90_gmma_builder.inl: "
         "detail::is_aligned<..., detail::tma_alignment_bytes>",
+    ),
+    RuleGroup.SM1XX_TMA_BUILDER_ALIGNMENT: Group(
+        Role.OTHER,
+        "CollectiveBuilder<Sm100 / Sm120, ...> with a TMA kernel schedule is a specialization "
+        "enabled only when A's and B's alignment meets TMA's 16 bytes (64 / 96 B for the "
+        "mxf8f6f4 sub-byte operands); otherwise none matches",
+        "include/cutlass/gemm/collective/builders/sm1xx_common.inl: sm1xx_gemm_is_aligned, "
+        'sm1xx_blockscaled_gemm_is_aligned; collective_builder_decl.hpp: "Could not build a '
+        'collective for given parameters."',
     ),
 }
 """Every group, its role and the mechanism it stands for."""

@@ -87,6 +87,7 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
                 "registers": None,
                 "register_use": None,
                 "occupancy": None,
+                "tma": None,
             }
         ),
         "findings": [_finding(d) for d in r.diagnostics],
@@ -109,6 +110,7 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
             "registers": res.registers.model_dump() if res.registers else None,
             "register_use": res.register_use.model_dump() if res.register_use else None,
             "occupancy": res.occupancy.model_dump(mode="json") if res.occupancy else None,
+            "tma": res.tma.model_dump(mode="json") if res.tma else None,
         }
         cached = cache[id(res)] = (res, parts)  # holding res keeps its id from being reused
     return cached[1]

@@ -12,6 +12,7 @@ from cutlint.records import (
     Diagnostic,
     FileResult,
     InstantiationResult,
+    Resources,
     Severity,
     Verdict,
 )
@@ -20,8 +21,27 @@ from cutlint.report.style import PLAIN, Style
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources.flashinfer_cache import NON_GEMM
 
-CORE_HEADERS = ("stages", "smem / limit (B)", "verdict", "rule")
-CORE_ALIGN = ("right", "right", "left", "left")
+CORE_HEADERS = ("stages", "smem / limit (B)", "regs", "blocks/SM", "verdict", "rule")
+CORE_ALIGN = ("right", "right", "right", "right", "left", "left")
+
+
+def _registers_cell(res: Resources | None) -> str:
+    """Registers a thread: measured (`168 ptxas`, `168 cubin`), decided by the model (`168`), or
+    only capped by the launch bounds (`<=168`); `-` where the family does not say."""
+    use = res.register_use if res else None
+    if use is None:
+        return "-"
+    if use.per_thread is None:
+        return f"<={use.cap}"
+    return f"{use.per_thread}" if use.origin == "model" else f"{use.per_thread} {use.origin}"
+
+
+def _blocks_cell(res: Resources | None) -> str:
+    """Active blocks per SM; `<=N` while the registers' limit is not decided."""
+    occ = res.occupancy if res else None
+    if occ is None:
+        return "-"
+    return str(occ.blocks_per_sm) if occ.blocks_per_sm is not None else f"<={occ.at_most}"
 
 
 def _columns(family: str | None) -> tuple[str, ...]:
@@ -43,6 +63,8 @@ def _row(r: InstantiationResult, width: int) -> list[str]:
         *_cells(r, width),
         str(res.stage_count.stages) if res else "-",
         f"{res.layout.size:,} / {res.arch.smem_optin:,}" if res else "-",
+        _registers_cell(res),
+        _blocks_cell(res),
         r.verdict.value,
         rules,
     ]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from cutlint.binaries import ptxas
 from cutlint.binaries.cubin import kernels
 from cutlint.binaries.elf import read_elf
+from cutlint.binaries.store import by_source
 
 if TYPE_CHECKING:
     from cutlint.verify.run import VerifyOptions
@@ -83,7 +84,10 @@ def compile_report(
     if cache is not None and _entry(cache, key).is_file():
         data = json.loads(_entry(cache, key).read_text())
         data["kernels"] = tuple(data["kernels"])
-        return DeviceReport(**{**data, "cached": True})
+        report = DeviceReport(**{**data, "cached": True})
+        if not by_source(cache, source, target).is_file():
+            _store(by_source(cache, source, target), report)  # an entry made before the index
+        return report
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cutlint-device-") as tmp:
         cubin = Path(tmp) / "unit.cubin"
@@ -122,6 +126,7 @@ def compile_report(
     report = DeviceReport(str(path), target, tuple(rows), seconds, False)
     if cache is not None:
         _store(_entry(cache, key), report)
+        _store(by_source(cache, source, target), report)
     return report
 
 

@@ -51,6 +51,7 @@ class CheckFlags:
     statistics: bool
     color: str
     jobs: int | None
+    binaries: tuple[Path, ...]
     parse_timeout: float
     config_path: Path | None
     no_config: bool
@@ -183,6 +184,13 @@ class CheckFlags:
 )
 @click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
 @click.option(
+    "--binaries",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="Built binaries (.so, .o, .cubin, or directories of them) of the checked sources: "
+    "registers measured in their cubins replace the model's, per matched kernel.",
+)
+@click.option(
     "--parse-timeout",
     type=click.FloatRange(min=0.1, max=86_400.0),
     callback=lambda _ctx, _param, v: finite(v, "--parse-timeout"),
@@ -276,6 +284,11 @@ def run(flags: CheckFlags) -> None:
         except baseline_file.BaselineError as e:
             usage_error(str(e))
     result = _checked(flags.paths, options, flags.quiet)
+    from cutlint.binaries.measured import apply as measured
+    from cutlint.cache_dir import cache_dir
+
+    # ptxas's reports (verify --device-code) and built binaries: measured registers and spills
+    result = measured(result, options.selection, cache_dir(), flags.binaries)
     if flags.write_baseline:
         assert baseline_path is not None
         written = baseline_file.from_result(result)

@@ -50,7 +50,9 @@ def _short(name: str) -> str:
 
 class Sm100CollectiveBuilder:
     name: ClassVar[str] = NAME
-    joins: ClassVar[frozenset[RuleGroup]] = frozenset({RuleGroup.SMEM_AT_COMPILE, RuleGroup.TMEM})
+    joins: ClassVar[frozenset[RuleGroup]] = frozenset(
+        {RuleGroup.SMEM_AT_COMPILE, RuleGroup.TMEM, RuleGroup.SM1XX_TMA_BUILDER_ALIGNMENT}
+    )
     package: ClassVar[str] = model.PACKAGE
     metrics: ClassVar[Mapping[str, str]] = {
         "cb.kernel_schedule": "the mainloop builder's KernelSchedule as written",
@@ -60,6 +62,8 @@ class Sm100CollectiveBuilder:
         "umma.two_sm": "a 2-SM MMA (KernelTmaWarpSpecialized2SmSm100)",
         "umma.smem.capacity": "sm100_smem_capacity_bytes, which the kernel shell static_asserts",
         "umma.smem.assert": "the header and line of that static_assert in the modeled CUTLASS",
+        "cb.tma_alignment": "the A/B alignment no TMA builder specialization takes, in words "
+        "(empty: aligned, or not decided)",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "cb.kernel_schedule": ("input.schedule",),
@@ -69,6 +73,7 @@ class Sm100CollectiveBuilder:
         "umma.two_sm": ("input.schedule",),
         "umma.smem.capacity": ("input.arch",),
         "umma.smem.assert": ("input.cutlass",),
+        "cb.tma_alignment": ("input.types",),
     }
     columns: ClassVar[tuple[str, ...]] = ("tile", "cluster", "A x B -> D", "schedule", "epilogue")
     probe: ClassVar[str | None] = "cutlass-alias"
@@ -107,12 +112,14 @@ class Sm100CollectiveBuilder:
             ),
             max_threads_per_block=model.max_threads_per_block(t, ctx.cutlass),
             tmem_columns=tmem.total if tmem is not None else None,
+            tma=model.tma_plan(_recipe(recipe)),
             epilogue=model.epilogue_shape(t),
         )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
         r = _recipe(recipe)
         return {
+            "cb.tma_alignment": model.tma_misaligned(r),
             "cb.kernel_schedule": _short(r.mainloop[12]),
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "umma.tmem.columns": res.tmem_columns or 0,

@@ -20,12 +20,13 @@ from cutlint.cutlass import sm90_evt
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_kernel as kernel
 from cutlint.cutlass import sm100_mainloop as ml
+from cutlint.cutlass import tma
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data
 from cutlint.families.sm100_collective_builder import blockwise
 from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
-from cutlint.records import EpilogueTile, StageCount
+from cutlint.records import EpilogueTile, StageCount, TmaPlan
 
 PACKAGE = "cutlint.families.sm100_collective_builder"
 
@@ -318,3 +319,33 @@ def smem_static_assert(r: Sm100CollectiveBuilderRecipe, cutlass_label: str) -> s
 def is_two_sm(r: Sm100CollectiveBuilderRecipe) -> bool:
     """A 2-SM MMA schedule (dense or blockwise; False for one the model does not know)."""
     return bool({**KERNEL_SCHEDULES, **blockwise.KERNEL_SCHEDULES}.get(r.mainloop[12], False))
+
+
+def tma_misaligned(r: Sm100CollectiveBuilderRecipe) -> str:
+    """The A/B alignment no TMA builder specialization takes (cutlint.cutlass.tma), in words; ""
+    when aligned or not decided here (a schedule that is no explicit TMA one: KernelScheduleAuto
+    may pick the cp.async builder, sm100_cpasync_umma_builder.inl). The dense and blockwise UMMA
+    builders ask `sm1xx_gemm_is_aligned`, whose sub-byte rule needs no schedule; the block-scaled
+    one `sm1xx_blockscaled_gemm_is_aligned`, whose sub-byte rule holds under an mxf8f6f4
+    schedule only (cutlass_library's NVF4/MXF4 kernels align e2m1 to 32 elements, 16 B)."""
+    m = r.mainloop
+    bits_a, bits_b = tma.element_bits(m[2]), tma.element_bits(m[5])
+    if "Tma" not in m[12] or bits_a is None or bits_b is None:
+        return ""
+    if not (m[4].strip().isdigit() and m[7].strip().isdigit()):
+        return ""
+    return tma.sm1xx_misaligned((bits_a, int(m[4])), (bits_b, int(m[7])), _subbyte_rule(r))
+
+
+def _subbyte_rule(r: Sm100CollectiveBuilderRecipe) -> bool:
+    block_scaled = "BlockScaled" in r.mainloop[1]
+    return not block_scaled or "Mxf8f6f4" in r.mainloop[12]
+
+
+def tma_plan(r: Sm100CollectiveBuilderRecipe) -> TmaPlan | None:
+    """A's and B's tensor maps as far as the chain decides them (cutlint.cutlass.tma)."""
+    m = r.mainloop
+    if "Tma" not in m[12]:
+        return None
+    grouped = "GroupProblemShape" in r.problem_shape
+    return tma.sm1xx_plan((m[2], m[5]), (m[4], m[7]), _subbyte_rule(r), grouped)

@@ -27,7 +27,12 @@ def _short(text: str) -> str:
 class Sm120CollectiveBuilder:
     name: ClassVar[str] = "sm120-collective-builder"
     joins: ClassVar[frozenset[RuleGroup]] = frozenset(
-        {RuleGroup.SMEM_AT_INITIALIZE, RuleGroup.STAGE_FLOOR, RuleGroup.SM120_BUILDER_ASSERTS}
+        {
+            RuleGroup.SMEM_AT_INITIALIZE,
+            RuleGroup.STAGE_FLOOR,
+            RuleGroup.SM120_BUILDER_ASSERTS,
+            RuleGroup.SM1XX_TMA_BUILDER_ALIGNMENT,
+        }
     )
     package: ClassVar[str] = "cutlint.families.sm120_collective_builder"
     metrics: ClassVar[Mapping[str, str]] = {
@@ -36,12 +41,15 @@ class Sm120CollectiveBuilder:
         "cb.grouped": "whether the problem shape is GroupProblemShape (ptr-array kernel)",
         "cb.static_assert": "the SM120 builder static_assert the chain fails, with its header "
         "(empty when none): the file does not compile",
+        "cb.tma_alignment": "the A/B alignment no TMA builder specialization takes, in words "
+        "(empty: aligned, or not decided)",
     }
     metric_inputs: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "cb.kind": ("input.mainloop",),
         "cb.pingpong": ("input.mainloop",),
         "cb.grouped": ("input.kernel",),
         "cb.static_assert": ("input.mainloop", "input.epilogue"),
+        "cb.tma_alignment": ("input.mainloop",),
     }
     columns: ClassVar[tuple[str, ...]] = ("schedule", "tile", "C/D")
     probe: ClassVar[str | None] = "cutlass-alias"
@@ -67,6 +75,7 @@ class Sm120CollectiveBuilder:
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
+            tma=model.tma_plan(_recipe(recipe)),
             stage_count=sc,
             layout=SmemLayout(
                 regions=regions(k),
@@ -95,6 +104,7 @@ class Sm120CollectiveBuilder:
         failed = model.static_assert_failure(r)
         return {
             "cb.static_assert": failed,
+            "cb.tma_alignment": model.tma_misaligned(r),
             "cb.kind": kind,
             "cb.pingpong": "Pingpong" in schedule,
             "cb.grouped": "GroupProblemShape" in r.problem_shape,

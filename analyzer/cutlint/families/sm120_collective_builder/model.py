@@ -28,12 +28,13 @@ from cutlint.cutlass import sm120_blockscaled as blockscaled
 from cutlint.cutlass import sm120_blockwise as blockwise
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass import sm120_sparse as sparse
+from cutlint.cutlass import tma
 from cutlint.cutlass.headers import SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_toml
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe
-from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
+from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, TmaPlan
 
 
 def data() -> dict[str, Any]:
@@ -454,3 +455,33 @@ def register_plan(p: Plan, cutlass: CutlassModel) -> RegisterPlan | None:
         return None
     blockscaled_threshold = p.kind == "block-scaled" and cutlass.version >= (4, 5, 0)
     return shell.register_plan(p.tile, sm120_blockscaled=blockscaled_threshold)
+
+
+def tma_misaligned(r: CollectiveBuilderRecipe) -> str:
+    """The A/B alignment no SM120 TMA builder specialization takes (cutlint.cutlass.tma), in
+    words; "" when aligned or not decided here (the sparse builders' own alignment rule,
+    sm1xx_sparse_gemm_is_aligned, is not modeled). Block-scaled: sm1xx_blockscaled_gemm_is_aligned
+    on the pair's data type, its sub-byte rule under an mxf8f6f4 schedule only; blockwise and
+    dense: sm1xx_gemm_is_aligned."""
+    opclass = _strip(r.opclass)
+    if opclass not in (BLOCKSCALED, TENSOROP):
+        return ""
+    bits_a, bits_b = tma.element_bits(r.element_a), tma.element_bits(r.element_b)
+    align_a, align_b = r.alignment_a.strip(), r.alignment_b.strip()
+    if bits_a is None or bits_b is None or not (align_a.isdigit() and align_b.isdigit()):
+        return ""
+    subbyte_rule = opclass == TENSOROP or "Mxf8f6f4" in r.kernel_schedule
+    return tma.sm1xx_misaligned((bits_a, int(align_a)), (bits_b, int(align_b)), subbyte_rule)
+
+
+def tma_plan(r: CollectiveBuilderRecipe) -> TmaPlan | None:
+    """A's and B's tensor maps as far as the chain decides them (cutlint.cutlass.tma); None for
+    the sparse builders (their own alignment rule is not modeled)."""
+    opclass = _strip(r.opclass)
+    if opclass not in (BLOCKSCALED, TENSOROP):
+        return None
+    subbyte_rule = opclass == TENSOROP or "Mxf8f6f4" in r.kernel_schedule
+    grouped = _strip(r.problem_shape).startswith("cutlass::gemm::GroupProblemShape<")
+    return tma.sm1xx_plan(
+        (r.element_a, r.element_b), (r.alignment_a, r.alignment_b), subbyte_rule, grouped
+    )

@@ -73,6 +73,7 @@ class Sm90CollectiveBuilder:
         stage_count = model.stage_count(t)
         stages = stage_count.stages
         block = model.kernel_shared_storage(t, stages)
+        r = _recipe(recipe)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
@@ -87,6 +88,12 @@ class Sm90CollectiveBuilder:
             ),
             max_threads_per_block=model.max_threads_per_block(t),
             tma_descriptors=model.tma_descriptors(t),
+            tma=model.tma_plan(
+                t,
+                (r.mainloop[2], r.mainloop[5]),
+                (_int(r.mainloop[4]), _int(r.mainloop[7])),
+                "GroupProblemShape" in r.problem_shape,
+            ),
             registers=model.register_plan(t),
             epilogue=model.epilogue_tile(t),
         )
@@ -153,3 +160,7 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     if why := outside_modeled_range(ctx.cutlass):
         return why
     return tactic_of(_recipe(recipe))
+
+
+def _int(arg: str) -> int | None:
+    return int(arg) if arg.isascii() and arg.strip().isdigit() else None

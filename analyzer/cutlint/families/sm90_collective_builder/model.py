@@ -29,6 +29,7 @@ from cutlint.cutlass import sm90_blockwise as blockwise
 from cutlint.cutlass import sm90_evt
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_sparse as sparse
+from cutlint.cutlass import tma
 from cutlint.cutlass.headers import (
     SM90_EPILOGUE_TMA_WARPSPECIALIZED,
     SM90_GMMA_BUILDER,
@@ -45,7 +46,7 @@ from cutlint.cutlass.stage_count import (
 )
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP, pipeline_storage
 from cutlint.families.base import family_data as base_family_data
-from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm
+from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, StageTerm, TmaPlan
 
 PACKAGE = "cutlint.families.sm90_collective_builder"
 _C = base_family_data(PACKAGE).constants  # data/family.toml [constants], each with its source
@@ -424,3 +425,35 @@ def tma_descriptors(t: Tactic) -> int:
     """Single-problem kernels keep their TMA descriptors in kernel parameters, not in shared
     memory (no TensorMapStorage in these SharedStorage layouts)."""
     return 0
+
+
+_SELECTOR = (
+    "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector (the widest "
+    "Layout_{K,MN}_SW128/SW64/SW32/INTER atom that divides the tile's contiguous extent); "
+    "cute/atom/copy_traits_sm90_tma.hpp: make_tma_copy (the box's inner extent is the atom's)"
+)
+
+
+def tma_plan(
+    t: Tactic, elements: tuple[str, str], alignments: tuple[int | None, int | None], grouped: bool
+) -> TmaPlan | None:
+    """The mainloop's A and B tensor maps of a TMA shell with SS operands (None otherwise: the
+    cp.async shells load without TMA; register-sourced and mixed-input mainloops pick their
+    atoms by rs_smem_selector, not modeled here), and where the kernel's descriptors live: A, B,
+    and the TMA epilogue's C (when not void) and D."""
+    if not t.shell.tma or t.register_sourced or t.mixed_input:
+        return None
+    descriptors = []
+    for name, bits, k_major, mn, align, element in (
+        ("A", t.a_bits, t.a_k_major, t.tile.m, alignments[0], elements[0]),
+        ("B", t.b_bits, t.b_k_major, t.tile.n, alignments[1], elements[1]),
+    ):
+        contiguous = t.tile.k if k_major else mn
+        descriptors.append(
+            tma.descriptor(
+                name, element, bits, align, tma.TMA_ALIGNMENT_BYTES * 8,
+                tma.sm90_smem_swizzle(contiguous, bits), _SELECTOR,
+            )
+        )  # fmt: skip
+    epilogue = 0 if t.epilogue is not EpilogueKind.TMA else 1 + (t.c_bits is not None)
+    return tma.plan(tuple(descriptors), grouped, 2 + epilogue)

@@ -154,3 +154,29 @@ def _write_build_file(root: Path, version: str, out: Path, dev: str) -> None:
     workspace = out.parent.parent.parent  # <ws>/<version>/<archdir>
     flags = moe_flags(module, workspace.name)
     write_build_ninja(root, workspace, module.name, flags, sorted(out.rglob("*.generated.cu")))
+
+
+CUBIN_VERSION = "0.6.13"
+"""The newest `flashinfer-cubin` on PyPI (2026-12): FlashInfer's prebuilt cubins, one directory
+per module (`fmha`, `batched_gemm-*`, `gemm-*`, `deep-gemm`), what its runtime loads instead of
+compiling (flashinfer/jit/cubin_loader.py)."""
+
+
+def download_cubins(
+    version: str = CUBIN_VERSION, progress: Callable[[str], None] | None = None
+) -> Path:
+    """`pip download --no-deps flashinfer-cubin==VERSION`, unpacked into the wheel cache; returns
+    its `flashinfer_cubin/cubins` directory (a 458 MB download, 1.9 GB unpacked for 0.6.13: the
+    binary reader's benchmark and its slow test read it)."""
+    try:
+        root = wheels.download_wheel(
+            "flashinfer-cubin",
+            version,
+            wheels_dir() / f"flashinfer-cubin-{version}",
+            "flashinfer_cubin/cubins",
+            "458 MB for 0.6.13",
+            progress,
+        )
+    except wheels.WheelError as e:
+        raise FlashInferError(str(e)) from e
+    return root / "flashinfer_cubin" / "cubins"
