@@ -20,8 +20,10 @@ Every failure is an `InputError`: one line that names the file and says why.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -297,29 +299,30 @@ def _no_constant(name: str) -> Any:
 def _depth(text: str, openers: str, closers: str) -> int:
     """The deepest bracket nesting of `text`, ignoring brackets in double-quoted strings. A
     coarse bound, checked before the decoder recurses (it counts `[` inside TOML's single-quoted
-    strings too, which only makes it stricter)."""
+    strings too, which only makes it stricter). The strings are cut out by a regular expression,
+    so that Python visits only the brackets (a character loop took 2.8 s on a cutlass_library
+    build's compile_commands.json)."""
     deepest = depth = 0
-    in_string = escaped = False
-    for c in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in openers:
+    for c in _brackets(openers + closers).findall(_STRING.sub("", text)):
+        if c in openers:
             depth += 1
             deepest = max(deepest, depth)
-        elif c in closers:
+        else:
             depth -= 1
     return deepest
 
 
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+"""A double-quoted string with its backslash escapes, the closing quote missing at the end."""
+
+
+@functools.cache
+def _brackets(brackets: str) -> re.Pattern[str]:
+    return re.compile("[" + re.escape(brackets) + "]")
+
+
 def _check_nesting(path: str | Path, text: str, openers: str, closers: str) -> None:
-    # Only text with many brackets is scanned character by character: a real file has few.
+    # Only text with many brackets is scanned: a real file has few.
     if sum(text.count(c) for c in openers) > NESTING and _depth(text, openers, closers) > NESTING:
         raise InputError(path, f"nested deeper than {NESTING} levels; not read")
 
