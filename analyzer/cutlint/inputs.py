@@ -29,7 +29,7 @@ import threading
 import time
 import tomllib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,7 +180,59 @@ def listdir(path: str | Path) -> list[str]:
             os.close(sub)
 
 
+_RECORDERS: list[set[str]] = []
+"""The open `recording()`s: each collects the paths read or probed while it is open."""
+
+
+@contextmanager
+def recording() -> Iterator[set[str]]:
+    """The absolute paths this process reads through this module, or probes with `looked_at`,
+    while the block runs: what a result made in it depends on (the check cache's tree manifest,
+    engine/tree_manifest.py). A path that was not there is among them: its appearing is a
+    change too."""
+    seen: set[str] = set()
+    _RECORDERS.append(seen)
+    try:
+        yield seen
+    finally:
+        _RECORDERS.remove(seen)
+
+
+def looked_at(path: str | Path) -> None:
+    """Tell the open recordings that `path` was read or probed (whether or not it exists)."""
+    if _RECORDERS:
+        try:
+            absolute = os.path.abspath(path)
+        except ValueError:  # a NUL in the name: nothing there to depend on
+            return
+        for seen in _RECORDERS:
+            seen.add(absolute)
+
+
+def write_atomically(path: Path, data: bytes) -> bool:
+    """Write `data` to `path` through a temporary file in its directory moved into place, so
+    that a concurrent reader sees the whole file or the old one. False where it cannot be
+    written (a cache that cannot be written is no error)."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
 def _open(path: str | Path, limit: Limit) -> tuple[int, os.stat_result]:
+    looked_at(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
     try:
         with _parent(path) as (dir_fd, name):

@@ -154,7 +154,11 @@ def flashinfer_build_files(source: str) -> tuple[Path, ...]:
 @cache
 def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
     try:
-        return tuple(sorted(cached_ops.glob("*/build.ninja"))) if is_dir(cached_ops) else ()
+        if not is_dir(cached_ops):
+            return ()
+        for module in cached_ops.iterdir():  # a build file added to a module is a change
+            inputs.looked_at(module)
+        return tuple(sorted(cached_ops.glob("*/build.ninja")))
     except OSError:  # a path the OS refuses (beyond PATH_MAX): no build file there
         return ()
 
@@ -170,6 +174,7 @@ def database_above(directory: Path) -> Path | None:
 
 def is_dir(path: Path) -> bool:
     """Whether `path` is a directory; False for a path the OS refuses (ENAMETOOLONG)."""
+    inputs.looked_at(path)
     try:
         return path.is_dir()
     except OSError:
@@ -178,6 +183,7 @@ def is_dir(path: Path) -> bool:
 
 def exists(path: Path) -> bool:
     """Whether `path` is a regular file; False for a path the OS refuses (ENAMETOOLONG)."""
+    inputs.looked_at(path)
     try:
         return path.is_file()
     except OSError:

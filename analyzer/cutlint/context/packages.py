@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 from importlib import metadata
+
+from cutlint import inputs
 
 DISTRIBUTIONS = (
     ("flashinfer", "flashinfer-python"),
@@ -17,6 +20,8 @@ DISTRIBUTIONS = (
 @cache
 def installed(distribution: str) -> str | None:
     """The installed version of `distribution`, or None."""
+    for directory in sys.path:  # an install or an uninstall there is a change (inputs.recording)
+        inputs.looked_at(directory or ".")
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

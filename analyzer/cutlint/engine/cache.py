@@ -20,11 +20,9 @@ key, or does not validate as a `FileResult` is a miss (and is overwritten), neve
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import os
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -167,20 +165,7 @@ class ResultCache:
     def store(self, key: str, encoded: bytes) -> None:
         """Keep an entry `encode(result, key)` made; a cache that cannot be written is no error
         (the run is still right)."""
-        entry = self._entry(key)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(encoded)
-                os.replace(tmp, entry)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+        inputs.write_atomically(self._entry(key), encoded)
 
 
 def encode(result: FileResult | str, key: str) -> bytes:
