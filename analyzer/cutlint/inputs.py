@@ -209,6 +209,17 @@ def looked_at(path: str | Path) -> None:
             seen.add(absolute)
 
 
+def package_dirs() -> list[str]:
+    """The directories of sys.path, where installed distributions are looked up, but the working
+    directory (`python -m` puts it first): a run's own output written there must not read as an
+    install."""
+    import sys
+
+    here = os.getcwd()
+    out = [os.path.abspath(d) for d in sys.path if d]
+    return [d for d in out if d != here]
+
+
 def write_atomically(path: Path, data: bytes) -> bool:
     """Write `data` to `path` through a temporary file in its directory moved into place, so
     that a concurrent reader sees the whole file or the old one. False where it cannot be

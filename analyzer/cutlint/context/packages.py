@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from functools import cache
 from importlib import metadata
 
@@ -20,8 +19,8 @@ DISTRIBUTIONS = (
 @cache
 def installed(distribution: str) -> str | None:
     """The installed version of `distribution`, or None."""
-    for directory in sys.path:  # an install or an uninstall there is a change (inputs.recording)
-        inputs.looked_at(directory or ".")
+    for directory in inputs.package_dirs():  # an install there is a change (inputs.recording)
+        inputs.looked_at(directory)
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:

@@ -134,7 +134,7 @@ class TreeManifest:
         if not self.changed:
             # where installed packages are looked up, whether or not this process asked there
             # yet (context/packages.py caches its answers for the process)
-            read = read | {os.path.abspath(d or ".") for d in sys.path}
+            read = read | set(inputs.package_dirs())
         itself = os.path.abspath(path)  # its own change is its row's, not every file's
         for dep in read:
             if dep != itself and dep not in self.deps:
