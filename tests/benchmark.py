@@ -34,8 +34,13 @@ again (the cached re-run), and, with `--baseline DIR` (a checkout of another com
 `.venv`, e.g. `git worktree add /tmp/base e77de72`), that checkout's run of the same command
 beside it, alternating run by run:
 
-7. a cutlass_library build for 100a (CUTLASS's own generator: over 30,000 kernels), for sm_100;
-8. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included).
+7. start-up (case 0), this checkout's beside the baseline's;
+8. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included);
+9. a cutlass_library build for 90a;100a (CUTLASS's own generator: over 30,000 kernels), for
+   sm_100.
+
+Each checkout runs with its own empty cache, then again (the cached re-run); the outputs of all
+runs are compared byte for byte.
 
     python tests/benchmark.py --big [--baseline /tmp/base] [--runs 1] [--workdir DIR]
 
@@ -152,15 +157,19 @@ def report(label: str, target: Path, runs: int, extra: tuple[str, ...] = ()) -> 
         )
 
 
-def startup(one_file: Path, runs: int) -> None:
-    """The start-up cost on its own line: the three commands interleaved, run by run, so that
-    the machine's load falls on them alike."""
-    cutlint = [sys.executable, "-m", "cutlint"]
-    cases = {
-        "python -c pass": [sys.executable, "-c", "pass"],
-        "cutlint --version": [*cutlint, "--version"],
-        "one-file check": [*cutlint, "check", str(one_file), "--no-config", "--fail-on", "never"],
-    }
+def startup(one_file: Path, runs: int, baseline: Path | None = None) -> None:
+    """The start-up cost on its own line: the commands interleaved, run by run, so that the
+    machine's load falls on them alike; with `baseline`, that checkout's beside this one's."""
+    pythons = {"": sys.executable}
+    if baseline is not None:
+        pythons[f"baseline {baseline.name}: "] = str(baseline / ".venv" / "bin" / "python")
+    cases = {"python -c pass": [sys.executable, "-c", "pass"]}
+    for label, python in pythons.items():
+        cutlint = [python, "-m", "cutlint"]
+        cases[f"{label}cutlint --version"] = [*cutlint, "--version"]
+        cases[f"{label}one-file check"] = [
+            *cutlint, "check", str(one_file), "--no-config", "--fail-on", "never"
+        ]  # fmt: skip
     for argv in cases.values():  # warm-up: bytecode written, files in the page cache
         subprocess.run(argv, capture_output=True, env=ENV, check=False)
     samples: dict[str, list[float]] = {name: [] for name in cases}
@@ -171,12 +180,14 @@ def startup(one_file: Path, runs: int) -> None:
             samples[name].append(1000 * (time.perf_counter() - start))
     medians = {name: statistics.median(v) for name, v in samples.items()}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(
-        f"start-up: cutlint --version {medians['cutlint --version']:.0f} ms, one-file check "
-        f"{medians['one-file check']:.0f} ms ({one_file.name}); python -c pass "
-        f"{medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
-        f"load average {load:.1f}"
-    )
+    for label in pythons:
+        print(
+            f"start-up{' of ' + label.rstrip(': ') if label else ''}: cutlint --version "
+            f"{medians[label + 'cutlint --version']:.0f} ms, one-file check "
+            f"{medians[label + 'one-file check']:.0f} ms ({one_file.name}); python -c pass "
+            f"{medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
+            f"load average {load:.1f}"
+        )
 
 
 def synthetic_log(dest: Path, lines: int) -> Path:
@@ -251,16 +262,41 @@ def explain_log_case(work: Path, runs: int) -> None:
         )
 
 
-def measured(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+def measured(
+    argv: list[str], env: dict[str, str], stdout: Path | None = None
+) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system, the process and its workers) and the peak RSS
-    (KiB, of the largest process) of one whole run, by GNU time."""
-    done = subprocess.run(
-        ["/usr/bin/time", "-f", "%e %U %S %M", *argv], capture_output=True, text=True, env=env
-    )
+    (KiB, of the largest process) of one whole run, by GNU time; its output into `stdout`."""
+    with open(stdout or os.devnull, "wb") as out:
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%e %U %S %M", *argv], stdout=out, stderr=subprocess.PIPE,
+            text=True, env=env,
+        )  # fmt: skip
     if done.returncode not in (0, 1):
         raise SystemExit(f"{argv[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
     wall, user, system, peak = done.stderr.strip().splitlines()[-1].split()
     return float(wall), float(user) + float(system), int(peak)
+
+
+def digest(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=8)
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def summary_of(path: Path) -> str:
+    """The JSON report's counts, from its first line (report/json.py writes the summary there)."""
+    with path.open() as f:
+        head = f.readline()
+    data = json.loads(head.removesuffix(', "instantiations": [\n') + "}")
+    s = data["summary"]
+    return (
+        f"{s['instantiations']:,} instantiations in {s['files']:,} files, {s['skipped']:,} skipped"
+    )
 
 
 def big_case(
@@ -273,36 +309,55 @@ def big_case(
     if baseline is not None:
         pythons["baseline " + baseline.name] = str(baseline / ".venv" / "bin" / "python")
     print(f"{label}: {target}", flush=True)
+    outputs: set[str] = set()
     for run in range(runs):
-        cache = work / f"check-cache-{run}"
-        shutil.rmtree(cache, ignore_errors=True)
-        env = {**ENV, "CUTLINT_CACHE": str(cache)}
-        env.pop("CUTLINT_NO_CACHE", None)
-        for name, python in pythons.items():
-            steps = ("first run", "cached re-run") if name == "this checkout" else ("run",)
-            for step in steps:
-                wall, cpu, peak = measured([python, *argv[1:]], env)
+        for i, (name, python) in enumerate(pythons.items()):
+            cache = work / f"check-cache-{run}-{i}"
+            shutil.rmtree(cache, ignore_errors=True)
+            env = {**ENV, "CUTLINT_CACHE": str(cache)}
+            env.pop("CUTLINT_NO_CACHE", None)
+            for step in ("first run", "cached re-run"):
+                out = work / "check-output.json"
+                wall, cpu, peak = measured([python, *argv[1:]], env, out)
                 load = os.getloadavg()[0]
+                outputs.add(digest(out))
                 print(
                     f"  {name:>24} {step:<13} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
                     f"peak RSS {peak / 1024:6.0f} MiB  (load {load:.1f})",
                     flush=True,
                 )
+    print(f"  {summary_of(out)}; outputs byte-identical across runs: {len(outputs) == 1}")
 
 
-def big_cases(work: Path, baseline: Path | None, runs: int) -> None:
-    library = cutlass_library.generate(
-        cutlass_library.download(), work / "cutlass-library-100a", "100a"
-    )
-    target = ("--arch", "sm_100", "--cutlass-version", "4.2.0")
-    big_case("cutlass_library 100a build", library, target, baseline, runs, work)
+BIG_ARCHS = "90a;100a"
+"""The big cutlass_library build: CUTLASS_NVCC_ARCHS for H100 and B200 together, as a datacenter
+build for both sets it, checked for sm_100 (33,938 files; 100a alone writes 27,680, with 103a
+29,144)."""
+
+
+def big_cases(work: Path, baseline: Path | None, runs: int, startup_runs: int) -> None:
     version = "0.7.4"
     root = download_wheel(version)
     for sm in (90, 100, 103, 110, 120):
         generate_cache(root, version, work / "fi", sm)
         render_modules(root, version, work / "fi", sm)
     caches = work / "fi" / "flashinfer" / version
+    one_file = sorted((caches / "120a" / "generated").rglob("*M256*.generated.cu"))[0]
+    startup(one_file, startup_runs, baseline)
     big_case(f"every FlashInfer {version} cache", caches, (), baseline, runs, work)
+    library = cutlass_library.generate(
+        cutlass_library.download(), work / "cutlass-library-big", BIG_ARCHS
+    )
+    files = sum(1 for _ in library.rglob("*.cu"))
+    target = ("--arch", "sm_100", "--cutlass-version", "4.2.0")
+    big_case(
+        f"cutlass_library {BIG_ARCHS} build ({files:,} files)",
+        library,
+        target,
+        baseline,
+        runs,
+        work,
+    )
 
 
 def binaries_case(runs: int) -> None:
@@ -393,7 +448,7 @@ def main() -> None:
         return
     if args.big:
         print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
-        big_cases(work, args.baseline, args.runs)
+        big_cases(work, args.baseline, args.runs, args.startup_runs)
         return
     root = download_wheel(VERSION)  # cutlint's wheel cache, shared with the tests
     real = generate_cache(root, VERSION, work / "jit")

@@ -29,10 +29,12 @@ BUILD_FILE = inputs.Limit("build file", 1 << 30, seconds=300.0)
 
 
 @cache
-def _database(path: Path) -> dict[str, tuple[str, list[str] | str]]:
-    """compile_commands.json: absolute source path -> (directory, arguments or command)."""
+def _database(path: Path) -> dict[str, tuple[str, tuple[str, ...] | str]]:
+    """compile_commands.json: absolute source path -> (directory, arguments or command). An
+    argument list is kept with its own source and object file named by placeholders
+    (`_shared`), so that the many entries of one build share one list and one reading."""
     entries = inputs.load_json(path, BUILD_FILE)
-    out: dict[str, tuple[str, list[str] | str]] = {}
+    out: dict[str, tuple[str, tuple[str, ...] | str]] = {}
     if not isinstance(entries, list):
         return out
     for e in entries:
@@ -40,8 +42,10 @@ def _database(path: Path) -> dict[str, tuple[str, list[str] | str]]:
             continue
         directory = str(e.get("directory", path.parent))
         args = e.get("arguments")
-        cmd: list[str] | str | None = (
-            [str(a) for a in args] if isinstance(args, list) else e.get("command")
+        cmd: tuple[str, ...] | str | None = (
+            _shared([str(a) for a in args], e["file"])
+            if isinstance(args, list)
+            else e.get("command")
         )
         if cmd is None:
             continue
@@ -61,13 +65,32 @@ def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     if entry is None:
         return None
     directory, cmd = entry
-    if isinstance(cmd, list):
-        return parse_command(cmd, f"{db}", directory)
     return _parsed(cmd, f"{db}", directory)
 
 
+SOURCE, OBJECT = "\0source", "\0object"
+"""What an argument list holds in place of its own source and `-o` object file."""
+
+
+def _shared(argv: list[str], source: str) -> tuple[str, ...]:
+    """`argv` with the entry's source file and its `-o` object file as placeholders: both are
+    positional to what parse_command reads (includes, defines, targets), and they are what sets
+    one entry's list apart from the next (a cutlass_library build has one entry per kernel,
+    27,000 for 100a). An argument that a flag before it takes as its value is left as it is."""
+    out = list(argv)
+    for i, a in enumerate(argv):
+        if a.startswith("-") or i == 0:
+            continue
+        before = argv[i - 1]
+        if before == "-o":
+            out[i] = OBJECT
+        elif a == source and (before == "-c" or not before.startswith("-")):
+            out[i] = SOURCE
+    return tuple(out)
+
+
 @cache
-def _parsed(command: str, where: str, directory: str) -> CompileCommand:
+def _parsed(command: tuple[str, ...] | str, where: str, directory: str) -> CompileCommand:
     """A module's files share one command line: read it once."""
     return parse_command(command, where, directory)
 
@@ -131,7 +154,11 @@ def flashinfer_build_files(source: str) -> tuple[Path, ...]:
 @cache
 def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
     try:
-        return tuple(sorted(cached_ops.glob("*/build.ninja"))) if is_dir(cached_ops) else ()
+        if not is_dir(cached_ops):
+            return ()
+        for module in cached_ops.iterdir():  # a build file added to a module is a change
+            inputs.looked_at(module)
+        return tuple(sorted(cached_ops.glob("*/build.ninja")))
     except OSError:  # a path the OS refuses (beyond PATH_MAX): no build file there
         return ()
 
@@ -147,6 +174,7 @@ def database_above(directory: Path) -> Path | None:
 
 def is_dir(path: Path) -> bool:
     """Whether `path` is a directory; False for a path the OS refuses (ENAMETOOLONG)."""
+    inputs.looked_at(path)
     try:
         return path.is_dir()
     except OSError:
@@ -155,6 +183,7 @@ def is_dir(path: Path) -> bool:
 
 def exists(path: Path) -> bool:
     """Whether `path` is a regular file; False for a path the OS refuses (ENAMETOOLONG)."""
+    inputs.looked_at(path)
     try:
         return path.is_file()
     except OSError:

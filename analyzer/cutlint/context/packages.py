@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from cutlint import inputs
 from cutlint.context.build_files import exists
 from cutlint.context.headers import cutlass_on_path
 
@@ -59,6 +60,8 @@ def site_dirs(given: Sequence[str]) -> tuple[str, ...]:
 
 
 def _dist(name: str, site: tuple[str, ...]) -> metadata.Distribution | None:
+    for directory in site or inputs.package_dirs():  # an install there is a change
+        inputs.looked_at(directory)  # (inputs.recording: the check cache's manifest)
     if site:
         wanted = {name.lower().replace("-", "_"), name.lower()}
         for d in metadata.distributions(path=list(site)):

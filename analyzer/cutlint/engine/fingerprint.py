@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, Instantiation
@@ -50,12 +51,35 @@ def _real(path: str | Path) -> Path:
 
 
 def relative_path(path: str, root: Path) -> str:
-    """`path` relative to `root` in posix form when it lies under it, else absolute."""
-    resolved = _real(path)
+    """`path` relative to `root` in posix form when it lies under it, else absolute. (Strings,
+    not PurePath: this runs once per file, and pathlib's parsing was most of its cost.)"""
+    resolved = _real_file(path)
+    top = _real_dir(str(root))
+    if resolved == top:
+        return "."
+    prefix = top if top.endswith(os.sep) else top + os.sep
+    if resolved.startswith(prefix):
+        return Path(resolved[len(prefix) :]).as_posix()
+    return Path(resolved).as_posix()
+
+
+@lru_cache(maxsize=4096)
+def _real_dir(path: str) -> str:
+    """A directory's real path: the files of one directory share it (a lookup per file, not
+    an lstat per component)."""
+    return str(_real(path))
+
+
+def _real_file(path: str) -> str:
+    """`_real(path)`, its directory's part looked up once per directory."""
     try:
-        return resolved.relative_to(_real(root)).as_posix()
-    except ValueError:
-        return resolved.as_posix()
+        absolute = os.path.abspath(path)
+        head, tail = os.path.split(absolute)
+        if not tail or os.path.islink(absolute):
+            return str(_real(absolute))
+    except (OSError, ValueError):
+        return str(_real(path))
+    return os.path.join(_real_dir(head), tail)
 
 
 def instantiation_subject(inst: Instantiation) -> str:

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from cutlint import parse
+from cutlint import inputs, parse
 from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
 from cutlint.engine.judge import Memo
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judged_file
+from cutlint.engine.tree_manifest import TreeManifest, configuration, signature
 from cutlint.parse import pool, walk
 from cutlint.parse.defines import Job, command_line
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE
@@ -124,16 +125,19 @@ def _outcomes(
     entries = walk.expand(paths, options.exclude)
     if progress is not None:
         progress.start(len(entries))
+    tree = _manifest(cache, paths, options)
     hits: dict[int, FileResult | str] = {}
     misses: list[str] = []
     for i, e in enumerate(entries):
         if e.problem is not None:
             continue
-        kept = _kept(cache, e.path, options)
+        kept = _kept(cache, tree, e.path, options)
         if kept is None:
             misses.append(e.path)
         else:
             hits[i] = kept
+    if tree is not None:
+        tree.save()
     jobs = options.jobs if options.jobs is not None else min(MAX_JOBS, os.cpu_count() or 1)
     in_workers = jobs >= WORKERS_JUDGE_FROM
     then = stage if in_workers else None
@@ -179,10 +183,28 @@ def _received(got: object, stage: JudgeStage) -> Outcome:
     return out
 
 
-def _kept(cache: ResultCache | None, path: str, options: CheckOptions) -> Outcome | None:
+def _manifest(
+    cache: ResultCache | None, paths: Sequence[Path | str], options: CheckOptions
+) -> TreeManifest | None:
     if cache is None:
         return None
-    key = cache.key(path, options)
+    return TreeManifest.open(cache.directory, configuration(cache.tool, paths, options))
+
+
+def _kept(
+    cache: ResultCache | None, tree: TreeManifest | None, path: str, options: CheckOptions
+) -> Outcome | None:
+    """The kept result of `path`, by the key the tree manifest remembers for it, else by its
+    key made now (and remembered)."""
+    if cache is None:
+        return None
+    key = tree.key(path) if tree is not None else None
+    if key is None:
+        before = signature(path)
+        with inputs.recording() as read:
+            key = cache.key(path, options)
+        if key is not None and tree is not None:
+            tree.remember(path, key, before, read)
     return cache.load(key) if key is not None else None
 
 

@@ -96,6 +96,9 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
 
 
 PartsCache = dict[int, tuple[Resources, dict[str, Any]]]
+PARTS_KEPT = 4096
+"""Dumped parts kept for instantiations that share a record: shared ones lie near one another
+(one file's, one launcher's), and a whole build's distinct records would be another copy of it."""
 
 
 def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
@@ -103,6 +106,8 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
     that share a tactic share the record (api's memo), so a cache of 10,000 dumps a few dozen."""
     cached = cache.get(id(res))
     if cached is None:
+        if len(cache) >= PARTS_KEPT:
+            cache.clear()
         parts = {
             "breakdown": [reg.model_dump() for reg in res.layout.regions],
             "stage_count": _stage_count(res),
@@ -127,8 +132,16 @@ def _stage_count(res: Resources) -> dict[str, Any]:
 
 
 def to_data(result: CheckResult) -> dict[str, Any]:
-    rows = [r for f in result.files for r in f.instantiations]
+    data = _head(result)
     cache: PartsCache = {}
+    rows = [_instantiation(r, cache) for f in result.files for r in f.instantiations]
+    skipped = data.pop("skipped")
+    return {**_without_summary(data), "instantiations": rows, **_summary_on(data, skipped)}
+
+
+def _head(result: CheckResult) -> dict[str, Any]:
+    """Everything but the instantiations, in the order the JSON has it."""
+    rows = [r for f in result.files for r in f.instantiations]
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
@@ -141,7 +154,6 @@ def to_data(result: CheckResult) -> dict[str, Any]:
             }
             for f in result.files
         ],
-        "instantiations": [_instantiation(r, cache) for r in rows],
         "summary": {
             "files": len(result.files),
             "instantiations": len(rows),
@@ -157,6 +169,14 @@ def to_data(result: CheckResult) -> dict[str, Any]:
     }
 
 
+def _without_summary(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "summary"}
+
+
+def _summary_on(data: dict[str, Any], skipped: list[str]) -> dict[str, Any]:
+    return {"summary": data["summary"], "skipped": skipped}
+
+
 def _by_rule(diags: list[Diagnostic]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for d in diags:
@@ -168,9 +188,10 @@ def chunks(result: CheckResult) -> Iterator[str]:
     """The JSON text in pieces, one instantiation per line: readable and greppable, and written
     by json's C encoder (an indented dump of a 10,000-instantiation cache takes 3x longer and a
     third more bytes)."""
-    data = to_data(result)
-    rows = data.pop("instantiations")
-    yield json.dumps(data)[:-1] + ', "instantiations": [\n'
+    yield json.dumps(_head(result))[:-1] + ', "instantiations": [\n'
+    # each row made as it is written: a list of them all was a second copy of the result
+    cache: PartsCache = {}
+    rows = (_instantiation(r, cache) for f in result.files for r in f.instantiations)
     for i, row in enumerate(rows):
         yield ("" if i == 0 else ",\n") + json.dumps(row)
     yield "\n]}\n"
