@@ -138,7 +138,13 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     help="An nvcc flag for --device-code (-I..., -D..., --expt-relaxed-constexpr); repeatable. "
     "Without any, a FlashInfer file's flags are derived from its release.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (a bar on a terminal; a line per compiled file in a log or "
+    "under CI).",
+)
 @click.option(
     "-v",
     "--verbose",
@@ -201,9 +207,19 @@ def verify_command(
         shard=shard,
         scheduler=scheduler,
     )
+    from cutlint.report.progress import Bar, Mode, mode
+
+    # a terminal: the bar, with the lines above it; a CI log or a file: a line per file compiled
+    shown = mode(sys.stderr, quiet, lines=True)
+    bar = Bar(unit="files") if shown is Mode.BAR else None
+    say = bar.note if bar is not None else _say
     try:
         result = verify(
-            paths, options, progress=None if quiet else _say, log=_say if verbose else None
+            paths,
+            options,
+            progress=None if shown is Mode.OFF else say,
+            log=say if verbose else None,
+            tracker=bar,
         )
     except (SetupError, ProbeError, OSError) as e:
         _say(f"cutlint verify: {e}")
@@ -211,5 +227,8 @@ def verify_command(
     except KeyboardInterrupt:
         _say("cutlint verify: interrupted")
         sys.exit(130)
+    finally:
+        if bar is not None:
+            bar.close()
     click.echo(RENDERERS[fmt](result), nl=False)
     sys.exit(exit_code(result))
