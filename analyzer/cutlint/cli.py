@@ -777,11 +777,16 @@ def generate_flashinfer(
     from cutlint.cache_dir import generated_dir
     from cutlint.producers.flashinfer.jit_modules import JitRenderError
     from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
+    from cutlint.report.progress import phased
 
     base = out if out is not None else generated_dir()
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
-        root = download_wheel(version, progress=say)
+        with phased(sys.stderr, quiet, f"flashinfer-python {version}", "cutlint: ") as (
+            note,
+            meter,
+        ):
+            root = download_wheel(version, progress=note, meter=meter)
         written = generate_cache(root, version, base, sm, cuda)
         rendered: list[Path] = []
         not_built: list[str] = []
@@ -868,12 +873,14 @@ def generate_cutlass_library(
     the `generated/` directory it wrote, for `cutlint check`."""
     from cutlint.cache_dir import generated_dir
     from cutlint.producers.cutlass_library.generate import CutlassLibraryError, download, generate
+    from cutlint.report.progress import phased
 
     slug = re.sub(r"[^0-9A-Za-z]+", "_", archs).strip("_")
     base = out if out is not None else generated_dir() / f"cutlass-library-{version}-{slug}"
     say = None if quiet else (lambda m: click.echo(f"cutlint: {m}", err=True))
     try:
-        root = download(version, say)
+        with phased(sys.stderr, quiet, f"nvidia-cutlass {version}", "cutlint: ") as (note, meter):
+            root = download(version, note, meter)
         written = generate(root, base, archs, kernels, ignore_kernels, exclude_kernels)
     except CutlassLibraryError as e:
         click.echo(f"cutlint: {e}", err=True)

@@ -17,11 +17,13 @@ and an erase-line escape are all a terminal needs.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -64,6 +66,8 @@ class Bar:
     delay: float = 1.0
     """Seconds before the first draw."""
     interval: float = 0.1
+    title: str = ""
+    """Before the bar: what is done (`flashinfer-python 0.7.4`)."""
     unit: str = "files"
     """What `total` counts; "MB" draws sizes (advance by bytes)."""
     kernels_label: str | None = "kernels judged"
@@ -151,7 +155,8 @@ class Bar:
         eta = self._eta(elapsed, done)
         if eta is not None:
             parts.append(f"ETA {_seconds(eta)}")
-        return f"[{bar}] " + "  ".join(parts)
+        title = f"{self.title} " if self.title else ""
+        return f"{title}[{bar}] " + "  ".join(parts)
 
     def _eta(self, elapsed: float, done: int) -> float | None:
         if self.compiles_total:
@@ -171,6 +176,56 @@ class Bar:
                 self.stream.write(ERASE)
                 self.stream.flush()
                 self._shown = False
+
+
+Note = Callable[[str], None]
+Meter = Callable[[str, int, int], None]
+"""`meter(unit, done, total)`: "bytes" (total 0: not known) or "files" (producers/wheels.py)."""
+
+
+@contextlib.contextmanager
+def phased(
+    stream: TextIO, quiet: bool, title: str = "", prefix: str = ""
+) -> Iterator[tuple[Note | None, Meter | None]]:
+    """For a download (its bytes, then the files unpacked): a line sink and a meter. On a
+    terminal the meter draws a bar per step, in MB or files, and the lines go above it; in a log
+    or under CI the lines alone (one per step done); with -q neither."""
+    shown = mode(stream, quiet, lines=True)
+    if shown is Mode.OFF:
+        yield None, None
+        return
+    if shown is Mode.LINES:
+        yield (lambda line: _line(stream, prefix + line)), None
+        return
+    bars: dict[str, Bar] = {}
+    current: list[Bar] = []
+
+    def meter(unit: str, done: int, total: int) -> None:
+        if unit not in bars:
+            if current:
+                current[-1].close()
+            shown_unit = "MB" if unit == "bytes" else unit
+            bars[unit] = Bar(stream=stream, title=title, unit=shown_unit, kernels_label=None)
+            bars[unit].start(total, live=True)
+            current.append(bars[unit])
+        bars[unit].set(done, total or None)
+
+    def note(line: str) -> None:
+        if current:
+            current[-1].note(prefix + line)
+        else:
+            _line(stream, prefix + line)
+
+    try:
+        yield note, meter
+    finally:
+        for bar in current:
+            bar.close()
+
+
+def _line(stream: TextIO, line: str) -> None:
+    stream.write(line + "\n")
+    stream.flush()
 
 
 def _seconds(s: float) -> str:
