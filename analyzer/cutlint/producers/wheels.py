@@ -94,6 +94,7 @@ def _pip(
         return subprocess.run(cmd, capture_output=True, text=True)
     with tempfile.TemporaryDirectory(prefix=".pip-", dir=dest) as tmp:
         env = {**os.environ, "TMPDIR": tmp}
+        most = 0
         with subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         ) as proc:
@@ -102,16 +103,20 @@ def _pip(
                     out, err = proc.communicate(timeout=POLL)
                     break
                 except subprocess.TimeoutExpired:
-                    downloaded(_bytes_under(Path(tmp)))
+                    # never back: pip removes its copy once the wheel is in `dest`
+                    most = max(most, _largest_under(Path(tmp)))
+                    downloaded(most)
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def _bytes_under(directory: Path) -> int:
-    total = 0
+def _largest_under(directory: Path) -> int:
+    """The size of the largest file under `directory`: the wheel being downloaded (a sum would
+    count it twice while pip copies it at the end)."""
+    largest = 0
     for parent, _, names in os.walk(directory):
         for name in names:
             try:
-                total += os.stat(os.path.join(parent, name)).st_size
+                largest = max(largest, os.stat(os.path.join(parent, name)).st_size)
             except OSError:  # pip moved or removed it meanwhile
                 continue
-    return total
+    return largest
