@@ -36,7 +36,7 @@ def cluster() -> Iterator[LocalCluster]:
     """A scheduler with one worker thread, reachable by its address, in this process (so that
     the fake probe monkeypatched here is the one its worker runs)."""
     with LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as c:
         yield c
 

@@ -46,7 +46,9 @@ def executor(jobs: int, scheduler: str | None = None) -> Iterator[Executor]:
                     n_workers=max(1, jobs),
                     threads_per_worker=1,
                     processes=False,
-                    dashboard_address=None,
+                    # a port of its own for the scheduler's HTTP routes: 8787, the default, is
+                    # another cluster's on a shared machine (a warning on stderr, over the bar)
+                    dashboard_address=":0",
                 )
             )
             client = stack.enter_context(Client(cluster, set_as_default=False))  # type: ignore[no-untyped-call]

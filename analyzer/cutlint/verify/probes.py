@@ -30,7 +30,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import as_completed
+from concurrent.futures import Executor, Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -603,23 +603,33 @@ class CompileSettings(Protocol):
     def scheduler(self) -> str | None: ...
 
 
-def run(
+@dataclass
+class Planned:
+    """What these probes will do: every file they build (cached ones answered already) and the
+    batches of the rest, one translation unit each."""
+
+    jobs: list[ProbeJob] = field(default_factory=list)
+    batches: list[list[ProbeJob]] = field(default_factory=list)
+
+    @property
+    def todo(self) -> int:
+        return sum(len(b) for b in self.batches)
+
+
+def prepare(
     files: Sequence[FileResult],
     search: HeaderSearch,
     nvcc: Nvcc,
     cache: ResultCache,
-    settings: CompileSettings,
-    progress: Say | None = None,
-) -> list[ProbeJob]:
-    """Verify the files these probes build: from the cache, else compiled `settings.jobs`
-    batches at a time. Raises SetupError (before any compile) when a release's headers are
-    missing."""
-    jobs, use_cache, keep_build = settings.jobs, settings.use_cache, settings.keep_build
+    *,
+    use_cache: bool = True,
+) -> Planned:
+    """The files these probes build, answered from the cache where it can, and the batches to
+    compile. Raises SetupError (before any compile) when a release's headers are missing."""
     planned, missing = plan(files, search)
     if missing:
         raise SetupError("\n".join(missing))
-    build = cache.root.parent / "build"
-    _prepare(planned, nvcc, build)
+    _prepare(planned, nvcc, cache.root.parent / "build")
     todo: list[ProbeJob] = []
     for job in planned:
         if job.error is not None:
@@ -640,33 +650,75 @@ def run(
     for g in groups.values():
         per = max(1, g[0].probe.batch_size(g[0].result))
         batches += [g[i : i + per] for i in range(0, len(g), per)]
-    if batches and progress is not None:
-        names = sorted({j.probe.name for j in todo})
-        progress(
-            f"compiling {len(todo)} file(s) ({', '.join(names)}) with nvcc {nvcc.release}, "
-            f"{len(batches)} translation unit(s), {jobs} at a time"
-        )
+    return Planned(planned, batches)
+
+
+def announce(planned: Planned, nvcc: Nvcc, jobs: int) -> str:
+    """The line that says what is about to be compiled."""
+    names = sorted({j.probe.name for b in planned.batches for j in b})
+    return (
+        f"compiling {planned.todo} file(s) ({', '.join(names)}) with nvcc {nvcc.release}, "
+        f"{len(planned.batches)} translation unit(s), {jobs} at a time"
+    )
+
+
+def submit(
+    pool: Executor, batch: Sequence[ProbeJob], nvcc: Nvcc, build: Path, keep_build: bool
+) -> Future[list[tuple[ProbeJob, list[ProbeRow] | BaseException, float | None]]]:
+    """The batch's compile, on the pool (Dask: verify/dask_runner.py)."""
+    return pool.submit(_compile_batch, batch, nvcc, build, keep_build)
+
+
+def finish_batch(
+    batch: Sequence[ProbeJob],
+    fut: Future[list[tuple[ProbeJob, list[ProbeRow] | BaseException, float | None]]],
+    cache: ResultCache,
+) -> list[tuple[ProbeJob, float | None]]:
+    """Record a finished batch's outcome on this process's jobs (the task's are copies: Dask
+    serializes a task's arguments), in the batch's order; each job with its seconds."""
+    lost = fut.exception()  # the task itself failed: its workers were lost too often
+    results = fut.result() if lost is None else [(j, lost, None) for j in batch]
+    out: list[tuple[ProbeJob, float | None]] = []
+    for job, (_, outcome, seconds) in zip(batch, results, strict=True):
+        _finish(job, outcome, seconds, cache)
+        out.append((job, seconds))
+    return out
+
+
+def done_line(done: int, total: int, job: ProbeJob, seconds: float | None) -> str:
+    """The progress line of a finished file: `[3/53]  41.2 s  0.7.4  <file>`."""
+    took = "failed" if job.run is None or job.run.error else f"{seconds or 0:5.1f} s"
+    return f"[{done}/{total}] {took}  {job.version or '?'}  {Path(job.result.path).name}"
+
+
+def run(
+    files: Sequence[FileResult],
+    search: HeaderSearch,
+    nvcc: Nvcc,
+    cache: ResultCache,
+    settings: CompileSettings,
+    progress: Say | None = None,
+) -> list[ProbeJob]:
+    """Verify the files these probes build: from the cache, else compiled `jobs` batches at a
+    time (`cutlint verify` itself runs these batches on one pool with the launcher probe's
+    files: cutlint.verify.run). Raises SetupError (before any compile) when a release's headers
+    are missing."""
+    jobs, keep_build = settings.jobs, settings.keep_build
+    planned = prepare(files, search, nvcc, cache, use_cache=settings.use_cache)
+    if not planned.batches:
+        return planned.jobs
+    if progress is not None:
+        progress(announce(planned, nvcc, jobs))
+    build = cache.root.parent / "build"
     done = 0
-    if not batches:
-        return planned
     with dask_runner.executor(jobs, settings.scheduler) as pool:  # Dask: verify/dask_runner.py
-        futures = {pool.submit(_compile_batch, b, nvcc, build, keep_build): b for b in batches}
+        futures = {submit(pool, b, nvcc, build, keep_build): b for b in planned.batches}
         for fut in as_completed(futures):
-            batch = futures[fut]
-            lost = fut.exception()  # the task itself failed: its workers were lost too often
-            results = fut.result() if lost is None else [(j, lost, None) for j in batch]
-            # the task's jobs are copies (Dask serializes a task's arguments): record the
-            # outcome on this process's own, in the batch's order
-            for job, (_, outcome, seconds) in zip(batch, results, strict=True):
-                _finish(job, outcome, seconds, cache)
+            for job, seconds in finish_batch(futures[fut], fut, cache):
                 done += 1
                 if progress is not None:
-                    took = (
-                        "failed" if job.run is None or job.run.error else f"{seconds or 0:5.1f} s"
-                    )
-                    name = Path(job.result.path).name
-                    progress(f"[{done}/{len(todo)}] {took}  {job.version or '?'}  {name}")
-    return planned
+                    progress(done_line(done, planned.todo, job, seconds))
+    return planned.jobs
 
 
 def file_run(job: ProbeJob) -> FileRun:
@@ -687,9 +739,15 @@ __all__ = [
     "SM80_PROBE",
     "SM90_MIXED_PROBE",
     "FileProbe",
+    "Planned",
     "ProbeJob",
+    "announce",
+    "done_line",
     "file_run",
+    "finish_batch",
     "plan",
+    "prepare",
     "probe_for",
     "run",
+    "submit",
 ]

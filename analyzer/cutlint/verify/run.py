@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from cutlint import parse
 from cutlint.context.of_file import release_at
@@ -354,35 +355,90 @@ def _check(
     return judge_files(parsed, options)
 
 
+class Tracker(Protocol):
+    """Who hears how far verify is (report/progress.py's Bar draws it): `total` files with
+    instantiations, `compiles` translation units to compile; then files done, with their
+    instantiations judged and the compiles that finished them."""
+
+    def start(self, total: int, compiles: int = 0, live: bool = False) -> None: ...
+
+    def advance(self, kernels: int = 0, files: int = 1, compiles: int = 0) -> None: ...
+
+
+def _done_line(done: int, total: int, job: _FileJob) -> str:
+    assert job.run is not None
+    took = "failed" if job.run.seconds is None else f"{job.run.seconds:5.1f} s"
+    return f"[{done}/{total}] {took}  {job.version or '?'}  {Path(job.result.path).name}"
+
+
 def _compile(
     todo: Sequence[_FileJob],
+    planned: probes.Planned,
     nvcc: Nvcc,
     options: VerifyOptions,
     cache: ResultCache,
     progress: Say | None,
     log: Say | None,
+    tracker: Tracker | None = None,
 ) -> None:
-    """Probe `todo`, `options.jobs` files at a time; one progress line per file done."""
-    if todo and progress is not None:
-        progress(
-            f"compiling {len(todo)} file(s) with {options.backend} {nvcc.release}, "
-            f"{options.jobs} at a time"
-        )
-    if not todo:
+    """Probe `todo` (the launcher probe, a file a compile) and `planned`'s batches (the other
+    probes) on one Dask pool, `options.jobs` at a time, so that no phase waits for another's
+    last compile; one progress line per file done."""
+    total = len(todo) + planned.todo
+    if not total:
         return
+    if progress is not None:
+        if planned.batches:
+            progress(probes.announce(planned, nvcc, options.jobs))
+        if todo:
+            progress(
+                f"compiling {len(todo)} file(s) with {options.backend} {nvcc.release}, "
+                f"{options.jobs} at a time"
+            )
     build = cache.root.parent / "build"
+    done = 0
     with dask_runner.executor(options.jobs, options.scheduler) as pool:
-        futures: dict[Future[ProbeRun | BaseException], _FileJob] = {
+        # the batches first: a translation unit of several files is the longest task
+        batches: dict[Future[Any], list[probes.ProbeJob]] = {
+            probes.submit(pool, b, nvcc, build, options.keep_build): b for b in planned.batches
+        }
+        launcher: dict[Future[Any], _FileJob] = {
             pool.submit(dask_runner.outcome, _probe, j, nvcc, options, build, log): j for j in todo
         }
-        for done, fut in enumerate(as_completed(futures), 1):
-            job = futures[fut]
-            exc = fut.exception()  # the task itself failed (a worker lost too often)
-            _finish(job, fut.result() if exc is None else exc, cache)
-            if progress is not None and job.run is not None:
-                took = "failed" if job.run.seconds is None else f"{job.run.seconds:5.1f} s"
-                name = Path(job.result.path).name
-                progress(f"[{done}/{len(todo)}] {took}  {job.version or '?'}  {name}")
+        for fut in as_completed([*batches, *launcher]):
+            lines: list[str] = []
+            kernels = files = 0
+            if fut in launcher:
+                job = launcher[fut]
+                exc = fut.exception()  # the task itself failed (a worker lost too often)
+                _finish(job, fut.result() if exc is None else exc, cache)
+                done += 1
+                lines.append(_done_line(done, total, job))
+                kernels, files = len(job.result.instantiations), 1
+            else:
+                for other, seconds in probes.finish_batch(batches[fut], fut, cache):
+                    done += 1
+                    lines.append(probes.done_line(done, total, other, seconds))
+                    kernels += len(other.result.instantiations)
+                    files += 1
+            if progress is not None:
+                for line in lines:
+                    progress(line)
+            if tracker is not None:
+                tracker.advance(kernels=kernels, files=files, compiles=1)
+
+
+def _start(
+    tracker: Tracker, checked: CheckResult, todo: Sequence[_FileJob], planned: probes.Planned
+) -> None:
+    """The tracker's totals, and the files no compile waits for (cached, or not compiled at
+    all) as done."""
+    compiled = {j.result.path for j in todo} | {j.result.path for b in planned.batches for j in b}
+    with_work = [f for f in checked.files if f.instantiations]
+    ready = [f for f in with_work if f.path not in compiled]
+    tracker.start(len(with_work), compiles=len(todo) + len(planned.batches), live=True)
+    if ready:
+        tracker.advance(kernels=sum(len(f.instantiations) for f in ready), files=len(ready))
 
 
 def _file_run(job: _FileJob) -> FileRun:
@@ -449,9 +505,11 @@ def verify(
     options: VerifyOptions | None = None,
     progress: Say | None = None,
     log: Say | None = None,
+    tracker: Tracker | None = None,
 ) -> VerifyResult:
     """Verify every instantiation under `paths`. Raises SetupError before any compile when nvcc
-    or headers are missing; `progress` hears one line per compiled file, `log` the details."""
+    or headers are missing; `progress` hears one line per compiled file, `log` the details,
+    `tracker` the files, instantiations and compiles done (a progress bar)."""
     t0 = time.monotonic()
     options = options or VerifyOptions()
     base = options.cache_dir or default_cache_dir()
@@ -475,19 +533,21 @@ def verify(
         where = f" ({nvcc.path})" if nvcc.path else ""
         log(f"{options.backend} {nvcc.release}{where}; cache {cache.root}")
         log(f"{len(jobs) - len(todo)} of {len(jobs)} file(s) in the cache")
-    others: list[probes.ProbeJob] = []
+    planned = probes.Planned()
     if options.backend == "nvcc":
         # the other probes, by the family's `probe` name (cutlint.verify.probes)
         taken = {j.result.path for j in alias_jobs} | {j.result.path for j in jobs}
-        others = probes.run(
+        planned = probes.prepare(
             [f for f in checked.files if f.path not in taken],
             search,
             nvcc,
             cache,
-            options,
-            progress,
+            use_cache=options.use_cache,
         )
-    _compile(todo, nvcc, options, cache, progress, log)
+    others = planned.jobs
+    if tracker is not None:
+        _start(tracker, checked, todo, planned)
+    _compile(todo, planned, nvcc, options, cache, progress, log, tracker)
 
     by_path = {j.result.path: j for j in jobs}
     by_other_path = {j.result.path: j for j in others}

@@ -92,12 +92,17 @@ def run_flashinfer(flags: FlashInferFlags) -> None:
     from cutlint.cache_dir import generated_dir
     from cutlint.producers.flashinfer.jit_modules import JitRenderError
     from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, generate_cache
+    from cutlint.report.progress import phased
 
     version, sm = flags.version, flags.sm
     base = flags.out if flags.out is not None else generated_dir()
     say = progress_say(flags.quiet)
     try:
-        root = download_wheel(version, progress=say)
+        with phased(sys.stderr, flags.quiet, f"flashinfer-python {version}", "cutlint: ") as (
+            note,
+            meter,
+        ):
+            root = download_wheel(version, progress=note, meter=meter)
         written = generate_cache(root, version, base, sm, flags.cuda)
         rendered: list[Path] = []
         not_built: list[str] = []
@@ -180,6 +185,7 @@ def generate_cutlass_library(**flags: Any) -> None:
 def run_cutlass_library(flags: CutlassLibraryFlags) -> None:
     from cutlint.cache_dir import generated_dir
     from cutlint.producers.cutlass_library.generate import CutlassLibraryError, download, generate
+    from cutlint.report.progress import phased
 
     version, archs = flags.version, flags.archs
     slug = re.sub(r"[^0-9A-Za-z]+", "_", archs).strip("_")
@@ -190,7 +196,11 @@ def run_cutlass_library(flags: CutlassLibraryFlags) -> None:
     )
     say = progress_say(flags.quiet)
     try:
-        root = download(version, say)
+        with phased(sys.stderr, flags.quiet, f"nvidia-cutlass {version}", "cutlint: ") as (
+            note,
+            meter,
+        ):
+            root = download(version, note, meter)
         written = generate(
             root, base, archs, flags.kernels, flags.ignore_kernels, flags.exclude_kernels
         )

@@ -164,7 +164,13 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     help="An nvcc flag for --device-code (-I..., -D..., --expt-relaxed-constexpr); repeatable. "
     "Without any, a FlashInfer file's flags are derived from its release.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress on stderr (a bar on a terminal; a line per compiled file in a log or "
+    "under CI).",
+)
 @click.option(
     "-v",
     "--verbose",
@@ -211,12 +217,19 @@ def run(flags: VerifyFlags) -> None:
             _say(f"cutlint verify: {e}")
             sys.exit(EXIT_USAGE)
         sys.exit(device_command(paths, options, flags.device_flags, flags.fmt, search))
+    from cutlint.report.progress import Bar, Mode, mode
+
+    # a terminal: the bar, with the lines above it; a CI log or a file: a line per file compiled
+    shown = mode(sys.stderr, flags.quiet, lines=True)
+    bar = Bar(unit="files") if shown is Mode.BAR else None
+    say = bar.note if bar is not None else _say
     try:
         result = verify(
             paths,
             options,
-            progress=None if flags.quiet else _say,
-            log=_say if flags.verbose else None,
+            progress=None if shown is Mode.OFF else say,
+            log=say if flags.verbose else None,
+            tracker=bar,
         )
     except (SetupError, ProbeError, OSError) as e:
         _say(f"cutlint verify: {e}")
@@ -224,5 +237,8 @@ def run(flags: VerifyFlags) -> None:
     except KeyboardInterrupt:
         _say("cutlint verify: interrupted")
         sys.exit(130)
+    finally:
+        if bar is not None:
+            bar.close()
     click.echo(RENDERERS[flags.fmt](result), nl=False)
     sys.exit(exit_code(result))

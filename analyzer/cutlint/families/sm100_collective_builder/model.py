@@ -16,11 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cutlint.cutlass import sm90_evt
+from cutlint.cutlass import sm90_evt, tma
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_kernel as kernel
 from cutlint.cutlass import sm100_mainloop as ml
-from cutlint.cutlass import tma
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data

@@ -26,10 +26,9 @@ from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as ptr_array_shell
 from cutlint.cutlass import mainloop as ptr_array_mainloop
 from cutlint.cutlass import sm90_blockwise as blockwise
-from cutlint.cutlass import sm90_evt
+from cutlint.cutlass import sm90_evt, tma
 from cutlint.cutlass import sm90_gemm_kernel as kernel
 from cutlint.cutlass import sm90_sparse as sparse
-from cutlint.cutlass import tma
 from cutlint.cutlass.headers import (
     SM90_EPILOGUE_TMA_WARPSPECIALIZED,
     SM90_GMMA_BUILDER,

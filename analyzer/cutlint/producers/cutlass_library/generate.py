@@ -32,7 +32,11 @@ def wheel_root(version: str = DEFAULT_VERSION) -> Path:
     return wheels_dir() / f"nvidia-cutlass-{version}"
 
 
-def download(version: str = DEFAULT_VERSION, progress: Callable[[str], None] | None = None) -> Path:
+def download(
+    version: str = DEFAULT_VERSION,
+    progress: Callable[[str], None] | None = None,
+    meter: wheels.Meter | None = None,
+) -> Path:
     """The unpacked `nvidia-cutlass` wheel (the directory that holds `cutlass_library/`)."""
     try:
         return wheels.download_wheel(
@@ -42,6 +46,7 @@ def download(version: str = DEFAULT_VERSION, progress: Callable[[str], None] | N
             "cutlass_library/generator.py",
             "6 MB",
             progress,
+            meter,
         )
     except wheels.WheelError as e:
         raise CutlassLibraryError(str(e)) from e

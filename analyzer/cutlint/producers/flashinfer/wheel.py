@@ -25,7 +25,10 @@ class FlashInferError(Exception):
 
 
 def download_wheel(
-    version: str, dest: Path | None = None, progress: Callable[[str], None] | None = None
+    version: str,
+    dest: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+    meter: wheels.Meter | None = None,
 ) -> Path:
     """`pip download --no-deps flashinfer-python==VERSION` into `dest` (default: the wheel cache,
     cutlint.cache_dir); returns the unpacked root (the directory that holds `flashinfer/`).
@@ -39,6 +42,7 @@ def download_wheel(
             "flashinfer/jit",
             "8 MB for 0.6.x, 60 MB for 0.7.x",
             progress,
+            meter,
         )
     except wheels.WheelError as e:
         raise FlashInferError(str(e)) from e
