@@ -100,14 +100,6 @@ def test_a_fixed_stage_count_is_taken_as_given() -> None:
         ),
         ({"schedule": "KernelScheduleAuto"}, "KernelScheduleAuto picks by element type"),
         (
-            {
-                "opclass": "cutlass::arch::OpClassTensorOp",
-                "a": "cutlass::float_e4m3_t",
-                "schedule": "KernelTmaWarpSpecializedCooperative",
-            },
-            "the dense f8f6f4 builder (sm120_mma_builder.inl) is not",
-        ),
-        (
             {"epi_tile": "cute::Shape<cute::_64, cute::_64>"},
             "the model covers EpilogueTileAuto",
         ),
@@ -125,6 +117,20 @@ def test_what_is_not_modeled_says_why(changes: dict[str, str], reason: str) -> N
     assert r is not None
     why = FAMILY.covers(r, CTX)
     assert why is not None and reason in why, why
+
+
+def test_a_dense_f8f6f4_chain_is_the_dense_family_s() -> None:
+    """The dense F8F6F4 builder (sm120_mma_builder.inl) is sm120-dense-gemm's, ahead in claim
+    order: this family never sees it."""
+    dense = {
+        "opclass": "cutlass::arch::OpClassTensorOp",
+        "a": "cutlass::float_e4m3_t",
+        "schedule": "KernelTmaWarpSpecializedCooperative",
+    }
+    text = CHAIN.format(**{**DEFAULTS, **dense})
+    (inst,) = parse_source("k.cu", text.encode()).instantiations
+    claimed = claim(inst, CTX)
+    assert claimed is not None and claimed[0].name == "sm120-dense-gemm"
 
 
 def test_only_the_confirmed_cutlass_versions_are_modeled() -> None:
