@@ -1,6 +1,7 @@
 """The scaffolder writes a complete family: in a copy of the repository, a scaffolded family of
 each kind passes the registry test, the truth and fixture harnesses, the import contracts and
-the linters, with no other edit (cutlint.testing.new_family)."""
+the linters, with no other edit: of the files already there, it changes the registry and nothing
+else (cutlint.testing.new_family)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def _contents(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "capacity"),
     [
@@ -38,7 +47,11 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ],
 )
 def test_a_scaffolded_family_is_complete(copy: Path, name: str, kind: str, capacity: str) -> None:
+    before = _contents(copy)
     assert main([name, "--kind", kind, "--capacity", capacity, "--root", str(copy)]) == 0
+    after = _contents(copy)
+    changed = sorted(p for p in before if after.get(p) != before[p])
+    assert changed == ["analyzer/cutlint/families/registry.py"]
     folder = name.replace("-", "_")
     registry = (copy / "analyzer/cutlint/families/registry.py").read_text()
     assert f'("{name}", "{folder}"),' in registry
@@ -48,7 +61,7 @@ def test_a_scaffolded_family_is_complete(copy: Path, name: str, kind: str, capac
         "tests/families/test_truth.py::test_every_family_has_its_truth_here_or_is_a_known_gap",
         f"tests/test_fixtures.py::test_fixture[{name}/{name}.cu]",
         "tests/test_architecture.py",
-        "tests/test_packaging.py::test_every_package_folder_is_listed_in_pyproject",
+        "tests/test_packaging.py::test_every_package_folder_is_found",
     ]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *tests],

@@ -66,6 +66,11 @@ COMMANDS: dict[str, Entry] = {
         "explain",
         "Explain a rule, a log's failures, or how a verdict was derived.",
     ),
+    "families": Entry(
+        "cutlint.cli.commands.families",
+        "families",
+        "List the kernel families in claim order, with their rule groups.",
+    ),
     "generate": Entry(
         "cutlint.cli.commands.generate",
         "generate",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from cutlint.engine.schema import Kind, Rule
 
 BANNER = (
@@ -11,9 +9,10 @@ BANNER = (
 )
 
 
-def applies_to(rule: Rule, members: Sequence[str] = ()) -> str:
+def applies_to(rule: Rule) -> str:
     """Where the rule holds: its rule groups (each a mechanism of the compiled code that the
-    families joining it have), the arches, and, for the docs, the families that join today."""
+    families joining it have) and the arches. Which families join a group is the registry's to
+    say (`cutlint families --group G`), not the page's: a new family changes no rule page."""
     from cutlint.families.groups import GROUPS
 
     scope = rule.applies_to
@@ -22,21 +21,22 @@ def applies_to(rule: Rule, members: Sequence[str] = ()) -> str:
         lines = ["- every family"]
     if scope.arches:
         lines.append("- on " + ", ".join(f"sm_{a}" for a in scope.arches))
-    if members:
-        lines.append("- families that join: " + ", ".join(f"`{m}`" for m in members))
+    if scope.groups:
+        wanted = " ".join(f"--group {g.value}" for g in scope.groups)
+        lines.append(f"- the families that join: `cutlint families {wanted}`")
     return "\n".join(lines)
 
 
-def _scope(rule: Rule, members: Sequence[str]) -> str:
+def _scope(rule: Rule) -> str:
     """The Applies-to section of a resource rule (the other kinds hold for every input)."""
     if rule.kind is not Kind.RESOURCE:
         return ""
-    return f"\n## Applies to\n\n{applies_to(rule, members)}\n"
+    return f"\n## Applies to\n\n{applies_to(rule)}\n"
 
 
-def render_rule(rule: Rule, banner: bool = True, members: Sequence[str] = ()) -> str:
+def render_rule(rule: Rule, banner: bool = True) -> str:
     """The rule's page: with the generated-file banner for docs/rules/, without it for
-    `cutlint explain CUT101` (which imports no family: no member list there)."""
+    `cutlint explain CUT101`."""
     doc = rule.doc
     refs = "\n".join(f"- {r}" for r in doc.references)
     return f"""# {rule.id} {rule.name}
@@ -48,7 +48,7 @@ def render_rule(rule: Rule, banner: bool = True, members: Sequence[str] = ()) ->
 ## What it predicts
 
 {doc.what}
-{_scope(rule, members)}
+{_scope(rule)}
 ## Why it fails
 
 {doc.why}
@@ -85,10 +85,10 @@ def index(rules: tuple[Rule, ...]) -> str:
 
 
 def pages() -> dict[str, str]:
-    from cutlint.engine.loader import load_rules, rule_members
+    from cutlint.engine.loader import load_rules
 
     rules = load_rules()
-    out = {f"{r.id}.md": render_rule(r, members=rule_members(r)) for r in rules}
+    out = {f"{r.id}.md": render_rule(r) for r in rules}
     out["README.md"] = index(rules)
     return out
 

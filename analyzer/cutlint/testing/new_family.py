@@ -13,9 +13,11 @@ writes, under the repository root (`--root`, default: the source checkout):
     analyzer/cutlint/families/<folder>/data/family.toml  its data file, with `todo`
     fixtures/<name>/<name>.cu                          an annotated example of the form
     tests/data/nvcc_<folder>_truth.json                its (empty) compiler truth
-    docs/families/<name>.md                            its doc page, and a row in docs/model.md
+    docs/families/<name>.md                            its doc page
 
-and adds the one registry line (families/registry.py) and the package to pyproject.toml's list. The family claims its form and reports
+and adds the one registry line (families/registry.py): nothing else names a family (setuptools
+finds its package, `cutlint families` lists it, a rule selects it by group). The family claims its
+form and reports
 every claim not modeled (CUT010), naming what is missing: a scaffold never judges a kernel. Its
 data file's `todo` marks it as such for the registry test (tests/families/test_registry.py): the
 `// model:` fixture line and the truth rows are owed, and the test says so once they exist.
@@ -252,24 +254,6 @@ def _add_registry_line(root: Path, s: Scaffold) -> None:
     path.write_text(text[: end + 1] + _registry_line(s) + text[end + 1 :])
 
 
-def _add_model_row(root: Path, s: Scaffold) -> None:
-    path = root / "docs/model.md"
-    lines = path.read_text().splitlines(keepends=True)
-    last = max(i for i, line in enumerate(lines) if line.startswith("| `"))
-    row = f"| `{s.name}` | `{s.form}` (scaffolded: not modeled yet) | [families/{s.name}.md](families/{s.name}.md) |\n"
-    lines.insert(last + 1, row)
-    path.write_text("".join(lines))
-
-
-def _add_package(root: Path, s: Scaffold) -> None:
-    """setuptools is given every package by name (pyproject.toml's `packages`)."""
-    path = root / "pyproject.toml"
-    lines = path.read_text().splitlines(keepends=True)
-    last = max(i for i, line in enumerate(lines) if line.startswith('    "cutlint.families.'))
-    lines.insert(last + 1, f'    "cutlint.families.{s.folder}",\n')
-    path.write_text("".join(lines))
-
-
 def scaffold(s: Scaffold, root: Path = SOURCE_ROOT) -> list[Path]:
     """Write the family; FileExistsError when any of its files or its name is taken."""
     if not NAME.match(s.name):
@@ -284,8 +268,6 @@ def scaffold(s: Scaffold, root: Path = SOURCE_ROOT) -> list[Path]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     _add_registry_line(root, s)
-    _add_model_row(root, s)
-    _add_package(root, s)
     return [root / p for p in written]
 
 
@@ -315,8 +297,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for path in scaffold(s, args.root):
         print(path)
     print(f"{args.root / 'analyzer/cutlint/families/registry.py'} (one line)")
-    print(f"{args.root / 'docs/model.md'} (one row)")
-    print(f"{args.root / 'pyproject.toml'} (the package)")
     return 0
 
 
