@@ -127,3 +127,31 @@ def test_a_call_without_its_define_says_which_one_was_assumed() -> None:
     assert "(launchers.h:3)" in FAMILY.inputs(found)[0].source
     # unset, the new fields leave the recipe's dump as it was (JSON output, result cache)
     assert set(assumed.model_dump()) == {"family", "name", "args", "release", "variant"}
+
+
+def test_a_group_gemm_define_without_swap_ab_reads_as_swap_ab_false() -> None:
+    """0.6.8rc1 - 0.6.10.post1's group_gemm_*_groupwise_sm120.cuh: 13 parameters, D row-major;
+    found on a JIT module's include path, it reads as the 14-argument form with SwapAB false."""
+    from cutlint.families.sm120_fp4_group_gemm import model as group
+
+    name = "INSTANTIATE_GROUP_GEMM_MXFP4_GROUPWISE_SM120"
+    params = ("TileM", "TileN", "TileK", "DTypeInA", "DTypeInB", "DTypeSFA", "DTypeSFB",
+              "DTypeOut", "DTypeInAName", "DTypeInBName", "DTypeSFAName", "DTypeSFBName",
+              "DTypeOutName")  # fmt: skip
+    args = ("128", "128", "128", "e4m3", "e2m1", "ue8m0", "ue8m0", "bf16", "a", "b", "c", "d", "e")
+    got = by_parameter_name(group.family_data(), name, params, args)
+    assert got == (*args[:3], "false", *args[3:])
+
+
+def test_the_mxfp8_define_without_swap_ab_reads_as_swap_ab_false() -> None:
+    """0.6.8.post1's mxfp8_gemm_template_sm120.h: (T, CTA_M_, CTA_N_, CTA_K_), LayoutC RowMajor."""
+    from cutlint.families.sm120_mxfp8_gemm import model as mxfp8
+
+    name = "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120"
+    got = by_parameter_name(
+        mxfp8.family_data(),
+        name,
+        ("T", "CTA_M_", "CTA_N_", "CTA_K_"),
+        ("half", "128", "256", "128"),
+    )
+    assert got == ("half", "128", "256", "128", "false")

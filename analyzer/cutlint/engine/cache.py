@@ -33,7 +33,6 @@ from pydantic_core import from_json, to_json
 from cutlint import __version__, inputs
 from cutlint.cache_dir import cache_dir
 from cutlint.engine.options import CheckOptions
-from cutlint.parse import macro_params
 from cutlint.records import FileResult, Recipe
 
 SCHEMA = 2
@@ -116,6 +115,16 @@ def context_key(path: str, options: CheckOptions) -> str:
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 
 
+def _headers_read(path: str, data: bytes, options: CheckOptions) -> list[tuple[str, bytes]]:
+    if b"#" not in data or b"include" not in data:
+        return []
+    from cutlint.context import macros
+    from cutlint.context.resolve import resolve
+
+    build = resolve(path, options.build_info(), options.request())
+    return macros.cache_headers(path, data, build)
+
+
 @dataclass(frozen=True)
 class ResultCache:
     """The cache of one run: its options' part of every key, computed once."""
@@ -136,8 +145,9 @@ class ResultCache:
         except inputs.InputError:
             return None
         h = hashlib.blake2b(data, digest_size=20)
-        # the headers beside it whose #defines its macro calls are read by (parse/macro_params)
-        for header, text in macro_params.headers_read(path, data):
+        # the headers whose #defines its macro calls are read by: beside it (parse/macro_params)
+        # and on its build's include path (context/macros)
+        for header, text in _headers_read(path, data, options):
             h.update(f"\0{header}\0{len(text)}\0".encode())
             h.update(text)
         h.update(self.tool.encode())

@@ -137,7 +137,9 @@ class JitModuleFamily:
                 return None
         args: tuple[str, ...] = inst.args
         if inst.parameters is not None:
-            got = by_parameter_name(self._data(), inst.name, inst.parameters, inst.args)
+            got = by_parameter_name(
+                self._data(), inst.name, inst.parameters, inst.args, inst.defined_at
+            )
             if got is None or isinstance(got, Unreadable):
                 return got
             args = got
