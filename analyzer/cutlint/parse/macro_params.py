@@ -15,7 +15,6 @@ the build sees is not the parser's to guess.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -173,18 +172,18 @@ def _headers(
 
 
 _SCANNED: dict[tuple[str, bytes], tuple[dict[str, MacroParameters], list[Include]]] = {}
-"""A header's macros and includes by (path, digest of its bytes), per process: the files of one
-module include the same headers (a run scans each once)."""
+"""A header's macros and includes by (path, bytes), per process: the files of one module include
+the same headers (a run scans each once; a header whose bytes changed is scanned again)."""
 
 
 def _scan_header(header: str, text: bytes) -> tuple[dict[str, MacroParameters], list[Include]]:
-    key = (header, hashlib.blake2b(text, digest_size=16).digest())
+    key = (header, text)
     got = _SCANNED.get(key)
     if got is None:
         header_masked = mask(text)
         lines = _line_counter(text)
         got = _scan(header, header_masked, scan_directives.scan(header_masked), lines)
-        if len(_SCANNED) > 4096:
+        if len(_SCANNED) >= 256:  # bounds the bytes kept (a module's headers are tens of KB)
             _SCANNED.clear()
         _SCANNED[key] = got
     return got
