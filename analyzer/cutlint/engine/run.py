@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from cutlint.build_context import BuildContext, Origin
+from cutlint.context import macros
 from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
@@ -131,6 +133,13 @@ def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = No
     ctx = context_for(parsed, options) if parsed.instantiations else None
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
+    if ctx is not None and ctx.build is not None:
+        # a macro call is read by the #define its build reaches (the include path), and the
+        # context says which definitions those were
+        parsed = macros.read_by_definitions(parsed, ctx.build)
+        found = macros.definitions(parsed.instantiations)
+        if found is not None:
+            ctx = replace(ctx, build=ctx.build.model_copy(update={"macros": found}))
     result = evaluate_file(
         parsed.path, parsed.instantiations, parsed.problems, ctx, options.selection, memo
     )
