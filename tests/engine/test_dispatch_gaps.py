@@ -72,3 +72,11 @@ def test_vllm_scaled_mm_entry_without_the_sm120_build() -> None:
     cmd = f"nvcc -DENABLE_SCALED_MM_SM120=1 -gencode arch=compute_120f,code=sm_120f -c {entry}"
     by_command = _cut213(api.check([entry], api.CheckOptions(compile_command=cmd)))
     assert not any("`cutlass_scaled_mm` fails" in m for m in by_command)
+
+
+def test_the_message_says_whose_define_set_it_is() -> None:
+    guessed = _cut213(api.check([FIXTURE], api.CheckOptions(arch="sm_120")))
+    assert any("which the define set does not hold" in m for m in guessed)
+    cmd = f"nvcc -DENABLE_GEMM_SM90=1 -gencode arch=compute_90a,code=sm_90a -c {FIXTURE}"
+    built = _cut213(api.check([FIXTURE], api.CheckOptions(arch="sm_120", compile_command=cmd)))
+    assert any("which this build does not define" in m for m in built)

@@ -69,7 +69,8 @@ def _gap(d: CapabilityDispatch, sm: int, ctx: ModelContext) -> str | None:
     if not covering:
         spans = ", ".join(sorted({_span(b) for b in d.branches}))
         return f"no branch takes capability {sm} (its branches take {spans}): {_what(d, sm)}"
-    out = [_compiled_out(b) for b in covering]
+    known = ctx.build is not None and ctx.build.defines is not None
+    out = [_compiled_out(b, known) for b in covering]
     one = len(out) == 1
     said = out[0] if one else "; ".join(out)
     head = "the branch that takes" if one else f"the {len(out)} branches that take"
@@ -78,17 +79,21 @@ def _gap(d: CapabilityDispatch, sm: int, ctx: ModelContext) -> str | None:
     )
 
 
-def _compiled_out(b: CapabilityBranch) -> str:
+def _compiled_out(b: CapabilityBranch, build_known: bool) -> str:
     """`if (version_num >= 120)` (`cutlass_scaled_mm_sm120`, line 246) under `#if defined X
-    && X`, which this build does not define (`-DX=1` would compile it)."""
+    && X`, which this build does not define (`-DX=1` would compile it). Without a compile
+    command the build's defines are not known, and the message says whose define set it is."""
     assert b.guard is not None
     switch = _switch(b.guard.text)
     enable = f" (`-D{switch}=1` would compile it)" if switch else ""
     call = f"`{b.call}`, " if b.call else ""
-    return (
-        f"`if ({b.condition})` ({call}line {b.line}) under `#if {b.guard.text}`, which this "
-        f"build does not define{enable}"
+    whose = (
+        "which this build does not define"
+        if build_known
+        else "which the define set does not hold (no compile command says the build's: "
+        "`-p BUILD_DIR` or `-D` settles it)"
     )
+    return f"`if ({b.condition})` ({call}line {b.line}) under `#if {b.guard.text}`, {whose}{enable}"
 
 
 def _rule() -> Rule:

@@ -171,7 +171,8 @@ def find(code: bytes, text: bytes, literal_at: Callable[[int, int], str]) -> lis
     literals of text[start:end], joined."""
     out: list[Dispatch] = []
     seen: set[int] = set()
-    for fail_start, fail_end in _failures(code):
+    failures = _failures(code)
+    for fail_start, fail_end in failures:
         body_open = _enclosing_open(code, fail_start)
         while body_open >= 0 and not _function_name(code, body_open):
             body_open = _enclosing_open(code, body_open)  # an `if`/loop block inside the body
@@ -181,6 +182,7 @@ def find(code: bytes, text: bytes, literal_at: Callable[[int, int], str]) -> lis
         if body_close < 0:
             continue
         branches: list[Branch] = []
+        inside = False
         for m in _IF.finditer(code, body_open, fail_start):
             close = _matching(code, m.end() - 1, ord("("), ord(")"))
             if close < 0:
@@ -191,10 +193,17 @@ def find(code: bytes, text: bytes, literal_at: Callable[[int, int], str]) -> lis
             _, low, high = got
             block_open = code.find(b"{", close, body_close)
             block_close = _matching(code, block_open, ord("{"), ord("}")) if block_open >= 0 else -1
+            if block_open >= 0 and block_open < fail_start < block_close:
+                # the failure is the branch's own (vLLM's "SM120 NVFP4 MOE only supports
+                # bfloat16 output"): a rejection on that capability, not the dispatch's end
+                inside = True
+                break
+            if block_close > 0 and any(block_open < f < block_close for f, _ in failures):
+                continue  # a branch that rejects (fails itself) selects no kernel
             call = _first_call(code, block_open, block_close) if block_close > 0 else ""
             condition = re.sub(rb"\s+", b" ", text[m.end() : close].strip()).decode()
             branches.append(Branch(m.start(), condition, low, high, call))
-        if not branches:
+        if inside or not branches:
             continue
         seen.add(body_open)
         end = code.find(b";", fail_end)
