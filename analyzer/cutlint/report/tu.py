@@ -88,6 +88,15 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
     return "\n".join(lines)
 
 
+def not_read(count: int, database: str) -> str:
+    """`check -p` without `--tu`: how many TUs hold kernels only the TU front end finds."""
+    tus = "translation unit" if count == 1 else "translation units"
+    return (
+        f"{count:,} {tus} of {database} hold CollectiveBuilder code that only the TU front end "
+        f"instantiates, not read: --tu reads them (as `cutlint tu FILE -p {database}`)\n"
+    )
+
+
 def _num(n: int | None) -> str:
     return "?" if n is None else f"{n:,}"
 
