@@ -60,3 +60,19 @@ def test_check_counts_them_and_tu_reads_them(
     assert "fails initialize()" in read.output, read.output  # the fixture's 131,200 B kernel
     assert read.exit_code == 1
     assert counted.exit_code == 0
+
+
+def test_a_tu_built_for_another_gpu_is_not_judged_by_its_limits() -> None:
+    """vLLM compiles scaled_mm_sm90_fp8.cu for 9.0a only: on sm_120 its kernels never run, so
+    they are not read against sm_120's 101,376 B (every one would "fail")."""
+    from cutlint.engine.tu_check import target_for
+    from cutlint.tu_records import CompileCommand
+
+    def cmd(*arches: str) -> CompileCommand:
+        return CompileCommand(file="/x.cu", args=(), arches=arches, origin="test")
+
+    assert target_for(cmd("sm_90a"), 120) is None
+    assert target_for(cmd("sm_90a", "sm_100a", "sm_120a"), 120) == "sm_120a"
+    assert target_for(cmd("sm_120f"), 121) == "sm_120f"
+    assert target_for(cmd("sm_90a", "sm_120a"), None) == "sm_90a"
+    assert target_for(cmd(), 120) == "sm_120a"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cutlint.context.targets import target
 from cutlint.engine.tu_judge import judge
 from cutlint.parse.tu import from_compile_commands, read_tu
 from cutlint.parse.tu.headers import include_dirs
@@ -85,27 +86,43 @@ def candidates(paths: Sequence[str], database: str) -> list[Candidate]:
     return out
 
 
-def target_for(command: CompileCommand, gpu_sm: int | None) -> str:
-    """The command's target that the GPU runs (its first, when no GPU is named); `sm_XYa` of
-    the GPU when the command builds none for it."""
+def target_for(command: CompileCommand, gpu_sm: int | None) -> str | None:
+    """The command's target whose code the GPU runs (its first, when no GPU is named); None
+    when the command builds none that loads on the GPU: the TU is not for this GPU, and its
+    kernels are not judged by its limits (an SM90 TU's kernels against sm_120's 101,376 B
+    would all "fail"). A command without targets: the GPU's `sm_XYa` (`cutlint tu`'s default
+    otherwise)."""
+    if not command.arches:
+        return f"sm_{gpu_sm}a" if gpu_sm is not None else "sm_90a"
     if gpu_sm is None:
-        return command.arches[0] if command.arches else "sm_90a"
+        return command.arches[0]
     for a in command.arches:
-        m = re.fullmatch(r"sm_(\d+)[af]?", a)
-        if m and int(m[1]) == gpu_sm:
+        t = target(a)
+        if t is not None and t.loads_on(gpu_sm):
             return a
-    return f"sm_{gpu_sm}a"
+    return None
 
 
-def read_all(
-    found: Sequence[Candidate], gpu_sm: int | None, use_cache: bool = True
-) -> list[tuple[TuRead, list[TuVerdict]]]:
+@dataclass(frozen=True)
+class Read:
+    """The TUs read and judged, and those whose build does not target the GPU."""
+
+    reads: list[tuple[TuRead, list[TuVerdict]]]
+    not_for_gpu: list[str]
+
+
+def read_all(found: Sequence[Candidate], gpu_sm: int | None, use_cache: bool = True) -> Read:
     """Each TU read and judged for its target, as `cutlint tu` does."""
-    out: list[tuple[TuRead, list[TuVerdict]]] = []
+    reads: list[tuple[TuRead, list[TuVerdict]]] = []
+    skipped: list[str] = []
     for c in found:
-        read = read_tu(c.command, target_for(c.command, gpu_sm), use_cache=use_cache)
-        out.append((read, list(judge(read))))
-    return out
+        t = target_for(c.command, gpu_sm)
+        if t is None:
+            skipped.append(c.path)
+            continue
+        read = read_tu(c.command, t, use_cache=use_cache)
+        reads.append((read, list(judge(read))))
+    return Read(reads, skipped)
 
 
-__all__ = ["Candidate", "candidates", "holds_builder_code", "read_all", "target_for"]
+__all__ = ["Candidate", "Read", "candidates", "holds_builder_code", "read_all", "target_for"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
 
@@ -94,6 +95,17 @@ def not_read(count: int, database: str) -> str:
     return (
         f"{count:,} {tus} of {database} hold CollectiveBuilder code that only the TU front end "
         f"instantiates, not read: --tu reads them (as `cutlint tu FILE -p {database}`)\n"
+    )
+
+
+def not_for_gpu(paths: Sequence[str], arch: str | None) -> str:
+    """The TUs `check --tu` did not read: no target of their command loads on the GPU."""
+    if not paths:
+        return ""
+    tus = "translation unit" if len(paths) == 1 else "translation units"
+    return (
+        f"{len(paths):,} {tus} not read: no -gencode target of their command loads on {arch} "
+        f"(not for this GPU): {', '.join(Path(p).name for p in paths)}\n"
     )
 
 

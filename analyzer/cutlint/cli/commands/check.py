@@ -345,11 +345,11 @@ def _translation_units(
         return False
     gpu = device_sm(options.arch) if options.arch else None
     try:
-        reads = tu_check.read_all(found, gpu, use_cache=not flags.no_cache)
+        done = tu_check.read_all(found, gpu, use_cache=not flags.no_cache)
     except FrontEndError as e:
         usage_error(f"--tu: {e}")
-    out.write(render.render_text(reads))
-    return any(f.severity == "error" for _, vs in reads for v in vs for f in v.findings)
+    out.write(render.render_text(done.reads) + render.not_for_gpu(done.not_for_gpu, options.arch))
+    return any(f.severity == "error" for _, vs in done.reads for v in vs for f in v.findings)
 
 
 def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
