@@ -33,6 +33,7 @@ from pydantic_core import from_json, to_json
 from cutlint import __version__, inputs
 from cutlint.build_context import BuildContext
 from cutlint.cache_dir import cache_dir
+from cutlint.context.arch_macros import guard_defines
 from cutlint.engine.options import CheckOptions
 from cutlint.records import FileResult, Recipe
 
@@ -97,7 +98,7 @@ def context_key(path: str, options: CheckOptions, build: BuildContext | None = N
         options.arch,
         cutlass,
         version_h.hex(),
-        sorted(options.defines.items()),
+        sorted(guard_defines(options.arch, options.compile_command, options.defines).items()),
         sorted(options.undefines),
         options.flashinfer_version,
         options.selection.select,

@@ -13,6 +13,7 @@ from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.engine.dispatch_gaps import dispatch_findings
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
@@ -130,7 +131,8 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
 
 
 def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
-    ctx = context_for(parsed, options) if parsed.instantiations else None
+    needs = parsed.instantiations or parsed.dispatches
+    ctx = context_for(parsed, options) if needs else None
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
     if ctx is not None and ctx.build is not None:
@@ -143,6 +145,9 @@ def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = No
     result = evaluate_file(
         parsed.path, parsed.instantiations, parsed.problems, ctx, options.selection, memo
     )
+    if ctx is not None and parsed.dispatches:
+        gaps = tuple(dispatch_findings(parsed.dispatches, ctx, options.selection))
+        result = result.model_copy(update={"diagnostics": result.diagnostics + gaps})
     if ctx is not None and ctx.build is not None:
         return result.model_copy(update={"context": ctx.build})
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
 
@@ -86,6 +87,26 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             lines.append(f"  note: {note}")
         lines.append("")
     return "\n".join(lines)
+
+
+def not_read(count: int, database: str) -> str:
+    """`check -p` without `--tu`: how many TUs hold kernels only the TU front end finds."""
+    tus = "translation unit" if count == 1 else "translation units"
+    return (
+        f"{count:,} {tus} of {database} hold CollectiveBuilder code that only the TU front end "
+        f"instantiates, not read: --tu reads them (as `cutlint tu FILE -p {database}`)\n"
+    )
+
+
+def not_for_gpu(paths: Sequence[str], arch: str | None) -> str:
+    """The TUs `check --tu` did not read: no target of their command loads on the GPU."""
+    if not paths:
+        return ""
+    tus = "translation unit" if len(paths) == 1 else "translation units"
+    return (
+        f"{len(paths):,} {tus} not read: no -gencode target of their command loads on {arch} "
+        f"(not for this GPU): {', '.join(Path(p).name for p in paths)}\n"
+    )
 
 
 def _num(n: int | None) -> str:
