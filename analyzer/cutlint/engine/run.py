@@ -11,6 +11,7 @@ from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.engine import error_guards
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
@@ -129,6 +130,17 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
 
 def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
     ctx = context_for(parsed, options) if parsed.instantiations else None
+    if any(p.guard for p in parsed.problems):
+        # an `#error` the parser found reached with the run's defines: decided for the build
+        build = (
+            ctx.build
+            if isinstance(ctx, ModelContext)
+            else resolve(parsed.path, options.build_info(), options.request())
+        )
+        problems = error_guards.redecided(
+            parsed.path, parsed.problems, build, options.defines, bool(parsed.instantiations)
+        )
+        parsed = parsed.model_copy(update={"problems": problems})
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
     result = evaluate_file(
