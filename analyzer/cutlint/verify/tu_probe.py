@@ -92,8 +92,12 @@ def probe_source(read: TuRead) -> str:
 
 def nvcc_flags(read: TuRead) -> list[str]:
     """The build's flags nvcc takes as they are (include directories, defines, the standard),
-    the target's gencode, `-x cu`."""
-    out: list[str] = ["-x", "cu", "-DCUTLINT_TU_NVCC"]
+    the target's gencode, `-x cu`, and `--expt-relaxed-constexpr`: the CUTLASS builds cutlint
+    reads pass it (vLLM's CMake, SGLang's JIT: sglang/kernels/jit/utils/arch.py
+    get_default_target_flags), and without it a CUTLASS 4.5 SM120 blockwise mainloop calls a
+    constexpr host `min` from device code (sm120_mma_tma_blockwise_scaling.hpp); it changes no
+    type."""
+    out: list[str] = ["-x", "cu", "-DCUTLINT_TU_NVCC", "--expt-relaxed-constexpr"]
     it = iter(read.command.args)
     for a in it:
         if a in _KEEP_SINGLE:

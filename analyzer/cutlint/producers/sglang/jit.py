@@ -41,6 +41,8 @@ class JitRelease(_Frozen):
     version: str
     flashinfer: str
     flashinfer_source: str
+    tvm_ffi: str
+    tvm_ffi_source: str
     cutlass_from: str
     cutlass_source: str
     base: tuple[str, ...]

@@ -13,6 +13,7 @@ after `--` (`-I$FLASHINFER/data/cutlass/include ...`).
 from __future__ import annotations
 
 import hashlib
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict
@@ -60,6 +61,18 @@ def _cutlass_includes(site: tuple[str, ...]) -> tuple[list[str], str]:
     return [str(include), str(util)], f"CUTLASS {fi.cutlass[0]} of {fi.where}"
 
 
+def _tvm_ffi_include(site: tuple[str, ...]) -> tuple[list[str], str]:
+    """tvm-ffi's headers, first on the JIT's include path (toolchain.py base_include_paths):
+    the installed `apache-tvm-ffi`'s `tvm_ffi/include`, else none (cutlint tu stubs them)."""
+    dists = metadata.distributions(path=list(site)) if site else metadata.distributions()
+    for d in dists:
+        if (d.metadata["Name"] or "").lower().replace("_", "-") == "apache-tvm-ffi":
+            include = Path(str(d.locate_file("tvm_ffi/include")))
+            if (include / "tvm" / "ffi" / "function.h").is_file():
+                return [str(include)], f"tvm-ffi {d.version}"
+    return [], "tvm-ffi: not installed (stubbed, or the -I after `--`)"
+
+
 def jit_tu(file: Path, gpu: int | None, site: tuple[str, ...] = ()) -> JitTu | None:
     """The JIT's translation unit for `file` on `gpu` (None: the module's first GPU, else
     sm_120), or None when `file` lies in no SGLang JIT kernel tree."""
@@ -75,7 +88,8 @@ def jit_tu(file: Path, gpu: int | None, site: tuple[str, ...] = ()) -> JitTu | N
     files = [str(csrc / f) for f in module.cuda_files] if module else [str(file.absolute())]
     text = jit.wrapper_source(files, module.wrappers if module else ())
     cutlass, cutlass_said = _cutlass_includes(site)
-    includes = [str(Path(src.kernel_dir) / "include"), *cutlass]
+    tvm, tvm_said = _tvm_ffi_include(site)
+    includes = [*tvm, str(Path(src.kernel_dir) / "include"), *cutlass]
     argv = ("nvcc", *jit.cuda_flags(rel, sm, module, includes))
     key = hashlib.sha256("\0".join((text, *argv)).encode()).hexdigest()[:16]
     out = cache_dir() / "sglang-jit" / key / "cuda.cu"
@@ -85,7 +99,7 @@ def jit_tu(file: Path, gpu: int | None, site: tuple[str, ...] = ()) -> JitTu | N
         f"SGLang {rel.version}'s JIT" + ("" if own else " (release unknown: its flags)")
         + (f", module {module.name} ({module.source})" if module else ", no loader compiles it: "
            "the JIT's default flags")
-        + f", sm_{sm}; {cutlass_said}"
+        + f", sm_{sm}; {cutlass_said}; {tvm_said}"
     )  # fmt: skip
     return JitTu(
         wrapper=str(out), argv=argv, module=module.name if module else None,

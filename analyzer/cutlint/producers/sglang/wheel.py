@@ -29,3 +29,15 @@ def download_wheel(
         )
     except wheels.WheelError as e:
         raise SglangError(str(e)) from e
+
+
+def download_tvm_ffi(version: str, dest: Path | None = None) -> Path:
+    """The unpacked `apache-tvm-ffi` wheel (its headers at `tvm_ffi/include`), SGLang's JIT's
+    FFI: what its `cuda.cu` wrapper and `sgl_kernel/` headers include."""
+    dest = dest if dest is not None else wheels_dir()
+    try:
+        return wheels.download_wheel(
+            "apache-tvm-ffi", version, dest / f"tvm-ffi-{version}", "tvm_ffi/include", "2 MB"
+        )
+    except wheels.WheelError as e:
+        raise SglangError(str(e)) from e
