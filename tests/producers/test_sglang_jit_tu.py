@@ -55,9 +55,10 @@ def test_sm120_blockwise_fp8_every_kernel_modeled(roots: tuple[Path, tuple[str, 
     tu = jit_tu(csrc / "gemm/fp8_blockwise/fp8_blockwise_scaled_mm_sm120.cuh", 120, site)
     assert tu is not None
     read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_120f")
-    assert not read.missing_headers or set(read.missing_headers) <= {
-        "hip/hip_bf16.h", "hip/hip_fp16.h", "hip/hip_runtime.h", "curand_mtgp32_kernel.h",
-    }  # fmt: skip
+    # tvm-ffi, the JIT's own and CUTLASS's headers are all found (what is stubbed is another
+    # platform's: HIP, Windows, emscripten, under #if)
+    wanted = ("tvm/", "dlpack/", "sgl_kernel/", "cutlass/", "cute/")
+    assert not [h for h in read.missing_headers if h.startswith(wanted)]
     models = model(read)
     rows = sorted(
         (k.chosen_by.line, k.tile, k.stages, k.shared_storage, k.elements) for k in read.kernels
