@@ -157,7 +157,7 @@ def _sglang_commands(
             return None
         click.echo(f"cutlint tu: {file} as {tu.said}: {tu.wrapper}", err=True)
         command = from_flags(Path(tu.wrapper), [*tu.argv, *flags], origin="SGLang's JIT")
-        out.append((command, arch or command.arches[0]))
+        out.append((command, command.arches[0]))  # the JIT's target (sm_90a for --arch sm_90)
     return out
 
 
