@@ -174,6 +174,11 @@ class InputProblem(Record):
     path: str
     line: int | None = None
     message: str
+    guard: str | None = Field(
+        default=None,
+        description="for an `#error` in compiled code: the `#if` conditions it stands under, "
+        "joined by `&&` (the build context decides it per target: engine/error_guards.py)",
+    )
 
 
 class CapabilityBranch(Record):

@@ -13,6 +13,7 @@ from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.engine import error_guards
 from cutlint.engine.dispatch_gaps import dispatch_findings
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
@@ -133,6 +134,17 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
 def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
     needs = parsed.instantiations or parsed.dispatches
     ctx = context_for(parsed, options) if needs else None
+    if any(p.guard for p in parsed.problems):
+        # an `#error` the parser found reached with the run's defines: decided for the build
+        build = (
+            ctx.build
+            if isinstance(ctx, ModelContext)
+            else resolve(parsed.path, options.build_info(), options.request())
+        )
+        problems = error_guards.redecided(
+            parsed.path, parsed.problems, build, options.defines, bool(parsed.instantiations)
+        )
+        parsed = parsed.model_copy(update={"problems": problems})
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
     if ctx is not None and ctx.build is not None:

@@ -74,7 +74,7 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             )
             lines += [f"      {line}" for line in model_lines(v)]
             for path in k.paths:
-                conds = " && ".join(k.conditions(path)) or "always"
+                conds = " && ".join(_operand(c) for c in k.conditions(path)) or "always"
                 lines.append(f"      when {conds}")
             lines.append(f"      type {k.type_expr}")
             for f in v.findings:
@@ -159,3 +159,13 @@ def render_json(
 
 
 __all__ = ["render_checks_text", "render_json", "render_text"]
+
+
+def _operand(cond: str) -> str:
+    """A condition as one operand of `&&`: `m <= 128 || (m % 4 != 0)` in brackets."""
+    depth = 0
+    for i, ch in enumerate(cond):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and cond.startswith("||", i):
+            return f"({cond})"
+    return cond
