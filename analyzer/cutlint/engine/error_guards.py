@@ -128,7 +128,7 @@ def _errors_reached(path: str, defines: Mapping[str, str]) -> set[int | None]:
 
     try:
         text = inputs.read_bytes(path, inputs.SOURCE)
-        again = parse_source(path, text, defines=defines)
+        again = parse_source(path, text, defines=defines, named=True)  # as it was read
     except (inputs.InputError, OSError, ValueError):
         return _Everything()
     return {q.line for q in again.problems if q.code == ILL_FORMED_SOURCE and q.guard}

@@ -143,7 +143,12 @@ def _outcomes(
     in_workers = jobs >= WORKERS_JUDGE_FROM
     then = stage if in_workers else None
     defines = guard_defines(options.arch, options.compile_command, options.defines)
-    job = Job(defines=defines, undefines=tuple(options.undefines), then=then)
+    job = Job(
+        defines=defines,
+        undefines=tuple(options.undefines),
+        then=then,
+        named=walk.named_files(paths),
+    )
     fresh = _parsed_stream(misses, job, jobs, options)
     try:
         for i, e in enumerate(entries):

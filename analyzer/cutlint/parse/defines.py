@@ -35,6 +35,10 @@ class Job:
     (the engine's judge: judging on every core, not on the parent's alone). Pickled with each
     batch by reference to its module, so the parse stage imports nothing of it. An equal one
     is kept across batches, so a stage may memoize (the judge's memo)."""
+    named: frozenset[str] = frozenset()
+    """The files the user named one by one: a header among them is read even when it holds no
+    kernel (its `#error`, its "no instantiations"), where a header found in a directory walk
+    that holds none is skipped (sources/kernel_headers.py)."""
 
 
 READY = "ready"

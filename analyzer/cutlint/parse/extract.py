@@ -116,12 +116,14 @@ def parse_source(
     defines: Mapping[str, str] = DEFAULT_DEFINES,
     undefines: Sequence[str] = (),
     read_header: macro_params.Reader = macro_params.read_header,
+    named: bool = False,
 ) -> ParsedFile:
     """Parse one file's contents in this process.
 
     Bad input gives problems; an exception here is a bug in cutlint (`parse_paths` reports one
     as CUT012 for that file). libclang runs in this process too, so a pathological file can
-    crash it: prefer `parse_paths` for files you did not write.
+    crash it: prefer `parse_paths` for files you did not write. `named`: the user named this
+    file itself, so a header is read even when it holds no kernel.
     """
     not_text = _not_text(path, text)
     if not_text is not None:
@@ -150,7 +152,7 @@ def parse_source(
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
     if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
         return _parsed(path, skipped=True)
-    if kernel_headers.is_header(path) and not _holds_gemm(found, bytes(body)):
+    if kernel_headers.is_header(path) and not named and not _holds_gemm(found, bytes(body)):
         return _parsed(path, skipped=True)  # a header with no kernel: nothing to say of it
     dispatch_candidates = dispatch.has_candidates(code)
     preprocessed = libclang.Preprocessed([], [])

@@ -35,7 +35,7 @@ def parse_paths(
     command_line(defines, undefines)  # ValueError now, for a define it would refuse
     entries = walk.expand(paths, exclude)
     files = [e.path for e in entries if e.problem is None]
-    job = Job(defines=dict(defines), undefines=tuple(undefines))
+    job = Job(defines=dict(defines), undefines=tuple(undefines), named=walk.named_files(paths))
     if jobs is None:
         jobs = min(MAX_DEFAULT_JOBS, os.cpu_count() or 1)
     if jobs <= 0:

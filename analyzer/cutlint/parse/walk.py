@@ -236,3 +236,8 @@ def _listing(directory: str) -> list[str] | Entry:
         return sorted(inputs.listdir(directory), key=natural_key)
     except OSError as err:
         return Entry(directory, _stat_problem(directory, err))
+
+
+def named_files(paths: Sequence[str | Path]) -> frozenset[str]:
+    """The paths named one by one (not found in a directory), as `expand` spells their entries."""
+    return frozenset(str(p) for p in paths if not os.path.isdir(p))

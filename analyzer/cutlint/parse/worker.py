@@ -31,7 +31,7 @@ def parse_file(path: str, job: Job) -> ParsedFile:
         return ParsedFile(path=path, problems=(problem(UNREADABLE_INPUT, path, err.why),))
     code = PARSER_FAILURE
     try:
-        return parse_source(path, text, job.defines, job.undefines)
+        return parse_source(path, text, job.defines, job.undefines, named=path in job.named)
     except MemoryError:
         message = "parsing ran out of memory (the worker's address-space limit)"
     except RecursionError:
