@@ -205,14 +205,14 @@ def decode(raw: bytes, key: str) -> FileResult | str | None:
         if row.recipe is not None:
             return None
         if name is not None:
-            recipe = _recipe_class(name).model_validate_json(next(recipes))
+            recipe = recipe_class(name).model_validate_json(next(recipes))
             row = row.model_copy(update={"recipe": recipe})
         typed.append(row)
     return result.model_copy(update={"instantiations": tuple(typed)})
 
 
 @cache
-def _recipe_class(name: str) -> type[Recipe]:
+def recipe_class(name: str) -> type[Recipe]:
     """A recipe record named by an entry: only a `Recipe` of cutlint's own modules (an entry is
     data, and names nothing else to import)."""
     module, _, qualname = name.partition(":")
