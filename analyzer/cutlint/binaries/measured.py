@@ -270,6 +270,10 @@ def apply(
 ) -> CheckResult:
     """`result` with measured registers and spills where a report or a binary is at hand."""
     named: dict[int, list[Measured]] = {}
+    beside: dict[str, list[Path]] = {}
+    """module_binaries by directory: the files of one directory have the same (a build's
+    27,000 files would look for the same cached_ops 27,000 times)."""
+    stored = cache is not None and index_dir(cache).is_dir()  # else no file's bytes are read
     files = []
     for f in result.files:
         sms = {r.resources.arch.sm for r in f.instantiations if r.resources is not None}
@@ -278,13 +282,17 @@ def apply(
             continue
         sm = sms.pop()
         kernels: list[Measured] = []
-        if cache is not None:
+        if stored:
+            assert cache is not None
             try:
                 kernels = from_store(cache, Path(f.path).read_bytes(), sm)
             except OSError:
                 kernels = []
         if not kernels:
-            found = [*binaries, *module_binaries(f.path)]
+            where = os.path.dirname(f.path)
+            if where not in beside:
+                beside[where] = module_binaries(f.path)
+            found = [*binaries, *beside[where]]
             if found:
                 key = hash((tuple(map(str, found)), sm))
                 if key not in named:

@@ -16,20 +16,21 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cutlint import inputs, parse
 from cutlint.engine import tree_pack
 from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
-from cutlint.engine.judge import Memo
 from cutlint.engine.options import CheckOptions
-from cutlint.engine.run import judged_file
 from cutlint.engine.tree_manifest import TreeManifest, configuration, signature
 from cutlint.parse import pool, walk
 from cutlint.parse.defines import Job, command_line
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE
 from cutlint.records import FileResult, ParsedFile
+
+if TYPE_CHECKING:
+    from cutlint.engine.judge import Memo
 
 Outcome = FileResult | str
 """One file's outcome: its result, or its path when it is no instantiation file (a FlashInfer
@@ -86,6 +87,8 @@ class JudgeStage:
             return parsed.path
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()
+        from cutlint.engine.run import judged_file  # a run answered by the cache judges nothing
+
         return fingerprint_file(judged_file(parsed, self.options, self.memo), self.root)
 
 
@@ -262,12 +265,18 @@ def _key(
 def _parsed_stream(
     files: list[str], job: Job, jobs: int, options: CheckOptions
 ) -> Generator[object, None, None]:
-    if jobs <= 0 or not files:
+    if not files:
+        return _nothing()  # every file answered from the cache: no parser imported
+    if jobs <= 0:
         from cutlint.parse.worker import parse_file
 
         return (parse_file(f, job) for f in files)
     limits = replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
     return pool.stream(files, job, jobs, limits)
+
+
+def _nothing() -> Generator[object, None, None]:
+    yield from ()
 
 
 def root_of(options: CheckOptions) -> str:
