@@ -160,3 +160,25 @@ def test_a_pack_is_written_whole_and_leaves_no_temporary_file(tmp_path: Path, pa
     _check(src, tmp_path)
     assert [p.suffix for p in packs.iterdir()] == [".pack"]
     assert _pack(packs).read_bytes().endswith(b"\n")
+
+
+def test_a_first_run_makes_each_files_key_once(
+    tmp_path: Path, packs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key made before a file is parsed is the one its result is kept under (making it
+    again read the file and resolved its build context a second time), while the file is as it
+    was."""
+    src = _tree(tmp_path)
+    made: list[str] = []
+    real = cache.ResultCache.key
+
+    def key(self: cache.ResultCache, path: str, options: api.CheckOptions) -> str | None:
+        made.append(path)
+        return real(self, path, options)
+
+    monkeypatch.setattr(cache.ResultCache, "key", key)
+    first = _check(src, tmp_path)
+    assert sorted(made) == sorted(f.path for f in first.files)
+    made.clear()
+    assert _check(src, tmp_path) == first
+    assert made == []

@@ -169,7 +169,7 @@ def _outcomes(
                 got = next(fresh)
                 if writer is not None and _failed(got):
                     writer.abandon()  # a crash or a time-out is not the file's answer
-                out = _received(got, stage)
+                out = _received(got, stage, _known(tree, e.path, keys.get(i)))
             if writer is not None:
                 writer.add(out)
             yield out
@@ -213,9 +213,20 @@ def _failed(got: object) -> bool:
     )
 
 
-def _received(got: object, stage: JudgeStage) -> Outcome:
+def _known(tree: TreeManifest | None, path: str, key: str | None) -> str | None:
+    """The key the stat phase made for `path`, if the file's stat is still the one it was made
+    for: making it again reads the file and resolves its build context a second time (a third
+    of the first run's context resolutions)."""
+    row = tree.files.get(path) if tree is not None and key is not None else None
+    if not isinstance(row, list) or len(row) != 5 or row[4] != key:
+        return None
+    return key if list(signature(path) or ()) == row[:4] else None
+
+
+def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outcome:
     """A worker's answer as an outcome: judged there (Encoded), or parsed only (judged here: all
-    files when the workers only parse, else a file the parser failed on)."""
+    files when the workers only parse, else a file the parser failed on). `known`: the file's
+    entry key made before it was parsed, if the file is unchanged since."""
     if isinstance(got, Encoded):
         decoded = decode(got.data, got.key)
         if decoded is not None:
@@ -224,7 +235,7 @@ def _received(got: object, stage: JudgeStage) -> Outcome:
     out = stage.outcome(got)
     failed = any(p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in got.problems)
     if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
-        key = stage.cache.key(got.path, stage.options)
+        key = known or stage.cache.key(got.path, stage.options)
         if key is not None:
             try:
                 entry = encode(out, key)
