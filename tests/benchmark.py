@@ -39,8 +39,9 @@ beside it, alternating run by run:
 9. a cutlass_library build for 90a;100a (CUTLASS's own generator: over 30,000 kernels), for
    sm_100.
 
-Each checkout runs with its own empty cache, then again (the cached re-run); the outputs of all
-runs are compared byte for byte.
+Each checkout runs with its own empty cache, then again (the cached re-run), then cached in the
+formats for people (`-q`, concise, text); the outputs of all runs of a format are compared byte for
+byte.
 
     python tests/benchmark.py --big [--baseline /tmp/base] [--runs 1] [--workdir DIR]
 
@@ -299,34 +300,50 @@ def summary_of(path: Path) -> str:
     )
 
 
+CACHED_FORMATS = (
+    ("cached -q", ("--format", "text", "-q")),
+    ("cached concise", ("--format", "concise")),
+    ("cached text", ("--format", "text")),
+)
+"""The cached re-run again in the formats for people: what they print (only the findings with -q
+and concise, every file's table in text) is most of what an unchanged tree costs."""
+
+
 def big_case(
     label: str, target: Path, extra: tuple[str, ...], baseline: Path | None, runs: int, work: Path
 ) -> None:
-    """The case run by this checkout (an empty cache, then the cached re-run) and by `baseline`,
-    alternating, so that the machine's load falls on them alike."""
+    """The case run by this checkout (an empty cache, then the cached re-run, in JSON and in
+    the formats for people) and by `baseline`, alternating, so that the machine's load falls on
+    them alike."""
     argv = command(target, "json", extra)
     pythons = {"this checkout": sys.executable}
     if baseline is not None:
         pythons["baseline " + baseline.name] = str(baseline / ".venv" / "bin" / "python")
     print(f"{label}: {target}", flush=True)
-    outputs: set[str] = set()
+    outputs: dict[str, set[str]] = {}
     for run in range(runs):
         for i, (name, python) in enumerate(pythons.items()):
             cache = work / f"check-cache-{run}-{i}"
             shutil.rmtree(cache, ignore_errors=True)
             env = {**ENV, "CUTLINT_CACHE": str(cache)}
             env.pop("CUTLINT_NO_CACHE", None)
-            for step in ("first run", "cached re-run"):
-                out = work / "check-output.json"
-                wall, cpu, peak = measured([python, *argv[1:]], env, out)
+            steps = [("first run", ()), ("cached re-run", ()), *CACHED_FORMATS]
+            for step, fmt in steps:
+                out = work / "check-output"
+                cmd = [python, *argv[1:], *fmt]  # a later --format wins
+                wall, cpu, peak = measured(cmd, env, out)
                 load = os.getloadavg()[0]
-                outputs.add(digest(out))
+                outputs.setdefault(" ".join(fmt) or "--format json", set()).add(digest(out))
+                if not fmt:
+                    json_out = work / "check-output.json"
+                    shutil.copyfile(out, json_out)
                 print(
-                    f"  {name:>24} {step:<13} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+                    f"  {name:>24} {step:<14} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
                     f"peak RSS {peak / 1024:6.0f} MiB  (load {load:.1f})",
                     flush=True,
                 )
-    print(f"  {summary_of(out)}; outputs byte-identical across runs: {len(outputs) == 1}")
+    same = all(len(d) == 1 for d in outputs.values())
+    print(f"  {summary_of(json_out)}; outputs byte-identical across runs, per format: {same}")
 
 
 BIG_ARCHS = "90a;100a"

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cutlint.cutlass.versions import check_cutlass_version
-from cutlint.engine.judge import evaluate_instantiation
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
 from cutlint.engine.options import known_arch as known_arch
@@ -139,6 +138,7 @@ def validate_tactics(specs: Sequence[TacticSpec]) -> list[InstantiationResult]:
     A generator calls this with the operations it is about to write and drops (or blocklists)
     those whose verdict is a failure; see docs/pregen.md.
     """
+    from cutlint.engine.judge import evaluate_instantiation
     from cutlint.pregen.spec import context_of, instantiation_of
 
     return [evaluate_instantiation(instantiation_of(s), context_of(s), Selection()) for s in specs]

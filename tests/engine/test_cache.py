@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from cutlint import api
 from cutlint.cli import main
-from cutlint.engine import cache, stream
+from cutlint.engine import cache, stream, tree_pack
 from cutlint.records import FileResult, ParsedFile
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -42,6 +42,11 @@ def _options(**kw: object) -> api.CheckOptions:
 
 def _entries(kept: Path) -> list[Path]:
     return sorted(kept.rglob("*.json"))
+
+
+def _drop_packs(kept: Path) -> None:
+    """The tree packs (engine/tree_pack.py), so that a re-run reads the entries."""
+    shutil.rmtree(kept.parent / f"packs-v{tree_pack.SCHEMA}", ignore_errors=True)
 
 
 def _judge_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,6 +123,7 @@ def test_a_corrupt_or_foreign_entry_is_a_miss_and_is_replaced(
     first = api.check(src, _options(root=tmp_path))
     for entry in _entries(kept):
         entry.write_bytes(damage)
+    _drop_packs(kept)  # else the tree's pack answers without reading an entry
     assert api.check(src, _options(root=tmp_path)) == first
     assert all(e.read_bytes() != damage for e in _entries(kept))
 

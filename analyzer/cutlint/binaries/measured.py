@@ -23,17 +23,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cutlint.binaries.demangle import demangle
-from cutlint.binaries.kernel_type import KernelFeatures, features
 from cutlint.binaries.store import by_source, index_dir
-from cutlint.engine.evaluate import diagnose
-from cutlint.engine.judge import facts_for, rules_for, verdict_of
-from cutlint.engine.loader import rules_by_id
-from cutlint.engine.selection import Selection
-from cutlint.families.kernel_signature import signature
-from cutlint.families.registry import family_of
-from cutlint.model.occupancy import block_registers, occupancy
 from cutlint.records import (
     CheckResult,
     FileResult,
@@ -42,6 +34,13 @@ from cutlint.records import (
     Resources,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    from cutlint.binaries.kernel_type import KernelFeatures
+    from cutlint.engine.selection import Selection
+
+# The readers of binaries and the judge are imported where a kernel is measured: a check with
+# nothing measured (no ptxas report, no binaries) must not pay for them at start-up.
 
 REGISTER_RULES = frozenset({"CUT108", "CUT110", "CUT111"})
 """The rules measured registers decide again (CUT109, the setmaxnreg split, is the model's)."""
@@ -73,6 +72,9 @@ Row = tuple[str, int, int | None, int | None, int | None, str, str]
 
 
 def _typed(rows: Sequence[Row]) -> list[Measured]:
+    from cutlint.binaries.demangle import demangle
+    from cutlint.binaries.kernel_type import features
+
     names = demangle(r[0] for r in rows)
     out = []
     for name, regs, frame, stores, loads, origin, where in rows:
@@ -152,6 +154,8 @@ def attribute(
     rows: Sequence[InstantiationResult], kernels: Sequence[Measured]
 ) -> dict[int, Attribution]:
     """Per row index: its candidate kernels, and whether they are all its own."""
+    from cutlint.families.kernel_signature import signature
+
     sigs = {
         i: signature(r.recipe, r.resources)
         for i, r in enumerate(rows)
@@ -180,6 +184,8 @@ def _same(values: Sequence[int | None]) -> int | None:
 
 def measured_use(res: Resources, a: Attribution) -> RegisterUse | None:
     """The register use the measured kernels decide for this instantiation, or None."""
+    from cutlint.model.occupancy import block_registers
+
     base = res.register_use
     if base is None:
         return None
@@ -233,6 +239,12 @@ def measured_use(res: Resources, a: Attribution) -> RegisterUse | None:
 def _rejudged(
     r: InstantiationResult, use: RegisterUse, selection: Selection
 ) -> InstantiationResult:
+    from cutlint.engine.evaluate import diagnose
+    from cutlint.engine.judge import facts_for, rules_for, verdict_of
+    from cutlint.engine.loader import rules_by_id
+    from cutlint.families.registry import family_of
+    from cutlint.model.occupancy import occupancy
+
     assert r.recipe is not None and r.resources is not None
     res = r.resources
     occ = occupancy(res.arch, res.max_threads_per_block, res.layout.size, use.per_thread)
@@ -270,6 +282,10 @@ def apply(
 ) -> CheckResult:
     """`result` with measured registers and spills where a report or a binary is at hand."""
     named: dict[int, list[Measured]] = {}
+    beside: dict[str, list[Path]] = {}
+    """module_binaries by directory: the files of one directory have the same (a build's
+    27,000 files would look for the same cached_ops 27,000 times)."""
+    stored = cache is not None and index_dir(cache).is_dir()  # else no file's bytes are read
     files = []
     for f in result.files:
         sms = {r.resources.arch.sm for r in f.instantiations if r.resources is not None}
@@ -278,13 +294,17 @@ def apply(
             continue
         sm = sms.pop()
         kernels: list[Measured] = []
-        if cache is not None:
+        if stored:
+            assert cache is not None
             try:
                 kernels = from_store(cache, Path(f.path).read_bytes(), sm)
             except OSError:
                 kernels = []
         if not kernels:
-            found = [*binaries, *module_binaries(f.path)]
+            where = os.path.dirname(f.path)
+            if where not in beside:
+                beside[where] = module_binaries(f.path)
+            found = [*binaries, *beside[where]]
             if found:
                 key = hash((tuple(map(str, found)), sm))
                 if key not in named:

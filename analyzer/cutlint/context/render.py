@@ -56,8 +56,13 @@ def line(ctx: BuildContext) -> str:
 def groups(contexts: Iterable[BuildContext | None]) -> list[tuple[str, int]]:
     """(line, files) per distinct one-line context, most files first."""
     counts: dict[str, int] = {}
+    said: dict[int, tuple[BuildContext, str]] = {}
+    """id -> (context, its line): the files of one build share their context record (the tree
+    pack makes them share it), and a tree of 27,000 files has a handful of distinct ones."""
     for c in contexts:
         if c is not None:
-            key = line(c)
-            counts[key] = counts.get(key, 0) + 1
+            held = said.get(id(c))
+            if held is None:
+                held = said[id(c)] = (c, line(c))
+            counts[held[1]] = counts.get(held[1], 0) + 1
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -25,54 +25,27 @@ import importlib
 import os
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from pydantic_core import from_json, to_json
 
-from cutlint import __version__, inputs
+from cutlint import inputs
 from cutlint.build_context import BuildContext
 from cutlint.cache_dir import cache_dir
 from cutlint.context.arch_macros import guard_defines
 from cutlint.engine.options import CheckOptions
+from cutlint.engine.tool import ENV_OFF as ENV_OFF
+from cutlint.engine.tool import enabled as enabled
+from cutlint.engine.tool import tool_key as tool_key
 from cutlint.records import FileResult, Recipe
 
 SCHEMA = 2
 """The layout of an entry; a new one is a new directory, so old entries are never read. (2: lines
 that pydantic validates from their bytes.)"""
 
-ENV_OFF = "CUTLINT_NO_CACHE"
-"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
-tests that replace a stage in-process must not be answered from disk)."""
-
-_PACKAGE = Path(__file__).resolve().parents[1]
-
-
-def enabled(no_cache: bool = False) -> bool:
-    return not no_cache and not os.environ.get(ENV_OFF)
-
 
 def check_dir() -> Path:
     return cache_dir() / "check" / f"v{SCHEMA}"
-
-
-@cache
-def tool_key() -> str:
-    """cutlint's version and the content of every source, data table and rule file it ships (the
-    rules are `cutlint.rules`, which an editable install maps outside the package): a
-    development checkout keeps one version number across many models and rules."""
-    h = hashlib.blake2b(f"cutlint {__version__} schema {SCHEMA}".encode(), digest_size=16)
-    for path in sorted(_PACKAGE.rglob("*")):
-        if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
-            h.update(str(path.relative_to(_PACKAGE)).encode())
-            h.update(path.read_bytes())
-    rules = resources.files("cutlint.rules")
-    for group in sorted(rules.iterdir(), key=lambda g: g.name):
-        if group.is_dir():
-            for f in sorted(group.iterdir(), key=lambda f: f.name):
-                h.update(f"rules/{group.name}/{f.name}".encode())
-                h.update(f.read_bytes())
-    return h.hexdigest()
 
 
 def _resolve(path: str, options: CheckOptions) -> BuildContext:
@@ -211,14 +184,14 @@ def decode(raw: bytes, key: str) -> FileResult | str | None:
         if row.recipe is not None:
             return None
         if name is not None:
-            recipe = _recipe_class(name).model_validate_json(next(recipes))
+            recipe = recipe_class(name).model_validate_json(next(recipes))
             row = row.model_copy(update={"recipe": recipe})
         typed.append(row)
     return result.model_copy(update={"instantiations": tuple(typed)})
 
 
 @cache
-def _recipe_class(name: str) -> type[Recipe]:
+def recipe_class(name: str) -> type[Recipe]:
     """A recipe record named by an entry: only a `Recipe` of cutlint's own modules (an entry is
     data, and names nothing else to import)."""
     module, _, qualname = name.partition(":")

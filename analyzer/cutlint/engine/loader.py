@@ -6,8 +6,9 @@ import tomllib
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
 from cutlint.engine.facts import CORE_METRICS
@@ -95,7 +96,11 @@ def vocabulary(families: list[str]) -> dict[str, str]:
 def load_rules() -> tuple[Rule, ...]:
     """The shipped rules. Their metrics are checked by `checked_rules()` (the tests, `cutlint
     rules`), not here: that imports every family a rule names, and `check` imports a family only
-    when an instantiation needs it (families.registry)."""
+    when an instantiation needs it (families.registry). Read from their compiled form where the
+    cache holds it (`compiled_rules`), else from the rule files."""
+    kept = compiled_rules()
+    if kept is not None:
+        return kept
     rules = tuple(
         parse_rule(f.name, f.read_text(encoding="utf-8"), metrics=False) for f in _rule_files()
     )
@@ -103,7 +108,41 @@ def load_rules() -> tuple[Rule, ...]:
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise RuleFileError(f"duplicate rule ids: {dupes}")
+    _compile(rules)
     return rules
+
+
+_RULES = TypeAdapter(tuple[Rule, ...])
+
+
+def _compiled_path() -> Path | None:
+    """Where the rules' compiled form is kept: one JSON file per cutlint (its tool key covers
+    every rule file's bytes), None when the cache is off."""
+    from cutlint.cache_dir import cache_dir
+    from cutlint.engine.tool import enabled, tool_key
+
+    return cache_dir() / "rules" / f"{tool_key()}.json" if enabled() else None
+
+
+def compiled_rules() -> tuple[Rule, ...] | None:
+    """The rules as the rule files said them, validated once and kept as one JSON file:
+    reading 43 TOML files (tomllib is pure Python) and validating each was a sixth of a
+    one-file check's start-up. A kept file that is corrupt or does not validate is ignored."""
+    path = _compiled_path()
+    if path is None:
+        return None
+    try:
+        return _RULES.validate_json(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def _compile(rules: tuple[Rule, ...]) -> None:
+    path = _compiled_path()
+    if path is not None:
+        from cutlint import inputs
+
+        inputs.write_atomically(path, _RULES.dump_json(rules, by_alias=True))
 
 
 @cache

@@ -16,20 +16,22 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cutlint import inputs, parse
 from cutlint.context.arch_macros import guard_defines
+from cutlint.engine import tree_pack
 from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
-from cutlint.engine.judge import Memo
 from cutlint.engine.options import CheckOptions
-from cutlint.engine.run import judged_file
 from cutlint.engine.tree_manifest import TreeManifest, configuration, signature
 from cutlint.parse import pool, walk
 from cutlint.parse.defines import Job, command_line
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE
 from cutlint.records import FileResult, ParsedFile
+
+if TYPE_CHECKING:
+    from cutlint.engine.judge import Memo
 
 Outcome = FileResult | str
 """One file's outcome: its result, or its path when it is no instantiation file (a FlashInfer
@@ -86,6 +88,8 @@ class JudgeStage:
             return parsed.path
         if len(self.memo) > MEMO_LIMIT:
             self.memo.clear()
+        from cutlint.engine.run import judged_file  # a run answered by the cache judges nothing
+
         return fingerprint_file(judged_file(parsed, self.options, self.memo), self.root)
 
 
@@ -127,18 +131,29 @@ def _outcomes(
     if progress is not None:
         progress.start(len(entries))
     tree = _manifest(cache, paths, options)
+    keys: dict[int, str] = {}
+    for i, e in enumerate(entries):
+        key = _key(cache, tree, e.path, options) if e.problem is None else None
+        if key is not None:
+            keys[i] = key
+    if tree is not None:
+        tree.save()
+    packed, writer = _pack(cache, tree, entries, keys)
+    from_pack = iter(packed) if packed is not None else None
     hits: dict[int, FileResult | str] = {}
     misses: list[str] = []
     for i, e in enumerate(entries):
         if e.problem is not None:
             continue
-        kept = _kept(cache, tree, e.path, options)
+        kept = None
+        if from_pack is not None:
+            kept = next(from_pack)
+        elif cache is not None and i in keys:
+            kept = cache.load(keys[i])
         if kept is None:
             misses.append(e.path)
         else:
             hits[i] = kept
-    if tree is not None:
-        tree.save()
     jobs = options.jobs if options.jobs is not None else min(MAX_JOBS, os.cpu_count() or 1)
     in_workers = jobs >= WORKERS_JUDGE_FROM
     then = stage if in_workers else None
@@ -154,11 +169,22 @@ def _outcomes(
         for i, e in enumerate(entries):
             if e.problem is not None:
                 yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
-            elif i in hits:
-                yield hits.pop(i)
+                continue
+            if i in hits:
+                out = hits.pop(i)
             else:
-                yield _received(next(fresh), stage)
+                got = next(fresh)
+                if writer is not None and _failed(got):
+                    writer.abandon()  # a crash or a time-out is not the file's answer
+                out = _received(got, stage, _known(tree, e.path, keys.get(i)))
+            if writer is not None:
+                writer.add(out)
+            yield out
+        if writer is not None:
+            writer.commit()
     finally:
+        if writer is not None:
+            writer.abandon()  # a run stopped early keeps the old pack (commit moved this one)
         # The pool's stream stops its workers when it is closed. Left to the garbage collector,
         # it was closed at interpreter exit when a caught exception's traceback held it in a
         # cycle (a CUT012), after the pipes were gone: "Exception ignored ... Bad file
@@ -166,9 +192,48 @@ def _outcomes(
         fresh.close()
 
 
-def _received(got: object, stage: JudgeStage) -> Outcome:
+def _pack(
+    cache: ResultCache | None,
+    tree: TreeManifest | None,
+    entries: Sequence[walk.Entry],
+    keys: dict[int, str],
+) -> tuple[list[Outcome] | None, tree_pack.Writer | None]:
+    """The tree pack's outcomes, when it answers for exactly this run's files and keys (every
+    file's key remembered: an unchanged tree), else a writer for a new one (engine/tree_pack.py).
+    Neither without a cache, or where a file has no key (it could not be read)."""
+    if cache is None or tree is None:
+        return None, None
+    files = [i for i, e in enumerate(entries) if e.problem is None]
+    if any(i not in keys for i in files):
+        return None, None
+    wanted = tree_pack.digest([(entries[i].path, keys[i]) for i in files])
+    where = tree_pack.location(cache.directory, tree.location.stem)
+    packed = tree_pack.read(where, wanted)
+    if packed is not None:
+        return packed, None
+    return None, tree_pack.Writer(where, wanted, len(files))
+
+
+def _failed(got: object) -> bool:
+    return isinstance(got, ParsedFile) and any(
+        p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in got.problems
+    )
+
+
+def _known(tree: TreeManifest | None, path: str, key: str | None) -> str | None:
+    """The key the stat phase made for `path`, if the file's stat is still the one it was made
+    for: making it again reads the file and resolves its build context a second time (a third
+    of the first run's context resolutions)."""
+    row = tree.files.get(path) if tree is not None and key is not None else None
+    if not isinstance(row, list) or len(row) != 5 or row[4] != key:
+        return None
+    return key if list(signature(path) or ()) == row[:4] else None
+
+
+def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outcome:
     """A worker's answer as an outcome: judged there (Encoded), or parsed only (judged here: all
-    files when the workers only parse, else a file the parser failed on)."""
+    files when the workers only parse, else a file the parser failed on). `known`: the file's
+    entry key made before it was parsed, if the file is unchanged since."""
     if isinstance(got, Encoded):
         decoded = decode(got.data, got.key)
         if decoded is not None:
@@ -177,7 +242,7 @@ def _received(got: object, stage: JudgeStage) -> Outcome:
     out = stage.outcome(got)
     failed = any(p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in got.problems)
     if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
-        key = stage.cache.key(got.path, stage.options)
+        key = known or stage.cache.key(got.path, stage.options)
         if key is not None:
             try:
                 entry = encode(out, key)
@@ -198,11 +263,11 @@ def _manifest(
     return TreeManifest.open(cache.directory, configuration(cache.tool, paths, options))
 
 
-def _kept(
+def _key(
     cache: ResultCache | None, tree: TreeManifest | None, path: str, options: CheckOptions
-) -> Outcome | None:
-    """The kept result of `path`, by the key the tree manifest remembers for it, else by its
-    key made now (and remembered)."""
+) -> str | None:
+    """The entry key of `path`: the one the tree manifest remembers for it, else one made now
+    (and remembered). None without a cache, or for a file that cannot be read."""
     if cache is None:
         return None
     key = tree.key(path) if tree is not None else None
@@ -212,18 +277,24 @@ def _kept(
             key = cache.key(path, options)
         if key is not None and tree is not None:
             tree.remember(path, key, before, read)
-    return cache.load(key) if key is not None else None
+    return key
 
 
 def _parsed_stream(
     files: list[str], job: Job, jobs: int, options: CheckOptions
 ) -> Generator[object, None, None]:
-    if jobs <= 0 or not files:
+    if not files:
+        return _nothing()  # every file answered from the cache: no parser imported
+    if jobs <= 0:
         from cutlint.parse.worker import parse_file
 
         return (parse_file(f, job) for f in files)
     limits = replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
     return pool.stream(files, job, jobs, limits)
+
+
+def _nothing() -> Generator[object, None, None]:
+    yield from ()
 
 
 def root_of(options: CheckOptions) -> str:

@@ -148,7 +148,10 @@ class TreeManifest:
         if not self.changed and self.seen == self.files.keys():
             return
         files = {p: row for p, row in self.files.items() if p in self.seen}
-        data = to_json({"schema": SCHEMA, "files": files, "deps": self.deps})
+        try:
+            data = to_json({"schema": SCHEMA, "files": files, "deps": self.deps})
+        except ValueError:
+            return  # a path JSON cannot hold (a file name that is not UTF-8): nothing is kept
         inputs.write_atomically(self.location, data)
 
 

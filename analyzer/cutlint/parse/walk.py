@@ -79,11 +79,9 @@ def _is_link(path: str) -> bool:
 def natural_key(name: str) -> tuple[tuple[int, str], ...]:
     """`group10` after `group2`: ASCII digit runs compare as numbers, the rest as text (`²` or
     `६४` in a name is text: `str.isdigit()` accepts them and `int()` refuses some)."""
-    return tuple(
-        (int(part), "") if _DIGITS.fullmatch(part) else (-1, part)
-        for part in _DIGITS.split(name)
-        if part
-    )
+    # split() on a captured group alternates text and digit runs: the odd parts are the runs
+    parts = _DIGITS.split(name)
+    return tuple((int(p), "") if i % 2 else (-1, p) for i, p in enumerate(parts) if p)
 
 
 _DIGITS = re.compile(r"([0-9]+)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from cutlint.context.render import groups as context_groups
@@ -241,7 +242,8 @@ def _n(count: int, noun: str) -> str:
 
 def summary(result: CheckResult) -> str:
     rows = [r for f in result.files for r in f.instantiations]
-    count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
+    verdicts = Counter(r.verdict for r in rows)
+    count = {v: verdicts.get(v, 0) for v in Verdict}
     # Input errors and warnings are problems; the rest (CUT006 on an empty
     # directory is a note, exit 0) are notes, so that the summary and the exit code agree.
     file_level = [d for f in result.files for d in f.diagnostics if d.rule not in _DISPATCH_RULES]

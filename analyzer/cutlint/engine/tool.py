@@ -1,0 +1,80 @@
+"""cutlint's own key: what every kept answer (the check cache's entries, manifests and packs, the
+compiled rules) is made by, so that another cutlint, or an edited model or rule of the same
+version, never answers from them; and whether the cache is on."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from cutlint import __version__, inputs
+from cutlint.cache_dir import cache_dir
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+ENV_OFF = "CUTLINT_NO_CACHE"
+"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
+tests that replace a stage in-process must not be answered from disk)."""
+
+
+def enabled(no_cache: bool = False) -> bool:
+    return not no_cache and not os.environ.get(ENV_OFF)
+
+
+@cache
+def tool_key() -> str:
+    """cutlint's version and the content of every source, data table and rule file it ships (the
+    rules are `cutlint.rules`, which an editable install maps outside the package): a
+    development checkout keeps one version number across many models and rules.
+
+    Reading and hashing those 400-odd files was a sixth of a one-file check's start-up, so the
+    key is remembered under the files' stat (name, size, mtime_ns, inode), as the tree manifest
+    remembers a file's key: an edited file is another stat, and its key is made again."""
+    files = _tool_files()
+    if not enabled():
+        return _tool_key(files)  # nothing is kept: the memo neither
+    stats = hashlib.blake2b(f"tool {__version__}".encode(), digest_size=16)
+    for name, path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return _tool_key(files)
+        stats.update(f"\0{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}".encode())
+    memo = cache_dir() / "check" / "tool-keys" / stats.hexdigest()
+    try:
+        kept = memo.read_text(encoding="ascii")
+    except (OSError, ValueError):
+        kept = ""
+    if len(kept) == 32 and all(c in "0123456789abcdef" for c in kept):
+        return kept
+    key = _tool_key(files)
+    inputs.write_atomically(memo, key.encode())
+    return key
+
+
+def _tool_files() -> list[tuple[str, str]]:
+    """(the name hashed, its path) of every file the tool key covers, in its order."""
+    out = []
+    for top, dirs, names in os.walk(_PACKAGE):  # os.walk: a third of what pathlib's rglob costs
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith((".py", ".toml", ".json")):
+                path = os.path.join(top, name)
+                out.append((os.path.relpath(path, _PACKAGE), path))
+    rules = resources.files("cutlint.rules")
+    for group in sorted(rules.iterdir(), key=lambda g: g.name):
+        if group.is_dir():
+            for f in sorted(group.iterdir(), key=lambda f: f.name):
+                out.append((f"rules/{group.name}/{f.name}", str(f)))
+    return out
+
+
+def _tool_key(files: list[tuple[str, str]]) -> str:
+    h = hashlib.blake2b(f"cutlint {__version__}".encode(), digest_size=16)
+    for name, path in files:
+        h.update(name.encode())
+        h.update(Path(path).read_bytes())
+    return h.hexdigest()
