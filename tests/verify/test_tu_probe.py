@@ -77,6 +77,21 @@ def test_probe_holds_the_includes_and_one_line_per_measured_kernel(tmp_path: Pat
     assert "cutlint_k1" not in src  # nothing measured: nothing to referee
 
 
+def test_a_kernel_the_main_file_names_brings_the_main_file_host_only(tmp_path: Path) -> None:
+    """CUTLASS's examples name their kernel by a namespace-scope `using` of the `.cu` itself:
+    the probe compiles the main file too (host pass, its `main` renamed)."""
+    read = _read(tmp_path, (_kernel("::GemmKernel", 98304, 4),))
+    site = CallSite(path=read.command.file, line=133, call="using GemmKernel", conditions=())
+    kernel = read.kernels[0].model_copy(update={"paths": ((site,),)})
+    src = probe_source(read.model_copy(update={"kernels": (kernel,)}))
+    guard = src.index("#ifndef __CUDA_ARCH__")
+    own = src.index(f'#include "{Path(read.command.file).resolve()}"')
+    assert guard < src.index("#define main cutlint_tu_main_of_the_tu") < own
+    assert own < src.index("#undef main") < src.index("using cutlint_k0 = ")
+    assert "d.cuh" not in src  # the main file includes its headers itself, once
+    assert "cutlint_tu_main_of_the_tu" not in probe_source(read)  # a header's kernel: not needed
+
+
 def test_nvcc_flags_keep_what_decides_a_type(tmp_path: Path) -> None:
     flags = nvcc_flags(_read(tmp_path, ()))
     assert flags[:3] == ["-x", "cu", "-DCUTLINT_TU_NVCC"]

@@ -50,3 +50,15 @@ def test_library_includes_in_the_order_a_preprocessor_meets_them(tmp_path: Path)
         "<vector>",
         f'"{root / "cutlass" / "gemm" / "gemm.h"}"',
     ]
+
+
+def test_curand_stub_declares_what_cutlass_tools_util_calls(tmp_path: Path) -> None:
+    """CUTLASS's examples include tools/util's device reference fills, which use cuRAND's device
+    API; a toolkit without cuRAND gets these declarations, so that nvcc (`--verify`) compiles
+    them (example 68)."""
+    write_stubs(["curand_kernel.h"], tmp_path)
+    assert str(tmp_path / "cutlint_curand.h") in (tmp_path / "curand_kernel.h").read_text()
+    text = (tmp_path / "cutlint_curand.h").read_text()
+    assert "typedef struct curandStateXORWOW curandState_t;" in text
+    for f in ("curand_init(", "curand_normal(", "curand_uniform(", "curand_uniform_double("):
+        assert f in text

@@ -133,6 +133,7 @@ _DECLARED = {
     "ATen/": "cutlint_torch.h",
     "c10/": "cutlint_torch.h",
     "cublas": "cutlint_cublas.h",
+    "curand": "cutlint_curand.h",
 }
 
 
