@@ -100,6 +100,12 @@ class BuildContext(_Frozen):
     include_path: Sourced[tuple[str, ...]] | None = Field(
         default=None, description="-I / -isystem directories of the compile command"
     )
+    macros: Sourced[tuple[str, ...]] | None = Field(
+        default=None,
+        description="the `#define`s the file's macro calls are read by, each `NAME(P1, ...) at "
+        "path:line` (in the file, a header beside it or on the include path): a call's "
+        "argument count and positions are its definition's (cutlint.context.macros)",
+    )
 
     def fields(self) -> dict[str, Sourced[object]]:
         """The fields that were said, by name, in declaration order."""

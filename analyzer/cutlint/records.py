@@ -174,6 +174,36 @@ class InputProblem(Record):
     path: str
     line: int | None = None
     message: str
+    guard: str | None = Field(
+        default=None,
+        description="for an `#error` in compiled code: the `#if` conditions it stands under, "
+        "joined by `&&` (the build context decides it per target: engine/error_guards.py)",
+    )
+
+
+class CapabilityBranch(Record):
+    """One branch of a dispatch on the device's compute capability (`if (version_num >= 120)`)."""
+
+    line: int
+    condition: str = Field(description="the `if` condition as written")
+    low: int | None = Field(description="lowest capability it takes (XY, inclusive); None: any")
+    high: int | None = Field(description="first capability above it (exclusive); None: none")
+    call: str = Field(description="the first function the branch calls, or empty")
+    guard: Guard | None = Field(default=None, description="the innermost `#if` around it")
+
+
+class CapabilityDispatch(Record):
+    """A function that picks its kernel by compute capability and fails when no branch takes
+    the device (vLLM's `cutlass_scaled_mm`: "No compiled cutlass_scaled_mm for CUDA device
+    capability: 120"); parse/dispatch.py."""
+
+    path: str
+    function: str
+    line: int = Field(description="the line of the failure statement")
+    message: str = Field(
+        description="the failure's string literals, joined; `{}` where it prints a value"
+    )
+    branches: tuple[CapabilityBranch, ...]
 
 
 class ParsedFile(Record):
@@ -195,6 +225,9 @@ class ParsedFile(Record):
         default=(),
         description="macros the file itself #defines outside every #if (the headers it includes "
         "after them see them)",
+    )
+    dispatches: tuple[CapabilityDispatch, ...] = Field(
+        default=(), description="its dispatches on the device's compute capability"
     )
 
 

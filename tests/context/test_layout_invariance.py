@@ -8,6 +8,7 @@ build.ninja beside generated/), copied to a flat directory, and copied again und
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,19 @@ def test_a_cutlass_library_build_finds_its_cutlass(cutlass_library_build: Any) -
         for r in f.instantiations
     } == get
     assert Verdict.NOT_MODELED not in set(get.values())
+
+
+def test_a_whole_device_directory_copied_flat_fails_nowhere_new(
+    real_cache: Any, tmp_path: Path
+) -> None:
+    """0.7.2.post1's SM120 fused-MoE directory whole (gemm_grouped/120, the Ampere gemm_grouped/80
+    that an SM120 GPU runs, the fpA_intB gemm/90), copied flat: each failure of the real layout
+    (4 SM120, 20 SM80 on sm_120) is "context unknown" in the copy. The `_sm80_` of a fused-MoE
+    file's name is the kernel's arch, not the GPU: judging it for sm_80 said "fits"."""
+    device_dir = real_cache("0.7.2.post1").parents[1]  # .../cutlass_instantiations/120
+    counts = assert_invariant(device_dir, tmp_path)
+    failing = sum(counts[v] for v in FAILURES)
+    assert failing == 24
+    flat = sorted((tmp_path / "flat").glob("*.cu"))
+    moved = Counter(r.verdict for f in api.check(flat).files for r in f.instantiations)
+    assert moved[Verdict.CONTEXT_UNKNOWN] == failing

@@ -54,7 +54,8 @@ def test_pregen_judges_as_check_does_in_the_layout_and_flat_with_the_command(
             for r in f.instantiations
         }
         assert got == {k: r.verdict for k, r in by_op.items()}
-    (ctx,) = {f.context for f in moved.files}
+    # one build context for the module's files (the #defines their calls are read by aside)
+    (ctx,) = {f.context.model_copy(update={"macros": None}) for f in moved.files if f.context}
     assert ctx is not None and ctx.release is not None and ctx.release.value == version
 
 

@@ -166,3 +166,68 @@ def test_a_log_from_another_flashinfer_version_is_noted(real_cache: Any, tmp_pat
     log.write_text(HEADLINE + "\n2 0x7c6d /home/u/.cache/flashinfer/0.5.2/120a/cached_ops/x.so\n")
     explained = api.explain_log(log, real_cache("0.6.3"))
     assert any("0.5.2" in n and "0.6.3" in n for n in explained.notes)
+
+
+RUNNER_LINE = (
+    "[MXFP8 SM120 gemm Runner] Failed to initialize cutlass MXFP8 gemm on sm120. Error: Error "
+    "Internal\n"
+)
+
+
+def _explained(tmp_path: Path, text: str, **kw: Any) -> Any:
+    log = tmp_path / "run.log"
+    log.write_text(text)
+    return api.explain_log(log, **kw)
+
+
+def test_no_cache_the_release_comes_from_the_log_with_its_line(tmp_path: Path) -> None:
+    e = _explained(tmp_path, "[pip3] flashinfer-python==0.7.4\n" + RUNNER_LINE)
+    assert e.flashinfer_version == "0.7.4"
+    assert e.flashinfer_version_origin == (
+        "the log's version banner at line 1 (`flashinfer-python==0.7.4`)"
+    )
+    assert any("FlashInfer 0.7.4: the log's version banner at line 1" in n for n in e.notes)
+
+
+def test_the_flag_outranks_what_the_log_says(tmp_path: Path) -> None:
+    e = _explained(
+        tmp_path, "[pip3] flashinfer-python==0.7.4\n" + RUNNER_LINE, flashinfer_version="0.6.3"
+    )
+    assert (e.flashinfer_version, e.flashinfer_version_origin) == (
+        "0.6.3",
+        "given (--flashinfer-version)",
+    )
+
+
+def test_nothing_says_the_release_is_context_unknown_not_a_guess(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cutlint.context import packages
+
+    monkeypatch.setattr(packages, "installed_producer", lambda *a, **k: None)
+    e = _explained(tmp_path, RUNNER_LINE)
+    assert e.flashinfer_version is None and e.flashinfer_version_origin is None
+    assert any(
+        n.startswith("context unknown: the log names no FlashInfer release") for n in e.notes
+    )
+    # two releases named: not a guess between them
+    e = _explained(tmp_path, "flashinfer-python==0.7.4\nflashinfer-python==0.6.3\n" + RUNNER_LINE)
+    assert e.flashinfer_version is None
+    assert any("context unknown: the log names FlashInfer 0.6.3, 0.7.4" in n for n in e.notes)
+
+
+def test_the_installed_package_when_the_log_names_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cutlint.context import packages
+
+    pkg = packages.Installed(
+        producer="flashinfer",
+        distribution="flashinfer-python",
+        version="0.7.2.post1",
+        where="flashinfer-python 0.7.2.post1 (installed)",
+    )
+    monkeypatch.setattr(packages, "installed_producer", lambda *a, **k: pkg)
+    e = _explained(tmp_path, RUNNER_LINE)
+    assert e.flashinfer_version == "0.7.2.post1"
+    assert (e.flashinfer_version_origin or "").startswith("installed package (flashinfer-python")

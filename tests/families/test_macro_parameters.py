@@ -7,6 +7,7 @@ from cutlint.families.base import Unreadable
 from cutlint.families.macro_parameters import by_parameter_name
 from cutlint.families.sm100_jit_gemm import model as sm100
 from cutlint.families.sm120_fp4_gemm import model as sm120
+from cutlint.producers.trtllm import fp4_gemm as trtllm_fp4
 
 FP4 = "INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER"
 TRTLLM = ("ARCH_", "T", "CTA_M_", "CTA_N_", "CTA_K_", "CGA_M_", "CGA_N_", "CGA_K_", "XSM_")
@@ -33,8 +34,24 @@ def test_trtllm_sm100_call_reads_as_flashinfer_sm100() -> None:
     assert got == ("__nv_bfloat16", "128", "64", "128", "1", "1", "1", "_1SM")
 
 
-def test_trtllm_sm103_call_is_an_input_diagnostic() -> None:
-    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, ("Sm103", *CALL[1:]))
+def test_trtllm_sm103_call_is_the_sm103_ultra_recipe() -> None:
+    """SMTypeAdapter<Sm103, XSM_> and MMA K = 3 x CTA_K_ (nvfp4_nvfp4_gemm_template_sm100.h):
+    FlashInfer's SM103 ultra macro with CTA_K_ = 768, whose nvcc row it then matches."""
+    call = ("Sm103", "__nv_bfloat16", "128", "128", "256", "1", "1", "1", "_1SM")
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, call)
+    assert isinstance(got, tuple)
+    modeled_as, args = sm100.trtllm_reading(FP4, "Sm103", got)
+    assert modeled_as == "INSTANTIATE_FP4_ULTRA_GEMM_KERNEL_LAUNCHER"
+    assert args == ("__nv_bfloat16", "128", "128", "768", "1", "1", "1", "_1SM_sm103")
+    numbers = sm100.evaluate(modeled_as, args, trtllm_fp4.release("4.5.0"))
+    assert not isinstance(numbers, str)
+    assert (numbers.stage_count.stages, numbers.layout.size) == (6, 231040)
+    # Sm100 reads as the SM100 macro itself
+    assert sm100.trtllm_reading(FP4, "Sm100", got) == (None, got)
+
+
+def test_trtllm_call_of_another_arch_is_an_input_diagnostic() -> None:
+    got = by_parameter_name(sm100.family_data(), FP4, TRTLLM, ("Sm120", *CALL[1:]))
     assert isinstance(got, Unreadable)
     assert [code for code, _ in got.problems] == ["CUT005"]
 
@@ -110,3 +127,31 @@ def test_a_call_without_its_define_says_which_one_was_assumed() -> None:
     assert "(launchers.h:3)" in FAMILY.inputs(found)[0].source
     # unset, the new fields leave the recipe's dump as it was (JSON output, result cache)
     assert set(assumed.model_dump()) == {"family", "name", "args", "release", "variant"}
+
+
+def test_a_group_gemm_define_without_swap_ab_reads_as_swap_ab_false() -> None:
+    """0.6.8rc1 - 0.6.10.post1's group_gemm_*_groupwise_sm120.cuh: 13 parameters, D row-major;
+    found on a JIT module's include path, it reads as the 14-argument form with SwapAB false."""
+    from cutlint.families.sm120_fp4_group_gemm import model as group
+
+    name = "INSTANTIATE_GROUP_GEMM_MXFP4_GROUPWISE_SM120"
+    params = ("TileM", "TileN", "TileK", "DTypeInA", "DTypeInB", "DTypeSFA", "DTypeSFB",
+              "DTypeOut", "DTypeInAName", "DTypeInBName", "DTypeSFAName", "DTypeSFBName",
+              "DTypeOutName")  # fmt: skip
+    args = ("128", "128", "128", "e4m3", "e2m1", "ue8m0", "ue8m0", "bf16", "a", "b", "c", "d", "e")
+    got = by_parameter_name(group.family_data(), name, params, args)
+    assert got == (*args[:3], "false", *args[3:])
+
+
+def test_the_mxfp8_define_without_swap_ab_reads_as_swap_ab_false() -> None:
+    """0.6.8.post1's mxfp8_gemm_template_sm120.h: (T, CTA_M_, CTA_N_, CTA_K_), LayoutC RowMajor."""
+    from cutlint.families.sm120_mxfp8_gemm import model as mxfp8
+
+    name = "INSTANTIATE_MXFP8_GEMM_KERNEL_LAUNCHER_SM120"
+    got = by_parameter_name(
+        mxfp8.family_data(),
+        name,
+        ("T", "CTA_M_", "CTA_N_", "CTA_K_"),
+        ("half", "128", "256", "128"),
+    )
+    assert got == ("half", "128", "256", "128", "false")

@@ -208,3 +208,30 @@ def test_the_svdquant_runners_messages_are_runner_failures() -> None:
     assert [e.kind for e in events] == [LogEventKind.GEMM_RUNNER_FAILED] * 3
     assert events[0].tactic == 12 and events[0].status is None
     assert events[1].runner_message == "nvfp4_svdquant_gemm (sm120): run failed"
+
+
+def test_the_release_the_log_names_and_where() -> None:
+    """A version banner, a wheel path and a JIT cache path each say the release, with their line:
+    what `explain --log` reads the log against when no flag or cache says it."""
+    text = (
+        "[pip3] flashinfer-python==0.6.3\n"
+        "INFO FlashInfer version: 0.6.3\n"
+        "Processing ./flashinfer_python-0.7.4+cu128-cp39-abi3-linux_x86_64.whl\n"
+        "  /usr/lib/python3/site-packages/flashinfer_python-0.7.4.dist-info/METADATA\n"
+        "Error: Failed to initialize the TMA descriptor 715\n"
+        "2  0x7c6d /home/u/.cache/flashinfer/0.5.2/120a/cached_ops/fused_moe_120/fused_moe_120.so\n"
+    )
+    log = parse_log(text)
+    said = [(s.version, s.said_by, s.line_no) for s in log.flashinfer_said]
+    assert said == [
+        ("0.6.3", "version banner", 1),
+        ("0.7.4", "wheel path", 3),
+        ("0.5.2", "JIT cache path", 6),
+    ]
+    assert log.flashinfer_versions == ("0.5.2",)  # the JIT cache paths alone, as before
+    assert [e.line_no for e in log.events] == [5]  # the banners are no failures
+
+
+def test_no_release_in_a_log_that_names_none() -> None:
+    log = parse_log("flashinfer/gemm.py: Error Internal\nflashinfer_python is fine\n")
+    assert log.flashinfer_said == ()

@@ -125,4 +125,4 @@ def test_a_directory_without_sources_is_said_out_loud(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a source")
     [only] = parse_paths([tmp_path])
     assert [p.code for p in only.problems] == ["CUT006"]
-    assert "no `*.cu` file" in only.problems[0].message
+    assert "no `*.cu` or header" in only.problems[0].message

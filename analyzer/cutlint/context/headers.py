@@ -1,6 +1,6 @@
 """What the headers and version files on a file's include path say: the CUTLASS version
 (`cutlass/version.h`: CUTLASS_MAJOR/MINOR/PATCH) and the producer's release (FlashInfer's
-`flashinfer/_build_meta.py` `__version__`, beside the `flashinfer/data/{csrc,include,cutlass}`
+`flashinfer/_build_meta.py` `__version__`, SGLang's `sglang/_version.py`, beside the `flashinfer/data/{csrc,include,cutlass}`
 trees the JIT puts on its include path: flashinfer/jit/env.py `FLASHINFER_CSRC_DIR`,
 `CUTLASS_INCLUDE_DIRS`; TensorRT-LLM's `tensorrt_llm/version.py`)."""
 
@@ -18,10 +18,14 @@ from cutlint.cutlass.versions import format_version, read_version_h
 VERSION_FILES = (
     ("flashinfer", "flashinfer", ("_build_meta.py", "version.py")),
     ("tensorrt_llm", "tensorrt_llm", ("version.py",)),
+    ("sglang", "sglang", ("_version.py",)),
 )
-"""(producer, package directory, version files in order): a `__version__ = "..."` line."""
+"""(producer, package directory, version files in order): a `__version__ = "..."` line
+(SGLang's is setuptools-scm's `sglang/_version.py`: `__version__ = version = '0.5.23'`)."""
 
-_VERSION = re.compile(r"""^__version__\s*=\s*["']([^"'\s]{1,64})["']""", re.MULTILINE)
+_VERSION = re.compile(
+    r"""^__version__\s*=\s*(?:version\s*=\s*)?["']([^"'\s]{1,64})["']""", re.MULTILINE
+)
 
 
 @cache

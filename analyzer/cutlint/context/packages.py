@@ -25,6 +25,7 @@ DISTRIBUTIONS = (
     ("flashinfer", "flashinfer-python"),
     ("tensorrt_llm", "tensorrt_llm"),
     ("cutlass_library", "nvidia-cutlass"),
+    ("sglang", "sglang"),
 )
 """(producer, distribution name) cutlint asks about."""
 

@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path, PurePath
 
 from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sourced
-from cutlint.context import build_files, headers, packages
+from cutlint.context import build_files, headers, packages, sglang_jit
 from cutlint.context.command import CompileCommand, parse_command
 from cutlint.context.gpus import gpu_sm
 from cutlint.sources import cutlass_library_files
@@ -89,6 +89,8 @@ def _installed_for(
         return None
     if "tensorrt_llm" in parts[:-1]:
         return packages.installed_producer("tensorrt_llm", site)
+    if sglang_jit.jit_source(path) is not None:
+        return packages.installed_producer("sglang", site)
     return None
 
 
@@ -162,6 +164,17 @@ def _cutlass(
                 Sourced(value=vendored, origin=Origin.PACKAGE, where=where),
                 Sourced(value=include, origin=Origin.PACKAGE, where=where),
             )
+    if producer == "sglang":
+        # SGLang's JIT takes CUTLASS from the installed FlashInfer (its `cutlass` dependency:
+        # sglang/kernels/jit/utils/deps.py get_cutlass_include_paths).
+        fi = packages.installed_producer("flashinfer", site)
+        if fi is not None and fi.cutlass is not None:
+            vendored, include = fi.cutlass
+            where = f"{Path(include) / 'cutlass' / 'version.h'} (SGLang's JIT's cutlass dependency)"
+            return (
+                Sourced(value=vendored, origin=Origin.PACKAGE, where=where),
+                Sourced(value=include, origin=Origin.PACKAGE, where=where),
+            )
     if producer == "cutlass_library":
         v = packages.installed("nvidia-cutlass", site)
         if v is not None:
@@ -194,6 +207,10 @@ def resolve(
     producer = released[0] if released else None
     if producer is None and cutlass_library_files.in_build(path):
         producer = Sourced(value="cutlass_library", origin=Origin.LAYOUT, where="the file's path")
+    if producer is None and cmd is None:
+        jit = sglang_jit.jit_source(path)
+        if jit is not None:  # an SGLang JIT source of no known release
+            producer = Sourced(value="sglang", origin=Origin.HEADER, where=jit.why)
     cutlass = _cutlass(
         path,
         request,

@@ -31,9 +31,10 @@ from pathlib import Path
 from pydantic_core import from_json, to_json
 
 from cutlint import __version__, inputs
+from cutlint.build_context import BuildContext
 from cutlint.cache_dir import cache_dir
+from cutlint.context.arch_macros import guard_defines
 from cutlint.engine.options import CheckOptions
-from cutlint.parse import macro_params
 from cutlint.records import FileResult, Recipe
 
 SCHEMA = 2
@@ -74,21 +75,16 @@ def tool_key() -> str:
     return h.hexdigest()
 
 
-def _resolved(path: str, options: CheckOptions) -> str:
+def _resolve(path: str, options: CheckOptions) -> BuildContext:
     """The file's resolved build context (cutlint.context.resolve), as the judge will see it: a
     build.ninja, compile_commands.json entry, version.h or installed package that changes is
     another key, though no option did."""
     from cutlint.context.resolve import resolve
 
-    build = resolve(
-        path,
-        options.build_info(),
-        options.request(),
-    )
-    return build.model_dump_json()
+    return resolve(path, options.build_info(), options.request())
 
 
-def context_key(path: str, options: CheckOptions) -> str:
+def context_key(path: str, options: CheckOptions, build: BuildContext | None = None) -> str:
     """What the judge reads besides the file's bytes. The one place to re-point when the build
     context is resolved elsewhere: every field that can change a file's result must be here."""
     cutlass = options.cutlass_version
@@ -102,7 +98,7 @@ def context_key(path: str, options: CheckOptions) -> str:
         options.arch,
         cutlass,
         version_h.hex(),
-        sorted(options.defines.items()),
+        sorted(guard_defines(options.arch, options.compile_command, options.defines).items()),
         sorted(options.undefines),
         options.flashinfer_version,
         options.selection.select,
@@ -111,9 +107,17 @@ def context_key(path: str, options: CheckOptions) -> str:
         options.build_dir,
         options.compile_command,
         tuple(options.site_packages),
-        _resolved(path, options),
+        (build or _resolve(path, options)).model_dump_json(),
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def _headers_read(path: str, data: bytes, build: BuildContext) -> list[tuple[str, bytes]]:
+    if b"#" not in data or b"include" not in data:
+        return []
+    from cutlint.context import macros
+
+    return macros.cache_headers(path, data, build)
 
 
 @dataclass(frozen=True)
@@ -136,12 +140,14 @@ class ResultCache:
         except inputs.InputError:
             return None
         h = hashlib.blake2b(data, digest_size=20)
-        # the headers beside it whose #defines its macro calls are read by (parse/macro_params)
-        for header, text in macro_params.headers_read(path, data):
+        # the headers whose #defines its macro calls are read by: beside it (parse/macro_params)
+        # and on its build's include path (context/macros)
+        build = _resolve(path, options)
+        for header, text in _headers_read(path, data, build):
             h.update(f"\0{header}\0{len(text)}\0".encode())
             h.update(text)
         h.update(self.tool.encode())
-        h.update(context_key(path, options).encode())
+        h.update(context_key(path, options, build).encode())
         return h.hexdigest()
 
     def _entry(self, key: str) -> Path:

@@ -54,7 +54,7 @@ def relative_path(path: str, root: Path) -> str:
     """`path` relative to `root` in posix form when it lies under it, else absolute. (Strings,
     not PurePath: this runs once per file, and pathlib's parsing was most of its cost.)"""
     resolved = _real_file(path)
-    top = _real_dir(str(root))
+    top = _real_dir(os.path.abspath(root))  # the key absolute: the cwd may change between runs
     if resolved == top:
         return "."
     prefix = top if top.endswith(os.sep) else top + os.sep
@@ -65,8 +65,9 @@ def relative_path(path: str, root: Path) -> str:
 
 @lru_cache(maxsize=4096)
 def _real_dir(path: str) -> str:
-    """A directory's real path: the files of one directory share it (a lookup per file, not
-    an lstat per component)."""
+    """An absolute directory's real path: the files of one directory share it (a lookup per
+    file, not an lstat per component). Never given a relative path: the cache would answer
+    for another working directory."""
     return str(_real(path))
 
 

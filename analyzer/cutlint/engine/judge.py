@@ -260,7 +260,8 @@ def evaluate_instantiation(
         return InstantiationResult(
             instantiation=inst, resources=None, verdict=Verdict.INACTIVE, not_modeled=nm
         )
-    key = (inst.form, inst.name, inst.args, inst.chain, ctx.key)
+    # the #define a call is read by is part of what it is (two headers, one macro name)
+    key = (inst.form, inst.name, inst.args, inst.parameters, inst.chain, ctx.key)
     judged = memo.get(key) if memo is not None else None
     if judged is None:
         judged = _judged_or_bug(inst, ctx, selection)

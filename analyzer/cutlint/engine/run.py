@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from cutlint.build_context import BuildContext, Origin
+from cutlint.context import macros
 from cutlint.context.resolve import resolve
 from cutlint.context.verdicts import guesses, not_loaded
 from cutlint.cutlass import versions
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.engine import error_guards
+from cutlint.engine.dispatch_gaps import dispatch_findings
 from cutlint.engine.fingerprint import with_fingerprints
 from cutlint.engine.judge import Memo, evaluate_file, input_diagnostic
 from cutlint.engine.loader import rules_by_id
@@ -128,12 +132,34 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
 
 
 def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
-    ctx = context_for(parsed, options) if parsed.instantiations else None
+    needs = parsed.instantiations or parsed.dispatches
+    ctx = context_for(parsed, options) if needs else None
+    if any(p.guard for p in parsed.problems):
+        # an `#error` the parser found reached with the run's defines: decided for the build
+        build = (
+            ctx.build
+            if isinstance(ctx, ModelContext)
+            else resolve(parsed.path, options.build_info(), options.request())
+        )
+        problems = error_guards.redecided(
+            parsed.path, parsed.problems, build, options.defines, bool(parsed.instantiations)
+        )
+        parsed = parsed.model_copy(update={"problems": problems})
     if isinstance(ctx, str):
         return _unjudged(parsed, ctx, options)
+    if ctx is not None and ctx.build is not None:
+        # a macro call is read by the #define its build reaches (the include path), and the
+        # context says which definitions those were
+        parsed = macros.read_by_definitions(parsed, ctx.build)
+        found = macros.definitions(parsed.instantiations)
+        if found is not None:
+            ctx = replace(ctx, build=ctx.build.model_copy(update={"macros": found}))
     result = evaluate_file(
         parsed.path, parsed.instantiations, parsed.problems, ctx, options.selection, memo
     )
+    if ctx is not None and parsed.dispatches:
+        gaps = tuple(dispatch_findings(parsed.dispatches, ctx, options.selection))
+        result = result.model_copy(update={"diagnostics": result.diagnostics + gaps})
     if ctx is not None and ctx.build is not None:
         return result.model_copy(update={"context": ctx.build})
     return result

@@ -98,6 +98,9 @@ class Kind(StrEnum):
     RUNNER = "runner"
     """Raised for a runner's tactic judged against the module's instantiations (a FlashInfer
     runner's table, runners/runner_tactics); the reason is the table's."""
+    DISPATCH = "dispatch"
+    """Raised on a source's dispatch by compute capability (engine/dispatch_gaps.py): the target
+    GPU's capability is taken by no branch the build compiles (failure class B)."""
 
 
 class FailsAt(StrEnum):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cutlint import inputs, parse
+from cutlint.context.arch_macros import guard_defines
 from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
 from cutlint.engine.judge import Memo
@@ -141,7 +142,8 @@ def _outcomes(
     jobs = options.jobs if options.jobs is not None else min(MAX_JOBS, os.cpu_count() or 1)
     in_workers = jobs >= WORKERS_JUDGE_FROM
     then = stage if in_workers else None
-    job = Job(defines=dict(options.defines), undefines=tuple(options.undefines), then=then)
+    defines = guard_defines(options.arch, options.compile_command, options.defines)
+    job = Job(defines=defines, undefines=tuple(options.undefines), then=then)
     fresh = _parsed_stream(misses, job, jobs, options)
     try:
         for i, e in enumerate(entries):

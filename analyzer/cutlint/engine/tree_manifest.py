@@ -127,7 +127,8 @@ class TreeManifest:
         """`key`, made for `path` whose stat before it was read was `before`, and the paths
         that making it read or probed. A file that changed while its key was made (its stat
         differs now) is not remembered."""
-        if before is None or signature(path) != before:
+        # a name the manifest cannot hold (not UTF-8), its own or a dependency's: never kept
+        if before is None or signature(path) != before or not all(map(_json_key, [path, *read])):
             self.files.pop(path, None)
             return
         self.files[path] = [*before, key]
@@ -137,7 +138,7 @@ class TreeManifest:
             read = read | set(inputs.package_dirs())
         itself = os.path.abspath(path)  # its own change is its row's, not every file's
         for dep in read:
-            if dep != itself and dep not in self.deps:
+            if dep != itself and dep not in self.deps and _json_key(dep):  # package dirs
                 self.deps[dep] = signature(dep)
         self.changed = True
 
@@ -149,3 +150,13 @@ class TreeManifest:
         files = {p: row for p, row in self.files.items() if p in self.seen}
         data = to_json({"schema": SCHEMA, "files": files, "deps": self.deps})
         inputs.write_atomically(self.location, data)
+
+
+def _json_key(path: str) -> bool:
+    """Whether `path` can be a key of the manifest's JSON: a name that is not UTF-8 (Python
+    holds its bytes as surrogates) is checked every run, never kept."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

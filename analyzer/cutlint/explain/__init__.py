@@ -60,6 +60,8 @@ def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: 
             )
     if version and origin:
         notes.append(f"FlashInfer {version}: {origin}")
+    if version is None and cache is None:
+        notes.append(_unknown(log))
     cached = cache.flashinfer_versions if cache is not None else ()
     if version and len(cached) == 1 and cached[0] != version:
         notes.append(
@@ -75,16 +77,52 @@ def _notes(log: LogFile, cache: CacheIndex | None, version: str | None, origin: 
 
 
 def _release(log: LogFile, cache: CacheIndex | None, given: str | None) -> tuple[str | None, str]:
-    """The FlashInfer release the log is read against, and where it came from: given, else the
-    cache's files (their resolved contexts), else the log's own JIT cache paths (when they name one release)."""
+    """The FlashInfer release the log is read against, and where it came from (the strongest
+    evidence first, as the build context takes it): given (--flashinfer-version), else the
+    cache's files (their resolved contexts), else what the log itself says (a version banner, a
+    wheel path, a JIT cache path, when they name one release), else the installed package;
+    else none, and `_unknown` says so."""
     if given:
         return given, "given (--flashinfer-version)"
     versions = cache.flashinfer_versions if cache is not None else ()
     if len(versions) == 1:
         return versions[0], ""
-    if cache is None and len(log.flashinfer_versions) == 1:
-        return log.flashinfer_versions[0], "read off the log's JIT cache paths"
+    if cache is not None:
+        return None, ""
+    said = {s.version for s in log.flashinfer_said}
+    if len(said) == 1:
+        where = "; ".join(
+            f"the log's {s.said_by} at line {s.line_no} (`{s.text}`)" for s in log.flashinfer_said
+        )
+        return said.pop(), where
+    if said:
+        return None, ""
+    from cutlint.context.packages import installed_producer
+
+    pkg = installed_producer("flashinfer")
+    if pkg is not None:
+        return pkg.version, (
+            f"installed package ({pkg.where}): the log itself names no release, so this is "
+            "the environment cutlint runs in, which need not be the log's"
+        )
     return None, ""
+
+
+def _unknown(log: LogFile) -> str:
+    """The note for a log read against no release (context unknown, as CUT020 says of a file)."""
+    said = sorted({s.version for s in log.flashinfer_said})
+    why = (
+        f"the log names FlashInfer {', '.join(said)} ("
+        + "; ".join(f"{s.said_by} at line {s.line_no}" for s in log.flashinfer_said)
+        + ")"
+        if said
+        else "the log names no FlashInfer release (no version banner, wheel path or JIT cache "
+        "path) and no flashinfer package is installed here"
+    )
+    return (
+        f"context unknown: {why}; dense GEMM runners' lines are not read against a release's "
+        "tactic lists. Pass --flashinfer-version (or a --cache)"
+    )
 
 
 def explain_log(
@@ -139,6 +177,7 @@ def explain_log(
         cache=cache_root if given else None,
         cache_flashinfer_version=versions[0] if len(versions) == 1 else None,
         flashinfer_version=version,
+        flashinfer_version_origin=(origin or "the cache's files") if version else None,
         arch=target,
         failures=tuple(failures),
         findings=tuple(dict.fromkeys(x for f in failures for x in f.findings)),

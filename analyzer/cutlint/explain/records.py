@@ -194,6 +194,12 @@ class LogExplanation(Record):
         default=None,
         description="the release the log is read against: given, else the cache's, else the log's",
     )
+    flashinfer_version_origin: str | None = Field(
+        default=None,
+        description="where `flashinfer_version` came from: the flag, the cache, the log's own "
+        "words (version banner, wheel path, JIT cache path, with their lines) or the installed "
+        "package; None with no release (context unknown: the notes say so)",
+    )
     arch: str | None = Field(
         default=None, description="the arch the runners' tactics are judged on"
     )

@@ -54,12 +54,21 @@ class KernelCallRecipe(Recipe):
     definition: str | None = None
     """`path:line` of the `#define` the arguments were read by; None: not found (the modeled
     header's was assumed)."""
+    modeled_as: str | None = None
+    """The modeled header's macro whose recipe the call builds, when it is not `name`'s
+    (TensorRT-LLM's `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER(Sm103, ...)` builds the recipe of
+    FlashInfer's SM103 ultra macro); None: `name`'s own. `args` are in that macro's order."""
+
+    @property
+    def model_name(self) -> str:
+        """The macro the model reads the arguments as."""
+        return self.modeled_as or self.name
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # left out when unset: a call read as before dumps as before (result caches, JSON)
         out: dict[str, Any] = handler(self)
-        for key in ("written", "definition"):
+        for key in ("written", "definition", "modeled_as"):
             if out.get(key, 0) is None:
                 del out[key]
         return out
@@ -128,7 +137,9 @@ class JitModuleFamily:
                 return None
         args: tuple[str, ...] = inst.args
         if inst.parameters is not None:
-            got = by_parameter_name(self._data(), inst.name, inst.parameters, inst.args)
+            got = by_parameter_name(
+                self._data(), inst.name, inst.parameters, inst.args, inst.defined_at
+            )
             if got is None or isinstance(got, Unreadable):
                 return got
             args = got
@@ -178,12 +189,12 @@ class JitModuleFamily:
         """The model's numbers of one kernel of the call (a family whose files select a header
         variant passes it on)."""
         got: KernelNumbers | str = self.model.evaluate(
-            recipe.name, recipe.args, recipe.release, label
+            recipe.model_name, recipe.args, recipe.release, label
         )
         return got
 
     def _tactic(self, recipe: KernelCallRecipe) -> Any:
-        return self.model.tactic_of(recipe.name, recipe.args)
+        return self.model.tactic_of(recipe.model_name, recipe.args)
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         if ctx.arch.sm not in self.runs_on:
@@ -240,7 +251,12 @@ class JitModuleFamily:
                 recipe.name,
                 ", ".join(recipe.args),
                 f"the arguments of {recipe.name}, read by the parameters of its #define "
-                f"({recipe.definition or self._assumed(recipe.name)})",
+                f"({recipe.definition or self._assumed(recipe.name)})"
+                + (
+                    f"; the recipe of {recipe.modeled_as}({', '.join(recipe.args)})"
+                    if recipe.modeled_as
+                    else ""
+                ),
             ),
         )
 

@@ -29,14 +29,20 @@ def _expected(data: Mapping[str, Any], name: str) -> tuple[list[str], dict[str, 
     """The parameters the model reads for `name`, in order, and defaults for those a definition
     may lack."""
     also = data.get("defined_as", {}).get(name, {})
-    macro = data.get("macros", {}).get(name, {})
+    macros = data.get("macros", {})
+    # `macros` is a table per macro, or (a family whose macros share one reading) their names
+    macro = macros.get(name, {}) if isinstance(macros, dict) else {}
     names: list[str] = list(macro.get("parameters", data.get("parameters", ())))
     defaults = {**data.get("parameter_defaults", {}), **also.get("defaults", {})}
     return names, defaults
 
 
 def by_parameter_name(
-    data: Mapping[str, Any], name: str, parameters: tuple[str, ...], args: tuple[str, ...]
+    data: Mapping[str, Any],
+    name: str,
+    parameters: tuple[str, ...],
+    args: tuple[str, ...],
+    defined_at: str | None = None,
 ) -> tuple[str, ...] | Unreadable | None:
     """The call's arguments in the order the family's model reads them; None when the definition
     is not one the family models (a parameter it lacks, or one it does not know); Unreadable
@@ -52,8 +58,9 @@ def by_parameter_name(
     if any(p not in expected and p not in fixed for p in defined):
         return None
     if len(args) != len(parameters):
+        at = f" by its #define at {defined_at}" if defined_at else ""
         message = (
-            f"`{name}` takes {len(parameters)} arguments ({', '.join(parameters)}); "
+            f"`{name}` takes {len(parameters)} arguments ({', '.join(parameters)}){at}; "
             f"this call passes {len(args)}"
         )
         return Unreadable(problems=(("CUT004", message),), reason=_UNREADABLE)

@@ -55,12 +55,26 @@ def claim_macro(
 
 
 def read(family: str, inst: Instantiation, ctx: ModelContext) -> MoeGemmRecipe | Unreadable:
+    """The call's recipe, its arguments read by the macro's own `#define` where the file, a
+    header beside it or its build's include path has it (`inst.parameters`), else by the
+    parameter list of the release that wrote the file."""
     params = parameters(ctx)
+    if inst.parameters is not None:
+        params = tuple(p.rstrip("_") for p in inst.parameters)
+        unknown = [p for p in params if p not in moe_macro.PARAMETERS]
+        if unknown:
+            why = (
+                f"`{inst.name}` is defined at {inst.defined_at} with parameters the launcher's "
+                f"model does not have: {', '.join(unknown)}"
+            )
+            return Unreadable(problems=(), reason=why)
     arch = moe_macro.arch_problem(inst.args)
     if arch is not None:
         return Unreadable(problems=(arch,), reason=_UNREADABLE)
     arity = moe_macro.arity_problem(inst.args, params)
     if arity is not None:
+        if inst.defined_at is not None:
+            arity += f" (its #define: {inst.defined_at})"
         return Unreadable(problems=(("CUT004", arity),), reason=_UNREADABLE)
     rejected = moe_macro.compile_problems(inst.args, params)
     if rejected:

@@ -35,6 +35,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("sm100-tgv-gemm", "sm100_tgv_gemm"),
     ("sm90-segment-gemm", "sm90_segment_gemm"),
     ("sm120-dense-gemm", "sm120_dense_gemm"),
+    ("sm120-nvfp4-gemm", "sm120_nvfp4_gemm"),
     ("sm120-collective-builder", "sm120_collective_builder"),
     ("sm90-collective-builder", "sm90_collective_builder"),
     ("sm100-collective-builder", "sm100_collective_builder"),

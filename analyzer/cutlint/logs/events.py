@@ -173,6 +173,18 @@ class LogEvent(Record):
         return (self.line_no, *self.repeated_at)
 
 
+class ReleaseSaid(Record):
+    """A place where the log names the FlashInfer release its process ran."""
+
+    version: str
+    said_by: str = Field(
+        description="`JIT cache path` (`.cache/flashinfer/<version>/<arch>/`), `version banner` "
+        "(`flashinfer-python==0.6.3`) or `wheel path` (`flashinfer_python-0.6.3-...whl`)"
+    )
+    line_no: int
+    text: str = Field(description="the words that say it, as logged")
+
+
 class LogFile(Record):
     """A whole log: its events in order, and what the log says about the process that wrote it."""
 
@@ -183,6 +195,11 @@ class LogFile(Record):
         default=(),
         description="FlashInfer versions named by JIT cache paths in the log "
         "(`.cache/flashinfer/<version>/<arch>/...` in stack frames), in order of appearance",
+    )
+    flashinfer_said: tuple[ReleaseSaid, ...] = Field(
+        default=(),
+        description="every place the log names a FlashInfer release (JIT cache paths, version "
+        "banners, wheel paths), the first of each release and kind, in order of appearance",
     )
     cut_lines: int = Field(
         default=0, description="lines longer than logs.reader.MAX_LINE, read up to that length"

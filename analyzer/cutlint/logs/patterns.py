@@ -103,6 +103,29 @@ FLASHINFER_CACHE = re.compile(
     r"flashinfer/(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)/(?:sm_?)?\d{2,3}[af]?/"
 )
 
+_RELEASE = r"(?P<version>\d+\.\d+\.\d+(?:(?:a|b|rc|\.post|\.dev)\d+)*)"
+
+# What else a log says of the FlashInfer release its process ran: a version banner, as pip
+# (`flashinfer-python==0.6.3`, vLLM's collect_env `[pip3] flashinfer-python==0.6.3`) or a
+# script (`FlashInfer version: 0.6.3`, `flashinfer.__version__ = 0.6.3`) prints it, and the
+# wheel or its installed metadata in a path (`flashinfer_python-0.6.3-py3-none-any.whl`,
+# `flashinfer_python-0.6.3.dist-info`; PEP 427 / PEP 376 names, a local version `+cu128` allowed).
+FLASHINFER_SAID = (
+    (
+        "version banner",
+        re.compile(
+            r"(?i)\bflashinfer(?:[-_]python)?"
+            r"(?:\s*==\s*|\s+version\s*[:=]?\s*|\.__version__\s*[:=]+\s*)v?" + _RELEASE
+        ),
+    ),
+    (
+        "wheel path",
+        re.compile(r"flashinfer_python-" + _RELEASE + r"(?:\+[\w.]+)?(?:-|\.dist-info)"),
+    ),
+)
+FLASHINFER_SAID_WORDS = ("flashinfer-python", "flashinfer_python", "flashinfer version", "flashinfer==", "flashinfer.__version__")  # fmt: skip
+"""What a line that FLASHINFER_SAID reads holds (lower-case): the cheap test before the search."""
+
 # Words (lower-case) one of the grammars' messages, the floor or the autotuner context needs: a
 # line without any is skipped at once (most of a log), with one substring test per word.
 WORTH_READING = (

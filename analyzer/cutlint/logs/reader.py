@@ -31,7 +31,7 @@ from pathlib import Path
 
 from cutlint import inputs
 from cutlint.logs import grammar, patterns
-from cutlint.logs.events import LogEvent, LogEventKind, LogFile
+from cutlint.logs.events import LogEvent, LogEventKind, LogFile, ReleaseSaid
 from cutlint.logs.grammar import LogMessage
 from cutlint.logs.lines import (
     Context,
@@ -89,6 +89,8 @@ class _Line:
     """What one line's text says, whatever its place in the log."""
 
     versions: tuple[str, ...]
+    said: tuple[tuple[str, str, str], ...]
+    """(kind, words, release) of each place the line names a FlashInfer release."""
     tuning: str | None
     tactic: Tactic | None
     """With line_no 0: the reader sets the line it is on."""
@@ -103,11 +105,16 @@ class _Line:
             if "flashinfer/" in text
             else ()
         )
+        said = tuple(
+            ("JIT cache path", v[0], v["version"])
+            for v in patterns.FLASHINFER_CACHE.finditer(text)
+            if versions
+        )
         tuning = patterns.TUNING_OP.search(text) if "tuning" in low else None
         match = grammar.match(text, low)
         signals = match is None and signals_failure(text, low)
         tactic = tactic_on(text, 0) if "tactic" in low or "profiling" in low else None
-        return cls(versions, tuning["op"] if tuning else None, tactic, match, signals)
+        return cls(versions, said, tuning["op"] if tuning else None, tactic, match, signals)
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,8 @@ class _Reader:
         """(line, context) -> index in `events`: the same line in the same context is the
         same event."""
         self.versions: list[str] = []
+        self.said: dict[tuple[str, str], ReleaseSaid] = {}
+        """(release, kind) -> where the log first says it."""
         self.read: dict[str, _Line] = {}
         self.last_tactic: Tactic | None = None
         self.op: str | None = None
@@ -272,6 +281,14 @@ class _Reader:
         if self._structure(text):
             return
         low = text.lower()
+        if any(w in low for w in patterns.FLASHINFER_SAID_WORDS):
+            self._said(
+                tuple(
+                    (kind, m[0], m["version"])
+                    for kind, pattern in patterns.FLASHINFER_SAID
+                    for m in pattern.finditer(text)
+                )
+            )
         if not worth_reading(low):
             if self.previous is not None and text:
                 self._join(text)
@@ -282,6 +299,7 @@ class _Reader:
         for v in seen.versions:
             if v not in self.versions:
                 self.versions.append(v)
+        self._said(seen.said)
         if seen.tuning is not None:
             self.op, self.last_tactic = seen.tuning, None
         if seen.tactic is not None:
@@ -327,6 +345,14 @@ class _Reader:
         if kind is LogEventKind.SKIPPED_SUMMARY:
             self.op = None  # the op's tuning is over
 
+    def _said(self, said: tuple[tuple[str, str, str], ...]) -> None:
+        """Keep where the log first names each release, by kind."""
+        for kind, words, v in said:
+            if (v, kind) not in self.said:
+                self.said[(v, kind)] = ReleaseSaid(
+                    version=v, said_by=kind, line_no=self.line_no, text=words[:200]
+                )
+
     def result(self) -> LogFile:
         self._flush(self.line_no + TACTIC_REACH + 1)
         # In line order: an unrecognized line is added once no failure can claim it any more.
@@ -344,6 +370,7 @@ class _Reader:
             lines=self.line_no,
             events=events,
             flashinfer_versions=tuple(self.versions),
+            flashinfer_said=tuple(self.said.values()),
             cut_lines=self.cut_lines,
             dropped_events=self.dropped,
             unreadable_lines=self.unreadable,

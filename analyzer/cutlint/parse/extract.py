@@ -29,6 +29,7 @@ from cutlint.parse import (
     aliases,
     calls,
     directives,
+    dispatch,
     libclang,
     literals,
     macro_params,
@@ -47,6 +48,8 @@ from cutlint.parse.problems import (
     problem,
 )
 from cutlint.records import (
+    CapabilityBranch,
+    CapabilityDispatch,
     FormKind,
     Guard,
     InputProblem,
@@ -56,6 +59,7 @@ from cutlint.records import (
 )
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import flashinfer_cache as cache_layout
+from cutlint.sources import kernel_headers
 
 
 class Lines:
@@ -146,9 +150,12 @@ def parse_source(
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
     if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
         return _parsed(path, skipped=True)
+    if kernel_headers.is_header(path) and not _holds_gemm(found, bytes(body)):
+        return _parsed(path, skipped=True)  # a header with no kernel: nothing to say of it
+    dispatch_candidates = dispatch.has_candidates(code)
     preprocessed = libclang.Preprocessed([], [])
     if directives.has_conditionals(found_directives) and (
-        found or wellformed.candidates(masked, found_directives)
+        found or dispatch_candidates or wellformed.candidates(masked, found_directives)
     ):
         args = command_line(defines, undefines)
         try:
@@ -171,6 +178,7 @@ def parse_source(
             path, masked, found_directives, lambda offset: define_lines.at(offset)[0], read_header
         )
     records, problems = _records(ctx, found, macros)
+    dispatches = _dispatches(ctx, code, text) if dispatch_candidates else ()
     lines = Lines(text)
     line_of = lambda offset: lines.at(offset)[0]  # noqa: E731
     problems += wellformed.problems(
@@ -193,7 +201,11 @@ def parse_source(
         problems.append(problem(NO_INSTANTIATIONS, path, _nothing_found(text, classes)))
     problems.sort(key=lambda p: p.line or 0)
     return _parsed(
-        path, records, problems, defines=directives.file_defines(masked, found_directives)
+        path,
+        records,
+        problems,
+        defines=directives.file_defines(masked, found_directives),
+        dispatches=dispatches,
     )
 
 
@@ -229,7 +241,8 @@ def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
     """Whether a file holds a CUTLASS GEMM instantiation: a macro call (any `INSTANTIATE_*`,
     read or not), or an explicit instantiation of a template whose name says GEMM. A FlashInfer
     JIT source without one is an attention, norm or sampling module's kernel or a binding
-    (cache_layout.jit_source): skipped, not reported file by file."""
+    (cache_layout.jit_source), and a header without one a utility header (kernel_headers):
+    skipped, not reported file by file."""
     for f in found:
         if not isinstance(f, calls.Call) or f.form is not FormKind.EXPLICIT_INSTANTIATION:
             return True  # a macro call, or a truncated instantiation: a problem to report
@@ -238,14 +251,60 @@ def _holds_gemm(found: Sequence[calls.Found], code: bytes) -> bool:
     return _ANY_INSTANTIATE_MACRO.search(code) is not None
 
 
+_LITERAL = re.compile(rb'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _dispatches(ctx: _Context, code: bytes, text: bytes) -> tuple[CapabilityDispatch, ...]:
+    """The file's capability dispatches (parse/dispatch.py), each branch with its `#if`."""
+
+    def literals_of(start: int, end: int) -> str:
+        """The string literals of text[start:end] joined, `{}` where a value is printed
+        between them or after them (`"...capability: ", version_num` -> `...capability: {}`)."""
+        out: list[str] = []
+        at = -1
+        for m in _LITERAL.finditer(text, start, end):
+            if at >= 0 and text[at : m.start()].strip(b" \t\r\n,"):
+                out.append("{}")
+            out.append(m[1].decode(errors="replace"))
+            at = m.end()
+        if at >= 0 and text[at:end].strip(b" \t\r\n,)"):
+            out.append("{}")
+        return "".join(out)
+
+    found = dispatch.find(code, text, literals_of)
+    out: list[CapabilityDispatch] = []
+    for d in found:
+        enclosing = directives.innermost(ctx.branches, [b.start for b in d.branches])
+        branches = tuple(
+            CapabilityBranch(
+                line=ctx.lines.at(b.start)[0],
+                condition=b.condition,
+                low=b.low,
+                high=b.high,
+                call=b.call,
+                guard=None if g is None else Guard(text=g.text, active=_active(ctx, b.start)),
+            )
+            for b, g in zip(d.branches, enclosing, strict=True)
+        )
+        line = Lines(text).at(d.failure)[0]
+        out.append(
+            CapabilityDispatch(
+                path=ctx.path, function=d.function, line=line, message=d.message, branches=branches
+            )
+        )
+    return tuple(out)
+
+
 def _parsed(
     path: str,
     records: Sequence[Instantiation] = (),
     problems: Sequence[InputProblem] = (),
     skipped: bool = False,
     defines: tuple[str, ...] = (),
+    dispatches: Sequence[CapabilityDispatch] = (),
 ) -> ParsedFile:
     return ParsedFile(
+        dispatches=tuple(dispatches),
         path=path,
         skipped=skipped,
         defines=defines,

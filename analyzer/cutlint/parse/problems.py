@@ -45,7 +45,9 @@ PROBLEM_NAMES: dict[str, str] = {
 """CUT0xx code -> rule name, for the engine's `CUT003 truncated-instantiation` headings."""
 
 
-def problem(code: str, path: str, message: str, line: int | None = None) -> InputProblem:
+def problem(
+    code: str, path: str, message: str, line: int | None = None, guard: str | None = None
+) -> InputProblem:
     if code not in PROBLEM_NAMES:
         raise ValueError(f"not an input-problem code: {code}")
-    return InputProblem(code=code, path=path, line=line, message=message)
+    return InputProblem(code=code, path=path, line=line, message=message, guard=guard)

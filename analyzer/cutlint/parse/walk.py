@@ -1,7 +1,8 @@
 """Expand the paths given on the command line into the files to parse, in a fixed order.
 
 A file given by name is parsed whatever its name; a directory contributes every `*.cu` below it,
-in sorted order. Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
+and every `.cuh`/`.h`/`.hpp` (a header that holds no kernel is skipped by the parser), in sorted
+order, leaving out a vendored CUTLASS or CCCL tree found inside it (`sources/kernel_headers.py`). Nothing here raises: a missing path, a directory that cannot be listed, a `*.cu`
 that is a directory or a FIFO (reading one would block the run), a symlink loop, all become a
 CUT001 entry in place, so the output still has one entry per input in a predictable order.
 
@@ -27,6 +28,7 @@ from pathlib import Path
 from cutlint import inputs
 from cutlint.parse.problems import NO_INSTANTIATIONS, UNREADABLE_INPUT, problem
 from cutlint.records import InputProblem
+from cutlint.sources import kernel_headers
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def expand(paths: Sequence[Path | str], exclude: Sequence[str] = ()) -> list[Ent
                 # must not pass in silence.
                 found = [
                     Entry(
-                        path, problem(NO_INSTANTIATIONS, path, "no `*.cu` file in this directory")
+                        path,
+                        problem(NO_INSTANTIATIONS, path, "no `*.cu` or header in this directory"),
                     )
                 ]
             out.extend(found)
@@ -180,6 +183,9 @@ def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Ent
         return
     root_key = (root_st.st_dev, root_st.st_ino)
     stack = [_Frame(iter(listing), root, _realpath(root), root_key)]
+    # A CUTLASS or CCCL tree inside the tree checked is theirs, not the project's: left out. One named
+    # on the command line is what the user asked for.
+    leave_vendored = not kernel_headers.vendored_library(root)
     ancestors = {root_key}
     while stack:
         frame = stack[-1]
@@ -210,13 +216,15 @@ def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Ent
                 continue
             if link:
                 continue  # see the docstring: not entered
+            if leave_vendored and kernel_headers.vendored_library(path):
+                continue
             listing = _listing(path)
             if isinstance(listing, Entry):
                 yield listing
             else:
                 stack.append(_Frame(iter(listing), path, real, key))
                 ancestors.add(key)
-        elif name.endswith(".cu"):
+        elif kernel_headers.is_source(name):
             if not stat.S_ISREG(st.st_mode):
                 yield Entry(path, _not_regular(path, st.st_mode))
             else:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from cutlint.parse.directives import Directive, conditional_errors
+from cutlint.parse.directives import Branch, Directive, branches, conditional_errors
 from cutlint.parse.lexmask import MaskedText
 from cutlint.parse.problems import ILL_FORMED_SOURCE, problem
 from cutlint.records import InputProblem
@@ -71,12 +71,19 @@ def problems(
     libclang has said which branches are compiled (code in a skipped `#if` need not be C++)."""
     skipped, clang_errors = preprocessed.skipped, preprocessed.errors
     found: list[tuple[int, str]] = []  # (offset, message)
+    guards: dict[int, str] = {}  # offset of an `#error` -> the conditions it stands under
     for d, why in conditional_errors(found_directives):
         found.append((d.start, why))
+    groups: list[Branch] | None = None
     for d in found_directives:
         if d.kind == "error" and not _inside(skipped, d.start):
             text = masked.uncommented[d.start : d.end].decode("utf-8", "replace").strip()
             found.append((d.start, f"`{' '.join(text.split())[:200]}` is in compiled code"))
+            if groups is None:
+                groups = branches(found_directives, len(body))
+            guard = enclosing(groups, d.start)
+            if guard:
+                guards[d.start] = guard
     directive_spans = [(d.start, d.end) for d in found_directives]
     for u in masked.unterminated:
         if u.what == "block comment":
@@ -124,9 +131,19 @@ def problems(
             path,
             f"nvcc would reject this file: {why} (line {line_of(at)})",
             line_of(at),
+            guard=guards.get(at),
         )
         for at, why in found
     ]
+
+
+def enclosing(groups: Sequence[Branch], offset: int) -> str:
+    """The conditions of every `#if` branch around `offset`, outermost first, joined by `&&`:
+    what must hold for the line to be compiled (empty: it always is)."""
+    conds = [b.text for b in groups if b.start <= offset < b.end and b.text]
+    if len(conds) == 1:
+        return conds[0]
+    return " && ".join(f"({c})" for c in conds)
 
 
 # The errors of libclang's preprocessor that hold whatever the headers define. libclang sees the

@@ -19,6 +19,7 @@ from cutlint.records import (
 from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
 from cutlint.sources import cutlass_library_files as cutlass_library
+from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "regs", "blocks/SM", "verdict", "rule")
@@ -229,6 +230,11 @@ def render_file(f: FileResult, quiet: bool = False, style: Style = PLAIN) -> str
     return "\n".join(parts)
 
 
+_DISPATCH_RULES = frozenset({"CUT213"})
+"""File-level findings that are no input problem: a dispatch on compute capability that leaves
+the GPU without a kernel (engine/dispatch_gaps.py)."""
+
+
 def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
@@ -238,13 +244,10 @@ def summary(result: CheckResult) -> str:
     count = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
     # Input errors and warnings are problems; the rest (CUT006 on an empty
     # directory is a note, exit 0) are notes, so that the summary and the exit code agree.
-    inputs = sum(
-        1
-        for f in result.files
-        for d in f.diagnostics
-        if d.severity in (Severity.ERROR, Severity.WARNING)
-    )
-    input_notes = sum(1 for f in result.files for d in f.diagnostics) - inputs
+    file_level = [d for f in result.files for d in f.diagnostics if d.rule not in _DISPATCH_RULES]
+    gaps = sum(1 for f in result.files for d in f.diagnostics if d.rule in _DISPATCH_RULES)
+    inputs = sum(1 for d in file_level if d.severity in (Severity.ERROR, Severity.WARNING))
+    input_notes = len(file_level) - inputs
     fails = (
         count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE] + count[Verdict.FAILS_RUN]
     )
@@ -261,6 +264,8 @@ def summary(result: CheckResult) -> str:
         line += f", {count[Verdict.NOT_FOR_GPU]:,} not for this GPU"
     if count[Verdict.CONTEXT_UNKNOWN]:
         line += f", {count[Verdict.CONTEXT_UNKNOWN]:,} context unknown (CUT020: a failure only if a guess holds)"
+    if gaps:
+        line += f"; {gaps:,} {'dispatch' if gaps == 1 else 'dispatches'} with no kernel for the GPU (CUT213)"
     if inputs:
         line += f"; {_n(inputs, 'input problem')}"
     if input_notes:
@@ -273,7 +278,10 @@ def summary(result: CheckResult) -> str:
     if result.baselined:
         line += f"; {len(result.baselined):,} in baseline"
     manifests = [p for p in result.skipped if cutlass_library.manifest_path(p)]
-    jit = len(result.skipped) - len(manifests)
+    headers = [p for p in result.skipped if kernel_headers.is_header(p)]
+    jit = len(result.skipped) - len(manifests) - len(headers)
+    if headers:
+        line += f"\nskipped {_n(len(headers), 'file')}: {kernel_headers.NO_KERNEL}"
     if jit:
         line += f"\nskipped {_n(jit, 'file')}: {NON_GEMM}"
     if manifests:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
 
@@ -73,7 +74,7 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             )
             lines += [f"      {line}" for line in model_lines(v)]
             for path in k.paths:
-                conds = " && ".join(k.conditions(path)) or "always"
+                conds = " && ".join(_operand(c) for c in k.conditions(path)) or "always"
                 lines.append(f"      when {conds}")
             lines.append(f"      type {k.type_expr}")
             for f in v.findings:
@@ -86,6 +87,26 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             lines.append(f"  note: {note}")
         lines.append("")
     return "\n".join(lines)
+
+
+def not_read(count: int, database: str) -> str:
+    """`check -p` without `--tu`: how many TUs hold kernels only the TU front end finds."""
+    tus = "translation unit" if count == 1 else "translation units"
+    return (
+        f"{count:,} {tus} of {database} hold CollectiveBuilder code that only the TU front end "
+        f"instantiates, not read: --tu reads them (as `cutlint tu FILE -p {database}`)\n"
+    )
+
+
+def not_for_gpu(paths: Sequence[str], arch: str | None) -> str:
+    """The TUs `check --tu` did not read: no target of their command loads on the GPU."""
+    if not paths:
+        return ""
+    tus = "translation unit" if len(paths) == 1 else "translation units"
+    return (
+        f"{len(paths):,} {tus} not read: no -gencode target of their command loads on {arch} "
+        f"(not for this GPU): {', '.join(Path(p).name for p in paths)}\n"
+    )
 
 
 def _num(n: int | None) -> str:
@@ -138,3 +159,13 @@ def render_json(
 
 
 __all__ = ["render_checks_text", "render_json", "render_text"]
+
+
+def _operand(cond: str) -> str:
+    """A condition as one operand of `&&`: `m <= 128 || (m % 4 != 0)` in brackets."""
+    depth = 0
+    for i, ch in enumerate(cond):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and cond.startswith("||", i):
+            return f"({cond})"
+    return cond

@@ -15,6 +15,12 @@ import re
 from pathlib import PurePath
 
 _SM_IN_NAME = re.compile(r"_sm([0-9]{2,3})[af]?(?=[_.])")
+# The Ampere fused-MoE files the generator writes for every device, whatever arch string it is
+# given (generate_kernels.py generate_gemm_operations: gemm_grouped/80), and which an SM89-SM121
+# device runs: their `_sm80_` (and their `gemm_grouped/80/` directory) names the kernel, not the
+# device, so a copy outside the cache layout says no GPU (judged for the default, a guess: a failure is "context unknown"). (Its gemm/90
+# fpA_intB files, also written for every device, run only on sm_90: their name's guess is kept.)
+_EVERY_DEVICE = re.compile(r"cutlass_kernel_file_gemm_grouped_sm80_")
 # A directory spelled as an arch, anywhere: `sm120`, `sm_120a`, `120a`, `120f`.
 _SM_DIRECTORY = re.compile(r"sm_?([0-9]{2,3})[af]?|([0-9]{2,3})[af]")
 # A bare number is an arch only where FlashInfer's layout puts one: `<version>/<arch>/generated`,
@@ -51,7 +57,7 @@ def generated_for_sm(path: str) -> int | None:
     for i, part in enumerate(parts[:-1]):
         if part == "cutlass_instantiations" and _BARE.fullmatch(parts[i + 1]):
             return int(parts[i + 1])
-    m = _SM_IN_NAME.search(p.name)
+    m = _SM_IN_NAME.search(p.name) if not _EVERY_DEVICE.search(p.name) else None
     if m:
         return int(m.group(1))
     parts = p.parent.parts
@@ -61,6 +67,8 @@ def generated_for_sm(path: str) -> int | None:
         if d and (d.group(2) or len(parts) - i <= ARCH_DIRECTORY_DEPTH):
             return int(d.group(1) or d.group(2))
         if _BARE.fullmatch(part) and _arch_position(parts, i):
+            if i > 0 and parts[i - 1] == "gemm_grouped" and part == "80":
+                continue  # the Ampere fused MoE of every device's module (_EVERY_DEVICE)
             return int(part)
     return None
 

@@ -345,14 +345,28 @@ def _missed_by_check(job: _FileJob) -> list[Verified]:
 def _check(
     paths: Sequence[Path | str], search: HeaderSearch, jobs: int, arch: str | None = None
 ) -> CheckResult:
-    """check's result, modeled for the release of the one `--headers` where paths do not say."""
-    options = CheckOptions(jobs=jobs, flashinfer_version=search.single_version(), arch=arch)
+    """check's result, modeled for the release of the one `--headers` where the file's own
+    context does not say one. The headers are what verify compiles with, not a statement of
+    which release wrote the files: a file whose build or layout names its release keeps it (and
+    a release other than the headers' is a version mismatch, said before any compile)."""
     if len(search.given) == 1 and search.given[0].flashinfer_version is None:
         options = CheckOptions(
             jobs=jobs, cutlass_version=str(search.given[0].cutlass_include), arch=arch
         )
-    parsed = parse.parse_paths([Path(p) for p in paths], jobs=options.jobs)
-    return judge_files(parsed, options)
+        return judge_files(parse.parse_paths([Path(p) for p in paths], jobs=jobs), options)
+    parsed = parse.parse_paths([Path(p) for p in paths], jobs=jobs)
+    checked = judge_files(parsed, CheckOptions(jobs=jobs, arch=arch))
+    single = search.single_version()
+    unknown = {f.path for f in checked.files if release_at(f.path, f.context) is None}
+    if single is None or not unknown:
+        return checked
+    again = judge_files(
+        [p for p in parsed if p.path in unknown],
+        CheckOptions(jobs=jobs, flashinfer_version=single, arch=arch),
+    )
+    rejudged = {f.path: f for f in again.files}
+    files = tuple(rejudged.get(f.path, f) for f in checked.files)
+    return checked.model_copy(update={"files": files})
 
 
 class Tracker(Protocol):

@@ -109,8 +109,12 @@ def _own_alias(kernel: TuKernel, main: Path) -> bool:
 
 def nvcc_flags(read: TuRead) -> list[str]:
     """The build's flags nvcc takes as they are (include directories, defines, the standard),
-    the target's gencode, `-x cu`."""
-    out: list[str] = ["-x", "cu", "-DCUTLINT_TU_NVCC"]
+    the target's gencode, `-x cu`, and `--expt-relaxed-constexpr`: the CUTLASS builds cutlint
+    reads pass it (vLLM's CMake, SGLang's JIT: sglang/kernels/jit/utils/arch.py
+    get_default_target_flags), and without it a CUTLASS 4.5 SM120 blockwise mainloop calls a
+    constexpr host `min` from device code (sm120_mma_tma_blockwise_scaling.hpp); it changes no
+    type."""
+    out: list[str] = ["-x", "cu", "-DCUTLINT_TU_NVCC", "--expt-relaxed-constexpr"]
     it = iter(read.command.args)
     for a in it:
         if a in _KEEP_SINGLE:
@@ -160,7 +164,8 @@ def run(read: TuRead, nvcc: str = "nvcc", use_cache: bool = True) -> tuple[list[
         src = work / "probe.cu"
         src.write_text(source)
         exe = work / "probe"
-        cmd = [nvcc, *flags, "-isystem", str(stubs), str(src), "-o", str(exe)]
+        link = _link_flags(flags)
+        cmd = [nvcc, *flags, "-isystem", str(stubs), str(src), *link, "-o", str(exe)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             errors = [ln for ln in proc.stderr.splitlines() if "error" in ln][:10]
@@ -168,8 +173,14 @@ def run(read: TuRead, nvcc: str = "nvcc", use_cache: bool = True) -> tuple[list[
                 f"nvcc could not compile the probe (exit {proc.returncode})",
                 "\n".join(errors or proc.stderr.splitlines()[-20:]),
             )
-        out = subprocess.run([str(exe)], capture_output=True, text=True, check=False).stdout
-    rows = [NvccRow(*map(int, m.groups())) for m in _ROW.finditer(out)]
+        ran = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+    rows = [NvccRow(*map(int, m.groups())) for m in _ROW.finditer(ran.stdout)]
+    if not rows and any(k.shared_storage is not None for k in read.kernels):
+        # nothing to compare: said as such, and not kept in the cache as nvcc's answer
+        raise ProbeError(
+            f"the probe compiled but printed no numbers (exit {ran.returncode})",
+            "\n".join(ran.stderr.splitlines()[-20:]),
+        )
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text(
         json.dumps(
@@ -183,6 +194,21 @@ def run(read: TuRead, nvcc: str = "nvcc", use_cache: bool = True) -> tuple[list[
         )
     )
     return rows, False
+
+
+def _link_flags(flags: Sequence[str]) -> list[str]:
+    """What the probe links besides the CUDA runtime: tvm-ffi's library when its headers are on
+    the include path (SGLang's JIT links `-ltvm_ffi` beside them: sglang/kernels/jit/utils/
+    compile/toolchain.py base_link_flags, tvm_ffi_paths), since SGLang's `sgl_kernel/` headers
+    call into it; any other symbol a header leaves to a library of the build is left unresolved
+    (the probe's main prints sizes and calls none of them)."""
+    out = ["-Xlinker", "--unresolved-symbols=ignore-all"]
+    for f in flags:
+        if f.startswith("-I") and f.rstrip("/").endswith("tvm_ffi/include"):
+            lib = Path(f[2:]).parent / "lib"
+            if (lib / "libtvm_ffi.so").is_file():
+                out += [f"-L{lib}", "-ltvm_ffi", "-Xlinker", f"-rpath={lib}"]
+    return out
 
 
 def compare(read: TuRead, rows: Sequence[NvccRow], cached: bool = False) -> list[TuNvccCheck]:

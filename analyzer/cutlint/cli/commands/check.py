@@ -59,6 +59,9 @@ class CheckFlags:
     baseline_path: Path | None
     write_baseline: bool
     root: Path | None
+    tu: bool = False
+    """`--tu`: with -p, read the TUs whose sources hold CollectiveBuilder code with the TU front
+    end (engine/tu_check.py) and report their kernels as `cutlint tu` does."""
 
 
 @click.command(short_help="Check generated CUTLASS instantiation files or directories.")
@@ -229,6 +232,13 @@ class CheckFlags:
     type=click.Path(path_type=Path, file_okay=False),
     help="Project root that SARIF/annotation paths and fingerprints are relative to. Default: the config file's directory, else the current directory.",
 )
+@click.option(
+    "--tu",
+    is_flag=True,
+    help="With -p: also read each TU whose sources hold CollectiveBuilder code with the TU "
+    "front end (as `cutlint tu`; tens of seconds a TU the first time, then cached) and report "
+    "its kernels. Without it, the summary counts those TUs.",
+)
 def check(**flags: Any) -> None:
     """Check generated CUTLASS instantiation files (or directories of them)."""
     run(CheckFlags(**flags))
@@ -308,7 +318,38 @@ def run(flags: CheckFlags) -> None:
             click.echo(printable(unmatched), err=True)
     _write(result, flags.fmt or cfg.format or "text", flags)
     code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
+    if _translation_units(result, options, flags, flags.fmt or cfg.format or "text"):
+        code = max(code, FINDINGS)
     sys.exit(OK if flags.exit_zero and code == FINDINGS else code)
+
+
+def _translation_units(
+    result: CheckResult, options: api.CheckOptions, flags: CheckFlags, fmt: str
+) -> bool:
+    """With -p: the TUs whose kernels only the TU front end finds, read (--tu) or counted, after
+    the report (text on stdout; beside another format, on stderr). True when one fails."""
+    if options.build_dir is None:
+        return False
+    from cutlint.context.resolve import device_sm
+    from cutlint.engine import tu_check
+    from cutlint.parse.tu import FrontEndError
+    from cutlint.report import tu as render
+
+    found = tu_check.candidates([f.path for f in result.files], options.build_dir)
+    plain = fmt in ("text", "concise") and flags.output_file is None and not flags.statistics
+    out = sys.stdout if plain else sys.stderr
+    if not found:
+        return False
+    if not flags.tu:
+        out.write(render.not_read(len(found), options.build_dir))
+        return False
+    gpu = device_sm(options.arch) if options.arch else None
+    try:
+        done = tu_check.read_all(found, gpu, use_cache=not flags.no_cache)
+    except FrontEndError as e:
+        usage_error(f"--tu: {e}")
+    out.write(render.render_text(done.reads) + render.not_for_gpu(done.not_for_gpu, options.arch))
+    return any(f.severity == "error" for _, vs in done.reads for v in vs for f in v.findings)
 
 
 def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:

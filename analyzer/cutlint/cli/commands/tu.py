@@ -25,6 +25,7 @@ class TuFlags:
     no_cache: bool
     verify: bool
     nvcc: str
+    site_packages: tuple[str, ...] = ()
 
 
 @click.command(
@@ -55,6 +56,12 @@ class TuFlags:
     help="Also compile each kernel's numbers with nvcc (host pass only) and say whether they agree.",
 )
 @click.option("--nvcc", default="nvcc", show_default=True, help="The nvcc --verify asks.")
+@click.option(
+    "--site-packages",
+    multiple=True,
+    help="Where an SGLang JIT source's dependencies are installed (FlashInfer's CUTLASS, "
+    "tvm-ffi's headers): a site-packages directory or a virtual environment.",
+)
 def tu(**flags: Any) -> None:
     """Read FILE with libclang as its build compiles it (the flags after `--`, nvcc's or clang's
     spelling, or its entry in a compile_commands.json) and list each CUTLASS kernel it
@@ -92,16 +99,23 @@ def run(given: TuFlags) -> None:
             )
     else:
         command = from_flags(file, flags)
-    targets = given.arches or command.arches or ("sm_90a",)
-    for t in targets:
+    for t in given.arches:
         try:
             arch_for(t)
         except KeyError:
             _usage(f"--arch {t}: not a known target")
+    # An SGLang JIT source is read through the wrapper its JIT generates, with its flags for
+    # each target (the flags after `--` added): producers/sglang/tu.py.
+    jit = (
+        _sglang_commands(file, flags, given.arches, given.site_packages)
+        if database is None
+        else None
+    )
+    commands = jit or [(command, t) for t in given.arches or command.arches or ("sm_90a",)]
     reads = []
     try:
-        for t in targets:
-            read = read_tu(command, t, use_cache=not no_cache)
+        for c, t in commands:
+            read = read_tu(c, t, use_cache=not no_cache)
             reads.append((read, judge(read)))
     except FrontEndError as e:
         _usage(str(e))
@@ -124,6 +138,27 @@ def run(given: TuFlags) -> None:
         click.echo(text, nl=False)
     failing = any(f.severity == "error" for _, vs in reads for v in vs for f in v.findings)
     sys.exit(FINDINGS if failing else OK)
+
+
+def _sglang_commands(
+    file: Path, flags: tuple[str, ...], arches: tuple[str, ...], site: tuple[str, ...]
+) -> list[tuple[Any, str]] | None:
+    """(command, target) per target for an SGLang JIT source, or None for any other file."""
+    from cutlint.context.packages import site_dirs
+    from cutlint.context.resolve import device_sm
+    from cutlint.parse.tu import from_flags
+    from cutlint.producers.sglang.tu import jit_tu
+
+    out: list[tuple[Any, str]] = []
+    for arch in arches or (None,):
+        sm = device_sm(arch) if arch is not None else None
+        tu = jit_tu(file, sm, site_dirs(site))
+        if tu is None:
+            return None
+        click.echo(f"cutlint tu: {file} as {tu.said}: {tu.wrapper}", err=True)
+        command = from_flags(Path(tu.wrapper), [*tu.argv, *flags], origin="SGLang's JIT")
+        out.append((command, command.arches[0]))  # the JIT's target (sm_90a for --arch sm_90)
+    return out
 
 
 def _usage(message: str) -> NoReturn:

@@ -16,10 +16,17 @@ from cutlint.families.sm100_jit_gemm import model
 from cutlint.families.sm100_jit_gemm.model import Tactic
 from cutlint.model.arch import builds
 from cutlint.model.context import ModelContext
+from cutlint.producers.trtllm import fp4_gemm as trtllm_fp4
 from cutlint.records import Instantiation, Recipe, Resources
 
 SM103_ONLY = 103
-"""fp4_gemm_template_sm103.h: Sm103Only runs the kernel where flashinfer::arch::is_match_v<103>."""
+"""fp4_gemm_template_sm103.h: Sm103Only runs the kernel where flashinfer::arch::is_match_v<103>;
+TensorRT-LLM's Sm103 struct is built only for it (model/data/arches.toml: only sm_103 builds the
+CUTLASS arch tag Sm103)."""
+
+ARCH = "ARCH_"
+"""The arch-tag parameter of TensorRT-LLM's `INSTANTIATE_FP4_GEMM_KERNEL_LAUNCHER` (family.toml
+[fixed_parameters], [trtllm_arch])."""
 
 
 class Sm100JitGemm(JitModuleFamily):
@@ -51,6 +58,18 @@ class Sm100JitGemm(JitModuleFamily):
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         got = super().claim(inst, ctx)
+        if isinstance(got, KernelCallRecipe) and inst.parameters and ARCH in inst.parameters:
+            # TensorRT-LLM's header (its #define takes the arch first): the recipe by arch tag,
+            # on the build's CUTLASS rather than a FlashInfer release's
+            arch = inst.args[inst.parameters.index(ARCH)]
+            modeled_as, args = model.trtllm_reading(got.name, arch, got.args)
+            return got.model_copy(
+                update={
+                    "args": args,
+                    "modeled_as": modeled_as,
+                    "release": trtllm_fp4.release(ctx.cutlass.label),
+                }
+            )
         if isinstance(got, KernelCallRecipe):
             variant = model.variant_of(ctx.defines)
             if variant is not None:
@@ -58,10 +77,10 @@ class Sm100JitGemm(JitModuleFamily):
         return got
 
     def _evaluate(self, recipe: KernelCallRecipe, label: str) -> KernelNumbers | str:
-        return model.evaluate(recipe.name, recipe.args, recipe.release, label, recipe.variant)
+        return model.evaluate(recipe.model_name, recipe.args, recipe.release, label, recipe.variant)
 
     def _tactic(self, recipe: KernelCallRecipe) -> Tactic | str:
-        return model.tactic_of(recipe.name, recipe.args, None, recipe.variant)
+        return model.tactic_of(recipe.model_name, recipe.args, None, recipe.variant)
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         res = super().resources(recipe, ctx)
@@ -85,9 +104,15 @@ class Sm100JitGemm(JitModuleFamily):
         # fp4_gemm_template_sm103.h wraps the ultra kernel in Sm103Only: on any other device its
         # operator() prints "This kernel shall only run on SM103 devices." and traps
         if self._sm103(recipe) and ctx.arch.sm != SM103_ONLY:
+            assert isinstance(recipe, KernelCallRecipe)
+            why = (
+                "TensorRT-LLM builds its Arch = Sm103 struct for sm_103 only (CUTLASS's SM103 "
+                "block-scaled MMAs: CUTLASS_ARCH_MMA_SM103A_ENABLED)"
+                if trtllm_fp4.cutlass_of(recipe.release) is not None
+                else f"fp4_gemm_template_sm103.h's Sm103Only traps on {ctx.arch.name}"
+            )
             return CannotRun(
-                f"the SM103 ultra FP4 kernel (`{self.name}`) runs only on sm_103: "
-                f"fp4_gemm_template_sm103.h's Sm103Only traps on {ctx.arch.name}"
+                f"the SM103 ultra FP4 kernel (`{self.name}`) runs only on sm_103: {why}"
             )
         return super().covers(recipe, ctx)
 

@@ -31,6 +31,7 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel, cutlass_model, parse_version
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.producers.trtllm import fp4_gemm as trtllm_fp4
 from cutlint.records import EpilogueTile, Shape3, StageCount
 
 
@@ -376,8 +377,31 @@ def variant_of(defines: Collection[str]) -> str | None:
     return None
 
 
+def trtllm_reading(
+    name: str, arch: str, args: tuple[str, ...]
+) -> tuple[str | None, tuple[str, ...]]:
+    """A TensorRT-LLM call of arch tag `arch` (its `ARCH_`), its other arguments `args` in the
+    modeled header's order: the macro whose recipe it builds (None: `name`'s own) and the
+    arguments in that macro's order (family.toml [trtllm_arch]: Sm103's MMA K is 3 x CTA_K_)."""
+    how: dict[str, Any] = family_data()["trtllm_arch"].get(arch, {})
+    modeled_as: str | None = how.get("modeled_as")
+    if modeled_as is None or modeled_as == name or len(args) != len(family_data()["parameters"]):
+        return None, args
+    out, m, n, k, cm, cn, ck, xsm = args
+    try:
+        k = str(int(k) * int(how.get("cta_k_scale", 1)))
+    except ValueError:
+        pass  # not an integer: tactic_of says so
+    xsms: dict[str, str] = how.get("xsm", {})
+    return modeled_as, (out, m, n, k, cm, cn, ck, xsms.get(xsm, xsm))
+
+
 def cutlass_of(version: str | None) -> CutlassModel | str:
-    """The CUTLASS release of a FlashInfer release's wheel, or why not modeled."""
+    """The CUTLASS release of a FlashInfer release's wheel (or of a TensorRT-LLM call's build),
+    or why not modeled."""
+    trtllm = trtllm_fp4.cutlass_of(version)
+    if trtllm is not None:
+        return cutlass_model(parse_version(trtllm), "TensorRT-LLM's build (its context)")
     data = family_data()
     recipes: dict[str, Any] = data["recipes"]
     same: str | None = data.get("recipe_of", {}).get(version) if version is not None else None

@@ -19,7 +19,7 @@ differs between them, see cutlint.cutlass.sm120_blockscaled).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cutlint.cutlass import kernel as array_shell
@@ -32,6 +32,7 @@ from cutlint.cutlass import tma
 from cutlint.cutlass.headers import SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA
 from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
+from cutlint.families.alias_args import static_extents
 from cutlint.families.base import family_toml
 from cutlint.families.sm120_collective_builder.recipe import CollectiveBuilderRecipe
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount, TmaPlan
@@ -71,6 +72,15 @@ class Plan:
     fixed_stages: int | None
     operands: blockscaled.Operands | None = None
     scales: blockwise.Scales | None = None
+    epi_tile: epilogue.EpiTile = None
+    """An explicit EpilogueTile (`Shape<_128, _32>`), None for EpilogueTileAuto."""
+    epi_cta: Shape3 | None = None
+    """The epilogue builder's own TileShape_MNK where it is not the mainloop's (SGLang's SM120
+    blockwise pingpong: a 64x128x128 mainloop, a 128x128x128 epilogue); None: the same."""
+
+    @property
+    def epilogue_cta(self) -> Shape3:
+        return self.epi_cta or self.tile
 
 
 def _strip(text: str) -> str:
@@ -112,11 +122,13 @@ def _epilogue(
     d = data()
     bits: dict[str, int] = d["element_bits"]
     fp6: list[str] = d["fp6_elements"]
-    if _strip(r.epilogue_tile) != "cutlass::epilogue::collective::EpilogueTileAuto":
-        return f"epilogue tile `{r.epilogue_tile}`: the model covers EpilogueTileAuto"
+    if _strip(r.epilogue_tile) != "cutlass::epilogue::collective::EpilogueTileAuto" and (
+        _explicit_epi_tile(r) is None or grouped
+    ):
+        return f"epilogue tile `{r.epilogue_tile}`: the model covers EpilogueTileAuto (and a static cute::Shape<_M, _N> for a blockwise kernel of one problem)"
     if _strip(r.epilogue_schedule) not in d["epilogue_schedules"]:
         return f"epilogue schedule `{r.epilogue_schedule}`: the model covers {', '.join(d['epilogue_schedules'])}"
-    if r.epilogue_tile_shape != r.tile:
+    if r.epilogue_tile_shape != r.tile and (r.epilogue_tile_shape is None or grouped):
         return "the epilogue builder's tile differs from the mainloop's: not modeled"
     c, d_ = _strip(r.element_c), _strip(r.element_d)
     if c not in bits or c in fp6:
@@ -149,8 +161,31 @@ def _epilogue(
     return f"fusion `{r.fusion}`: the model covers LinearCombination and LinCombBlockScaleFactor (float compute, row-major D, one problem)"
 
 
+def _explicit_epi_tile(r: CollectiveBuilderRecipe) -> tuple[int, int] | None:
+    """`cute::Shape<cute::_128, cute::_32>` -> (128, 32): SM120_EPILOGUE_BUILDER takes a static
+    tuple as the epilogue subtile as given (sm120_compute_tile_shape_or_override)."""
+    values = static_extents(r.epilogue_tile)
+    return (values[0], values[1]) if values is not None and len(values) == 2 else None
+
+
 def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
-    """The parts this recipe instantiates, or why it is not modeled."""
+    """The parts this recipe instantiates, or why it is not modeled. The epilogue's parts are
+    the epilogue builder's: its own TileShape and EpilogueTile, an explicit one or a TileShape
+    other than the mainloop's for a blockwise kernel of one problem (SGLang's swap-AB and
+    pingpong kernels; nvcc-confirmed there, not yet for the block-scaled builders)."""
+    p = _plan(r, cutlass)
+    if isinstance(p, str):
+        return p
+    epi_cta = r.epilogue_tile_shape if r.epilogue_tile_shape != r.tile else None
+    explicit = _explicit_epi_tile(r)
+    if explicit is not None and p.kind != "blockwise":
+        return f"epilogue tile `{r.epilogue_tile}`: the model covers EpilogueTileAuto (and a static cute::Shape<_M, _N> for a blockwise kernel of one problem)"
+    if epi_cta is not None and p.kind != "blockwise":
+        return "the epilogue builder's tile differs from the mainloop's: not modeled (but for a blockwise kernel of one problem)"
+    return replace(p, epi_tile=explicit, epi_cta=epi_cta)
+
+
+def _plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     d = data()
     if cutlass.label not in d["cutlass"]:
         return f"CUTLASS {cutlass.label}: the family's numbers are confirmed by nvcc for CUTLASS {', '.join(d['cutlass'])} only (give --cutlass-version)"
@@ -358,14 +393,14 @@ def static_assert_failure(r: CollectiveBuilderRecipe) -> str:
 
 
 def epilogue_tensor_storage(p: Plan) -> Block:
-    return epilogue.tensor_storage(p.tile, p.epilogue_ops, p.fusion)
+    return epilogue.tensor_storage(p.epilogue_cta, p.epilogue_ops, p.fusion, p.epi_tile)
 
 
 def epilogue_shared_storage(p: Plan) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the carveout of StageCountAutoCarveout."""
     if p.grouped:
         return epilogue.array_shared_storage(p.tile, p.epilogue_ops, p.fusion)
-    return epilogue.shared_storage(p.tile, p.epilogue_ops, p.fusion)
+    return epilogue.shared_storage(p.epilogue_cta, p.epilogue_ops, p.fusion, p.epi_tile)
 
 
 def sparse_stages(p: Plan) -> sparse.SparseStages:
@@ -399,7 +434,7 @@ def mainloop_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Bloc
 def kernel_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
     """`GemmKernel::SharedStorage`: the SM90 cooperative or pingpong shell, one problem or
     ptr-array; a sparse kernel's asymmetric-DMA shell (cutlint.cutlass.sm120_sparse)."""
-    epi_pipeline = epilogue.load_pipeline(p.tile, p.epilogue_ops)
+    epi_pipeline = epilogue.load_pipeline(p.epilogue_cta, p.epilogue_ops, p.epi_tile)
     if p.kind == "sparse":
         assert p.scheduler is not None
         return sparse.kernel_shared_storage(
@@ -437,7 +472,7 @@ def kernel_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
 
 
 def epilogue_shape(p: Plan) -> EpilogueTile:
-    return epilogue.shape(p.tile, p.epilogue_ops)
+    return epilogue.shape(p.epilogue_cta, p.epilogue_ops, p.epi_tile)
 
 
 def max_threads_per_block(p: Plan) -> int:

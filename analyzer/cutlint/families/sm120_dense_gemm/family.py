@@ -43,7 +43,7 @@ class Sm120DenseGemm:
         "dense.epilogue_tile": ("input.epilogue",),
     }
     columns: ClassVar[tuple[str, ...]] = ("schedule", "tile", "epilogue")
-    probe: ClassVar[str | None] = None
+    probe: ClassVar[str | None] = "cutlass-alias"
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.form is not FormKind.TYPE_ALIAS:

@@ -26,6 +26,7 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.base import family_toml
 from cutlint.families.kernel_numbers import KernelNumbers
+from cutlint.producers.trtllm import fp4_gemm as trtllm_fp4
 from cutlint.records import EpilogueTile, RegisterPlan, Shape3, StageCount
 
 
@@ -54,12 +55,12 @@ class Recipe:
     """The CUTLASS the release bundles."""
 
 
-TRTLLM = "TensorRT-LLM, CUTLASS "
+TRTLLM = trtllm_fp4.RELEASE_PREFIX
 """The `release` of a TensorRT-LLM `_SM120` call: its header's recipe on the context's CUTLASS."""
 
 
 def trtllm_release(cutlass: str) -> str:
-    return f"{TRTLLM}{cutlass}"
+    return trtllm_fp4.release(cutlass)
 
 
 def recipe_for(version: str | None) -> Recipe | None:

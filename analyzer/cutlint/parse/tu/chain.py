@@ -6,19 +6,29 @@ instantiate a function whose signature names a stubbed type. So a call `f<A, B>(
 non-template function of the main file is followed into the body of `f` with its template
 parameters replaced by `A` and `B` as written there, made fully qualified (`::vllm::c3x::...`)
 from the cursor each name refers to, so that clang can evaluate them anywhere (`probe.py`).
-Every explicit template argument met on the way is a candidate; the probe says which are
-CUTLASS kernels.
+Every explicit template argument met on the way is a candidate, and so is every local alias of
+a visited body that names a CUTLASS kernel or adapter template (SGLang's launchers build their
+kernels as `using PingpongGemmKernel = cutlass::gemm::kernel::GemmUniversal<...>;` in the body
+and hand them to a lambda), written out with the body's other aliases and `constexpr` values
+replaced; the probe says which are CUTLASS kernels.
+
+Entry points are the main file's non-template functions, and the functions a JIT wrapper exports
+(`TVM_FFI_DLL_EXPORT_TYPED_FUNC(name, (function))`: tvm-ffi's export macro, which SGLang's JIT
+wrapper `cuda.cu` writes once per export and whose header a reading without tvm-ffi stubs).
+Plain calls to the TU's own non-template functions are followed (an entry that forwards to
+`fp8_blockwise_scaled_mm_sm120(...)`, which calls the dispatch templates).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cutlint.parse.tu.tokens import Alias, Body, Call, pretty, read_body
+from cutlint.parse.tu.tokens import Alias, Body, Call, Punct, pretty, read_body
 from cutlint.tu_records import CallSite
 
 Cursor = Any  # clang.cindex.Cursor
@@ -40,6 +50,8 @@ class Function:
     """Whether the last parameter is a pack (deduced: never explicit here)."""
     body_cursor: Cursor
     """The definition's compound statement."""
+    defaults: tuple[tuple[Any, ...], ...] = ()
+    """Each template parameter's default argument as its tokens (empty: none)."""
 
     @functools.cached_property
     def body(self) -> Body:
@@ -80,6 +92,8 @@ class Index:
         kind = _kind()
         self.tu = tu
         self.by_name: dict[str, list[Function]] = {}
+        self.functions: dict[str, list[Function]] = {}
+        """The non-template function definitions of the TU's own files, by name."""
         self.entries: list[Function] = []
         self.aliases: list[Cursor] = []
         """Namespace-scope `using` / `typedef` declarations of the main file: CUTLASS's examples
@@ -96,8 +110,6 @@ class Index:
                     self.aliases.append(c)
                 continue
             template = c.kind == kind.FUNCTION_TEMPLATE
-            if not template and (c.location.file is None or c.location.file.name != main):
-                continue  # neither a template the dispatch may call nor an entry point
             children = list(c.get_children())
             params = [ch for ch in children if ch.kind in params_kinds]
             body = next((ch for ch in children if ch.kind == kind.COMPOUND_STMT), None)
@@ -108,11 +120,70 @@ class Index:
                 tuple(p.spelling for p in params),
                 bool(params) and _is_pack(params[-1]),
                 body,
+                tuple(_default(p) for p in params),
             )
             if template:
                 self.by_name.setdefault(c.spelling, []).append(fn)
-            elif c.location.file is not None and c.location.file.name == main:
+                continue
+            self.functions.setdefault(c.spelling, []).append(fn)
+            if c.location.file is not None and c.location.file.name == main:
                 self.entries.append(fn)
+        for name in exported(tu, main):
+            self.entries += [f for f in self.functions.get(name, []) if f not in self.entries]
+
+
+_EXPORT = "TVM_FFI_DLL_EXPORT_TYPED_FUNC"
+
+
+def exported(tu: Any, main: str | None = None) -> list[str]:
+    """The functions the main file exports through tvm-ffi's macro: `(name, (function))`, the
+    function's last name (`sglang::f` -> `f`). `main`: the TU's file where libclang's main file
+    is another that includes it (front.py's libraries' preamble)."""
+    if main is None or main == tu.spelling:
+        cursor_tokens = tu.cursor.get_tokens()
+    else:
+        try:
+            size = os.path.getsize(main)
+        except OSError:
+            return []
+        cursor_tokens = tu.get_tokens(extent=tu.get_extent(main, (0, size)))
+    toks = [t.spelling for t in cursor_tokens]
+    out: list[str] = []
+    for i, t in enumerate(toks):
+        if t != _EXPORT or i + 2 >= len(toks) or toks[i + 1] != "(":
+            continue
+        depth, j, comma = 0, i + 1, None
+        while j < len(toks):
+            if toks[j] in ("(", "[", "{"):
+                depth += 1
+            elif toks[j] in (")", "]", "}"):
+                depth -= 1
+                if depth == 0:
+                    break
+            elif toks[j] == "," and depth == 1 and comma is None:
+                comma = j
+            j += 1
+        names = [w for w in toks[(comma or j) + 1 : j] if w.isidentifier()]
+        if names:
+            out.append(names[-1])
+    return out
+
+
+def _default(param: Cursor) -> tuple[Any, ...]:
+    """The tokens after a template parameter's `=` (`class ClusterShape = Shape<_1, _1, _1>`)."""
+    toks = [t for t in param.get_tokens() if t.kind.name != "COMMENT"]
+    at = next((i for i, t in enumerate(toks) if t.spelling == "="), None)
+    if at is None:
+        return ()
+    default: list[Any] = toks[at + 1 :]
+    # The last parameter's extent may take the `>` (or the `>>`) that closes the list.
+    opened = sum(t.spelling == "<" for t in default)
+    closed = sum({">": 1, ">>": 2}.get(t.spelling, 0) for t in default)
+    if closed > opened and default and default[-1].spelling in (">", ">>"):
+        last = default.pop()
+        if last.spelling == ">>" and closed - opened == 1:
+            default.append(Punct(">"))
+    return tuple(default)
 
 
 def _is_pack(param: Cursor) -> bool:
@@ -185,6 +256,13 @@ class Resolver:
                     unresolved.add(s)
                 out.append(s)
                 continue
+            if ref.kind == kind.OVERLOADED_DECL_REF:
+                # `size<0>(...)` in a template body: an unresolved overload set (found through
+                # `using namespace cute;`); its first declaration names the namespace
+                ref = self._first_overload(ref)
+                if ref is None:
+                    out.append(s)
+                    continue
             parent = ref.semantic_parent
             local = parent is not None and parent.kind in (
                 kind.FUNCTION_DECL,
@@ -193,6 +271,16 @@ class Resolver:
             )
             out.append(s if local else qualified_name(ref))
         return _TYPENAMES.sub("typename ", pretty(out))
+
+    def _first_overload(self, ref: Cursor) -> Cursor | None:
+        lib = self.cindex.conf.lib
+        if lib.clang_getNumOverloadedDecls(ref) == 0:
+            return None
+        decl = lib.clang_getOverloadedDecl(ref, 0)
+        if decl is None or decl == self.cindex.conf.lib.clang_getNullCursor():
+            return None
+        decl._tu = ref._tu  # the raw call's cursor: keep its TU alive as cindex's own do
+        return None if decl.kind.is_invalid() else decl
 
 
 def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
@@ -205,9 +293,24 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
     def visit(fn: Function, subst: dict[str, str], path: tuple[CallSite, ...]) -> None:
         if len(path) > MAX_DEPTH:
             return
+        if fn.params:  # a template's body, its parameters known on this path
+            candidates.extend(_kernel_aliases(fn, subst, path, resolver, unresolved_notes))
         for call in fn.body.calls:
             aliases = call.aliases
             callee_name = call.name.split("::")[-1]
+            if not call.explicit:
+                if call.name.startswith(("std::", "::std::", "cute::", "cutlass::")):
+                    continue
+                for target in index.functions.get(callee_name, []):
+                    plain: tuple[str, int, tuple[str, ...]] = (
+                        target.cursor.location.file.name,
+                        target.cursor.location.line,
+                        (),
+                    )
+                    if plain not in seen:
+                        seen.add(plain)
+                        visit(target, {}, (*path, _plain_site(call)))
+                continue
             # `std::forward<Args>`: the standard library's, never one of the TU's own templates
             # that share its name.
             std = call.name.startswith(("std::", "::std::", "cute::", "cutlass::"))
@@ -234,7 +337,7 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
                 explicit = len(target.params) - (1 if target.pack else 0)
                 if len(args) > explicit and not target.pack:
                     continue
-                visit(target, dict(zip(target.params, args, strict=False)), here)  # deduced rest
+                visit(target, _bound(target, args, resolver), here)
 
     for alias in index.aliases:
         loc = alias.location
@@ -243,6 +346,67 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
     for entry in index.entries:
         visit(entry, {}, ())
     return candidates, unresolved_notes
+
+
+_KERNEL_TEMPLATE = re.compile(r"::kernel::|GemmUniversalAdapter\b")
+
+
+def _kernel_aliases(
+    fn: Function,
+    subst: dict[str, str],
+    path: tuple[CallSite, ...],
+    resolver: Resolver,
+    notes: list[str],
+) -> list[Candidate]:
+    """The local aliases of a template body that name a CUTLASS kernel or adapter template, as
+    text clang can evaluate at the end of the TU, each under the conditions of the calls that
+    use it (`if (m <= 64) run_gemm(PingpongGemmKernel{})`), else of its declaration."""
+    out: list[Candidate] = []
+    for alias in fn.body.aliases:
+        written = pretty([t.spelling for t in alias.tokens])
+        if not _KERNEL_TEMPLATE.search(written) or written.startswith("decltype"):
+            continue
+        unresolved: set[str] = set()
+        text = resolver.text(alias.tokens, subst, alias.visible, unresolved)
+        loc = alias.token.location
+        uses = [c for c in fn.body.calls if not c.explicit and alias.name in c.mentions]
+        conds = uses[0].conditions if uses else alias.conditions
+        site = CallSite(
+            path=str(loc.file.name),
+            line=int(loc.line),
+            call=f"using {alias.name}",
+            conditions=tuple(_substitute(c, subst) for c in conds),
+        )
+        if unresolved:
+            notes.append(
+                f"{site.path}:{site.line}: {site.call}: {', '.join(sorted(unresolved))} "
+                "not known on this path (deduced or a pack): context unknown"
+            )
+            continue
+        out.append(Candidate((*path, site), text))
+    return out
+
+
+def _bound(target: Function, args: tuple[str, ...], resolver: Resolver) -> dict[str, str]:
+    """The template parameters bound to the call's explicit arguments, then to their defaults
+    (read with the parameters before them bound); a deduced one stays unbound."""
+    subst = dict(zip(target.params, args, strict=False))
+    for name, default in zip(target.params, target.defaults, strict=False):
+        if name in subst or not default:
+            continue
+        unresolved: set[str] = set()
+        text = resolver.text(default, subst, {}, unresolved)
+        if not unresolved:
+            subst[name] = text
+    return subst
+
+
+def _plain_site(call: Call) -> CallSite:
+    loc = call.token.location
+    return CallSite(
+        path=str(loc.file.name), line=int(loc.line), call=f"{call.name}(...)",
+        conditions=call.conditions,
+    )  # fmt: skip
 
 
 def _site(call: Call, args: tuple[str, ...], fn: Function, subst: dict[str, str]) -> CallSite:

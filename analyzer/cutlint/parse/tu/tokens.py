@@ -4,8 +4,10 @@ Read from libclang's tokens, not its expression cursors: in a TU whose third-par
 stubs, a call taking a `torch::Tensor` is a recovery expression clang does not expose as a call,
 but its tokens are the source as written. Only what the dispatch needs is parsed: blocks, `if` /
 `else` (with the negation that an earlier `if (...) return ...;` puts on the statements after
-it), loops and switches as plain bodies, local `using` aliases, and calls written with explicit
-template arguments (`f<A, B>(...)`).
+it), loops and switches as plain bodies, local `using` aliases and `constexpr` values, calls
+written with explicit template arguments (`f<A, B>(...)`) and plain calls (`f(...)`: a
+non-template function of the TU's own files is followed too, as SGLang's JIT entry points reach
+their dispatch templates).
 """
 
 from __future__ import annotations
@@ -23,6 +25,25 @@ condition whose branch returns, so the statements after it run under the negatio
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _KEYWORDS_NOT_CALLS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "sizeof"}
+_NOT_PLAIN_CALLS = _KEYWORDS_NOT_CALLS | {
+    "if", "for", "while", "switch", "return", "alignof", "decltype", "static_assert", "catch",
+    "noexcept", "throw", "typeid", "defined", "operator",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Kind:
+    name: str
+
+
+@dataclass(frozen=True)
+class Punct:
+    """A bracket the reader adds around a `constexpr` value's expression, so that it stays one
+    operand where its name is replaced (`128 / (...)`); it has no place in the file."""
+
+    spelling: str
+    kind: _Kind = _Kind("PUNCTUATION")
+    location: None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +58,10 @@ class Call:
     aliases: dict[str, Alias] = field(default_factory=dict, compare=False, hash=False)
     """The local `using` aliases visible at the call, by name: each block has its own (vLLM's
     blockwise dispatch declares `using Gemm = ...` in three branches)."""
+    explicit: bool = True
+    """Written with explicit template arguments (`f<A>(...)`); False: a plain call `f(...)`."""
+    mentions: frozenset[str] = frozenset()
+    """The identifiers of a plain call's arguments (`run_gemm(PingpongGemmKernel{})`)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +69,11 @@ class Alias:
     name: str
     tokens: tuple[Token, ...]
     token: Token
+    conditions: tuple[str, ...] = ()
+    """The branch conditions where it is declared (`kCanUsePingpong` for an alias in an
+    `if constexpr (kCanUsePingpong)` block)."""
+    visible: dict[str, Alias] = field(default_factory=dict, compare=False, hash=False)
+    """The local aliases visible where it is declared, by name."""
 
 
 @dataclass
@@ -209,13 +239,23 @@ class _Walker:
         return (j + 1 if j < len(toks) and toks[j].spelling == ";" else j), returns
 
     def scan(self, span: Sequence[Token], conds: tuple[str, ...]) -> None:
+        visible = {n: a for scope in self.scopes for n, a in scope.items()}
         if len(span) > 3 and span[0].spelling == "using" and span[2].spelling == "=":
-            alias = Alias(span[1].spelling, tuple(span[3:]), span[1])
-            self.body.aliases.append(alias)
-            self.scopes[-1][alias.name] = alias
+            self.declare(Alias(span[1].spelling, tuple(span[3:]), span[1], conds, visible))
+        value = _constexpr(span)
+        if value is not None:
+            name, expr = value
+            self.declare(
+                Alias(name.spelling, (Punct("("), *expr, Punct(")")), name, conds, visible)
+            )
         for k in range(len(span) - 1):
             t = span[k]
-            if t.kind.name != "IDENTIFIER" or span[k + 1].spelling != "<":
+            if t.kind.name != "IDENTIFIER":
+                continue
+            if span[k + 1].spelling == "(":
+                self.plain(span, k, conds, visible)
+                continue
+            if span[k + 1].spelling != "<":
                 continue
             if t.spelling in _KEYWORDS_NOT_CALLS:
                 continue
@@ -226,9 +266,47 @@ class _Walker:
             while start >= 2 and span[start - 1].spelling == "::":
                 start -= 2
             name = _text(span[start : k + 1]).replace(" ", "")
-            args = _split_args(span[k + 2 : end - 1])
-            visible = {n: a for scope in self.scopes for n, a in scope.items()}
+            inner = tuple(span[k + 2 : end - 1])
+            if span[end - 1].spelling == ">>":  # `f<A, Shape<_1, _1>>(...)`: one `>` is A's
+                inner = (*inner, Punct(">"))
+            args = _split_args(inner)
             self.body.calls.append(Call(name, args, t, conds, visible))
+
+    def declare(self, alias: Alias) -> None:
+        self.body.aliases.append(alias)
+        self.scopes[-1][alias.name] = alias
+
+    def plain(
+        self, span: Sequence[Token], k: int, conds: tuple[str, ...], visible: dict[str, Alias]
+    ) -> None:
+        """A call `f(...)` or `ns::f(...)`, not a member's (`x.f(...)`) nor a keyword's."""
+        t = span[k]
+        if t.spelling in _NOT_PLAIN_CALLS or (k > 0 and span[k - 1].spelling in (".", "->")):
+            return
+        start = k
+        while start >= 2 and span[start - 1].spelling == "::":
+            start -= 2
+        end = _match(span, k + 1)
+        mentions = frozenset(
+            a.spelling for a in span[k + 2 : end - 1] if a.kind.name == "IDENTIFIER"
+        )
+        name = _text(span[start : k + 1]).replace(" ", "")
+        self.body.calls.append(Call(name, (), t, conds, visible, False, mentions))
+
+
+def _constexpr(span: Sequence[Token]) -> tuple[Token, tuple[Token, ...]] | None:
+    """(name, expression) of `[static] constexpr TYPE NAME = EXPR`, or None."""
+    words = [t.spelling for t in span[:3]]
+    if "constexpr" not in words:
+        return None
+    for k in range(1, len(span) - 1):
+        s = span[k].spelling
+        if s in ("(", "{", "[", "<", ";"):
+            return None
+        if s == "=":
+            name = span[k - 1]
+            return (name, tuple(span[k + 1 :])) if name.kind.name == "IDENTIFIER" else None
+    return None
 
 
 def read_body(toks: Sequence[Token]) -> Body:

@@ -1,0 +1,78 @@
+"""`check -p BUILD_DIR [--tu]`: the TUs whose kernels only the TU front end finds are counted,
+or, with --tu, read as `cutlint tu` reads them (engine/tu_check.py). The TU is fixtures/tu's
+vLLM-shaped dispatch with its stand-in kernel shell, so the parse takes seconds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cutlint.cli import main
+from cutlint.engine.tu_check import candidates, holds_builder_code
+
+pytest.importorskip("clang.cindex", reason="libclang bindings (libclang-ng) not installed")
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "tu"
+
+
+def _build(tmp: Path) -> Path:
+    src, inc = tmp / "src", tmp / "include"
+    src.mkdir()
+    inc.mkdir()
+    shutil.copy(FIXTURES / "dispatch_on_m.cu", src / "dispatch_on_m.cu")
+    header = (FIXTURES / "include" / "fake_kernel.hpp").read_text()
+    # what makes it a builder TU: CUTLASS 3.x kernels come from the CollectiveBuilder
+    header += "\nnamespace fake { template <class... T> struct CollectiveBuilder {}; }\n"
+    (inc / "fake_kernel.hpp").write_text(header)
+    (src / "plain.cu").write_text("int plain() { return 0; }\n")
+    command = f"nvcc -I{inc} -gencode arch=compute_120a,code=sm_120a -c {{}}"
+    entries = [
+        {"directory": str(tmp), "file": str(src / n), "command": command.format(src / n)}
+        for n in ("dispatch_on_m.cu", "plain.cu")
+    ]
+    (tmp / "compile_commands.json").write_text(json.dumps(entries))
+    return src
+
+
+def test_only_the_builder_tus_are_candidates(tmp_path: Path) -> None:
+    src = _build(tmp_path)
+    assert holds_builder_code(src / "dispatch_on_m.cu", [tmp_path / "include"])
+    assert not holds_builder_code(src / "plain.cu", [tmp_path / "include"])
+    found = candidates([str(src / "dispatch_on_m.cu"), str(src / "plain.cu")], str(tmp_path))
+    assert [Path(c.path).name for c in found] == ["dispatch_on_m.cu"]
+
+
+def test_check_counts_them_and_tu_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    src = _build(tmp_path)
+    args = ["check", str(src), "-p", str(tmp_path), "--no-config", "--no-cache"]
+    counted = CliRunner().invoke(main, args)
+    assert "1 translation unit of" in counted.output, counted.output
+    assert "--tu reads them" in counted.output
+    read = CliRunner().invoke(main, [*args, "--tu"])
+    assert "--tu reads them" not in read.output
+    assert "fails initialize()" in read.output, read.output  # the fixture's 131,200 B kernel
+    assert read.exit_code == 1
+    assert counted.exit_code == 0
+
+
+def test_a_tu_built_for_another_gpu_is_not_judged_by_its_limits() -> None:
+    """vLLM compiles scaled_mm_sm90_fp8.cu for 9.0a only: on sm_120 its kernels never run, so
+    they are not read against sm_120's 101,376 B (every one would "fail")."""
+    from cutlint.engine.tu_check import target_for
+    from cutlint.tu_records import CompileCommand
+
+    def cmd(*arches: str) -> CompileCommand:
+        return CompileCommand(file="/x.cu", args=(), arches=arches, origin="test")
+
+    assert target_for(cmd("sm_90a"), 120) is None
+    assert target_for(cmd("sm_90a", "sm_100a", "sm_120a"), 120) == "sm_120a"
+    assert target_for(cmd("sm_120f"), 121) == "sm_120f"
+    assert target_for(cmd("sm_90a", "sm_120a"), None) == "sm_90a"
+    assert target_for(cmd(), 120) == "sm_120a"

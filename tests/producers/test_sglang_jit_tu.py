@@ -1,0 +1,77 @@
+"""SGLang 0.5.23's JIT kernels read as its JIT compiles them (the wheel, FlashInfer 0.7.2.post1's
+CUTLASS 4.5.0 and tvm-ffi 0.1.11 fetched at test time, nothing of them committed): the `cuda.cu`
+wrapper its loader generates, its nvcc flags for the target, every kernel measured by libclang
+and modeled. Slow: each read parses the full CUTLASS headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cutlint.engine.tu_model import model
+from cutlint.parse.tu import from_flags, read_tu
+from cutlint.producers.flashinfer.wheel import FlashInferError
+from cutlint.producers.flashinfer.wheel import download_wheel as flashinfer_wheel
+from cutlint.producers.sglang import jit
+from cutlint.producers.sglang.tu import jit_tu
+from cutlint.producers.sglang.wheel import SglangError, download_tvm_ffi, download_wheel
+
+pytest.importorskip("clang.cindex", reason="libclang bindings (libclang-ng) not installed")
+
+CSRC = Path("sglang/kernels/jit/csrc")
+
+
+@pytest.fixture(scope="module")
+def roots() -> tuple[Path, tuple[str, ...]]:
+    rel, _ = jit.release("0.5.23")
+    try:
+        sglang = download_wheel("0.5.23")
+        tvm = download_tvm_ffi(rel.tvm_ffi)
+        flashinfer = flashinfer_wheel("0.7.2.post1")  # 0.7.2's CUTLASS 4.5.0, as the pin's
+    except (SglangError, FlashInferError) as e:
+        pytest.skip(f"a wheel is unavailable: {e}")
+    return sglang / CSRC, (str(flashinfer), str(tvm))
+
+
+def test_the_wrapper_is_the_jits(roots: tuple[Path, tuple[str, ...]]) -> None:
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/fp8_blockwise/fp8_blockwise_scaled_mm_sm120.cuh", 120, site)
+    assert tu is not None and tu.module == "fp8_blockwise_scaled_mm"
+    text = Path(tu.wrapper).read_text()
+    assert text.startswith("#include <tvm/ffi/container/tensor.h>\n")
+    assert (
+        "TVM_FFI_DLL_EXPORT_TYPED_FUNC(fp8_blockwise_scaled_mm, (fp8_blockwise_scaled_mm));" in text
+    )
+    assert "-gencode=arch=compute_120f,code=sm_120f" in tu.argv
+    assert "-DSGL_CUDA_ARCH=1200" in tu.argv
+    assert any(a.endswith("tvm_ffi/include") for a in tu.argv)
+    assert any(a.endswith("flashinfer/data/cutlass/include") for a in tu.argv)
+
+
+@pytest.mark.slow
+def test_sm120_blockwise_fp8_every_kernel_modeled(roots: tuple[Path, tuple[str, ...]]) -> None:
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/fp8_blockwise/fp8_blockwise_scaled_mm_sm120.cuh", 120, site)
+    assert tu is not None
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_120f")
+    # tvm-ffi, the JIT's own and CUTLASS's headers are all found (what is stubbed is another
+    # platform's: HIP, Windows, emscripten, under #if)
+    wanted = ("tvm/", "dlpack/", "sgl_kernel/", "cutlass/", "cute/")
+    assert not [h for h in read.missing_headers if h.startswith(wanted)]
+    models = model(read)
+    rows = sorted(
+        (k.chosen_by.line, k.tile, k.stages, k.shared_storage, k.elements) for k in read.kernels
+    )
+    # swap-AB N32 and N64 (line 428), cooperative StreamK / void (209, 214), pingpong (265),
+    # each for a bf16 and an fp16 output
+    assert [(line, tile, stages, smem) for line, tile, stages, smem, _ in rows] == [
+        (209, "128x128x128", 2, 77_824), (209, "128x128x128", 2, 77_824),
+        (214, "128x128x128", 2, 77_824), (214, "128x128x128", 2, 77_824),
+        (265, "64x128x128", 3, 84_992), (265, "64x128x128", 3, 84_992),
+        (428, "128x32x128", 4, 93_184), (428, "128x32x128", 4, 93_184),
+        (428, "128x64x128", 3, 93_184), (428, "128x64x128", 3, 93_184),
+    ]  # fmt: skip
+    for k, m in zip(read.kernels, models, strict=True):
+        assert m is not None and m.family == "sm120-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
