@@ -5,7 +5,9 @@
 
 Each TU is read with libclang (`cutlint.parse.tu.read_tu`) against FlashInfer 0.7.4's CUTLASS
 4.5.0 headers with the flags vLLM's CMakeLists gives it, then its kernels are compiled by the
-host-only nvcc probe (`cutlint.verify.tu_probe`). Entries for other files are kept.
+host-only nvcc probe (`cutlint.verify.tu_probe`). Entries for other files are kept. Each row
+also keeps the kernel's builders as clang resolved them (`built`), so that a family's model can be
+compared with nvcc's numbers in the default test suite.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ DEFAULT = (
     f"{C3X}/scaled_mm_sm120_fp8.cu:12.0a",
     f"{C3X}/scaled_mm_blockwise_sm120_fp8.cu:12.0a",
     f"{C3X}/scaled_mm_sm90_fp8.cu:9.0a",
+    f"{C3X}/scaled_mm_sm100_fp8.cu:10.0a",
 )
 
 
@@ -63,6 +66,9 @@ def main(argv: list[str]) -> int:
                     "cluster": k.cluster,
                     "elements": k.elements,
                     "libclang": {"shared_storage": k.shared_storage, "stages": k.stages},
+                    # The builders as clang resolved them: the family models replay from these
+                    # (tests/verify/test_tu_probe.py) with neither libclang nor nvcc.
+                    "built": None if k.built is None else k.built.model_dump(mode="json"),
                     "nvcc": None if c.nvcc_shared_storage is None else nvcc,
                     "agree": c.agrees,
                 }

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cutlint.report.tu import render_checks_text
-from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
+from cutlint.tu_records import CallSite, CompileCommand, TuBuilt, TuKernel, TuRead
 from cutlint.verify.tu_probe import NvccRow, compare, gencode, nvcc_flags, probe_source
 
 TRUTH = Path(__file__).resolve().parents[1] / "data" / "nvcc_tu_vllm_truth.json"
@@ -77,6 +77,21 @@ def test_probe_holds_the_includes_and_one_line_per_measured_kernel(tmp_path: Pat
     assert "cutlint_k1" not in src  # nothing measured: nothing to referee
 
 
+def test_a_kernel_the_main_file_names_brings_the_main_file_host_only(tmp_path: Path) -> None:
+    """CUTLASS's examples name their kernel by a namespace-scope `using` of the `.cu` itself:
+    the probe compiles the main file too (host pass, its `main` renamed)."""
+    read = _read(tmp_path, (_kernel("::GemmKernel", 98304, 4),))
+    site = CallSite(path=read.command.file, line=133, call="using GemmKernel", conditions=())
+    kernel = read.kernels[0].model_copy(update={"paths": ((site,),)})
+    src = probe_source(read.model_copy(update={"kernels": (kernel,)}))
+    guard = src.index("#ifndef __CUDA_ARCH__")
+    own = src.index(f'#include "{Path(read.command.file).resolve()}"')
+    assert guard < src.index("#define main cutlint_tu_main_of_the_tu") < own
+    assert own < src.index("#undef main") < src.index("using cutlint_k0 = ")
+    assert "d.cuh" not in src  # the main file includes its headers itself, once
+    assert "cutlint_tu_main_of_the_tu" not in probe_source(read)  # a header's kernel: not needed
+
+
 def test_nvcc_flags_keep_what_decides_a_type(tmp_path: Path) -> None:
     flags = nvcc_flags(_read(tmp_path, ()))
     assert flags[:3] == ["-x", "cu", "-DCUTLINT_TU_NVCC"]
@@ -108,6 +123,72 @@ def test_recorded_truth_agrees_everywhere() -> None:
         assert k["nvcc"]["stages"] == k["libclang"]["stages"]
 
 
+def _files() -> list[Any]:
+    return [
+        pytest.param(f, id=Path(f["file"]).stem) for f in json.loads(TRUTH.read_text())["files"]
+    ]
+
+
+_FAMILY = {
+    "scaled_mm_sm120_fp8.cu": "sm120-dense-gemm",
+    "scaled_mm_blockwise_sm120_fp8.cu": "sm120-collective-builder",
+    "scaled_mm_sm90_fp8.cu": "sm90-collective-builder",
+    "scaled_mm_sm100_fp8.cu": "sm100-collective-builder",
+}
+
+
+def _truth_read(entry: dict[str, Any], include: Path, version: str) -> TuRead:
+    """The recorded kernels as a read of their TU would give them: the builders clang resolved,
+    nvcc's numbers as the measurement, an include directory of the recorded CUTLASS release."""
+    (include / "cutlass").mkdir(parents=True, exist_ok=True)
+    major, minor, patch = version.split(".")
+    (include / "cutlass" / "version.h").write_text(
+        f"#define CUTLASS_MAJOR {major}\n#define CUTLASS_MINOR {minor}\n"
+        f"#define CUTLASS_PATCH {patch}\n"
+    )
+    site = CallSite(path=entry["file"], line=1, call="f<G>()")
+    kernels = tuple(
+        TuKernel(
+            paths=((site,),),
+            type_expr=k["type_expr"],
+            kernel_type=k["type_expr"],
+            shared_storage=k["nvcc"]["shared_storage"],
+            stages=k["nvcc"]["stages"],
+            tile=k["tile"],
+            cluster=k["cluster"],
+            dispatch_policy=None,
+            elements=k["elements"],
+            max_threads=None,
+            built=TuBuilt.model_validate(k["built"]),
+        )
+        for k in entry["kernels"]
+    )
+    command = CompileCommand(file=entry["file"], args=(f"-I{include}",), arches=(), origin="flags")
+    arch = "sm_" + entry["arch"].replace(".", "")
+    return TuRead(command=command, arch=arch, kernels=kernels, missing_headers=(), seconds=0.0)
+
+
+@pytest.mark.parametrize("entry", _files())
+def test_family_models_equal_the_recorded_nvcc_numbers(
+    tmp_path: Path, entry: dict[str, Any]
+) -> None:
+    """Every recorded kernel, from the builders clang resolved, is claimed by its family and
+    modeled as nvcc laid it out (no libclang, no compiler): the SM100 family's model for CUTLASS
+    4.5.0's one-problem dense chain stands on these 20 rows."""
+    from cutlint.engine.tu_model import model
+
+    data = json.loads(TRUTH.read_text())
+    version = data["cutlass"].split()[0]
+    read = _truth_read(entry, tmp_path / "include", version)
+    family = _FAMILY[Path(entry["file"]).name]
+    models = model(read)
+    assert len(models) == len(read.kernels) > 0
+    for k, m in zip(read.kernels, models, strict=True):
+        assert m is not None and m.family == family, (k.type_expr, m)
+        assert m.reason is None, (k.type_expr, m.reason)
+        assert (m.shared_storage, m.stages) == (k.shared_storage, k.stages), k.type_expr
+
+
 def _vllm_read(rel: str, arch: str) -> TuRead:
     pytest.importorskip("clang.cindex", reason="libclang bindings (libclang-ng) not installed")
     from cutlint.parse.tu import from_flags, read_tu
@@ -120,12 +201,6 @@ def _vllm_read(rel: str, arch: str) -> TuRead:
     except Exception as err:  # no network: say so
         pytest.skip(f"inputs unavailable: {err}")
     return read_tu(from_flags(vllm / rel, cmake_flags(vllm, include, arch)), use_cache=False)
-
-
-def _files() -> list[Any]:
-    return [
-        pytest.param(f, id=Path(f["file"]).stem) for f in json.loads(TRUTH.read_text())["files"]
-    ]
 
 
 @pytest.mark.slow

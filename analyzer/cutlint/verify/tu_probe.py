@@ -32,7 +32,7 @@ from pathlib import Path
 from cutlint.cache_dir import cache_dir
 from cutlint.parse.tu import headers
 from cutlint.parse.tu.probe import PRELUDE
-from cutlint.tu_records import TuNvccCheck, TuRead
+from cutlint.tu_records import TuKernel, TuNvccCheck, TuRead
 from cutlint.verify.probe_records import ProbeError
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
@@ -67,14 +67,23 @@ def probe_source(read: TuRead) -> str:
     main = Path(read.command.file)
     text = main.read_text(errors="replace")
     lines = ["// cutlint tu --verify: host-only probe (generated)", "#include <cstdio>"]
-    for m in _INCLUDE.finditer(text):
+    own_alias = any(_own_alias(k, main) for k in read.kernels if k.shared_storage is not None)
+    for m in [] if own_alias else _INCLUDE.finditer(text):
         local = main.parent / m.group(2)
         if m.group(1) == '"' and local.is_file():
             lines.append(f'#include "{local.resolve()}"')
         else:
             close = ">" if m.group(1) == "<" else '"'
             lines.append(f"#include {m.group(1)}{m.group(2)}{close}")
-    lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only", PRELUDE]
+    lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only"]
+    if own_alias:
+        # A kernel the main file names by its own namespace-scope alias (CUTLASS's examples):
+        # its declarations are needed, so the main file is compiled instead of its includes
+        # (a header without a guard must not be read twice), in the host pass only, its `main`
+        # renamed so that the probe's is the program's.
+        lines += ["#define main cutlint_tu_main_of_the_tu", f'#include "{main.resolve()}"']
+        lines += ["#undef main"]
+    lines.append(PRELUDE)
     body = []
     for i, k in enumerate(read.kernels):
         if k.shared_storage is None:
@@ -88,6 +97,14 @@ def probe_source(read: TuRead) -> str:
         )
     lines += ["int main() {", *body, "  return 0;", "}", "#endif"]
     return "\n".join(lines) + "\n"
+
+
+def _own_alias(kernel: TuKernel, main: Path) -> bool:
+    """Whether the kernel is named by a `using` of the main file (chain.Index.aliases)."""
+    return any(
+        len(p) == 1 and p[0].call.startswith("using ") and Path(p[0].path) == main
+        for p in kernel.paths
+    )
 
 
 def nvcc_flags(read: TuRead) -> list[str]:

@@ -69,6 +69,7 @@ def _inputs() -> tuple[Path, Path]:
     [
         ("scaled_mm_blockwise_sm120_fp8.cu", "12.0a", 6, "sm120-collective-builder"),
         ("scaled_mm_sm90_fp8.cu", "9.0a", 28, "sm90-collective-builder"),
+        ("scaled_mm_sm100_fp8.cu", "10.0a", 20, "sm100-collective-builder"),
     ],
 )
 def test_every_kernel_is_modeled_equal_to_the_measured_layout(

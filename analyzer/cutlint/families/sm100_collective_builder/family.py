@@ -20,7 +20,7 @@ from cutlint.families.base import (
     regions,
 )
 from cutlint.families.groups import RuleGroup
-from cutlint.families.sm100_collective_builder import blockscaled, model
+from cutlint.families.sm100_collective_builder import blockscaled, blockwise, model
 from cutlint.families.sm100_collective_builder.recipe import (
     NAME,
     Sm100CollectiveBuilderRecipe,
@@ -31,6 +31,11 @@ from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayo
 
 COVERED_CUTLASS: tuple[str, ...] = tuple(family_toml(model.PACKAGE)["covered_cutlass"]["versions"])
 """The CUTLASS releases whose SM100 headers the model is checked against (family.toml)."""
+ONE_PROBLEM_DENSE_CUTLASS: tuple[str, ...] = tuple(
+    family_toml(model.PACKAGE)["covered_cutlass"]["one_problem_dense"]
+)
+"""Further releases for the dense one-problem chain only (not blockwise, not ptr-array): those
+whose headers differ from 4.2.0's only where the model follows the release (family.toml)."""
 RUNS_ON = (100, 110)
 """The targets an `Sm100` kernel is built for: sm_100a (B200) and sm_110a (Jetson Thor), for which
 cutlass_library's generator emits the same `cutlass3x_sm100_*` kernels (generator.py:
@@ -171,23 +176,38 @@ def _recipe(recipe: Recipe) -> Sm100CollectiveBuilderRecipe:
     return recipe
 
 
-def _covered_cutlass(cutlass: CutlassModel) -> str | None:
+def _covered_cutlass(cutlass: CutlassModel, r: Sm100CollectiveBuilderRecipe) -> str | None:
     if cutlass.label in COVERED_CUTLASS:
+        return None
+    if cutlass.label in ONE_PROBLEM_DENSE_CUTLASS and _one_problem_dense(r):
         return None
     return (
         f"CUTLASS {cutlass.label}: the SM100 CollectiveBuilder model is checked against the "
-        f"headers of CUTLASS {', '.join(COVERED_CUTLASS)} only (the one-problem kernel shell, "
-        "builders and epilogue change between releases)"
+        f"headers of CUTLASS {', '.join(COVERED_CUTLASS)} only, and of "
+        f"{', '.join(ONE_PROBLEM_DENSE_CUTLASS)} for the dense one-problem chain (the kernel "
+        "shells, builders and epilogue change between releases)"
+    )
+
+
+def _one_problem_dense(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """A dense UMMA chain for one problem: OpClassTensorOp, neither a blockwise nor a ptr-array
+    schedule, no GroupProblemShape (sm100_umma_builder.inl's one-problem branch)."""
+    m = r.mainloop
+    return (
+        m[1] == "cutlass::arch::OpClassTensorOp"
+        and m[12] not in blockwise.KERNEL_SCHEDULES
+        and model.PTR_ARRAY not in m[12]
+        and "GroupProblemShape" not in r.problem_shape
     )
 
 
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     if ctx.arch.sm not in RUNS_ON:
         return CannotRun(f"an Sm100 kernel (sm_100a) does not run on {ctx.arch.name}")
-    why = _covered_cutlass(ctx.cutlass)
+    r = _recipe(recipe)
+    why = _covered_cutlass(ctx.cutlass, r)
     if why is not None:
         return why
-    r = _recipe(recipe)
     c = r.cluster
     if ctx.arch.sm == 110 and c is not None and c.m * c.n * c.k >= THOR_DROPPED_CLUSTER:
         return (

@@ -87,9 +87,45 @@ def missing_headers(main: Path, dirs: Sequence[Path], extra: Iterable[Path] = ()
     return list(missing)
 
 
+def library_includes(main: Path, dirs: Sequence[Path], extra: Iterable[Path] = ()) -> list[str]:
+    """The CUTLASS, CUDA and standard headers the TU's own files include, in the order a
+    preprocessor first meets them (depth first from `main`), each as an `#include` operand: what
+    `front.py` parses ahead of the TU's own files, as its precompiled preamble. A library header
+    is named by its resolved path; a system one by its name (`<optional>`), so that its
+    `#include_next` searches as it would."""
+    search = [*dirs, *extra]
+    vendor = [d.resolve() for d in search if _is_vendor(d)]
+    system = system_dirs()
+    seen: set[Path] = set()
+    out: dict[str, None] = {}
+
+    def visit(path: Path) -> None:
+        seen.add(path)
+        try:
+            text = path.read_bytes()
+        except OSError:
+            return
+        for m in _INCLUDE.finditer(text):
+            name = m.group(2).decode("utf-8", "replace").strip()
+            local = [path.parent] if m.group(1) == b'"' else []
+            found = next((d / name for d in [*local, *search] if (d / name).is_file()), None)
+            if found is None:
+                if m.group(1) == b"<" and any((d / name).is_file() for d in system):
+                    out.setdefault(f"<{name}>")
+                continue
+            resolved = found.resolve()
+            if any(resolved.is_relative_to(v) for v in vendor):
+                out.setdefault(f'"{resolved}"')
+            elif resolved not in seen:
+                visit(resolved)
+
+    visit(main.resolve())
+    return list(out)
+
+
 # A third-party header brings the standard library with it: code that includes only torch's
 # headers uses std::optional and std::vector without including them.
-_STD = ("optional", "vector", "string", "cstdint", "memory", "functional", "utility")
+STUB_STD = ("optional", "vector", "string", "cstdint", "memory", "functional", "utility")
 
 # Libraries whose stubs also declare what the TU's own headers name from them (data/).
 _DECLARED = {
@@ -97,6 +133,7 @@ _DECLARED = {
     "ATen/": "cutlint_torch.h",
     "c10/": "cutlint_torch.h",
     "cublas": "cutlint_cublas.h",
+    "curand": "cutlint_curand.h",
 }
 
 
@@ -108,7 +145,7 @@ def write_stubs(names: Iterable[str], stub_dir: Path) -> None:
             continue  # `#include "../x"`: nothing to stub outside the stub directory
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = ["#pragma once", "/* cutlint: stub for a header the build has, not here */"]
-        lines += [f"#include <{h}>" for h in _STD]
+        lines += [f"#include <{h}>" for h in STUB_STD]
         declared = next((f for p, f in _DECLARED.items() if name.startswith(p)), None)
         if declared is not None:
             shared = stub_dir / declared
@@ -118,4 +155,11 @@ def write_stubs(names: Iterable[str], stub_dir: Path) -> None:
         path.write_text("\n".join(lines) + "\n")
 
 
-__all__ = ["include_dirs", "missing_headers", "system_dirs", "write_stubs"]
+__all__ = [
+    "STUB_STD",
+    "include_dirs",
+    "library_includes",
+    "missing_headers",
+    "system_dirs",
+    "write_stubs",
+]
