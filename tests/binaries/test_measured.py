@@ -16,7 +16,7 @@ import pytest
 from cutlint.binaries import ptxas
 from cutlint.binaries.demangle import demangle
 from cutlint.binaries.kernel_type import KernelFeatures, features
-from cutlint.binaries.measured import Attribution, Measured, attribute, measured_use
+from cutlint.binaries.measured import Attribution, Measured, _matches, attribute, measured_use
 from cutlint.binaries.store import by_source
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ptxas_sm120.json"
@@ -158,3 +158,35 @@ def test_without_cxxfilt_the_small_demangler_reads_the_names(
     monkeypatch.setattr(module, "_DONE", {})
     monkeypatch.setattr(module, "find_cxxfilt", lambda: None)
     assert module.demangle([name]) == {name: small(name)}
+
+
+TWO_SM_CALL = b"""#include "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
+INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm100, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16,
+        PtrArrayNoSmemWarpSpecialized, EpilogueOpDefault, NONE,
+        64, 128, 64, 2, 1, 1,
+        false, true, false, true);
+"""
+"""A 2-SM call of FlashInfer 0.7.4's sm_100 cache (gemm_grouped_sm100_M64_group17, line 39)."""
+
+
+def test_a_two_sm_kernel_is_matched_by_its_mma_tile(tmp_path: Path) -> None:
+    """The SM100 launcher's kernel type names the MMA tile, M doubled for a 2-SM cluster: nvcc
+    13.0 built this call (FlashInfer 0.7.4's JIT flags, sm_100a) as a kernel whose CollectiveMma
+    tile is 128x128x64 with 14 stages; the instantiation's CTA tile is 64x128x64."""
+    from cutlint.api import check
+    from cutlint.engine.options import CheckOptions
+    from cutlint.families.kernel_signature import signature
+
+    src = tmp_path / "two_sm.cu"
+    src.write_bytes(TWO_SM_CALL)
+    (r,) = (
+        check([src], CheckOptions(arch="sm_100", flashinfer_version="0.7.4"))
+        .files[0]
+        .instantiations
+    )
+    assert r.recipe is not None and r.resources is not None
+    sig = signature(r.recipe, r.resources)
+    assert (sig["stages"], sig["tile"]) == (14, (128, 128, 64))
+    built = KernelFeatures(14, (128, 128, 64), None, None)  # the no-smem epilogue names no D
+    assert _matches(sig, built)
+    assert not _matches(sig, KernelFeatures(14, (64, 128, 64), None, None))  # the CTA tile

@@ -45,7 +45,14 @@ def signature(recipe: Recipe, res: Resources) -> dict[str, Any]:
     output: str | None = None
     if isinstance(recipe, MoeGemmRecipe):
         a = recipe.args
-        tile = (a.cta_tile.m, a.cta_tile.n, a.cta_tile.k)
+        # a family whose kernel type names another tile than the CTA's says which (the SM100
+        # launcher's MMA tile: M doubled for a 2-SM cluster)
+        own = getattr(family_of(recipe), "kernel_tile", None)
+        tile = (own(recipe) if own is not None else None) or (
+            a.cta_tile.m,
+            a.cta_tile.n,
+            a.cta_tile.k,
+        )
         swap = a.swap_ab
         output = a.output_type.value if a.output_type else None
     else:

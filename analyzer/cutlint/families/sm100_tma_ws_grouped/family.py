@@ -113,6 +113,16 @@ class Sm100TmaWsGrouped:
     def describe(self, recipe: Recipe) -> tuple[str, ...]:
         return macro.describe(recipe)
 
+    def kernel_tile(self, recipe: Recipe) -> tuple[int, int, int] | None:
+        """The tile a built kernel's type names: the MMA tile (families/kernel_signature.py);
+        None for the 14-parameter launcher of FlashInfer 0.5.x (no epilogue schedule), whose
+        macro tile is the cluster's."""
+        a = macro.args_of(recipe)
+        if a.epilogue_schedule == "void":
+            return None
+        mma = sm100.mma_tile(a)
+        return (mma.m, mma.n, mma.k)
+
     def inputs(self, recipe: Recipe) -> tuple[InputField, ...]:
         return macro.inputs(recipe)
 

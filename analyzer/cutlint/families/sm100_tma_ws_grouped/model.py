@@ -91,6 +91,18 @@ def legacy_tile(a: MoeGemmArgs) -> tuple[Shape3, bool] | str:
     return Shape3(m=m, n=n, k=k), two_sm
 
 
+def mma_tile(a: MoeGemmArgs) -> Shape3:
+    """The MMA tile of the launcher (not the 14-parameter one): the CTA tile with M doubled for a
+    2-SM cluster and K tripled on SM103. It is the `TileShape` the kernel's `CollectiveMma`
+    names, so a built kernel's type shows it (families/kernel_signature.py)."""
+    two_sm = a.cluster.m == TWO_SM_M_FACTOR
+    return Shape3(
+        m=a.cta_tile.m * (TWO_SM_M_FACTOR if two_sm else 1),
+        n=a.cta_tile.n,
+        k=a.cta_tile.k * (SM103_K_FACTOR if a.sm == 103 else 1),
+    )
+
+
 def tactic(a: MoeGemmArgs, cutlass: CutlassModel, legacy: bool = False) -> Tactic | str:
     """The parts the launcher builds for `a`, or why the model does not cover it. `legacy`: the
     14-parameter launcher of FlashInfer 0.5.x (family.toml [legacy_launcher]), which has no
@@ -113,11 +125,7 @@ def tactic(a: MoeGemmArgs, cutlass: CutlassModel, legacy: bool = False) -> Tacti
     two_sm = a.cluster.m == TWO_SM_M_FACTOR
     if a.cluster.m not in (1, 2) or a.cluster.n != 1 or a.cluster.k != 1:
         return f"cluster {a.cluster}: the model covers 1x1x1 and 2x1x1"
-    mma = Shape3(
-        m=a.cta_tile.m * (TWO_SM_M_FACTOR if two_sm else 1),
-        n=a.cta_tile.n,
-        k=a.cta_tile.k * (SM103_K_FACTOR if a.sm == 103 else 1),
-    )
+    mma = mma_tile(a)
     act_bits, weight_bits = ELEMENT_BITS[act], ELEMENT_BITS[weight]
     if a.sm == 103:
         if not is_fp4 or a.mxfpx:
