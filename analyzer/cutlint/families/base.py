@@ -180,7 +180,11 @@ def regions(block: Block) -> tuple[Region, ...]:
 
 
 class Family(Protocol):
-    """One kernel family. Implementations are stateless singletons listed in the registry."""
+    """One kernel family. Implementations are stateless singletons listed in the registry.
+
+    One hook is optional, asked for with getattr: `kernel_tile(recipe) -> (m, n, k) | None`, the
+    tile a built kernel's mangled type names when it is not the CTA tile (the SM100 fused-MoE
+    launcher's MMA tile), read by families/kernel_signature.py to match measured kernels."""
 
     name: ClassVar[str]
     """Kebab-case, e.g. `sm120-blockscaled-grouped`."""
