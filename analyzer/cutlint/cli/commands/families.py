@@ -44,34 +44,26 @@ def families(**flags: Any) -> None:
 
 
 def run(flags: FamiliesFlags) -> None:
-    fmt, groups = flags.fmt, flags.groups
     import json
 
     from tabulate import tabulate
 
     from cutlint.families.base import family_data
+    from cutlint.families.groups import RuleGroup
     from cutlint.families.registry import families as registered
 
-    rows = []
-    from cutlint.families.groups import RuleGroup
-
     known = {g.value for g in RuleGroup}
-    unknown = sorted(set(groups) - known)
+    unknown = sorted(set(flags.groups) - known)
     if unknown:
         raise click.UsageError(f"unknown rule group(s) {unknown}; known: {sorted(known)}")
+    rows = []
     for family in registered():
-        if groups and not {g.value for g in family.joins} & set(groups):
+        joins = sorted(g.value for g in family.joins)
+        if flags.groups and not set(joins) & set(flags.groups):
             continue
         data = family_data(family.package)
-        rows.append(
-            {
-                "family": family.name,
-                "groups": sorted(g.value for g in family.joins),
-                "title": data.title,
-                "doc": data.doc,
-            }
-        )
-    if fmt == "json":
+        rows.append({"family": family.name, "groups": joins, "title": data.title, "doc": data.doc})
+    if flags.fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
     table = [(r["family"], ", ".join(r["groups"]), r["doc"]) for r in rows]
