@@ -197,3 +197,34 @@ class TuNvccCheck(Record):
             and self.nvcc_shared_storage == self.shared_storage
             and (self.stages or 0) == self.nvcc_stages
         )
+
+
+class TuJudged(Record):
+    """One translation unit read for one target, with its kernels judged."""
+
+    read: TuRead
+    verdicts: tuple[TuVerdict, ...]
+
+
+class TuSection(Record):
+    """What `check -p BUILD_DIR [--tu]` adds to a report: the compile database's translation
+    units whose kernels only the TU front end finds, read (`--tu`) or counted. Every output
+    format renders it (`cutlint.report`)."""
+
+    database: str = Field(description="the build directory or compile database given with -p")
+    found: int = Field(
+        description="the database's TUs among the checked files holding builder code"
+    )
+    read: bool = Field(description="whether they were read (`--tu`); False: only counted")
+    gpu: str | None = Field(default=None, description="the GPU judged for (`--arch`), as given")
+    units: tuple[TuJudged, ...] = Field(default=(), description="the TUs read, in order")
+    not_for_gpu: tuple[str, ...] = Field(
+        default=(), description="TUs not read: no target of their command loads on the GPU"
+    )
+
+    def verdicts(self) -> list[TuVerdict]:
+        return [v for u in self.units for v in u.verdicts]
+
+    def fails(self) -> bool:
+        """Whether a kernel fails (an error finding: CUT211)."""
+        return any(f.severity == "error" for v in self.verdicts() for f in v.findings)

@@ -76,3 +76,32 @@ def test_a_tu_built_for_another_gpu_is_not_judged_by_its_limits() -> None:
     assert target_for(cmd("sm_120f"), 121) == "sm_120f"
     assert target_for(cmd("sm_90a", "sm_120a"), None) == "sm_90a"
     assert target_for(cmd(), 120) == "sm_120a"
+
+
+def test_tu_kernels_are_in_every_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One renderer per format: JSON's `translation_units`, SARIF's result (the failing kernel)
+    and run property, concise's line (the TU cache answers after the first read)."""
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    src = _build(tmp_path)
+    root = ["--root", str(tmp_path)]
+    args = ["check", str(src), "-p", str(tmp_path), "--no-config", "--tu", *root]
+    as_json = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert as_json.exit_code == 1, as_json.output
+    tus = json.loads(as_json.stdout)["translation_units"]
+    [unit] = tus["units"]
+    assert unit["file"].endswith("dispatch_on_m.cu") and unit["arch"] == "sm_120a"
+    verdicts = {k["verdict"] for k in unit["kernels"]}
+    assert "fails initialize()" in verdicts
+    failing = [k for k in unit["kernels"] if k["verdict"] == "fails initialize()"]
+    assert all(k["dispatch"] and k["smem_bytes"] for k in failing)
+    assert all(k["explained_by"] == "measured" for k in unit["kernels"])  # a stand-in shell
+    sarif = CliRunner().invoke(main, [*args, "--format", "sarif"])
+    run = json.loads(sarif.stdout)["runs"][0]
+    tu_results = [r for r in run["results"] if r["ruleId"] in ("CUT211", "CUT212")]
+    findings = [f["rule"] for k in unit["kernels"] for f in k["findings"]]
+    assert sorted(r["ruleId"] for r in tu_results) == sorted(findings)
+    assert sum(r["ruleId"] == "CUT211" for r in tu_results) == len(failing)
+    assert run["properties"]["translationUnits"]["kernels"] == len(unit["kernels"])
+    concise = CliRunner().invoke(main, [*args, "--format", "concise"])
+    assert concise.stdout.count(" CUT211 error: ") == len(failing), concise.stdout
+    assert "translation unit(s) read by the TU front end" in concise.stdout

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from cutlint.report.tu import render_checks_text
-from cutlint.tu_records import CallSite, CompileCommand, TuBuilt, TuKernel, TuRead
+from cutlint.tu_records import CallSite, CompileCommand, TuKernel, TuRead
 from cutlint.verify.tu_probe import NvccRow, compare, gencode, nvcc_flags, probe_source
+from tests.tools.tu_truth import truth_read
 
 TRUTH = Path(__file__).resolve().parents[1] / "data" / "nvcc_tu_vllm_truth.json"
 
@@ -138,34 +139,7 @@ _FAMILY = {
 
 
 def _truth_read(entry: dict[str, Any], include: Path, version: str) -> TuRead:
-    """The recorded kernels as a read of their TU would give them: the builders clang resolved,
-    nvcc's numbers as the measurement, an include directory of the recorded CUTLASS release."""
-    (include / "cutlass").mkdir(parents=True, exist_ok=True)
-    major, minor, patch = version.split(".")
-    (include / "cutlass" / "version.h").write_text(
-        f"#define CUTLASS_MAJOR {major}\n#define CUTLASS_MINOR {minor}\n"
-        f"#define CUTLASS_PATCH {patch}\n"
-    )
-    site = CallSite(path=entry["file"], line=1, call="f<G>()")
-    kernels = tuple(
-        TuKernel(
-            paths=((site,),),
-            type_expr=k["type_expr"],
-            kernel_type=k["type_expr"],
-            shared_storage=k["nvcc"]["shared_storage"],
-            stages=k["nvcc"]["stages"],
-            tile=k["tile"],
-            cluster=k["cluster"],
-            dispatch_policy=None,
-            elements=k["elements"],
-            max_threads=None,
-            built=TuBuilt.model_validate(k["built"]),
-        )
-        for k in entry["kernels"]
-    )
-    command = CompileCommand(file=entry["file"], args=(f"-I{include}",), arches=(), origin="flags")
-    arch = "sm_" + entry["arch"].replace(".", "")
-    return TuRead(command=command, arch=arch, kernels=kernels, missing_headers=(), seconds=0.0)
+    return truth_read(entry, include, version)
 
 
 @pytest.mark.parametrize("entry", _files())

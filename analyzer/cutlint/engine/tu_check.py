@@ -12,15 +12,18 @@ second run at once). Without `--tu` it only counts them: a TU costs tens of seco
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cutlint.context.targets import target
+from cutlint.engine.fingerprint import fingerprint, relative_path
 from cutlint.engine.tu_judge import judge
 from cutlint.parse.tu import from_compile_commands, read_tu
 from cutlint.parse.tu.headers import include_dirs
-from cutlint.tu_records import CompileCommand, TuRead, TuVerdict
+from cutlint.records import Diagnostic, Severity
+from cutlint.tu_records import CompileCommand, TuJudged, TuRead, TuSection, TuVerdict
 
 MARKER = b"CollectiveBuilder"
 """What makes a TU the front end's: CUTLASS 3.x kernels are built through the builders."""
@@ -125,4 +128,60 @@ def read_all(found: Sequence[Candidate], gpu_sm: int | None, use_cache: bool = T
     return Read(reads, skipped)
 
 
-__all__ = ["Candidate", "Read", "candidates", "holds_builder_code", "read_all", "target_for"]
+def section(
+    found: Sequence[Candidate],
+    database: str,
+    read: bool,
+    gpu: str | None,
+    gpu_sm: int | None,
+    use_cache: bool = True,
+) -> TuSection:
+    """What `check -p` adds to the report: the TUs counted, or (`read`) read and judged."""
+    if not read:
+        return TuSection(database=database, found=len(found), read=False, gpu=gpu)
+    done = read_all(found, gpu_sm, use_cache=use_cache)
+    return TuSection(
+        database=database,
+        found=len(found),
+        read=True,
+        gpu=gpu,
+        units=tuple(TuJudged(read=r, verdicts=tuple(vs)) for r, vs in done.reads),
+        not_for_gpu=tuple(done.not_for_gpu),
+    )
+
+
+def diagnostics(tus: TuSection, root: Path) -> list[tuple[Diagnostic, TuVerdict]]:
+    """Each kernel's findings as the line-oriented formats place them: at the source line that
+    chose the kernel, with a fingerprint whose subject is the kernel's type as written on its
+    dispatch path (a line shift keeps it, as an instantiation's args keep a file finding's)."""
+    out: list[tuple[Diagnostic, TuVerdict]] = []
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for v in tus.verdicts():
+        site = v.kernel.chosen_by
+        rel = relative_path(site.path, root)
+        for f in v.findings:
+            key = (f.rule, rel, v.kernel.type_expr)
+            seen[key] += 1
+            d = Diagnostic(
+                rule=f.rule,
+                name=f.name,
+                severity=Severity(f.severity),
+                path=site.path,
+                line=site.line,
+                message=f"{f.message}: {v.kernel.type_expr} [{v.arch}]",
+                fingerprint=fingerprint(f.rule, rel, v.kernel.type_expr, seen[key]),
+            )
+            out.append((d, v))
+    return out
+
+
+__all__ = [
+    "Candidate",
+    "Read",
+    "candidates",
+    "diagnostics",
+    "holds_builder_code",
+    "read_all",
+    "section",
+    "target_for",
+]

@@ -14,6 +14,7 @@ from typing import TextIO
 
 from cutlint.records import CheckResult
 from cutlint.report.style import PLAIN, Style
+from cutlint.tu_records import TuSection
 
 FORMATS = ("concise", "github", "json", "sarif", "text")
 """The `--format` choices; config.Format names the same (a test keeps them so)."""
@@ -50,24 +51,34 @@ def write(
     style: Style = PLAIN,
     show_unjudged: bool = False,
     tables: bool = True,
+    tus: TuSection | None = None,
 ) -> None:
     """Write `result` in format `fmt` to `out`: piece by piece where the reporter allows.
-    `tables` (text only): the per-file tables."""
+    `tables` (text only): the per-file tables. `tus` (`check -p`): the translation units only
+    the TU front end reads, which every format renders after the files' results."""
     if fmt == "text":
         from cutlint.report import text
 
         out.write(
             text.render(
-                result, quiet=quiet, style=style, show_unjudged=show_unjudged, tables=tables
+                result,
+                quiet=quiet,
+                style=style,
+                show_unjudged=show_unjudged,
+                tables=tables,
+                tus=tus,
             )
         )
     elif fmt in STYLED:
         module = importlib.import_module(f"cutlint.report.{fmt}")
-        out.write(module.render(result, quiet=quiet, style=style))
+        out.write(module.render(result, quiet=quiet, style=style, tus=tus))
     elif fmt == "json":
         from cutlint.report import json
 
-        for piece in json.chunks(result):
+        for piece in json.chunks(result, tus):
             out.write(piece)
+    elif fmt in FORMATS:
+        module = importlib.import_module(f"cutlint.report.{fmt}")
+        out.write(module.render(result, tus=tus))
     else:
-        out.write(REPORTERS[fmt](result))
+        raise KeyError(fmt)

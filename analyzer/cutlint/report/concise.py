@@ -7,19 +7,30 @@ place (vim's errorformat, Emacs' compilation mode, VS Code's terminal links):
 A finding about a whole file (it could not be read) is placed at 1:1, as ruff places E902. Paths
 are as the text format prints them (relative to the working directory when under it). Then the
 summary line, unless `quiet`.
+
+With `check -p BUILD_DIR --tu`, each kernel the TU front end read follows, one line at the source
+line that chose it: a kernel with a finding as that finding (`CUT211 error: ...`), a fitting one
+as `kernel: TYPE fits on sm_120a: ...`, both with the numbers, the model or `measured`, and the
+dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 """
 
 from __future__ import annotations
 
-from cutlint.records import CheckResult
+from cutlint.records import CheckResult, Severity
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import findings
 from cutlint.report.style import PLAIN, Style
 from cutlint.report.summary import ACT_ON
 from cutlint.report.text import summary
+from cutlint.tu_records import TuSection
 
 
-def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> str:
+def render(
+    result: CheckResult,
+    quiet: bool = False,
+    style: Style = PLAIN,
+    tus: TuSection | None = None,
+) -> str:
     lines = []
     for d, span in findings(result):
         if quiet and d.severity not in ACT_ON:
@@ -30,6 +41,33 @@ def render(result: CheckResult, quiet: bool = False, style: Style = PLAIN) -> st
         sev = style.severity(d.severity, f"{d.severity.value}:")
         # The message quotes macro arguments: an ESC, OSC or BEL there must not reach the terminal.
         lines.append(f"{where} {style.rule(d.severity, d.rule)} {sev} {printable(d.message)}")
+    if tus is not None:
+        lines += _kernels(tus, quiet, style)
     if not quiet:
         lines.append(summary(result).splitlines()[0])
+        if tus is not None:
+            from cutlint.report.tu import summary_line
+
+            lines.append(printable(summary_line(tus) or ""))
     return "".join(f"{x}\n" for x in lines)
+
+
+def _kernels(tus: TuSection, quiet: bool, style: Style) -> list[str]:
+    from cutlint.report.tu import kernel_line
+
+    lines: list[str] = []
+    for v in tus.verdicts():
+        site = v.kernel.chosen_by
+        where = style.path(f"{display_path(site.path)}:{site.line}:1:")
+        text = printable(kernel_line(v))
+        if not v.findings:
+            if not quiet:
+                lines.append(f"{where} kernel: {text}")
+            continue
+        for f in v.findings:
+            sev = Severity(f.severity)
+            if quiet and sev not in ACT_ON:
+                continue
+            head = f"{style.rule(sev, f.rule)} {style.severity(sev, f'{f.severity}:')}"
+            lines.append(f"{where} {head} {printable(f.message)}; {text}")
+    return lines

@@ -16,6 +16,8 @@ from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
 from cutlint.report.escape import printable
 from cutlint.report.located import findings, path_of, root_of
 from cutlint.report.text import summary
+from cutlint.report.tu import summary_line, tu_diagnostics
+from cutlint.tu_records import TuSection
 
 LEVEL = {
     Severity.ERROR: "error",
@@ -50,7 +52,11 @@ def annotation(d: Diagnostic, span: SourceSpan | None, root: Path) -> str:
     return f"::{LEVEL[d.severity]} {rendered}::{escape_data(message)}"
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckResult, tus: TuSection | None = None) -> str:
+    """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line that
+    chose the kernel; the TUs' summary line follows the summary."""
     root = root_of(result)
     lines = [annotation(d, span, root) for d, span in findings(result)]
-    return "\n".join([*lines, printable(summary(result), newlines=True)]) + "\n"
+    lines += [annotation(d, None, root) for d, _ in tu_diagnostics(tus, root)]
+    tail = [] if tus is None else [printable(summary_line(tus) or "")]
+    return "\n".join([*lines, printable(summary(result), newlines=True), *tail]) + "\n"

@@ -16,6 +16,8 @@ from cutlint.records import (
     Recipe,
     Resources,
 )
+from cutlint.report.tu import section_data
+from cutlint.tu_records import TuSection
 
 SCHEMA_VERSION = 2
 """2: core fields every family has, plus `family` and its `recipe` object (docs/json-schema.md
@@ -131,12 +133,17 @@ def _stage_count(res: Resources) -> dict[str, Any]:
     }
 
 
-def to_data(result: CheckResult) -> dict[str, Any]:
+def to_data(result: CheckResult, tus: TuSection | None = None) -> dict[str, Any]:
     data = _head(result)
     cache: PartsCache = {}
     rows = [_instantiation(r, cache) for f in result.files for r in f.instantiations]
     skipped = data.pop("skipped")
-    return {**_without_summary(data), "instantiations": rows, **_summary_on(data, skipped)}
+    return {
+        **_without_summary(data),
+        "instantiations": rows,
+        **_summary_on(data, skipped),
+        "translation_units": section_data(tus),
+    }
 
 
 def _head(result: CheckResult) -> dict[str, Any]:
@@ -184,18 +191,19 @@ def _by_rule(diags: list[Diagnostic]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def chunks(result: CheckResult) -> Iterator[str]:
+def chunks(result: CheckResult, tus: TuSection | None = None) -> Iterator[str]:
     """The JSON text in pieces, one instantiation per line: readable and greppable, and written
     by json's C encoder (an indented dump of a 10,000-instantiation cache takes 3x longer and a
-    third more bytes)."""
+    third more bytes). `tus` (`check -p`): the translation units only the TU front end reads,
+    last (`translation_units`, null without them)."""
     yield json.dumps(_head(result))[:-1] + ', "instantiations": [\n'
     # each row made as it is written: a list of them all was a second copy of the result
     cache: PartsCache = {}
     rows = (_instantiation(r, cache) for f in result.files for r in f.instantiations)
     for i, row in enumerate(rows):
         yield ("" if i == 0 else ",\n") + json.dumps(row)
-    yield "\n]}\n"
+    yield f'\n], "translation_units": {json.dumps(section_data(tus))}}}\n'
 
 
-def render(result: CheckResult) -> str:
-    return "".join(chunks(result))
+def render(result: CheckResult, tus: TuSection | None = None) -> str:
+    return "".join(chunks(result, tus))

@@ -5,6 +5,12 @@ run found), each with its page from docs/rules/ as `help`. A result's level come
 severity, its `partialFingerprints` from engine/fingerprint.py, and its URI is relative to the
 project root (`uriBaseId` SRCROOT, declared in `originalUriBaseIds`). A file-level finding has a
 location without a region.
+
+`check -p BUILD_DIR --tu`: a kernel the TU front end read with a finding (CUT211, CUT212) is a
+result like any other, at the source line that chose it, its fingerprint's subject the kernel's
+type as written on its dispatch path. A fitting kernel is no result (a fitting instantiation is
+none either); every kernel, fitting or not, with its dispatch condition, numbers, verdict and
+model, is in the run's `properties.translationUnits` (the JSON report's `translation_units`).
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from cutlint.engine.schema import Rule
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
 from cutlint.report.located import findings, path_of, root_of
 from cutlint.report.rule_docs import render_rule
+from cutlint.report.tu import section_data, tu_diagnostics
+from cutlint.tu_records import TuSection
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
@@ -144,7 +152,7 @@ def _result(
     return out
 
 
-def to_data(result: CheckResult) -> dict[str, Any]:
+def to_data(result: CheckResult, tus: TuSection | None = None) -> dict[str, Any]:
     rules = load_rules()
     index = {r.id: i for i, r in enumerate(rules)}
     root = root_of(result)
@@ -157,7 +165,10 @@ def to_data(result: CheckResult) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri().rstrip("/") + "/"}},
-        "results": [_result(d, span, index, root) for d, span in findings(result)],
+        "results": [
+            *(_result(d, span, index, root) for d, span in findings(result)),
+            *(_result(d, None, index, root) for d, _ in tu_diagnostics(tus, root)),
+        ],
         "properties": {
             "baselined": len(result.baselined),
             # Each distinct build context (cutlint.context), with the files it holds for.
@@ -165,10 +176,11 @@ def to_data(result: CheckResult) -> dict[str, Any]:
                 {"context": text, "files": n}
                 for text, n in context_groups(f.context for f in result.files)
             ],
+            "translationUnits": section_data(tus),
         },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-def render(result: CheckResult) -> str:
-    return json.dumps(to_data(result), indent=2) + "\n"
+def render(result: CheckResult, tus: TuSection | None = None) -> str:
+    return json.dumps(to_data(result, tus), indent=2) + "\n"

@@ -22,6 +22,7 @@ from cutlint.report.style import PLAIN, Style
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
+from cutlint.tu_records import TuSection
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "regs", "blocks/SM", "verdict", "rule")
 CORE_ALIGN = ("right", "right", "right", "right", "left", "left")
@@ -393,10 +394,13 @@ def render(
     style: Style = PLAIN,
     show_unjudged: bool = False,
     tables: bool = True,
+    tus: TuSection | None = None,
 ) -> str:
-    """Every file's block, the predicted failures, then the summary. `quiet`: only the
-    instantiations with a finding, and no block for a file without one (`-q`). Files with
-    nothing judged are collapsed into one line per reason unless `show_unjudged`. `tables`
+    """Every file's block, the predicted failures, then the summary, then (`check -p`) the
+    translation units only the TU front end reads (`tus`: their kernels, or their count).
+    `quiet`: only the instantiations with a finding, and no block for a file without one
+    (`-q`). Files with nothing judged are collapsed into one line per reason unless
+    `show_unjudged`. `tables`
     False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
     predicted failures and the summary."""
     from cutlint.report.summary import act_on
@@ -419,6 +423,10 @@ def render(
     tail = [failures(result, style)]
     parts = [*(h for h in head if h), *blocks, *(t for t in tail if t), summary(result)]
     text = "\n\n".join(parts) + "\n"
+    if tus is not None:
+        from cutlint.report.tu import section_text
+
+        text += section_text(tus, quiet)
     # The fields are escaped one by one; this pass catches what reaches a table cell or a note
     # from the input by another way (a reason, a version header's path). With colour on, the
     # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.

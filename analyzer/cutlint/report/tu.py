@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from cutlint.tu_records import TuNvccCheck, TuRead, TuVerdict
+from cutlint.records import Diagnostic
+from cutlint.tu_records import TuKernel, TuNvccCheck, TuRead, TuSection, TuVerdict
 
 MEASURED_ONLY = "measured, not explained"
 
@@ -158,7 +160,165 @@ def render_json(
     return json.dumps({"reads": out, "nvcc": nvcc}, indent=2) + "\n"
 
 
-__all__ = ["render_checks_text", "render_json", "render_text"]
+def dispatch(k: TuKernel) -> list[str]:
+    """Each dispatch path's branch conditions as one expression (`always`: none)."""
+    return [" && ".join(_operand(c) for c in k.conditions(p)) or "always" for p in k.paths]
+
+
+def explained_by(v: TuVerdict) -> str:
+    """The family whose model gives the kernel's numbers, or `measured` (libclang's layout,
+    not explained: no family claims it, or it lies outside the claiming family's model)."""
+    m = v.model
+    return m.family if m is not None and m.reason is None else "measured"
+
+
+def _model_data(v: TuVerdict) -> dict[str, Any] | None:
+    m = v.model
+    if m is None:
+        return None
+    return {
+        "family": m.family,
+        "reason": m.reason,
+        "shared_storage": m.shared_storage,
+        "stages": m.stages,
+        "equals_measured": m.equals(v.kernel),
+        "stage_formula": m.stage_formula or None,
+        "breakdown": [p.model_dump() for p in m.parts],
+    }
+
+
+def kernel_data(v: TuVerdict) -> dict[str, Any]:
+    """One kernel of a `check --tu` read, as the JSON report (docs/json-schema.md) and SARIF's
+    run properties carry it."""
+    k = v.kernel
+    site = k.chosen_by
+    smem = k.shared_storage
+    return {
+        "path": site.path,
+        "line": site.line,
+        "call": site.call,
+        "type_expr": k.type_expr,
+        "kernel_type": k.kernel_type,
+        "dispatch": dispatch(k),
+        "paths": [[s.model_dump(mode="json") for s in p] for p in k.paths],
+        "tile": k.tile,
+        "cluster": k.cluster,
+        "stages": k.stages,
+        "elements": k.elements,
+        "dispatch_policy": k.dispatch_policy,
+        "smem_bytes": smem,
+        "smem_limit": v.smem_optin,
+        "smem_slack": v.smem_optin - smem if smem is not None else None,
+        "verdict": v.verdict,
+        "explained_by": explained_by(v),
+        "model": _model_data(v),
+        "compile_error": k.compile_error,
+        "findings": [f.model_dump(mode="json") for f in v.findings],
+    }
+
+
+def section_data(tus: TuSection | None) -> dict[str, Any] | None:
+    """The `translation_units` object of the JSON report (None: no -p, or no such TU)."""
+    if tus is None:
+        return None
+    verdicts = tus.verdicts()
+    by_verdict: dict[str, int] = {}
+    for v in verdicts:
+        by_verdict[v.verdict] = by_verdict.get(v.verdict, 0) + 1
+    return {
+        "database": tus.database,
+        "found": tus.found,
+        "read": tus.read,
+        "gpu": tus.gpu,
+        "kernels": len(verdicts),
+        "by_verdict": dict(sorted(by_verdict.items())),
+        "modeled": sum(explained_by(v) != "measured" for v in verdicts),
+        "not_for_gpu": list(tus.not_for_gpu),
+        "units": [
+            {
+                "file": u.read.command.file,
+                "arch": u.read.arch,
+                "origin": u.read.command.origin,
+                "cached": u.read.cached,
+                "seconds": u.read.seconds,
+                "missing_headers": list(u.read.missing_headers),
+                "unresolved": list(u.read.unresolved),
+                "kernels": [kernel_data(v) for v in u.verdicts],
+            }
+            for u in tus.units
+        ],
+    }
+
+
+def tu_diagnostics(tus: TuSection | None, root: Path) -> list[tuple[Diagnostic, TuVerdict]]:
+    """The TU kernels' findings as the line-oriented formats place them (engine/tu_check.py)."""
+    if tus is None:
+        return []
+    from cutlint.engine.tu_check import diagnostics
+
+    return diagnostics(tus, root)
+
+
+def section_text(tus: TuSection | None, quiet: bool = False) -> str:
+    """The text report's part for `check -p`: the reads as `cutlint tu` prints them, or the
+    count of TUs not read. `quiet`: only the kernels with a finding."""
+    if tus is None:
+        return ""
+    if not tus.read:
+        return not_read(tus.found, tus.database)
+    reads = [
+        (u.read, [v for v in u.verdicts if v.findings] if quiet else u.verdicts) for u in tus.units
+    ]
+    return render_text(reads) + not_for_gpu(list(tus.not_for_gpu), tus.gpu)
+
+
+def summary_line(tus: TuSection | None) -> str | None:
+    """One line for the summary of the line-oriented formats: kernels, verdicts, models."""
+    if tus is None:
+        return None
+    if not tus.read:
+        return not_read(tus.found, tus.database).rstrip("\n")
+    verdicts = tus.verdicts()
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v.verdict] = counts.get(v.verdict, 0) + 1
+    said = ", ".join(f"{n:,} {w}" for w, n in sorted(counts.items())) or "none"
+    units = len(tus.units)
+    line = (
+        f"{len(verdicts):,} kernel(s) in {units:,} translation unit(s) read by the TU front "
+        f"end: {said}; {model_counts(verdicts)}"
+    )
+    if tus.not_for_gpu:
+        line += f"; {len(tus.not_for_gpu):,} not for this GPU"
+    return line
+
+
+def kernel_line(v: TuVerdict) -> str:
+    """A kernel in one line, for the concise format: its config, numbers, verdict, model."""
+    k = v.kernel
+    smem = _num(k.shared_storage)
+    stages = f", {k.stages} stages" if k.stages else ""
+    model = explained_by(v)
+    how = f"modeled by {model}" if model != "measured" else MEASURED_ONLY
+    return (
+        f"{k.type_expr} {v.verdict} on {v.arch}: {smem} / {v.smem_optin:,} B{stages} "
+        f"({how}); when {' || '.join(_operand(d) for d in dispatch(k))}"
+    )
+
+
+__all__ = [
+    "dispatch",
+    "explained_by",
+    "kernel_data",
+    "kernel_line",
+    "render_checks_text",
+    "render_json",
+    "render_text",
+    "section_data",
+    "section_text",
+    "summary_line",
+    "tu_diagnostics",
+]
 
 
 def _operand(cond: str) -> str:

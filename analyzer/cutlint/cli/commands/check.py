@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
     from cutlint.records import CheckResult
+    from cutlint.tu_records import TuSection
 
 
 @dataclass(frozen=True)
@@ -316,40 +317,35 @@ def run(flags: CheckFlags) -> None:
         unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
         if unmatched is not None:
             click.echo(printable(unmatched), err=True)
-    _write(result, flags.fmt or cfg.format or "text", flags)
+    tus = _translation_units(result, options, flags)
+    _write(result, flags.fmt or cfg.format or "text", flags, tus)
     code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
-    if _translation_units(result, options, flags, flags.fmt or cfg.format or "text"):
+    if tus is not None and tus.fails():
         code = max(code, FINDINGS)
     sys.exit(OK if flags.exit_zero and code == FINDINGS else code)
 
 
 def _translation_units(
-    result: CheckResult, options: api.CheckOptions, flags: CheckFlags, fmt: str
-) -> bool:
-    """With -p: the TUs whose kernels only the TU front end finds, read (--tu) or counted, after
-    the report (text on stdout; beside another format, on stderr). True when one fails."""
+    result: CheckResult, options: api.CheckOptions, flags: CheckFlags
+) -> TuSection | None:
+    """With -p: the TUs whose kernels only the TU front end finds, read (--tu) or counted; every
+    format renders them (None: no database, or none of its TUs holds builder code)."""
     if options.build_dir is None:
-        return False
+        return None
     from cutlint.context.resolve import device_sm
     from cutlint.engine import tu_check
     from cutlint.parse.tu import FrontEndError
-    from cutlint.report import tu as render
 
     found = tu_check.candidates([f.path for f in result.files], options.build_dir)
-    plain = fmt in ("text", "concise") and flags.output_file is None and not flags.statistics
-    out = sys.stdout if plain else sys.stderr
     if not found:
-        return False
-    if not flags.tu:
-        out.write(render.not_read(len(found), options.build_dir))
-        return False
+        return None
     gpu = device_sm(options.arch) if options.arch else None
     try:
-        done = tu_check.read_all(found, gpu, use_cache=not flags.no_cache)
+        return tu_check.section(
+            found, options.build_dir, flags.tu, options.arch, gpu, use_cache=not flags.no_cache
+        )
     except FrontEndError as e:
         usage_error(f"--tu: {e}")
-    out.write(render.render_text(done.reads) + render.not_for_gpu(done.not_for_gpu, options.arch))
-    return any(f.severity == "error" for _, vs in done.reads for v in vs for f in v.findings)
 
 
 def _selectors(option: str, values: Sequence[str]) -> tuple[str, ...]:
@@ -438,7 +434,7 @@ def _cache_wanted(no_cache: bool) -> bool:
     return enabled(no_cache)
 
 
-def _write(result: CheckResult, fmt: str, flags: CheckFlags) -> None:
+def _write(result: CheckResult, fmt: str, flags: CheckFlags, tus: TuSection | None) -> None:
     """The report (or --statistics) in format `fmt` on stdout or into --output-file, coloured
     where wanted."""
     from cutlint.report import write
@@ -459,6 +455,7 @@ def _write(result: CheckResult, fmt: str, flags: CheckFlags) -> None:
                 style=style,
                 show_unjudged=flags.show_unjudged,
                 tables=flags.tables,
+                tus=tus,
             )
 
     if flags.output_file is None:
