@@ -24,11 +24,14 @@ from cutlint.verify import tu_probe
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "nvcc_tu_vllm_truth.json"
 C3X = "csrc/quantization/w8a8/cutlass/c3x"
+W4A8 = "csrc/quantization/cutlass_w4a8"
 DEFAULT = (
     f"{C3X}/scaled_mm_sm120_fp8.cu:12.0a",
     f"{C3X}/scaled_mm_blockwise_sm120_fp8.cu:12.0a",
     f"{C3X}/scaled_mm_sm90_fp8.cu:9.0a",
     f"{C3X}/scaled_mm_sm100_fp8.cu:10.0a",
+    f"{W4A8}/w4a8_mm_entry.cu:9.0a",
+    f"{W4A8}/w4a8_grouped_mm_entry.cu:9.0a",
 )
 
 
@@ -62,6 +65,10 @@ def main(argv: list[str]) -> int:
             kernels.append(
                 {
                     "type_expr": k.type_expr,
+                    # the line that chose it and each dispatch path's conditions (the TU's
+                    # own file, relative to the sdist)
+                    "line": k.chosen_by.line,
+                    "dispatch": [list(k.conditions(p)) for p in k.paths],
                     "tile": k.tile,
                     "cluster": k.cluster,
                     "elements": k.elements,

@@ -121,3 +121,35 @@ def test_cli_exit_code_and_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     again = CliRunner().invoke(main, ["tu", str(fixture), "--arch", "sm_90a", *flags])
     assert again.exit_code == 0, again.output
     assert "fails initialize()" not in again.output
+
+
+def test_static_members_of_class_template_specializations(tmp_path: Path) -> None:
+    """vLLM's W4A8 dispatch: `Kernel_16::mm(out)` with `using Kernel_16 = GemmKernelCfg<short,
+    16>;`, a specialization written at the call, and a plain struct's static member: each
+    kernel listed once, at the call, under its condition, named by the member alias."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CUTLINT_CACHE", str(tmp_path))
+        command = from_flags(
+            FIXTURES / "static_member.cu",
+            ["nvcc", f"-I{FIXTURES / 'include'}", "-gencode", "arch=compute_120a,code=sm_120a"],
+        )
+        read = read_tu(command, use_cache=False)
+    got = {k.type_expr: k for k in read.kernels}
+    assert sorted(got) == [
+        "typename ::w4::Fixed::Gemm",
+        "typename ::w4::GemmKernelCfg<char, 128>::GemmKernelShuffled",
+        "typename ::w4::GemmKernelCfg<short, 16>::GemmKernelShuffled",
+        "typename ::w4::GemmKernelCfg<short, 64>::GemmKernelShuffled",
+    ]
+    k16 = got["typename ::w4::GemmKernelCfg<short, 16>::GemmKernelShuffled"]
+    (path,) = k16.paths
+    assert k16.chosen_by.call == "::w4::GemmKernelCfg<short, 16>::mm(...)"
+    assert k16.conditions(path) == ('schedule == "16"',)
+    assert k16.tile == "16x128x128" and k16.stages == 4
+    k64 = got["typename ::w4::GemmKernelCfg<short, 64>::GemmKernelShuffled"]
+    assert k64.conditions(k64.paths[0]) == ('!(schedule == "16")', 'schedule == "64"')
+    big = got["typename ::w4::GemmKernelCfg<char, 128>::GemmKernelShuffled"]
+    assert big.conditions(big.paths[0]) == ('!(schedule == "16")', '!(schedule == "64")')
+    verdicts = {v.kernel.type_expr: v.verdict for v in judge(read)}
+    assert verdicts[big.type_expr] == FAILS and verdicts[k16.type_expr] == FITS
+    assert got["typename ::w4::Fixed::Gemm"].stages == 3

@@ -17,6 +17,15 @@ Entry points are the main file's non-template functions, and the functions a JIT
 wrapper `cuda.cu` writes once per export and whose header a reading without tvm-ffi stubs).
 Plain calls to the TU's own non-template functions are followed (an entry that forwards to
 `fp8_blockwise_scaled_mm_sm120(...)`, which calls the dispatch templates).
+
+Calls to a static member of a class (template) of the TU's own files are followed too, the class
+named as written (`W4A8GemmKernel<Shape<_128, _64>, Shape<_1, _1, _1>>::mm(...)`) or through an
+alias of it (vLLM's W4A8 dispatch: `using Kernel_128x64_1x1x1 = W4A8GemmKernel<...>;` at
+namespace scope, then `Kernel_128x64_1x1x1::mm(...)`). The specialization's arguments bind the
+class's parameters; its member aliases that name a CUTLASS kernel or adapter
+(`using GemmKernelShuffled = cutlass::gemm::kernel::GemmUniversal<...>;`) are candidates, as
+`typename SPEC::GemmKernelShuffled`, and the member function's body is walked with the class's
+parameters and member aliases known.
 """
 
 from __future__ import annotations
@@ -25,10 +34,10 @@ import functools
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from cutlint.parse.tu.tokens import Alias, Body, Call, Punct, pretty, read_body
+from cutlint.parse.tu.tokens import Alias, Body, Call, Punct, pretty, read_body, split_args
 from cutlint.tu_records import CallSite
 
 Cursor = Any  # clang.cindex.Cursor
@@ -58,6 +67,25 @@ class Function:
         """Read when the walk first enters the function: a TU defines thousands of functions
         of its own (vLLM's `cutlass_extensions`), its dispatch passes through a few dozen."""
         return read_body([t for t in self.body_cursor.get_tokens() if t.kind.name != "COMMENT"])
+
+
+@dataclass(frozen=True)
+class OwnClass:
+    """A class or class template of the TU's own files, whose static members a dispatch may
+    call (`Kernel::mm(...)`)."""
+
+    cursor: Cursor
+    params: tuple[str, ...]
+    """Template parameter names in order (empty for a class that is no template)."""
+    defaults: tuple[tuple[Any, ...], ...]
+    aliases: tuple[str, ...]
+    """Every member `using` / `typedef`, by name: inside a member's body they name
+    `typename SPEC::NAME`."""
+    kernels: tuple[str, ...]
+    """The member aliases that name a CUTLASS kernel or adapter template (or are named as one:
+    `Gemm`, `GemmKernel`, `Cutlass3xGemm`): the candidates of a call to a static member."""
+    methods: dict[str, list[Function]] = field(default_factory=dict, compare=False, hash=False)
+    """The member functions defined in the class, by name."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +123,11 @@ class Index:
         self.functions: dict[str, list[Function]] = {}
         """The non-template function definitions of the TU's own files, by name."""
         self.entries: list[Function] = []
+        self.classes: dict[str, OwnClass] = {}
+        """The classes and class templates of the TU's own files, by USR."""
+        self.alias_names: dict[str, list[Cursor]] = {}
+        """The namespace-scope aliases of the TU's own files, by name: a qualifier in a call
+        clang recovered from (its arguments name a stubbed type) refers to nothing."""
         self.aliases: list[Cursor] = []
         """Namespace-scope `using` / `typedef` declarations of the main file: CUTLASS's examples
         name their kernels so (`using Gemm = GemmUniversalAdapter<GemmKernel>;`)."""
@@ -106,8 +139,14 @@ class Index:
         }
         for c in _definitions(tu.cursor, own):
             if c.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
+                self.alias_names.setdefault(c.spelling, []).append(c)
                 if c.location.file is not None and c.location.file.name == main:
                     self.aliases.append(c)
+                continue
+            if c.kind in (kind.CLASS_TEMPLATE, kind.STRUCT_DECL, kind.CLASS_DECL):
+                owned = _own_class(c, params_kinds)
+                if owned is not None:
+                    self.classes[c.get_usr()] = owned
                 continue
             template = c.kind == kind.FUNCTION_TEMPLATE
             children = list(c.get_children())
@@ -130,6 +169,51 @@ class Index:
                 self.entries.append(fn)
         for name in exported(tu, main):
             self.entries += [f for f in self.functions.get(name, []) if f not in self.entries]
+
+
+_GEMM_NAME = re.compile(r"Gemm|Kernel")
+
+
+def _own_class(c: Cursor, params_kinds: set[Any]) -> OwnClass | None:
+    """A class's parameters, member aliases and member function definitions; None for one that
+    defines no member function (nothing to call)."""
+    kind = _kind()
+    params: list[Cursor] = []
+    aliases: list[str] = []
+    kernels: list[str] = []
+    methods: dict[str, list[Function]] = {}
+    for ch in c.get_children():
+        if ch.kind in params_kinds:
+            params.append(ch)
+        elif ch.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
+            aliases.append(ch.spelling)
+            written = pretty([t.spelling for t in ch.get_tokens() if t.kind.name != "COMMENT"])
+            if _KERNEL_TEMPLATE.search(written) or _GEMM_NAME.search(ch.spelling):
+                kernels.append(ch.spelling)
+        elif ch.kind in (kind.CXX_METHOD, kind.FUNCTION_TEMPLATE) and ch.is_definition():
+            grand = list(ch.get_children())
+            body = next((g for g in grand if g.kind == kind.COMPOUND_STMT), None)
+            if body is None:
+                continue
+            own = [g for g in grand if g.kind in params_kinds]
+            fn = Function(
+                ch,
+                tuple(p.spelling for p in own),
+                bool(own) and _is_pack(own[-1]),
+                body,
+                tuple(_default(p) for p in own),
+            )
+            methods.setdefault(ch.spelling, []).append(fn)
+    if not methods:
+        return None
+    return OwnClass(
+        c,
+        tuple(p.spelling for p in params),
+        tuple(_default(p) for p in params),
+        tuple(aliases),
+        tuple(kernels),
+        methods,
+    )
 
 
 _EXPORT = "TVM_FFI_DLL_EXPORT_TYPED_FUNC"
@@ -207,6 +291,10 @@ def _definitions(cursor: Cursor, own: Callable[[str], bool]) -> Iterator[Cursor]
         elif c.kind in (kind.FUNCTION_TEMPLATE, kind.FUNCTION_DECL) and c.is_definition():
             yield c
         elif c.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
+            yield c
+        elif c.kind in (kind.CLASS_TEMPLATE, kind.STRUCT_DECL, kind.CLASS_DECL) and (
+            c.is_definition()
+        ):
             yield c
 
 
@@ -301,6 +389,9 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
             if not call.explicit:
                 if call.name.startswith(("std::", "::std::", "cute::", "cutlass::")):
                     continue
+                if call.qualifier:
+                    member(call, fn, subst, path)
+                    continue
                 for target in index.functions.get(callee_name, []):
                     plain: tuple[str, int, tuple[str, ...]] = (
                         target.cursor.location.file.name,
@@ -339,6 +430,37 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
                     continue
                 visit(target, _bound(target, args, resolver), here)
 
+    def member(call: Call, fn: Function, subst: dict[str, str], path: tuple[CallSite, ...]) -> None:
+        """`Q::f(...)`: Q a class (template) specialization of the TU's own files."""
+        unresolved: set[str] = set()
+        owner = _owner(call.qualifier, call.aliases, subst, index, resolver, unresolved)
+        loc = call.token.location
+        callee = call.name.split("::")[-1]
+        if unresolved:
+            unresolved_notes.append(
+                f"{loc.file.name}:{loc.line}: {call.name}(...): {', '.join(sorted(unresolved))} "
+                "not known on this path (deduced or a pack): context unknown"
+            )
+            return
+        if owner is None:
+            return
+        cls, spec, bound = owner
+        site = CallSite(
+            path=str(loc.file.name),
+            line=int(loc.line),
+            call=f"{spec}::{callee}(...)",
+            conditions=tuple(_substitute(c, subst) for c in call.conditions),
+        )
+        here = (*path, site)
+        candidates.extend(Candidate(here, f"typename {spec}::{a}") for a in cls.kernels)
+        members = {a: f"typename {spec}::{a}" for a in cls.aliases}
+        for method in cls.methods.get(callee, []):
+            key = (method.cursor.location.file.name, method.cursor.location.line, (spec,))
+            if key in seen:
+                continue
+            seen.add(key)
+            visit(method, {**members, **bound}, here)
+
     for alias in index.aliases:
         loc = alias.location
         site = CallSite(path=str(loc.file.name), line=int(loc.line), call=f"using {alias.spelling}")
@@ -349,6 +471,69 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
 
 
 _KERNEL_TEMPLATE = re.compile(r"::kernel::|GemmUniversalAdapter\b")
+_ALIAS_KINDS = ("TYPE_ALIAS_DECL", "TYPEDEF_DECL")
+_CLASS_KINDS = ("CLASS_TEMPLATE", "STRUCT_DECL", "CLASS_DECL")
+
+
+def _owner(
+    qualifier: Sequence[Any],
+    aliases: dict[str, Alias],
+    subst: dict[str, str],
+    index: Index,
+    resolver: Resolver,
+    unresolved: set[str],
+    depth: int = 0,
+) -> tuple[OwnClass, str, dict[str, str]] | None:
+    """The own class a call's qualifier names, its specialization as text clang can evaluate
+    anywhere (`::ns::W4A8GemmKernel<::cute::Shape<::cute::_128, ::cute::_64>, ...>`) and its
+    parameters bound; None when it names no class of the TU's own files. Aliases are followed:
+    a local one of the body, then a namespace-scope one (`using Kernel_128x64 = ...;`)."""
+    toks = [t for t in qualifier if t.spelling != "typename"]
+    if not toks or depth > MAX_DEPTH:
+        return None
+    if toks[-1].spelling in (">", ">>"):
+        at = next((i for i, t in enumerate(toks) if t.spelling == "<"), None)
+        if at is None or at == 0:
+            return None
+        inner = list(toks[at + 1 : -1])
+        if toks[-1].spelling == ">>":  # `C<A, Shape<_1, _1>>`: one `>` is the argument's
+            inner.append(Punct(">"))
+        ref = resolver.referenced(toks[at - 1])
+        cls = index.classes.get(ref.get_usr()) if ref is not None else None
+        if cls is None or not cls.params:
+            return None
+        args = tuple(resolver.text(a, subst, aliases, unresolved) for a in split_args(inner))
+        bound = dict(zip(cls.params, args, strict=False))
+        for name, default in zip(cls.params, cls.defaults, strict=False):
+            if name not in bound and default:
+                bound[name] = resolver.text(default, bound, {}, unresolved)
+        written = ", ".join(bound.get(p, "") for p in cls.params)
+        return cls, f"{qualified_name(cls.cursor)}<{written}>", bound
+    last = toks[-1]
+    if last.kind.name != "IDENTIFIER":
+        return None
+    if len(toks) == 1 and last.spelling in aliases:
+        a = aliases[last.spelling]
+        return _owner(a.tokens, a.visible, subst, index, resolver, unresolved, depth + 1)
+    ref = resolver.referenced(last)
+    if ref is None and len(toks) == 1 and len(index.alias_names.get(last.spelling, [])) == 1:
+        ref = index.alias_names[last.spelling][0]
+    if ref is None:
+        return None
+    if ref.kind.name in _ALIAS_KINDS:
+        parent = ref.semantic_parent
+        if parent is not None and parent.kind.name in _CLASS_KINDS:
+            return None  # a member alias of another class: its parameters are not known here
+        decl = [t for t in ref.get_tokens() if t.kind.name != "COMMENT"]
+        eq = next((i for i, t in enumerate(decl) if t.spelling == "="), None)
+        if eq is None:
+            return None
+        body = [t for t in decl[eq + 1 :] if t.spelling != ";"]
+        return _owner(body, {}, subst, index, resolver, unresolved, depth + 1)
+    cls = index.classes.get(ref.get_usr())
+    if cls is None or cls.params:
+        return None
+    return cls, qualified_name(cls.cursor), {}
 
 
 def _kernel_aliases(
@@ -425,4 +610,4 @@ def _substitute(cond: str, subst: dict[str, str]) -> str:
     return " ".join(subst.get(w, w) for w in words)
 
 
-__all__ = ["Candidate", "Function", "Index", "Resolver", "qualified_name", "walk"]
+__all__ = ["Candidate", "Function", "Index", "OwnClass", "Resolver", "qualified_name", "walk"]

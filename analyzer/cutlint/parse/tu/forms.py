@@ -9,7 +9,14 @@ clang's canonical `cute::tuple<cute::C<128>, ...>` is written `cute::Shape<cute:
 builders' trailing `Enable = void` is dropped, and a blockwise mainloop's scale layouts are
 written as the `decltype(ScaleConfig::deduce_layoutSF?())` aliases of an
 `Sm120BlockwiseScaleConfig<M, N, K>` (its granularity is what clang measured, the CollectiveMma's
-`ScaleGranularity{M,N,K}`). Syntax only: which family a kernel is, is the registry's business.
+`ScaleGranularity{M,N,K}`). A sub-byte integer is written by its alias (`cutlass::int4b_t` for
+clang's `cutlass::integer_subbyte<4>`), and a mixed-input A given as a cute layout instead of a
+tag (vLLM's W4A8 GEMMs pass `tile_to_shape(LayoutAtomQuant{}, Layout<Shape<int, int, int>,
+StrideB>{})`, a reordered layout) as cutlass_library writes its `_shfl` kernels:
+`decltype(cute::tile_to_shape(LayoutAtom{}, cute::Layout<cute::Shape<int,int,int>, StrideA>{}))`
+with `StrideA` the `TagToStrideA_t` of the tag whose majorness the layout's stride has (the
+builder reads only that: `is_major<1>` of its stride, cutlass/detail/layout.hpp). Syntax only:
+which family a kernel is, is the registry's business.
 """
 
 from __future__ import annotations
@@ -38,6 +45,59 @@ _LAYOUT_AND_SF = re.compile(
     r"cute::tuple<\s*(cutlass::layout::\w+)\s*(\*?)\s*,\s*cute::Layout<.*>\s*(\*?)\s*>$"
 )
 """A blockwise operand's (layout tag, scale layout) pair; pointers for a grouped kernel."""
+
+
+_SUBBYTE = re.compile(r"cutlass::integer_subbyte<([24])(?:,\s*(true|false))?>")
+"""cutlass/integer_subbyte.h: int4b_t = integer_subbyte<4, true>, uint4b_t = <4, false>, and
+the 2-bit pair; clang leaves out the default `Signed = true`."""
+
+
+def _subbyte(text: str) -> str:
+    return _SUBBYTE.sub(lambda m: f"cutlass::{'u' if m[2] == 'false' else ''}int{m[1]}b_t", text)
+
+
+def _front(text: str) -> str:
+    """cute's `front`: the first leaf of a nested tuple."""
+    while text.startswith("cute::tuple<"):
+        _, args = _split(text)
+        if not args:
+            break
+        text = args[0]
+    return text
+
+
+def _reordered(arg: str, chain: list[TypeAlias], line: int) -> str:
+    """A mixed-input A given as a cute layout (`cute::Layout<Shape, Stride>`, a pointer to one
+    for a grouped kernel) as the reordered layout of the tag with its majorness: K-major (the
+    front of mode 1's stride is 1) is RowMajor, else ColumnMajor."""
+    pointer = arg.endswith("*")
+    name, args = _split(arg.rstrip("* "))
+    if name != "cute::Layout" or len(args) != 2:
+        return arg
+    _, modes = _split(args[1])
+    if len(modes) < 2:
+        return arg
+    tag = "RowMajor" if _front(modes[1]) == "cute::C<1>" else "ColumnMajor"
+    chain.append(
+        TypeAlias(
+            name="StrideA_Reordered",
+            target="cutlass::detail::TagToStrideA_t",
+            args=(f"cutlass::layout::{tag}",),
+            member=None,
+            line=line,
+        )
+    )
+    chain.append(
+        TypeAlias(
+            name="LayoutA_Reordered",
+            target="decltype(cute::tile_to_shape(LayoutAtom{}, cute::Layout<cute::Shape<int,int,"
+            "int>, StrideA_Reordered>{}))",
+            args=None,
+            member=None,
+            line=line,
+        )
+    )
+    return "LayoutA_Reordered*" if pointer else "LayoutA_Reordered"
 
 
 def _split(text: str) -> tuple[str, tuple[str, ...]]:
@@ -126,6 +186,10 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
                     line=line,
                 )
             )
+    for i in (2, 5):
+        ml_args[i] = _subbyte(ml_args[i])
+    if ml_args[2].startswith("cute::tuple<") or ml_args[2] != ml_args[5]:
+        ml_args[3] = _reordered(ml_args[3], chain, line)
     for i in (9, 10):
         ml_args[i] = shape(ml_args[i])
     ep_args = list(ep[1])

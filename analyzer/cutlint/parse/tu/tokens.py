@@ -62,6 +62,11 @@ class Call:
     """Written with explicit template arguments (`f<A>(...)`); False: a plain call `f(...)`."""
     mentions: frozenset[str] = frozenset()
     """The identifiers of a plain call's arguments (`run_gemm(PingpongGemmKernel{})`)."""
+    qualifier: tuple[Token, ...] = ()
+    """A plain call's qualifier as its tokens, up to the last `::`: `Kernel_128x64_1x1x1` of
+    `Kernel_128x64_1x1x1::mm(...)`, `W4A8GemmKernel<Shape<_128, _64>, ...>` of a call written
+    with the class template's arguments (a static member of a class template's
+    specialization); empty for a free function."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ def _angle(toks: Sequence[Token], i: int) -> int | None:
     return None
 
 
-def _split_args(toks: Sequence[Token]) -> tuple[tuple[Token, ...], ...]:
+def split_args(toks: Sequence[Token]) -> tuple[tuple[Token, ...], ...]:
     out: list[tuple[Token, ...]] = []
     current: list[Token] = []
     depth = 0
@@ -269,7 +274,7 @@ class _Walker:
             inner = tuple(span[k + 2 : end - 1])
             if span[end - 1].spelling == ">>":  # `f<A, Shape<_1, _1>>(...)`: one `>` is A's
                 inner = (*inner, Punct(">"))
-            args = _split_args(inner)
+            args = split_args(inner)
             self.body.calls.append(Call(name, args, t, conds, visible))
 
     def declare(self, alias: Alias) -> None:
@@ -283,15 +288,34 @@ class _Walker:
         t = span[k]
         if t.spelling in _NOT_PLAIN_CALLS or (k > 0 and span[k - 1].spelling in (".", "->")):
             return
-        start = k
-        while start >= 2 and span[start - 1].spelling == "::":
-            start -= 2
+        start = _qualified_start(span, k)
         end = _match(span, k + 1)
         mentions = frozenset(
             a.spelling for a in span[k + 2 : end - 1] if a.kind.name == "IDENTIFIER"
         )
         name = _text(span[start : k + 1]).replace(" ", "")
-        self.body.calls.append(Call(name, (), t, conds, visible, False, mentions))
+        qualifier = tuple(span[start : k - 1]) if start < k else ()
+        self.body.calls.append(Call(name, (), t, conds, visible, False, mentions, qualifier))
+
+
+def _qualified_start(span: Sequence[Token], k: int) -> int:
+    """Where the qualified name ending at k begins: back over `A::`, `ns::A::` and a class
+    template's argument list (`W4A8GemmKernel<Shape<_128, _64>, C>::`)."""
+    start = k
+    while start >= 2 and span[start - 1].spelling == "::":
+        j = start - 2
+        if span[j].spelling in (">", ">>"):
+            depth = 0
+            while j >= 0:
+                depth += {">": 1, ">>": 2, "<": -1}.get(span[j].spelling, 0)
+                if depth == 0:
+                    break
+                j -= 1
+            j -= 1  # the template's name, before its `<`
+        if j < 0 or span[j].kind.name != "IDENTIFIER":
+            break
+        start = j
+    return start
 
 
 def _constexpr(span: Sequence[Token]) -> tuple[Token, tuple[Token, ...]] | None:
@@ -317,4 +341,4 @@ def read_body(toks: Sequence[Token]) -> Body:
     return walker.body
 
 
-__all__ = ["Alias", "Body", "Call", "pretty", "read_body"]
+__all__ = ["Alias", "Body", "Call", "pretty", "read_body", "split_args"]
