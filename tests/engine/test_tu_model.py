@@ -142,3 +142,56 @@ def test_blockwise_with_kernel_schedule_auto_is_the_cooperative_one(
     (m,) = model(_read(kernel, include=cutlass_4_5_include))
     assert m is not None and m.reason is None, m
     assert m.equals(kernel)
+
+
+_W4A8_A = (
+    "cute::Layout<cute::tuple<cute::tuple<cute::tuple<cute::tuple<cute::C<8>, cute::C<2>>,"
+    " cute::C<1>>, int>, cute::tuple<cute::tuple<cute::tuple<cute::C<4>, cute::C<4>, cute::C<2>>,"
+    " cute::C<1>>, int>, cute::tuple<cute::C<1>, int>>, cute::tuple<cute::tuple<cute::tuple<"
+    "cute::tuple<cute::C<64>, cute::C<4>>, cute::C<0>>, cute::C<512>>, cute::tuple<cute::tuple<"
+    "cute::tuple<cute::C<1>, cute::C<16>, cute::C<8>>, cute::C<0>>, int>, cute::tuple<cute::C<0>,"
+    " int>>>"
+)
+"""vLLM 0.34.0's W4A8 `LayoutB_Reordered` (tile_to_shape of the int4 reordering atom over a
+`TagToStrideB_t<ColumnMajor>` stride) as clang spells it: mode 1's stride begins with 1, K-major."""
+
+
+def test_a_w4a8_mainloop_is_written_as_cutlass_librarys_reordered_chain() -> None:
+    """clang's `integer_subbyte<4>` is `int4b_t`, and the reordered cute layout of the narrow
+    operand is the `_shfl` chain sm90-collective-builder reads (its stride's majorness only)."""
+    ml = (
+        "cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm90,"
+        " cutlass::arch::OpClassTensorOp, cute::tuple<cutlass::integer_subbyte<4>,"
+        f" cutlass::Array<cutlass::float_e4m3_t, 8>>, {_W4A8_A}, 32, cutlass::float_e4m3_t,"
+        " cutlass::layout::ColumnMajor, 16, float, cute::tuple<cute::C<128>, cute::C<64>,"
+        " cute::C<128>>, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1>>,"
+        " cutlass::gemm::collective::StageCountAutoCarveout<18432>,"
+        " cutlass::gemm::KernelTmaWarpSpecializedCooperative>"
+    )
+    ep = (
+        "cutlass::epilogue::collective::CollectiveBuilder<cutlass::arch::Sm90,"
+        " cutlass::arch::OpClassTensorOp, cute::tuple<cute::C<128>, cute::C<64>, cute::C<128>>,"
+        " cute::tuple<cute::C<1>, cute::C<1>, cute::C<1>>,"
+        " cutlass::epilogue::collective::EpilogueTileAuto, float, float, cutlass::bfloat16_t,"
+        " cutlass::layout::ColumnMajor, 8, cutlass::bfloat16_t, cutlass::layout::ColumnMajor, 8,"
+        " cutlass::epilogue::TmaWarpSpecializedCooperative>"
+    )
+    built = TuBuilt(
+        mainloop_builder=ml,
+        epilogue_builder=ep,
+        problem_shape="cute::tuple<int, int, int, int>",
+        tile_scheduler=None,
+    )
+    inst = instantiation(_kernel(built, 0, 0))
+    assert inst is not None
+    mainloop = inst.alias("CollectiveMainloop")
+    assert mainloop is not None and mainloop.args is not None
+    assert (
+        mainloop.args[2]
+        == "cute::tuple<cutlass::int4b_t, cutlass::Array<cutlass::float_e4m3_t, 8>>"
+    )
+    assert mainloop.args[3] == "LayoutA_Reordered"
+    stride = inst.alias("StrideA_Reordered")
+    assert stride is not None and stride.args == ("cutlass::layout::RowMajor",)
+    layout = inst.alias("LayoutA_Reordered")
+    assert layout is not None and "tile_to_shape" in layout.target

@@ -31,7 +31,7 @@ def truth_read(entry: dict[str, Any], include: Path, version: str | None = None)
     )
     kernels = tuple(
         TuKernel(
-            paths=((CallSite(path=entry["file"], line=k.get("line", 1), call="f<G>()"),),),
+            paths=_paths(entry["file"], k),
             type_expr=k["type_expr"],
             kernel_type=k["type_expr"],
             shared_storage=k["nvcc"]["shared_storage"],
@@ -48,6 +48,16 @@ def truth_read(entry: dict[str, Any], include: Path, version: str | None = None)
     command = CompileCommand(file=entry["file"], args=(f"-I{include}",), arches=(), origin="flags")
     arch = "sm_" + entry["arch"].replace(".", "")
     return TuRead(command=command, arch=arch, kernels=kernels, missing_headers=(), seconds=0.0)
+
+
+def _paths(file: str, k: dict[str, Any]) -> tuple[tuple[CallSite, ...], ...]:
+    """The recorded dispatch paths (one site each: the line that chose the kernel, under the
+    path's conditions); rows recorded without them get one path at line 1."""
+    line = k.get("line", 1)
+    conditions = k.get("dispatch") or [[]]
+    return tuple(
+        (CallSite(path=file, line=line, call="f<G>()", conditions=tuple(c)),) for c in conditions
+    )
 
 
 def entry_for(name: str) -> dict[str, Any]:

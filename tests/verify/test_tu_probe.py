@@ -135,7 +135,14 @@ _FAMILY = {
     "scaled_mm_blockwise_sm120_fp8.cu": "sm120-collective-builder",
     "scaled_mm_sm90_fp8.cu": "sm90-collective-builder",
     "scaled_mm_sm100_fp8.cu": "sm100-collective-builder",
+    "w4a8_mm_entry.cu": "sm90-collective-builder",
+    "w4a8_grouped_mm_entry.cu": "sm90-collective-builder",
 }
+MEASURED = {
+    "w4a8_grouped_mm_entry.cu": "a grouped GEMM with a stream-K scheduler, mixed input or sparse A"
+}
+"""TUs whose kernels the claiming family leaves to the measurement, and why: vLLM's W4A8 MoE
+GEMMs are ptr-array (grouped) mixed-input kernels, outside sm90-collective-builder's model."""
 
 
 def _truth_read(entry: dict[str, Any], include: Path, version: str) -> TuRead:
@@ -159,6 +166,10 @@ def test_family_models_equal_the_recorded_nvcc_numbers(
     assert len(models) == len(read.kernels) > 0
     for k, m in zip(read.kernels, models, strict=True):
         assert m is not None and m.family == family, (k.type_expr, m)
+        why = MEASURED.get(Path(entry["file"]).name)
+        if why is not None:  # measured: nvcc's numbers are the kernel's, no model claims them
+            assert m.reason is not None and why in m.reason, (k.type_expr, m.reason)
+            continue
         assert m.reason is None, (k.type_expr, m.reason)
         assert (m.shared_storage, m.stages) == (k.shared_storage, k.stages), k.type_expr
 
@@ -233,3 +244,28 @@ def test_cli_verify_prints_both_numbers_and_exits_1_on_differ(
     nvcc = json.loads(bad.output)["nvcc"]
     assert [c["agrees"] for c in nvcc] == [True, False]
     assert nvcc[1]["nvcc_shared_storage"] == 94208 and nvcc[1]["shared_storage"] == 92160
+
+
+def test_declarations_only_keeps_the_classes_and_drops_the_bodies() -> None:
+    """vLLM's W4A8 kernels are the main file's own class templates: the probe compiles the
+    file's declarations, never its bodies (stable-ABI torch calls the stubs only declare)."""
+    from cutlint.verify.tu_probe import declarations_only
+
+    text = (
+        '#include "w4a8_utils.cuh"\n'
+        "namespace w { // a comment {\n"
+        "template <class T> struct K {\n"
+        "  using GemmKernel = int;\n"
+        '  static int mm(int a) { if (a) { return torch::stable::empty("}"); } return 0; }\n'
+        "};\n"
+        "using K1 = K<int>;\n"
+        "int dispatch(int s) const { return K1::mm(s); }\n"
+        "STABLE_TORCH_LIBRARY_IMPL(_C, CUDA, m) { m.impl(1); }\n"
+        "}\n"
+    )
+    out = declarations_only(text)
+    assert "#include" not in out and "torch::stable" not in out and "comment" not in out
+    assert "static int mm(int a);" in out and "int dispatch(int s) const;" in out
+    assert "using GemmKernel = int;" in out and "using K1 = K<int>;" in out
+    assert "STABLE_TORCH_LIBRARY_IMPL" not in out
+    assert out.count("{") == out.count("}") == 2  # the namespace's and the struct's

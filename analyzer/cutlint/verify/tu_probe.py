@@ -67,15 +67,24 @@ def probe_source(read: TuRead) -> str:
     main = Path(read.command.file)
     text = main.read_text(errors="replace")
     lines = ["// cutlint tu --verify: host-only probe (generated)", "#include <cstdio>"]
-    own_alias = any(_own_alias(k, main) for k in read.kernels if k.shared_storage is not None)
-    for m in [] if own_alias else _INCLUDE.finditer(text):
+    measured = [k for k in read.kernels if k.shared_storage is not None]
+    own_alias = any(_own_alias(k, main) for k in measured)
+    own_types = not own_alias and any(_chosen_in(k, main) for k in measured)
+    if own_types:
+        # Kernels the main file's own class templates define (vLLM's W4A8 `W4A8GemmKernel<...>`,
+        # chosen at a call of the main file): its declarations, without its function bodies.
+        lines += [_include_line(m, main) for m in _INCLUDE.finditer(text)]
+        lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only"]
+        lines.append(declarations_only(text))
+    for m in [] if own_alias or own_types else _INCLUDE.finditer(text):
         local = main.parent / m.group(2)
         if m.group(1) == '"' and local.is_file():
             lines.append(f'#include "{local.resolve()}"')
         else:
             close = ">" if m.group(1) == "<" else '"'
             lines.append(f"#include {m.group(1)}{m.group(2)}{close}")
-    lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only"]
+    if not own_types:
+        lines += ["#ifndef __CUDA_ARCH__  // cutlint probe: host pass only"]
     if own_alias:
         # A kernel the main file names by its own namespace-scope alias (CUTLASS's examples):
         # its declarations are needed, so the main file is compiled instead of its includes
@@ -97,6 +106,122 @@ def probe_source(read: TuRead) -> str:
         )
     lines += ["int main() {", *body, "  return 0;", "}", "#endif"]
     return "\n".join(lines) + "\n"
+
+
+def _include_line(m: re.Match[str], main: Path) -> str:
+    """An `#include` of the main file, a quoted one made absolute where it is beside it."""
+    local = main.parent / m.group(2)
+    if m.group(1) == '"' and local.is_file():
+        return f'#include "{local.resolve()}"'
+    close = ">" if m.group(1) == "<" else '"'
+    return f"#include {m.group(1)}{m.group(2)}{close}"
+
+
+def _chosen_in(kernel: TuKernel, main: Path) -> bool:
+    """Whether a dispatch path chose the kernel at a line of the main file."""
+    return any(Path(p[-1].path) == main for p in kernel.paths if p)
+
+
+_BODY_AFTER = ("const", "noexcept", "override", "final")
+_MACRO = re.compile(r"\s*([A-Z][A-Z0-9_]*)\s*\(")
+
+
+def declarations_only(text: str) -> str:
+    """The file with every function body left out (`) { ... }` -> `);`), its `#include` lines
+    dropped (the probe includes them first) and its comments kept out: the class templates and
+    aliases a kernel type names stay, while what only a body calls (the stable-ABI torch calls of
+    vLLM's entry points, which the stubs only declare) is never compiled. A macro call with a
+    body (`STABLE_TORCH_LIBRARY_IMPL(_C, CUDA, m) { ... }`) is left out whole."""
+    out: list[str] = []
+    stmt = 0  # where the current declaration starts in `out`
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "/" and text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if ch == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if ch == "#" and "".join(out[stmt:]).strip() == "":
+            end = _line_end(text, i)
+            if not _INCLUDE.match(text[i:end]):
+                out.append(text[i:end] + "\n")
+            stmt = len(out)
+            i = end
+            continue
+        if ch in "\"'":
+            end = _literal_end(text, i)
+            out.append(text[i:end])
+            i = end
+            continue
+        if ch == "{" and _body_follows("".join(out[stmt:])):
+            i = _block_end(text, i)
+            head = "".join(out[stmt:])
+            del out[stmt:]
+            if not _MACRO.match(head):
+                out.append(head.rstrip() + ";\n")
+            stmt = len(out)
+            continue
+        out.append(ch)
+        if ch in ";{}":
+            stmt = len(out)
+        i += 1
+    return "".join(out)
+
+
+def _body_follows(head: str) -> bool:
+    words = head.split()
+    if not words:
+        return False
+    last = words[-1]
+    return last.endswith(")") or last in _BODY_AFTER
+
+
+def _line_end(text: str, i: int) -> int:
+    """Past the end of the preprocessor line at i (continuations followed)."""
+    while True:
+        end = text.find("\n", i)
+        if end < 0:
+            return len(text)
+        if not text[:end].endswith("\\"):
+            return end + 1
+        i = end + 1
+
+
+def _literal_end(text: str, i: int) -> int:
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _block_end(text: str, i: int) -> int:
+    """Past the `}` closing the block that opens at i (comments and literals skipped)."""
+    depth, j, n = 0, i, len(text)
+    while j < n:
+        ch = text[j]
+        if ch == "/" and text.startswith("//", j):
+            j = text.find("\n", j)
+            j = n if j < 0 else j
+            continue
+        if ch == "/" and text.startswith("/*", j):
+            end = text.find("*/", j + 2)
+            j = n if end < 0 else end + 2
+            continue
+        if ch in "\"'":
+            j = _literal_end(text, j)
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return n
 
 
 def _own_alias(kernel: TuKernel, main: Path) -> bool:

@@ -14,6 +14,16 @@ namespace accelerator { class DeviceGuard; }
 namespace headeronly {
 enum class ScalarType { Byte, Char, Short, Int, Long, Half, Float, Double, BFloat16,
                         Float8_e4m3fn, Float8_e5m2, Float4_e2m1fn_x2 };
+// the element types vLLM's cutlass_extensions/torch_utils.hpp maps CUTLASS's to
+struct Half {};
+struct BFloat16 {};
+template <class T> struct CppTypeToScalarType;
+template <> struct CppTypeToScalarType<Half> {
+  static constexpr ScalarType value = ScalarType::Half;
+};
+template <> struct CppTypeToScalarType<BFloat16> {
+  static constexpr ScalarType value = ScalarType::BFloat16;
+};
 }  // namespace headeronly
 }  // namespace torch
 namespace at { using torch::Tensor; }
