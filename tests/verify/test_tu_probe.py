@@ -138,9 +138,7 @@ _FAMILY = {
     "w4a8_mm_entry.cu": "sm90-collective-builder",
     "w4a8_grouped_mm_entry.cu": "sm90-collective-builder",
 }
-MEASURED = {
-    "w4a8_grouped_mm_entry.cu": "a grouped GEMM with a stream-K scheduler, mixed input or sparse A"
-}
+MEASURED = {"w4a8_grouped_mm_entry.cu": "mixed input with kernel schedule KernelPtrArray"}
 """TUs whose kernels the claiming family leaves to the measurement, and why: vLLM's W4A8 MoE
 GEMMs are ptr-array (grouped) mixed-input kernels, outside sm90-collective-builder's model."""
 

@@ -21,7 +21,8 @@ def model_lines(v: TuVerdict) -> list[str]:
     if m is None:
         return [f"no family claims it: {MEASURED_ONLY}"]
     if m.reason is not None:
-        return [f"claimed by {m.family}, not modeled: {m.reason}; {MEASURED_ONLY}"]
+        # measured, never "not modeled": libclang's layout is the kernel's number
+        return [f"{MEASURED_ONLY}: claimed by {m.family}, outside its model: {m.reason}"]
     equals = m.equals(k)
     stages = f", {m.stages} stages" if m.stages is not None else ""
     if equals:

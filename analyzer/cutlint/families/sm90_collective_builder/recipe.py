@@ -142,8 +142,9 @@ _TILE_TO_SHAPE = re.compile(
 def _layout_tag(inst: Instantiation, arg: str) -> str:
     """A's layout tag as written, or for a reordered layout (cutlass_library's `_shfl` mixed-input
     kernels: `tile_to_shape(LayoutAtomQuant{}, Layout<Shape<int,int,int>, StrideNarrow>{})`, the
-    builder reading only its stride, GB: get_stride) the tag of its `TagToStrideA_t<Tag>` stride."""
-    alias = inst.alias(arg)
+    builder reading only its stride, GB: get_stride) the tag of its `TagToStrideA_t<Tag>` stride
+    (a grouped kernel passes a pointer to it: `LayoutA_Reordered*`)."""
+    alias = inst.alias(arg.rstrip("* "))
     if alias is None:
         return arg
     m = _TILE_TO_SHAPE.match(alias.target.replace(" ", ""))
@@ -478,7 +479,7 @@ def _operands(
     # layout (rs_smem_selector) and storage are those of the plain tag (nvcc agrees on the `_shfl`
     # kernels of tests/data/nvcc_sm90_collective_builder_truth.json)
     if r.layout_a == f"reordered {_ROW}":
-        k_major = ml[6] == _COL
+        k_major = _tag(ml[6]) == _COL
     if not k_major:
         return (
             f"mixed input with A layout `{ml[3]}`, B layout `{ml[6]}`: the model covers K-major "

@@ -56,6 +56,7 @@ class Tensor {
   Device device() const { return {}; }
   torch::headeronly::ScalarType scalar_type() const { return {}; }
   int32_t get_device() const { return 0; }
+  int32_t get_device_index() const { return 0; }
 };
 namespace accelerator {
 class DeviceGuard {
