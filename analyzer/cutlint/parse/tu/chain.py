@@ -82,8 +82,9 @@ class OwnClass:
     """Every member `using` / `typedef`, by name: inside a member's body they name
     `typename SPEC::NAME`."""
     kernels: tuple[str, ...]
-    """The member aliases that name a CUTLASS kernel or adapter template (or are named as one:
-    `Gemm`, `GemmKernel`, `Cutlass3xGemm`): the candidates of a call to a static member."""
+    """The candidates of a call to a static member: the member aliases that name a CUTLASS
+    kernel shell (`cutlass::gemm::kernel::GemmUniversal<...>`), else those that name an adapter
+    or are named as a kernel (`Gemm`, `GemmKernel`, `Cutlass3xGemm`)."""
     methods: dict[str, list[Function]] = field(default_factory=dict, compare=False, hash=False)
     """The member functions defined in the class, by name."""
 
@@ -181,6 +182,7 @@ def _own_class(c: Cursor, params_kinds: set[Any]) -> OwnClass | None:
     params: list[Cursor] = []
     aliases: list[str] = []
     kernels: list[str] = []
+    shells: list[str] = []
     methods: dict[str, list[Function]] = {}
     for ch in c.get_children():
         if ch.kind in params_kinds:
@@ -188,7 +190,9 @@ def _own_class(c: Cursor, params_kinds: set[Any]) -> OwnClass | None:
         elif ch.kind in (kind.TYPE_ALIAS_DECL, kind.TYPEDEF_DECL):
             aliases.append(ch.spelling)
             written = pretty([t.spelling for t in ch.get_tokens() if t.kind.name != "COMMENT"])
-            if _KERNEL_TEMPLATE.search(written) or _GEMM_NAME.search(ch.spelling):
+            if "::kernel::" in written:
+                shells.append(ch.spelling)
+            elif _KERNEL_TEMPLATE.search(written) or _GEMM_NAME.search(ch.spelling):
                 kernels.append(ch.spelling)
         elif ch.kind in (kind.CXX_METHOD, kind.FUNCTION_TEMPLATE) and ch.is_definition():
             grand = list(ch.get_children())
@@ -211,7 +215,9 @@ def _own_class(c: Cursor, params_kinds: set[Any]) -> OwnClass | None:
         tuple(p.spelling for p in params),
         tuple(_default(p) for p in params),
         tuple(aliases),
-        tuple(kernels),
+        # the kernel shell itself where the class names one (its adapter is the same kernel,
+        # probed again for nothing: each candidate is a line of clang's probe parse)
+        tuple(shells or kernels),
         methods,
     )
 

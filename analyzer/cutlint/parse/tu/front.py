@@ -107,7 +107,13 @@ def _own(command: CompileCommand) -> Callable[[str], bool]:
     @functools.cache  # asked once a declaration: the same few hundred files
     def own(name: str) -> bool:
         p = Path(name)
-        return not any(p.is_relative_to(r) for r in roots) and "cutlint-tu-stubs" not in name
+        # GCC's C++ headers as a pip-installed libclang finds them: `/../lib/gcc/<triple>/12/
+        # ../../../../include/c++/12/...`, under no system directory by name
+        return (
+            not any(p.is_relative_to(r) for r in roots)
+            and "cutlint-tu-stubs" not in name
+            and "/lib/gcc/" not in name
+        )
 
     return own
 
