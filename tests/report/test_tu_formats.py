@@ -115,6 +115,12 @@ def test_sarif_results_are_the_findings_and_every_kernel_is_a_run_property(
     assert props["kernels"] == 17 and len(props["units"][0]["kernels"]) == 16
 
 
+def test_sarif_with_tu_kernels_validates_against_the_schema(tmp_path: Path, tus: TuSection) -> None:
+    from tests.report.test_sarif import schema_errors
+
+    assert schema_errors(json.loads(_render("sarif", tmp_path, tus))) == []
+
+
 def test_a_tu_finding_keeps_its_fingerprint_when_lines_move(tmp_path: Path) -> None:
     def fingerprint(line: int) -> str:
         run = json.loads(_render("sarif", tmp_path, section(tmp_path, line)))["runs"][0]
