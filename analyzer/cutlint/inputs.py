@@ -155,9 +155,14 @@ def _directory_fd(head: str, absolute: bool) -> int:
 
 def stat_path(path: str | Path) -> os.stat_result:
     """os.stat (following links) that also works for a path longer than PATH_MAX."""
-    looked_at(path)
-    with _parent(path) as (fd, name):
-        return os.stat(name, dir_fd=fd)
+    try:
+        with _parent(path) as (fd, name):
+            st = os.stat(name, dir_fd=fd)
+    except BaseException:
+        looked_at(path)
+        raise
+    looked_at(path, st)
+    return st
 
 
 def is_link(path: str | Path) -> bool:
@@ -228,8 +233,9 @@ def recording_stats() -> Iterator[dict[str, Signature | None]]:
         _STATS.remove(seen)
 
 
-def looked_at(path: str | Path) -> None:
-    """Tell the open recordings that `path` was read or probed (whether or not it exists)."""
+def looked_at(path: str | Path, st: os.stat_result | None = None) -> None:
+    """Tell the open recordings that `path` was read or probed (whether or not it exists);
+    `st`: its stat, where the caller has just taken it (the walk stats every file)."""
     if _RECORDERS or _STATS:
         try:
             absolute = os.path.abspath(path)
@@ -239,7 +245,11 @@ def looked_at(path: str | Path) -> None:
             seen.add(absolute)
         for stats in _STATS:
             if absolute not in stats:
-                stats[absolute] = signature(absolute)
+                stats[absolute] = (
+                    signature(absolute)
+                    if st is None
+                    else (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+                )
 
 
 def package_dirs() -> list[str]:

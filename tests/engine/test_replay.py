@@ -235,3 +235,40 @@ def test_a_replayed_one_file_check_is_fast(tree: Path) -> None:
     t1 = os.times()
     assert again.said == "replayed"
     assert (t1.children_user + t1.children_system) - (t0.children_user + t0.children_system) < 0.5
+
+
+def test_the_key_holds_the_environment_cutlint_reads_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["check", "src"]
+    key = replay.request_key(argv, tool="t")
+    monkeypatch.setenv("OLDPWD", "/elsewhere")  # a shell's: not read
+    assert replay.request_key(argv, tool="t") == key
+    monkeypatch.setenv("NO_COLOR", "1")  # report/style.py reads it
+    assert replay.request_key(argv, tool="t") != key
+    monkeypatch.delenv("NO_COLOR")
+    assert replay.request_key([*argv, "-q"], tool="t") != key
+    assert replay.request_key(argv, tool="another cutlint") != key
+
+
+def test_a_stat_that_moved_during_the_run_keeps_nothing() -> None:
+    recorder = replay.Recorder("k" * 40)
+    recorder.depend({"/a": (1, 2, 3, 4), "/b": None})
+    assert recorder.refused is None
+    recorder.depend({"/a": (1, 2, 3, 4)})
+    assert recorder.refused is None
+    recorder.depend({"/b": (5, 6, 7, 8)})
+    assert recorder.refused == "/b changed during the run"
+
+
+def test_version_is_answered_before_click_is_imported() -> None:
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "cutlint", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "click" not in done.stderr
+    assert done.stdout == CliRunner().invoke(main, ["--version"]).output
