@@ -175,19 +175,26 @@ def startup(one_file: Path, runs: int, baseline: Path | None = None) -> None:
     for argv in cases.values():  # warm-up: bytecode written, files in the page cache
         subprocess.run(argv, capture_output=True, env=ENV, check=False)
     samples: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, argv in cases.items():
+            before = os.times()
             start = time.perf_counter()
             subprocess.run(argv, capture_output=True, env=ENV, check=False)
             samples[name].append(1000 * (time.perf_counter() - start))
+            after = os.times()
+            used = after.children_user + after.children_system
+            cpu[name].append(1000 * (used - before.children_user - before.children_system))
     medians = {name: statistics.median(v) for name, v in samples.items()}
+    cpus = {name: statistics.median(v) for name, v in cpu.items()}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     for label in pythons:
+        version, check = label + "cutlint --version", label + "one-file check"
         print(
             f"start-up{' of ' + label.rstrip(': ') if label else ''}: cutlint --version "
-            f"{medians[label + 'cutlint --version']:.0f} ms, one-file check "
-            f"{medians[label + 'one-file check']:.0f} ms ({one_file.name}); python -c pass "
-            f"{medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
+            f"{medians[version]:.0f} ms (CPU {cpus[version]:.0f} ms), one-file check "
+            f"{medians[check]:.0f} ms (CPU {cpus[check]:.0f} ms) ({one_file.name}); python -c "
+            f"pass {medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
             f"load average {load:.1f}"
         )
 
