@@ -37,6 +37,10 @@ def _replay(argv: list[str]) -> None:
         exit_codes.interrupted()
     except BrokenPipeError:
         exit_codes.pipe_closed()
+    except Exception as err:  # writing the kept report failed half-way: as the command says it
+        from cutlint.cli.errors import internal_error
+
+        internal_error(err)
     if code is not None:
         sys.exit(code)
 

@@ -349,12 +349,16 @@ def answer(argv: Sequence[str]) -> int | None:
     try:
         tool = tool_key()
         key = request_key(argv, tool)
-    except (OSError, ValueError):
+    except Exception as err:  # no key, no replay: the command runs, and says what is wrong
+        log(f"miss: {type(err).__name__}: {err}")
         return None
     if key is None:
         return None
     pending = Recorder(key)
-    why, entry = _entry(key)
+    try:
+        why, entry = _entry(key)
+    except Exception as err:  # an entry is data: whatever it holds, the run goes the usual way
+        why, entry = f"{type(err).__name__}: {err}", None
     if entry is None:
         log(f"miss: {why}")
         return None
