@@ -272,3 +272,17 @@ def test_version_is_answered_before_click_is_imported() -> None:
     )
     assert "click" not in done.stderr
     assert done.stdout == CliRunner().invoke(main, ["--version"]).output
+
+
+def test_a_parser_time_out_is_never_replayed(tree: Path) -> None:
+    """A file the parser gave up on (CUT007) is not that file's answer: the run keeps no pack,
+    so it is not kept for replay, and the next run parses it again."""
+    work = tree.parent
+    slow = tree / "slow.cu"
+    body = "\n".join(f"int x{i} = {i};" for i in range(200_000))
+    slow.write_text(HEADLINE.read_text() + body)
+    args = ("check", "src", "--no-config", "--jobs", "1", "--parse-timeout", "0.1")
+    first = cutlint(work, *args, "--format", "concise")
+    assert b"CUT007" in first.out
+    assert first.said == "miss: no entry\nnot stored: not every file's result is kept"
+    assert cutlint(work, *args, "--format", "concise").said.startswith("miss: no entry")
