@@ -155,8 +155,14 @@ def _directory_fd(head: str, absolute: bool) -> int:
 
 def stat_path(path: str | Path) -> os.stat_result:
     """os.stat (following links) that also works for a path longer than PATH_MAX."""
-    with _parent(path) as (fd, name):
-        return os.stat(name, dir_fd=fd)
+    try:
+        with _parent(path) as (fd, name):
+            st = os.stat(name, dir_fd=fd)
+    except BaseException:
+        looked_at(path)
+        raise
+    looked_at(path, st)
+    return st
 
 
 def is_link(path: str | Path) -> bool:
@@ -170,6 +176,7 @@ def is_link(path: str | Path) -> bool:
 
 def listdir(path: str | Path) -> list[str]:
     """os.listdir that also works for a path longer than PATH_MAX."""
+    looked_at(path)  # a name added or removed is a change of the directory's own stat
     if not _is_long(path):
         return os.listdir(path)
     with _parent(path) as (fd, name):
@@ -182,6 +189,21 @@ def listdir(path: str | Path) -> list[str]:
 
 _RECORDERS: list[set[str]] = []
 """The open `recording()`s: each collects the paths read or probed while it is open."""
+
+Signature = tuple[int, int, int, int]
+"""(size, mtime_ns, inode, ctime_ns): the stat that says a file or directory is unchanged."""
+
+_STATS: list[dict[str, Signature | None]] = []
+"""The open `recording_stats()`s: each keeps every path's stat as it was when first looked at."""
+
+
+def signature(path: str | Path) -> Signature | None:
+    """The stat that says a path is unchanged, or None where nothing is (or it cannot be read)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 @contextmanager
@@ -198,15 +220,36 @@ def recording() -> Iterator[set[str]]:
         _RECORDERS.remove(seen)
 
 
-def looked_at(path: str | Path) -> None:
-    """Tell the open recordings that `path` was read or probed (whether or not it exists)."""
-    if _RECORDERS:
+@contextmanager
+def recording_stats() -> Iterator[dict[str, Signature | None]]:
+    """As `recording()`, with each path's `signature` taken when it was first looked at, before
+    it was read or listed: a file or directory that changes while the run reads it is then
+    another stat than the one kept (the check's replayed reports, engine/replay.py)."""
+    seen: dict[str, Signature | None] = {}
+    _STATS.append(seen)
+    try:
+        yield seen
+    finally:
+        _STATS.remove(seen)
+
+
+def looked_at(path: str | Path, st: os.stat_result | None = None) -> None:
+    """Tell the open recordings that `path` was read or probed (whether or not it exists);
+    `st`: its stat, where the caller has just taken it (the walk stats every file)."""
+    if _RECORDERS or _STATS:
         try:
             absolute = os.path.abspath(path)
         except ValueError:  # a NUL in the name: nothing there to depend on
             return
         for seen in _RECORDERS:
             seen.add(absolute)
+        for stats in _STATS:
+            if absolute not in stats:
+                stats[absolute] = (
+                    signature(absolute)
+                    if st is None
+                    else (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+                )
 
 
 def package_dirs() -> list[str]:

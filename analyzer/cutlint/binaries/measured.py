@@ -126,16 +126,51 @@ def module_binaries(source: str) -> list[Path]:
     """FlashInfer's JIT builds `<archdir>/generated/<module>/...` into
     `<archdir>/cached_ops/<module>/<module>.so` (flashinfer/jit/core.py, JitSpec); the fused-MoE
     files under `generated/cutlass_instantiations/` into `cached_ops/fused_moe_<sm>/`."""
+    found = _module_dirs(source)
+    if found is None:
+        return []
+    return [f for d in found[1] if d.is_dir() for f in sorted(d.glob("*.so"))]
+
+
+def _module_dirs(source: str) -> tuple[Path, list[Path]] | None:
+    """The `cached_ops` directory of the JIT cache `source` is in, and the module directories
+    its binaries would be in (module_binaries); None outside such a cache."""
     parts = Path(source).parts
     if "generated" not in parts:
-        return []
+        return None
     at = len(parts) - 1 - parts[::-1].index("generated")
     if at + 1 >= len(parts) - 1:
-        return []
+        return None
     archdir, module = Path(*parts[:at]), parts[at + 1]
     ops = archdir / "cached_ops"
     dirs = sorted(ops.glob("fused_moe_*")) if module == "cutlass_instantiations" else [ops / module]
-    return [f for d in dirs if d.is_dir() for f in sorted(d.glob("*.so"))]
+    return ops, dirs
+
+
+def dependencies(result: CheckResult, cache: Path | None) -> list[str]:
+    """Every path whose stat decides what `apply` finds for `result`, besides the files' own
+    bytes: the ptxas report store's directories (its entries are moved into place, which
+    changes their directory's stat), and each JIT cache's `cached_ops` directory, module
+    directories and binaries (a replayed check, engine/replay.py, depends on them)."""
+    out: list[str] = []
+    if cache is not None:
+        store = index_dir(cache)
+        out.append(str(store))
+        if store.is_dir():
+            with os.scandir(store) as entries:
+                out += [e.path for e in entries if e.is_dir()]
+    seen: set[str] = set()
+    for f in result.files:
+        where = os.path.dirname(f.path)
+        if where in seen:
+            continue
+        seen.add(where)
+        found = _module_dirs(f.path)
+        if found is not None:
+            ops, dirs = found
+            out += [str(ops), *map(str, dirs)]
+            out += [str(s) for d in dirs if d.is_dir() for s in d.glob("*.so")]
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,21 +32,11 @@ from pydantic_core import from_json, to_json
 
 from cutlint import inputs
 from cutlint.engine.options import CheckOptions
+from cutlint.inputs import Signature as Signature  # (size, mtime_ns, inode, ctime_ns)
+from cutlint.inputs import signature as signature
 
 SCHEMA = 1
 """The layout of a manifest; another one is another file name."""
-
-Signature = tuple[int, int, int, int]
-"""(size, mtime_ns, inode, ctime_ns) of a file or directory."""
-
-
-def signature(path: str) -> Signature | None:
-    """The stat that says a path is unchanged, or None where nothing is (or it cannot be read)."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 def _sig(value: Any) -> Signature | None:

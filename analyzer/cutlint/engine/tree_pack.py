@@ -81,6 +81,12 @@ def digest(files: Sequence[tuple[str, str | None]]) -> str:
     return h.hexdigest()
 
 
+KEPT: set[Path] = set()
+"""The packs that, in this process, answered a run whole (`read`) or were written whole by one
+(`Writer.commit`): every file's result of that run is kept, none is a parser crash or time-out.
+A check is kept for replay only then (engine/replay.py)."""
+
+
 def location(entries: Path, name: str) -> Path:
     """The pack of manifest `name` of the cache whose entries are in `entries`."""
     return entries.parent / f"packs-v{SCHEMA}" / f"{name}.pack"
@@ -98,7 +104,9 @@ def read(path: Path, wanted: str) -> list[Outcome] | None:
     except OSError:
         return None
     try:
-        return _decode(raw, wanted_files(head))
+        decoded = _decode(raw, wanted_files(head))
+        KEPT.add(path)
+        return decoded
     except (
         ValueError,
         TypeError,
@@ -306,6 +314,7 @@ class Writer:
             self.out = None
             os.replace(self.tmp, self.path)
             self.tmp = ""
+            KEPT.add(self.path)
         except OSError:
             self.abandon()
 

@@ -6,6 +6,7 @@ printed."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from cutlint.exit_codes import FINDINGS, OK, USAGE
 if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
+    from cutlint.engine.replay import Recorder
     from cutlint.records import CheckResult
     from cutlint.tu_records import TuSection
 
@@ -246,6 +248,25 @@ def check(**flags: Any) -> None:
 
 
 def run(flags: CheckFlags) -> None:
+    """The command; kept for replay (engine/replay.py) when `cutlint/__main__.py` found no
+    entry for this command line and left a Recorder for it."""
+    from cutlint.engine import replay
+
+    recorder, replay.pending = replay.pending, None
+    if recorder is None:
+        _run(flags, None)
+        return
+    from cutlint import inputs
+
+    try:
+        with inputs.recording_stats() as seen:
+            recorder.seen = seen
+            _run(flags, recorder)
+    finally:
+        recorder.discard()  # a run that ended any other way than its report keeps nothing
+
+
+def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
     if flags.jobs != 0:
         from cutlint.parse import pool
 
@@ -317,12 +338,38 @@ def run(flags: CheckFlags) -> None:
         unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
         if unmatched is not None:
             click.echo(printable(unmatched), err=True)
+            if recorder is not None:
+                recorder.note(printable(unmatched))
     tus = _translation_units(result, options, flags)
-    _write(result, flags.fmt or cfg.format or "text", flags, tus)
+    _write(result, flags.fmt or cfg.format or "text", flags, tus, recorder)
     code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
     if tus is not None and tus.fails():
         code = max(code, FINDINGS)
-    sys.exit(OK if flags.exit_zero and code == FINDINGS else code)
+    final = OK if flags.exit_zero and code == FINDINGS else code
+    if recorder is not None:
+        _keep(recorder, flags, options, result, final)
+    sys.exit(final)
+
+
+def _keep(
+    recorder: Recorder, flags: CheckFlags, options: api.CheckOptions, result: CheckResult, code: int
+) -> None:
+    """Keep this run for replay (engine/replay.py) with everything its report depends on, or
+    say why not: a run whose results are not all kept, or that reads what is not recorded."""
+    from cutlint.binaries.measured import dependencies
+    from cutlint.cache_dir import cache_dir
+    from cutlint.inputs import signature
+
+    if not options.cache:
+        recorder.refuse("the cache is off")
+    if options.build_dir is not None:
+        recorder.refuse("-p: the translation units' part is not kept")
+    if flags.binaries:
+        recorder.refuse("--binaries")
+    recorder.depend_on_tree(flags.paths, options, result)
+    found = dependencies(result, cache_dir())
+    recorder.depend({os.path.abspath(p): signature(p) for p in found})
+    recorder.store(code)
 
 
 def _translation_units(
@@ -434,14 +481,21 @@ def _cache_wanted(no_cache: bool) -> bool:
     return enabled(no_cache)
 
 
-def _write(result: CheckResult, fmt: str, flags: CheckFlags, tus: TuSection | None) -> None:
+def _write(
+    result: CheckResult,
+    fmt: str,
+    flags: CheckFlags,
+    tus: TuSection | None,
+    recorder: Recorder | None = None,
+) -> None:
     """The report (or --statistics) in format `fmt` on stdout or into --output-file, coloured
-    where wanted."""
+    where wanted; what is written also kept by `recorder`, where there is one."""
     from cutlint.report import write
     from cutlint.report.style import style_for
 
-    def report(out: TextIO) -> None:
-        style = style_for(out, flags.color)
+    def report(stream: TextIO) -> None:
+        style = style_for(stream, flags.color)
+        out = recorder.tee(stream) if recorder is not None else stream
         if flags.statistics:
             from cutlint.report import statistics as stats
 
@@ -464,6 +518,8 @@ def _write(result: CheckResult, fmt: str, flags: CheckFlags, tus: TuSection | No
     from cutlint import output_target
 
     checked = [f.path for f in result.files]
+    if recorder is not None:
+        recorder.target, recorder.checked = str(flags.output_file), tuple(checked)
     try:
         with output_target.opened(flags.output_file, checked) as out:
             report(out)

@@ -1,0 +1,452 @@
+"""A `cutlint check` whose whole answer is already known: its report, its stderr notes and its exit
+code replayed from the last run of the same command over the same unchanged tree, without
+importing click's commands, pydantic, the records or the judge.
+
+The report is a pure function of what the run read: the command line, the working directory, the
+environment it reads (colour, CI), cutlint itself (`tool_key`), and the files and directories
+that the walk listed and stat'ed, the config files looked for, the baseline, each file's bytes and
+everything its entry key was made from (the tree manifest's rows and dependencies,
+engine/tree_manifest.py), and what the measured-registers pass looks at. A run that may be
+replayed keeps each of those paths' stat as it was when the run first looked at it
+(`inputs.recording_stats`); a later run of the same command with every one of those stats the
+same writes the kept bytes and exits with the kept code. Nothing else is trusted: an entry that
+is missing, cut short, foreign (another key, schema or cutlint) or names another body, a stat
+that differs, a path that cannot be stat'ed, any error at all before the first byte is written,
+and the run goes the ordinary way (which keeps a new entry).
+
+    $CUTLINT_CACHE/check/replay-v1/<key[:2]>/<key>.json           the header: the key, the exit
+                                                                  code, stderr's text, -o's
+                                                                  target, the checked paths, the
+                                                                  dependencies, the body's name
+    $CUTLINT_CACHE/check/replay-v1/<key[:2]>/<key>.<nonce>.out    the report's bytes, as the
+                                                                  run wrote them
+
+The body is written first under a name of its own and never changed; the header, which names it
+and its size, is moved into place last (`os.replace`), so that a concurrent reader finds a whole
+entry, an older whole entry, or none. This module imports only the standard library and
+cutlint's own small modules: it runs before the command line is parsed (cutlint/__main__.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+
+from cutlint.cache_dir import cache_dir
+from cutlint.engine.tool import ENV_OFF, tool_key
+from cutlint.inputs import Signature
+
+if TYPE_CHECKING:
+    from cutlint.engine.options import CheckOptions
+    from cutlint.records import CheckResult
+
+SCHEMA = 1
+"""The layout of an entry; another one is another directory."""
+
+ENV_LOG = "CUTLINT_REPLAY_LOG"
+"""A file that each `cutlint check` appends one line to: `replayed`, `stored`, or why it was not
+(`miss: ...`, `not stored: ...`). For the tests, and for asking why a run was not replayed."""
+
+ENV_EXACT = frozenset(
+    {"NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI", "COLUMNS", "LANG"}
+    | {"LANGUAGE", "HOME", "PATH", "VIRTUAL_ENV", "CUDA_HOME", "CUDA_PATH", "TZ"}
+)
+ENV_PREFIXES = ("CUTLINT_", "PYTHON", "PYDANTIC_", "LC_", "CLICK_")
+"""The environment a check's report can depend on, all of it in the key: colour (report/style.py:
+NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, TERM), `CI` (the progress bar), cutlint's own variables
+(`CUTLINT_PARSE_TIMEOUT` is an option's value), Python's (the encoding of stdout, the module
+path), the locale, and where a CUDA toolkit or an environment is looked up. Other variables (a
+shell's `OLDPWD`, `SHLVL`) leave the key alone."""
+
+
+def directory() -> Path:
+    return cache_dir() / "check" / f"replay-v{SCHEMA}"
+
+
+def _stream_key(stream: Any) -> tuple[object, ...]:
+    """What of a standard stream decides the bytes written to it: a terminal or not, and its
+    encoding and error handler (the body is the bytes the run wrote)."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        tty = None
+    return (tty, getattr(stream, "encoding", None), getattr(stream, "errors", None))
+
+
+def request_key(argv: Sequence[str], tool: str | None = None) -> str | None:
+    """The key of this process's command `argv` (the arguments after the program name): None
+    when one of its parts cannot be had (a working directory that was removed)."""
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    env = sorted(
+        (k, v) for k, v in os.environ.items() if k in ENV_EXACT or k.startswith(ENV_PREFIXES)
+    )
+    parts: tuple[object, ...] = (
+        SCHEMA,
+        tool if tool is not None else tool_key(),
+        list(argv),
+        cwd,
+        env,
+        sys.executable,
+        sys.path,
+        _stream_key(sys.stdout),
+        _stream_key(sys.stderr),
+    )
+    data = repr(parts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def _header_path(key: str) -> Path:
+    return directory() / key[:2] / f"{key}.json"
+
+
+def log(line: str) -> None:
+    """One line to `$CUTLINT_REPLAY_LOG`, where it is set; never an error."""
+    where = os.environ.get(ENV_LOG)
+    if where:
+        with contextlib.suppress(OSError), open(where, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+# --- a run that may be replayed: what it keeps ------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """One `cutlint check` being kept for replay: what its report depends on and what it wrote.
+    The command (cli/commands/check.py) fills it as it runs and calls `store` at the end; any
+    `refuse` on the way (an option whose result is not kept, a file whose stat moved while it
+    was read) keeps nothing."""
+
+    key: str
+    deps: dict[str, Signature | None] = field(default_factory=dict)
+    """absolute path -> its stat when the run first looked at it (None: nothing was there)."""
+    stderr: list[str] = field(default_factory=list)
+    target: str | None = None
+    """`-o`'s value as given, or None for stdout."""
+    checked: tuple[str, ...] = ()
+    """The checked paths -o refuses to write over (output_target.check)."""
+    refused: str | None = None
+    seen: Mapping[str, Signature | None] = field(default_factory=dict)
+    """What the run looked at through cutlint.inputs (inputs.recording_stats), as it goes."""
+    body: IO[bytes] | None = None
+    body_path: Path | None = None
+    size: int = 0
+
+    def refuse(self, why: str) -> None:
+        if self.refused is None:
+            self.refused = why
+
+    def depend(self, found: Mapping[str, Signature | None]) -> None:
+        """Paths and their stats, as first seen: a path seen again with another stat has
+        changed during the run, and nothing is kept."""
+        for path, sig in found.items():
+            held = self.deps.setdefault(path, sig)
+            if held != sig:
+                self.refuse(f"{path} changed during the run")
+
+    def depend_on_tree(
+        self, paths: Sequence[Path | str], options: CheckOptions, result: CheckResult
+    ) -> None:
+        """What the run's results depend on besides what it looked at itself: each file's
+        entry key was made, maybe by an earlier run, from the build files, headers and
+        installed packages the tree manifest lists with their stats; a CUTLASS directory's
+        version.h names the manifest. Refused unless the tree pack answered the run whole or
+        was written whole by it (no parser crash or time-out: every result is kept)."""
+        from cutlint.engine import tree_pack
+        from cutlint.engine.cache import check_dir
+        from cutlint.engine.tree_manifest import TreeManifest, configuration
+        from cutlint.inputs import package_dirs, signature
+
+        self.depend(dict(self.seen))
+        name = configuration(tool_key(), paths, options)
+        if tree_pack.location(check_dir(), name) not in tree_pack.KEPT:
+            self.refuse("not every file's result is kept")
+            return
+        manifest = TreeManifest.open(check_dir(), name)
+        judged = [f.path for f in result.files if f.instantiations] + list(result.skipped)
+        if any(p not in manifest.files for p in judged):
+            self.refuse("the tree manifest does not hold every file")
+            return
+        kept = {p: tuple(s) if isinstance(s, list) else None for p, s in manifest.deps.items()}
+        self.depend(cast("dict[str, Signature | None]", kept))
+        more = list(package_dirs())
+        cutlass = options.cutlass_version
+        if cutlass is not None and os.path.isdir(cutlass):
+            more += [cutlass, os.path.join(cutlass, "cutlass", "version.h")]
+        self.depend({os.path.abspath(p): signature(p) for p in more})
+
+    def note(self, text: str) -> None:
+        """A line the command wrote to stderr (`click.echo(text, err=True)`)."""
+        self.stderr.append(text + "\n")
+
+    def tee(self, out: TextIO) -> TextIO:
+        """`out`, with what is written to it also kept (encoded as `out` encodes it)."""
+        folder = directory() / self.key[:2]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.body_path = folder / f"{self.key}.{secrets.token_hex(8)}.out"
+            self.body = open(self.body_path, "xb")
+        except OSError as err:
+            self.refuse(f"cannot write the body: {err}")
+            return out
+        return cast("TextIO", _Tee(out, self))
+
+    def kept(self, text: str, encoding: str | None, errors: str | None) -> None:
+        if self.body is None or self.refused is not None:
+            return
+        try:
+            data = text.encode(encoding or "utf-8", errors or "strict")
+            self.body.write(data)
+        except (OSError, UnicodeError, LookupError, ValueError) as err:
+            self.refuse(f"the report was not kept: {err}")
+            return
+        self.size += len(data)
+
+    def store(self, code: int) -> None:
+        """Keep the entry for exit code `code`, or say why not; never an error."""
+        try:
+            if self.refused is None and self.body is not None:
+                self.body.close()
+                assert self.body_path is not None
+                header = {
+                    "schema": SCHEMA,
+                    "key": self.key,
+                    "code": code,
+                    "stderr": "".join(self.stderr),
+                    "target": self.target,
+                    "checked": list(self.checked),
+                    "body": self.body_path.name,
+                    "size": self.size,
+                    "deps": _grouped(self.deps),
+                }
+                data = json.dumps(header, ensure_ascii=False, separators=(",", ":"))
+                _replace_header(self.key, data.encode("utf-8"), self.body_path.name)
+                self.body, self.body_path = None, None  # the entry's now
+                log("stored")
+                return
+            log(f"not stored: {self.refused or 'no report'}")
+        except (OSError, ValueError, UnicodeError) as err:  # a path JSON or UTF-8 cannot hold
+            log(f"not stored: {err}")
+        self.discard()
+
+    def discard(self) -> None:
+        if self.body is not None:
+            with contextlib.suppress(OSError):
+                self.body.close()
+        if self.body_path is not None:
+            with contextlib.suppress(OSError):
+                self.body_path.unlink()
+        self.body = None
+
+
+class _Tee:
+    """A text stream that writes to another and keeps a copy (Recorder.kept). Renderers call
+    `write`; the rest is the stream's own."""
+
+    def __init__(self, out: TextIO, recorder: Recorder) -> None:
+        self._out = out
+        self._recorder = recorder
+
+    def write(self, text: str) -> int:
+        n = self._out.write(text)
+        self._recorder.kept(text, self._out.encoding, self._out.errors)
+        return n
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
+def _grouped(deps: Mapping[str, Signature | None]) -> dict[str, list[list[Any]]]:
+    """dependencies by directory: {dir: [[name, size, mtime_ns, inode, ctime_ns] or [name]]},
+    so that replaying stats each name in its directory (os.stat with dir_fd) and the header
+    holds each directory once."""
+    out: dict[str, list[list[Any]]] = {}
+    for path, sig in sorted(deps.items()):
+        head, name = os.path.split(path)
+        out.setdefault(head, []).append([name, *sig] if sig is not None else [name])
+    return out
+
+
+def _replace_header(key: str, data: bytes, body: str) -> None:
+    """Move the new header into place, then remove every other body of the key: the one the old
+    header named, and those that a corrupt header or a concurrent run left (a reader that
+    already opened one keeps reading it; a run still writing one finds its header naming a body
+    that is gone, and its next run is the ordinary one)."""
+    from cutlint.inputs import write_atomically
+
+    where = _header_path(key)
+    if not write_atomically(where, data):
+        raise OSError(f"cannot write {where}")
+    for other in where.parent.glob(f"{key}.*.out"):
+        if other.name != body:
+            with contextlib.suppress(OSError):
+                other.unlink()
+
+
+# --- replaying ----------------------------------------------------------------------------------
+
+
+def _read_header(where: Path, key: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(where.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+        return None
+    return data
+
+
+def _unchanged(deps: Any) -> str | None:
+    """None when every dependency's stat is the one kept; else the first that is not."""
+    if not isinstance(deps, dict):
+        return "no dependencies"
+    for folder, rows in deps.items():
+        if not isinstance(folder, str) or not isinstance(rows, list):
+            return "corrupt"
+        try:
+            fd: int | None = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            fd = None  # gone: each row must say nothing was there
+        try:
+            for row in rows:
+                if not isinstance(row, list) or not row or not isinstance(row[0], str):
+                    return "corrupt"
+                now: Signature | None = None
+                if fd is not None:
+                    try:
+                        st = os.stat(row[0], dir_fd=fd)
+                        now = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+                    except (OSError, ValueError):
+                        now = None
+                if (now is None and len(row) != 1) or (now is not None and row[1:] != list(now)):
+                    return os.path.join(folder, row[0])
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return None
+
+
+def answer(argv: Sequence[str]) -> int | None:
+    """Replay `cutlint check` `argv` when its entry proves it unchanged: the exit code, after the
+    kept stderr and report are written. None when it is not replayed (nothing was written);
+    then, where the run may be kept, `pending` holds its Recorder for the command."""
+    global pending
+    pending = None
+    if os.environ.get(ENV_OFF) or "--no-cache" in argv:
+        log("miss: the cache is off")
+        return None
+    try:
+        tool = tool_key()
+        key = request_key(argv, tool)
+    except Exception as err:  # no key, no replay: the command runs, and says what is wrong
+        log(f"miss: {type(err).__name__}: {err}")
+        return None
+    if key is None:
+        return None
+    pending = Recorder(key)
+    try:
+        why, entry = _entry(key)
+    except Exception as err:  # an entry is data: whatever it holds, the run goes the usual way
+        why, entry = f"{type(err).__name__}: {err}", None
+    if entry is None:
+        log(f"miss: {why}")
+        return None
+    return _emit(entry, key)
+
+
+def _entry(key: str) -> tuple[str, dict[str, Any] | None]:
+    where = _header_path(key)
+    data = _read_header(where, key)
+    if data is None:
+        return "no entry", None
+    code, err, target, checked, body, size = (
+        data.get(k) for k in ("code", "stderr", "target", "checked", "body", "size")
+    )
+    if not (
+        isinstance(code, int)
+        and isinstance(err, str)
+        and (target is None or isinstance(target, str))
+        and isinstance(checked, list)
+        and all(isinstance(c, str) for c in checked)
+        and isinstance(body, str)
+        and body.startswith(f"{key}.")
+        and body.endswith(".out")
+        and "/" not in body
+        and isinstance(size, int)
+    ):
+        return "corrupt entry", None
+    changed = _unchanged(data.get("deps"))
+    if changed is not None:
+        return f"changed: {changed}", None
+    data["body_path"] = where.parent / body
+    return "", data
+
+
+def _emit(entry: dict[str, Any], key: str) -> int | None:
+    """Write the entry's stderr and body where the run wrote them; None, having written
+    nothing, if the body is not the one the header names."""
+    try:
+        body = open(entry["body_path"], "rb")
+    except OSError:
+        log("miss: no body")
+        return None
+    with body:
+        if os.fstat(body.fileno()).st_size != entry["size"]:
+            log("miss: the body is not the one kept")
+            return None
+        target: str | None = entry["target"]
+        if target is None:
+            _write_stderr(entry["stderr"])
+            sys.stdout.flush()
+            _copy(body, sys.stdout.buffer)
+            sys.stdout.flush()
+        else:
+            from cutlint import output_target
+
+            written = False
+            try:
+                with output_target.opened(Path(target), entry["checked"]) as out:
+                    written = True
+                    _write_stderr(entry["stderr"])
+                    out.flush()
+                    _copy(body, out.buffer)
+            except output_target.OutputError as err:
+                if not written:
+                    log("miss: -o refused (the command says why)")
+                    return None
+                raise WriteFailed(str(err)) from None  # the command says it: exit 2
+    log("replayed")
+    code: int = entry["code"]
+    return code
+
+
+class WriteFailed(Exception):
+    """-o's file could not be written after the replay began: the command's usage error."""
+
+
+def _write_stderr(text: str) -> None:
+    if text:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+
+
+def _copy(src: IO[bytes], dst: IO[bytes]) -> None:
+    while chunk := src.read(1 << 20):
+        dst.write(chunk)
+
+
+pending: Recorder | None = None
+"""The Recorder of this process's `cutlint check`, set by `answer` when it did not replay; the
+command keeps its run with it (None: nothing is kept, as in the Python API and tests that call
+the command in-process)."""
