@@ -279,8 +279,10 @@ def test_a_parser_time_out_is_never_replayed(tree: Path) -> None:
     so it is not kept for replay, and the next run parses it again."""
     work = tree.parent
     slow = tree / "slow.cu"
-    body = "\n".join(f"int x{i} = {i};" for i in range(200_000))
-    slow.write_text(HEADLINE.read_text() + body)
+    # a macro doubling 60 times: evaluating `#if A59` takes longer than any time-out (a long
+    # but simple file was parsed within 0.1 s on a quiet machine)
+    chain = ["#define A0 1"] + [f"#define A{i} A{i - 1}+A{i - 1}" for i in range(1, 60)]
+    slow.write_text("\n".join(chain) + "\n#if A59\n" + HEADLINE.read_text() + "#endif\n")
     args = ("check", "src", "--no-config", "--jobs", "1", "--parse-timeout", "0.1")
     first = cutlint(work, *args, "--format", "concise")
     assert b"CUT007" in first.out

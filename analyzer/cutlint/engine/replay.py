@@ -35,6 +35,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,8 @@ SCHEMA = 1
 """The layout of an entry; another one is another directory."""
 
 ENV_LOG = "CUTLINT_REPLAY_LOG"
+# A body no header names, untouched this long, was left by a run stopped while writing it.
+_ORPHAN_AGE_S = 3600
 """A file that each `cutlint check` appends one line to: `replayed`, `stored`, or why it was not
 (`miss: ...`, `not stored: ...`). For the tests, and for asking why a run was not replayed."""
 
@@ -279,18 +282,31 @@ def _grouped(deps: Mapping[str, Signature | None]) -> dict[str, list[list[Any]]]
 
 
 def _replace_header(key: str, data: bytes, body: str) -> None:
-    """Move the new header into place, then remove every other body of the key: the one the old
-    header named, and those that a corrupt header or a concurrent run left (a reader that
-    already opened one keeps reading it; a run still writing one finds its header naming a body
-    that is gone, and its next run is the ordinary one)."""
+    """Move the new header into place, then remove the body the header it replaced named (every
+    other body where that header was corrupt), and bodies of the key that nothing has touched
+    for an hour (left by a run stopped half-way).
+
+    Only the replaced header's body is removed at once: a writer installs its header once, so
+    that body can never be named again, while a concurrent run's body may be the one its header
+    has just installed (removing every other body, as a first version did, let two writers each
+    remove the other's and leave the header naming none). A reader that already opened a removed
+    body keeps reading it; one that had not finds none, and its run is the ordinary one."""
     from cutlint.inputs import write_atomically
 
     where = _header_path(key)
+    existed = where.exists()
+    old = _read_header(where, key)
     if not write_atomically(where, data):
         raise OSError(f"cannot write {where}")
+    replaced = old.get("body") if old is not None else None
+    # a header there but unreadable (corrupt, foreign) names no body: every other one goes
+    corrupt = existed and old is None
+    stale = time.time() - _ORPHAN_AGE_S
     for other in where.parent.glob(f"{key}.*.out"):
-        if other.name != body:
-            with contextlib.suppress(OSError):
+        if other.name == body:
+            continue
+        with contextlib.suppress(OSError):
+            if corrupt or other.name == replaced or other.stat().st_mtime < stale:
                 other.unlink()
 
 
