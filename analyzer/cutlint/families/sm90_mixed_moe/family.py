@@ -192,6 +192,13 @@ def _recipe(recipe: Recipe) -> Sm90MixedMoeRecipe:
     return recipe
 
 
+def _producer(ctx: ModelContext) -> str | None:
+    """Who wrote the file, as its resolved context says (a TensorRT-LLM tree's version file or
+    its installed package), when no FlashInfer release does."""
+    build = ctx.build
+    return build.producer.value if build is not None and build.producer is not None else None
+
+
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     """The model's tactic, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm != SM:
@@ -200,7 +207,9 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
         return why
     release = ctx.flashinfer.version if ctx.flashinfer is not None else None
     data = model.family_data()
-    legacy = release in data["legacy"]["releases"]
+    legacy = release in data["legacy"]["releases"] or (
+        release is None and _producer(ctx) in data["legacy"]["producers"]
+    )
     if release is not None and not legacy and release not in data["launcher_releases"]:
         known = ", ".join([*data["legacy"]["releases"], *data["launcher_releases"]])
         return (
