@@ -136,3 +136,27 @@ def test_a_define_the_probe_cannot_patch_is_said_never_compared(
     (run,) = result.files
     assert run.error is not None and "14 parameters" in run.error and str(other) in run.error
     assert {v.status.value for v in result.instantiations} == {"compiler error"}
+
+
+def test_a_copy_of_the_headers_launcher_keeps_the_headers(
+    build: tuple[Path, str, Path],
+    flashinfer_root: Callable[[str], Path],
+    fake_nvcc: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The build's launcher is byte for byte the --headers' one (another unpacked wheel of the
+    release): the headers' launcher is patched, and the cache keys stay those of the headers."""
+    f, command, _ = build
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(verify_run, "run_probe", _fake(calls))
+    options = VerifyOptions(
+        headers=(flashinfer_root("0.5.2"),),
+        nvcc=str(fake_nvcc),
+        cache_dir=tmp_path / "cache",
+        compile_command=command,
+    )
+    result = verify([f], options)
+    assert [c["launcher"] for c in calls] == [None]
+    assert len(result.instantiations) == 6
+    assert "compiler error" not in {v.status.value for v in result.instantiations}

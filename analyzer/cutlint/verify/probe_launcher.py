@@ -48,7 +48,11 @@ def launcher_of(
     assert at is not None and params is not None
     header = Path(at.rsplit(":", 1)[0])
     if header.name == Path(LAUNCHER_REL).name and header.is_file():
-        same = header.resolve() == headers.launcher.resolve()
+        # the headers' own, or a copy byte for byte (another unpacked wheel of the release):
+        # the headers' is patched, so that its cache keys and include tree stay as they were
+        same = header.resolve() == headers.launcher.resolve() or (
+            headers.launcher.is_file() and header.read_bytes() == headers.launcher.read_bytes()
+        )
         return (None if same else header), None
     if headers.launcher.is_file() and _parameters(headers.launcher) != params:
         return None, (
