@@ -95,3 +95,29 @@ def test_without_it_the_launcher_is_not_decidable(checkout: Path) -> None:
     assert len(w4a16) == 152
     assert {r.verdict for r in w4a16} == {Verdict.NOT_MODELED}
     assert all("not decidable" in (r.not_modeled.reason if r.not_modeled else "") for r in w4a16)
+
+
+def test_a_call_with_an_epilogue_fusion_says_so(tmp_path: Path) -> None:
+    """A newer TensorRT-LLM's 10-argument call (EpilogueFusion after the epilogue tag): not
+    modeled, and the reason names the fusion (not a misread tile)."""
+    repo = tmp_path / "repo"
+    src = repo / "cpp/tensorrt_llm/kernels/cutlass_kernels/cutlass_instantiations/gemm_grouped/90"
+    src.mkdir(parents=True)
+    (repo / "tensorrt_llm").mkdir()
+    (repo / "tensorrt_llm" / "version.py").write_text('__version__ = "1.3.0"\n')
+    # written for this test, in the generator's spelling
+    (src / "k.cu").write_text(
+        "template void sm90_generic_mixed_moe_gemm_kernelLauncher<half, __nv_fp4_e2m1, half,\n"
+        "tensorrt_llm::cutlass_extensions::EpilogueOpDefault, EpilogueFusion::NONE,\n"
+        "cute::Shape<cute::Int<64>, cute::Int<16>, cute::Int<128>>,\n"
+        "cute::Shape<cute::Int<1>, cute::Int<1>, cute::Int<1>>,\n"
+        "cutlass::gemm::KernelTmaWarpSpecializedPingpong,\n"
+        "cutlass::epilogue::TmaWarpSpecializedCooperative,\n"
+        "cutlass::WeightOnlyQuantOp::FINEGRAINED_SCALE_ONLY> (\n"
+        "GroupedGemmInput<half, __nv_fp4_e2m1, half, half>inputs, TmaWarpSpecializedGroupedGemmInput"
+        " hopper_inputs, int sm_count_, size_t* workspace_size);\n"
+    )
+    result = api.check([src / "k.cu"], api.CheckOptions(arch="sm_90", cutlass_version="4.5.0"))
+    (row,) = [r for f in result.files for r in f.instantiations]
+    assert row.verdict is Verdict.NOT_MODELED
+    assert row.not_modeled is not None and "EpilogueFusion::NONE" in row.not_modeled.reason

@@ -199,6 +199,11 @@ def _producer(ctx: ModelContext) -> str | None:
     return build.producer.value if build is not None and build.producer is not None else None
 
 
+def _fusion(arg: str) -> bool:
+    """An EpilogueFusion value (`EpilogueFusion::NONE`, `...::FINALIZE`), not a tile shape."""
+    return "Fusion" in arg or arg.rsplit("::", 1)[-1] in ("NONE", "FINALIZE")
+
+
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     """The model's tactic, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm != SM:
@@ -217,6 +222,13 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             f"covers ({known})"
         )
     args = _recipe(recipe).args
+    if len(args) == 10 and _fusion(args[4]):
+        # TensorRT-LLM's newer launcher: `EpilogueFusion FUSION` after the epilogue tag (its
+        # moe_gemm_tma_ws_mixed_input_launcher.inl; FINALIZE builds a scatter epilogue)
+        return (
+            f"epilogue fusion {args[4]}: TensorRT-LLM's launcher with an EpilogueFusion "
+            "parameter is not one the model covers (its FINALIZE epilogue is another)"
+        )
     t = model.tactic_of(args, legacy)
     if release is None and isinstance(t, str) and not isinstance(model.tactic_of(args, True), str):
         # A TensorRT-LLM build or a file outside FlashInfer's layout: the pair is one that only
