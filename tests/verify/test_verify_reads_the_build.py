@@ -160,3 +160,30 @@ def test_a_copy_of_the_headers_launcher_keeps_the_headers(
     assert [c["launcher"] for c in calls] == [None]
     assert len(result.instantiations) == 6
     assert "compiler error" not in {v.status.value for v in result.instantiations}
+
+
+def test_the_launcher_probes_pair_rows_with_checks_records(tmp_path: Path) -> None:
+    """The SM90 mixed-input and SM80 fused-MoE probes take the instantiations check found (its
+    pipeline, its context) rather than parsing the files again."""
+    from cutlint.records import FormKind, Instantiation, SourceSpan
+    from cutlint.verify import sm80_fused_moe_probe, sm90_mixed_probe
+
+    gone = tmp_path / "never-read.cu"  # not there: a parse would fail
+    for probe, name in (
+        (sm90_mixed_probe, "sm90_generic_mixed_gemm_kernelLauncher"),
+        (sm80_fused_moe_probe, "sm80_generic_fused_moe_gemm_kernelLauncher"),
+    ):
+        inst = Instantiation(
+            span=SourceSpan(path=str(gone), line=7, column=1, end_line=7),
+            form=FormKind.EXPLICIT_INSTANTIATION,
+            name=name,
+            args=("a", "b"),
+        )
+        found = probe._by_file([gone], {str(gone): [inst]})
+        spec = probe.spec()
+        sites = (
+            spec.instantiation_sites([gone], (name,), found)
+            if probe is sm90_mixed_probe
+            else spec.instantiation_sites([gone], found)
+        )
+        assert [(s.path, s.line, s.args) for s in sites] == [(gone, 7, ("a", "b"))]
