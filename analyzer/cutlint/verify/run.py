@@ -252,12 +252,14 @@ def _from_cache(job: _FileJob, cache: ResultCache) -> bool:
 def _probe(
     job: _FileJob, nvcc: Nvcc, options: VerifyOptions, build: Path, log: Say | None
 ) -> ProbeRun:
+    if job.unlike is not None:
+        raise ProbeError(f"{job.result.path}: not probed: {job.unlike}")
     if options.backend == "libclang":
         from cutlint.verify import libclang_layout  # loads the clang bindings only when asked
 
-        return libclang_layout.run_layout(Path(job.result.path), job.headers.root, build, log=log)
-    if job.unlike is not None:
-        raise ProbeError(f"{job.result.path}: not probed: {job.unlike}")
+        return libclang_layout.run_layout(
+            Path(job.result.path), job.headers.root, build, log=log, launcher=job.launcher
+        )
     return run_probe(
         Path(job.result.path),
         job.headers.root,
