@@ -187,3 +187,21 @@ def test_the_launcher_probes_pair_rows_with_checks_records(tmp_path: Path) -> No
             else spec.instantiation_sites([gone], found)
         )
         assert [(s.path, s.line, s.args) for s in sites] == [(gone, 7, ("a", "b"))]
+
+
+def test_a_14_parameter_call_is_the_swapped_problem(build: tuple[Path, str, Path]) -> None:
+    """FlashInfer 0.5.2's launcher always swaps A and B and transposes C/D (what 0.5.3 on call
+    SwapAB on): its calls' epilogue SharedStorage is nvcc's 14,336 B (tests/data/
+    nvcc_sm120_truth.json, rows 0.5.2), not the 13,312 B of the unswapped problem."""
+    from cutlint.testing.truth import rows
+
+    f, command, _ = build
+    result = api.check([f], api.CheckOptions(compile_command=command))
+    truth = {r["line"]: r for r in rows("sm120-blockscaled-grouped") if r["version"] == "0.5.2"}
+    got = [r for x in result.files for r in x.instantiations]
+    assert len(got) == len(truth) == 6
+    for r in got:
+        assert r.resources is not None
+        t = truth[r.instantiation.span.line]
+        assert r.resources.layout.size == t["kernel_smem"]
+        assert r.resources.layout.epilogue_size == t["epilogue_smem"] == 14336
