@@ -98,7 +98,16 @@ def producer_release(paths: Iterable[str]) -> tuple[str, str, str] | None:
     (the file itself, then its include directories)."""
     for start in paths:
         for parent in Path(start).parents:
-            found = _package_version(parent)
+            found = _package_version(parent) or _checkout_version(parent)
             if found is not None:
                 return found
     return None
+
+
+def _checkout_version(directory: Path) -> tuple[str, str, str] | None:
+    """A TensorRT-LLM checkout: its C++ sources (and its CMake build, `cpp/build/`) under
+    `<repo>/cpp/`, its Python package beside them, `<repo>/tensorrt_llm/version.py` (which its
+    setup.py reads for the wheel's version)."""
+    if directory.name != "cpp":
+        return None
+    return _package_version(directory.parent / "tensorrt_llm")

@@ -43,6 +43,17 @@ def parameters(ctx: ModelContext) -> tuple[str, ...]:
     return moe_macro.parameters_of(ctx.flashinfer.macro_parameters if ctx.flashinfer else None)
 
 
+def legacy_launcher(inst: Instantiation, ctx: ModelContext) -> bool:
+    """Whether the call is read by FlashInfer 0.5.x's 14-parameter macro (no SWAP_AB), by its
+    own #define or the release's list: a launcher that always builds the swapped problem
+    (moe_macro's reading says SwapAB on) and another epilogue for FINALIZE
+    (EpilogueMoeFusedFinalizeBuilder) and for Sm90 (PtrArrayNoSmemWarpSpecialized)."""
+    params = parameters(ctx)
+    if inst.parameters is not None:
+        params = tuple(p.rstrip("_") for p in inst.parameters)
+    return "SWAP_AB" not in params
+
+
 def claim_macro(
     family: str, arch_sms: tuple[int, ...], inst: Instantiation, ctx: ModelContext
 ) -> Claim:

@@ -23,13 +23,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cutlint.families.registry import probe_spec
 from cutlint.parse.extract import parse_source
-from cutlint.records import FormKind
+from cutlint.records import FormKind, Instantiation
 from cutlint.verify import cublas, curand
 
 PROBE = "cutlass-alias"
@@ -51,11 +51,13 @@ class Failure:
     """The compiler's error lines."""
 
 
-def kernels_in(path: Path) -> list[Kernel]:
-    parsed = parse_source(str(path), path.read_bytes())
+def kernels_in(path: Path, found: Sequence[Instantiation] | None = None) -> list[Kernel]:
+    """The file's `using`-chain kernels: `found` (check's records, as verify hands them), else
+    by cutlint's own parser (the truth tools)."""
+    insts = parse_source(str(path), path.read_bytes()).instantiations if found is None else found
     return [
         Kernel(path, i.chain[0].name, i.span.line)
-        for i in parsed.instantiations
+        for i in insts
         if i.form is FormKind.TYPE_ALIAS and i.chain
     ]
 
@@ -74,9 +76,11 @@ def probe(
     nvcc: str = "nvcc",
     batch: int = 16,
     progress: Callable[[str], None] | None = None,
+    found: Mapping[str, Sequence[Instantiation]] | None = None,
 ) -> tuple[list[dict[str, object]], list[Failure]]:
     """Rows (one JSON object per kernel, with `file` and `line` of its definition) and the files
-    that do not compile. `arch`: what `-gencode` targets (`120a`, `90a`, `100a`)."""
+    that do not compile. `arch`: what `-gencode` targets (`120a`, `90a`, `100a`). `found`: check's
+    instantiations by the file's path as given (kernels_in)."""
     workdir.mkdir(parents=True, exist_ok=True)
     shims = workdir / "shims"
     if curand.find_real_header(nvcc, []) is None:
@@ -98,7 +102,7 @@ def probe(
         group = todo.pop(0)
         say = progress or (lambda _: None)
         say(f"compiling {len(group)} file(s) ({len(rows)} rows so far)")
-        got = _compile_and_run(group, workdir, flags, nvcc)
+        got = _compile_and_run(group, workdir, flags, nvcc, found)
         if isinstance(got, list):
             rows += got
         elif len(group) == 1:
@@ -110,7 +114,11 @@ def probe(
 
 
 def _compile_and_run(
-    group: Sequence[Path], workdir: Path, flags: Sequence[str], nvcc: str
+    group: Sequence[Path],
+    workdir: Path,
+    flags: Sequence[str],
+    nvcc: str,
+    found: Mapping[str, Sequence[Instantiation]] | None = None,
 ) -> list[dict[str, object]] | str:
     lines: list[str] = []
     calls: list[str] = []
@@ -120,7 +128,7 @@ def _compile_and_run(
         part = workdir / f"k{i}.cu"
         part.write_text(text[: cut.start()] if cut else text)
         lines.append(f'#include "{part.name}"')
-        for k in kernels_in(path):
+        for k in kernels_in(path, None if found is None else found.get(str(path), ())):
             calls.append(f'  cutlint_probe::print<{k.name}>("{k.name}", "{path}", {k.line});')
     source = workdir / "probe.cu"
     source.write_text(

@@ -144,6 +144,10 @@ def run(
                 arch,
                 nvcc.path,
                 progress=progress,
+                found={
+                    str(Path(j.result.path)): [r.instantiation for r in j.result.instantiations]
+                    for j in todo
+                },
             )
         seconds = (time.monotonic() - started) / len(todo)
         by_file: dict[str, list[dict[str, object]]] = {}

@@ -73,15 +73,23 @@ class Toolchain:
     probe_sha256: str
 
     @classmethod
-    def of(cls, flashinfer_version: str, headers: Headers, nvcc_version: str) -> Toolchain:
-        """Raises ProbeError when the launcher cannot be patched."""
+    def of(
+        cls,
+        flashinfer_version: str,
+        headers: Headers,
+        nvcc_version: str,
+        launcher: Path | None = None,
+    ) -> Toolchain:
+        """Raises ProbeError when the launcher cannot be patched. `launcher`: the one the
+        file's build reaches, when it is not the headers' own (verify.run._launcher_of)."""
         version_h = headers.cutlass_include / "cutlass" / "version.h"
+        launcher = launcher or headers.launcher
         return cls(
             flashinfer_version=flashinfer_version,
-            launcher_sha256=sha256_file(headers.launcher),
+            launcher_sha256=sha256_file(launcher),
             cutlass_version_h_sha256=sha256_file(version_h) if version_h.is_file() else "",
             nvcc_version=nvcc_version,
-            probe_sha256=probe_method_hash(headers.launcher, headers.root),
+            probe_sha256=probe_method_hash(launcher, headers.root),
         )
 
 

@@ -202,18 +202,21 @@ def run_layout(
     workdir: Path | None = None,
     cuda_path: Path | None = None,
     log: Log | None = None,
+    launcher: Path | None = None,
 ) -> ProbeRun:
     """libclang's numbers for every macro call of one generated file, as ProbeRun rows.
 
     The rows are paired with the macro calls in source order: the launcher functions the macro
     defines appear in the translation unit in the order of the calls, at the call's line.
+    `launcher`: the one check read the calls by, when not the root's (as nvcc_probe.run_probe).
     """
     clang = cindex()
     t0 = time.monotonic()
     generated_cu = Path(generated_cu)
     tree = FlashInferTree(Path(flashinfer_root))
-    if not tree.launcher.is_file():
-        raise ProbeError(f"launcher not found: {tree.launcher}")
+    launcher = launcher or tree.launcher
+    if not launcher.is_file():
+        raise ProbeError(f"launcher not found: {launcher}")
     cuda = cuda_path or find_cuda_path()
     if cuda is None:
         raise ProbeError("libclang backend: no CUDA toolkit headers (set CUDA_HOME)")
@@ -227,7 +230,7 @@ def run_layout(
         overlay = job / "overlay"
         patched = overlay / LAUNCHER_REL
         patched.parent.mkdir(parents=True, exist_ok=True)
-        patched.write_text(patch_for_layout(tree.launcher.read_text(), tree.launcher))
+        patched.write_text(patch_for_layout(launcher.read_text(), launcher))
         shim = cublas.write_shim(job / "shim")
         (shim / CURAND_STUB).write_text("/* empty: see cutlint.verify.libclang_layout */\n")
         args = clang_args(tree, overlay, generated_cu.parent, shim, cuda)

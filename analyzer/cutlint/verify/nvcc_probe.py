@@ -107,6 +107,7 @@ def run_probe(
     extra_include_dirs: Sequence[Path] = (),
     keep_build: bool = True,
     log: Log | None = None,
+    launcher: Path | None = None,
 ) -> ProbeRun:
     """Compile one generated file against the probe launcher, run it on the host, return rows.
 
@@ -115,12 +116,16 @@ def run_probe(
     directory after a successful probe (the support objects stay). ``extra_include_dirs`` are
     added with -isystem after FlashInfer's own paths. When the compiler finds no cuBLAS headers,
     cutlint's minimal shim is used (cutlint.verify.cublas) and ``log`` is told so.
+    ``launcher``: the launcher whose ``#define`` the file's calls were read by (its build's
+    include path), patched in place of the root's, so that the compiler builds the calls by the
+    same definition as the model read them.
     """
     t0 = time.monotonic()
     generated_cu = Path(generated_cu)
     tree = FlashInferTree(Path(flashinfer_root))
-    if not tree.launcher.is_file():
-        raise ProbeError(f"launcher not found: {tree.launcher}")
+    launcher = launcher or tree.launcher
+    if not launcher.is_file():
+        raise ProbeError(f"launcher not found: {launcher}")
     system_includes = extra_system_includes(nvcc, extra_include_dirs)
     source = generated_cu.read_text()
     calls = moe_macro_calls(source)
@@ -142,7 +147,7 @@ def run_probe(
         probe_flags = compile_flags(tree, overlay, generated_cu.parent, system_includes, target)
         patched = overlay / LAUNCHER_REL
         patched.parent.mkdir(parents=True, exist_ok=True)
-        patched.write_text(patch_launcher(tree.launcher.read_text(), tree.launcher))
+        patched.write_text(patch_launcher(launcher.read_text(), launcher))
         stdout = _compile_link_run(
             tree, nvcc, base, job, generated_cu, probe_flags, system_includes, target
         )

@@ -328,7 +328,11 @@ class Sm80FusedMoeProbe(FileProbe):
         self, files: Sequence[FileResult], headers: Headers, nvcc: Nvcc, workdir: Path
     ) -> list[ProbeRow]:
         run = sm80_fused_moe_probe.run_probe(
-            [Path(f.path) for f in files], headers.root, nvcc.path, workdir / "probe"
+            [Path(f.path) for f in files],
+            headers.root,
+            nvcc.path,
+            workdir / "probe",
+            found=_found(files),
         )
         return [
             ProbeRow(
@@ -407,6 +411,7 @@ class Sm90MixedProbe(FileProbe):
             nvcc.path,
             workdir / "probe",
             moe=self._moe(files[0]),
+            found=_found(files),
         )
         return [
             ProbeRow(
@@ -423,6 +428,12 @@ class Sm90MixedProbe(FileProbe):
             )
             for r in run.rows
         ]
+
+
+def _found(files: Sequence[FileResult]) -> dict[str, list[Instantiation]]:
+    """check's instantiations of each file: the probe pairs the compiler's rows with them, not
+    with a parse of its own."""
+    return {f.path: [r.instantiation for r in f.instantiations] for f in files}
 
 
 PROBES: dict[str, FileProbe] = {

@@ -17,16 +17,16 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from cutlint import parse
 from cutlint.context.of_file import release_at
 from cutlint.engine.options import CheckOptions
-from cutlint.engine.run import judge_files
+from cutlint.engine.stream import outcomes, root_of
 from cutlint.families.registry import family_of
 from cutlint.records import (
     CheckResult,
@@ -40,8 +40,15 @@ from cutlint.records import (
 from cutlint.verify import alias_run, dask_runner, probes
 from cutlint.verify.cache import ResultCache, Toolchain, cache_key, default_cache_dir
 from cutlint.verify.headers import Headers, HeaderSearch, Nvcc, SetupError, find_nvcc
-from cutlint.verify.nvcc_probe import MACRO_NAME, ProbeError, ProbeRow, ProbeRun, run_probe
+from cutlint.verify.nvcc_probe import (
+    MACRO_NAME,
+    ProbeError,
+    ProbeRow,
+    ProbeRun,
+    run_probe,
+)
 from cutlint.verify.probe_flags import TARGETS, device_gencode
+from cutlint.verify.probe_launcher import launcher_of
 from cutlint.verify.result import (
     CompilerNumbers,
     FileRun,
@@ -86,6 +93,30 @@ class VerifyOptions:
     scheduler: str | None = None
     """`--scheduler`: a Dask scheduler's address; None for a LocalCluster of `jobs` workers
     (verify/dask_runner.py)."""
+    build_dir: str | None = None
+    """`-p BUILD_DIR`: as check's; the files' build context (include path, defines, targets)."""
+    compile_command: str | None = None
+    """`--compile-command`: as check's."""
+    site_packages: tuple[str, ...] = ()
+    """`--site-packages`: as check's."""
+    defines: Mapping[str, str] = field(default_factory=lambda: dict(parse.DEFAULT_DEFINES))
+    """`-D`/`-U` as check takes them (the default set, then -D)."""
+    undefines: tuple[str, ...] = ()
+
+    def check_options(self, **given: Any) -> CheckOptions:
+        """The options check runs with for the same flags: verify reads every file through
+        check's own pipeline and its resolved build context (cutlint.context.resolve), so
+        that a macro call is read by the same #define in both (the include path's)."""
+        options = CheckOptions(
+            jobs=self.jobs,
+            arch=self.arch,
+            build_dir=self.build_dir,
+            compile_command=self.compile_command,
+            site_packages=self.site_packages,
+            defines=self.defines,
+            undefines=self.undefines,
+        )
+        return replace(options, **given)
 
 
 @dataclass(frozen=True)
@@ -150,6 +181,11 @@ class _FileJob:
     rows: dict[int, ProbeRow] = field(default_factory=dict)  # by line
     cached: bool = False
     run: FileRun | None = None
+    launcher: Path | None = None
+    """The launcher the file's calls were read by, when not the headers' own (launcher_of)."""
+    unlike: str | None = None
+    """Why the probe cannot build the calls by the #define check read them by: the file's
+    probe is then an error, never a comparison of two definitions."""
 
     @property
     def probed(self) -> list[InstantiationResult]:
@@ -190,7 +226,15 @@ def _plan(
             continue
         for f in files:
             sha = hashlib.sha256(Path(f.path).read_bytes()).hexdigest()
-            jobs.append(_FileJob(f, version or headers.flashinfer_version, headers, toolchain, sha))
+            job = _FileJob(f, version or headers.flashinfer_version, headers, toolchain, sha)
+            launcher, job.unlike = launcher_of(f, headers, _probed)
+            if launcher is not None:
+                try:
+                    job.toolchain = Toolchain.of(label, headers, nvcc.version_text, launcher)
+                    job.launcher = launcher
+                except ProbeError as e:
+                    job.unlike = f"the launcher its calls were read by: {launcher}: {e}"
+            jobs.append(job)
     return sorted(jobs, key=lambda j: j.result.path), missing
 
 
@@ -208,10 +252,14 @@ def _from_cache(job: _FileJob, cache: ResultCache) -> bool:
 def _probe(
     job: _FileJob, nvcc: Nvcc, options: VerifyOptions, build: Path, log: Say | None
 ) -> ProbeRun:
+    if job.unlike is not None:
+        raise ProbeError(f"{job.result.path}: not probed: {job.unlike}")
     if options.backend == "libclang":
         from cutlint.verify import libclang_layout  # loads the clang bindings only when asked
 
-        return libclang_layout.run_layout(Path(job.result.path), job.headers.root, build, log=log)
+        return libclang_layout.run_layout(
+            Path(job.result.path), job.headers.root, build, log=log, launcher=job.launcher
+        )
     return run_probe(
         Path(job.result.path),
         job.headers.root,
@@ -220,6 +268,7 @@ def _probe(
         extra_include_dirs=options.extra_include_dirs,
         keep_build=options.keep_build,
         log=log,
+        launcher=job.launcher,
     )
 
 
@@ -342,31 +391,39 @@ def _missed_by_check(job: _FileJob) -> list[Verified]:
     return out
 
 
+def check_result(paths: Sequence[Path | str], options: CheckOptions) -> CheckResult:
+    """check's result, by check's own pipeline (engine.stream.outcomes, as api.check runs it):
+    the same walk, the defines of each file's build, its resolved context and the #defines on
+    its include path. verify has no parse path of its own."""
+    files: list[FileResult] = []
+    skipped: list[str] = []
+    for outcome in outcomes(list(paths), options):
+        if isinstance(outcome, str):
+            skipped.append(outcome)
+        else:
+            files.append(outcome)
+    return CheckResult(files=tuple(files), skipped=tuple(skipped), root=root_of(options))
+
+
 def _check(
-    paths: Sequence[Path | str], search: HeaderSearch, jobs: int, arch: str | None = None
+    paths: Sequence[Path | str], search: HeaderSearch, options: VerifyOptions
 ) -> CheckResult:
     """check's result, modeled for the release of the one `--headers` where the file's own
     context does not say one. The headers are what verify compiles with, not a statement of
     which release wrote the files: a file whose build or layout names its release keeps it (and
     a release other than the headers' is a version mismatch, said before any compile)."""
     if len(search.given) == 1 and search.given[0].flashinfer_version is None:
-        options = CheckOptions(
-            jobs=jobs, cutlass_version=str(search.given[0].cutlass_include), arch=arch
-        )
-        return judge_files(parse.parse_paths([Path(p) for p in paths], jobs=jobs), options)
-    parsed = parse.parse_paths([Path(p) for p in paths], jobs=jobs)
-    checked = judge_files(parsed, CheckOptions(jobs=jobs, arch=arch))
+        include = str(search.given[0].cutlass_include)
+        return check_result(paths, options.check_options(cutlass_version=include))
+    first = check_result(paths, options.check_options())
     single = search.single_version()
-    unknown = {f.path for f in checked.files if release_at(f.path, f.context) is None}
+    unknown = [f.path for f in first.files if release_at(f.path, f.context) is None]
     if single is None or not unknown:
-        return checked
-    again = judge_files(
-        [p for p in parsed if p.path in unknown],
-        CheckOptions(jobs=jobs, flashinfer_version=single, arch=arch),
-    )
+        return first
+    again = check_result(unknown, options.check_options(flashinfer_version=single))
     rejudged = {f.path: f for f in again.files}
-    files = tuple(rejudged.get(f.path, f) for f in checked.files)
-    return checked.model_copy(update={"files": files})
+    files = tuple(rejudged.get(f.path, f) for f in first.files)
+    return first.model_copy(update={"files": files})
 
 
 class Tracker(Protocol):
@@ -496,10 +553,7 @@ def _alias_files(
     if not wanted or options.backend != "nvcc":
         return checked, []
     source = alias_run.source_root(options.cutlass_source, options.download, progress)
-    again = judge_files(
-        parse.parse_paths([Path(p) for p in wanted], jobs=options.jobs),
-        CheckOptions(jobs=options.jobs, cutlass_version=str(source / "include"), arch=options.arch),
-    )
+    again = check_result(wanted, options.check_options(cutlass_version=str(source / "include")))
     rejudged = {f.path: f for f in again.files}
     files = tuple(rejudged.get(f.path, f) for f in checked.files)
     checked = checked.model_copy(update={"files": files})
@@ -529,7 +583,7 @@ def verify(
     base = options.cache_dir or default_cache_dir()
     nvcc = _backend(options)
     search = HeaderSearch.from_options(options.headers, options.download, base / "wheels")
-    checked = _check(paths, search, options.jobs, options.arch)
+    checked = _check(paths, search, options)
     if options.shard is not None:
         whole = sum(1 for f in checked.files if f.instantiations)
         checked = options.shard.take(checked)

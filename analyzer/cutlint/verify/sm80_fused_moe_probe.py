@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 from cutlint.families.probe import PatchError
 from cutlint.families.registry import probe_spec
+from cutlint.records import Instantiation
 from cutlint.verify import cublas
 from cutlint.verify.probe_build import run_step, support_objects
 from cutlint.verify.probe_flags import (
@@ -57,6 +58,7 @@ def run_probe(
     nvcc: str = "nvcc",
     workdir: Path | None = None,
     extra_include_dirs: Sequence[Path] = (),
+    found: Mapping[str, Sequence[Instantiation]] | None = None,
 ) -> Sm80ProbeRun:
     """Compile the generated files of one FlashInfer tree in one translation unit against the
     probe launcher, run the executable on the host, return one row per instantiation."""
@@ -69,7 +71,7 @@ def run_probe(
     launcher = tree.nv_internal / s.SM80_LAUNCHER_REL
     if not launcher.is_file():
         raise ProbeError(f"launcher not found: {launcher}")
-    sites = s.instantiation_sites(files)
+    sites = s.instantiation_sites(files, _by_file(files, found))
     if not sites:
         raise ProbeError(f"no {s.LAUNCHER_NAME} instantiation in {len(files)} file(s)")
     base = Path(tempfile.mkdtemp(prefix="cutlint-sm80-probe-")) if workdir is None else workdir
@@ -107,6 +109,16 @@ def run_probe(
     finally:
         if workdir is None:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _by_file(
+    files: Sequence[Path], found: Mapping[str, Sequence[Instantiation]] | None
+) -> dict[Path, Sequence[Instantiation]] | None:
+    """`found` (check's instantiations, by the path check was given) by each resolved file."""
+    if found is None:
+        return None
+    by_resolved = {Path(p).resolve(): insts for p, insts in found.items()}
+    return {f: by_resolved.get(f, ()) for f in files}
 
 
 __all__ = ["PROBE", "Sm80ProbeRun", "run_probe", "spec"]

@@ -47,6 +47,11 @@ class VerifyFlags:
     device_flags: tuple[str, ...]
     quiet: bool
     verbose: bool
+    build_dir: Path | None = None
+    compile_command: str | None = None
+    site_packages: tuple[Path, ...] = ()
+    define: tuple[str, ...] = ()
+    undefine: tuple[str, ...] = ()
 
 
 def exit_code(result: VerifyResult) -> int:
@@ -59,6 +64,24 @@ def exit_code(result: VerifyResult) -> int:
     if unreadable or failed or result.compared == 0:
         return EXIT_USAGE
     return EXIT_DISAGREE if result.count(Status.DISAGREE) else EXIT_OK
+
+
+def _defines(define: tuple[str, ...], undefine: tuple[str, ...]) -> dict[str, str]:
+    """check's default set, then -D, less -U (as `cutlint check` reads them)."""
+    from cutlint.parse import DEFAULT_DEFINES
+    from cutlint.parse.defines import define_problem
+
+    out = dict(DEFAULT_DEFINES)
+    for given in define:
+        name, _, value = given.partition("=")
+        if why := define_problem(name, value or "1"):
+            raise click.BadParameter(f"-D {given!r}: {why}")
+        out[name] = value or "1"
+    for name in undefine:
+        if why := define_problem(name, None):
+            raise click.BadParameter(f"-U {name!r}: {why}")
+        out.pop(name, None)
+    return out
 
 
 def _say(message: str) -> None:
@@ -111,6 +134,27 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
     help="Who answers: nvcc (compile and run the probe) or libclang (clang's record layout of "
     "the same types, no nvcc run; needs the CUDA toolkit's headers and the libclang-ng package).",
 )
+@click.option(
+    "-p",
+    "--build-dir",
+    "build_dir",
+    type=click.Path(path_type=Path, exists=True),
+    help="As check's: a build directory with compile_commands.json (or the file); each file's "
+    "include path (the #defines its macro calls are read by), defines and targets come from it.",
+)
+@click.option(
+    "--compile-command",
+    help="As check's: the nvcc command line that builds the files (its -I, -D, -gencode).",
+)
+@click.option(
+    "--site-packages",
+    "site_packages",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="As check's: the build's Python environment (its flashinfer-python / tensorrt_llm).",
+)
+@click.option("-D", "define", multiple=True, help="As check's: define a macro (NAME[=VALUE]).")
+@click.option("-U", "undefine", multiple=True, help="As check's: undefine a macro.")
 @click.option("--nvcc", help="The nvcc to ask. Default: nvcc on PATH, then $CUDA_HOME/bin/nvcc.")
 @click.option(
     "--jobs",
@@ -204,6 +248,11 @@ def run(flags: VerifyFlags) -> None:
         arch=flags.arch,
         shard=flags.shard,
         scheduler=flags.scheduler,
+        build_dir=str(flags.build_dir) if flags.build_dir is not None else None,
+        compile_command=flags.compile_command,
+        site_packages=tuple(str(p) for p in flags.site_packages),
+        defines=_defines(flags.define, flags.undefine),
+        undefines=flags.undefine,
     )
     if flags.device_code:
         from cutlint.verify.cache import default_cache_dir

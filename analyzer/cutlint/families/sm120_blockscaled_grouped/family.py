@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.versions import CutlassModel, outside_modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm120_blockscaled_grouped import model as sm120
 from cutlint.model.context import ModelContext
@@ -26,6 +26,12 @@ from cutlint.records import (
 
 OUTPUT_BITS = {ElementType.F16: 16, ElementType.BF16: 16}
 """Output types the SM120 epilogue model covers (ReuseSmem and the swizzle assume 16-bit)."""
+
+
+LEGACY_FINALIZE = (
+    "FINALIZE of FlashInfer 0.5.x's 14-parameter launcher: EpilogueMoeFusedFinalizeBuilder "
+    "(cutlass_extensions), another epilogue than the model's fusion-callbacks scatter"
+)
 
 
 class Sm120BlockscaledGrouped:
@@ -46,7 +52,17 @@ class Sm120BlockscaledGrouped:
     probe: ClassVar[str | None] = "tma-ws-moe-launcher"
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
-        return macro.claim_macro(self.name, (120, 121), inst, ctx)
+        got = macro.claim_macro(self.name, (120, 121), inst, ctx)
+        if (
+            got is not None
+            and not isinstance(got, Unreadable)
+            and macro.args_of(got).fusion is Fusion.FINALIZE
+            and macro.legacy_launcher(inst, ctx)
+        ):
+            # FlashInfer 0.5.x: CollectiveEpilogueFinalize = EpilogueMoeFusedFinalizeBuilder
+            # (moe_gemm_tma_ws_launcher.inl), not the fusion-callbacks scatter the model builds
+            return Unreadable(problems=(), reason=LEGACY_FINALIZE)
+        return got
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         t = _tactic(macro.args_of(recipe), ctx)

@@ -22,7 +22,7 @@ with the instantiation of the generated file that has the same arguments (`match
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -37,6 +37,7 @@ from cutlint.families.probe import (
     require,
 )
 from cutlint.parse import parse_source
+from cutlint.records import Instantiation
 
 LAUNCHER_NAME = "sm80_generic_fused_moe_gemm_kernelLauncher"
 SM80_LAUNCHER_REL = Path(
@@ -131,12 +132,19 @@ class _Site:
     args: tuple[str, ...]
 
 
-def instantiation_sites(generated: Sequence[Path]) -> list[_Site]:
-    """The launcher's explicit instantiations in the files, by cutlint's own parser."""
+def instantiation_sites(
+    generated: Sequence[Path], found: Mapping[Path, Sequence[Instantiation]] | None = None
+) -> list[_Site]:
+    """The launcher's explicit instantiations in the files: `found` (check's records of each
+    file, as `cutlint verify` hands them), else by cutlint's own parser (the truth tools)."""
     sites: list[_Site] = []
     for path in generated:
-        parsed = parse_source(str(path), path.read_bytes())
-        for inst in parsed.instantiations:
+        insts = (
+            found[path]
+            if found is not None
+            else parse_source(str(path), path.read_bytes()).instantiations
+        )
+        for inst in insts:
             if inst.name == LAUNCHER_NAME:
                 sites.append(_Site(path, inst.span.line, inst.args))
     return sites

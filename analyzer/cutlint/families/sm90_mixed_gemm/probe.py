@@ -28,7 +28,7 @@ arguments (``key_of_args``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -43,6 +43,7 @@ from cutlint.families.probe import (
 )
 from cutlint.families.probe import absolutize_includes as _absolutize_includes
 from cutlint.parse import parse_source
+from cutlint.records import Instantiation
 
 LAUNCHER_NAME = "sm90_generic_mixed_gemm_kernelLauncher"
 LAUNCHER_REL = Path(
@@ -259,13 +260,20 @@ class _Site:
 
 
 def instantiation_sites(
-    generated: Sequence[Path], names: Sequence[str] = (LAUNCHER_NAME,)
+    generated: Sequence[Path],
+    names: Sequence[str] = (LAUNCHER_NAME,),
+    found: Mapping[Path, Sequence[Instantiation]] | None = None,
 ) -> list[_Site]:
-    """The launcher's explicit instantiations in the files, by cutlint's own parser."""
+    """The launcher's explicit instantiations in the files: `found` (check's records of each
+    file, as `cutlint verify` hands them), else by cutlint's own parser (the truth tools)."""
     sites: list[_Site] = []
     for path in generated:
-        parsed = parse_source(str(path), path.read_bytes())
-        for inst in parsed.instantiations:
+        insts = (
+            found[path]
+            if found is not None
+            else parse_source(str(path), path.read_bytes()).instantiations
+        )
+        for inst in insts:
             if inst.name in names:
                 sites.append(_Site(path, inst.span.line, inst.args))
     return sites

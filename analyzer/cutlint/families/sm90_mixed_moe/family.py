@@ -192,6 +192,18 @@ def _recipe(recipe: Recipe) -> Sm90MixedMoeRecipe:
     return recipe
 
 
+def _producer(ctx: ModelContext) -> str | None:
+    """Who wrote the file, as its resolved context says (a TensorRT-LLM tree's version file or
+    its installed package), when no FlashInfer release does."""
+    build = ctx.build
+    return build.producer.value if build is not None and build.producer is not None else None
+
+
+def _fusion(arg: str) -> bool:
+    """An EpilogueFusion value (`EpilogueFusion::NONE`, `...::FINALIZE`), not a tile shape."""
+    return "Fusion" in arg or arg.rsplit("::", 1)[-1] in ("NONE", "FINALIZE")
+
+
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
     """The model's tactic, or why this instantiation is outside what the model covers."""
     if ctx.arch.sm != SM:
@@ -200,7 +212,9 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
         return why
     release = ctx.flashinfer.version if ctx.flashinfer is not None else None
     data = model.family_data()
-    legacy = release in data["legacy"]["releases"]
+    legacy = release in data["legacy"]["releases"] or (
+        release is None and _producer(ctx) in data["legacy"]["producers"]
+    )
     if release is not None and not legacy and release not in data["launcher_releases"]:
         known = ", ".join([*data["legacy"]["releases"], *data["launcher_releases"]])
         return (
@@ -208,6 +222,13 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
             f"covers ({known})"
         )
     args = _recipe(recipe).args
+    if len(args) == 10 and _fusion(args[4]):
+        # TensorRT-LLM's newer launcher: `EpilogueFusion FUSION` after the epilogue tag (its
+        # moe_gemm_tma_ws_mixed_input_launcher.inl; FINALIZE builds a scatter epilogue)
+        return (
+            f"epilogue fusion {args[4]}: TensorRT-LLM's launcher with an EpilogueFusion "
+            "parameter is not one the model covers (its FINALIZE epilogue is another)"
+        )
     t = model.tactic_of(args, legacy)
     if release is None and isinstance(t, str) and not isinstance(model.tactic_of(args, True), str):
         # A TensorRT-LLM build or a file outside FlashInfer's layout: the pair is one that only

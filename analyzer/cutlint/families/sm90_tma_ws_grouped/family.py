@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from cutlint.cutlass.versions import outside_modeled_range
 from cutlint.families import moe_macro_family as macro
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_tma_ws_grouped import model as sm90
 from cutlint.model.context import ModelContext
@@ -40,7 +40,10 @@ class Sm90TmaWsGrouped:
     probe: ClassVar[str | None] = "tma-ws-moe-launcher"
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
-        return macro.claim_macro(self.name, (SM,), inst, ctx)
+        got = macro.claim_macro(self.name, (SM,), inst, ctx)
+        if got is not None and not isinstance(got, Unreadable) and macro.legacy_launcher(inst, ctx):
+            return Unreadable(problems=(), reason=LEGACY_LAUNCHER)
+        return got
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
         t = _tactic(recipe, ctx)
@@ -88,6 +91,16 @@ class Sm90TmaWsGrouped:
 
 
 FAMILY = Sm90TmaWsGrouped()
+
+LEGACY_LAUNCHER = (
+    "FlashInfer 0.5.x's 14-parameter launcher builds another Sm90 recipe than the model's: "
+    "EpilogueScheduleSM90 = PtrArrayNoSmemWarpSpecialized (an epilogue without shared storage, "
+    "so the mainloop takes more stages) and FINALIZE by EpilogueMoeFusedFinalizeBuilder "
+    "(moe_gemm_tma_ws_launcher.inl); nvcc disagrees with the 0.5.3+ recipe on them"
+)
+"""Measured: nvcc 13.0 on 0.5.2's gemm_grouped/90 M128_group0 (f16 NONE, 128x{16..128}x64):
+epilogue SharedStorage 1 B, stages 12/11/9/7 where the 0.5.3+ recipe gives 12/10/8/6;
+M128_group17 (e4m3 FINALIZE 128x256x128): epilogue 16,384 B (0.5.3+: 17,408 / 18,432)."""
 
 
 def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:

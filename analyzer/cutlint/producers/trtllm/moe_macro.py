@@ -148,13 +148,18 @@ def compile_problems(
 
 
 # What a parameter that a release's macro does not have means: the launcher's behaviour before the
-# parameter was added (no dynamic cluster, no bias, no SwapAB, no MXFPX operands).
+# parameter was added (no dynamic cluster, no bias, no MXFPX operands). SwapAB: FlashInfer 0.5.2's
+# launcher always builds the swapped problem, what 0.5.3 on call SwapAB on: its
+# moe_gemm_tma_ws_launcher.inl passes `MainloopElementB, LayoutB*` first ("A & B swapped here")
+# and its moe_gemm_kernels.h has LayoutC = LayoutD = TransposeLayoutTag<RowMajor> (0.5.3 on:
+# LayoutC_T / LayoutD_T only under SwapAB). nvcc 13.0 on 0.5.2's SM120 M128_BS_group0: epilogue
+# SharedStorage 14,336 B, 0.6.3's SwapAB-on size (13,312 B off).
 _ABSENT = {
     "EpilogueSchedule": "void",
     "MXFPX": "false",
     "DYNAMIC_CGA": "false",
     "BIAS": "false",
-    "SWAP_AB": "false",
+    "SWAP_AB": "true",
 }
 
 
