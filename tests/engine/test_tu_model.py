@@ -142,3 +142,31 @@ def test_blockwise_with_kernel_schedule_auto_is_the_cooperative_one(
     (m,) = model(_read(kernel, include=cutlass_4_5_include))
     assert m is not None and m.reason is None, m
     assert m.equals(kernel)
+
+
+def test_each_padding_is_its_own_part() -> None:
+    """A ptr-array shell pads before its tensormaps and again before its tensors: two lines, not
+    one span over the tensormaps between them (SGLang's MXFP8 grouped GEMM: 44 B at 852, 640 B
+    at 3,456)."""
+    from types import SimpleNamespace
+
+    from cutlint.engine.tu_model import parts
+
+    regions = [
+        SimpleNamespace(name=n, offset=o, size=z)
+        for n, o, z in (
+            ("tmem_base_ptr", 848, 4),
+            ("(padding)", 852, 44),
+            ("tensormaps", 896, 2560),
+            ("(padding)", 3456, 640),
+            ("tensors.epilogue.collective", 4096, 16384),
+        )
+    ]
+    got = parts(SimpleNamespace(layout=SimpleNamespace(regions=regions)))  # type: ignore[arg-type]
+    assert [(p.name, p.offset, p.size) for p in got] == [
+        ("tmem_base_ptr", 848, 4),
+        ("(padding)", 852, 44),
+        ("tensormaps", 896, 2560),
+        ("(padding)", 3456, 640),
+        ("tensors.epilogue", 4096, 16384),
+    ]

@@ -75,3 +75,35 @@ def test_sm120_blockwise_fp8_every_kernel_modeled(roots: tuple[Path, tuple[str, 
     for k, m in zip(read.kernels, models, strict=True):
         assert m is not None and m.family == "sm120-collective-builder", k.type_expr
         assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+
+
+ES_TRAITS = "moe/expert_specialization/es_sm100_mxfp8_blockscaled_moe_group_gemm_traits.cuh"
+
+
+@pytest.mark.slow
+def test_sm100_mxfp8_grouped_modeled(roots: tuple[Path, tuple[str, ...]], tmp_path: Path) -> None:
+    """The expert-specialization MXFP8 grouped GEMM (no 0.5.23 loader compiles it): its traits'
+    GemmKernel for bf16 and half, named in a TU of the JIT's 10.0a flags, is measured by libclang
+    and modeled by the SM100 family's 4.5.0 block-scaled grouped chain (the RC grouped mainloop,
+    MoEProblemShape, the EVT fusion): 226,304 B and 8 stages, as nvcc lays it out
+    (docs/sglang.md; tests/data/nvcc_sm100_collective_builder_mxfp8_grouped_truth.json)."""
+    csrc, site = roots
+    traits = "expert_specialization::ExpertSpecializationSm100MXFP8BlockscaledMoeGroupGemmTraits"
+    tu = tmp_path / "es.cu"
+    tu.write_text(
+        f'#include "{csrc / ES_TRAITS}"\n'
+        f"using EsBf16 = {traits}<expert_specialization::MMA2SMConfig, cutlass::bfloat16_t>::GemmKernel;\n"
+        f"using EsF16 = {traits}<expert_specialization::MMA2SMConfig, cutlass::half_t>::GemmKernel;\n"
+    )
+    cutlass = Path(site[0]) / "flashinfer" / "data" / "cutlass"
+    argv = (
+        f"-I{cutlass / 'include'}",
+        f"-I{cutlass / 'tools' / 'util' / 'include'}",
+        "-std=c++20",
+        "-gencode=arch=compute_100a,code=sm_100a",
+    )
+    read = read_tu(from_flags(tu, argv, origin="test"), "sm_100a")
+    assert [(k.stages, k.shared_storage) for k in read.kernels] == [(8, 226_304), (8, 226_304)]
+    for k, m in zip(read.kernels, model(read), strict=True):
+        assert m is not None and m.family == "sm100-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
