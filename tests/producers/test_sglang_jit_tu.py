@@ -107,3 +107,21 @@ def test_sm100_mxfp8_grouped_modeled(roots: tuple[Path, tuple[str, ...]], tmp_pa
     for k, m in zip(read.kernels, model(read), strict=True):
         assert m is not None and m.family == "sm100-collective-builder", k.type_expr
         assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+
+
+@pytest.mark.slow
+def test_convrot_int8_launched_kernels_measured(roots: tuple[Path, tuple[str, ...]]) -> None:
+    """convrot_int8's mma.sync path on 12.0f: the 9 kernels it launches, SGLang's CUTLASS 2.x
+    `GemmWithEpilogueVisitor<DefaultGemm<...>::GemmKernel::Mma, EpilogueWithVisitor..., Swizzle>`,
+    each measured by libclang; the `DefaultGemm<...>::GemmKernel` it takes the parts from is not
+    a kernel of its own (it was listed as one, and the launched kernels were not measured: a
+    `GemmKernel_::kThreadCount` value read as `typename ...::GemmKernel::kThreadCount`)."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 120, site)
+    assert tu is not None and tu.module == "convrot_int8"
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_120f")
+    visitor = "cutlass::gemm::kernel::GemmWithEpilogueVisitor<"
+    assert all(k.kernel_type.startswith(visitor) for k in read.kernels)
+    assert sorted(k.shared_storage or 0 for k in read.kernels) == [
+        51_200, 61_440, 73_728, 73_728, 73_728, 73_728, 81_920, 81_920, 81_920,
+    ]  # fmt: skip

@@ -241,7 +241,12 @@ class Resolver:
                 continue
             if s in aliases and depth < MAX_DEPTH:
                 a = aliases[s]
-                out.append(self.text(a.tokens, subst, aliases, unresolved, depth + 1))
+                expanded = self.text(a.tokens, subst, aliases, unresolved, depth + 1)
+                if i + 1 < len(tokens) and tokens[i + 1].spelling == "::":
+                    # a nested-name-specifier takes no `typename`: `GemmKernel_::kThreadCount`
+                    # (a value) must not read `typename DefaultGemm<...>::GemmKernel::kThreadCount`
+                    expanded = expanded.removeprefix("typename ")
+                out.append(expanded)
                 continue
             if s in subst:
                 out.append(subst[s])

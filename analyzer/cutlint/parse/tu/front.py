@@ -302,6 +302,7 @@ def _kernels(
     first: dict[str, Candidate] = {}
     failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
     ok = [c for c in candidates if c.type_expr in measured and not measured[c.type_expr][3]]
+    ok = [c for c in ok if not _a_part(c, ok, measured)]
     # Measured kernels first: a failed candidate on the same path (a template name passed as
     # an argument, the caller's callee) is not a kernel of its own.
     for cand in ok + failed:
@@ -361,6 +362,24 @@ def _built(
         problem_shape=types["problem_shape"],
         tile_scheduler=types["scheduler_tag"],
         scale_granularity=scales if all(scales) else None,
+    )
+
+
+def _a_part(cand: Candidate, ok: Sequence[Candidate], measured: dict[str, Any]) -> bool:
+    """A kernel type written in the same function only to build another kernel from its parts:
+    SGLang's convrot_int8 takes `typename GemmKernel_::Mma` and `GemmKernel_::Epilogue` of a
+    CUTLASS 2.x `DefaultGemm<...>::GemmKernel` into the `GemmWithEpilogueVisitor` it launches.
+    The other kernel's expression holds this one's, on a path from the same call."""
+    if len(cand.path) < 2:
+        return False  # named at namespace scope: the user's own choice of kernel
+    own = re.compile(re.escape(cand.type_expr.removeprefix("typename ")) + r"(?!\w)")
+    kernel = measured[cand.type_expr][0]
+    return any(
+        o is not cand
+        and o.path[:-1] == cand.path[:-1]
+        and measured[o.type_expr][0] != kernel
+        and own.search(o.type_expr) is not None
+        for o in ok
     )
 
 
