@@ -125,3 +125,46 @@ def test_convrot_int8_launched_kernels_measured(roots: tuple[Path, tuple[str, ..
     assert sorted(k.shared_storage or 0 for k in read.kernels) == [
         51_200, 61_440, 73_728, 73_728, 73_728, 73_728, 81_920, 81_920, 81_920,
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_convrot_int8_sm100_kernels_modeled(roots: tuple[Path, tuple[str, ...]]) -> None:
+    """convrot_int8 on 10.0a: the SM100 branch's kernels are reached through the launcher's
+    `using Gemm = typename Types::template Select<WithBias>::Gemm;` (a config's `Gemm` member),
+    measured, and modeled by sm100-collective-builder (int8 x int8, KernelScheduleAuto, an EVT
+    epilogue; 1 KiB under the capacity for the 128x256 tile). The SM90 branch's names, read
+    from the tokens of an inactive `#if`, stay CUT212."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 100, site)
+    assert tu is not None
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_100a")
+    measured = [k for k in read.kernels if k.shared_storage is not None]
+    assert sorted((k.stages, k.shared_storage) for k in measured) == [
+        (8, 231_424), (13, 230_400), (13, 230_656),
+    ]  # fmt: skip
+    models = dict(zip((k.type_expr for k in read.kernels), model(read), strict=True))
+    for k in measured:
+        m = models[k.type_expr]
+        assert m is not None and m.family == "sm100-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+    assert all(k.compile_error for k in read.kernels if k.shared_storage is None)
+
+
+@pytest.mark.slow
+def test_convrot_int8_sm90_kernels_modeled(roots: tuple[Path, tuple[str, ...]]) -> None:
+    """convrot_int8 on 9.0a: the SM90 branch's 6 kernels (three tiles, with and without bias)
+    modeled by sm90-collective-builder, equal to libclang; the SM100 branch's 2 names CUT212."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 90, site)
+    assert tu is not None
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_90a")
+    measured = [k for k in read.kernels if k.shared_storage is not None]
+    assert sorted((k.stages, k.shared_storage) for k in measured) == [
+        (6, 214_016), (6, 214_528), (8, 197_120), (8, 197_120), (13, 213_504), (13, 213_504),
+    ]  # fmt: skip
+    models = dict(zip((k.type_expr for k in read.kernels), model(read), strict=True))
+    for k in measured:
+        m = models[k.type_expr]
+        assert m is not None and m.family == "sm90-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+    assert len(read.kernels) - len(measured) == 2

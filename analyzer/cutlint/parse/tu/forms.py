@@ -61,6 +61,21 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
     return name, tuple(a for a in args if a)
 
 
+_ELEMENT_SPELLINGS = {"signed char": "int8_t", "unsigned char": "uint8_t", "int": "int32_t"}
+"""clang's canonical spelling of a fixed-width element type -> the `<cstdint>` name a chain
+writes (and the families read): `int8_t` is `signed char`, `int32_t` is `int` on the host."""
+_MAINLOOP_ELEMENTS = (2, 5, 8)
+"""ElementA, ElementB, ElementAccumulator of the mainloop builder."""
+_EPILOGUE_ELEMENTS = (5, 6, 7, 10)
+"""ElementAccumulator, ElementCompute, ElementC, ElementD of the epilogue builder."""
+
+
+def _elements(args: list[str], where: tuple[int, ...]) -> None:
+    for i in where:
+        if i < len(args):
+            args[i] = _ELEMENT_SPELLINGS.get(args[i], args[i])
+
+
 def shape(text: str) -> str:
     """clang's `cute::tuple<cute::C<128>, cute::C<64>, int>` as written in a chain:
     `cute::Shape<cute::_128, cute::_64, int>`."""
@@ -128,6 +143,7 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
             )
     for i in (9, 10):
         ml_args[i] = shape(ml_args[i])
+    _elements(ml_args, _MAINLOOP_ELEMENTS)
     ep_args = list(ep[1])
     if len(ep_args) == 14:
         # clang's spelling left FusionOpOrCallbacks out because it is the default
@@ -139,6 +155,7 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
         )
     for i in (2, 3, 4):
         ep_args[i] = shape(ep_args[i])
+    _elements(ep_args, _EPILOGUE_ELEMENTS)
     problem = shape(b.problem_shape or "?")
     scheduler = b.tile_scheduler or "void"
     args = (problem, "CollectiveMainloop", "CollectiveEpilogue", scheduler)
