@@ -110,7 +110,9 @@ def test_sm100_mxfp8_grouped_modeled(roots: tuple[Path, tuple[str, ...]], tmp_pa
 
 
 @pytest.mark.slow
-def test_convrot_int8_launched_kernels_measured(roots: tuple[Path, tuple[str, ...]]) -> None:
+def test_convrot_int8_launched_kernels_measured_and_modeled(
+    roots: tuple[Path, tuple[str, ...]],
+) -> None:
     """convrot_int8's mma.sync path on 12.0f: the 9 kernels it launches, SGLang's CUTLASS 2.x
     `GemmWithEpilogueVisitor<DefaultGemm<...>::GemmKernel::Mma, EpilogueWithVisitor..., Swizzle>`,
     each measured by libclang; the `DefaultGemm<...>::GemmKernel` it takes the parts from is not
@@ -125,6 +127,10 @@ def test_convrot_int8_launched_kernels_measured(roots: tuple[Path, tuple[str, ..
     assert sorted(k.shared_storage or 0 for k in read.kernels) == [
         51_200, 61_440, 73_728, 73_728, 73_728, 73_728, 81_920, 81_920, 81_920,
     ]  # fmt: skip
+    # modeled by the 2.x universal family from the kernel's parts (TuBuilt.visitor_kernel)
+    for k, m in zip(read.kernels, model(read), strict=True):
+        assert m is not None and m.family == "cutlass2-gemm-universal", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
 
 
 @pytest.mark.slow

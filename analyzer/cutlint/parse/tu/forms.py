@@ -20,6 +20,9 @@ from cutlint.records import FormKind, Instantiation, SourceSpan, TypeAlias
 from cutlint.tu_records import TuKernel
 
 KERNEL = "cutlass::gemm::kernel::GemmUniversal"
+VISITOR_KERNEL = "cutlass::gemm::kernel::GemmWithEpilogueVisitor"
+"""A 2.x kernel with an epilogue visitor (SGLang's, TensorRT-LLM's and vLLM's
+`cutlass_extensions/gemm/gemm_with_epilogue_visitor.h`), written from its parts."""
 MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
 EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
 SCALE_CONFIGS = {
@@ -117,6 +120,8 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     """The chain of a CollectiveBuilder-built kernel; None when clang's sugar did not name both
     builders (a kernel written without them, or one the search did not reach)."""
     b = kernel.built
+    if b is not None and b.visitor_kernel is not None:
+        return _visitor_instantiation(kernel, b.visitor_kernel)
     if b is None or b.mainloop_builder is None or b.epilogue_builder is None:
         return None
     ml = _builder_args(b.mainloop_builder, 13)
@@ -183,4 +188,18 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     )
 
 
-__all__ = ["instantiation", "shape"]
+def _visitor_instantiation(kernel: TuKernel, args: tuple[str, ...]) -> Instantiation:
+    """A CUTLASS 2.x `GemmWithEpilogueVisitor`, written as one alias of its parts
+    (TuBuilt.visitor_kernel)."""
+    line = kernel.chosen_by.line
+    head = TypeAlias(name="GemmKernel", target=VISITOR_KERNEL, args=args, member=None, line=line)
+    return Instantiation(
+        span=SourceSpan(path=kernel.chosen_by.path, line=line, column=1, end_line=line),
+        form=FormKind.TYPE_ALIAS,
+        name=VISITOR_KERNEL,
+        args=args,
+        chain=(head,),
+    )
+
+
+__all__ = ["VISITOR_KERNEL", "instantiation", "shape"]
