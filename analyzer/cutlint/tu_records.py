@@ -52,6 +52,11 @@ class TuBuilt(Record):
         default=None,
         description="a blockwise mainloop's ScaleGranularityM, N, K (CollectiveMma's members)",
     )
+    visitor_kernel: tuple[str, ...] | None = Field(
+        default=None,
+        description="a CUTLASS 2.x kernel with an epilogue visitor (GemmWithEpilogueVisitor):"
+        " its parts as DefaultGemmUniversal's 20 arguments, then its EpilogueVisitor",
+    )
 
 
 class TuKernel(Record):

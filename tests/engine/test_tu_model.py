@@ -195,3 +195,67 @@ def test_a_w4a8_mainloop_is_written_as_cutlass_librarys_reordered_chain() -> Non
     assert stride is not None and stride.args == ("cutlass::layout::RowMajor",)
     layout = inst.alias("LayoutA_Reordered")
     assert layout is not None and "tile_to_shape" in layout.target
+
+
+def test_each_padding_is_its_own_part() -> None:
+    """A ptr-array shell pads before its tensormaps and again before its tensors: two lines, not
+    one span over the tensormaps between them (SGLang's MXFP8 grouped GEMM: 44 B at 852, 640 B
+    at 3,456)."""
+    from types import SimpleNamespace
+
+    from cutlint.engine.tu_model import parts
+
+    regions = [
+        SimpleNamespace(name=n, offset=o, size=z)
+        for n, o, z in (
+            ("tmem_base_ptr", 848, 4),
+            ("(padding)", 852, 44),
+            ("tensormaps", 896, 2560),
+            ("(padding)", 3456, 640),
+            ("tensors.epilogue.collective", 4096, 16384),
+        )
+    ]
+    got = parts(SimpleNamespace(layout=SimpleNamespace(regions=regions)))  # type: ignore[arg-type]
+    assert [(p.name, p.offset, p.size) for p in got] == [
+        ("tmem_base_ptr", 848, 4),
+        ("(padding)", 852, 44),
+        ("tensormaps", 896, 2560),
+        ("(padding)", 3456, 640),
+        ("tensors.epilogue", 4096, 16384),
+    ]
+
+
+def test_fixed_width_elements_written_as_a_chain_writes_them() -> None:
+    """clang's canonical `signed char` / `int` are `int8_t` / `int32_t` in the chain the families
+    read (SGLang's convrot_int8 SM100 kernels: int8 x int8 accumulating in int32), and only in the
+    builders' element arguments: the problem shape keeps its `int`s."""
+    ml = (
+        "cutlass::gemm::collective::CollectiveBuilder<cutlass::arch::Sm100,"
+        " cutlass::arch::OpClassTensorOp, signed char, cutlass::layout::RowMajor, 16, signed char,"
+        " cutlass::layout::ColumnMajor, 16, int, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128>>,"
+        " cute::tuple<cute::C<2>, cute::C<1>, cute::C<1>>,"
+        " cutlass::gemm::collective::StageCountAutoCarveout<17408>,"
+        " cutlass::gemm::collective::KernelScheduleAuto>"
+    )
+    ep = (
+        "cutlass::epilogue::collective::CollectiveBuilder<cutlass::arch::Sm100,"
+        " cutlass::arch::OpClassTensorOp, cute::tuple<cute::C<128>, cute::C<128>, cute::C<128>>,"
+        " cute::tuple<cute::C<2>, cute::C<1>, cute::C<1>>,"
+        " cutlass::epilogue::collective::EpilogueTileAuto, int, float, cutlass::bfloat16_t,"
+        " cutlass::layout::RowMajor, 8, cutlass::bfloat16_t, cutlass::layout::RowMajor, 8,"
+        " cutlass::epilogue::collective::EpilogueScheduleAuto>"
+    )
+    built = TuBuilt(
+        mainloop_builder=ml,
+        epilogue_builder=ep,
+        problem_shape="cute::tuple<int, int, int, int>",
+        tile_scheduler="void",
+    )
+    inst = instantiation(_kernel(built, 230_400, 13))
+    assert inst is not None
+    mainloop = next(a for a in inst.chain if a.name == "CollectiveMainloop")
+    epilogue = next(a for a in inst.chain if a.name == "CollectiveEpilogue")
+    assert mainloop.args is not None and epilogue.args is not None
+    assert (mainloop.args[2], mainloop.args[5], mainloop.args[8]) == ("int8_t", "int8_t", "int32_t")
+    assert (epilogue.args[5], epilogue.args[6]) == ("int32_t", "float")
+    assert inst.args[0] == "cute::Shape<int, int, int, int>"

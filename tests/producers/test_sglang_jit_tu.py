@@ -75,3 +75,102 @@ def test_sm120_blockwise_fp8_every_kernel_modeled(roots: tuple[Path, tuple[str, 
     for k, m in zip(read.kernels, models, strict=True):
         assert m is not None and m.family == "sm120-collective-builder", k.type_expr
         assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+
+
+ES_TRAITS = "moe/expert_specialization/es_sm100_mxfp8_blockscaled_moe_group_gemm_traits.cuh"
+
+
+@pytest.mark.slow
+def test_sm100_mxfp8_grouped_modeled(roots: tuple[Path, tuple[str, ...]], tmp_path: Path) -> None:
+    """The expert-specialization MXFP8 grouped GEMM (no 0.5.23 loader compiles it): its traits'
+    GemmKernel for bf16 and half, named in a TU of the JIT's 10.0a flags, is measured by libclang
+    and modeled by the SM100 family's 4.5.0 block-scaled grouped chain (the RC grouped mainloop,
+    MoEProblemShape, the EVT fusion): 226,304 B and 8 stages, as nvcc lays it out
+    (docs/sglang.md; tests/data/nvcc_sm100_collective_builder_mxfp8_grouped_truth.json)."""
+    csrc, site = roots
+    traits = "expert_specialization::ExpertSpecializationSm100MXFP8BlockscaledMoeGroupGemmTraits"
+    tu = tmp_path / "es.cu"
+    tu.write_text(
+        f'#include "{csrc / ES_TRAITS}"\n'
+        f"using EsBf16 = {traits}<expert_specialization::MMA2SMConfig, cutlass::bfloat16_t>::GemmKernel;\n"
+        f"using EsF16 = {traits}<expert_specialization::MMA2SMConfig, cutlass::half_t>::GemmKernel;\n"
+    )
+    cutlass = Path(site[0]) / "flashinfer" / "data" / "cutlass"
+    argv = (
+        f"-I{cutlass / 'include'}",
+        f"-I{cutlass / 'tools' / 'util' / 'include'}",
+        "-std=c++20",
+        "-gencode=arch=compute_100a,code=sm_100a",
+    )
+    read = read_tu(from_flags(tu, argv, origin="test"), "sm_100a")
+    assert [(k.stages, k.shared_storage) for k in read.kernels] == [(8, 226_304), (8, 226_304)]
+    for k, m in zip(read.kernels, model(read), strict=True):
+        assert m is not None and m.family == "sm100-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+
+
+@pytest.mark.slow
+def test_convrot_int8_launched_kernels_measured_and_modeled(
+    roots: tuple[Path, tuple[str, ...]],
+) -> None:
+    """convrot_int8's mma.sync path on 12.0f: the 9 kernels it launches, SGLang's CUTLASS 2.x
+    `GemmWithEpilogueVisitor<DefaultGemm<...>::GemmKernel::Mma, EpilogueWithVisitor..., Swizzle>`,
+    each measured by libclang; the `DefaultGemm<...>::GemmKernel` it takes the parts from is not
+    a kernel of its own (it was listed as one, and the launched kernels were not measured: a
+    `GemmKernel_::kThreadCount` value read as `typename ...::GemmKernel::kThreadCount`)."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 120, site)
+    assert tu is not None and tu.module == "convrot_int8"
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_120f")
+    visitor = "cutlass::gemm::kernel::GemmWithEpilogueVisitor<"
+    assert all(k.kernel_type.startswith(visitor) for k in read.kernels)
+    assert sorted(k.shared_storage or 0 for k in read.kernels) == [
+        51_200, 61_440, 73_728, 73_728, 73_728, 73_728, 81_920, 81_920, 81_920,
+    ]  # fmt: skip
+    # modeled by the 2.x universal family from the kernel's parts (TuBuilt.visitor_kernel)
+    for k, m in zip(read.kernels, model(read), strict=True):
+        assert m is not None and m.family == "cutlass2-gemm-universal", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+
+
+@pytest.mark.slow
+def test_convrot_int8_sm100_kernels_modeled(roots: tuple[Path, tuple[str, ...]]) -> None:
+    """convrot_int8 on 10.0a: the SM100 branch's kernels are reached through the launcher's
+    `using Gemm = typename Types::template Select<WithBias>::Gemm;` (a config's `Gemm` member),
+    measured, and modeled by sm100-collective-builder (int8 x int8, KernelScheduleAuto, an EVT
+    epilogue; 1 KiB under the capacity for the 128x256 tile). The SM90 branch's names, read
+    from the tokens of an inactive `#if`, stay CUT212."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 100, site)
+    assert tu is not None
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_100a")
+    measured = [k for k in read.kernels if k.shared_storage is not None]
+    assert sorted((k.stages, k.shared_storage) for k in measured) == [
+        (8, 231_424), (13, 230_400), (13, 230_656),
+    ]  # fmt: skip
+    models = dict(zip((k.type_expr for k in read.kernels), model(read), strict=True))
+    for k in measured:
+        m = models[k.type_expr]
+        assert m is not None and m.family == "sm100-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+    assert all(k.compile_error for k in read.kernels if k.shared_storage is None)
+
+
+@pytest.mark.slow
+def test_convrot_int8_sm90_kernels_modeled(roots: tuple[Path, tuple[str, ...]]) -> None:
+    """convrot_int8 on 9.0a: the SM90 branch's 6 kernels (three tiles, with and without bias)
+    modeled by sm90-collective-builder, equal to libclang; the SM100 branch's 2 names CUT212."""
+    csrc, site = roots
+    tu = jit_tu(csrc / "gemm/convrot_int8/convrot_int8_entry.cuh", 90, site)
+    assert tu is not None
+    read = read_tu(from_flags(Path(tu.wrapper), tu.argv, origin="SGLang's JIT"), "sm_90a")
+    measured = [k for k in read.kernels if k.shared_storage is not None]
+    assert sorted((k.stages, k.shared_storage) for k in measured) == [
+        (6, 214_016), (6, 214_528), (8, 197_120), (8, 197_120), (13, 213_504), (13, 213_504),
+    ]  # fmt: skip
+    models = dict(zip((k.type_expr for k in read.kernels), model(read), strict=True))
+    for k in measured:
+        m = models[k.type_expr]
+        assert m is not None and m.family == "sm90-collective-builder", k.type_expr
+        assert m.reason is None and m.equals(k), (m.reason, k.chosen_by)
+    assert len(read.kernels) - len(measured) == 2

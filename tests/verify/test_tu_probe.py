@@ -76,6 +76,9 @@ def test_probe_holds_the_includes_and_one_line_per_measured_kernel(tmp_path: Pat
     assert src.index("#ifndef __CUDA_ARCH__") < src.index("cutlint_k0")
     assert "using cutlint_k0 = ::cutlint_tu::kernel_t<::ns::Cfg<int>::Gemm>;" in src
     assert "cutlint_k1" not in src  # nothing measured: nothing to referee
+    # a CUTLASS 2.x kernel has no SharedStorageSize: the trait falls back to sizeof(SharedStorage)
+    assert "(long)::cutlint_tu::smem_size<cutlint_k0>::value" in src
+    assert "::SharedStorageSize, " not in src
 
 
 def test_a_kernel_the_main_file_names_brings_the_main_file_host_only(tmp_path: Path) -> None:

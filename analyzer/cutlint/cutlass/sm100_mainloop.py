@@ -41,6 +41,10 @@ DENSE_ML = "cutlass/gemm/collective/sm100_mma_array_warpspecialized.hpp"
 DENSE_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_mma_warpspecialized.hpp"
 BS_ML = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized.hpp"
 BS_ML_UNIVERSAL = "cutlass/gemm/collective/sm100_blockscaled_mma_warpspecialized.hpp"
+BS_ML_RC = "cutlass/gemm/collective/sm100_blockscaled_mma_array_warpspecialized_rcggemm.hpp"
+"""The block-scaled mainloop of an RC grouped GEMM (MainloopSm100RCGroupGemmTmaUmmaWarpSpecialized
+BlockScaled: A one tensor, B a pointer per group): BS_ML's TensorStorage, a TensorMapStorage of
+B's and SFB's descriptors only."""
 SM103_ML = "cutlass/gemm/collective/sm103_blockscaled_mma_array_warpspecialized.hpp"
 SM103_ML_UNIVERSAL = "cutlass/gemm/collective/sm103_blockscaled_mma_warpspecialized.hpp"
 """The one-problem SM103 mainloop (MainloopSm103TmaUmmaWarpSpecializedBlockScaled): its
@@ -117,6 +121,10 @@ class Mainloop:
     blockwise siblings)."""
     scale_granularity: tuple[int, int, int] = (0, 0, 0)
     """BLOCKWISE: (ScaleGranularityM, N, K), elements of A/B per float scale."""
+    rc_group: bool = False
+    """BLOCKSCALED, ptr-array: the RC grouped GEMM's mainloop (BS_ML_RC), which BS_BUILDER picks
+    for IsRCGroupGemm (StrideA not a pointer, StrideB one). Its builder still carves out the
+    four tensor maps of A, SFA, B and SFB (`tensormaps`); its SharedStorage holds two."""
 
     @property
     def cta_m(self) -> int:
@@ -575,6 +583,8 @@ def _ml_header(ml: Mainloop) -> str:
             UmmaKind.BLOCKSCALED: BS_ML_UNIVERSAL,
             UmmaKind.SM103_BLOCKSCALED: SM103_ML_UNIVERSAL,
         }.get(ml.kind, DENSE_ML_UNIVERSAL)
+    if ml.rc_group:
+        return BS_ML_RC
     return {
         UmmaKind.DENSE: DENSE_ML,
         UmmaKind.BLOCKSCALED: BS_ML,
@@ -637,7 +647,7 @@ def tensor_storage(ml: Mainloop, stages: int, sf_stages: int | None = None) -> B
 def tensormap_storage(ml: Mainloop) -> Block:
     h = _ml_header(ml)
     dense = ml.kind in (UmmaKind.DENSE, UmmaKind.BLOCKWISE)  # BW_ML: its scales load by SIMT copies
-    names = ("A", "B") if dense else ("A", "B", "SFA", "SFB")
+    names = ("A", "B") if dense else ("B", "SFB") if ml.rc_group else ("A", "B", "SFA", "SFB")
     return struct(
         "mainloop",
         [

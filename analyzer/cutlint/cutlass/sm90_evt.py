@@ -26,6 +26,9 @@ from cutlint.cutlass.layout import Block, array, empty, struct
 
 NS = "cutlass::epilogue::fusion::"
 TREE = f"{NS}Sm90TreeVisitor"
+EVT = f"{NS}Sm90EVT"
+"""SM90_VISITOR_TMA_WARPSPECIALIZED: `template <class NodeOp, class... ChildOps> using Sm90EVT =
+Sm90TreeVisitor<NodeOp, ChildOps...>`, the spelling a file writes (clang's names the tree)."""
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED_DEFAULT = 16
 VLLM_BROADCAST = "vLLM csrc/cutlass_extensions/epilogue/broadcast_load_epilogue_c3x.hpp"
@@ -77,7 +80,7 @@ def _node(spelling: str, tile_n: int, element_bytes: Mapping[str, int]) -> Block
     """A node's storage: a Block, None when empty, or why it is not read."""
     name, args = _split(spelling)
     short = name.removeprefix(NS)
-    if name == TREE:
+    if name in (TREE, EVT):
         if not args:
             return f"`{spelling}`: a tree visitor without nodes"
         return tree(spelling, tile_n, element_bytes)
@@ -111,6 +114,11 @@ def tree(spelling: str, tile_n: int, element_bytes: Mapping[str, int]) -> Block 
     return struct("tuple", parts, f"{CUTE_TUPLE}: cute::tuple (ESO: empty types take no bytes)")
 
 
+def is_tree(spelling: str) -> bool:
+    """An epilogue visitor tree as a builder's fusion argument: `Sm90TreeVisitor<...>` or `Sm90EVT<...>`."""
+    return spelling.startswith((TREE + "<", EVT + "<"))
+
+
 def storage(spelling: str, tile_n: int, element_bytes: Mapping[str, int]) -> Block | str:
     """The `thread` member for the callbacks `spelling` (an `Sm90TreeVisitor<...>`), or why not."""
     t = tree(spelling, tile_n, element_bytes)
@@ -127,4 +135,4 @@ def storage(spelling: str, tile_n: int, element_bytes: Mapping[str, int]) -> Blo
     return Block("thread", t.size, t.align, t.source, t.pieces)
 
 
-__all__ = ["EMPTY_NODES", "ROW_NODES", "TREE", "storage", "tree"]
+__all__ = ["EMPTY_NODES", "EVT", "ROW_NODES", "TREE", "is_tree", "storage", "tree"]

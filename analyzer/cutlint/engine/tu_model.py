@@ -44,13 +44,15 @@ def parts(res: Resources) -> tuple[TuPart, ...]:
     """The layout's members a level down from `SharedStorage` (`pipelines`, `scheduler`, and
     the union `tensors` as its `mainloop` and `epilogue`), each the span of its regions: the
     byte breakdown in a few lines."""
-    spans: dict[str, tuple[int, int]] = {}
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
     for r in res.layout.regions:
         names = r.name.split(".")
         top = ".".join(names[:2]) if names[0] == "tensors" else names[0]
-        start, end = spans.get(top, (r.offset, r.offset))
-        spans[top] = (min(start, r.offset), max(end, r.offset + r.size))
-    return tuple(TuPart(name=n, offset=a, size=b - a) for n, (a, b) in spans.items())
+        # each gap its own line: one span over two paddings would cover the members between them
+        key = (top, r.offset if top.startswith("(") else 0)
+        start, end = spans.get(key, (r.offset, r.offset))
+        spans[key] = (min(start, r.offset), max(end, r.offset + r.size))
+    return tuple(TuPart(name=n, offset=a, size=b - a) for (n, _), (a, b) in spans.items())
 
 
 def _stage_words(res: Resources) -> str:

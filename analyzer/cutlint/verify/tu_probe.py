@@ -10,7 +10,8 @@ The probe is one host-only translation unit built from what the front end alread
 * one line per kernel naming the candidate type as clang resolved it (`TuKernel.type_expr`,
   e.g. `typename ::vllm::sm120_fp8_config_M16<...>::Cutlass3xGemm`), reduced to its
   `GemmKernel` by the same traits the libclang probe uses (`parse/tu/probe.py`), and a `main`
-  that prints `sizeof(SharedStorage)`, `SharedStorageSize` and `DispatchPolicy::Stages`.
+  that prints `sizeof(SharedStorage)`, `SharedStorageSize` (a 2.x kernel has none: its
+  `sizeof(SharedStorage)`, what its adapter asks for) and `DispatchPolicy::Stages`.
 
 The probe part sits under `#ifndef __CUDA_ARCH__`: nvcc's device pass reads the headers only, so
 no GEMM device code is generated; the host pass's `sizeof` is the number
@@ -42,6 +43,18 @@ _KEEP_SINGLE = ("-I", "-D", "-U", "-isystem", "-include")
 # is searched as a system one (it only matters which header a name finds, and these hold none
 # that an earlier directory also holds in the builds cutlint reads).
 _NVCC_SPELLING = {"-iquote": "-I", "-idirafter": "-isystem"}
+
+SIZE_TRAIT = r"""
+namespace cutlint_tu {
+// The bytes the device adapter asks for: a CUTLASS 3.x kernel's SharedStorageSize; a 2.x kernel
+// has none and its adapter takes sizeof(SharedStorage) (cutlass/gemm/device/gemm_universal_base.h:
+// `int(sizeof(typename GemmKernel::SharedStorage))`; SGLang's GemmUniversalBaseCompat the same).
+template <class K, class = void> struct smem_size
+    : std::integral_constant<long, static_cast<long>(sizeof(typename K::SharedStorage))> {};
+template <class K> struct smem_size<K, std::void_t<decltype(K::SharedStorageSize)>>
+    : std::integral_constant<long, static_cast<long>(K::SharedStorageSize)> {};
+}  // namespace cutlint_tu
+"""
 
 METHOD = "host-only nvcc probe of the TU's includes and kernel types (cutlint.verify.tu_probe)"
 
@@ -92,7 +105,7 @@ def probe_source(read: TuRead) -> str:
         # renamed so that the probe's is the program's.
         lines += ["#define main cutlint_tu_main_of_the_tu", f'#include "{main.resolve()}"']
         lines += ["#undef main"]
-    lines.append(PRELUDE)
+    lines += [PRELUDE, SIZE_TRAIT]
     body = []
     for i, k in enumerate(read.kernels):
         if k.shared_storage is None:
@@ -101,7 +114,7 @@ def probe_source(read: TuRead) -> str:
         body.append(
             f'  std::printf("cutlint-tu {i} %ld %ld %ld\\n", '
             f"(long)sizeof(typename cutlint_k{i}::SharedStorage), "
-            f"(long)cutlint_k{i}::SharedStorageSize, "
+            f"(long)::cutlint_tu::smem_size<cutlint_k{i}>::value, "
             f"(long)::cutlint_tu::stages<cutlint_k{i}>::value);"
         )
     lines += ["int main() {", *body, "  return 0;", "}", "#endif"]

@@ -5,6 +5,7 @@ MmaBase's operand tiles and the epilogue's accumulator staging, cutlint.cutlass.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -58,6 +59,11 @@ class Cutlass2GemmUniversalRecipe(Recipe):
     epilogue_op: str = Field(description="EpilogueOutputOp as written")
     stages: int = Field(description="Stages (template argument 18)")
     math_op: str = Field(description="Operator: OpMultiplyAdd, OpMultiplyAddFastF32, ...")
+    epilogue_visitor: str | None = Field(
+        default=None,
+        description="GemmWithEpilogueVisitor's EpilogueVisitor (a kernel `cutlint tu` found);"
+        " None: DefaultGemmUniversal's kernel",
+    )
 
 
 class Cutlass2GemmUniversal(Cutlass2Family[model.Kernel]):
@@ -83,11 +89,15 @@ class Cutlass2GemmUniversal(Cutlass2Family[model.Kernel]):
     )
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
-        if inst.form is not FormKind.TYPE_ALIAS or inst.name != model.TEMPLATE:
+        if inst.form is not FormKind.TYPE_ALIAS:
             return None
-        if not inst.chain or inst.chain[0].member != "GemmKernel":
+        visitor = None
+        if inst.name == model.VISITOR_KERNEL and len(inst.args) == model.ARGUMENT_COUNT + 1:
+            args, visitor = inst.args[:-1], inst.args[-1]
+        elif inst.name != model.TEMPLATE or not inst.chain or inst.chain[0].member != "GemmKernel":
             return None
-        args = chain_arguments(inst)
+        else:
+            args = chain_arguments(inst)
         try:
             k = model.kernel_of(args)
         except model.UnreadableType as e:
@@ -107,10 +117,12 @@ class Cutlass2GemmUniversal(Cutlass2Family[model.Kernel]):
             instruction=k.instruction,
             epilogue_op=args[16],
             math_op=k.math_op,
+            epilogue_visitor=visitor,
         )
 
     def kernel(self, recipe: Recipe) -> model.Kernel:
-        return model.kernel_of(_recipe(recipe).args)
+        r = _recipe(recipe)
+        return dataclasses.replace(model.kernel_of(r.args), visitor=r.epilogue_visitor)
 
     def scope_reason(self, recipe: Recipe, k: model.Kernel) -> str | None:
         return model.scope_reason(k)

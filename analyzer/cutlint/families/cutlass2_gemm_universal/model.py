@@ -23,13 +23,25 @@ import dataclasses
 from dataclasses import dataclass
 
 from cutlint.cutlass import gemm_2x
-from cutlint.cutlass.layout import Block
+from cutlint.cutlass.layout import Block, empty, struct, union
 from cutlint.families.alias_args import split_template
 from cutlint.families.base import family_data
 from cutlint.records import Shape3
 
 PACKAGE = "cutlint.families.cutlass2_gemm_universal"
 TEMPLATE = "cutlass::gemm::kernel::DefaultGemmUniversal"
+VISITOR_KERNEL = "cutlass::gemm::kernel::GemmWithEpilogueVisitor"
+"""A kernel of DefaultGemm's parts with an epilogue visitor (`cutlass_extensions/gemm/
+gemm_with_epilogue_visitor.h` of SGLang, TensorRT-LLM and vLLM), as `cutlint tu` writes it: its
+parts as DefaultGemmUniversal's 20 arguments, then its EpilogueVisitor (parse/tu/forms.py)."""
+VISITOR_SHELL = "cutlass_extensions/gemm/gemm_with_epilogue_visitor.h (SGLang 0.5.23's JIT tree)"
+EMPTY_VISITORS = {
+    "cutlass::epilogue::threadblock::EpilogueVisitorPerRowPerCol": (
+        "cutlass_extensions/epilogue/epilogue_per_row_per_col_scale.h (SGLang 0.5.23's JIT "
+        "tree): EpilogueVisitorPerRowPerCol::SharedStorage {} (empty)"
+    ),
+}
+"""Epilogue visitors whose SharedStorage is known, by template name -> its source."""
 KERNEL_SHELL = "cutlass/gemm/kernel/gemm_universal.h"
 _CONSTANTS = family_data(PACKAGE).constants
 ARGUMENT_COUNT = _CONSTANTS["argument_count"]
@@ -148,6 +160,8 @@ class Kernel:
     swizzle: str
     stages: int
     math_op: str
+    visitor: str | None = None
+    """GemmWithEpilogueVisitor's EpilogueVisitor; None: DefaultGemmUniversal's GemmUniversal."""
 
     @property
     def complex(self) -> bool:
@@ -199,6 +213,11 @@ def scope_reason(k: Kernel) -> str | None:
         return f"element type {unknown[0]} is not in the model's sizeof_bits table"
     if k.stages < 2:
         return f"Stages = {k.stages}: DefaultMma has no single-stage mainloop"
+    if k.visitor is not None and _visitor_name(k.visitor) not in EMPTY_VISITORS:
+        return (
+            f"epilogue visitor {_visitor_name(k.visitor)}: the model knows the SharedStorage of "
+            f"{', '.join(EMPTY_VISITORS)} only"
+        )
     if k.epilogue is None:
         return (
             "its EpilogueOutputOp is no LinearCombination*<ElementOutput, Count, ...> whose "
@@ -288,7 +307,35 @@ def epilogue_shared_storage(k: Kernel) -> Block:
     return gemm_2x.epilogue_shared_storage(e)
 
 
+def _visitor_name(visitor: str) -> str:
+    return visitor.split("<", 1)[0].strip()
+
+
+def visitor_epilogue_storage(k: Kernel) -> Block:
+    """VISITOR_SHELL's `struct { Epilogue::SharedStorage epilogue; EpilogueVisitor::SharedStorage
+    visitor; } epilogue;`. EpilogueWithVisitor's SharedStorage is its base's
+    (cutlass/epilogue/threadblock/epilogue_with_visitor.h: `using SharedStorage = typename
+    Base::SharedStorage`), the staging buffer of the DefaultGemm epilogue it was built from; an
+    empty visitor takes a byte, padded to the buffer's alignment."""
+    assert k.visitor is not None
+    return struct(
+        "epilogue",
+        [
+            epilogue_shared_storage(k).at("epilogue"),
+            empty("visitor", EMPTY_VISITORS[_visitor_name(k.visitor)]),
+        ],
+        f"{VISITOR_SHELL}: SharedStorage::epilogue {{ epilogue; visitor; }}",
+    )
+
+
 def kernel_shared_storage(k: Kernel) -> Block:
+    if k.visitor is not None:
+        # VISITOR_SHELL: union SharedStorage { Mma::SharedStorage main_loop; struct {...} epilogue; }
+        return union(
+            "SharedStorage",
+            [mma_shared_storage(k).at("main_loop"), visitor_epilogue_storage(k)],
+            f"{VISITOR_SHELL}: GemmWithEpilogueVisitor::SharedStorage (union)",
+        )
     return gemm_2x.kernel_union(
         "SharedStorage",
         mma_shared_storage(k),

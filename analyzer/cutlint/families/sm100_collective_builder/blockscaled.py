@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import re
 
+from cutlint.cutlass import sm90_evt
 from cutlint.cutlass import sm100_epilogue as epi
 from cutlint.cutlass import sm100_mainloop as ml
+from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.alias_args import static_extents
-from cutlint.families.base import family_data
+from cutlint.families.base import family_data, family_toml
 from cutlint.families.sm100_collective_builder import model
-from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
+from cutlint.families.sm100_collective_builder.recipe import (
+    Sm100CollectiveBuilderRecipe,
+    is_grouped,
+    is_pointer,
+)
 
 SM1XX = "cutlass/gemm/collective/builders/sm1xx_common.inl"
 OP_CLASS = "cutlass::arch::OpClassBlockScaledTensorOp"
@@ -32,6 +38,16 @@ OP_CLASS = "cutlass::arch::OpClassBlockScaledTensorOp"
 _C = family_data(model.PACKAGE).constants
 # Each constant's source is in data/family.toml beside this file.
 AUTO_EPILOGUE_2SM_TILE_M = _C["blockscaled_auto_epilogue_2sm_tile_m"]
+RC_GROUP_CUTLASS: tuple[str, ...] = tuple(
+    family_toml(model.PACKAGE)["covered_cutlass"]["blockscaled_ptr_array"]
+)
+"""The releases whose block-scaled builder decides a grouped GEMM by A's and B's layouts
+(SM100_BLOCKSCALED_UMMA_BUILDER: IsGroupGemm = both pointers, IsRCGroupGemm = B alone), as the
+model follows them (family.toml). Before, IsGroupGemm is A's alone (4.2.0)."""
+GROUP_SCHEDULER = "cutlass::gemm::GroupScheduler"
+"""cutlass/gemm/kernel/sm100_gemm_array_tma_warpspecialized.hpp: TileSchedulerTag =
+conditional_t<IsGroupedGemmKernel, GroupScheduler, TileSchedulerTag_> (a grouped kernel's
+scheduler is the group scheduler whatever the chain names)."""
 
 INSTRUCTIONS = {
     "Nvf4": (16, False),
@@ -129,7 +145,32 @@ def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
     return r.cluster is not None and r.cluster.m % 2 == 0 and r.tile.m == AUTO_EPILOGUE_2SM_TILE_M
 
 
-def _mainloop(r: Sm100CollectiveBuilderRecipe) -> tuple[ml.Mainloop, bool] | str:
+def _group_layouts(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> bool | str:
+    """For a grouped chain, whether it is an RC grouped GEMM (A one tensor, B a pointer per
+    group), or why the model does not cover its layouts. SM100_BLOCKSCALED_UMMA_BUILDER: since
+    the RC grouped GEMM (RC_GROUP_CUTLASS) IsGroupGemm = A and B pointers, IsRCGroupGemm = B alone
+    (MainloopSm100RCGroupGemmTmaUmmaWarpSpecializedBlockScaled); before, IsGroupGemm = A a pointer."""
+    a_ptr, b_ptr = is_pointer(r.mainloop[3]), is_pointer(r.mainloop[6])
+    if cutlass.label in RC_GROUP_CUTLASS:
+        if not b_ptr:
+            return (
+                f"layouts {r.mainloop[3]}, {r.mainloop[6]} of a grouped chain: CUTLASS "
+                f"{cutlass.label} groups by B's layout (IsGroupGemm, IsRCGroupGemm); the model "
+                "covers B as a pointer"
+            )
+        return not a_ptr
+    if not (a_ptr and b_ptr):
+        return (
+            f"layouts {r.mainloop[3]}, {r.mainloop[6]} of a grouped chain on CUTLASS "
+            f"{cutlass.label}: the model covers A and B both pointers there (the RC grouped GEMM, "
+            f"A one tensor, is modeled for CUTLASS {', '.join(RC_GROUP_CUTLASS)})"
+        )
+    return False
+
+
+def _mainloop(
+    r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel
+) -> tuple[ml.Mainloop, bool] | str:
     m = r.mainloop
     schedule = _SCHEDULE.match(m[12])
     if schedule is None:
@@ -139,12 +180,15 @@ def _mainloop(r: Sm100CollectiveBuilderRecipe) -> tuple[ml.Mainloop, bool] | str
         )
     ptr_array, two_sm = schedule[1] is not None, schedule[2] == "2"
     sf_vector, mxf8f6f4 = INSTRUCTIONS[schedule[3]]
-    grouped = "GroupProblemShape" in r.problem_shape
+    grouped = is_grouped(r)
     if grouped != ptr_array:
         return (
             f"problem shape {r.problem_shape} with kernel schedule {m[12]}: the model covers a "
-            "GroupProblemShape with a ptr-array schedule, or one problem without"
+            "GroupProblemShape or MoEProblemShape with a ptr-array schedule, or one problem without"
         )
+    rc_group = _group_layouts(r, cutlass) if grouped else False
+    if isinstance(rc_group, str):
+        return rc_group
     pairs = (element(m[2]), element(m[5]))
     bits: list[int] = []
     for pair, arg in zip(pairs, (m[2], m[5]), strict=True):
@@ -169,13 +213,14 @@ def _mainloop(r: Sm100CollectiveBuilderRecipe) -> tuple[ml.Mainloop, bool] | str
         sf_vector=sf_vector,
         tensormaps=4,  # SM100_BLOCKSCALED_UMMA_BUILDER: "4 Tensor maps for A, SFA, B and SFB"
         ptr_array=ptr_array,
+        rc_group=rc_group,
     )
     return mainloop, two_sm
 
 
 def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epilogue | str:
     e = r.epilogue
-    grouped = "GroupProblemShape" in r.problem_shape
+    grouped = is_grouped(r)
     if e[0] != "cutlass::arch::Sm100" or e[1] not in (OP_CLASS, "cutlass::arch::OpClassTensorOp"):
         return f"epilogue builder {e[0]}, {e[1]}: the model covers the Sm100 block-scaled or TensorOp one"
     tile_override = None
@@ -186,10 +231,17 @@ def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epi
             return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto and a static cute::Shape<M, N>"
         tile_override = (extents[0], extents[1])
     fusion = e[14]
-    if not (fusion.startswith(model.LINEAR_COMBINATION) or _BLOCK_SCALE_FACTOR.match(fusion)):
+    evt: Block | None = None
+    if sm90_evt.is_tree(fusion):
+        tree = sm90_evt.storage(fusion, r.tile.n, model.EVT_ELEMENT_BYTES)
+        if isinstance(tree, str):
+            return f"fusion {fusion}: {tree}"
+        evt = tree
+    elif not (fusion.startswith(model.LINEAR_COMBINATION) or _BLOCK_SCALE_FACTOR.match(fusion)):
         return (
-            f"fusion {fusion}: the model covers LinearCombination and LinCombBlockScaleFactor with "
-            "a row-major scale-factor output (empty FusionCallbacks storages)"
+            f"fusion {fusion}: the model covers LinearCombination, LinCombBlockScaleFactor with "
+            "a row-major scale-factor output (empty FusionCallbacks storages) and epilogue "
+            "visitor trees (Sm90EVT)"
         )
     if e[13] == model.EPILOGUE_AUTO:
         kind, epi_2sm, ptr_array = epi.EpilogueKind.TMA, auto_epilogue_is_2sm(r), False
@@ -226,6 +278,7 @@ def _epilogue(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> epi.Epi
         fusion_operation=True,
         ptr_array=ptr_array,
         d_fp6=d_fp6,
+        evt=evt,
     )
 
 
@@ -234,12 +287,18 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> model.T
     model does not cover the chain."""
     if r.mainloop[1] != OP_CLASS:
         return f"mainloop OpClass {r.mainloop[1]}: not the block-scaled builder"
-    got = _mainloop(r)
+    got = _mainloop(r, cutlass)
     if isinstance(got, str):
         return got
     mainloop, two_sm = got
-    if r.tile_scheduler not in model.TILE_SCHEDULERS:
-        return f"tile scheduler {r.tile_scheduler}: the model covers void, PersistentScheduler and StreamKScheduler"
+    grouped = is_grouped(r)
+    if r.tile_scheduler not in model.TILE_SCHEDULERS and not (
+        grouped and r.tile_scheduler == GROUP_SCHEDULER
+    ):
+        return (
+            f"tile scheduler {r.tile_scheduler}: the model covers void, PersistentScheduler and "
+            "StreamKScheduler (and GroupScheduler for a grouped chain)"
+        )
     epilogue = _epilogue(r, cutlass)
     if isinstance(epilogue, str):
         return epilogue

@@ -25,6 +25,7 @@ from cutlint.families.sm100_collective_builder.recipe import (
     NAME,
     Sm100CollectiveBuilderRecipe,
     claim,
+    is_grouped,
 )
 from cutlint.model.context import ModelContext
 from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
@@ -36,6 +37,10 @@ ONE_PROBLEM_DENSE_CUTLASS: tuple[str, ...] = tuple(
 )
 """Further releases for the dense one-problem chain only (not blockwise, not ptr-array): those
 whose headers differ from 4.2.0's only where the model follows the release (family.toml)."""
+BLOCKSCALED_PTR_ARRAY_CUTLASS: tuple[str, ...] = tuple(
+    family_toml(model.PACKAGE)["covered_cutlass"]["blockscaled_ptr_array"]
+)
+"""Further releases for the block-scaled grouped chain (family.toml)."""
 RUNS_ON = (100, 110)
 """The targets an `Sm100` kernel is built for: sm_100a (B200) and sm_110a (Jetson Thor), for which
 cutlass_library's generator emits the same `cutlass3x_sm100_*` kernels (generator.py:
@@ -181,11 +186,14 @@ def _covered_cutlass(cutlass: CutlassModel, r: Sm100CollectiveBuilderRecipe) -> 
         return None
     if cutlass.label in ONE_PROBLEM_DENSE_CUTLASS and _one_problem_dense(r):
         return None
+    if cutlass.label in BLOCKSCALED_PTR_ARRAY_CUTLASS and _blockscaled_grouped(r):
+        return None
     return (
         f"CUTLASS {cutlass.label}: the SM100 CollectiveBuilder model is checked against the "
-        f"headers of CUTLASS {', '.join(COVERED_CUTLASS)} only, and of "
-        f"{', '.join(ONE_PROBLEM_DENSE_CUTLASS)} for the dense one-problem chain (the kernel "
-        "shells, builders and epilogue change between releases)"
+        f"headers of CUTLASS {', '.join(COVERED_CUTLASS)} only, of "
+        f"{', '.join(ONE_PROBLEM_DENSE_CUTLASS)} for the dense one-problem chain and of "
+        f"{', '.join(BLOCKSCALED_PTR_ARRAY_CUTLASS)} for the block-scaled grouped chain (the "
+        "kernel shells, builders and epilogue change between releases)"
     )
 
 
@@ -197,7 +205,17 @@ def _one_problem_dense(r: Sm100CollectiveBuilderRecipe) -> bool:
         m[1] == "cutlass::arch::OpClassTensorOp"
         and m[12] not in blockwise.KERNEL_SCHEDULES
         and model.PTR_ARRAY not in m[12]
-        and "GroupProblemShape" not in r.problem_shape
+        and not is_grouped(r)
+    )
+
+
+def _blockscaled_grouped(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """A block-scaled chain of a grouped problem with a ptr-array schedule
+    (sm100_blockscaled_umma_builder.inl's IsArrayOfPointersGemm branch)."""
+    return (
+        r.mainloop[1] == blockscaled.OP_CLASS
+        and model.PTR_ARRAY in r.mainloop[12]
+        and is_grouped(r)
     )
 
 

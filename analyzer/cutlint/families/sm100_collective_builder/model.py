@@ -24,7 +24,10 @@ from cutlint.cutlass.layout import Block
 from cutlint.cutlass.versions import CutlassModel
 from cutlint.families.base import family_data
 from cutlint.families.sm100_collective_builder import blockwise
-from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
+from cutlint.families.sm100_collective_builder.recipe import (
+    Sm100CollectiveBuilderRecipe,
+    is_grouped,
+)
 from cutlint.records import EpilogueTile, StageCount, TmaPlan
 
 PACKAGE = "cutlint.families.sm100_collective_builder"
@@ -144,7 +147,7 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         return (
             f"mainloop OpClass {m[1]}: the model covers the dense OpClassTensorOp UMMA builder only"
         )
-    grouped = "GroupProblemShape" in r.problem_shape
+    grouped = is_grouped(r)
     scaled = m[12] in blockwise.KERNEL_SCHEDULES
     two_sm = blockwise.KERNEL_SCHEDULES[m[12]] if scaled else KERNEL_SCHEDULES.get(m[12])
     if m[12] == KERNEL_AUTO and not grouped:
@@ -175,7 +178,7 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
     if e[4] != EPILOGUE_TILE_AUTO:
         return f"epilogue tile {e[4]}: the model covers EpilogueTileAuto"
     evt: Block | None = None
-    if e[14].startswith(sm90_evt.TREE + "<") and not grouped:
+    if sm90_evt.is_tree(e[14]) and not grouped:
         tree = sm90_evt.storage(e[14], r.tile.n, EVT_ELEMENT_BYTES)
         if isinstance(tree, str):
             return f"fusion {e[14]}: {tree}"
@@ -309,7 +312,7 @@ def carveout_of(r: Sm100CollectiveBuilderRecipe) -> int | str | None:
 def smem_static_assert(r: Sm100CollectiveBuilderRecipe, cutlass_label: str) -> str:
     """Where the chain's kernel shell static_asserts SharedStorageSize <= the capacity: the
     one-problem or ptr-array shell, or for a blockwise mainloop the MMA-transform one."""
-    grouped = "GroupProblemShape" in r.problem_shape
+    grouped = is_grouped(r)
     if r.mainloop[12] in blockwise.KERNEL_SCHEDULES:
         return blockwise.smem_static_assert(cutlass_label, grouped)
     return kernel.smem_static_assert(cutlass_label, False, ptr_array=grouped)
@@ -346,5 +349,5 @@ def tma_plan(r: Sm100CollectiveBuilderRecipe) -> TmaPlan | None:
     m = r.mainloop
     if "Tma" not in m[12]:
         return None
-    grouped = "GroupProblemShape" in r.problem_shape
+    grouped = is_grouped(r)
     return tma.sm1xx_plan((m[2], m[5]), (m[4], m[7]), _subbyte_rule(r), grouped)

@@ -23,6 +23,12 @@ EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
 SM100 = "cutlass::arch::Sm100"
 MAINLOOP_ARGS = 13
 EPILOGUE_ARGS = 15
+GROUPED_PROBLEM_SHAPES = ("GroupProblemShape", "MoEProblemShape")
+"""The problem shapes of a grouped GEMM (cutlass/gemm/group_array_problem_shape.hpp):
+`GroupProblemShape` (a problem shape per group) and `MoEProblemShape` (max M, N, K and
+`tokens_per_expert`, in 4.2.0 already). The kernel shell is chosen by the schedule, not by the
+problem shape: both go to the ptr-array shell, whose group scheduler's CLCResponse is the same
+WorkTileInfo for either (sm100_tile_scheduler_group.hpp)."""
 
 
 class Sm100CollectiveBuilderRecipe(Recipe):
@@ -42,6 +48,17 @@ class Sm100CollectiveBuilderRecipe(Recipe):
         default=None,
         description="blockwise: the Sm100BlockwiseScaleConfig<M, N, K> of the A/B layout tuples",
     )
+
+
+def is_grouped(r: Sm100CollectiveBuilderRecipe) -> bool:
+    """A grouped problem shape (GROUPED_PROBLEM_SHAPES)."""
+    return any(shape in r.problem_shape for shape in GROUPED_PROBLEM_SHAPES)
+
+
+def is_pointer(layout: str) -> bool:
+    """A builder's layout tag given as a pointer (`cutlass::layout::ColumnMajor*`): a tensor per
+    group (the builders' InternalStride = remove_pointer_t<Stride> differs from Stride)."""
+    return layout.replace(" ", "").endswith("*")
 
 
 def claim(inst: Instantiation) -> Sm100CollectiveBuilderRecipe | str | None:

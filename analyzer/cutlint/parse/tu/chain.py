@@ -335,7 +335,12 @@ class Resolver:
                 continue
             if s in aliases and depth < MAX_DEPTH:
                 a = aliases[s]
-                out.append(self.text(a.tokens, subst, aliases, unresolved, depth + 1))
+                expanded = self.text(a.tokens, subst, aliases, unresolved, depth + 1)
+                if i + 1 < len(tokens) and tokens[i + 1].spelling == "::":
+                    # a nested-name-specifier takes no `typename`: `GemmKernel_::kThreadCount`
+                    # (a value) must not read `typename DefaultGemm<...>::GemmKernel::kThreadCount`
+                    expanded = expanded.removeprefix("typename ")
+                out.append(expanded)
                 continue
             if s in subst:
                 out.append(subst[s])
@@ -542,6 +547,19 @@ def _owner(
     return cls, qualified_name(cls.cursor), {}
 
 
+_KERNEL_MEMBER = re.compile(r"::\s*(?:Gemm|GemmKernel)\s*$")
+"""A local alias that may name a kernel: a `::kernel::` template, an adapter, or a config's
+conventional `Gemm` / `GemmKernel` member that no call takes as an explicit template argument
+(SGLang's convrot_int8: `using Gemm = typename Types::template Select<WithBias>::Gemm;`, used
+as `Gemm gemm_op;`; one handed to `f<Gemm>(...)` is that call's candidate). The probe decides
+which are kernels."""
+
+
+def _handed_on(name: str, fn: Function) -> bool:
+    """Whether a call of the body takes `name` as an explicit template argument."""
+    return any(name in (t.spelling for arg in c.args for t in arg) for c in fn.body.calls)
+
+
 def _kernel_aliases(
     fn: Function,
     subst: dict[str, str],
@@ -555,7 +573,11 @@ def _kernel_aliases(
     out: list[Candidate] = []
     for alias in fn.body.aliases:
         written = pretty([t.spelling for t in alias.tokens])
-        if not _KERNEL_TEMPLATE.search(written) or written.startswith("decltype"):
+        if written.startswith("decltype"):
+            continue
+        if not _KERNEL_TEMPLATE.search(written) and not (
+            _KERNEL_MEMBER.search(written) and not _handed_on(alias.name, fn)
+        ):
             continue
         unresolved: set[str] = set()
         text = resolver.text(alias.tokens, subst, alias.visible, unresolved)

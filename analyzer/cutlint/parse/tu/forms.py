@@ -27,6 +27,9 @@ from cutlint.records import FormKind, Instantiation, SourceSpan, TypeAlias
 from cutlint.tu_records import TuKernel
 
 KERNEL = "cutlass::gemm::kernel::GemmUniversal"
+VISITOR_KERNEL = "cutlass::gemm::kernel::GemmWithEpilogueVisitor"
+"""A 2.x kernel with an epilogue visitor (SGLang's, TensorRT-LLM's and vLLM's
+`cutlass_extensions/gemm/gemm_with_epilogue_visitor.h`), written from its parts."""
 MAINLOOP_BUILDER = "cutlass::gemm::collective::CollectiveBuilder"
 EPILOGUE_BUILDER = "cutlass::epilogue::collective::CollectiveBuilder"
 SCALE_CONFIGS = {
@@ -121,6 +124,21 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
     return name, tuple(a for a in args if a)
 
 
+_ELEMENT_SPELLINGS = {"signed char": "int8_t", "unsigned char": "uint8_t", "int": "int32_t"}
+"""clang's canonical spelling of a fixed-width element type -> the `<cstdint>` name a chain
+writes (and the families read): `int8_t` is `signed char`, `int32_t` is `int` on the host."""
+_MAINLOOP_ELEMENTS = (2, 5, 8)
+"""ElementA, ElementB, ElementAccumulator of the mainloop builder."""
+_EPILOGUE_ELEMENTS = (5, 6, 7, 10)
+"""ElementAccumulator, ElementCompute, ElementC, ElementD of the epilogue builder."""
+
+
+def _elements(args: list[str], where: tuple[int, ...]) -> None:
+    for i in where:
+        if i < len(args):
+            args[i] = _ELEMENT_SPELLINGS.get(args[i], args[i])
+
+
 def shape(text: str) -> str:
     """clang's `cute::tuple<cute::C<128>, cute::C<64>, int>` as written in a chain:
     `cute::Shape<cute::_128, cute::_64, int>`."""
@@ -162,6 +180,8 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     """The chain of a CollectiveBuilder-built kernel; None when clang's sugar did not name both
     builders (a kernel written without them, or one the search did not reach)."""
     b = kernel.built
+    if b is not None and b.visitor_kernel is not None:
+        return _visitor_instantiation(kernel, b.visitor_kernel)
     if b is None or b.mainloop_builder is None or b.epilogue_builder is None:
         return None
     ml = _builder_args(b.mainloop_builder, 13)
@@ -192,6 +212,7 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
         ml_args[3] = _reordered(ml_args[3], chain, line)
     for i in (9, 10):
         ml_args[i] = shape(ml_args[i])
+    _elements(ml_args, _MAINLOOP_ELEMENTS)
     ep_args = list(ep[1])
     if len(ep_args) == 14:
         # clang's spelling left FusionOpOrCallbacks out because it is the default
@@ -203,6 +224,7 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
         )
     for i in (2, 3, 4):
         ep_args[i] = shape(ep_args[i])
+    _elements(ep_args, _EPILOGUE_ELEMENTS)
     problem = shape(b.problem_shape or "?")
     scheduler = b.tile_scheduler or "void"
     args = (problem, "CollectiveMainloop", "CollectiveEpilogue", scheduler)
@@ -230,4 +252,18 @@ def instantiation(kernel: TuKernel) -> Instantiation | None:
     )
 
 
-__all__ = ["instantiation", "shape"]
+def _visitor_instantiation(kernel: TuKernel, args: tuple[str, ...]) -> Instantiation:
+    """A CUTLASS 2.x `GemmWithEpilogueVisitor`, written as one alias of its parts
+    (TuBuilt.visitor_kernel)."""
+    line = kernel.chosen_by.line
+    head = TypeAlias(name="GemmKernel", target=VISITOR_KERNEL, args=args, member=None, line=line)
+    return Instantiation(
+        span=SourceSpan(path=kernel.chosen_by.path, line=line, column=1, end_line=line),
+        form=FormKind.TYPE_ALIAS,
+        name=VISITOR_KERNEL,
+        args=args,
+        chain=(head,),
+    )
+
+
+__all__ = ["VISITOR_KERNEL", "instantiation", "shape"]

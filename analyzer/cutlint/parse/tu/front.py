@@ -21,7 +21,7 @@ from typing import Any
 from cutlint.parse.tu import builders, cache, headers
 from cutlint.parse.tu.arch_macros import supported_macros
 from cutlint.parse.tu.chain import Candidate, Index, Resolver, walk
-from cutlint.parse.tu.probe import SUGAR, TYPES, VALUES, ProbeLine, probe_text
+from cutlint.parse.tu.probe import SUGAR, TYPES, VALUES, VISITOR_2X, ProbeLine, probe_text
 from cutlint.parse.tu.toolkit import find_cuda_path
 from cutlint.tu_records import CallSite, CompileCommand, TuBuilt, TuKernel, TuRead
 
@@ -308,6 +308,7 @@ def _kernels(
     first: dict[str, Candidate] = {}
     failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
     ok = [c for c in candidates if c.type_expr in measured and not measured[c.type_expr][3]]
+    ok = [c for c in ok if not _a_part(c, ok, measured)]
     # Measured kernels first: a failed candidate on the same path (a template name passed as
     # an argument, the caller's callee) is not a kernel of its own.
     for cand in ok + failed:
@@ -356,7 +357,7 @@ def _built(
     """The builders that made candidate `index`'s kernel (builders.py), None for a kernel that
     is not a CollectiveBuilder-built `GemmUniversal` (no mainloop of that kind)."""
     if types["mainloop"] is None:
-        return None
+        return _built_2x(values, types)
     names = [f"cutlint_k{index}_w", *(f"cutlint_k{index}_s{t}" for t in SUGAR)]
     starts = [aliases[n].underlying_typedef_type for n in names if n in aliases]
     found = builders.find(starts, types["mainloop"], types["epilogue"], cindex)
@@ -367,6 +368,55 @@ def _built(
         problem_shape=types["problem_shape"],
         tile_scheduler=types["scheduler_tag"],
         scale_granularity=scales if all(scales) else None,
+    )
+
+
+_ELEMENTS_2X = {"signed char": "int8_t", "unsigned char": "uint8_t", "int": "int32_t"}
+
+
+def _built_2x(values: dict[str, int], types: dict[str, str | None]) -> TuBuilt | None:
+    """A CUTLASS 2.x kernel with an epilogue visitor, its parts written as DefaultGemmUniversal's
+    20 arguments (what the 2.x universal family reads) and its EpilogueVisitor; None for any
+    other kernel. The epilogue's output op is written `LinearCombination<ElementC, kAlignmentC,
+    ...>`: the output element and access width the visitor's OutputTileIterator (the base
+    epilogue's) was built with, all its shared memory depends on."""
+    parts = {t: types.get(t) for t in VISITOR_2X}
+    if any(v is None for v in parts.values()) or not values.get("stages2x"):
+        return None
+    e = {k: _ELEMENTS_2X.get(v, v) for k, v in parts.items() if v is not None}
+    none = "cutlass::ComplexTransform::kNone"
+    args = (
+        *(e["ea2x"], e["la2x"], none, str(values["align_a2x"])),
+        *(e["eb2x"], e["lb2x"], none, str(values["align_b2x"])),
+        *(e["ec2x"], e["lc2x"], e["acc2x"], e["opclass2x"], e["arch2x"]),
+        *(e["tb2x"], e["warp2x"], e["inst2x"]),
+        f"cutlass::epilogue::thread::LinearCombination<{e['ec2x']}, {values['align_c2x']}>",
+        *(e["swizzle2x"], str(values["stages2x"]), e["mathop2x"], e["visitor2x"]),
+    )
+    return TuBuilt(
+        mainloop_builder=None,
+        epilogue_builder=None,
+        problem_shape=None,
+        tile_scheduler=None,
+        visitor_kernel=args,
+    )
+
+
+def _a_part(cand: Candidate, ok: Sequence[Candidate], measured: dict[str, Any]) -> bool:
+    """A kernel type written in the same function only to build another kernel from its parts:
+    SGLang's convrot_int8 takes `typename GemmKernel_::Mma` and `GemmKernel_::Epilogue` of a
+    CUTLASS 2.x `DefaultGemm<...>::GemmKernel` into the `GemmWithEpilogueVisitor` it launches.
+    The other kernel's expression holds this one's, on a path from the same call."""
+    if len(cand.path) < 2:
+        return False  # named at namespace scope: the user's own choice of kernel
+    own = re.compile(re.escape(cand.type_expr.removeprefix("typename ")) + r"(?!\w)")
+    kernel = measured[cand.type_expr][0]
+    return any(
+        o is not cand
+        and o.path[:-1] == cand.path[:-1]
+        and measured[o.type_expr][0] != kernel
+        and own.search(o.type_expr) is not None
+        for o in ok
     )
 
 

@@ -58,13 +58,63 @@ CUTLINT_TU_TYPE(scheduler_tag, typename K::TileSchedulerTag)
 CUTLINT_TU_VALUE(scale_m, K::CollectiveMainloop::ScaleGranularityM)
 CUTLINT_TU_VALUE(scale_n, K::CollectiveMainloop::ScaleGranularityN)
 CUTLINT_TU_VALUE(scale_k, K::CollectiveMainloop::ScaleGranularityK)
+// A CUTLASS 2.x kernel with an epilogue visitor (SGLang's GemmWithEpilogueVisitor): the parts
+// DefaultGemm chose, read off the kernel's own members (gemm_with_epilogue_visitor.h).
+CUTLINT_TU_VALUE(stages2x, K::kStages)
+CUTLINT_TU_VALUE(align_a2x, K::kAlignmentA)
+CUTLINT_TU_VALUE(align_b2x, K::kAlignmentB)
+CUTLINT_TU_VALUE(align_c2x, K::kAlignmentC)
+CUTLINT_TU_TYPE(tb2x, typename K::ThreadblockShape)
+CUTLINT_TU_TYPE(warp2x, typename K::WarpShape)
+CUTLINT_TU_TYPE(inst2x, typename K::InstructionShape)
+CUTLINT_TU_TYPE(arch2x, typename K::ArchTag)
+CUTLINT_TU_TYPE(opclass2x, typename K::OperatorClass)
+CUTLINT_TU_TYPE(ea2x, typename K::ElementA)
+CUTLINT_TU_TYPE(la2x, typename K::LayoutA)
+CUTLINT_TU_TYPE(eb2x, typename K::ElementB)
+CUTLINT_TU_TYPE(lb2x, typename K::LayoutB)
+CUTLINT_TU_TYPE(ec2x, typename K::ElementC)
+CUTLINT_TU_TYPE(lc2x, typename K::LayoutC)
+CUTLINT_TU_TYPE(acc2x, typename K::Mma::Policy::Operator::ElementC)
+CUTLINT_TU_TYPE(mathop2x, typename K::Mma::Policy::Operator::MathOperator)
+CUTLINT_TU_TYPE(visitor2x, typename K::EpilogueVisitor)
+CUTLINT_TU_TYPE(swizzle2x, typename K::ThreadblockSwizzle)
 // The wrapper's own members, their sugar kept (builders.py follows it to the builders).
 CUTLINT_TU_TYPE(sugar_gemm_kernel, typename K::GemmKernel)
 CUTLINT_TU_TYPE(sugar_gemm, typename K::Gemm::GemmKernel)
 }  // namespace cutlint_tu
 """
 
-VALUES = ("smem", "stages", "threads", "scale_m", "scale_n", "scale_k")
+VALUES = (
+    "smem",
+    "stages",
+    "threads",
+    "scale_m",
+    "scale_n",
+    "scale_k",
+    "stages2x",
+    "align_a2x",
+    "align_b2x",
+    "align_c2x",
+)
+VISITOR_2X = (
+    "tb2x",
+    "warp2x",
+    "inst2x",
+    "arch2x",
+    "opclass2x",
+    "ea2x",
+    "la2x",
+    "eb2x",
+    "lb2x",
+    "ec2x",
+    "lc2x",
+    "acc2x",
+    "mathop2x",
+    "visitor2x",
+    "swizzle2x",
+)
+"""A 2.x visitor kernel's parts (TuBuilt.cutlass2x)."""
 TYPES = (
     "tile",
     "cluster",
@@ -76,6 +126,7 @@ TYPES = (
     "epilogue",
     "problem_shape",
     "scheduler_tag",
+    *VISITOR_2X,
 )
 SUGAR = ("mainloop", "epilogue", "sugar_gemm_kernel", "sugar_gemm")
 """Traits applied to the candidate as written (not to its kernel): the starting points of the
@@ -108,4 +159,4 @@ def probe_text(original: str, type_exprs: Sequence[str]) -> tuple[str, list[Prob
     return text, lines
 
 
-__all__ = ["PRELUDE", "SUGAR", "TYPES", "VALUES", "ProbeLine", "probe_text"]
+__all__ = ["PRELUDE", "SUGAR", "TYPES", "VALUES", "VISITOR_2X", "ProbeLine", "probe_text"]
