@@ -55,6 +55,9 @@ SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED = (
 SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT = (
     "cutlass/gemm/collective/sm90_mma_tma_gmma_rs_warpspecialized_mixed_input.hpp"
 )
+SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT = (
+    "cutlass/gemm/collective/sm90_mma_array_tma_gmma_rs_warpspecialized_mixed_input.hpp"
+)
 SM90_MMA_TMA_GMMA_SS_WARPSPECIALIZED = (
     "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp"
 )

@@ -32,6 +32,8 @@ Sm90TreeVisitor<NodeOp, ChildOps...>`, the spelling a file writes (clang's names
 # cute/container/array_aligned.hpp: array_aligned<T, N, size_t Alignment = 16>
 ARRAY_ALIGNED_DEFAULT = 16
 VLLM_BROADCAST = "vLLM csrc/cutlass_extensions/epilogue/broadcast_load_epilogue_c3x.hpp"
+VLLM_BROADCAST_ARRAY = "vLLM csrc/cutlass_extensions/epilogue/broadcast_load_epilogue_array_c3x.hpp"
+"""The ptr-array (grouped) forms of vLLM's broadcasts: a pointer per group, the same storage."""
 
 EMPTY_NODES: Mapping[str, str] = {
     "Sm90Compute": f"{SM90_VISITOR_TMA_WARPSPECIALIZED}: Sm90Compute (no SharedStorage member: empty)",
@@ -40,6 +42,7 @@ EMPTY_NODES: Mapping[str, str] = {
     "Sm90ScalarBroadcast": f"{SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED}: Sm90ScalarBroadcast::SharedStorage {{}}",
     "Sm90ColBroadcast": f"{SM90_VISITOR_LOAD_TMA_WARPSPECIALIZED}: Sm90ColBroadcast::SharedStorage {{}}",
     "Sm90ColOrScalarBroadcast": f"{VLLM_BROADCAST}: Sm90ColOrScalarBroadcast::SharedStorage {{}}",
+    "Sm90ColOrScalarBroadcastArray": f"{VLLM_BROADCAST_ARRAY}: Sm90ColOrScalarBroadcastArray::SharedStorage {{}}",
 }
 """Nodes whose SharedStorage is empty."""
 
@@ -51,6 +54,10 @@ ROW_NODES: Mapping[str, tuple[int, str]] = {
     "Sm90RowOrScalarBroadcast": (
         2,
         f"{VLLM_BROADCAST}: Sm90RowOrScalarBroadcast<Stages, CtaTileShapeMNK, Element, ...>::SharedStorage: array_aligned<Element, size<1>(CtaTileShapeMNK{{}})> smem",
+    ),
+    "Sm90RowOrScalarBroadcastArray": (
+        2,
+        f"{VLLM_BROADCAST_ARRAY}: Sm90RowOrScalarBroadcastArray<Stages, CtaTileShapeMNK, Element, ...>::SharedStorage: array_aligned<Element, size<1>(CtaTileShapeMNK{{}})> smem",
     ),
 }
 """Row broadcasts: one tile row (CTA N) of the element at this template argument index."""

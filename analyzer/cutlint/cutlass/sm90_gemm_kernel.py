@@ -36,6 +36,7 @@ from cutlint.cutlass.headers import (
     SM90_GEMM_TMA_WARPSPECIALIZED_PINGPONG,
     SM90_GEMM_WARPSPECIALIZED,
     SM90_GEMM_WARPSPECIALIZED_COOPERATIVE,
+    SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
     SM90_MMA_MULTISTAGE_GMMA_RS_WARPSPECIALIZED,
     SM90_MMA_MULTISTAGE_GMMA_SS_WARPSPECIALIZED,
     SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED,
@@ -49,6 +50,8 @@ from cutlint.cutlass.layout import Block, array, empty, struct, union
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
     THREADS_PER_WARP_GROUP,
+    TMA_DESCRIPTOR_ALIGN,
+    TMA_DESCRIPTOR_BYTES,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
@@ -259,13 +262,21 @@ def mixed_input_smem_alignment(a_bits: int, b_bits: int, tile: Shape3) -> tuple[
 
 
 def mixed_input_tensor_storage(
-    a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
+    a_bits: int,
+    b_bits: int,
+    scale_bits: int,
+    zero_bits: int,
+    tile: Shape3,
+    stages: int,
+    header: str = SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
 ) -> Block:
     """SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: `struct TensorStorage { alignas(SmemAlignmentA) smem_A; alignas(SmemAlignmentB)
     smem_B; ArrayEngine<ElementScale, scale_elements> smem_scale; ArrayEngine<ElementZero,
     zero_elements> smem_zero; }` for a narrow, transformed A (no operand swap). MIXED_INPUT_UTILS:
     elements_per_smem_scale/zero = cosize(SmemLayoutScale) = M x Stages when the mode has scales
-    (zero points), else 0; an empty ArrayEngine is still an `array_aligned<T, 0>`: 16 B."""
+    (zero points), else 0; an empty ArrayEngine is still an `array_aligned<T, 0>`: 16 B.
+    `header`: the collective cited; the ptr-array collective
+    (SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT) declares the same TensorStorage."""
     align_a, align_b = mixed_input_smem_alignment(a_bits, b_bits, tile)
 
     def per_stage_vector(name: str, bits: int) -> Block:
@@ -274,7 +285,7 @@ def mixed_input_tensor_storage(
             f"smem_{name}",
             max(-(-size // ARRAY_ALIGNED) * ARRAY_ALIGNED, ARRAY_ALIGNED),
             ARRAY_ALIGNED,
-            f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: cute::ArrayEngine<NonVoidElement{name.capitalize()}, {name}_elements = "
+            f"{header}: cute::ArrayEngine<NonVoidElement{name.capitalize()}, {name}_elements = "
             f"{tile.m * stages if bits else 0}> smem_{name} (array_aligned<T, N, 16>)",
             ("builder.stages", "input.tile", "input.types"),
         )
@@ -286,7 +297,7 @@ def mixed_input_tensor_storage(
                 "smem_A",
                 stages * tile.m * tile.k * a_bits // 8,
                 align_a,
-                f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CUTE_ALIGNAS(SmemAlignmentA = {align_a}) ArrayEngine<RealSwappedElementA, "
+                f"{header}: CUTE_ALIGNAS(SmemAlignmentA = {align_a}) ArrayEngine<RealSwappedElementA, "
                 f"cosize_v<SmemLayoutA>> smem_A (M x K x Stages = {tile.m} x {tile.k} x {stages})",
                 ("builder.stages", "input.tile", "input.types"),
             ),
@@ -294,30 +305,59 @@ def mixed_input_tensor_storage(
                 "smem_B",
                 stages * tile.n * tile.k * b_bits // 8,
                 align_b,
-                f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CUTE_ALIGNAS(SmemAlignmentB = {align_b}) ArrayEngine<ValTypeB, "
+                f"{header}: CUTE_ALIGNAS(SmemAlignmentB = {align_b}) ArrayEngine<ValTypeB, "
                 f"cosize_v<SmemLayoutB>> smem_B (N x K x Stages = {tile.n} x {tile.k} x {stages})",
                 ("builder.stages", "input.tile", "input.types"),
             ),
             per_stage_vector("scale", scale_bits),
             per_stage_vector("zero", zero_bits),
         ],
-        f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage::TensorStorage",
+        f"{header}: CollectiveMma::SharedStorage::TensorStorage",
     )
 
 
 def mixed_input_shared_storage(
-    a_bits: int, b_bits: int, scale_bits: int, zero_bits: int, tile: Shape3, stages: int
+    a_bits: int,
+    b_bits: int,
+    scale_bits: int,
+    zero_bits: int,
+    tile: Shape3,
+    stages: int,
+    header: str = SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
 ) -> Block:
     """`sizeof(CollectiveMainloop::SharedStorage)` of SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: { TensorStorage tensors; pipeline; }."""
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            mixed_input_tensor_storage(a_bits, b_bits, scale_bits, zero_bits, tile, stages).at(
-                "tensors"
-            ),
+            mixed_input_tensor_storage(
+                a_bits, b_bits, scale_bits, zero_bits, tile, stages, header
+            ).at("tensors"),
             mainloop_pipeline(stages, cp_async=False).at("pipeline"),
         ],
-        f"{SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage",
+        f"{header}: CollectiveMma::SharedStorage",
+    )
+
+
+def mixed_input_array_tensormaps() -> Block:
+    """SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT: `struct TensorMapStorage {
+    cute::TmaDescriptor smem_tensormap_A, smem_tensormap_B, smem_tensormap_scale,
+    smem_tensormap_zero; }`, a plain struct (64-aligned descriptors of 128 B each) that the
+    ptr-array kernel places at alignas(128); declared for every mode (the zero descriptor too)."""
+    return struct(
+        "mainloop",
+        [
+            array(
+                f"smem_tensormap_{x}",
+                TMA_DESCRIPTOR_BYTES,
+                TMA_DESCRIPTOR_ALIGN,
+                f"{SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: cute::TmaDescriptor "
+                f"smem_tensormap_{x} (cute/arch/copy_sm90_desc.hpp: TmaDescriptor = "
+                "CUtensorMap, alignas(64), 128 B)",
+            )
+            for x in ("A", "B", "scale", "zero")
+        ],
+        f"{SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT}: CollectiveMma::SharedStorage::"
+        "TensorMapStorage",
     )
 
 

@@ -52,6 +52,39 @@ def sm90_kernel_carveout(ptr_array: bool, grouped_strides: bool) -> tuple[StageT
     )
 
 
+# GB90 (GMMA_TMA_WS_RS): TensorMapStorage = sizeof(cute::TmaDescriptor) * size_t(IsMixedInput) * 4
+# (A, B, scale and zero: the mixed-input ptr-array collective's TensorMapStorage)
+MIXED_INPUT_TENSORMAPS = 4
+
+
+def sm90_mixed_input_carveout(ptr_array: bool) -> tuple[StageTerm, ...]:
+    """GB90 (GMMA_TMA_WS_RS, IsMixedInput): KernelSmemCarveout = TensorMapStorage +
+    SchedulerPipelineStorage, subtracted from the capacity only for a ptr-array schedule
+    (`IsArrayOfPointersGemm ? compute_..._single_affine_transformed_input<Sm90ReducedSmemCapacity
+    Bytes, ...> : ...<sm90_smem_capacity_bytes, ...>`).
+
+    TensorMapStorage = sizeof(TmaDescriptor) * IsMixedInput * 4; SchedulerPipelineStorage =
+    is_pointer_v<TagToStrideA_t<GmemLayoutATag_>> ? sizeof(PipelineAsyncSharedStorage<8>) : 0:
+    a grouped GEMM's A is a pointer (`LayoutA*`, or a reordered `cute::Layout<...>*`, which
+    cutlass/detail/layout.hpp's primary TagToStrideA<L> keeps as it is: a pointer).
+    """
+    return (
+        StageTerm(
+            name="TensorMapStorage",
+            bytes=MIXED_INPUT_TENSORMAPS * TMA_DESCRIPTOR_BYTES if ptr_array else 0,
+            source=f"{GB90} (GMMA_TMA_WS_RS): sizeof(cute::TmaDescriptor) * IsMixedInput * 4, "
+            "in KernelSmemCarveout only when IsArrayOfPointersGemm",
+        ),
+        StageTerm(
+            name="SchedulerPipelineStorage",
+            bytes=pipeline_storage(BUILDER_SCHEDULER_PIPELINE_STAGES) if ptr_array else 0,
+            source=f"{GB90} (GMMA_TMA_WS_RS): is_pointer_v<TagToStrideA_t<GmemLayoutATag_>> ? "
+            "sizeof(PipelineDetail::PipelineAsyncSharedStorage<8>) : 0 (cutlass/detail/layout.hpp: "
+            "TagToStrideA<L>::type = L for a cute layout pointer)",
+        ),
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class Sm90StageInputs:
     """What `compute_stage_count_or_override` is given (sm90_stage_count): the A and B element

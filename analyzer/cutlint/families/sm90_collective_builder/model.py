@@ -32,6 +32,8 @@ from cutlint.cutlass import sm90_sparse as sparse
 from cutlint.cutlass.headers import (
     SM90_EPILOGUE_TMA_WARPSPECIALIZED,
     SM90_GMMA_BUILDER,
+    SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
+    SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT,
 )
 from cutlint.cutlass.layout import Block, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
@@ -41,6 +43,7 @@ from cutlint.cutlass.stage_count import (
     SM90_SMEM_CAPACITY,
     Sm90StageInputs,
     sm90_kernel_carveout,
+    sm90_mixed_input_carveout,
     sm90_stage_count,
 )
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP, pipeline_storage
@@ -260,7 +263,8 @@ def stage_count(t: Tactic) -> StageCount:
         )
     if t.mixed_input:
         # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
-        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>
+        # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>, and for a ptr-array
+        # schedule <Sm90ReducedSmemCapacityBytes = capacity - KernelSmemCarveout, ...>
         return sm90_stage_count(
             Sm90StageInputs(
                 a_bits=t.a_bits,
@@ -269,7 +273,7 @@ def stage_count(t: Tactic) -> StageCount:
                 tile_n=t.tile.n,
                 tile_k=t.tile.k,
                 carveout=carveout,
-                kernel_carveout=sm90_kernel_carveout(ptr_array=False, grouped_strides=False),
+                kernel_carveout=sm90_mixed_input_carveout(ptr_array=t.grouped),
                 alignment=max(kernel.mixed_input_smem_alignment(t.a_bits, t.b_bits, t.tile)),
                 scale_bytes=t.scale_bits * t.tile.m // 8,
                 zero_bytes=t.zero_bits * t.tile.m // 8,
@@ -335,13 +339,13 @@ def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
         return blockwise.shared_storage(
             t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
         )
+    if t.mixed_input:
+        return kernel.mixed_input_shared_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages, _mixed_header(t)
+        )
     if t.grouped:
         return ptr_array_mainloop.sm90_array_shared_storage(
             t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
-        )
-    if t.mixed_input:
-        return kernel.mixed_input_shared_storage(
-            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
         )
     return kernel.mainloop_shared_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
 
@@ -357,15 +361,32 @@ def mainloop_tensor_storage(t: Tactic, stages: int) -> Block:
         return blockwise.tensor_storage(
             t.a_bits, t.b_bits, t.block_scale, t.tile, stages, ptr_array=t.grouped
         )
+    if t.mixed_input:
+        return kernel.mixed_input_tensor_storage(
+            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages, _mixed_header(t)
+        )
     if t.grouped:
         return ptr_array_mainloop.sm90_array_tensor_storage(
             t.a_bits, t.b_bits, t.tile.m, t.tile.n, t.tile.k, stages
         )
-    if t.mixed_input:
-        return kernel.mixed_input_tensor_storage(
-            t.a_bits, t.b_bits, t.scale_bits, t.zero_bits, t.tile, stages
-        )
     return kernel.mainloop_tensor_storage(t.a_bits, t.b_bits, t.tile, stages, t.cp_async)
+
+
+def _mixed_header(t: Tactic) -> str:
+    """The mixed-input collective SM90_GMMA_BUILDER's DispatchPolicy picks (GMMA_TMA_WS_RS:
+    IsArrayOfPointersGemm ? MainloopSm90ArrayTmaGmmaWarpSpecializedMixedInput :
+    MainloopSm90TmaGmmaRmemAWarpSpecializedMixedInput); both declare the same TensorStorage."""
+    if t.grouped:
+        return SM90_MMA_ARRAY_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT
+    return SM90_MMA_TMA_GMMA_RS_WARPSPECIALIZED_MIXED_INPUT
+
+
+def mainloop_tensormaps(t: Tactic) -> Block:
+    """The ptr-array mainloop's TensorMapStorage (grouped kernels only): A and B's descriptors,
+    and a mixed-input mainloop's scale and zero descriptors besides."""
+    if t.mixed_input:
+        return kernel.mixed_input_array_tensormaps()
+    return ptr_array_mainloop.sm90_array_tensormaps()
 
 
 # --- the kernel --------------------------------------------------------------------------------
@@ -380,7 +401,7 @@ def kernel_shared_storage(t: Tactic, stages: int) -> Block:
                 epilogue_tensors=epilogue_tensor_storage(t),
                 mainloop_pipeline=ptr_array_mainloop.sm90_array_pipeline(stages),
                 epilogue_pipeline=epilogue_pipeline(t),
-                mainloop_tensormaps=ptr_array_mainloop.sm90_array_tensormaps(),
+                mainloop_tensormaps=mainloop_tensormaps(t),
                 epilogue_tensormaps=epilogue_tensormaps(t),
             ),
             pingpong=t.shell is Shell.TMA_PINGPONG,
