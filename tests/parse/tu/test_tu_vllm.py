@@ -67,9 +67,16 @@ def _inputs() -> tuple[Path, Path]:
 @pytest.mark.parametrize(
     ("tu", "arch", "count", "family"),
     [
-        ("scaled_mm_blockwise_sm120_fp8.cu", "12.0a", 6, "sm120-collective-builder"),
-        ("scaled_mm_sm90_fp8.cu", "9.0a", 28, "sm90-collective-builder"),
-        ("scaled_mm_sm100_fp8.cu", "10.0a", 20, "sm100-collective-builder"),
+        (
+            "w8a8/cutlass/c3x/scaled_mm_blockwise_sm120_fp8.cu",
+            "12.0a",
+            6,
+            "sm120-collective-builder",
+        ),
+        ("w8a8/cutlass/c3x/scaled_mm_sm90_fp8.cu", "9.0a", 28, "sm90-collective-builder"),
+        ("w8a8/cutlass/c3x/scaled_mm_sm100_fp8.cu", "10.0a", 20, "sm100-collective-builder"),
+        # the grouped (ptr-array) mixed-input W4A8 MoE GEMMs
+        ("cutlass_w4a8/w4a8_grouped_mm_entry.cu", "9.0a", 11, "sm90-collective-builder"),
     ],
 )
 def test_every_kernel_is_modeled_equal_to_the_measured_layout(
@@ -81,7 +88,7 @@ def test_every_kernel_is_modeled_equal_to_the_measured_layout(
     from cutlint.producers.vllm.sdist import cmake_flags
 
     vllm, include = _inputs()
-    path = vllm / "csrc/quantization/w8a8/cutlass/c3x" / tu
+    path = vllm / "csrc/quantization" / tu
     read = read_tu(from_flags(path, cmake_flags(vllm, include, arch)), use_cache=False)
     verdicts = judge(read)
     assert len(verdicts) == count
