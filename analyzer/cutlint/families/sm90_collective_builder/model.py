@@ -265,7 +265,7 @@ def stage_count(t: Tactic) -> StageCount:
         # SM90_GMMA_BUILDER (GMMA_TMA_WS_RS, IsMixedInput): compute_stage_count_or_override_single_affine_
         # transformed_input<sm90_smem_capacity_bytes, ..., SmemAlignment>, and for a ptr-array
         # schedule <Sm90ReducedSmemCapacityBytes = capacity - KernelSmemCarveout, ...>
-        return sm90_stage_count(
+        count = sm90_stage_count(
             Sm90StageInputs(
                 a_bits=t.a_bits,
                 b_bits=t.b_bits,
@@ -278,6 +278,17 @@ def stage_count(t: Tactic) -> StageCount:
                 scale_bytes=t.scale_bits * t.tile.m // 8,
                 zero_bytes=t.zero_bits * t.tile.m // 8,
             )
+        )
+        if not t.grouped:
+            return count
+        return count.model_copy(
+            update={
+                "formula": f"{SM90_GMMA_BUILDER} (GMMA_TMA_WS_RS, IsArrayOfPointersGemm): "
+                "compute_stage_count_or_override_single_affine_transformed_input<Sm90ReducedSmem"
+                "CapacityBytes>(StageCountAutoCarveout) = (sm90_smem_capacity_bytes - "
+                "KernelSmemCarveout, rounded down to SmemAlignment, - carveout rounded up to it) "
+                "/ stage_bytes"
+            }
         )
     # SM90_GMMA_BUILDER: a ptr-array schedule carves out A's and B's tensormaps, a `LayoutA*` stride the
     # grouped scheduler's pipeline
