@@ -20,7 +20,7 @@ from cutlint.report import write
 
 # One kernel as cutlass_library writes it (gemm_operation.py: one kernel per file, every alias
 # named after the kernel), with the tile's N, the A layout and the carveout as knobs (a carveout
-# of 0 leaves the TMA epilogue no room: the kernel exceeds the shared memory, CUT101).
+# of 0 leaves the TMA epilogue no room: the kernel does not compile, CUT106).
 KERNEL = """
 using %(k)s_epilogue =
   typename cutlass::epilogue::collective::CollectiveBuilder<
@@ -152,3 +152,46 @@ def test_a_real_build_reads_the_same_in_every_format_with_and_without_the_memo(
     without_memo(False)
     assert _formats(api.check(generated, options)) == with_memo
     assert with_memo["json"].count('"verdict"') > 400
+
+
+def test_the_streamed_json_report_is_the_whole_results_report(tmp_path: Path) -> None:
+    """report/json.py Stream (what `cutlint check --format json` writes as the results come) is
+    byte for byte `chunks` of the whole result: files with and without instantiations, file
+    findings, shared contexts, skipped files."""
+    sources = {
+        "a.cu": _kernel(256, "ColumnMajor", carveout="0"),
+        "b.cu": _kernel(256, "ColumnMajor", gap=7, carveout="0"),
+        "c.cu": _kernel(128, "RowMajor"),
+        "d.cu": b"#include <nothing>\nint main() { return 0; }\n",
+        "e.cu": b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n",
+    }
+    parsed = [parse_source(p, s) for p, s in sources.items()]
+    result = judge_files(parsed, CheckOptions(arch="sm_100", cutlass_version="4.2.0"))
+    result = result.model_copy(update={"skipped": ("jit_a.cu", "jit_b.cu")})
+    from cutlint.report.json import Stream, render
+
+    with (tmp_path / "rows").open("w+", encoding="utf-8") as rows:
+        stream = Stream(rows)
+        for f in result.files:
+            stream.add(f)
+        out = io.StringIO()
+        stream.finish(out, result.skipped)
+    assert out.getvalue() == render(result)
+    assert '"CUT106": 2' in out.getvalue()  # the two kernels that leave no room
+
+
+def test_check_writes_the_same_json_streamed_as_held(tmp_path: Path) -> None:
+    """`cutlint check --format json` streams its report; `--output-file` holds the result and
+    renders it whole: the two are the same bytes, and so is the exit code."""
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
+        (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+    args += ["--no-cache", "--jobs", "0", "--format", "json"]
+    streamed = CliRunner().invoke(main, ["check", *args])
+    held = CliRunner().invoke(main, ["check", *args, "--output-file", str(tmp_path / "o.json")])
+    assert streamed.exit_code == held.exit_code == 1, streamed.output
+    assert streamed.stdout == (tmp_path / "o.json").read_text()

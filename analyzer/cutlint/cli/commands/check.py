@@ -21,7 +21,7 @@ from cutlint.exit_codes import FINDINGS, OK, USAGE
 if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
-    from cutlint.records import CheckResult
+    from cutlint.records import CheckResult, Diagnostic
 
 
 @dataclass(frozen=True)
@@ -293,6 +293,10 @@ def run(flags: CheckFlags) -> None:
             accepted = baseline_file.load(baseline_path)
         except baseline_file.BaselineError as e:
             usage_error(str(e))
+    fmt = flags.fmt or cfg.format or "text"
+    if _streams(fmt, flags, options, baseline_path):
+        code = _streamed(flags.paths, options, flags, flags.fail_on or cfg.fail_on or "error")
+        sys.exit(OK if flags.exit_zero and code == FINDINGS else code)
     result = _checked(flags.paths, options, flags.quiet)
     from cutlint.binaries.measured import apply as measured
     from cutlint.cache_dir import cache_dir
@@ -403,12 +407,17 @@ def _undefines(
 
 
 def exit_code(result: CheckResult, fail_on: str) -> int:
+    return exit_code_of(result.all_diagnostics(), fail_on)
+
+
+def exit_code_of(diags: Sequence[Diagnostic], fail_on: str) -> int:
+    """The exit code findings `diags` give (of a whole run, or of one file: a run's is the
+    greatest of its files')."""
     from cutlint.engine.loader import rules_by_id
     from cutlint.engine.schema import FailsAt, Kind
     from cutlint.records import Severity
 
     rules = rules_by_id()
-    diags = result.all_diagnostics()
     if any(
         rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags
     ):
@@ -430,6 +439,60 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
     finally:
         if bar is not None:
             bar.close()
+
+
+def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: Path | None) -> bool:
+    """Whether the report is written as the results come, none of them held: the JSON report on
+    stdout of a run that needs no whole result (no baseline, --statistics or -p's TUs)."""
+    return (
+        fmt == "json"
+        and not flags.statistics
+        and baseline is None
+        and not flags.write_baseline
+        and options.build_dir is None
+        and flags.output_file is None
+    )
+
+
+def _streamed(
+    paths: Sequence[Path], options: api.CheckOptions, flags: CheckFlags, fail_on: str
+) -> int:
+    """The run's JSON report, written as `api.results` hands each file's result on (its rows
+    into a temporary file until the summary, which comes first, is known), with measured
+    registers as `binaries.measured.apply` adds them; the exit code."""
+    import tempfile
+
+    from cutlint import api
+    from cutlint.binaries.measured import Measurer
+    from cutlint.cache_dir import cache_dir
+    from cutlint.engine.fingerprint import fingerprint_file
+    from cutlint.engine.stream import root_of
+    from cutlint.report.json import Stream
+    from cutlint.report.progress import Bar, wanted
+
+    measurer = Measurer(options.selection, cache_dir(), flags.binaries)
+    root = Path(root_of(options))
+    skipped: list[str] = []
+    code = OK
+    bar = Bar() if wanted(sys.stderr, flags.quiet) else None
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
+        report = Stream(rows)
+        try:
+            for outcome in api.results(paths, options, progress=bar):
+                if isinstance(outcome, str):
+                    skipped.append(outcome)
+                    continue
+                measured = measurer.file(outcome)
+                if measured is not outcome:
+                    measured = fingerprint_file(measured, root)
+                report.add(measured)
+                diags = [d for r in measured.instantiations for d in r.diagnostics]
+                code = max(code, exit_code_of([*measured.diagnostics, *diags], fail_on))
+        finally:
+            if bar is not None:
+                bar.close()
+        report.finish(sys.stdout, skipped)
+    return code
 
 
 def _cache_wanted(no_cache: bool) -> bool:
