@@ -37,7 +37,9 @@ beside it, alternating run by run:
 7. start-up (case 0), this checkout's beside the baseline's;
 8. every FlashInfer 0.7.4 cache together (sm_90, 100, 103, 110, 120, JIT GEMM modules included);
 9. a cutlass_library build for 90a;100a (CUTLASS's own generator: over 30,000 kernels), for
-   sm_100.
+   sm_100;
+10. over 100,000 kernels: a cutlass_library build for each arch of HUNDRED_K_ARCHS, each judged
+   for its own target, with every FlashInfer 0.7.4 cache, in one check.
 
 Each checkout runs with its own empty cache, then again (the cached re-run: the same command, so
 a replay where cutlint keeps one), then cached in the formats for people (`-q`, concise, text),
@@ -385,6 +387,29 @@ def big_cases(work: Path, baseline: Path | None, runs: int, startup_runs: int) -
         f"cutlass_library {BIG_ARCHS} build ({files:,} files)",
         library,
         target,
+        baseline,
+        runs,
+        work,
+    )
+    hundred_k_case(work, caches, baseline, runs)
+
+
+HUNDRED_K_ARCHS = ("80", "89", "90a", "100a", "103a", "110a", "120a", "121a")
+"""Builds whose kernels, with every FlashInfer 0.7.4 cache, are over 100,000 (issue 24: 93,539
+files of cutlass_library, one kernel each, and 9,696 FlashInfer instantiations: 100,099)."""
+
+
+def hundred_k_case(work: Path, caches: Path, baseline: Path | None, runs: int) -> None:
+    """One cutlass_library build per arch of HUNDRED_K_ARCHS (each with its compile_commands.json,
+    so each is judged for its own target: no --arch) and every FlashInfer cache, in one check."""
+    root = cutlass_library.download()
+    builds = [
+        cutlass_library.generate(root, work / f"cutlass-library-{a}", a) for a in HUNDRED_K_ARCHS
+    ]
+    big_case(
+        f"cutlass_library builds for {', '.join(HUNDRED_K_ARCHS)} and every FlashInfer cache",
+        caches,
+        tuple(str(b) for b in builds),
         baseline,
         runs,
         work,

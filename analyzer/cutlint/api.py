@@ -10,7 +10,7 @@ holds FlashInfer's GEMM runners' tactics to a JIT cache's modules.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,16 +58,29 @@ def check(
     or directories). Raises ValueError for an option no file can be judged with (a
     --cutlass-version directory without version.h, a define that is no macro name)."""
     options = options or CheckOptions()
-    if options.cutlass_version is not None:
-        check_cutlass_version(options.cutlass_version)
     files: list[FileResult] = []
     skipped: list[str] = []
-    for outcome in outcomes(_path_list(paths), options, progress):
+    for outcome in results(paths, options, progress):
         if isinstance(outcome, str):
             skipped.append(outcome)  # not an instantiation file (cache_layout.jit_source)
         else:
             files.append(outcome)
     return CheckResult(files=tuple(files), skipped=tuple(skipped), root=root_of(options))
+
+
+def results(
+    paths: PathArg | Iterable[PathArg],
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+) -> Iterator[FileResult | str]:
+    """`check`'s results one file at a time, in input order, as each is judged: the file's
+    FileResult, or the path of a file that holds nothing to check (CheckResult.skipped). For a
+    caller that writes each as it comes rather than hold them all (`cutlint check --format
+    json`); the fingerprints are set, relative to `options.root`."""
+    options = options or CheckOptions()
+    if options.cutlass_version is not None:
+        check_cutlass_version(options.cutlass_version)
+    return outcomes(_path_list(paths), options, progress)
 
 
 Shape = tuple[int, int, int] | str | Shape3

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -147,8 +147,8 @@ def _module_dirs(source: str) -> tuple[Path, list[Path]] | None:
     return ops, dirs
 
 
-def dependencies(result: CheckResult, cache: Path | None) -> list[str]:
-    """Every path whose stat decides what `apply` finds for `result`, besides the files' own
+def dependencies(files: Iterable[str], cache: Path | None) -> list[str]:
+    """Every path whose stat decides what `apply` finds for the checked `files`, besides their own
     bytes: the ptxas report store's directories (its entries are moved into place, which
     changes their directory's stat), and each JIT cache's `cached_ops` directory, module
     directories and binaries (a replayed check, engine/replay.py, depends on them)."""
@@ -160,12 +160,12 @@ def dependencies(result: CheckResult, cache: Path | None) -> list[str]:
             with os.scandir(store) as entries:
                 out += [e.path for e in entries if e.is_dir()]
     seen: set[str] = set()
-    for f in result.files:
-        where = os.path.dirname(f.path)
+    for path in files:
+        where = os.path.dirname(path)
         if where in seen:
             continue
         seen.add(where)
-        found = _module_dirs(f.path)
+        found = _module_dirs(path)
         if found is not None:
             ops, dirs = found
             out += [str(ops), *map(str, dirs)]
@@ -309,6 +309,51 @@ def measure_file(f: FileResult, kernels: Sequence[Measured], selection: Selectio
     return f.model_copy(update={"instantiations": tuple(rows)}) if changed else f
 
 
+class Measurer:
+    """Measured registers and spills for one file at a time (`apply`, and a check that streams
+    its results), remembering what the files of a run share: the binaries beside a directory
+    and the kernels read from them."""
+
+    def __init__(
+        self, selection: Selection, cache: Path | None, binaries: Sequence[Path] = ()
+    ) -> None:
+        self.selection = selection
+        self.cache = cache
+        self.binaries = binaries
+        self.named: dict[int, list[Measured]] = {}
+        self.beside: dict[str, list[Path]] = {}
+        """module_binaries by directory: the files of one directory have the same (a build's
+        27,000 files would look for the same cached_ops 27,000 times)."""
+        # else no file's bytes are read
+        self.stored = cache is not None and index_dir(cache).is_dir()
+
+    def file(self, f: FileResult) -> FileResult:
+        """`f` with what was measured of its kernels (`f` itself when nothing was; fingerprints
+        are the caller's to set again when it is not)."""
+        sms = {r.resources.arch.sm for r in f.instantiations if r.resources is not None}
+        if len(sms) != 1:
+            return f
+        sm = sms.pop()
+        kernels: list[Measured] = []
+        if self.stored:
+            assert self.cache is not None
+            try:
+                kernels = from_store(self.cache, Path(f.path).read_bytes(), sm)
+            except OSError:
+                kernels = []
+        if not kernels:
+            where = os.path.dirname(f.path)
+            if where not in self.beside:
+                self.beside[where] = module_binaries(f.path)
+            found = [*self.binaries, *self.beside[where]]
+            if found:
+                key = hash((tuple(map(str, found)), sm))
+                if key not in self.named:
+                    self.named[key] = from_binaries(found, sm)
+                kernels = self.named[key]
+        return measure_file(f, kernels, self.selection) if kernels else f
+
+
 def apply(
     result: CheckResult,
     selection: Selection,
@@ -316,36 +361,8 @@ def apply(
     binaries: Sequence[Path] = (),
 ) -> CheckResult:
     """`result` with measured registers and spills where a report or a binary is at hand."""
-    named: dict[int, list[Measured]] = {}
-    beside: dict[str, list[Path]] = {}
-    """module_binaries by directory: the files of one directory have the same (a build's
-    27,000 files would look for the same cached_ops 27,000 times)."""
-    stored = cache is not None and index_dir(cache).is_dir()  # else no file's bytes are read
-    files = []
-    for f in result.files:
-        sms = {r.resources.arch.sm for r in f.instantiations if r.resources is not None}
-        if len(sms) != 1:
-            files.append(f)
-            continue
-        sm = sms.pop()
-        kernels: list[Measured] = []
-        if stored:
-            assert cache is not None
-            try:
-                kernels = from_store(cache, Path(f.path).read_bytes(), sm)
-            except OSError:
-                kernels = []
-        if not kernels:
-            where = os.path.dirname(f.path)
-            if where not in beside:
-                beside[where] = module_binaries(f.path)
-            found = [*binaries, *beside[where]]
-            if found:
-                key = hash((tuple(map(str, found)), sm))
-                if key not in named:
-                    named[key] = from_binaries(found, sm)
-                kernels = named[key]
-        files.append(measure_file(f, kernels, selection) if kernels else f)
+    measurer = Measurer(selection, cache, binaries)
+    files = [measurer.file(f) for f in result.files]
     if all(a is b for a, b in zip(files, result.files, strict=True)):
         return result
     from cutlint.engine.fingerprint import with_fingerprints

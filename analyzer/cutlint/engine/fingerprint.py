@@ -127,8 +127,11 @@ def fingerprint_file(f: FileResult, root: Path) -> FileResult:
     file_diags = tuple(
         one(d, starts.get(d.line) if d.line is not None else None) for d in f.diagnostics
     )
+    # a row without findings is kept as it is (a copy of each was most of this on a build)
     rows = tuple(
         r.model_copy(update={"diagnostics": tuple(one(d, r.instantiation) for d in r.diagnostics)})
+        if r.diagnostics
+        else r
         for r in f.instantiations
     )
     return f.model_copy(update={"diagnostics": file_diags, "instantiations": rows})

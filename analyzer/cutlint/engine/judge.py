@@ -6,7 +6,7 @@ file models each distinct tactic once, and its instantiations share one Resource
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from cutlint.engine.evaluate import diagnose
@@ -46,11 +46,42 @@ class Judgement:
     """Diagnostics with a placeholder location; `placed` gives them the instantiation's."""
 
 
-Memo = dict[tuple[object, ...], Judgement]
-"""Judgements by (form, name, arguments as written, alias chain, context). The chain is part of
-it: hand-written `using` kernels name their aliases alike in every file (`GemmKernel =
-GemmUniversal<Shape, CollectiveMainloop, CollectiveEpilogue>`), and only the chain says which
-builders those names stand for (tests/engine/test_memo.py)."""
+@dataclass
+class Memo:
+    """A run's judgements of equal instantiations, kept to judge each once."""
+
+    calls: dict[tuple[object, ...], Judgement] = field(default_factory=dict)
+    """By (form, name, arguments as written, alias chain, context). The chain is part of it:
+    hand-written `using` kernels name their aliases alike in every file (`GemmKernel =
+    GemmUniversal<Shape, CollectiveMainloop, CollectiveEpilogue>`), and only the chain says which
+    builders those names stand for (tests/engine/test_memo.py)."""
+    recipes: dict[tuple[object, ...], Judgement | None] = field(default_factory=dict)
+    """By what decides a claimed instantiation's judgement (`recipe_key`). cutlass_library writes
+    one kernel per file, each under its own name (`cutlass3x_sm100_..._nnn_align8_1sm`), so
+    `calls` never hits there; but the kernels of a build are far fewer distinct tactics, which
+    the family models once each. None: a judgement that quotes the kernel's name (a message),
+    which is never shared."""
+
+    resources: dict[str, Resources] = field(default_factory=dict)
+    """One record per distinct Resources (by its JSON), which the recipe memo's judgements share."""
+    contexts: dict[tuple[object, ...], ModelContext | str] = field(default_factory=dict)
+    """Model contexts by (directory, build context, the file's own #defines): engine/run.py
+    context_for."""
+
+    def bound(self, calls: int, recipes: int) -> None:
+        """Forget what is over a bound: a worker lives as long as the run, and an unbounded memo
+        would hold every kernel of a build (repeats sit near one another in a tree)."""
+        if len(self.calls) > calls:
+            self.calls.clear()
+        if len(self.recipes) > recipes:
+            self.recipes.clear()
+            self.resources.clear()
+        if len(self.contexts) > calls:
+            self.contexts.clear()
+
+
+RECIPE_MEMO = True
+"""Whether the recipe memo is used (a test turns it off to hold its outputs to a run without)."""
 
 VERDICT_PRIORITY = (
     Verdict.FAILS_COMPILE,
@@ -188,11 +219,58 @@ def _unless_guessed(
     return Judgement(j.recipe, j.resources, NotModeled(reason=why), Verdict.CONTEXT_UNKNOWN, wanted)
 
 
-def judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
-    return _unless_guessed(_judge(inst, ctx, selection), inst, ctx, selection)
+def judge(
+    inst: Instantiation,
+    ctx: ModelContext,
+    selection: Selection,
+    memo: Memo | None = None,
+) -> Judgement:
+    return _unless_guessed(_judge(inst, ctx, selection, memo), inst, ctx, selection)
 
 
-def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+def recipe_key(family: Family, recipe: Recipe, ctx: ModelContext) -> tuple[object, ...]:
+    """What decides a claimed instantiation's judgement: its family, its recipe as JSON with the
+    kernel's own name (the `kernel` alias, less `Operation_`/`_base`) replaced by a mark, and
+    the context. The name is only what the generator called the kernel: the recipe's other
+    fields are the types it is built from, read through the aliases."""
+    text = recipe.model_dump_json()
+    kernel = getattr(recipe, "kernel", None)
+    stem = (
+        kernel.removeprefix("Operation_").removesuffix("_base") if isinstance(kernel, str) else ""
+    )
+    if len(stem) >= MIN_STEM:
+        text = text.replace(stem, "\x00")
+    return (family.name, type(recipe).__name__, text, ctx.key)
+
+
+MIN_STEM = 8
+"""A shorter kernel name (`Gemm`, `Kernel`) is not replaced: it could stand inside a type name."""
+
+
+def _shared(j: Judgement, recipe: Recipe, resources: dict[str, Resources]) -> Judgement | None:
+    """`j` to keep in the recipe memo, its Resources the one equal record the run already holds
+    (`resources`, by its JSON: a build's kernels have far fewer distinct resources than recipes,
+    and every result holds its own until the report is written); None when the judgement quotes
+    the kernel's own name anywhere (a message), so is not shared."""
+    dumped = j.resources.model_dump_json() if j.resources is not None else ""
+    if j.resources is not None:
+        j = replace(j, resources=resources.setdefault(dumped, j.resources))
+    kernel = getattr(recipe, "kernel", None)
+    if not isinstance(kernel, str):
+        return j
+    stem = kernel.removeprefix("Operation_").removesuffix("_base")
+    texts = [dumped, *(d.message for d in j.findings)]
+    if j.not_modeled is not None:
+        texts.append(j.not_modeled.model_dump_json())
+    return None if any(stem in t for t in texts) else j
+
+
+def _judge(
+    inst: Instantiation,
+    ctx: ModelContext,
+    selection: Selection,
+    memo: Memo | None = None,
+) -> Judgement:
     # Before claiming: an instantiation whose launcher body the module compiles out holds no
     # kernel, whichever family would model it; a file whose binary the target cannot load runs
     # none of its kernels.
@@ -212,6 +290,25 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     if isinstance(recipe, Unreadable):
         return _not_modeled(inst, recipe.reason, recipe.problems, None, selection, ctx)
     assert recipe is not None
+    if memo is None or not RECIPE_MEMO:
+        return _modeled(inst, family, recipe, ctx, selection)
+    key = recipe_key(family, recipe, ctx)
+    shared = memo.recipes.get(key)
+    if shared is not None:
+        # the findings keep the first kernel's place until `placed` gives them this one's
+        return replace(shared, recipe=recipe)
+    judged = _modeled(inst, family, recipe, ctx, selection)
+    if key not in memo.recipes:
+        kept = memo.recipes[key] = _shared(judged, recipe, memo.resources)
+        if kept is not None:
+            return kept
+    return judged
+
+
+def _modeled(
+    inst: Instantiation, family: Family, recipe: Recipe, ctx: ModelContext, selection: Selection
+) -> Judgement:
+    """A claimed instantiation's judgement: what the family covers, models and the rules say."""
     reason = family.covers(recipe, ctx)
     if isinstance(reason, CannotRun) and ctx.arch_assumed:
         why = (
@@ -235,11 +332,13 @@ def _judge(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judg
     return Judgement(recipe, res, None, verdict_of(diags, rules_by_id()), shown)
 
 
-def _judged_or_bug(inst: Instantiation, ctx: ModelContext, selection: Selection) -> Judgement:
+def _judged_or_bug(
+    inst: Instantiation, ctx: ModelContext, selection: Selection, memo: Memo | None = None
+) -> Judgement:
     """`judge`, or, when cutlint fails on this one instantiation, a not-modeled row that says so
     with CUT012: a bug must cost one instantiation's verdict, never its file's other ones."""
     try:
-        return judge(inst, ctx, selection)
+        return judge(inst, ctx, selection, memo)
     except (ArithmeticError, LookupError, ValueError, TypeError, AssertionError) as err:
         why = f"internal error while judging: {type(err).__name__}: {err}"[:500]
         return _not_modeled(inst, why, (("CUT012", why),), None, selection)
@@ -262,11 +361,11 @@ def evaluate_instantiation(
         )
     # the #define a call is read by is part of what it is (two headers, one macro name)
     key = (inst.form, inst.name, inst.args, inst.parameters, inst.chain, ctx.key)
-    judged = memo.get(key) if memo is not None else None
+    judged = memo.calls.get(key) if memo is not None else None
     if judged is None:
-        judged = _judged_or_bug(inst, ctx, selection)
+        judged = _judged_or_bug(inst, ctx, selection, memo)
         if memo is not None:
-            memo[key] = judged
+            memo.calls[key] = judged
     return InstantiationResult(
         instantiation=inst,
         recipe=judged.recipe,

@@ -47,7 +47,6 @@ from cutlint.inputs import Signature
 
 if TYPE_CHECKING:
     from cutlint.engine.options import CheckOptions
-    from cutlint.records import CheckResult
 
 SCHEMA = 1
 """The layout of an entry; another one is another directory."""
@@ -159,13 +158,14 @@ class Recorder:
                 self.refuse(f"{path} changed during the run")
 
     def depend_on_tree(
-        self, paths: Sequence[Path | str], options: CheckOptions, result: CheckResult
+        self, paths: Sequence[Path | str], options: CheckOptions, judged: Sequence[str]
     ) -> None:
         """What the run's results depend on besides what it looked at itself: each file's
         entry key was made, maybe by an earlier run, from the build files, headers and
         installed packages the tree manifest lists with their stats; a CUTLASS directory's
         version.h names the manifest. Refused unless the tree pack answered the run whole or
-        was written whole by it (no parser crash or time-out: every result is kept)."""
+        was written whole by it (no parser crash or time-out: every result is kept). `judged`:
+        the files with instantiations and the skipped ones, which the manifest must hold."""
         from cutlint.engine import tree_pack
         from cutlint.engine.cache import check_dir
         from cutlint.engine.tree_manifest import TreeManifest, configuration
@@ -177,7 +177,6 @@ class Recorder:
             self.refuse("not every file's result is kept")
             return
         manifest = TreeManifest.open(check_dir(), name)
-        judged = [f.path for f in result.files if f.instantiations] + list(result.skipped)
         if any(p not in manifest.files for p in judged):
             self.refuse("the tree manifest does not hold every file")
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -39,18 +40,36 @@ from cutlint.records import (
     Verdict,
 )
 
+CONTEXT_MEMO = True
+"""Whether files share model contexts through the run's memo (a test turns it off to hold the
+outputs to a run without)."""
 
-def context_for(parsed: ParsedFile, options: CheckOptions) -> ModelContext | str:
+
+def context_for(
+    parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None
+) -> ModelContext | str:
     """The file's model context from its resolved build context (cutlint.context.resolve: the
     GPU, the CUTLASS version, the release that wrote it, the JIT module and defines that compile
     it, each with its origin); or, when the GPU is not in cutlint's table, why the file cannot be
-    judged (cutlint does not judge an sm_42 file by another arch's limits)."""
+    judged (cutlint does not judge an sm_42 file by another arch's limits).
+
+    With a run's memo, files of one directory whose build contexts are equal share one model
+    context (and one BuildContext record, which each file's result then holds): `model_context`
+    reads the path only for its directory (the cutlass_library layout, the JIT module directory,
+    the cache's compile target), and the memo is one run's, so the options are the same."""
     build = resolve(
         parsed.path,
         options.build_info(),
         options.request(),
     )
-    return model_context(parsed.path, build, options, frozenset(parsed.defines))
+    own = frozenset(parsed.defines)
+    if memo is None or not CONTEXT_MEMO:
+        return model_context(parsed.path, build, options, own)
+    key = (os.path.dirname(parsed.path), build, own)
+    found = memo.contexts.get(key)
+    if found is None:
+        found = memo.contexts[key] = model_context(parsed.path, build, options, own)
+    return found
 
 
 def model_context(
@@ -133,7 +152,7 @@ def _cutlass(build: BuildContext, release: str | None) -> CutlassModel:
 
 def judge_file(parsed: ParsedFile, options: CheckOptions, memo: Memo | None = None) -> FileResult:
     needs = parsed.instantiations or parsed.dispatches
-    ctx = context_for(parsed, options) if needs else None
+    ctx = context_for(parsed, options, memo) if needs else None
     if any(p.guard for p in parsed.problems):
         # an `#error` the parser found reached with the run's defines: decided for the build
         build = (
@@ -207,7 +226,7 @@ def judged_file(parsed: ParsedFile, options: CheckOptions, memo: Memo) -> FileRe
 
 
 def judge_files(parsed: Iterable[ParsedFile], options: CheckOptions) -> CheckResult:
-    memo: Memo = {}
+    memo = Memo()
     files: list[FileResult] = []
     skipped: list[str] = []
     for p in parsed:

@@ -59,6 +59,18 @@ in a tree (one launcher's files, a cache's copies), so a bounded one keeps nearl
 parent's decoded results, not the memo.)"""
 
 
+RECIPE_MEMO_LIMIT = 16384
+"""Judgements a process keeps by recipe (engine/judge.py Memo.recipes): the distinct tactics of
+a build, which are far fewer than its kernels (a judgement's Resources is shared by all that
+have it, so the bound also bounds what they cost)."""
+
+
+def _memo() -> Memo:
+    from cutlint.engine.judge import Memo  # a run answered by the cache judges nothing
+
+    return Memo()
+
+
 @dataclass(frozen=True)
 class JudgeStage:
     """The engine's stage, run by a parser worker on each file it parsed (parse.Job.then)."""
@@ -66,7 +78,7 @@ class JudgeStage:
     options: CheckOptions
     root: Path
     cache: ResultCache | None
-    memo: Memo = field(default_factory=dict, compare=False, repr=False)
+    memo: Memo = field(default_factory=_memo, compare=False, repr=False)
     """This process's memo: equal instantiations in one context are judged once."""
 
     def __reduce__(self) -> tuple[type[JudgeStage], tuple[CheckOptions, Path, ResultCache | None]]:
@@ -86,8 +98,7 @@ class JudgeStage:
     def outcome(self, parsed: ParsedFile) -> Outcome:
         if parsed.skipped:
             return parsed.path
-        if len(self.memo) > MEMO_LIMIT:
-            self.memo.clear()
+        self.memo.bound(MEMO_LIMIT, RECIPE_MEMO_LIMIT)
         from cutlint.engine.run import judged_file  # a run answered by the cache judges nothing
 
         return fingerprint_file(judged_file(parsed, self.options, self.memo), self.root)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
+import shutil
+from collections.abc import Iterator, Sequence
+from typing import IO, Any, TextIO
 
 from cutlint import __version__
 from cutlint.context.render import to_data as context_data
 from cutlint.records import (
     CheckResult,
     Diagnostic,
+    FileResult,
     Instantiation,
     InstantiationResult,
     Recipe,
@@ -207,3 +209,63 @@ def chunks(result: CheckResult, tus: TuSection | None = None) -> Iterator[str]:
 
 def render(result: CheckResult, tus: TuSection | None = None) -> str:
     return "".join(chunks(result, tus))
+
+
+class Stream:
+    """The JSON report of a check whose results are not held: each file's rows are written to
+    `rows` (a temporary file) as the file's result comes, and only the files' entries and the
+    counts are kept; `finish` writes the report, byte for byte what `chunks` writes for the
+    whole result (the head, which holds the summary, comes before the rows)."""
+
+    def __init__(self, rows: IO[str]) -> None:
+        self._rows = rows
+        self._files: list[dict[str, Any]] = []
+        self._count = 0
+        self._verdicts: dict[str, int] = {}
+        self._rules: dict[str, int] = {}
+        self._parts: PartsCache = {}
+        self._contexts: dict[int, tuple[object, dict[str, Any]]] = {}
+
+    def add(self, f: FileResult) -> None:
+        entry: dict[str, Any] = {
+            "path": f.path,
+            "diagnostics": [_finding(d) for d in f.diagnostics],
+        }
+        if f.context is not None:
+            kept = self._contexts.get(id(f.context))
+            if kept is None:  # files of a directory share their context (engine/run.py)
+                kept = self._contexts[id(f.context)] = (f.context, context_data(f.context))
+            entry["context"] = kept[1]
+        self._files.append(entry)
+        for d in f.diagnostics:
+            self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
+        for r in f.instantiations:
+            self._rows.write(
+                ("" if self._count == 0 else ",\n") + json.dumps(_instantiation(r, self._parts))
+            )
+            self._count += 1
+            self._verdicts[r.verdict.value] = self._verdicts.get(r.verdict.value, 0) + 1
+            for d in r.diagnostics:
+                self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
+
+    def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None:
+        head = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "cutlint",
+            "tool_version": __version__,
+            "files": self._files,
+            "summary": {
+                "files": len(self._files),
+                "instantiations": self._count,
+                "by_verdict": {v: self._verdicts[v] for v in sorted(self._verdicts)},
+                "findings_by_rule": dict(sorted(self._rules.items())),
+                "baselined": baselined,
+                "skipped": len(skipped),
+            },
+            "skipped": list(skipped),
+        }
+        out.write(json.dumps(head)[:-1] + ', "instantiations": [\n')
+        self._rows.seek(0)
+        shutil.copyfileobj(self._rows, out)
+        # the streamed path never runs with -p: no translation units (section_data(None))
+        out.write(f'\n], "translation_units": {json.dumps(section_data(None))}}}\n')

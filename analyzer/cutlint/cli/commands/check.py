@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
     from cutlint.engine.replay import Recorder
-    from cutlint.records import CheckResult
+    from cutlint.records import CheckResult, Diagnostic
     from cutlint.tu_records import TuSection
 
 
@@ -315,6 +315,15 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
             accepted = baseline_file.load(baseline_path)
         except baseline_file.BaselineError as e:
             usage_error(str(e))
+    fmt = flags.fmt or cfg.format or "text"
+    if _streams(fmt, flags, options, baseline_path):
+        streamed = _streamed(
+            flags.paths, options, flags, flags.fail_on or cfg.fail_on or "error", recorder
+        )
+        final = OK if flags.exit_zero and streamed.code == FINDINGS else streamed.code
+        if recorder is not None:
+            _keep(recorder, flags, options, streamed.files, streamed.judged, final)
+        sys.exit(final)
     result = _checked(flags.paths, options, flags.quiet)
     from cutlint.binaries.measured import apply as measured
     from cutlint.cache_dir import cache_dir
@@ -347,15 +356,23 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
         code = max(code, FINDINGS)
     final = OK if flags.exit_zero and code == FINDINGS else code
     if recorder is not None:
-        _keep(recorder, flags, options, result, final)
+        files = [f.path for f in result.files]
+        judged = [f.path for f in result.files if f.instantiations] + list(result.skipped)
+        _keep(recorder, flags, options, files, judged, final)
     sys.exit(final)
 
 
 def _keep(
-    recorder: Recorder, flags: CheckFlags, options: api.CheckOptions, result: CheckResult, code: int
+    recorder: Recorder,
+    flags: CheckFlags,
+    options: api.CheckOptions,
+    files: Sequence[str],
+    judged: Sequence[str],
+    code: int,
 ) -> None:
     """Keep this run for replay (engine/replay.py) with everything its report depends on, or
-    say why not: a run whose results are not all kept, or that reads what is not recorded."""
+    say why not: a run whose results are not all kept, or that reads what is not recorded.
+    `files`: the checked files; `judged`: those with instantiations and the skipped ones."""
     from cutlint.binaries.measured import dependencies
     from cutlint.cache_dir import cache_dir
     from cutlint.inputs import signature
@@ -366,8 +383,8 @@ def _keep(
         recorder.refuse("-p: the translation units' part is not kept")
     if flags.binaries:
         recorder.refuse("--binaries")
-    recorder.depend_on_tree(flags.paths, options, result)
-    found = dependencies(result, cache_dir())
+    recorder.depend_on_tree(flags.paths, options, judged)
+    found = dependencies(files, cache_dir())
     recorder.depend({os.path.abspath(p): signature(p) for p in found})
     recorder.store(code)
 
@@ -446,12 +463,17 @@ def _undefines(
 
 
 def exit_code(result: CheckResult, fail_on: str) -> int:
+    return exit_code_of(result.all_diagnostics(), fail_on)
+
+
+def exit_code_of(diags: Sequence[Diagnostic], fail_on: str) -> int:
+    """The exit code findings `diags` give (of a whole run, or of one file: a run's is the
+    greatest of its files')."""
     from cutlint.engine.loader import rules_by_id
     from cutlint.engine.schema import FailsAt, Kind
     from cutlint.records import Severity
 
     rules = rules_by_id()
-    diags = result.all_diagnostics()
     if any(
         rules[d.rule].kind is Kind.INPUT and rules[d.rule].fails_at is FailsAt.PARSE for d in diags
     ):
@@ -473,6 +495,81 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
     finally:
         if bar is not None:
             bar.close()
+
+
+def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: Path | None) -> bool:
+    """Whether the report is written as the results come, none of them held: the JSON report on
+    stdout of a run that needs no whole result (no baseline, --statistics or -p's TUs)."""
+    return (
+        fmt == "json"
+        and not flags.statistics
+        and baseline is None
+        and not flags.write_baseline
+        and options.build_dir is None
+        and flags.output_file is None
+    )
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """What a streamed run keeps of its results: its exit code and, for a replay's
+    dependencies, the checked files' paths and those of the judged ones (with instantiations,
+    or skipped)."""
+
+    code: int
+    files: list[str]
+    judged: list[str]
+
+
+def _streamed(
+    paths: Sequence[Path],
+    options: api.CheckOptions,
+    flags: CheckFlags,
+    fail_on: str,
+    recorder: Recorder | None,
+) -> Streamed:
+    """The run's JSON report, written as `api.results` hands each file's result on (its rows
+    into a temporary file until the summary, which comes first, is known), with measured
+    registers as `binaries.measured.apply` adds them; what is written is also kept by
+    `recorder`, where there is one."""
+    import tempfile
+
+    from cutlint import api
+    from cutlint.binaries.measured import Measurer
+    from cutlint.cache_dir import cache_dir
+    from cutlint.engine.fingerprint import fingerprint_file
+    from cutlint.engine.stream import root_of
+    from cutlint.report.json import Stream
+    from cutlint.report.progress import Bar, wanted
+
+    measurer = Measurer(options.selection, cache_dir(), flags.binaries)
+    root = Path(root_of(options))
+    skipped: list[str] = []
+    files: list[str] = []
+    judged: list[str] = []
+    code = OK
+    bar = Bar() if wanted(sys.stderr, flags.quiet) else None
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
+        report = Stream(rows)
+        try:
+            for outcome in api.results(paths, options, progress=bar):
+                if isinstance(outcome, str):
+                    skipped.append(outcome)
+                    continue
+                measured = measurer.file(outcome)
+                if measured is not outcome:
+                    measured = fingerprint_file(measured, root)
+                report.add(measured)
+                files.append(measured.path)
+                if measured.instantiations:
+                    judged.append(measured.path)
+                diags = [d for r in measured.instantiations for d in r.diagnostics]
+                code = max(code, exit_code_of([*measured.diagnostics, *diags], fail_on))
+        finally:
+            if bar is not None:
+                bar.close()
+        report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
+    return Streamed(code, files, [*judged, *skipped])
 
 
 def _cache_wanted(no_cache: bool) -> bool:

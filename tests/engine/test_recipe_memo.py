@@ -1,0 +1,197 @@
+"""The recipe memo and the shared contexts (engine/judge.py Memo, engine/run.py context_for):
+kernels that differ only in their names are modeled once, each keeps its own name, recipe and
+place, and every output format is byte for byte what a run without them writes."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from cutlint import api
+from cutlint.engine import judge, run
+from cutlint.engine.options import CheckOptions
+from cutlint.engine.run import judge_files
+from cutlint.parse.extract import parse_source
+from cutlint.records import CheckResult, NotModeled, Recipe, Verdict
+from cutlint.report import write
+
+# One kernel as cutlass_library writes it (gemm_operation.py: one kernel per file, every alias
+# named after the kernel), with the tile's N, the A layout and the carveout as knobs (a carveout
+# of 0 leaves the TMA epilogue no room: the kernel does not compile, CUT106).
+KERNEL = """
+using %(k)s_epilogue =
+  typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm100, cutlass::arch::OpClassTensorOp,
+    cute::Shape<cute::_128, cute::_%(n)d, cute::_64>,
+    cute::Shape<int, int, cute::_1>,
+    cutlass::epilogue::collective::EpilogueTileAuto,
+    float, float,
+    cutlass::half_t, cutlass::layout::RowMajor, 8,
+    cutlass::half_t, cutlass::layout::RowMajor, 8,
+    cutlass::epilogue::TmaWarpSpecialized1Sm,
+    cutlass::epilogue::fusion::LinearCombination<cutlass::half_t, float, cutlass::half_t, float>
+  >::CollectiveOp;
+%(gap)s
+using %(k)s_mainloop =
+  typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm100, cutlass::arch::OpClassTensorOp,
+    cutlass::half_t, cutlass::layout::%(a)s, 8,
+    cutlass::half_t, cutlass::layout::RowMajor, 8,
+    float,
+    cute::Shape<cute::_128, cute::_%(n)d, cute::_64>,
+    cute::Shape<int, int, cute::_1>,
+    cutlass::gemm::collective::StageCountAutoCarveout<%(carveout)s>,
+    cutlass::gemm::KernelTmaWarpSpecialized1SmSm100
+  >::CollectiveOp;
+
+using %(k)s_base = cutlass::gemm::kernel::GemmUniversal<
+    cute::Shape<int,int,int,int>,
+    %(k)s_mainloop,
+    %(k)s_epilogue,
+    cutlass::gemm::StreamKScheduler>;
+
+struct %(k)s :
+  public %(k)s_base { };
+"""
+
+NAMES = ("cutlass3x_sm100_tensorop_gemm_f16_f16_f32_f16_f16_128x%dx64_0x0x1_0_%s_align8_1sm",)
+
+
+def _kernel(n: int, a: str, gap: int = 0, carveout: str = "") -> bytes:
+    layout = "nt" if a == "ColumnMajor" else "tt"
+    k = NAMES[0] % (n, layout + ("_copy" if gap else ""))
+    sizeof = f"static_cast<int>(sizeof(typename {k}_epilogue::SharedStorage))"
+    values = {"k": k, "n": n, "a": a, "gap": "\n" * gap, "carveout": carveout or sizeof}
+    return (KERNEL % values).encode()
+
+
+@pytest.fixture
+def without_memo() -> Iterator[Callable[[bool], None]]:
+    def switch(on: bool) -> None:
+        judge.RECIPE_MEMO = on
+        run.CONTEXT_MEMO = on
+
+    yield switch
+    switch(True)
+
+
+def _formats(result: CheckResult) -> dict[str, str]:
+    out = {}
+    for fmt in ("text", "json", "sarif", "concise"):
+        buf = io.StringIO()
+        write(fmt, result, buf)
+        out[fmt] = buf.getvalue()
+    return out
+
+
+def test_kernels_that_differ_only_in_name_are_modeled_once_and_keep_their_own(
+    without_memo: Callable[[bool], None],
+) -> None:
+    sources = {
+        "a.cu": _kernel(256, "ColumnMajor", carveout="0"),
+        # the same tactic, named and placed anew
+        "b.cu": _kernel(256, "ColumnMajor", gap=7, carveout="0"),
+        "c.cu": _kernel(128, "ColumnMajor"),  # another tile
+    }
+    parsed = [parse_source(p, s) for p, s in sources.items()]
+    options = CheckOptions(arch="sm_100", cutlass_version="4.2.0")
+    result = judge_files(parsed, options)
+    a, b, c = (f.instantiations[0] for f in result.files)
+    assert a.resources is not None and b.resources is not None and c.resources is not None
+    assert a.resources is b.resources  # modeled once, one record
+    assert c.resources.layout.size != a.resources.layout.size
+    assert a.recipe is not None and b.recipe is not None
+    assert "_copy_" in getattr(b.recipe, "kernel")  # noqa: B009
+    assert b.instantiation.span.line == a.instantiation.span.line + 7
+    assert [d.rule for d in b.diagnostics] == [d.rule for d in a.diagnostics] != []
+    assert {(d.path, d.line) for d in b.diagnostics} == {("b.cu", b.instantiation.span.line)}
+    without_memo(False)
+    assert _formats(judge_files(parsed, options)) == _formats(result)
+
+
+def test_a_judgement_that_quotes_the_kernel_name_is_not_shared() -> None:
+    k = "kernel_name_quoted_in_a_message"
+    inst = parse_source("x.cu", _kernel(256, "RowMajor")).instantiations[0]
+    j = judge.Judgement(None, None, None, Verdict.FITS, ())
+    assert judge._shared(j, _recipe_named(inst, k), {}) is j
+    quoting = judge.Judgement(
+        None, None, NotModeled(reason=f"{k}: unreadable"), Verdict.NOT_MODELED, ()
+    )
+    assert judge._shared(quoting, _recipe_named(inst, k), {}) is None
+
+
+def _recipe_named(inst: object, kernel: str) -> Recipe:
+    from cutlint.families.registry import claim
+    from cutlint.model.arch import arch_for
+    from cutlint.model.context import ModelContext
+    from cutlint.producers import cutlass_version
+
+    ctx = ModelContext(arch=arch_for(100), cutlass=cutlass_version.resolve("4.2.0", None))
+    claimed = claim(inst, ctx)  # type: ignore[arg-type]
+    assert claimed is not None
+    recipe = claimed[1]
+    assert isinstance(recipe, Recipe)
+    return recipe.model_copy(update={"kernel": kernel + "_base"})
+
+
+@pytest.mark.slow
+def test_a_real_build_reads_the_same_in_every_format_with_and_without_the_memo(
+    cutlass_library_build: Callable[..., Path], without_memo: Callable[[bool], None]
+) -> None:
+    """A real cutlass_library 100a build (CUTLASS's generator at test time), 3.x SM100 kernels
+    and 2.x ones: every format byte for byte the same with the memos and without."""
+    generated = cutlass_library_build(
+        "100a",
+        "cutlass3x_sm100_tensorop_gemm_f16_f16_f32_f16_f16_128x*,cutlass_tensorop_s16816gemm_f16_128x*",
+    )
+    options = api.CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=0, cache=False)
+    with_memo = _formats(api.check(generated, options))
+    without_memo(False)
+    assert _formats(api.check(generated, options)) == with_memo
+    assert with_memo["json"].count('"verdict"') > 400
+
+
+def test_the_streamed_json_report_is_the_whole_results_report(tmp_path: Path) -> None:
+    """report/json.py Stream (what `cutlint check --format json` writes as the results come) is
+    byte for byte `chunks` of the whole result: files with and without instantiations, file
+    findings, shared contexts, skipped files."""
+    sources = {
+        "a.cu": _kernel(256, "ColumnMajor", carveout="0"),
+        "b.cu": _kernel(256, "ColumnMajor", gap=7, carveout="0"),
+        "c.cu": _kernel(128, "RowMajor"),
+        "d.cu": b"#include <nothing>\nint main() { return 0; }\n",
+        "e.cu": b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n",
+    }
+    parsed = [parse_source(p, s) for p, s in sources.items()]
+    result = judge_files(parsed, CheckOptions(arch="sm_100", cutlass_version="4.2.0"))
+    result = result.model_copy(update={"skipped": ("jit_a.cu", "jit_b.cu")})
+    from cutlint.report.json import Stream, render
+
+    with (tmp_path / "rows").open("w+", encoding="utf-8") as rows:
+        stream = Stream(rows)
+        for f in result.files:
+            stream.add(f)
+        out = io.StringIO()
+        stream.finish(out, result.skipped)
+    assert out.getvalue() == render(result)
+    assert '"CUT106": 2' in out.getvalue()  # the two kernels that leave no room
+
+
+def test_check_writes_the_same_json_streamed_as_held(tmp_path: Path) -> None:
+    """`cutlint check --format json` streams its report; `--output-file` holds the result and
+    renders it whole: the two are the same bytes, and so is the exit code."""
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
+        (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+    args += ["--no-cache", "--jobs", "0", "--format", "json"]
+    streamed = CliRunner().invoke(main, ["check", *args])
+    held = CliRunner().invoke(main, ["check", *args, "--output-file", str(tmp_path / "o.json")])
+    assert streamed.exit_code == held.exit_code == 1, streamed.output
+    assert streamed.stdout == (tmp_path / "o.json").read_text()
