@@ -14,6 +14,7 @@ from cutlint import api
 from cutlint.families import moe_macro_family as macro
 from cutlint.producers.flashinfer.wheel import generate_cache
 from cutlint.records import Verdict
+from cutlint.testing.truth import rows
 
 # nvcc 13.0 (`cutlint verify` against the 0.5.2 wheel): (file, tile) -> (stages, SharedStorageSize,
 # epilogue SharedStorage); M128_group0 is f16 NONE, M128_group17 e4m3 FINALIZE
@@ -58,3 +59,16 @@ def test_052_sm120_finalize_says_why_not(tmp_path: Path) -> None:
     assert (
         row.not_modeled is not None and "EpilogueMoeFusedFinalizeBuilder" in row.not_modeled.reason
     )
+
+
+def test_052_sm90_truth_covers_both_epilogues() -> None:
+    """The recorded 0.5.2 rows (compared member by member in tests/families/test_truth.py) hold
+    NONE and FINALIZE, f16 and e4m3, and every FINALIZE smem_D size (EpiTileN 16 and 32)."""
+    got = rows("sm90-tma-ws-grouped", "tests/data/nvcc_sm90_052_truth.json")
+    assert {r["version"] for r in got} == {"0.5.2"}
+    assert {(r["args"][1], r["args"][5]) for r in got} >= {
+        ("half", "NONE"),
+        ("half", "FINALIZE"),
+        ("__nv_fp8_e4m3", "FINALIZE"),
+    }
+    assert {r["epilogue_smem"] for r in got} == {1, 8_192, 16_384}
