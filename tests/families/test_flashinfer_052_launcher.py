@@ -63,12 +63,15 @@ def test_052_sm120_finalize_says_why_not(tmp_path: Path) -> None:
 
 def test_052_sm90_truth_covers_both_epilogues() -> None:
     """The recorded 0.5.2 rows (compared member by member in tests/families/test_truth.py) hold
-    NONE and FINALIZE, f16 and e4m3, and every FINALIZE smem_D size (EpiTileN 16 and 32)."""
+    NONE and FINALIZE, f16, f32 and e4m3, and every FINALIZE smem_D size (EpiTileN 16 and 32)."""
     got = rows("sm90-tma-ws-grouped", "tests/data/nvcc_sm90_052_truth.json")
     assert {r["version"] for r in got} == {"0.5.2"}
     assert {(r["args"][1], r["args"][5]) for r in got} >= {
         ("half", "NONE"),
         ("half", "FINALIZE"),
+        ("__nv_fp8_e4m3", "NONE"),
         ("__nv_fp8_e4m3", "FINALIZE"),
+        ("float", "NONE"),
+        ("float", "FINALIZE"),
     }
     assert {r["epilogue_smem"] for r in got} == {1, 8_192, 16_384}
