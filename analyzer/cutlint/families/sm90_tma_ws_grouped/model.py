@@ -14,6 +14,10 @@ The recipe is the Sm90 branch of `moe_gemm_tma_ws_launcher.inl` (LAUNCHER):
 - kernel: `GemmUniversal<GroupProblemShape, ...>` with the SM90 ptr-array cooperative shell and
   the grouped tile scheduler (cutlint.cutlass.kernel, cutlint.cutlass.scheduler).
 
+FlashInfer 0.5.x's 14-parameter launcher builds another epilogue (`Tactic.legacy`):
+`PtrArrayNoSmemWarpSpecialized` for NONE and `EpilogueMoeFusedFinalizeBuilder` for FINALIZE, both
+behind `Sm90TmaWarpSpecializedAdapter` (`_legacy_epilogue`); mainloop and kernel shell as above.
+
 The same three computations as every recipe, kept apart: `stage_count` (what the builder
 believes), `kernel_shared_storage` (what the compiler lays out for that stage count), and the
 launch configuration (`max_threads_per_block`, `register_plan`, `tma_descriptors`). The SM90 code
