@@ -2,8 +2,8 @@
 vendored CUTLASS byte for byte (the wheels' `jit/gemm/cutlass/generate_kernels.py`,
 `data/csrc/nv_internal/tensorrt_llm/{kernels/cutlass_kernels,cutlass_extensions}`,
 `data/include/flashinfer/gemm` and `data/cutlass`): their caches, JIT GEMM modules included, are
-judged as 0.5.2's, with nothing not modeled but the Sm90 grouped calls of the 14-parameter
-launcher (another recipe, said so)."""
+judged as 0.5.2's, with nothing not modeled (the Sm90 grouped calls of the 14-parameter launcher
+included: their own recipe, tests/families/test_flashinfer_052_launcher.py)."""
 
 from __future__ import annotations
 
@@ -29,21 +29,14 @@ SAME = (
 )
 
 
-def _verdicts(version: str, sm: int, out: Path) -> Counter[Verdict | str]:
+def _verdicts(version: str, sm: int, out: Path) -> Counter[Verdict]:
     run = CliRunner().invoke(
         main,
         ["generate", "flashinfer", version, "--sm", str(sm), "--jit-gemm", "-q", "--out", str(out)],
     )
     assert run.exit_code == 0, run.output
     result = api.check([run.output.strip().splitlines()[-1]])
-    # the Sm90 grouped calls of the 14-parameter launcher are another recipe (measured by nvcc:
-    # tests/families/test_flashinfer_052_launcher.py), not modeled with that reason
-    legacy = "14-parameter launcher builds another Sm90 recipe"
-    return Counter(
-        "legacy sm90" if r.not_modeled is not None and legacy in r.not_modeled.reason else r.verdict
-        for f in result.files
-        for r in f.instantiations
-    )
+    return Counter(r.verdict for f in result.files for r in f.instantiations)
 
 
 @pytest.mark.parametrize("version", ["0.5.0", "0.5.1"])

@@ -17,6 +17,7 @@ from cutlint.model.context import ModelContext
 from cutlint.records import (
     Fusion,
     Instantiation,
+    MoeGemmRecipe,
     Recipe,
     Resources,
     SmemLayout,
@@ -42,7 +43,7 @@ class Sm90TmaWsGrouped:
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         got = macro.claim_macro(self.name, (SM,), inst, ctx)
         if got is not None and not isinstance(got, Unreadable) and macro.legacy_launcher(inst, ctx):
-            return Unreadable(problems=(), reason=LEGACY_LAUNCHER)
+            return LegacyMoeGemmRecipe(family=got.family, args=macro.args_of(got))
         return got
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
@@ -74,7 +75,7 @@ class Sm90TmaWsGrouped:
             dispatch_source=sm90.family_data()["dispatch"]["tiles_source"],
             dispatch_reason=sm90.dispatch_reason(t) or "",
             variants=_variants(t, ctx),
-            epilogue=sm90.epilogue_tile(t),
+            epilogue=None if t.legacy else sm90.epilogue_tile(t),
         )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
@@ -92,15 +93,11 @@ class Sm90TmaWsGrouped:
 
 FAMILY = Sm90TmaWsGrouped()
 
-LEGACY_LAUNCHER = (
-    "FlashInfer 0.5.x's 14-parameter launcher builds another Sm90 recipe than the model's: "
-    "EpilogueScheduleSM90 = PtrArrayNoSmemWarpSpecialized (an epilogue without shared storage, "
-    "so the mainloop takes more stages) and FINALIZE by EpilogueMoeFusedFinalizeBuilder "
-    "(moe_gemm_tma_ws_launcher.inl); nvcc disagrees with the 0.5.3+ recipe on them"
-)
-"""Measured: nvcc 13.0 on 0.5.2's gemm_grouped/90 M128_group0 (f16 NONE, 128x{16..128}x64):
-epilogue SharedStorage 1 B, stages 12/11/9/7 where the 0.5.3+ recipe gives 12/10/8/6;
-M128_group17 (e4m3 FINALIZE 128x256x128): epilogue 16,384 B (0.5.3+: 17,408 / 18,432)."""
+
+class LegacyMoeGemmRecipe(MoeGemmRecipe):
+    """A call read by FlashInfer 0.5.x's 14-parameter launcher (moe_macro_family.legacy_launcher),
+    which builds another Sm90 recipe: EpilogueScheduleSM90 = PtrArrayNoSmemWarpSpecialized and
+    FINALIZE by EpilogueMoeFusedFinalizeBuilder (model.Tactic.legacy)."""
 
 
 def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:
@@ -110,7 +107,7 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> sm90.Tactic | str:
         return CannotRun(f"an {a.arch_tag} kernel (sm_90a) does not run on {ctx.arch.name}")
     if why := outside_modeled_range(ctx.cutlass):
         return why
-    return sm90.tactic_of(a)
+    return sm90.tactic_of(a, legacy=isinstance(recipe, LegacyMoeGemmRecipe))
 
 
 def _variant(label: str, t: sm90.Tactic, ctx: ModelContext) -> Variant:

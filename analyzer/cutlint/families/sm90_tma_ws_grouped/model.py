@@ -14,6 +14,10 @@ The recipe is the Sm90 branch of `moe_gemm_tma_ws_launcher.inl` (LAUNCHER):
 - kernel: `GemmUniversal<GroupProblemShape, ...>` with the SM90 ptr-array cooperative shell and
   the grouped tile scheduler (cutlint.cutlass.kernel, cutlint.cutlass.scheduler).
 
+FlashInfer 0.5.x's 14-parameter launcher builds another epilogue (`Tactic.legacy`):
+`PtrArrayNoSmemWarpSpecialized` for NONE and `EpilogueMoeFusedFinalizeBuilder` for FINALIZE, both
+behind `Sm90TmaWarpSpecializedAdapter` (`_legacy_epilogue`); mainloop and kernel shell as above.
+
 The same three computations as every recipe, kept apart: `stage_count` (what the builder
 believes), `kernel_shared_storage` (what the compiler lays out for that stage count), and the
 launch configuration (`max_threads_per_block`, `register_plan`, `tma_descriptors`). The SM90 code
@@ -32,7 +36,7 @@ from cutlint.cutlass import fusion as fusions
 from cutlint.cutlass import kernel as shell
 from cutlint.cutlass import mainloop
 from cutlint.cutlass.headers import SM90_GMMA_BUILDER
-from cutlint.cutlass.layout import Block
+from cutlint.cutlass.layout import Block, array, empty, struct
 from cutlint.cutlass.sm90_epilogue_builder import sm90_epilogue_tile
 from cutlint.cutlass.stage_count import Sm90StageInputs, sm90_kernel_carveout, sm90_stage_count
 from cutlint.cutlass.storage import THREADS_PER_WARP_GROUP
@@ -50,6 +54,11 @@ from cutlint.records import (
 )
 
 LAUNCHER = "tensorrt_llm/kernels/cutlass_kernels/moe_gemm/launchers/moe_gemm_tma_ws_launcher.inl"
+FINALIZE_BUILDER = (
+    "tensorrt_llm/cutlass_extensions/include/cutlass_extensions/epilogue/collective/"
+    "epilogue_moe_finalize.hpp"
+)
+SM90_BUILDER = "cutlass/epilogue/collective/builders/sm90_builder.inl"
 EPILOGUE_POLICY = "cutlass/epilogue/dispatch_policy.hpp"
 
 PACKAGE = "cutlint.families.sm90_tma_ws_grouped"
@@ -95,6 +104,9 @@ class Tactic:
     schedule: Schedule = Schedule.COOPERATIVE
     fp8_fast_accum: bool = False
     """KernelPtrArrayTmaWarpSpecializedCooperativeFP8FastAccum (same mainloop collective)."""
+    legacy: bool = False
+    """FlashInfer 0.5.x's 14-parameter launcher (LAUNCHER of the 0.5.2 wheel): EpilogueScheduleSM90
+    = PtrArrayNoSmemWarpSpecialized, FINALIZE by EpilogueMoeFusedFinalizeBuilder (FINALIZE_BUILDER)."""
 
     @property
     def pingpong(self) -> bool:
@@ -108,7 +120,7 @@ def family_data() -> dict[str, Any]:
 # --- the launcher's choices (tactic_of) ----------------------------------------------------------
 
 
-def tactic_of(args: MoeGemmArgs) -> Tactic | str:
+def tactic_of(args: MoeGemmArgs, legacy: bool = False) -> Tactic | str:
     """The Tactic the launcher builds for these macro arguments, or why it is outside the model
     (a `static_assert` of the launcher or the builders, or a type the model does not know)."""
     data = family_data()
@@ -160,6 +172,7 @@ def tactic_of(args: MoeGemmArgs) -> Tactic | str:
         swap_ab=args.swap_ab,
         schedule=Schedule.COOPERATIVE,
         fp8_fast_accum=bool(operand.get("fp8_fast_accum", False)),
+        legacy=legacy,
     )
 
 
@@ -216,7 +229,47 @@ def _fusion_storage(t: Tactic) -> Block:
     return fusions.linear_combination()
 
 
+def _legacy_epilogue(t: Tactic, name: str) -> Block:
+    """The 0.5.x launcher's epilogue SharedStorage, which its Sm90TmaWarpSpecializedAdapter also
+    uses as TensorStorage (cutlass/epilogue/collective/detail.hpp: TensorStorage =
+    EpilogueOp::SharedStorage).
+
+    NONE: SM90_BUILDER's NoSmem specialization builds Sm90TmaWarpSpecializedAdapter<
+    DefaultEpilogueArray>, whose SharedStorage is an empty struct (1 B).
+    FINALIZE: FINALIZE_BUILDER's EpilogueMoeFusedFinalize::SharedStorage { alignas(SmemAlignmentD)
+    ArrayEngine<ElementAccumulator, cosize_v<SmemLayoutD>> smem_D; }: a float tile of EpilogueTile
+    = Shape<_128, min(TileN, _32)>; StrideD = FusedFinalizeEpilogue::StrideFinalOutput is
+    TransposeLayoutTag<RowMajor> (moe_gemm_kernels.h), M-major, so SM90_BUILDER's
+    sm90_get_epilogue_smem_swizzle_layout_atom takes ss_smem_selector<MN>: 128 floats = SW128,
+    alignment_for_swizzle 1024."""
+    if t.fusion is not Fusion.FINALIZE:
+        return empty(
+            name,
+            f"{SM90_BUILDER}: Sm90TmaWarpSpecializedAdapter<DefaultEpilogueArray>::SharedStorage {{}}",
+        )
+    epi_n = min(t.tile.n, FINALIZE_EPILOGUE_N_MAX)
+    smem_d = array(
+        "smem_D",
+        FINALIZE_EPILOGUE_M * epi_n * ACCUMULATOR_BYTES,
+        ptr_array_epilogue.swizzle_align(FINALIZE_EPILOGUE_M * ACCUMULATOR_BYTES * 8),
+        f"{FINALIZE_BUILDER}: alignas(SmemAlignmentD) ArrayEngine<float, cosize_v<SmemLayoutD>> smem_D "
+        f"(EpilogueTile {FINALIZE_EPILOGUE_M}x{epi_n})",
+        ("input.tile",),
+    )
+    return struct(name, [smem_d], f"{FINALIZE_BUILDER}: EpilogueMoeFusedFinalize::SharedStorage")
+
+
+FINALIZE_EPILOGUE_M = 128
+"""FINALIZE_BUILDER: EpilogueTile = Shape<_128, EpiTileN> ("assuming cooperative kernel schedule")."""
+FINALIZE_EPILOGUE_N_MAX = 32
+"""FINALIZE_BUILDER: EpiTileN = cute::min(size<1>(TileShape{}), _32{})."""
+ACCUMULATOR_BYTES = 4
+"""LAUNCHER: ElementAccumulator = float; smem_D holds it (FINALIZE_BUILDER)."""
+
+
 def epilogue_tensor_storage(t: Tactic) -> Block:
+    if t.legacy:
+        return _legacy_epilogue(t, "epilogue")
     # ElementC = void (CollectiveStorageWithoutC); the D buffers hold ElementD, or with FINALIZE
     # (ElementD = void) the scatter fusion's ElementAux = ElementOutput: the output type either way.
     return ptr_array_epilogue.tensor_storage(
@@ -226,6 +279,8 @@ def epilogue_tensor_storage(t: Tactic) -> Block:
 
 def epilogue_shared_storage(t: Tactic, cutlass: CutlassModel) -> Block:
     """`sizeof(CollectiveEpilogue::SharedStorage)`: the launcher's StageCountAutoCarveout."""
+    if t.legacy:
+        return _legacy_epilogue(t, "CollectiveEpilogue::SharedStorage")
     return ptr_array_epilogue.shared_storage(
         epilogue_tile(t), None, t.output_bits, _fusion_storage(t), EPILOGUE_WARP_GROUPS
     )
@@ -271,9 +326,19 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
         ),
         epilogue_tensors=epilogue_tensor_storage(t),
         mainloop_pipeline=mainloop.sm90_array_pipeline(stages),
-        epilogue_pipeline=ptr_array_epilogue.load_pipeline(e.stages_c),
+        # the 0.5.x adapters: PipelineTransactionAsync<0> and an empty TensorMapStorage (the
+        # FINALIZE adapter's is EpilogueMoeFusedFinalize::TensorMapStorage {}, FINALIZE_BUILDER)
+        epilogue_pipeline=(
+            ptr_array_epilogue.nosmem_load_pipeline()
+            if t.legacy
+            else ptr_array_epilogue.load_pipeline(e.stages_c)
+        ),
         mainloop_tensormaps=mainloop.sm90_array_tensormaps(),
-        epilogue_tensormaps=ptr_array_epilogue.tensormaps(EPILOGUE_WARP_GROUPS),
+        epilogue_tensormaps=(
+            ptr_array_epilogue.nosmem_tensormaps()
+            if t.legacy
+            else ptr_array_epilogue.tensormaps(EPILOGUE_WARP_GROUPS)
+        ),
     )
     return shell.ptr_array_shared_storage(parts, pingpong=t.pingpong)
 
@@ -304,5 +369,8 @@ def register_plan(t: Tactic) -> RegisterPlan:
 
 
 def tma_descriptors(t: Tactic) -> int:
-    """Tensormaps in shared memory: A and B (the mainloop), C and one D per epilogue warp group."""
+    """Tensormaps in shared memory: A and B (the mainloop), C and one D per epilogue warp group
+    (the 0.5.x launcher's epilogues hold none)."""
+    if t.legacy:
+        return 2
     return 2 + 1 + EPILOGUE_WARP_GROUPS

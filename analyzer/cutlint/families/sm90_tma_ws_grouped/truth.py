@@ -17,17 +17,29 @@ from cutlint.producers.trtllm.moe_macro import typed
 CUTLASS = {"0.6.3": "4.2.1", "0.7.2.post1": "4.5.0", "0.7.4": "4.5.0"}
 """The CUTLASS each recorded release bundles."""
 
+LEGACY = {"0.5.2": "4.2.1"}
+"""Recorded releases of the 14-parameter launcher (model.Tactic.legacy), with their CUTLASS;
+their rows: tests/data/nvcc_sm90_052_truth.json."""
+
+LEGACY_PARAMETERS = (
+    "ArchTag", "DataType", "WeightType", "OutputType", "EpilogueTag", "FUSION",
+    "CTA_M", "CTA_N", "CTA_K", "CGA_M", "CGA_N", "CGA_K", "MXFPX", "BIAS",
+)  # fmt: skip
+"""The 0.5.2 wheel's `#define INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(ArchTag_, ..., BIAS_)`
+(moe_gemm_tma_ws_launcher.inl), without the names' trailing `_`."""
+
 
 def cutlass_of(version: str) -> CutlassModel:
-    return cutlass_model(parse_version(CUTLASS[version]), "test")
+    return cutlass_model(parse_version({**CUTLASS, **LEGACY}[version]), "test")
 
 
-def tactic(args: Sequence[str]) -> sm90.Tactic | str:
-    """The tactic of the macro's arguments, or why the model has none."""
-    record, unknown = typed(list(args))
+def tactic(args: Sequence[str], version: str | None = None) -> sm90.Tactic | str:
+    """The tactic of the macro's arguments as the release wrote them, or why the model has none."""
+    legacy = version in LEGACY
+    record, unknown = typed(list(args), LEGACY_PARAMETERS) if legacy else typed(list(args))
     if record is None or unknown:
         return f"unreadable arguments: {unknown}"
-    return sm90.tactic_of(record)
+    return sm90.tactic_of(record, legacy=legacy)
 
 
 def modeled(t: sm90.Tactic, cutlass: CutlassModel) -> dict[str, int]:
@@ -67,14 +79,14 @@ def member_numbers(t: sm90.Tactic, cutlass: CutlassModel) -> dict[str, int]:
         "mainloop": sm90.mainloop_shared_storage(t, stages, cutlass),
         "epilogue": sm90.epilogue_shared_storage(t, cutlass),
     }
-    e = sm90.epilogue_tile(t)
-    out = {
-        "kernel.sizeof": blocks["kernel"].size,
-        "kernel.TileSchedulerStages": 8,
-        "epilogue.StagesC": e.stages_c,
-        "epilogue.StagesD": e.stages_d,
-        "epilogue.ReuseSmemC": int(e.reuse_smem_c),
-    }
+    out = {"kernel.sizeof": blocks["kernel"].size, "kernel.TileSchedulerStages": 8}
+    if not t.legacy:  # the 0.5.x adapters have no StagesC, StagesD, ReuseSmemC
+        e = sm90.epilogue_tile(t)
+        out |= {
+            "epilogue.StagesC": e.stages_c,
+            "epilogue.StagesD": e.stages_d,
+            "epilogue.ReuseSmemC": int(e.reuse_smem_c),
+        }
     for scope, block in blocks.items():
         out[f"{scope}.align"] = block.align
         for path, (offset, size) in extents(block).items():
@@ -86,7 +98,7 @@ def member_numbers(t: sm90.Tactic, cutlass: CutlassModel) -> dict[str, int]:
 
 
 def compare(row: Row) -> Comparison | str:
-    t = tactic(row["args"])
+    t = tactic(row["args"], row["version"])
     if isinstance(t, str):
         return t
     cutlass = cutlass_of(row["version"])
@@ -99,4 +111,4 @@ def compare(row: Row) -> Comparison | str:
     )
 
 
-TRUTH = Truth(compare)
+TRUTH = Truth(compare, also=("tests/data/nvcc_sm90_052_truth.json",))
