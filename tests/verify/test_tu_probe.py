@@ -263,3 +263,19 @@ def test_declarations_only_keeps_the_classes_and_drops_the_bodies() -> None:
     assert "using GemmKernel = int;" in out and "using K1 = K<int>;" in out
     assert "STABLE_TORCH_LIBRARY_IMPL" not in out
     assert out.count("{") == out.count("}") == 2  # the namespace's and the struct's
+
+
+def test_declarations_only_reads_digit_separators_and_raw_strings_as_the_lexer_does() -> None:
+    """The lexical mask decides what is a literal: `1'000` is a number, not a character literal
+    opening, and a raw string's `}` closes no block (a hand-written scan misread both)."""
+    from cutlint.verify.tu_probe import declarations_only
+
+    text = (
+        "constexpr int kSmem = 232'448;\n"
+        "struct Config { using Tile = int; };\n"
+        'int f() { auto s = R"(})"; return 1\'000; }\n'
+        "using Next = Config;\n"
+    )
+    out = declarations_only(text)
+    assert "constexpr int kSmem = 232'448;" in out and "struct Config { using Tile = int; };" in out
+    assert "int f();" in out and "using Next = Config;" in out and 'R"' not in out

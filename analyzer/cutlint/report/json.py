@@ -150,32 +150,61 @@ def to_data(result: CheckResult, tus: TuSection | None = None) -> dict[str, Any]
 
 def _head(result: CheckResult) -> dict[str, Any]:
     """Everything but the instantiations, in the order the JSON has it."""
-    rows = [r for f in result.files for r in f.instantiations]
+    verdicts: dict[str, int] = {}
+    count = 0
+    for f in result.files:
+        for r in f.instantiations:
+            count += 1
+            verdicts[r.verdict.value] = verdicts.get(r.verdict.value, 0) + 1
+    return _head_of(
+        [_file_entry(f) for f in result.files],
+        count,
+        verdicts,
+        _by_rule(result.all_diagnostics()),
+        len(result.baselined),
+        result.skipped,
+    )
+
+
+def _file_entry(f: FileResult, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A file's entry; `context`: its context's data where the caller made it already."""
+    if context is None and f.context is not None:
+        context = context_data(f.context)
+    return {
+        "path": f.path,
+        "diagnostics": [_finding(d) for d in f.diagnostics],
+        **({"context": context} if context is not None else {}),
+    }
+
+
+def _head_of(
+    files: list[dict[str, Any]],
+    count: int,
+    verdicts: dict[str, int],
+    rules: dict[str, int],
+    baselined: int,
+    skipped: Sequence[str],
+) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": "cutlint",
         "tool_version": __version__,
-        "files": [
-            {
-                "path": f.path,
-                "diagnostics": [_finding(d) for d in f.diagnostics],
-                **({"context": context_data(f.context)} if f.context is not None else {}),
-            }
-            for f in result.files
-        ],
+        "files": files,
         "summary": {
-            "files": len(result.files),
-            "instantiations": len(rows),
-            "by_verdict": {
-                v: sum(1 for r in rows if r.verdict.value == v)
-                for v in sorted({r.verdict.value for r in rows})
-            },
-            "findings_by_rule": _by_rule(result.all_diagnostics()),
-            "baselined": len(result.baselined),
-            "skipped": len(result.skipped),
+            "files": len(files),
+            "instantiations": count,
+            "by_verdict": {v: verdicts[v] for v in sorted(verdicts)},
+            "findings_by_rule": dict(sorted(rules.items())),
+            "baselined": baselined,
+            "skipped": len(skipped),
         },
-        "skipped": list(result.skipped),
+        "skipped": list(skipped),
     }
+
+
+def _tail(tus: TuSection | None) -> str:
+    """After the rows: the translation units only the TU front end reads (null without them)."""
+    return f'\n], "translation_units": {json.dumps(section_data(tus))}}}\n'
 
 
 def _without_summary(data: dict[str, Any]) -> dict[str, Any]:
@@ -204,7 +233,7 @@ def chunks(result: CheckResult, tus: TuSection | None = None) -> Iterator[str]:
     rows = (_instantiation(r, cache) for f in result.files for r in f.instantiations)
     for i, row in enumerate(rows):
         yield ("" if i == 0 else ",\n") + json.dumps(row)
-    yield f'\n], "translation_units": {json.dumps(section_data(tus))}}}\n'
+    yield _tail(tus)
 
 
 def render(result: CheckResult, tus: TuSection | None = None) -> str:
@@ -227,16 +256,13 @@ class Stream:
         self._contexts: dict[int, tuple[object, dict[str, Any]]] = {}
 
     def add(self, f: FileResult) -> None:
-        entry: dict[str, Any] = {
-            "path": f.path,
-            "diagnostics": [_finding(d) for d in f.diagnostics],
-        }
+        context = None
         if f.context is not None:
             kept = self._contexts.get(id(f.context))
             if kept is None:  # files of a directory share their context (engine/run.py)
                 kept = self._contexts[id(f.context)] = (f.context, context_data(f.context))
-            entry["context"] = kept[1]
-        self._files.append(entry)
+            context = kept[1]
+        self._files.append(_file_entry(f, context))
         for d in f.diagnostics:
             self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
         for r in f.instantiations:
@@ -249,23 +275,8 @@ class Stream:
                 self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
 
     def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None:
-        head = {
-            "schema_version": SCHEMA_VERSION,
-            "tool": "cutlint",
-            "tool_version": __version__,
-            "files": self._files,
-            "summary": {
-                "files": len(self._files),
-                "instantiations": self._count,
-                "by_verdict": {v: self._verdicts[v] for v in sorted(self._verdicts)},
-                "findings_by_rule": dict(sorted(self._rules.items())),
-                "baselined": baselined,
-                "skipped": len(skipped),
-            },
-            "skipped": list(skipped),
-        }
+        head = _head_of(self._files, self._count, self._verdicts, self._rules, baselined, skipped)
         out.write(json.dumps(head)[:-1] + ', "instantiations": [\n')
         self._rows.seek(0)
         shutil.copyfileobj(self._rows, out)
-        # the streamed path never runs with -p: no translation units (section_data(None))
-        out.write(f'\n], "translation_units": {json.dumps(section_data(None))}}}\n')
+        out.write(_tail(None))  # the streamed path never runs with -p: no translation units

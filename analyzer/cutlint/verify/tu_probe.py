@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cutlint.cache_dir import cache_dir
+from cutlint.parse.lexmask import mask
 from cutlint.parse.tu import headers
 from cutlint.parse.tu.probe import PRELUDE
 from cutlint.tu_records import TuKernel, TuNvccCheck, TuRead
@@ -144,45 +145,39 @@ def declarations_only(text: str) -> str:
     dropped (the probe includes them first) and its comments kept out: the class templates and
     aliases a kernel type names stay, while what only a body calls (the stable-ABI torch calls of
     vLLM's entry points, which the stubs only declare) is never compiled. A macro call with a
-    body (`STABLE_TORCH_LIBRARY_IMPL(_C, CUDA, m) { ... }`) is left out whole."""
-    out: list[str] = []
+    body (`STABLE_TORCH_LIBRARY_IMPL(_C, CUDA, m) { ... }`) is left out whole.
+
+    Structure is scanned on the lexical mask's `code` (parse/lexmask.py: comments and literals
+    blanked, digit separators and raw strings as the lexer reads them); what is kept is copied
+    from its `uncommented` text, byte for byte the same length."""
+    masked = mask(text.encode("utf-8", "surrogateescape"))
+    code, kept = masked.code, masked.uncommented
+    out = bytearray()
     stmt = 0  # where the current declaration starts in `out`
-    i, n = 0, len(text)
+    i, n = 0, len(code)
     while i < n:
-        ch = text[i]
-        if ch == "/" and text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-            continue
-        if ch == "/" and text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        if ch == "#" and "".join(out[stmt:]).strip() == "":
-            end = _line_end(text, i)
-            if not _INCLUDE.match(text[i:end]):
-                out.append(text[i:end] + "\n")
+        ch = code[i]
+        if ch == 0x23 and not out[stmt:].strip():  # `#` opening a directive
+            end = _line_end(code, i)
+            line = bytes(kept[i:end])
+            if not _INCLUDE.match(line.decode("utf-8", "surrogateescape")):
+                out += line + b"\n"
             stmt = len(out)
             i = end
             continue
-        if ch in "\"'":
-            end = _literal_end(text, i)
-            out.append(text[i:end])
-            i = end
-            continue
-        if ch == "{" and _body_follows("".join(out[stmt:])):
-            i = _block_end(text, i)
-            head = "".join(out[stmt:])
+        if ch == 0x7B and _body_follows(out[stmt:].decode("utf-8", "surrogateescape")):
+            i = _block_end(code, i)
+            head = out[stmt:].decode("utf-8", "surrogateescape")
             del out[stmt:]
             if not _MACRO.match(head):
-                out.append(head.rstrip() + ";\n")
+                out += (head.rstrip() + ";\n").encode("utf-8", "surrogateescape")
             stmt = len(out)
             continue
-        out.append(ch)
-        if ch in ";{}":
+        out.append(kept[i])
+        if ch in b";{}":
             stmt = len(out)
         i += 1
-    return "".join(out)
+    return out.decode("utf-8", "surrogateescape")
 
 
 def _body_follows(head: str) -> bool:
@@ -193,48 +188,29 @@ def _body_follows(head: str) -> bool:
     return last.endswith(")") or last in _BODY_AFTER
 
 
-def _line_end(text: str, i: int) -> int:
+def _line_end(code: bytes, i: int) -> int:
     """Past the end of the preprocessor line at i (continuations followed)."""
     while True:
-        end = text.find("\n", i)
+        end = code.find(b"\n", i)
         if end < 0:
-            return len(text)
-        if not text[:end].endswith("\\"):
+            return len(code)
+        if not code[:end].endswith(b"\\"):
             return end + 1
         i = end + 1
 
 
-def _literal_end(text: str, i: int) -> int:
-    quote, j = text[i], i + 1
-    while j < len(text) and text[j] != quote:
-        j += 2 if text[j] == "\\" else 1
-    return j + 1
-
-
-def _block_end(text: str, i: int) -> int:
-    """Past the `}` closing the block that opens at i (comments and literals skipped)."""
-    depth, j, n = 0, i, len(text)
-    while j < n:
-        ch = text[j]
-        if ch == "/" and text.startswith("//", j):
-            j = text.find("\n", j)
-            j = n if j < 0 else j
-            continue
-        if ch == "/" and text.startswith("/*", j):
-            end = text.find("*/", j + 2)
-            j = n if end < 0 else end + 2
-            continue
-        if ch in "\"'":
-            j = _literal_end(text, j)
-            continue
-        if ch == "{":
+def _block_end(code: bytes, i: int) -> int:
+    """Past the `}` closing the block that opens at i (comments and literals are blanked in
+    `code`, so every brace left is one)."""
+    depth = 0
+    for j in range(i, len(code)):
+        if code[j] == 0x7B:
             depth += 1
-        elif ch == "}":
+        elif code[j] == 0x7D:
             depth -= 1
             if depth == 0:
                 return j + 1
-        j += 1
-    return n
+    return len(code)
 
 
 def _own_alias(kernel: TuKernel, main: Path) -> bool:
