@@ -29,9 +29,9 @@ from cutlint.cutlass import sm100_mainloop as ml
 from cutlint.cutlass.versions import cutlass_model, parse_version
 from cutlint.families.sm100_collective_builder import blockscaled, model
 from cutlint.families.sm100_collective_builder.family import tactic_of
-from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe, claim
-from cutlint.parse.extract import parse_source
+from cutlint.families.sm100_collective_builder.recipe import Sm100CollectiveBuilderRecipe
 from cutlint.records import Verdict
+from tests.tools import sm100_cb
 
 ROOT = Path(__file__).parents[2]
 TRUTH: dict[str, Any] = json.loads(
@@ -59,31 +59,15 @@ def sample(cutlass_library_build: BuildFn) -> Path:
 
 
 def _recipe(path: Path, kernel: str) -> Sm100CollectiveBuilderRecipe:
-    insts = parse_source(str(path), path.read_bytes()).instantiations
-    inst = next(i for i in insts if i.chain and i.chain[0].name == kernel)
-    r = claim(inst)
-    assert isinstance(r, Sm100CollectiveBuilderRecipe), r
-    return r
+    return sm100_cb.recipe(path, kernel)
 
 
 def _tactic(r: Sm100CollectiveBuilderRecipe) -> model.Tactic:
-    t = tactic_of(r, CUTLASS)
-    assert isinstance(t, model.Tactic), t
-    return t
+    return sm100_cb.tactic(r, CUTLASS)
 
 
 def modeled(r: Sm100CollectiveBuilderRecipe) -> dict[str, int]:
-    t = _tactic(r)
-    stages = model.stage_count(t, CUTLASS).stages
-    kernel = model.kernel_shared_storage(t, stages, CUTLASS)
-    return {
-        "stages": stages,
-        "kernel_smem": kernel.size,
-        "kernel_align": kernel.align,
-        "mainloop_smem": model.mainloop_shared_storage(t, stages).size,
-        "epilogue_smem": model.epilogue_shared_storage(t).size,
-        "threads": model.max_threads_per_block(t, CUTLASS),
-    }
+    return sm100_cb.modeled(r, CUTLASS)
 
 
 def test_truth_is_stratified() -> None:
