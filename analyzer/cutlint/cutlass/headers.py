@@ -23,6 +23,10 @@ SM100_BLOCKSCALED_UMMA_BUILDER = (
 SM120_BLOCKSCALED_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_blockscaled_mma_builder.inl"
 SM120_BLOCKWISE_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_blockwise_mma_builder.inl"
 SM120_SPARSE_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_sparse_mma_builder.inl"
+SM120_BLOCKSCALED_SPARSE_MMA_BUILDER = (
+    "cutlass/gemm/collective/builders/sm120_blockscaled_sparse_mma_builder.inl"
+)
+SM1XX_SPARSE_CONFIG = "cutlass/gemm/collective/builders/sm1xx_sparse_config.inl"
 SM120_MMA_BUILDER = "cutlass/gemm/collective/builders/sm120_mma_builder.inl"
 SM90_COMMON_SS_SMEM_SELECTOR = "cutlass/gemm/collective/builders/sm90_common.inl: ss_smem_selector"
 SM90_GMMA_BUILDER = "cutlass/gemm/collective/builders/sm90_gmma_builder.inl"
@@ -34,6 +38,7 @@ SM120_MMA_ARRAY_TMA_BLOCKWISE_SCALING = (
 )
 SM120_MMA_TMA_BLOCKWISE_SCALING = "cutlass/gemm/collective/sm120_mma_tma_blockwise_scaling.hpp"
 SM120_SPARSE_MMA_TMA = "cutlass/gemm/collective/sm120_sparse_mma_tma.hpp"
+SM120_BLOCKSCALED_SPARSE_MMA_TMA = "cutlass/gemm/collective/sm120_blockscaled_sparse_mma_tma.hpp"
 SM120_MMA_TMA = "cutlass/gemm/collective/sm120_mma_tma.hpp"
 SM90_VISITOR_TMA_WARPSPECIALIZED = "cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp"
 CUTE_TUPLE = "cute/container/tuple.hpp"

@@ -67,6 +67,20 @@ def tile_shape(ops: EpilogueOperands, epi_tile: EpiTile = None) -> tuple[int, in
     return EPI_TILE_M, EPI_TILE_N
 
 
+def sparse_tile_shape(ops: EpilogueOperands, sf_vec_size: int) -> tuple[int, int]:
+    """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override, EpilogueTileAuto under
+    SparseTmaWarpSpecializedCooperativeSm120 (not FP6): 32x64 for FusionOp::SFVecSize == 64 and a
+    row-major D; else M = 64 and N = 32, or 16 for a 32-bit D with no C or for a C wider than 16
+    bits ("sm120 sparse kernels require more shared memory budget ... in the mainloop")."""
+    if ops.d_fp6:
+        return tile_shape(ops)
+    if sf_vec_size == 64 and not ops.d_column_major:
+        return 32, 64
+    if ops.c_bits == 0:
+        return EPI_TILE_M, 16 if ops.d_bits == 32 else 32
+    return EPI_TILE_M, 32 if ops.c_bits <= 16 else 16
+
+
 def shape(tile: Shape3, ops: EpilogueOperands, epi_tile: EpiTile = None) -> EpilogueTile:
     """SM120_EPILOGUE_BUILDER: sm120_compute_tile_shape_or_override (EpilogueTileAuto, or the
     explicit tile) and sm120_get_tma_dispatch_policy (StagesC, StagesD, ReuseSmem)."""
@@ -239,6 +253,26 @@ def block_scale_factor_row_storage(compute_bytes: int = 4) -> Block:
         ARRAY_ALIGNED_DEFAULT,
         f"{SF_STORE}: Sm120BlockScaleFactorRowStore::SharedStorage: "
         f"array_aligned<ElementCompute, NumSyncQuads = {BLOCK_SCALE_ROW_SYNC_QUADS}> smem_aux",
+    )
+
+
+# cutlass/epilogue/fusion/sm120_visitor_store_tma_warpspecialized.hpp: Sm120BlockScaleFactorColStore
+# NumSyncElementsCrossWarp = NumWarpsPerWarpGroup (4) * NumWarpgroups (2) * NumThreadsPerQuad (4)
+BLOCK_SCALE_COL_SYNC_ELEMENTS = 4 * 2 * 4
+
+
+def block_scale_factor_col_storage(compute_bytes: int = 4) -> Block:
+    """`FusionCallbacks::SharedStorage` of `fusion::LinCombBlockScaleFactor` with a column-major D
+    on Sm120TmaWarpSpecialized (cutlass/epilogue/fusion/sm120_callbacks_tma_warpspecialized.hpp:
+    Sm120LinearCombColBlockScaleFactor = Sm90EVT<Sm120BlockScaleFactorColStore,
+    Sm90LinearCombination>): the column store's `array_aligned<ElementCompute,
+    NumSyncElementsCrossWarp> smem_aux`; the linear combination's nodes take no bytes."""
+    return array(
+        "thread",
+        BLOCK_SCALE_COL_SYNC_ELEMENTS * compute_bytes,
+        ARRAY_ALIGNED_DEFAULT,
+        f"{SF_STORE}: Sm120BlockScaleFactorColStore::SharedStorage: "
+        f"array_aligned<ElementCompute, NumSyncElementsCrossWarp = {BLOCK_SCALE_COL_SYNC_ELEMENTS}> smem_aux",
     )
 
 

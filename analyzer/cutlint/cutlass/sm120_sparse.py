@@ -25,14 +25,15 @@ from cutlint.cutlass.headers import (
     SM120_SPARSE_MMA_BUILDER,
     SM120_SPARSE_MMA_TMA,
 )
-from cutlint.cutlass.layout import Block, array, empty, struct
+from cutlint.cutlass.layout import Block, array, round_up, struct
 from cutlint.cutlass.storage import (
     BARRIER_BYTES,
+    THREADS_PER_WARP_GROUP,
     cpp_div,
     ordered_sequence_barrier_storage,
     pipeline_storage,
 )
-from cutlint.records import Shape3, StageCount, StageTerm
+from cutlint.records import RegisterPlan, Shape3, StageCount, StageTerm
 
 # cutlass/arch/arch.h: sm120_smem_capacity_bytes
 SM120_SMEM_CAPACITY = 101376
@@ -106,9 +107,27 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
     return SparseStages(stages, ASYMMETRIC_STAGES_B, 0, count)
 
 
+# cute/container/array_aligned.hpp: array_aligned<T, N, Alignment = 16>
+ARRAY_ALIGNED = 16
+
+
+def metadata_storage(e_bytes: int, source: str, derived_from: tuple[str, ...] = ()) -> Block:
+    """`cute::ArrayEngine<sparse_elem<S, uint8_t>, SmemSizeE> smem_E` (cute/tensor_impl.hpp: the
+    sparse_elem specialization stores `array_aligned<uint8_t, SmemSizeE / S>`): `e_bytes`
+    rounded up to 16, and 16 bytes when E stays in global memory (array_aligned of no element is
+    an empty struct with alignas(16))."""
+    return array(
+        "smem_E",
+        max(round_up(e_bytes, ARRAY_ALIGNED), ARRAY_ALIGNED),
+        ARRAY_ALIGNED,
+        source,
+        derived_from,
+    )
+
+
 def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
     """SM120_SPARSE_MMA_TMA: TensorStorage. B is tiled over K / AsymmetricKRatio (2 when StagesA != StagesB); E's
-    array has no elements (StagesE = 0) and takes one byte."""
+    array has no elements (StagesE = 0) and takes 16 bytes (metadata_storage)."""
     k_b = tile.k // 2 if s.stages_a != s.stages_b else tile.k
     return struct(
         "mainloop",
@@ -126,8 +145,8 @@ def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
                 1024,
                 f"{SM120_SPARSE_MMA_TMA}: alignas(1024) ArrayEngine<uint8_t, cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {k_b})",
             ),
-            empty(
-                "smem_E",
+            metadata_storage(
+                0,
                 f"{SM120_SPARSE_MMA_TMA}: ArrayEngine<ElementEMma, SmemSizeE = 0> smem_E (StagesE = 0: E in global memory)",
             ),
         ],
@@ -155,21 +174,25 @@ def pipelines(s: SparseStages) -> tuple[Block, Block]:
     )
 
 
-def shared_storage(tile: Shape3, s: SparseStages) -> Block:
+def shared_storage(
+    tensors: Block, s: SparseStages, collective: str = SM120_SPARSE_MMA_TMA
+) -> Block:
+    """`CollectiveMma::SharedStorage` of the sparse collective (`collective`: SM120_SPARSE_MMA_TMA
+    or the block-scaled sparse one, which declares the same members) around its TensorStorage."""
     mk, nk = pipelines(s)
     return struct(
         "CollectiveMainloop::SharedStorage",
         [
-            tensor_storage(tile, s).at("tensors"),
+            tensors.at("tensors"),
             mk.at("pipeline_storage_mk", 16),
             nk.at("pipeline_storage_nk", 16),
         ],
-        f"{SM120_SPARSE_MMA_TMA}: CollectiveMma::SharedStorage {{tensors; alignas(16) pipeline_storage_mk; alignas(16) pipeline_storage_nk;}}",
+        f"{collective}: CollectiveMma::SharedStorage {{tensors; alignas(16) pipeline_storage_mk; alignas(16) pipeline_storage_nk;}}",
     )
 
 
 def kernel_shared_storage(
-    tile: Shape3,
+    mainloop_tensors: Block,
     s: SparseStages,
     epilogue_tensors: Block,
     epilogue_pipeline: Block,
@@ -197,7 +220,7 @@ def kernel_shared_storage(
     )
     tensors = struct(
         "tensors",
-        [epilogue_tensors.at("epilogue"), tensor_storage(tile, s).at("mainloop")],
+        [epilogue_tensors.at("epilogue"), mainloop_tensors.at("mainloop")],
         f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: SharedStorage::TensorStorage : cute::aligned_struct<128, _1> {{epilogue; mainloop;}}",
         base_align=128,
     )
@@ -206,4 +229,24 @@ def kernel_shared_storage(
         "SharedStorage",
         [pipes, sched.at("scheduler", 16), tensors],
         f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: GemmKernel::SharedStorage",
+    )
+
+
+# SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA: LoadRegisterRequirement = 40,
+# MmaRegisterRequirement = 232, whatever the tile (no HeavyRegisterPressure switch)
+LOAD_REGISTERS = 40
+MMA_REGISTERS = 232
+
+
+def register_plan(tile: Shape3) -> RegisterPlan:
+    """The asymmetric-DMA shell's setmaxnreg split: one load and two MMA warp groups."""
+    mma_threads = sm90_cooperative.COOPERATIVE_MMA_THREADS
+    warp_groups = mma_threads // THREADS_PER_WARP_GROUP
+    return RegisterPlan(
+        accumulator_registers=tile.m * tile.n // mma_threads,
+        reconfigured=True,
+        load_warpgroup_registers=LOAD_REGISTERS,
+        mma_warpgroup_registers=MMA_REGISTERS,
+        block_registers=THREADS_PER_WARP_GROUP * (LOAD_REGISTERS + warp_groups * MMA_REGISTERS),
+        source=f"{SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA}: LoadRegisterRequirement = 40, MmaRegisterRequirement = 232",
     )

@@ -25,6 +25,7 @@ from typing import Any
 from cutlint.cutlass import kernel as array_shell
 from cutlint.cutlass import sm90_cooperative as shell
 from cutlint.cutlass import sm120_blockscaled as blockscaled
+from cutlint.cutlass import sm120_blockscaled_sparse as bs_sparse
 from cutlint.cutlass import sm120_blockwise as blockwise
 from cutlint.cutlass import sm120_epilogue as epilogue
 from cutlint.cutlass import sm120_sparse as sparse
@@ -45,6 +46,8 @@ def data() -> dict[str, Any]:
 BLOCKSCALED = "cutlass::arch::OpClassBlockScaledTensorOp"
 TENSOROP = "cutlass::arch::OpClassTensorOp"
 SPARSE = "cutlass::arch::OpClassSparseTensorOp"
+BS_SPARSE = "cutlass::arch::OpClassBlockScaledSparseTensorOp"
+SPARSE_EPILOGUE = "cutlass::epilogue::SparseTmaWarpSpecializedCooperativeSm120"
 SPARSE_SCHEDULE = "KernelScheduleSparseF8f6f4Sm120"
 OPERANDS = {
     "NVFP4": blockscaled.NVFP4,
@@ -58,7 +61,7 @@ class Plan:
     """The recipe's inputs, typed into what the parts take."""
 
     kind: str
-    """`block-scaled`, `blockwise` or `sparse`."""
+    """`block-scaled`, `blockwise`, `sparse` or `blockscaled-sparse`."""
     tile: Shape3
     pingpong: bool
     grouped: bool
@@ -72,6 +75,8 @@ class Plan:
     fixed_stages: int | None
     operands: blockscaled.Operands | None = None
     scales: blockwise.Scales | None = None
+    sparse_operands: bs_sparse.SparseOperands | None = None
+    """The block-scaled sparse builder's operands (kind `blockscaled-sparse`)."""
     epi_tile: epilogue.EpiTile = None
     """An explicit EpilogueTile (`Shape<_128, _32>`), None for EpilogueTileAuto."""
     epi_cta: Shape3 | None = None
@@ -117,17 +122,22 @@ def _stage_policy(r: CollectiveBuilderRecipe) -> tuple[int | None, int | None] |
 
 
 def _epilogue(
-    r: CollectiveBuilderRecipe, grouped: bool
+    r: CollectiveBuilderRecipe, grouped: bool, bs_sparse_kernel: bool = False
 ) -> tuple[epilogue.EpilogueOperands, Block] | str:
+    """The epilogue's operands and fusion storage, or why not modeled. A block-scaled sparse
+    kernel's epilogue may also take SparseTmaWarpSpecializedCooperativeSm120 (its tile rule:
+    cutlint.cutlass.sm120_epilogue.sparse_tile_shape) and a column-major LinCombBlockScaleFactor
+    (example 80b), both confirmed by nvcc there only."""
     d = data()
+    schedules: list[str] = d["epilogue_schedules"] + ([SPARSE_EPILOGUE] if bs_sparse_kernel else [])
     bits: dict[str, int] = d["element_bits"]
     fp6: list[str] = d["fp6_elements"]
     if _strip(r.epilogue_tile) != "cutlass::epilogue::collective::EpilogueTileAuto" and (
         _explicit_epi_tile(r) is None or grouped
     ):
         return f"epilogue tile `{r.epilogue_tile}`: the model covers EpilogueTileAuto (and a static cute::Shape<_M, _N> for a blockwise kernel of one problem)"
-    if _strip(r.epilogue_schedule) not in d["epilogue_schedules"]:
-        return f"epilogue schedule `{r.epilogue_schedule}`: the model covers {', '.join(d['epilogue_schedules'])}"
+    if _strip(r.epilogue_schedule) not in schedules:
+        return f"epilogue schedule `{r.epilogue_schedule}`: the model covers {', '.join(schedules)}"
     if r.epilogue_tile_shape != r.tile and (r.epilogue_tile_shape is None or grouped):
         return "the epilogue builder's tile differs from the mainloop's: not modeled"
     c, d_ = _strip(r.element_c), _strip(r.element_d)
@@ -158,7 +168,14 @@ def _epilogue(
     )
     if m and not ops.d_column_major and not grouped:
         return ops, epilogue.block_scale_factor_row_storage()
-    return f"fusion `{r.fusion}`: the model covers LinearCombination and LinCombBlockScaleFactor (float compute, row-major D, one problem)"
+    col = re.fullmatch(
+        r"cutlass::epilogue::fusion::LinCombBlockScaleFactor<[0-9]+,[\w:]+,float,[\w:]+,"
+        r"cutlass::layout::ColumnMajor(?:,.*)?>",
+        fusion,
+    )
+    if col and ops.d_column_major and bs_sparse_kernel:
+        return ops, epilogue.block_scale_factor_col_storage()
+    return f"fusion `{r.fusion}`: the model covers LinearCombination and LinCombBlockScaleFactor (float compute, row-major D, one problem; column-major D for a block-scaled sparse kernel)"
 
 
 def _explicit_epi_tile(r: CollectiveBuilderRecipe) -> tuple[int, int] | None:
@@ -182,6 +199,8 @@ def plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
         return f"epilogue tile `{r.epilogue_tile}`: the model covers EpilogueTileAuto (and a static cute::Shape<_M, _N> for a blockwise kernel of one problem)"
     if epi_cta is not None and p.kind != "blockwise":
         return "the epilogue builder's tile differs from the mainloop's: not modeled (but for a blockwise kernel of one problem)"
+    if p.kind == "blockscaled-sparse":
+        return p  # its epilogue tile is the sparse schedule's (_bs_sparse_plan)
     return replace(p, epi_tile=explicit, epi_cta=epi_cta)
 
 
@@ -190,13 +209,12 @@ def _plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     if cutlass.label not in d["cutlass"]:
         return f"CUTLASS {cutlass.label}: the family's numbers are confirmed by nvcc for CUTLASS {', '.join(d['cutlass'])} only (give --cutlass-version)"
     opclass = _strip(r.opclass)
-    if opclass == "cutlass::arch::OpClassBlockScaledSparseTensorOp":
-        return (
-            "block-scaled sparse SM120 GEMM (sm120_blockscaled_sparse_mma_builder.inl): not modeled"
-        )
     if r.tile is None or r.cluster is None:
         return f"tile `{r.tile}` / cluster: the model reads static cute::Shape<cute::_M, cute::_N, cute::_K> only"
-    if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1) and opclass != BLOCKSCALED:
+    if (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1) and opclass not in (
+        BLOCKSCALED,
+        BS_SPARSE,
+    ):
         return f"cluster {r.cluster}: the 4.2.0 blockwise builder has no cluster static_assert (NVIDIA/cutlass#3459); not modeled"
     grouped = _grouped(r)
     if not grouped and _strip(r.problem_shape) not in d["problem_shapes"]:
@@ -212,7 +230,7 @@ def _plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
     if isinstance(policy, str):
         return policy
     carveout, fixed = policy
-    epi = _epilogue(r, grouped)
+    epi = _epilogue(r, grouped, bs_sparse_kernel=opclass == BS_SPARSE)
     if isinstance(epi, str):
         return epi
     ops, fusion = epi
@@ -284,6 +302,8 @@ def _plan(r: CollectiveBuilderRecipe, cutlass: CutlassModel) -> Plan | str:
         )
     if opclass == SPARSE:
         return _sparse_plan(r, t, ops, fusion, sched, carveout, fixed, cutlass)
+    if opclass == BS_SPARSE:
+        return _bs_sparse_plan(r, t, ops, fusion, sched, carveout, fixed, cutlass)
     return f"operator class `{r.opclass}`: not modeled"
 
 
@@ -352,6 +372,99 @@ def _sparse_plan(
     return p
 
 
+def _fusion_sf_vec(r: CollectiveBuilderRecipe) -> int:
+    """`FusionOp::SFVecSize`: LinCombBlockScaleFactor's first argument; 0 for another fusion
+    (cutlass/epilogue/fusion/operations.hpp: FusionOperation::SFVecSize = 0)."""
+    m = re.match(r"cutlass::epilogue::fusion::LinCombBlockScaleFactor<([0-9]+),", _strip(r.fusion))
+    return int(m[1]) if m else 0
+
+
+def _bs_sparse_plan(
+    r: CollectiveBuilderRecipe,
+    t: Shape3,
+    ops: epilogue.EpilogueOperands,
+    fusion: Block,
+    sched: shell.Scheduler | None,
+    carveout: int | None,
+    fixed: int | None,
+    cutlass: CutlassModel,
+) -> Plan | str:
+    """The block-scaled sparse kernel (cutlint.cutlass.sm120_blockscaled_sparse): CUTLASS
+    example 80's builder, its explicit schedules and typed element pairs, one problem."""
+    d = data()
+    schedule = _strip(r.kernel_schedule).removeprefix("cutlass::gemm::")
+    s = d["blockscaled_sparse_schedules"].get(schedule)
+    if s is None:
+        return f"block-scaled sparse schedule `{r.kernel_schedule}`: the model covers {', '.join(d['blockscaled_sparse_schedules'])}"
+    if r.cluster is not None and (r.cluster.m, r.cluster.n, r.cluster.k) != (1, 1, 1):
+        return (
+            "does not compile, so nothing to lay out: cutlass/gemm/collective/builders/"
+            "sm120_blockscaled_sparse_mma_builder.inl static_asserts cute::size(ClusterShape_MNK{}) "
+            '== Int<1>{} ("no programmatic multicast on this arch")'
+        )
+    if _grouped(r) or sched is not shell.Scheduler.CLC or _strip(r.tile_scheduler) != "void":
+        return "a sparse kernel with a grouped problem shape or a tile scheduler other than the default: not modeled"
+    if (_pointer(r.layout_a)[0], _pointer(r.layout_b)[0]) != (
+        "cutlass::layout::RowMajor",
+        "cutlass::layout::ColumnMajor",
+    ):
+        return "a sparse kernel with A or B not K-major: not modeled"
+    if fixed is not None:
+        return (
+            f"does not compile, so nothing to lay out: {bs_sparse.BUILDER}: "
+            "sm120_compute_stage_count_or_override_blockscaled_sparse(StageCount<N>) returns an int, "
+            'and PipelineStagesB = get<1>(PipelineStages) fails ("Index out of range")'
+        )
+    elements: dict[str, int] = d["blockscaled_sparse_elements"]
+    allowed: list[str] = s["elements"]
+    a, b = _strip(r.element_a), _strip(r.element_b)
+    if a not in allowed or b not in allowed:
+        return f"elements `{r.element_a}` x `{r.element_b}` under {schedule}: the model covers {', '.join(allowed)}"
+    sparse_ops = bs_sparse.operands(s["instr"], elements[a])
+    why = bs_sparse.outside(t, sparse_ops)
+    if why is not None:
+        return why
+    sf_vec = _fusion_sf_vec(r)
+    epi_tile = None
+    if _strip(r.epilogue_schedule) == SPARSE_EPILOGUE:
+        epi_tile = epilogue.sparse_tile_shape(ops, sf_vec)
+    if ops.d_column_major and sf_vec:
+        epi_m = epilogue.tile_shape(ops, epi_tile)[0]
+        if epi_m % sf_vec or epi_m // sf_vec not in (1, 2, 4):
+            return (
+                f"does not compile, so nothing to lay out: {epilogue.SF_STORE}: "
+                f"Sm120BlockScaleFactorColStore static_asserts that the epilogue tile's M ({epi_m}) "
+                f"is 1, 2 or 4 times SFVecSize ({sf_vec})"
+            )
+    p = Plan(
+        "blockscaled-sparse",
+        t,
+        False,
+        False,
+        ops,
+        fusion,
+        sched,
+        sparse.SCHEDULER_PIPELINE_STAGES,
+        carveout,
+        None,
+        sparse_operands=sparse_ops,
+        epi_tile=epi_tile,
+    )
+    stages = bs_sparse.stage_count(
+        t, sparse_ops, epilogue_shared_storage(p).size if carveout is None else carveout
+    )
+    if isinstance(stages, str):
+        return stages
+    size = kernel_shared_storage(p, stages.stages_a, cutlass).size
+    if size > sparse.SM120_SMEM_CAPACITY:
+        return (
+            f"does not compile, so nothing to launch: {size:,} B > {sparse.SM120_SMEM_CAPACITY:,} B "
+            f"and {SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA} static_asserts SharedStorageSize <= sm120_smem_capacity_bytes "
+            '("SMEM usage exceeded capacity.")'
+        )
+    return p
+
+
 # --- what does not compile ----------------------------------------------------------------------
 
 BUILDER_ASSERTS = {
@@ -404,7 +517,12 @@ def epilogue_shared_storage(p: Plan) -> Block:
 
 
 def sparse_stages(p: Plan) -> sparse.SparseStages:
+    """StagesA, StagesB and StagesE of a sparse or block-scaled sparse kernel."""
     carveout = epilogue_shared_storage(p).size if p.carveout is None else p.carveout
+    if p.sparse_operands is not None:
+        bs = bs_sparse.stage_count(p.tile, p.sparse_operands, carveout)
+        assert not isinstance(bs, str), bs  # plan() returned the reason instead
+        return bs
     s = sparse.stage_count(p.tile, carveout)
     assert not isinstance(s, str), s  # plan() returned the reason instead
     return s
@@ -412,7 +530,7 @@ def sparse_stages(p: Plan) -> sparse.SparseStages:
 
 def stage_count(p: Plan, cutlass: CutlassModel) -> StageCount:
     carveout = epilogue_shared_storage(p).size if p.carveout is None else p.carveout
-    if p.kind == "sparse":
+    if p.kind in ("sparse", "blockscaled-sparse"):
         return sparse_stages(p).count
     if p.operands is not None:
         return blockscaled.stage_count(
@@ -423,8 +541,12 @@ def stage_count(p: Plan, cutlass: CutlassModel) -> StageCount:
 
 
 def mainloop_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
-    if p.kind == "sparse":
-        return sparse.shared_storage(p.tile, sparse_stages(p))
+    if p.kind in ("sparse", "blockscaled-sparse"):
+        s = sparse_stages(p)
+        if p.sparse_operands is not None:
+            tensors = bs_sparse.tensor_storage(p.tile, p.sparse_operands, s)
+            return sparse.shared_storage(tensors, s, bs_sparse.COLLECTIVE)
+        return sparse.shared_storage(sparse.tensor_storage(p.tile, s), s)
     if p.operands is not None:
         return blockscaled.mainloop_shared_storage(p.tile, p.operands, stages, cutlass)
     assert p.scales is not None
@@ -435,10 +557,16 @@ def kernel_shared_storage(p: Plan, stages: int, cutlass: CutlassModel) -> Block:
     """`GemmKernel::SharedStorage`: the SM90 cooperative or pingpong shell, one problem or
     ptr-array; a sparse kernel's asymmetric-DMA shell (cutlint.cutlass.sm120_sparse)."""
     epi_pipeline = epilogue.load_pipeline(p.epilogue_cta, p.epilogue_ops, p.epi_tile)
-    if p.kind == "sparse":
+    if p.kind in ("sparse", "blockscaled-sparse"):
         assert p.scheduler is not None
+        s = sparse_stages(p)
+        tensors = (
+            bs_sparse.tensor_storage(p.tile, p.sparse_operands, s)
+            if p.sparse_operands is not None
+            else sparse.tensor_storage(p.tile, s)
+        )
         return sparse.kernel_shared_storage(
-            p.tile, sparse_stages(p), epilogue_tensor_storage(p), epi_pipeline, p.scheduler
+            tensors, s, epilogue_tensor_storage(p), epi_pipeline, p.scheduler
         )
     if p.operands is not None:
         tensors = blockscaled.mainloop_tensor_storage(p.tile, p.operands, stages, cutlass=cutlass)
@@ -488,6 +616,8 @@ def register_plan(p: Plan, cutlass: CutlassModel) -> RegisterPlan | None:
     modeled here."""
     if p.pingpong or p.grouped:
         return None
+    if p.kind in ("sparse", "blockscaled-sparse"):
+        return sparse.register_plan(p.tile)
     blockscaled_threshold = p.kind == "block-scaled" and cutlass.version >= (4, 5, 0)
     return shell.register_plan(p.tile, sm120_blockscaled=blockscaled_threshold)
 
