@@ -1,12 +1,14 @@
 """What an SM120 CollectiveBuilder chain builds, from CUTLASS's shared parts (cutlint.cutlass).
 
-Two mainloops are modeled, each with its builder's stage count:
+These mainloops are modeled, each with its builder's stage count:
 - block-scaled (`OpClassBlockScaledTensorOp` with an explicit Nvf4 / Mxf4 / Mxf8f6f4 schedule):
   cutlint.cutlass.sm120_blockscaled, `sm100_compute_stage_count_or_override_blockscaled`;
 - blockwise-scaled (`OpClassTensorOp` with `KernelTmaWarpSpecializedBlockwise{Cooperative,
   Pingpong}Sm120`): cutlint.cutlass.sm120_blockwise, `sm120_compute_stage_count_or_override_blockwise`;
 - sparse F8F6F4 (`OpClassSparseTensorOp`, `KernelScheduleSparseF8f6f4Sm120`), one problem, in the
   builder's 1.5-stage-B branch: cutlint.cutlass.sm120_sparse;
+- block-scaled sparse (`OpClassBlockScaledSparseTensorOp`, CUTLASS example 80), one problem, both
+  branches of its builder: cutlint.cutlass.sm120_blockscaled_sparse, in sm120_sparse's shell;
 the SM120 TMA epilogue (cutlint.cutlass.sm120_epilogue: single or ptr-array) and the SM90
 cooperative / pingpong kernel shell (cutlint.cutlass.sm90_cooperative for one problem,
 cutlint.cutlass.kernel for a grouped problem shape).
