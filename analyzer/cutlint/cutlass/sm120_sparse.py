@@ -5,10 +5,11 @@ count, the mainloop's `SharedStorage` and the asymmetric-DMA kernel shell, as CU
 `CollectiveBuilder<Sm120, OpClassSparseTensorOp, ..., KernelScheduleSparseF8f6f4Sm120>` (SM120_SPARSE_MMA_BUILDER) sizes
 stages with `sm120_compute_stage_count_or_override_sparse`: A (stored as
 `sparse_elem<2, uint8_t>`, 4 bits per logical element), B (`uint8_t`), the metadata E and three
-barriers per stage. When that leaves fewer than 2 stages, it buffers B over half the tile's K
-("1.5 stages of B": B counted at 3/4), and with at least 2 such stages returns StagesA = that
-count, StagesB = 3 and StagesE = 0 (E stays in global memory). Only that branch is modeled: it is
-the one where the metadata's width does not enter (the model does not compute E's smem layout).
+barriers per stage. With at least 2 such stages it returns StagesA = StagesB = StagesE (E,
+`sparse_elem<8, uint8_t>`, 1 bit a logical element, in shared memory). When that leaves fewer
+than 2 stages, it buffers B over half the tile's K ("1.5 stages of B": B counted at 3/4), and with
+at least 2 such stages returns StagesA = that count, StagesB = 3 and StagesE = 0 (E stays in
+global memory).
 `CollectiveMma<MainloopSm120TmaWarpSpecializedSparse<StagesA, StagesB, StagesE, 2, ...>>` (SM120_SPARSE_MMA_TMA) and
 `GemmUniversal` with the asymmetric-DMA cooperative shell (SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA) lay them out. Header paths are
 relative to CUTLASS's `include/`.
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from cutlint.cutlass import sm90_cooperative
 from cutlint.cutlass.headers import (
+    SM1XX_SPARSE_CONFIG,
     SM90_PIPELINE,
     SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA,
     SM120_SPARSE_MMA_BUILDER,
@@ -47,6 +49,12 @@ A_BITS = 4
 B_BITS = 8
 # SM120_SPARSE_MMA_BUILDER: the 1.5-stage branch returns make_tuple(stages_b15, 3)
 ASYMMETRIC_STAGES_B = 3
+# cute/atom/mma_traits_sm120_sparse.hpp: SM120_SPARSE_16x8x64_TN: ValTypeE = sparse_elem<8,
+# uint8_t> (1 bit of metadata a logical element of A); SM1XX_SPARSE_CONFIG:
+# TensorEAtom_MMA_S8orF8F6F4 = Layout<Shape<_128, _128>>
+E_SPARSITY = 8
+E_ATOM_M = 128
+E_ATOM_K = 128
 
 
 @dataclass(frozen=True)
@@ -57,54 +65,78 @@ class SparseStages:
     count: StageCount
 
 
+def _term(name: str, n: int, what: str) -> StageTerm:
+    return StageTerm(name=name, bytes=n, source=f"{SM120_SPARSE_MMA_BUILDER}: {what}")
+
+
 def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
     """SM120_SPARSE_MMA_BUILDER: sm120_compute_stage_count_or_override_sparse(StageCountAutoCarveout<carveout>), or why
-    the model does not follow the branch the builder takes."""
+    the model does not lay the kernel out. With at least 2 stages of A + B + E + pipeline the
+    builder returns StagesA = StagesB (StagesE = StagesA: E in shared memory); otherwise the
+    1.5-stages-of-B branch."""
+    if tile.m % E_ATOM_M or tile.k % E_ATOM_K:
+        return f"tile {tile}: the model covers M and K multiples of {E_ATOM_M} (the metadata's TensorEAtom, {SM1XX_SPARSE_CONFIG})"
     a = A_BITS * tile.m * tile.k // 8
     b = B_BITS * tile.n * tile.k // 8
+    e = tile.m * tile.k // E_SPARSITY
     budget = SM120_SMEM_CAPACITY - carveout
-    # Without E's bytes the first branch's count is an upper bound: below 2, the builder takes
-    # the 1.5-stage branch whatever E's width.
-    if cpp_div(budget, a + b + PIPELINE_BYTES) >= 2:
-        return (
-            f"tile {tile}: the sparse builder may keep the metadata E in shared memory "
-            "(StagesA = StagesB), whose layout is not modeled"
-        )
-    per_stage = (
-        StageTerm(
-            name="A",
-            bytes=a,
-            source=f"{SM120_SPARSE_MMA_BUILDER}: bits_to_bytes(a_bits * M * K), a_bits = 4",
-        ),
-        StageTerm(
-            name="B x 3/4",
-            bytes=b * 3 // 4,
-            source=f"{SM120_SPARSE_MMA_BUILDER}: bits_to_bytes(b_bits * N * K) * 3 / 4 (1.5 stages of B)",
-        ),
-        StageTerm(
-            name="pipeline",
-            bytes=PIPELINE_BYTES,
-            source=f"{SM120_SPARSE_MMA_BUILDER}: sizeof(cutlass::arch::ClusterBarrier) * 3",
-        ),
+    a_term = _term("A", a, "bits_to_bytes(a_bits * M * K), a_bits = 4")
+    pipe = _term("pipeline", PIPELINE_BYTES, "sizeof(cutlass::arch::ClusterBarrier) * 3")
+    full = (
+        a_term,
+        _term("B", b, "bits_to_bytes(b_bits * N * K), b_bits = 8"),
+        _term("E", e, f"bits_to_bytes(e_bits * M * K), e_bits = 8 / {E_SPARSITY}"),
+        pipe,
     )
-    per = sum(t.bytes for t in per_stage)
-    stages = cpp_div(budget, per)
+    stages = cpp_div(budget, sum(t.bytes for t in full))
+    formula = f"{SM120_SPARSE_MMA_BUILDER}: sm120_compute_stage_count_or_override_sparse: "
+    if stages >= 2:
+        return SparseStages(
+            stages,
+            stages,
+            stages,
+            _count(
+                stages,
+                budget,
+                carveout,
+                full,
+                formula + "(capacity - carveout) / (A + B + E + pipeline) >= 2: StagesA = "
+                "StagesB = StagesE, E in shared memory",
+            ),
+        )
+    b15 = (
+        a_term,
+        _term("B x 3/4", b * 3 // 4, "bits_to_bytes(b_bits * N * K) * 3 / 4 (1.5 stages of B)"),
+        pipe,
+    )
+    stages = cpp_div(budget, sum(t.bytes for t in b15))
     if stages < 2:
         return f"tile {tile}: fewer than 2 stages even with 1.5 stages of B (the builder returns StagesA = StagesB = {stages}); not modeled"
-    count = StageCount(
+    count = _count(
+        stages,
+        budget,
+        carveout,
+        b15,
+        formula + "(capacity - carveout) / (A + B + E + pipeline) < 2, so StagesA = (capacity - "
+        "carveout) / (A + 3/4 B + pipeline), StagesB = 3, StagesE = 0",
+    )
+    return SparseStages(stages, ASYMMETRIC_STAGES_B, 0, count)
+
+
+def _count(
+    stages: int, budget: int, carveout: int, terms: tuple[StageTerm, ...], formula: str
+) -> StageCount:
+    return StageCount(
         stages=stages,
         capacity=SM120_SMEM_CAPACITY,
         stage_budget=budget,
         carveout=carveout,
         reductions=(),
-        per_stage=per_stage,
-        stage_bytes=per,
-        formula=f"{SM120_SPARSE_MMA_BUILDER}: sm120_compute_stage_count_or_override_sparse: (capacity - carveout) / "
-        "(A + B + E + pipeline) < 2, so StagesA = (capacity - carveout) / (A + 3/4 B + "
-        "pipeline), StagesB = 3, StagesE = 0",
+        per_stage=terms,
+        stage_bytes=sum(t.bytes for t in terms),
+        formula=formula,
         capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
     )
-    return SparseStages(stages, ASYMMETRIC_STAGES_B, 0, count)
 
 
 # cute/container/array_aligned.hpp: array_aligned<T, N, Alignment = 16>
@@ -126,8 +158,8 @@ def metadata_storage(e_bytes: int, source: str, derived_from: tuple[str, ...] = 
 
 
 def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
-    """SM120_SPARSE_MMA_TMA: TensorStorage. B is tiled over K / AsymmetricKRatio (2 when StagesA != StagesB); E's
-    array has no elements (StagesE = 0) and takes 16 bytes (metadata_storage)."""
+    """SM120_SPARSE_MMA_TMA: TensorStorage. B is tiled over K / AsymmetricKRatio (2 when StagesA != StagesB); E has
+    StagesE stages (none, and 16 bytes, when it stays in global memory: metadata_storage)."""
     k_b = tile.k // 2 if s.stages_a != s.stages_b else tile.k
     return struct(
         "mainloop",
@@ -146,8 +178,9 @@ def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
                 f"{SM120_SPARSE_MMA_TMA}: alignas(1024) ArrayEngine<uint8_t, cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {k_b})",
             ),
             metadata_storage(
-                0,
-                f"{SM120_SPARSE_MMA_TMA}: ArrayEngine<ElementEMma, SmemSizeE = 0> smem_E (StagesE = 0: E in global memory)",
+                s.stages_e * tile.m * tile.k // E_SPARSITY,
+                f"{SM120_SPARSE_MMA_TMA}: ArrayEngine<ElementEMma (sparse_elem<{E_SPARSITY}, uint8_t>), SmemSizeE> smem_E (StagesE = {s.stages_e}; 0: E in global memory)",
+                ("builder.stages", "builder.term.E") if s.stages_e else (),
             ),
         ],
         f"{SM120_SPARSE_MMA_TMA}: CollectiveMma::SharedStorage::TensorStorage : cute::aligned_struct<128, _0>",

@@ -1,9 +1,11 @@
-"""The sm120-collective-builder model of the block-scaled sparse builder (CUTLASS example 80:
-`OpClassBlockScaledSparseTensorOp`, sm120_blockscaled_sparse_mma_builder.inl) against the
-compiler, member by member: every row of tests/data/nvcc_sm120_cb_blockscaled_sparse_truth.json
-(CUTLASS 4.2.0) and of its 4.5.0 twin (FlashInfer 0.7.4's headers), made by
-tests/tools/make_nvcc_sm120_bs_sparse_truth.py. Each row carries the chain nvcc compiled; the
-test reads it as cutlint reads a file and models it."""
+"""The sm120-collective-builder model of the sparse builders against the compiler, member by
+member: the block-scaled sparse one (CUTLASS example 80: `OpClassBlockScaledSparseTensorOp`,
+sm120_blockscaled_sparse_mma_builder.inl) and the plain sparse F8F6F4 one where it keeps the
+metadata in shared memory (sm120_sparse_mma_builder.inl; its other branch is held by the 120a
+build's rows in test_sm120_collective_builder_truth.py). Every row of
+tests/data/nvcc_sm120_cb_sparse_truth.json (CUTLASS 4.2.0) and of its 4.5.0 twin (FlashInfer
+0.7.4's headers), made by tests/tools/make_nvcc_sm120_cb_sparse_truth.py. Each row carries the
+chain nvcc compiled; the test reads it as cutlint reads a file and models it."""
 
 from __future__ import annotations
 
@@ -28,8 +30,8 @@ DATA = ROOT / "tests" / "data"
 TRUTHS = [
     json.loads((DATA / name).read_text())
     for name in (
-        "nvcc_sm120_cb_blockscaled_sparse_truth.json",
-        "nvcc_sm120_cb_blockscaled_sparse_truth_cutlass_4.5.0.json",
+        "nvcc_sm120_cb_sparse_truth.json",
+        "nvcc_sm120_cb_sparse_truth_cutlass_4.5.0.json",
     )
 ]
 CASES = [(t["cutlass"], r) for t in TRUTHS for r in t["rows"]]
@@ -93,7 +95,8 @@ def modeled(chain: str, version: str) -> tuple[dict[str, int], dict[str, tuple[i
     }
     for m in ("mainloop_mk", "mainloop_nk", "epi_load", "load_order"):
         members[f"pipelines.{m}"] = rel(f"pipelines.{m}", 0)
-    for m in ("smem_A", "smem_B", "smem_SFA", "smem_SFB", "smem_E"):
+    scale_factors = ("smem_SFA", "smem_SFB") if p.sparse_operands is not None else ()
+    for m in ("smem_A", "smem_B", *scale_factors, "smem_E"):
         members[f"mainloop.{m}"] = rel(f"tensors.mainloop.{m}", mainloop)
     return numbers, members
 
@@ -104,13 +107,17 @@ def test_the_rows_cover_the_examples_both_branches_and_every_instruction() -> No
     rows = TRUTHS[0]["rows"]
     names = [r["kernel"] for r in rows]
     assert names[0].startswith("example80b_") and names[1].startswith("example80a_")
-    assert len(rows) >= 4  # example 80b and at least 3 more tiles, carveouts or element types
+    blockscaled = [r for r in rows if "OpClassBlockScaledSparseTensorOp" in r["chain"]]
+    plain = [r for r in rows if "OpClassSparseTensorOp" in r["chain"]]
+    assert len(blockscaled) >= 4  # example 80b and at least 3 more tiles, carveouts or types
     # E in shared memory (StagesA = StagesB = StagesE) and the 1.5-stages-of-B branch (E in L2)
-    assert {r["stages_e"] == r["stages"] for r in rows} == {True, False}
-    chains = "".join(r["chain"] for r in rows)
+    assert {r["stages_e"] == r["stages"] for r in blockscaled} == {True, False}
+    # the plain builder's E-in-shared-memory branch (its other one: the 120a build's rows)
+    assert plain and all(r["stages_e"] == r["stages_b"] == r["stages"] for r in plain)
+    chains = "".join(r["chain"] for r in blockscaled)
     for schedule in ("Nvf4Sm120", "Mxf4Sm120", "Mxf8f6f4Sm120", "Mxf8f6f4Acc2x4Sm120"):
         assert f"KernelSparseTmaWarpSpecialized{schedule}" in chains
-    tiles = {r["chain"].split("cute::Shape<cute::_")[1].split(">")[0] for r in rows}
+    tiles = {r["chain"].split("cute::Shape<cute::_")[1].split(">")[0] for r in blockscaled}
     assert len(tiles) >= 3
 
 
@@ -174,7 +181,7 @@ def test_the_probe_still_agrees(tmp_path: Path) -> None:
     if not include.is_dir():
         pytest.skip("no CUTLASS 4.2.0 headers")
     row = TRUTHS[0]["rows"][0]
-    tool = ROOT / "tests" / "tools" / "make_nvcc_sm120_bs_sparse_truth.py"
+    tool = ROOT / "tests" / "tools" / "make_nvcc_sm120_cb_sparse_truth.py"
     out = tmp_path / "truth.json"
     cmd = [sys.executable, str(tool), "--include", str(include), "--out", str(out), row["kernel"]]
     subprocess.run(cmd, check=True)

@@ -1,10 +1,12 @@
-"""Compiler truth for the sm120-collective-builder family's block-scaled sparse kernels
-(`CollectiveBuilder<Sm120, OpClassBlockScaledSparseTensorOp, ...>`,
-cutlass/gemm/collective/builders/sm120_blockscaled_sparse_mma_builder.inl): nvcc's numbers for
+"""Compiler truth for the sm120-collective-builder family's hand-written sparse kernels: the
+block-scaled sparse builder (`CollectiveBuilder<Sm120, OpClassBlockScaledSparseTensorOp, ...>`,
+cutlass/gemm/collective/builders/sm120_blockscaled_sparse_mma_builder.inl) and the plain sparse
+F8F6F4 one in the branch no generated kernel takes (the metadata in shared memory,
+sm120_sparse_mma_builder.inl). nvcc's numbers for
 CUTLASS example 80b's kernel (examples/80_blackwell_geforce_sparse_gemm, NVFP4 x NVFP4 -> NVFP4
 with a column-major block-scale-factor epilogue), example 80a's (MXFP8 x MXFP8 -> bf16) and
-variants of the same builder: other tiles, carveouts, stage policies and element types.
-cutlass_library's generator writes no such kernel, so the chains are written here, in the
+variants of the same builder: other tiles, carveouts and element types. cutlass_library's
+generator writes no such kernel, so the chains are written here, in the
 examples' own form (`VARIANTS`), and recorded with each row (`chain`): the test parses the row's
 chain and models it.
 
@@ -12,11 +14,12 @@ One translation unit holds every chain (each in a namespace of its own) and a ho
 prints, per kernel, `sizeof`/`alignof` of `GemmKernel::SharedStorage`, the dispatch policy's
 `StagesA`, `StagesB`, `StagesE`, `sizeof` of the mainloop's and the epilogue's SharedStorage,
 `MaxThreadsPerBlock`, and the offset and size of every member the model lays out
-(`offsetof`/`sizeof`). No kernel is instantiated, so no GPU and no GEMM device code.
+(`offsetof`/`sizeof`; SFA and SFB where the mainloop has them). No kernel is instantiated, so no
+GPU and no GEMM device code.
 
 Run from the worktree root, one compile at a time:
-    nice -n 10 .venv/bin/python tests/tools/make_nvcc_sm120_bs_sparse_truth.py \
-        --include <cutlass>/include --out tests/data/nvcc_sm120_cb_blockscaled_sparse_truth.json
+    nice -n 10 .venv/bin/python tests/tools/make_nvcc_sm120_cb_sparse_truth.py \
+        --include <cutlass>/include --out tests/data/nvcc_sm120_cb_sparse_truth.json
 (`--include`: the nvidia-cutlass 4.2.0.0 wheel's cutlass_library/source/include, or FlashInfer
 0.7.4's flashinfer/data/cutlass/include for CUTLASS 4.5.0; `--out` ..._cutlass_4.5.0.json.)
 """
@@ -47,6 +50,7 @@ _MX8 = "cutlass::mx_float8_t<cutlass::float_e4m3_t>"
 _ROW, _COL = "cutlass::layout::RowMajor", "cutlass::layout::ColumnMajor"
 _SPARSE_EPI = "cutlass::epilogue::SparseTmaWarpSpecializedCooperativeSm120"
 _AUTO_EPI = "cutlass::epilogue::collective::EpilogueScheduleAuto"
+_PLAIN = "cutlass::arch::OpClassSparseTensorOp"
 _CARVEOUT = (
     "cutlass::gemm::collective::StageCountAutoCarveout<"
     "static_cast<int>(sizeof(typename Epi::SharedStorage))>"
@@ -64,12 +68,12 @@ def chain(
     epi_schedule: str,
     fusion: str = "",
     stages: str = _CARVEOUT,
+    op: str = "cutlass::arch::OpClassBlockScaledSparseTensorOp",
 ) -> str:
     """One kernel as CUTLASS's examples write it: the epilogue builder, the mainloop builder
     (carving out the epilogue's SharedStorage unless `stages` says otherwise), GemmUniversal."""
     shape = f"cute::Shape<cute::_{tile[0]}, cute::_{tile[1]}, cute::_{tile[2]}>"
     one = "cute::Shape<cute::_1, cute::_1, cute::_1>"
-    op = "cutlass::arch::OpClassBlockScaledSparseTensorOp"
     fusion_arg = f",\n    {fusion}" if fusion else ""
     return (
         "using Epi = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
@@ -180,6 +184,29 @@ VARIANTS: dict[str, str] = {
         ("cutlass::half_t", _ROW, 8),
         _SPARSE_EPI,
     ),
+    # the plain sparse F8F6F4 builder where A + B + E fit twice: E in shared memory
+    "sparse_e4m3_128x64x256_voidc_bf16": chain(
+        "cutlass::float_e4m3_t",
+        "cutlass::float_e4m3_t",
+        (64, 16),
+        (128, 64, 256),
+        "KernelScheduleSparseF8f6f4Sm120",
+        ("void", _ROW, 8),
+        ("cutlass::bfloat16_t", _ROW, 8),
+        _AUTO_EPI,
+        op=_PLAIN,
+    ),
+    "sparse_e5m2xe4m3_128x128x128_f16": chain(
+        "cutlass::float_e5m2_t",
+        "cutlass::float_e4m3_t",
+        (64, 16),
+        (128, 128, 128),
+        "KernelScheduleSparseF8f6f4Sm120",
+        ("cutlass::half_t", _ROW, 8),
+        ("cutlass::half_t", _ROW, 8),
+        _AUTO_EPI,
+        op=_PLAIN,
+    ),
 }
 
 # (member, C++ expression of its offset, of its size); SS = GemmKernel::SharedStorage,
@@ -247,18 +274,29 @@ MEMBER_LINES
   std::printf("}}\n");
 }
 """
+# the plain sparse mainloop has no scale factors: those members are printed where they exist
+HAS_SF = """
+template <class T, class = void> struct has_sf : std::false_type {};
+template <class T> struct has_sf<T, std::void_t<decltype(T::smem_SFA)>> : std::true_type {};
+"""
 
 
 def translation_unit(names: list[str]) -> str:
-    parts = [f'#include "{h}"' for h in INCLUDES] + ["#include <cstddef>", "#include <cstdio>", ""]
+    parts = [f'#include "{h}"' for h in INCLUDES] + [
+        "#include <cstddef>",
+        "#include <cstdio>",
+        "#include <type_traits>",
+        HAS_SF,
+    ]
     for n in names:
         parts.append(f"namespace {n} {{\n{VARIANTS[n]}}}  // namespace {n}\n")
     lines = []
     for i, (member, off, size) in enumerate(MEMBERS):
         sep = ", " if i else ""
-        lines.append(
-            f'  std::printf("{sep}\\"{member}\\": [%zu, %zu]", size_t({off}), size_t({size}));'
-        )
+        line = f'std::printf("{sep}\\"{member}\\": [%zu, %zu]", size_t({off}), size_t({size}));'
+        if "_SF" in member:
+            line = f"if constexpr (has_sf<MT>::value) {{ {line} }}"
+        lines.append(f"  {line}")
     parts.append(REPORT.replace("MEMBER_LINES", "\n".join(lines)))
     parts.append("int main() {")
     parts += [f'  report<{n}::Kernel>("{n}");' for n in names]
@@ -299,7 +337,7 @@ def main() -> int:
         "cutlass": ".".join(version),
         "nvcc": next(line for line in nvcc.splitlines() if "release" in line),
         "command": f"nvcc {' '.join(cmd)} -I<cutlass>/include probe.cu; ./probe",
-        "made_by": "tests/tools/make_nvcc_sm120_bs_sparse_truth.py --include <cutlass>/include",
+        "made_by": "tests/tools/make_nvcc_sm120_cb_sparse_truth.py --include <cutlass>/include",
         "rows": rows,
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n")
