@@ -187,3 +187,28 @@ def test_the_probe_still_agrees(tmp_path: Path) -> None:
     subprocess.run(cmd, check=True)
     (got,) = json.loads(out.read_text())["rows"]
     assert got == row
+
+
+def test_example_80b_fixture_explains_every_byte() -> None:
+    """`cutlint explain` on example 80b's chain: a DAG whose every node has a value and a
+    source, and whose regions hang off the builder's terms (A, B, E, SFA, SFB per stage)."""
+    import networkx as nx
+
+    from cutlint import api
+    from cutlint.engine.options import CheckOptions
+
+    fixture = (
+        ROOT / "fixtures/sm120-collective-builder/blockscaled-sparse-example80b-cutlass-4.2.0.cu"
+    )
+    line = next(
+        i for i, t in enumerate(fixture.read_text().splitlines(), 1) if t.startswith("using Kernel")
+    )
+    options = CheckOptions(arch="sm_120", cutlass_version="4.2.0")
+    result = api.instantiation_at(fixture, line, options)
+    assert result is not None and result.resources is not None
+    g = api.derivation(result)
+    assert nx.is_directed_acyclic_graph(g)
+    for node, data in g.nodes(data=True):
+        assert data["label"] and data["source"] and data["value"] is not None, node
+    for term in ("A", "B", "E", "SFA", "SFB"):
+        assert f"builder.term.{term}" in g.nodes

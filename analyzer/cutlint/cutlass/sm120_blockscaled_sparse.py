@@ -265,6 +265,7 @@ def tensor_storage(tile: Shape3, ops: SparseOperands, s: SparseStages) -> Block:
                 s.stages_b * b_bytes,
                 1024,
                 f"{COLLECTIVE}: alignas(1024) ArrayEngine<SmemAllocTypeB ({ops.b_bits} bits), cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {tile.k // ratio})",
+                ("builder.stages", "builder.term.B") if ratio == 1 else (),
             ),
             sf("smem_SFA", b.sfa),
             sf("smem_SFB", b.sfb),

@@ -176,6 +176,7 @@ def tensor_storage(tile: Shape3, s: SparseStages) -> Block:
                 s.stages_b * B_BITS * tile.n * k_b // 8,
                 1024,
                 f"{SM120_SPARSE_MMA_TMA}: alignas(1024) ArrayEngine<uint8_t, cosize_v<SmemLayoutB>> smem_B (StagesB = {s.stages_b}, TileShapeB K = {k_b})",
+                ("builder.stages", "builder.term.B") if k_b == tile.k else (),
             ),
             metadata_storage(
                 s.stages_e * tile.m * tile.k // E_SPARSITY,
