@@ -212,3 +212,32 @@ def test_example_80b_fixture_explains_every_byte() -> None:
         assert data["label"] and data["source"] and data["value"] is not None, node
     for term in ("A", "B", "E", "SFA", "SFB"):
         assert f"builder.term.{term}" in g.nodes
+
+
+NOT_MODELED = {
+    # SFVectorSize of a tuple pair comes from find_vector_size<Schedule>, not modeled
+    "tuple pair": (
+        (
+            "cutlass::nv_float4_t<cutlass::float_e2m1_t>",
+            "cute::tuple<cutlass::float_e2m1_t, cutlass::float_ue4m3_t>",
+        ),
+        "the model covers",
+    ),
+    "K of 128": (("cute::_128, cute::_256>", "cute::_128, cute::_128>"), "K a multiple of 256"),
+    "grouped": (
+        (
+            "cute::Shape<int, int, int, int>, Main",
+            "cutlass::gemm::GroupProblemShape<cute::Shape<int, int, int>>, Main",
+        ),
+        "grouped",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_MODELED, ids=NOT_MODELED)
+def test_what_is_outside_the_model_says_why(case: str) -> None:
+    (old, new), why = NOT_MODELED[case]
+    example_80b = TRUTHS[0]["rows"][0]["chain"]
+    assert old in example_80b
+    reason = FAMILY.covers(recipe_of(example_80b.replace(old, new)), CTX)
+    assert reason is not None and why in reason, reason
