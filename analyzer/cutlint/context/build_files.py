@@ -35,7 +35,7 @@ BUILD_FILE = inputs.Limit("build file", 1 << 30, seconds=300.0)
 
 
 @cache
-def _database(path: Path) -> dict[str, tuple[str, tuple[str, ...] | str]]:
+def _database(path: str) -> dict[str, tuple[str, tuple[str, ...] | str]]:
     """compile_commands.json: absolute source path -> (directory, arguments or command). An
     argument list is kept with its own source and object file named by placeholders
     (`_shared`), so that the many entries of one build share one list and one reading: one
@@ -49,7 +49,7 @@ def _database(path: Path) -> dict[str, tuple[str, tuple[str, ...] | str]]:
         out: dict[str, tuple[str, tuple[str, ...] | str]] = {}
         if not isinstance(entries, list):
             return out
-        beside = str(path.parent)
+        beside = str(Path(path).parent)
         lists: dict[tuple[str, ...], tuple[str, ...]] = {}
         directories: dict[str, str] = {}
         for e in entries:
@@ -95,7 +95,7 @@ def _source_key(directory: str, file: str) -> str:
 
 def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     """The command `build_dir/compile_commands.json` holds for `source`, if any."""
-    return entry_in(database_in(build_dir), source)
+    return entry_in(str(database_in(build_dir)), source)
 
 
 @cache
@@ -105,7 +105,7 @@ def database_in(build_dir: Path) -> Path:
     return build_dir / COMPILE_COMMANDS if is_dir(build_dir) else build_dir
 
 
-def entry_in(db: Path, source: str) -> CompileCommand | None:
+def entry_in(db: str, source: str) -> CompileCommand | None:
     """The command the compile database `db` holds for `source`, if any."""
     try:
         entries = _database(db)
@@ -115,7 +115,7 @@ def entry_in(db: Path, source: str) -> CompileCommand | None:
     if entry is None:
         return None
     directory, cmd = entry
-    return _parsed(cmd, str(db), directory)
+    return _parsed(cmd, db, directory)
 
 
 SOURCE, OBJECT = "\0source", "\0object"
@@ -231,11 +231,14 @@ def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
 
 
 @cache
-def database_above(directory: Path) -> Path | None:
-    """The nearest compile_commands.json in `directory` or above it (as clangd looks)."""
-    for d in (directory, *directory.parents):
+def database_above(directory: str) -> str | None:
+    """The nearest compile_commands.json in the absolute `directory` or above it (as clangd
+    looks). (A string, not a Path: asked for every file, and a Path's parsing and hashing
+    were most of it.)"""
+    start = Path(directory)
+    for d in (start, *start.parents):
         if exists(d / COMPILE_COMMANDS):
-            return d / COMPILE_COMMANDS
+            return str(d / COMPILE_COMMANDS)
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path, PurePath
 
 from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sourced
@@ -32,13 +33,14 @@ def compile_command(path: str, build: BuildInfo | None) -> CompileCommand | None
     FlashInfer's JIT build file beside its `generated/` directory."""
     if build is not None and build.command:
         return parse_command(build.command, "--compile-command", os.getcwd())
+    absolute = os.path.abspath(path)
     if build is not None and build.database:
-        found = build_files.from_database(Path(build.database), path)
+        found = build_files.from_database(Path(build.database), absolute)
         if found is not None:
             return found
-    db = build_files.database_above(Path(os.path.dirname(os.path.abspath(path))))
+    db = build_files.database_above(os.path.dirname(absolute))
     if db is not None:
-        found = build_files.entry_in(db, path)
+        found = build_files.entry_in(db, absolute)
         if found is not None:
             return found
     return build_files.from_flashinfer_build(path)
@@ -46,17 +48,36 @@ def compile_command(path: str, build: BuildInfo | None) -> CompileCommand | None
 
 def _gpu(path: str, request: Request, cmd: CompileCommand | None) -> Sourced[int]:
     if request.gpu is not None:
-        sm = device_sm(request.gpu)
-        if sm is not None:
-            return Sourced(value=sm, origin=Origin.OPTION, where=f"--arch {request.gpu}")
+        said = _option_gpu(request.gpu)
+        if said is not None:
+            return said
     if cmd is not None:
-        sass = {t.sm for t in cmd.targets if not t.ptx}
-        if len(sass) == 1:  # one GPU's build (FlashInfer's JIT builds for the device it runs on)
-            return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+        built = _command_gpu(cmd)
+        if built is not None:
+            return built
     sm = cache_layout.generated_for_sm(path)
     if sm is not None:
         return Sourced(value=sm, origin=Origin.LAYOUT, where="the file's path")
     return Sourced(value=DEFAULT_GPU, origin=Origin.DEFAULT, where="cutlint's default (sm_120)")
+
+
+@lru_cache(maxsize=256)
+def _option_gpu(spec: str) -> Sourced[int] | None:
+    """The GPU `--arch` names (asked for every file of a run: read once)."""
+    sm = device_sm(spec)
+    return (
+        Sourced(value=sm, origin=Origin.OPTION, where=f"--arch {spec}") if sm is not None else None
+    )
+
+
+@lru_cache(maxsize=4096)
+def _command_gpu(cmd: CompileCommand) -> Sourced[int] | None:
+    """The one GPU a command builds SASS for (FlashInfer's JIT builds for the device it runs
+    on), if it builds for one; the files of one build share their command."""
+    sass = {t.sm for t in cmd.targets if not t.ptx}
+    if len(sass) == 1:
+        return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+    return None
 
 
 def _installed_for(
