@@ -127,33 +127,25 @@ def _shared(argv: list[str], source: str) -> tuple[str, ...]:
     positional to what parse_command reads (includes, defines, targets), and they are what sets
     one entry's list apart from the next (a cutlass_library build has one entry per kernel,
     27,000 for 100a). An argument that a flag before it takes as its value is left as it is.
-    (The two are found by list.index, not by a loop over every argument.)"""
+    (The source is found by list.index, not by a loop over every argument.)"""
     out = argv
     if "-o" in argv:
-        for i in _places(argv, "-o"):
-            if i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+        for i, before in enumerate(argv[:-1]):
+            if before == "-o" and not argv[i + 1].startswith("-"):
                 out = out if out is not argv else list(argv)
                 out[i + 1] = OBJECT
-    if source in argv and not source.startswith("-"):
-        for i in _places(argv, source):
-            before = argv[i - 1] if i > 0 else None
-            if before is not None and before != "-o":
-                if before == "-c" or not before.startswith("-"):
-                    out = out if out is not argv else list(argv)
-                    out[i] = SOURCE
-    return tuple(out)
-
-
-def _places(argv: list[str], value: str) -> list[int]:
-    """The indices of `value` in `argv`."""
-    found: list[int] = []
-    i = -1
+    if source.startswith("-"):
+        return tuple(out)
+    i = 0
     while True:
         try:
-            i = argv.index(value, i + 1)
+            i = argv.index(source, i + 1)  # from 1: argv[0] is the compiler
         except ValueError:
-            return found
-        found.append(i)
+            return tuple(out)
+        before = argv[i - 1]
+        if before != "-o" and (before == "-c" or not before.startswith("-")):
+            out = out if out is not argv else list(argv)
+            out[i] = SOURCE
 
 
 @cache
