@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import itertools
 import json
 import os
 import re
@@ -405,21 +406,25 @@ def _no_constant(name: str) -> Any:
 def _depth(text: str, openers: str, closers: str) -> int:
     """The deepest bracket nesting of `text`, ignoring brackets in double-quoted strings. A
     coarse bound, checked before the decoder recurses (it counts `[` inside TOML's single-quoted
-    strings too, which only makes it stricter). The strings are cut out by a regular expression,
-    so that Python visits only the brackets (a character loop took 2.8 s on a cutlass_library
-    build's compile_commands.json)."""
-    deepest = depth = 0
-    for c in _brackets(openers + closers).findall(_STRING.sub("", text)):
-        if c in openers:
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
+    strings too, which only makes it stricter). Done in string methods, so that Python visits
+    only the brackets (a character loop took 2.8 s on a cutlass_library build's
+    compile_commands.json, a regular expression that cut out its strings 0.15 s, this 0.04 s):
+    a backslash escapes the next character (JSON's and TOML's basic strings), so the escaped
+    backslashes go first, then the escaped quotes; of the rest only quotes and brackets are
+    kept, and every other piece between two quotes is a string's (one left open runs to the
+    end)."""
+    brackets = openers + closers
+    plain = text.replace("\\\\", "").replace('\\"', "") if "\\" in text else text
+    outside = "".join(plain.translate(_only(brackets)).split('"')[::2])
+    step = dict.fromkeys(openers, 1) | dict.fromkeys(closers, -1)
+    found = _brackets(brackets).findall(outside)
+    return max(0, max(itertools.accumulate(map(step.__getitem__, found)), default=0))
 
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-"""A double-quoted string with its backslash escapes, the closing quote missing at the end."""
+@functools.cache
+def _only(brackets: str) -> dict[int, None]:
+    """A str.translate table that drops every ASCII character but the quote and `brackets`."""
+    return {c: None for c in range(128) if chr(c) not in '"' + brackets}
 
 
 @functools.cache

@@ -15,13 +15,19 @@ name it, whichever module directory holds them.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 from cutlint import inputs
 from cutlint.context.command import CompileCommand, parse_command
+
+T = TypeVar("T")
 
 COMPILE_COMMANDS = "compile_commands.json"
 BUILD_FILE = inputs.Limit("build file", 1 << 30, seconds=300.0)
@@ -29,34 +35,78 @@ BUILD_FILE = inputs.Limit("build file", 1 << 30, seconds=300.0)
 
 
 @cache
-def _database(path: Path) -> dict[str, tuple[str, tuple[str, ...] | str]]:
+def _database(path: str) -> dict[str, tuple[str, tuple[str, ...] | str]]:
     """compile_commands.json: absolute source path -> (directory, arguments or command). An
     argument list is kept with its own source and object file named by placeholders
-    (`_shared`), so that the many entries of one build share one list and one reading."""
-    entries = inputs.load_json(path, BUILD_FILE)
-    out: dict[str, tuple[str, tuple[str, ...] | str]] = {}
-    if not isinstance(entries, list):
+    (`_shared`), so that the many entries of one build share one list and one reading: one
+    tuple and one directory string in memory (a cutlass_library build has one entry per
+    kernel, 27,000 for 100a; its eight builds of 100,000 kernels held 102 MB, now 27 MB). One
+    pass over the entries in string operations, with the cyclic garbage collector paused:
+    decoding makes a container per entry, none in a cycle, and each collection it triggered
+    walked them all again."""
+    with _collector_paused():
+        entries = inputs.load_json(path, BUILD_FILE)
+        out: dict[str, tuple[str, tuple[str, ...] | str]] = {}
+        if not isinstance(entries, list):
+            return out
+        beside = str(Path(path).parent)
+        lists: dict[tuple[str, ...], tuple[str, ...]] = {}
+        directories: dict[str, str] = {}
+        for e in entries:
+            if not isinstance(e, dict):
+                continue
+            file = e.get("file")
+            if not isinstance(file, str):
+                continue
+            args = e.get("arguments")
+            cmd: tuple[str, ...] | str | None
+            if isinstance(args, list):
+                argv = _shared(list(map(str, args)), file)
+                cmd = lists.setdefault(argv, argv)
+            else:
+                cmd = e.get("command")
+            if cmd is None:
+                continue
+            directory = e.get("directory", beside)
+            directory = directory if isinstance(directory, str) else str(directory)
+            directory = directories.setdefault(directory, directory)
+            out[_source_key(directory, file)] = (directory, cmd)
         return out
-    for e in entries:
-        if not isinstance(e, dict) or not isinstance(e.get("file"), str):
-            continue
-        directory = str(e.get("directory", path.parent))
-        args = e.get("arguments")
-        cmd: tuple[str, ...] | str | None = (
-            _shared([str(a) for a in args], e["file"])
-            if isinstance(args, list)
-            else e.get("command")
-        )
-        if cmd is None:
-            continue
-        source = os.path.normpath(os.path.join(directory, e["file"]))
-        out[source] = (directory, cmd)
-    return out
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _source_key(directory: str, file: str) -> str:
+    """os.path.normpath(os.path.join(directory, file)), without the call for an absolute path
+    that is already normal (a generator's database names every file so)."""
+    if file.startswith("/") and "//" not in file and "/." not in file and not file.endswith("/"):
+        return file if os.sep == "/" else os.path.normpath(file)
+    return os.path.normpath(os.path.join(directory, file))
 
 
 def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     """The command `build_dir/compile_commands.json` holds for `source`, if any."""
-    db = build_dir / COMPILE_COMMANDS if is_dir(build_dir) else build_dir
+    return entry_in(str(database_in(build_dir)), source)
+
+
+@cache
+def database_in(build_dir: Path) -> Path:
+    """`build_dir/compile_commands.json` for a build directory, else `build_dir` itself (the
+    database named directly)."""
+    return build_dir / COMPILE_COMMANDS if is_dir(build_dir) else build_dir
+
+
+def entry_in(db: str, source: str) -> CompileCommand | None:
+    """The command the compile database `db` holds for `source`, if any."""
     try:
         entries = _database(db)
     except (inputs.InputError, OSError):
@@ -65,7 +115,7 @@ def from_database(build_dir: Path, source: str) -> CompileCommand | None:
     if entry is None:
         return None
     directory, cmd = entry
-    return _parsed(cmd, f"{db}", directory)
+    return _parsed(cmd, db, directory)
 
 
 SOURCE, OBJECT = "\0source", "\0object"
@@ -76,17 +126,26 @@ def _shared(argv: list[str], source: str) -> tuple[str, ...]:
     """`argv` with the entry's source file and its `-o` object file as placeholders: both are
     positional to what parse_command reads (includes, defines, targets), and they are what sets
     one entry's list apart from the next (a cutlass_library build has one entry per kernel,
-    27,000 for 100a). An argument that a flag before it takes as its value is left as it is."""
-    out = list(argv)
-    for i, a in enumerate(argv):
-        if a.startswith("-") or i == 0:
-            continue
+    27,000 for 100a). An argument that a flag before it takes as its value is left as it is.
+    (The source is found by list.index, not by a loop over every argument.)"""
+    out = argv
+    if "-o" in argv:
+        for i, before in enumerate(argv[:-1]):
+            if before == "-o" and not argv[i + 1].startswith("-"):
+                out = out if out is not argv else list(argv)
+                out[i + 1] = OBJECT
+    if source.startswith("-"):
+        return tuple(out)
+    i = 0
+    while True:
+        try:
+            i = argv.index(source, i + 1)  # from 1: argv[0] is the compiler
+        except ValueError:
+            return tuple(out)
         before = argv[i - 1]
-        if before == "-o":
-            out[i] = OBJECT
-        elif a == source and (before == "-c" or not before.startswith("-")):
+        if before != "-o" and (before == "-c" or not before.startswith("-")):
+            out = out if out is not argv else list(argv)
             out[i] = SOURCE
-    return tuple(out)
 
 
 @cache
@@ -164,12 +223,43 @@ def _build_files_of(cached_ops: Path) -> tuple[Path, ...]:
 
 
 @cache
-def database_above(directory: Path) -> Path | None:
-    """The nearest compile_commands.json in `directory` or above it (as clangd looks)."""
-    for d in (directory, *directory.parents):
+def database_above(directory: str) -> str | None:
+    """The nearest compile_commands.json in the absolute `directory` or above it (as clangd
+    looks). (A string, not a Path: asked for every file, and a Path's parsing and hashing
+    were most of it.)"""
+    start = Path(directory)
+    for d in (start, *start.parents):
         if exists(d / COMPILE_COMMANDS):
-            return d / COMPILE_COMMANDS
+            return str(d / COMPILE_COMMANDS)
     return None
+
+
+def nearest(
+    directory: Path, at: Callable[[Path], T | None], memo: dict[tuple[str, str], T | None]
+) -> T | None:
+    """The first answer of `at` in `directory` or a directory above it, as a walk up
+    `directory` and its parents finds it; each directory asked once per process (`memo`, its
+    caller's): a file's ancestors are its directory's, and of one tree the same few. A relative
+    directory is remembered with the working directory it was asked from."""
+    cwd = "" if directory.is_absolute() else os.getcwd()
+    walked: list[tuple[str, str]] = []
+    d, found = directory, None
+    while True:
+        key = (str(d), cwd)
+        if key in memo:
+            found = memo[key]
+            break
+        walked.append(key)
+        found = at(d)
+        if found is not None:
+            break
+        parent = d.parent
+        if parent == d:
+            break
+        d = parent
+    for key in walked:
+        memo[key] = found
+    return found
 
 
 def is_dir(path: Path) -> bool:

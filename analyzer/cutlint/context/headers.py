@@ -6,13 +6,14 @@ trees the JIT puts on its include path: flashinfer/jit/env.py `FLASHINFER_CSRC_D
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
 from cutlint import inputs
-from cutlint.context.build_files import exists
+from cutlint.context.build_files import exists, nearest
 from cutlint.cutlass.versions import format_version, read_version_h
 
 VERSION_FILES = (
@@ -28,8 +29,14 @@ _VERSION = re.compile(
 )
 
 
-@cache
 def _version_h(include_dir: str) -> str | None:
+    return _version_h_in(os.path.abspath(include_dir))
+
+
+@cache
+def _version_h_in(include_dir: str) -> str | None:
+    """Asked by absolute directory: a relative one is another directory in another working
+    directory."""
     v = read_version_h(Path(include_dir))
     return format_version(v) if v is not None else None
 
@@ -50,14 +57,12 @@ def cutlass_in_package(path: str) -> tuple[str, str] | None:
     `cutlass_library/source/include`, TensorRT-LLM at `3rdparty/cutlass/include` (its
     cpp/CMakeLists.txt puts `${3RDPARTY_DIR}/cutlass/include` on the include path), and
     CUTLASS's own build lies below its `include/` (tools/library/generated in the build tree)."""
-    for parent in Path(path).parents:
-        found = _cutlass_at(parent)
-        if found is not None:
-            return found
-    return None
+    return nearest(Path(path).parent, _cutlass_at, _CUTLASS_ABOVE)
 
 
-@cache
+_CUTLASS_ABOVE: dict[tuple[str, str], tuple[str, str] | None] = {}
+
+
 def _cutlass_at(directory: Path) -> tuple[str, str] | None:
     subs = ["3rdparty/cutlass/include", "include"]
     if directory.name == "flashinfer":
@@ -70,7 +75,6 @@ def _cutlass_at(directory: Path) -> tuple[str, str] | None:
     return None
 
 
-@cache
 def _package_version(directory: Path) -> tuple[str, str, str] | None:
     """(producer, version, file) when `directory` is a producer's package directory."""
     for producer, package, files in VERSION_FILES:
@@ -93,15 +97,21 @@ def _read_version(path: Path) -> str | None:
     return m[1] if m else None
 
 
-def producer_release(paths: Iterable[str]) -> tuple[str, str, str] | None:
-    """(producer, version, version file) of the first producer package above any of `paths`
-    (the file itself, then its include directories)."""
-    for start in paths:
-        for parent in Path(start).parents:
-            found = _package_version(parent) or _checkout_version(parent)
-            if found is not None:
-                return found
+def producer_release(directories: Iterable[str]) -> tuple[str, str, str] | None:
+    """(producer, version, version file) of the first producer package in or above any of
+    `directories` (the file's own, then its include directories)."""
+    for start in directories:
+        found = nearest(Path(start), _producer_at, _PRODUCER_ABOVE)
+        if found is not None:
+            return found
     return None
+
+
+def _producer_at(directory: Path) -> tuple[str, str, str] | None:
+    return _package_version(directory) or _checkout_version(directory)
+
+
+_PRODUCER_ABOVE: dict[tuple[str, str], tuple[str, str, str] | None] = {}
 
 
 def _checkout_version(directory: Path) -> tuple[str, str, str] | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from functools import cache
+from functools import lru_cache
 from pathlib import Path, PurePath
 
 from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sourced
@@ -33,13 +33,14 @@ def compile_command(path: str, build: BuildInfo | None) -> CompileCommand | None
     FlashInfer's JIT build file beside its `generated/` directory."""
     if build is not None and build.command:
         return parse_command(build.command, "--compile-command", os.getcwd())
+    absolute = os.path.abspath(path)
     if build is not None and build.database:
-        found = build_files.from_database(Path(build.database), path)
+        found = build_files.from_database(Path(build.database), absolute)
         if found is not None:
             return found
-    db = build_files.database_above(Path(os.path.abspath(path)).parent)
+    db = build_files.database_above(os.path.dirname(absolute))
     if db is not None:
-        found = build_files.from_database(db, path)
+        found = build_files.entry_in(db, absolute)
         if found is not None:
             return found
     return build_files.from_flashinfer_build(path)
@@ -47,35 +48,46 @@ def compile_command(path: str, build: BuildInfo | None) -> CompileCommand | None
 
 def _gpu(path: str, request: Request, cmd: CompileCommand | None) -> Sourced[int]:
     if request.gpu is not None:
-        sm = device_sm(request.gpu)
-        if sm is not None:
-            return Sourced(value=sm, origin=Origin.OPTION, where=f"--arch {request.gpu}")
+        said = _option_gpu(request.gpu)
+        if said is not None:
+            return said
     if cmd is not None:
-        sass = {t.sm for t in cmd.targets if not t.ptx}
-        if len(sass) == 1:  # one GPU's build (FlashInfer's JIT builds for the device it runs on)
-            return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+        built = _command_gpu(cmd)
+        if built is not None:
+            return built
     sm = cache_layout.generated_for_sm(path)
     if sm is not None:
         return Sourced(value=sm, origin=Origin.LAYOUT, where="the file's path")
     return Sourced(value=DEFAULT_GPU, origin=Origin.DEFAULT, where="cutlint's default (sm_120)")
 
 
-@cache
-def _producer_near(directory: str, dirs: tuple[str, ...]) -> tuple[str, str, str] | None:
-    """The producer version file above the file's directory or an include directory (files of
-    one directory and command share it: computed once)."""
-    return headers.producer_release(
-        (str(Path(directory) / "x"), *(str(Path(d) / "x") for d in dirs))
+@lru_cache(maxsize=256)
+def _option_gpu(spec: str) -> Sourced[int] | None:
+    """The GPU `--arch` names (asked for every file of a run: read once)."""
+    sm = device_sm(spec)
+    return (
+        Sourced(value=sm, origin=Origin.OPTION, where=f"--arch {spec}") if sm is not None else None
     )
 
 
+@lru_cache(maxsize=4096)
+def _command_gpu(cmd: CompileCommand) -> Sourced[int] | None:
+    """The one GPU a command builds SASS for (FlashInfer's JIT builds for the device it runs
+    on), if it builds for one; the files of one build share their command."""
+    sass = {t.sm for t in cmd.targets if not t.ptx}
+    if len(sass) == 1:
+        return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+    return None
+
+
 def _installed_for(
-    path: str, in_path: str | None, site: tuple[str, ...]
+    path: str, in_path: str | None, site: tuple[str, ...], text: _Text
 ) -> packages.Installed | None:
     """The installed producer package that says the file's release: FlashInfer's for a file of
     its JIT cache layout whose version directory, if any, agrees with it (the JIT writes under
     its own version: a cache of another release was written by another install); TensorRT-LLM's
-    for a file of its source tree (a `tensorrt_llm` directory above it)."""
+    for a file of its source tree (a `tensorrt_llm` directory above it); SGLang's for a source
+    of its JIT (asked only where SGLang is installed: the file's text is read for it)."""
     parts = PurePath(os.path.abspath(path)).parts
     in_layout = (
         in_path is not None
@@ -89,13 +101,14 @@ def _installed_for(
         return None
     if "tensorrt_llm" in parts[:-1]:
         return packages.installed_producer("tensorrt_llm", site)
-    if sglang_jit.jit_source(path) is not None:
-        return packages.installed_producer("sglang", site)
+    sglang = packages.installed_producer("sglang", site)
+    if sglang is not None and text.jit_source(path) is not None:
+        return sglang
     return None
 
 
 def _release(
-    path: str, request: Request, dirs: tuple[str, ...], site: tuple[str, ...] = ()
+    path: str, request: Request, dirs: tuple[str, ...], site: tuple[str, ...], text: _Text
 ) -> tuple[Sourced[str], Sourced[str]] | None:
     """(producer, release)."""
     if request.release is not None:
@@ -104,7 +117,8 @@ def _release(
             Sourced(value="flashinfer", origin=Origin.OPTION, where=where),
             Sourced(value=request.release, origin=Origin.OPTION, where=where),
         )
-    found = _producer_near(os.path.dirname(os.path.abspath(path)), dirs)
+    # the producer's version file above the file's directory or an include directory
+    found = headers.producer_release((os.path.dirname(os.path.abspath(path)), *dirs))
     if found is not None:
         producer, version, where = found
         return (
@@ -112,7 +126,7 @@ def _release(
             Sourced(value=version, origin=Origin.HEADER, where=where),
         )
     in_path = cache_layout.flashinfer_version(path)
-    pkg = _installed_for(path, in_path, site)
+    pkg = _installed_for(path, in_path, site, text)
     if pkg is not None:
         return (
             Sourced(value=pkg.producer, origin=Origin.PACKAGE, where=pkg.where),
@@ -195,20 +209,92 @@ def _jit_module(path: str, cmd: CompileCommand | None) -> Sourced[str] | None:
     return None
 
 
+DIRECTORY_MEMO = True
+"""Whether files of one directory built by one command share their resolution (a test turns it
+off to hold the answers to a resolution of each file on its own)."""
+
+_SHARED: dict[tuple[object, ...], BuildContext] = {}
+"""(directory as given, working directory for a relative one, name if it counts, compile
+command, GPU, request, site) -> the context resolved for the first such file."""
+
+_NAMES_READ = frozenset({"generated", "cutlass_instantiations"})
+"""Directory names of FlashInfer's layout that the layout reads among a path's parts
+(sources/flashinfer_cache.py flashinfer_version, `_installed_for`), the file's own name with
+them: a file so named keys its own resolution."""
+
+
 def resolve(
     path: str, build: BuildInfo | None = None, request: Request | None = None
 ) -> BuildContext:
-    """The build context of the file at `path`."""
+    """The build context of the file at `path`.
+
+    What is the file's own is resolved for it: its compile command (its database entry, its
+    build file's line), the GPU that command or its name says, and its text where SGLang's JIT
+    is asked about. Everything else is a fact of its directory and the directories above it
+    (the producer's version file, the installed packages, the CUTLASS headers, the layout's
+    directory names), so files of one directory compiled by one command share one resolution
+    and one record; a resolution that read the file's text is its own."""
     request = request or Request()
     cmd = compile_command(path, build)
-    dirs = cmd.include_dirs if cmd is not None else ()
+    gpu = _gpu(path, request, cmd)
     site = build.site_packages if build is not None else ()
-    released = _release(path, request, dirs, site)
+    if not DIRECTORY_MEMO:
+        return _resolve(path, request, cmd, gpu, site, _Text())
+    head, name = os.path.split(path)
+    cwd = "" if os.path.isabs(head) else os.getcwd()
+    named = name if name in _NAMES_READ else ""
+    key: tuple[object, ...] = (head, cwd, named, cmd, gpu, request, site)
+    found = _SHARED.get(key)
+    if found is _BY_TEXT:  # resolved here by what each file's text says: the same, read now
+        key += (sglang_jit.by_its_includes(path) is not None,)
+        found = _SHARED.get(key)
+    if found is None:
+        text = _Text()
+        found = _resolve(path, request, cmd, gpu, site, text)
+        if len(_SHARED) >= 1 << 16:
+            _SHARED.clear()
+        if text.says is not None and len(key) == 7:
+            _SHARED[key] = _BY_TEXT
+            key += (text.says,)
+        _SHARED[key] = found
+    return found
+
+
+_BY_TEXT = BuildContext()
+"""Marks a key whose resolution read the file's text: each answer is kept under the key and
+what the text said."""
+
+
+class _Text:
+    """What the resolution read of the file's own text: whether it includes SGLang's JIT
+    headers, or None where it was not read (the file's directory decided)."""
+
+    def __init__(self) -> None:
+        self.says: bool | None = None
+
+    def jit_source(self, path: str) -> sglang_jit.JitSource | None:
+        found = sglang_jit.in_jit_tree(path)
+        if found is None:
+            found = sglang_jit.by_its_includes(path)
+            self.says = found is not None
+        return found
+
+
+def _resolve(
+    path: str,
+    request: Request,
+    cmd: CompileCommand | None,
+    gpu: Sourced[int],
+    site: tuple[str, ...],
+    text: _Text,
+) -> BuildContext:
+    dirs = cmd.include_dirs if cmd is not None else ()
+    released = _release(path, request, dirs, site, text)
     producer = released[0] if released else None
     if producer is None and cutlass_library_files.in_build(path):
         producer = Sourced(value="cutlass_library", origin=Origin.LAYOUT, where="the file's path")
     if producer is None and cmd is None:
-        jit = sglang_jit.jit_source(path)
+        jit = text.jit_source(path)
         if jit is not None:  # an SGLang JIT source of no known release
             producer = Sourced(value="sglang", origin=Origin.HEADER, where=jit.why)
     cutlass = _cutlass(
@@ -223,7 +309,7 @@ def resolve(
         targets=Sourced(value=cmd.targets, origin=Origin.COMMAND, where=cmd.where)
         if cmd is not None and cmd.targets
         else None,
-        gpu=_gpu(path, request, cmd),
+        gpu=gpu,
         cutlass_version=cutlass[0] if cutlass else None,
         cutlass_include=cutlass[1] if cutlass else None,
         producer=producer,

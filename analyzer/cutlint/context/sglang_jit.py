@@ -12,7 +12,7 @@ it includes `sgl_kernel/` headers itself (a kernel of the user's own, loaded by 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePath
 
 from pydantic import BaseModel, ConfigDict
@@ -43,9 +43,19 @@ def _kernel_dir(csrc: Path) -> bool:
 
 def _in_tree(path: str) -> tuple[str, str] | None:
     p = Path(path).absolute()
-    for parent in p.parents:
+    csrc = _csrc_above(str(p.parent))
+    if csrc is None:
+        return None
+    return str(Path(csrc).parent), PurePath(p).relative_to(csrc).as_posix()
+
+
+@lru_cache(maxsize=1 << 14)
+def _csrc_above(directory: str) -> str | None:
+    """The nearest `csrc/` of a JIT kernel tree at or above the absolute `directory`: the
+    files of one directory share it."""
+    for parent in (Path(directory), *Path(directory).parents):
         if parent.name == "csrc" and _kernel_dir(parent):
-            return str(parent.parent), PurePath(p).relative_to(parent).as_posix()
+            return str(parent)
     return None
 
 
@@ -59,13 +69,24 @@ def _includes_sgl_kernel(path: str) -> bool:
 
 def jit_source(path: str) -> JitSource | None:
     """The SGLang JIT source `path` is, or None."""
+    return in_jit_tree(path) or by_its_includes(path)
+
+
+def in_jit_tree(path: str) -> JitSource | None:
+    """`path` as an SGLang JIT source by the kernel tree it lies in, or None."""
     tree = _in_tree(path)
-    if tree is not None:
-        return JitSource(
-            kernel_dir=tree[0],
-            csrc_relative=tree[1],
-            why=f"in SGLang's JIT kernel tree {tree[0]} (include/sgl_kernel/ beside csrc/)",
-        )
+    if tree is None:
+        return None
+    return JitSource(
+        kernel_dir=tree[0],
+        csrc_relative=tree[1],
+        why=f"in SGLang's JIT kernel tree {tree[0]} (include/sgl_kernel/ beside csrc/)",
+    )
+
+
+def by_its_includes(path: str) -> JitSource | None:
+    """`path` as an SGLang JIT source by its own text (it includes `sgl_kernel/` headers), or
+    None."""
     if _includes_sgl_kernel(path):
         return JitSource(
             kernel_dir=None,
@@ -75,4 +96,4 @@ def jit_source(path: str) -> JitSource | None:
     return None
 
 
-__all__ = ["JitSource", "jit_source"]
+__all__ = ["JitSource", "by_its_includes", "in_jit_tree", "jit_source"]

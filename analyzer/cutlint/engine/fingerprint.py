@@ -59,8 +59,14 @@ def relative_path(path: str, root: Path) -> str:
         return "."
     prefix = top if top.endswith(os.sep) else top + os.sep
     if resolved.startswith(prefix):
-        return Path(resolved[len(prefix) :]).as_posix()
-    return Path(resolved).as_posix()
+        return _posix(resolved[len(prefix) :])
+    return _posix(resolved)
+
+
+def _posix(normal: str) -> str:
+    """`Path(normal).as_posix()` of a path os.path has already normalized (realpath): itself
+    where the separator is `/`."""
+    return normal if os.sep == "/" else Path(normal).as_posix()
 
 
 @lru_cache(maxsize=4096)
