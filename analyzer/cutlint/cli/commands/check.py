@@ -267,7 +267,9 @@ def run(flags: CheckFlags) -> None:
 
 
 def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
-    if flags.jobs != 0:
+    from cutlint.parse.defines import in_process
+
+    if not in_process(_files_named(flags.paths), flags.jobs):
         from cutlint.parse import pool
 
         pool.prestart()  # a parser process loads libclang while this one imports the rest
@@ -387,6 +389,12 @@ def _keep(
     found = dependencies(files, cache_dir())
     recorder.depend({os.path.abspath(p): signature(p) for p in found})
     recorder.store(code)
+
+
+def _files_named(paths: Sequence[Path]) -> int | None:
+    """How many files `paths` names, when it names files only; None when a directory is among
+    them (how many files it holds is known after the walk)."""
+    return None if any(p.is_dir() for p in paths) else len(paths)
 
 
 def _translation_units(
