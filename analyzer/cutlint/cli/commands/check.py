@@ -188,7 +188,13 @@ class CheckFlags:
     help="Colour the text and concise formats: auto is on for a terminal, off when NO_COLOR is "
     "set.",
 )
-@click.option("--jobs", type=int, default=None, help="Parser worker processes (default: up to 2).")
+@click.option(
+    "--jobs",
+    type=int,
+    default=None,
+    help="Parser worker processes (default: one per core, up to 8; fewer than 8 files are parsed "
+    "in this process, without --parse-timeout's limit).",
+)
 @click.option(
     "--binaries",
     multiple=True,
