@@ -68,8 +68,17 @@ class Claims:
     """Set: the family claims calls of `moe_macro.MACRO` only, and of these only those whose
     arch tag (`cutlass::arch::Sm100`) is one of these."""
 
+    builder_arch_tags: frozenset[str] | None = None
+    """Set: the family claims `using` chains whose mainloop CollectiveBuilder's ArchTag (its
+    first template argument, `cutlass::arch::Sm90`) is one of these; a chain none of whose
+    aliases takes one of them first is not its."""
+
     def may_claim(self, inst: Instantiation) -> bool:
         if inst.form not in self.forms:
+            return False
+        if self.builder_arch_tags is not None and not any(
+            a.args and a.args[0] in self.builder_arch_tags for a in inst.chain
+        ):
             return False
         if self.moe_arch_sms is None:
             return True
@@ -83,6 +92,11 @@ class Claims:
 _MOE_CALL = frozenset({FormKind.MACRO_CALL})
 _EXPLICIT = frozenset({FormKind.EXPLICIT_INSTANTIATION})
 _ALIAS = frozenset({FormKind.TYPE_ALIAS})
+_SM120_BUILDER = frozenset({"cutlass::arch::Sm120", "cutlass::arch::Sm121"})
+"""The ArchTags the SM120 CollectiveBuilder families read a chain with (their shared `read`)."""
+_CALL = frozenset({FormKind.MACRO_CALL, FormKind.EXPLICIT_INSTANTIATION})
+"""A JIT module's family (families/jit_module_family.py): the names it claims are its header's
+macros and launcher functions, never a type a `using` chain names."""
 
 CLAIMS: dict[str, Claims] = {
     "sm120-blockscaled-grouped": Claims(_MOE_CALL, frozenset({120, 121})),
@@ -91,11 +105,21 @@ CLAIMS: dict[str, Claims] = {
     "sm100-tma-ws-grouped": Claims(_MOE_CALL, frozenset({100, 103})),
     "sm90-mixed-gemm": Claims(_EXPLICIT),
     "sm90-mixed-moe": Claims(_EXPLICIT),
-    "sm120-dense-gemm": Claims(_ALIAS),
-    "sm120-nvfp4-gemm": Claims(_ALIAS),
-    "sm120-collective-builder": Claims(_ALIAS),
-    "sm90-collective-builder": Claims(_ALIAS),
-    "sm100-collective-builder": Claims(_ALIAS),
+    "sm120-mxfp8-gemm": Claims(_CALL),
+    "sm120-fp4-gemm": Claims(_CALL),
+    "sm120-fp4-group-gemm": Claims(_CALL),
+    "sm120-fp8-groupwise": Claims(_CALL),
+    "sm120-svdquant": Claims(_CALL),
+    "sm100-jit-gemm": Claims(_CALL),
+    "sm100-tgv-gemm": Claims(_CALL),
+    "sm90-segment-gemm": Claims(_CALL),
+    "sm120-dense-gemm": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm120-nvfp4-gemm": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm120-collective-builder": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm90-collective-builder": Claims(_ALIAS, builder_arch_tags=frozenset({"cutlass::arch::Sm90"})),
+    "sm100-collective-builder": Claims(
+        _ALIAS, builder_arch_tags=frozenset({"cutlass::arch::Sm100"})
+    ),
     "cutlass2-gemm-universal": Claims(_ALIAS),
     "cutlass2-gemm-planar-complex": Claims(_ALIAS),
     "cutlass2-blas3": Claims(_ALIAS),
@@ -103,9 +127,10 @@ CLAIMS: dict[str, Claims] = {
     "cutlass2-gemm-grouped": Claims(_ALIAS),
     "cutlass2-sparse-gemm": Claims(_ALIAS),
 }
-"""Optional, by family name: a family not here is asked every form (the JIT-module families
-claim names their data lists, in more than one form). Start-up only: a check imports the
-families that may claim what its files hold, not every family ahead of them in claim order."""
+"""Optional, by family name: a family not here is asked every form. Start-up only: a check
+imports the families that may claim what its files hold, not every family ahead of them in
+claim order (a cutlass_library SM100 kernel passes the fourteen macro and launcher families
+and the other arches' CollectiveBuilder families by)."""
 
 
 @cache
