@@ -397,10 +397,31 @@ def _keep(
     recorder.store(code)
 
 
-def _files_named(paths: Sequence[Path]) -> int | None:
-    """How many files `paths` names, when it names files only; None when a directory is among
-    them (how many files it holds is known after the walk)."""
-    return None if any(p.is_dir() for p in paths) else len(paths)
+def _files_named(paths: Sequence[Path]) -> int:
+    """How many files `paths` names, a directory's counted as the walk finds them (`.cu` and
+    headers below it; its exclusions aside), counting stopped at POOL_PAYS_FROM: whether to fork
+    a parser worker now is decided before the walk, and a worker that the run then does not use
+    (too few files) would have loaded a second parser for nothing."""
+    from cutlint.parse.defines import POOL_PAYS_FROM
+    from cutlint.sources.kernel_headers import is_source
+
+    count = 0
+    todo = list(paths)
+    while todo and count < POOL_PAYS_FROM:
+        path = todo.pop()
+        try:
+            if not path.is_dir():
+                count += 1
+                continue
+            with os.scandir(path) as entries:
+                for e in entries:
+                    if e.is_dir(follow_symlinks=False):
+                        todo.append(Path(e.path))
+                    elif is_source(e.name):
+                        count += 1
+        except OSError:  # the walk says what is wrong with it
+            count += 1
+    return count
 
 
 def _translation_units(
