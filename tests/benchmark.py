@@ -2,9 +2,11 @@
 
     python tests/benchmark.py [--runs 5] [--startup-runs 21] [--synthetic 10000] [--workdir DIR]
 
-0. start-up: `cutlint --version` and `cutlint check` of one real file, whole process, as medians
-   of many runs beside `python -c pass` on the same machine at the same time (a shared machine's
-   load moves all three; the load average is printed with them);
+0. start-up: `cutlint --version` and `cutlint check -q` of one real file, its first run
+   (`--no-cache`) and from the cache, whole process, as medians of many runs beside
+   `python -c pass` on the same machine at the same time (a shared machine's load moves them
+   all; the load average is printed with them). Alone, paired against another checkout:
+   `python tests/benchmark.py --case startup --one-file FILE [--baseline DIR] [--startup-runs N]`;
 1. the real FlashInfer 0.7.2.post1 SM120 cache, written by FlashInfer's own generator;
 2. a synthetic cache of N instantiations: copies of those real files under new names;
 3. a real cutlass_library build for 120a (CUTLASS's own generator from the nvidia-cutlass wheel:
@@ -163,42 +165,53 @@ def report(label: str, target: Path, runs: int, extra: tuple[str, ...] = ()) -> 
 
 def startup(one_file: Path, runs: int, baseline: Path | None = None) -> None:
     """The start-up cost on its own line: the commands interleaved, run by run, so that the
-    machine's load falls on them alike; with `baseline`, that checkout's beside this one's."""
+    machine's load falls on them alike; with `baseline`, that checkout's beside this one's.
+    A one-file check twice: its first run (`--no-cache`: parsed and judged, as a new file is)
+    and from the cache (the same command again: replayed where cutlint keeps its runs)."""
     pythons = {"": sys.executable}
     if baseline is not None:
         pythons[f"baseline {baseline.name}: "] = str(baseline / ".venv" / "bin" / "python")
     cases = {"python -c pass": [sys.executable, "-c", "pass"]}
+    check = ["check", str(one_file), "--no-config", "--fail-on", "never", "-q"]
     for label, python in pythons.items():
         cutlint = [python, "-m", "cutlint"]
         cases[f"{label}cutlint --version"] = [*cutlint, "--version"]
-        cases[f"{label}one-file check"] = [
-            *cutlint, "check", str(one_file), "--no-config", "--fail-on", "never"
-        ]  # fmt: skip
-    for argv in cases.values():  # warm-up: bytecode written, files in the page cache
-        subprocess.run(argv, capture_output=True, env=ENV, check=False)
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    cpu: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(runs):
-        for name, argv in cases.items():
-            before = os.times()
-            start = time.perf_counter()
-            subprocess.run(argv, capture_output=True, env=ENV, check=False)
-            samples[name].append(1000 * (time.perf_counter() - start))
-            after = os.times()
-            used = after.children_user + after.children_system
-            cpu[name].append(1000 * (used - before.children_user - before.children_system))
+        cases[f"{label}one-file check --no-cache"] = [*cutlint, *check, "--no-cache"]
+        cases[f"{label}one-file check, cached"] = [*cutlint, *check]
+    with tempfile.TemporaryDirectory(prefix="cutlint-startup-cache-") as cache:
+        env = {**ENV, "CUTLINT_CACHE": cache}
+        env.pop("CUTLINT_NO_CACHE", None)
+        outputs: dict[str, set[bytes]] = {}
+        for argv in cases.values():  # warm-up: bytecode written, files in the page cache
+            subprocess.run(argv, capture_output=True, env=env, check=False)
+        samples: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(runs):
+            for name, argv in cases.items():
+                before = os.times()
+                start = time.perf_counter()
+                done = subprocess.run(argv, capture_output=True, env=env, check=False)
+                samples[name].append(1000 * (time.perf_counter() - start))
+                after = os.times()
+                used = after.children_user + after.children_system
+                cpu[name].append(1000 * (used - before.children_user - before.children_system))
+                if "check" in name:
+                    outputs.setdefault(name.split(": ")[-1], set()).add(done.stdout + done.stderr)
     medians = {name: statistics.median(v) for name, v in samples.items()}
     cpus = {name: statistics.median(v) for name, v in cpu.items()}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"start-up, whole-process medians of {runs} runs (load average {load:.1f}); one file: "
+        f"{one_file.name}; python -c pass {medians['python -c pass']:.0f} ms"
+    )
     for label in pythons:
-        version, check = label + "cutlint --version", label + "one-file check"
-        print(
-            f"start-up{' of ' + label.rstrip(': ') if label else ''}: cutlint --version "
-            f"{medians[version]:.0f} ms (CPU {cpus[version]:.0f} ms), one-file check "
-            f"{medians[check]:.0f} ms (CPU {cpus[check]:.0f} ms) ({one_file.name}); python -c "
-            f"pass {medians['python -c pass']:.0f} ms; whole-process medians of {runs} runs, "
-            f"load average {load:.1f}"
+        shown = ", ".join(
+            f"{case} {medians[label + case]:.0f} ms (CPU {cpus[label + case]:.0f} ms)"
+            for case in ("cutlint --version", "one-file check --no-cache", "one-file check, cached")
         )
+        print(f"  {label.rstrip(': ') or 'this checkout'}: {shown}")
+    same = all(len(v) == 1 for v in outputs.values())
+    print(f"  outputs byte-identical across runs and checkouts, per command: {same}")
 
 
 def synthetic_log(dest: Path, lines: int) -> Path:
@@ -495,7 +508,10 @@ def main() -> None:
     ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--synthetic", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None)
-    ap.add_argument("--case", choices=("all", "log", "binaries"), default="all")
+    ap.add_argument("--case", choices=("all", "log", "binaries", "startup"), default="all")
+    ap.add_argument(
+        "--one-file", type=Path, default=None, help="the file of the start-up case (--case startup)"
+    )
     ap.add_argument("--big", action="store_true", help="only the large cases (docs/scale.md)")
     ap.add_argument("--baseline", type=Path, default=None, help="a checkout with its own .venv")
     ap.add_argument("--tu-only", action="store_true", help="run case 6 (cutlint tu) alone")
@@ -506,6 +522,12 @@ def main() -> None:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="cutlint-bench-"))
     if args.case == "log":
         explain_log_case(work / "logs", args.runs)
+        return
+    if args.case == "startup":
+        if args.one_file is None:
+            raise SystemExit("--case startup needs --one-file FILE")
+        print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+        startup(args.one_file, args.startup_runs, args.baseline)
         return
     if args.case == "binaries":
         binaries_case(max(1, args.runs // 2))

@@ -32,7 +32,10 @@ class Origin(StrEnum):
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: each record's validator is built when the record is first made (as
+    # records.py's are), not at import; `Sourced[...]`'s parametrizations are otherwise built
+    # one by one here, and again inside BuildContext's own.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Sourced(_Frozen, Generic[T]):

@@ -149,3 +149,31 @@ def test_each_registry_line_names_its_family() -> None:
 
     for name, folder in REGISTRY:
         assert family_named(name).name == name and family_named(name).package.endswith(folder)
+
+
+def test_claims_keep_out_only_what_the_family_never_claims() -> None:
+    """`registry.CLAIMS` lets a check import only the families that may claim its forms: every
+    form of every fixture that a family's entry rules out, the family itself does not claim
+    (whatever the arch asked), so skipping it changes no claim."""
+    from cutlint.families.registry import CLAIMS, family_named
+    from cutlint.model.arch import arch_for
+    from cutlint.model.context import ModelContext
+    from cutlint.parse import parse_source
+    from cutlint.producers import cutlass_version
+
+    forms = [
+        inst
+        for path in sorted((ROOT / "fixtures").rglob("*.cu"))
+        for inst in parse_source(str(path), path.read_bytes()).instantiations
+    ]
+    assert {i.form for i in forms} == {"macro_call", "explicit_instantiation", "type_alias"}
+    contexts = [
+        ModelContext(arch=arch_for(sm), cutlass=cutlass_version.resolve("4.2.0", None))
+        for sm in (90, 100, 120)
+    ]
+    for name, ruled in CLAIMS.items():
+        family = family_named(name)
+        for inst in forms:
+            if not ruled.may_claim(inst):
+                for ctx in contexts:
+                    assert family.claim(inst, ctx) is None, (name, inst.span)

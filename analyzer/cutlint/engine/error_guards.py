@@ -24,7 +24,6 @@ from cutlint import inputs
 from cutlint.build_context import BuildContext
 from cutlint.context.vendors import vendor_macro
 from cutlint.parse.problems import ILL_FORMED_SOURCE, NO_INSTANTIATIONS
-from cutlint.producers.sglang import jit as sglang_jit
 from cutlint.records import InputProblem
 
 NOT_FOR_THIS_TARGET = "CUT216"
@@ -43,6 +42,8 @@ def jit_defines(build: BuildContext | None, path: str) -> tuple[Mapping[str, str
         return None
     if build.producer.value != "sglang":
         return None
+    from cutlint.producers.sglang import jit as sglang_jit  # its records: for SGLang's files only
+
     version = build.release.value if build.release is not None else None
     rel, own = sglang_jit.release(version)
     said = (

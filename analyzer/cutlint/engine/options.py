@@ -10,6 +10,7 @@ from cutlint import parse
 from cutlint.build_context import BuildInfo, Request
 from cutlint.context.packages import site_dirs
 from cutlint.engine.selection import Selection
+from cutlint.parse.defines import SECONDS_PER_FILE
 
 DEFAULT_ARCH = "sm_120"
 """Target arch when neither --arch nor the file's own path names one."""
@@ -25,7 +26,7 @@ class CheckOptions:
     jobs: int | None = None
     flashinfer_version: str | None = None
     """The FlashInfer release that wrote the files, where their path does not say."""
-    parse_timeout: float = parse.DEFAULT_LIMITS.seconds_per_file
+    parse_timeout: float = SECONDS_PER_FILE
     """Seconds one file may take in a parser worker before it is reported as CUT007."""
     root: Path | None = None
     """The project root that fingerprints and reported URIs are relative to (default: cwd)."""

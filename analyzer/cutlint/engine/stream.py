@@ -18,15 +18,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from cutlint import inputs, parse
+from cutlint import inputs
 from cutlint.context.arch_macros import guard_defines
 from cutlint.engine import tree_pack
 from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.tree_manifest import TreeManifest, configuration, signature
-from cutlint.parse import pool, walk
-from cutlint.parse.defines import Job, command_line
+from cutlint.parse import walk
+from cutlint.parse.defines import Job, command_line, in_process
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE
 from cutlint.records import FileResult, ParsedFile
 
@@ -296,11 +296,13 @@ def _parsed_stream(
 ) -> Generator[object, None, None]:
     if not files:
         return _nothing()  # every file answered from the cache: no parser imported
-    if jobs <= 0:
+    if jobs <= 0 or in_process(len(files), options.jobs):
         from cutlint.parse.worker import parse_file
 
         return (parse_file(f, job) for f in files)
-    limits = replace(parse.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
+    from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
+
+    limits = replace(pool.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
     return pool.stream(files, job, jobs, limits)
 
 

@@ -2,19 +2,22 @@
 owns it. Adding a family is one line here (and its folder; docs/architecture.md).
 
 A family is imported when it is first asked: to claim an instantiation (in claim order, up to the
-one that claims it), or by name. A check of an SM120 cache imports the SM120 family alone, not
-the others (about 70 ms of start-up on a 2-core machine)."""
+one that claims it, passing over those whose `CLAIMS` rule the form out), or by name. A check of
+an SM120 cache imports the SM120 family alone, not the others (about 70 ms of start-up on a
+2-core machine); a check of an SM100 one the SM100 family alone."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from cutlint.families.base import Claim, Family
 from cutlint.model.context import ModelContext
-from cutlint.records import Instantiation, Recipe
+from cutlint.producers.trtllm import moe_macro
+from cutlint.records import FormKind, Instantiation, Recipe
 
 if TYPE_CHECKING:  # the truth vocabulary is the test harness's; a check never loads it
     from cutlint.families.truth import Truth
@@ -51,6 +54,83 @@ forms may go in any order; the ones every FlashInfer SM120 cache needs (its grou
 and the SM80 fused-MoE launcher it also holds) come first, so that checking one imports no other."""
 
 _FOLDER = dict(REGISTRY)
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a family can claim at most, said without importing it (its model and parts): the
+    source forms its `claim` looks at first, and, for TensorRT-LLM's MoE macro, the arch tags of
+    the calls it claims (the macro's first argument: moe_macro_family.claim_macro). A form
+    outside is not asked of it (tests/families/test_registry.py asks, to keep the two equal)."""
+
+    forms: frozenset[FormKind]
+    moe_arch_sms: frozenset[int] | None = None
+    """Set: the family claims calls of `moe_macro.MACRO` only, and of these only those whose
+    arch tag (`cutlass::arch::Sm100`) is one of these."""
+
+    builder_arch_tags: frozenset[str] | None = None
+    """Set: the family claims `using` chains whose mainloop CollectiveBuilder's ArchTag (its
+    first template argument, `cutlass::arch::Sm90`) is one of these; a chain none of whose
+    aliases takes one of them first is not its."""
+
+    def may_claim(self, inst: Instantiation) -> bool:
+        if inst.form not in self.forms:
+            return False
+        if self.builder_arch_tags is not None and not any(
+            a.args and a.args[0] in self.builder_arch_tags for a in inst.chain
+        ):
+            return False
+        if self.moe_arch_sms is None:
+            return True
+        return (
+            inst.name == moe_macro.MACRO
+            and bool(inst.args)
+            and moe_macro.arch_sm(inst.args[0]) in self.moe_arch_sms
+        )
+
+
+_MOE_CALL = frozenset({FormKind.MACRO_CALL})
+_EXPLICIT = frozenset({FormKind.EXPLICIT_INSTANTIATION})
+_ALIAS = frozenset({FormKind.TYPE_ALIAS})
+_SM120_BUILDER = frozenset({"cutlass::arch::Sm120", "cutlass::arch::Sm121"})
+"""The ArchTags the SM120 CollectiveBuilder families read a chain with (their shared `read`)."""
+_CALL = frozenset({FormKind.MACRO_CALL, FormKind.EXPLICIT_INSTANTIATION})
+"""A JIT module's family (families/jit_module_family.py): the names it claims are its header's
+macros and launcher functions, never a type a `using` chain names."""
+
+CLAIMS: dict[str, Claims] = {
+    "sm120-blockscaled-grouped": Claims(_MOE_CALL, frozenset({120, 121})),
+    "sm80-fused-moe": Claims(_EXPLICIT),
+    "sm90-tma-ws-grouped": Claims(_MOE_CALL, frozenset({90})),
+    "sm100-tma-ws-grouped": Claims(_MOE_CALL, frozenset({100, 103})),
+    "sm90-mixed-gemm": Claims(_EXPLICIT),
+    "sm90-mixed-moe": Claims(_EXPLICIT),
+    "sm120-mxfp8-gemm": Claims(_CALL),
+    "sm120-fp4-gemm": Claims(_CALL),
+    "sm120-fp4-group-gemm": Claims(_CALL),
+    "sm120-fp8-groupwise": Claims(_CALL),
+    "sm120-svdquant": Claims(_CALL),
+    "sm100-jit-gemm": Claims(_CALL),
+    "sm100-tgv-gemm": Claims(_CALL),
+    "sm90-segment-gemm": Claims(_CALL),
+    "sm120-dense-gemm": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm120-nvfp4-gemm": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm120-collective-builder": Claims(_ALIAS, builder_arch_tags=_SM120_BUILDER),
+    "sm90-collective-builder": Claims(_ALIAS, builder_arch_tags=frozenset({"cutlass::arch::Sm90"})),
+    "sm100-collective-builder": Claims(
+        _ALIAS, builder_arch_tags=frozenset({"cutlass::arch::Sm100"})
+    ),
+    "cutlass2-gemm-universal": Claims(_ALIAS),
+    "cutlass2-gemm-planar-complex": Claims(_ALIAS),
+    "cutlass2-blas3": Claims(_ALIAS),
+    "cutlass2-conv": Claims(_ALIAS),
+    "cutlass2-gemm-grouped": Claims(_ALIAS),
+    "cutlass2-sparse-gemm": Claims(_ALIAS),
+}
+"""Optional, by family name: a family not here is asked every form. Start-up only: a check
+imports the families that may claim what its files hold, not every family ahead of them in
+claim order (a cutlass_library SM100 kernel passes the fourteen macro and launcher families
+and the other arches' CollectiveBuilder families by)."""
 
 
 @cache
@@ -137,7 +217,10 @@ def probe_spec(probe: str) -> ModuleType:
 
 def claim(inst: Instantiation, ctx: ModelContext) -> tuple[Family, Claim] | None:
     """The family that owns `inst` and its claim, or None when no family claims it."""
-    for _, folder in REGISTRY:
+    for name, folder in REGISTRY:
+        ruled = CLAIMS.get(name)
+        if ruled is not None and not ruled.may_claim(inst):
+            continue
         family = _family(folder)
         claimed = family.claim(inst, ctx)
         if claimed is not None:

@@ -41,6 +41,29 @@ class Job:
     that holds none is skipped (sources/kernel_headers.py)."""
 
 
+SECONDS_PER_FILE = 20.0
+"""The CPU time one file may take in a parser worker before it is stopped (CUT007), unless the
+run says otherwise (`--parse-timeout`; parse/pool.py `Limits`). Here, so that a run's options
+have their default without importing the pool (multiprocessing)."""
+
+POOL_PAYS_FROM = 8
+"""Files to parse from which parser worker processes pay for themselves, when the caller does not
+say how many (`--jobs`); fewer are parsed (and judged) in this process. A pool costs a fork, the
+`multiprocessing` machinery and each file's trip through JSON (30-40 ms of CPU for a one-file
+`cutlint check` on the 2-core machine, where the whole run is about 0.5 s), and gains at most the
+parse of the files it overlaps. Parsed in this process, a file has no time or memory limit and a
+libclang crash ends the run: `--jobs N` keeps the workers for any number of files."""
+
+
+def in_process(files: int | None, jobs: int | None) -> bool:
+    """Whether a run parses its files in this process: `jobs` 0 (`--jobs 0`), or, with `jobs`
+    not given, fewer than POOL_PAYS_FROM of them. `files` None: not known yet (a directory is
+    among the paths: walked later), never few."""
+    if jobs is not None:
+        return jobs <= 0
+    return files is not None and files < POOL_PAYS_FROM
+
+
 READY = "ready"
 """What a parser worker sends once it is set up (its limits set, the parser imported): here, with
 the Job, so that the worker (parse/worker.py) and its pool (parse/pool.py) share it without

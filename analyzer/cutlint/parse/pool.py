@@ -28,7 +28,7 @@ from multiprocessing.context import ForkContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING
 
-from cutlint.parse.defines import READY, Job
+from cutlint.parse.defines import READY, SECONDS_PER_FILE, Job
 
 if TYPE_CHECKING:
     from cutlint.records import ParsedFile
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Limits:
-    seconds_per_file: float = 20.0
+    seconds_per_file: float = SECONDS_PER_FILE
     """CPU time one file may take in a worker before it is killed (CUT007). CPU time, not wall
     time, so that whether a file is read does not depend on how busy the machine is; where the
     worker's CPU time cannot be read (no /proc), wall time."""

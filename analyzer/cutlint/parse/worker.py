@@ -10,13 +10,16 @@ from __future__ import annotations
 import os
 import resource
 import signal
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from cutlint import inputs
 from cutlint.parse.defines import READY, Job
 from cutlint.parse.extract import parse_source
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, UNREADABLE_INPUT, problem
 from cutlint.records import ParsedFile
+
+if TYPE_CHECKING:  # a file parsed in the checking process needs no multiprocessing
+    from multiprocessing.connection import Connection
 
 
 def parse_file(path: str, job: Job) -> ParsedFile:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult
 from cutlint.report.style import PLAIN, Style
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 FORMATS = ("concise", "github", "json", "sarif", "text")
 """The `--format` choices; config.Format names the same (a test keeps them so)."""

@@ -16,13 +16,17 @@ dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cutlint.records import CheckResult, Severity
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import findings
 from cutlint.report.style import PLAIN, Style
 from cutlint.report.summary import ACT_ON
 from cutlint.report.text import summary
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 
 def render(

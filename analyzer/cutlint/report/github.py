@@ -11,13 +11,16 @@ root, which in a workflow is the checkout (GITHUB_WORKSPACE).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
 from cutlint.report.escape import printable
 from cutlint.report.located import findings, path_of, root_of
 from cutlint.report.text import summary
 from cutlint.report.tu import summary_line, tu_diagnostics
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 LEVEL = {
     Severity.ERROR: "error",

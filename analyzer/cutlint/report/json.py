@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator, Sequence
-from typing import IO, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from cutlint import __version__
 from cutlint.context.render import to_data as context_data
@@ -19,7 +19,9 @@ from cutlint.records import (
     Resources,
 )
 from cutlint.report.tu import section_data
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 SCHEMA_VERSION = 2
 """2: core fields every family has, plus `family` and its `recipe` object (docs/json-schema.md

@@ -19,7 +19,7 @@ import json
 import os
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from cutlint import __version__
@@ -30,7 +30,9 @@ from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
 from cutlint.report.located import findings, path_of, root_of
 from cutlint.report.rule_docs import render_rule
 from cutlint.report.tu import section_data, tu_diagnostics
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

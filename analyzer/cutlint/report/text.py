@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from cutlint.context.render import groups as context_groups
 from cutlint.families.registry import family_named, family_of
@@ -22,7 +23,9 @@ from cutlint.report.style import PLAIN, Style
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
-from cutlint.tu_records import TuSection
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 CORE_HEADERS = ("stages", "smem / limit (B)", "regs", "blocks/SM", "verdict", "rule")
 CORE_ALIGN = ("right", "right", "right", "right", "left", "left")
