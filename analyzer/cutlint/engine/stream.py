@@ -296,7 +296,7 @@ def _parsed_stream(
 ) -> Generator[object, None, None]:
     if not files:
         return _nothing()  # every file answered from the cache: no parser imported
-    if jobs <= 0 or in_process(len(files), options.jobs):
+    if jobs <= 0 or in_process(options.jobs):
         from cutlint.parse.worker import parse_file
 
         return (parse_file(f, job) for f in files)

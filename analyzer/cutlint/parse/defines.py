@@ -46,22 +46,14 @@ SECONDS_PER_FILE = 20.0
 run says otherwise (`--parse-timeout`; parse/pool.py `Limits`). Here, so that a run's options
 have their default without importing the pool (multiprocessing)."""
 
-POOL_PAYS_FROM = 8
-"""Files to parse from which parser worker processes pay for themselves, when the caller does not
-say how many (`--jobs`); fewer are parsed (and judged) in this process. A pool costs a fork, the
-`multiprocessing` machinery and each file's trip through JSON (30-40 ms of CPU for a one-file
-`cutlint check` on the 2-core machine, where the whole run is about 0.5 s), and gains at most the
-parse of the files it overlaps. Parsed in this process, a file has no time or memory limit and a
-libclang crash ends the run: `--jobs N` keeps the workers for any number of files."""
 
-
-def in_process(files: int | None, jobs: int | None) -> bool:
-    """Whether a run parses its files in this process: `jobs` 0 (`--jobs 0`), or, with `jobs`
-    not given, fewer than POOL_PAYS_FROM of them. `files` None: not known yet (a directory is
-    among the paths: walked later), never few."""
-    if jobs is not None:
-        return jobs <= 0
-    return files is not None and files < POOL_PAYS_FROM
+def in_process(jobs: int | None) -> bool:
+    """Whether a run parses its files in this process: only when asked (`--jobs 0`). A pool costs
+    a fork, `multiprocessing` and each file's trip through JSON (30-40 ms of CPU of a one-file
+    check's ~0.5 s on the 2-core machine), but a file parsed in this process has no time or
+    memory limit and a libclang crash ends the run: the worker is what turns a pathological
+    file into CUT007 instead of a hang or a traceback, so one file gets one too."""
+    return jobs is not None and jobs <= 0
 
 
 READY = "ready"

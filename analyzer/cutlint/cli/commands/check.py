@@ -192,8 +192,8 @@ class CheckFlags:
     "--jobs",
     type=int,
     default=None,
-    help="Parser worker processes (default: one per core, up to 8; fewer than 8 files are parsed "
-    "in this process, without --parse-timeout's limit).",
+    help="Parser worker processes (default: one per core, up to 8; 0 parses in this process, "
+    "without --parse-timeout's limit).",
 )
 @click.option(
     "--binaries",
@@ -275,7 +275,7 @@ def run(flags: CheckFlags) -> None:
 def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
     from cutlint.parse.defines import in_process
 
-    if not in_process(_files_named(flags.paths), flags.jobs):
+    if not in_process(flags.jobs):
         from cutlint.parse import pool
 
         pool.prestart()  # a parser process loads libclang while this one imports the rest
@@ -395,33 +395,6 @@ def _keep(
     found = dependencies(files, cache_dir())
     recorder.depend({os.path.abspath(p): signature(p) for p in found})
     recorder.store(code)
-
-
-def _files_named(paths: Sequence[Path]) -> int:
-    """How many files `paths` names, a directory's counted as the walk finds them (`.cu` and
-    headers below it; its exclusions aside), counting stopped at POOL_PAYS_FROM: whether to fork
-    a parser worker now is decided before the walk, and a worker that the run then does not use
-    (too few files) would have loaded a second parser for nothing."""
-    from cutlint.parse.defines import POOL_PAYS_FROM
-    from cutlint.sources.kernel_headers import is_source
-
-    count = 0
-    todo = list(paths)
-    while todo and count < POOL_PAYS_FROM:
-        path = todo.pop()
-        try:
-            if not path.is_dir():
-                count += 1
-                continue
-            with os.scandir(path) as entries:
-                for e in entries:
-                    if e.is_dir(follow_symlinks=False):
-                        todo.append(Path(e.path))
-                    elif is_source(e.name):
-                        count += 1
-        except OSError:  # the walk says what is wrong with it
-            count += 1
-    return count
 
 
 def _translation_units(
