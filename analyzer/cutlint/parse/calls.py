@@ -303,17 +303,28 @@ def _opens_template(text: bytes, pos: int) -> bool:
     if text[pos + 1 : pos + 2] in (b"<", b"=") or (pos > 0 and text[pos - 1] == ord("<")):
         return False
     i = pos
-    while i > 0 and text[i - 1] in b" \t\r\n":
-        i -= 1
+    if i > 0 and text[i - 1] in _SPACE_BYTES:
+        while i > 0 and text[i - 1] in _SPACE_BYTES:
+            i -= 1
+    # The name's first byte, found by C code (rstrip) a window at a time rather than a byte at
+    # a time: this runs for every `<` of every declaration and alias.
     j = i
-    while j > 0 and _NAME_BYTE[text[j - 1]]:
-        j -= 1
-    return j < i and not chr(text[j]).isdigit()
+    while j > 0:
+        lo = max(0, j - 64)
+        kept = len(text[lo:j].rstrip(_NAME_BYTES))
+        j = lo + kept
+        if kept:
+            break
+    return j < i and not _DIGIT[text[j]]
 
 
-# Bytes a name is made of, as `chr(b).isalnum() or b == "_"` says (a table: this runs for every
-# `<` of every declaration).
-_NAME_BYTE = bytes(chr(b).isalnum() or b == 0x5F for b in range(256))
+# Bytes a name is made of, as `chr(b).isalnum() or b == "_"` says, and those `chr(b).isdigit()`
+# says begin a number (a table: this runs for every `<` of every declaration).
+_NAME_BYTES = bytes(b for b in range(256) if chr(b).isalnum() or b == 0x5F)
+_DIGIT = bytes(chr(b).isdigit() for b in range(256))
+_SPACE_BYTES = frozenset(b" \t\r\n")
+_LT, _GT, _COMMA, _MINUS = b"<>,-"
+_OPENERS = frozenset(b"([{")
 
 
 class Brackets:
@@ -329,37 +340,45 @@ class Brackets:
         self.opener_of: dict[int, int] = {}
         self.top_level: list[int] = []
         self._commas: dict[int, list[int]] = {}
+        # One pass, the common steps inline (this runs for every alias and declaration): the
+        # open brackets' offsets, and beside them the bytes they are (`kinds`).
+        pairs, opener_of, commas = self.pairs, self.opener_of, self._commas
         stack: list[int] = []
+        kinds: list[int] = []
         for m in _ARG_BRACKETS.finditer(text):
-            p, c = m.start(), text[m.start()]
-            if c == ord(","):
+            p = m.start()
+            c = text[p]
+            if c == _COMMA:
                 if stack:
-                    self._commas.setdefault(stack[-1], []).append(p)
-            elif c == ord("<"):
-                if _opens_template(text, p):
-                    self._push(stack, p)
-            elif c == ord(">"):
-                if stack and text[stack[-1]] == ord("<") and text[p - 1] != ord("-"):
-                    self._close(stack, p)
-            elif c in b"([{":
-                self._push(stack, p)
+                    got = commas.get(stack[-1])
+                    if got is None:
+                        commas[stack[-1]] = [p]
+                    else:
+                        got.append(p)
+            elif c == _GT:
+                if kinds and kinds[-1] == _LT and text[p - 1] != _MINUS:
+                    kinds.pop()
+                    opener = stack.pop()
+                    pairs[opener] = p
+                    opener_of[p] = opener
+            elif c == _LT or c in _OPENERS:
+                if c == _LT and not _opens_template(text, p):
+                    continue
+                if not stack:
+                    self.top_level.append(p)
+                stack.append(p)
+                kinds.append(c)
             else:
-                while stack and text[stack[-1]] == ord("<"):
+                while kinds and kinds[-1] == _LT:
+                    kinds.pop()
                     self._drop(stack)
-                if stack and text[stack[-1]] == _OPEN_FOR[c]:
-                    self._close(stack, p)
+                if kinds and kinds[-1] == _OPEN_FOR[c]:
+                    kinds.pop()
+                    opener = stack.pop()
+                    pairs[opener] = p
+                    opener_of[p] = opener
         while stack:
             self._drop(stack)
-
-    def _push(self, stack: list[int], p: int) -> None:
-        if not stack:
-            self.top_level.append(p)
-        stack.append(p)
-
-    def _close(self, stack: list[int], p: int) -> None:
-        opener = stack.pop()
-        self.pairs[opener] = p
-        self.opener_of[p] = opener
 
     def _drop(self, stack: list[int]) -> None:
         dropped = stack.pop()

@@ -13,12 +13,9 @@ import bisect
 import re
 from dataclasses import dataclass
 
-# What can open a comment or a literal. Searching for these first and matching the alternation
-# only there is 10x faster than letting the alternation try every byte (0.03 s against 0.4 s
-# on a 10 MB line), since most bytes of a file open nothing.
-_OPENERS = re.compile(rb"""[/"']""")
-
-# Tried at an opener; the leftmost lexeme wins, so `"//"` is a string and `/*"*/` a comment.
+# Tried at what can open a comment or a literal (`/`, `"`, `'`, found by `bytes.find` in `mask`):
+# matching the alternation only there is 10x faster than letting it try every byte (0.03 s
+# against 0.4 s on a 10 MB line), since most bytes of a file open nothing. the leftmost lexeme wins, so `"//"` is a string and `/*"*/` a comment.
 # Every branch is linear (no nested quantifiers over the same characters). Unterminated comments
 # run to the end of the file and unterminated literals to the end of the line, as clang's lexer
 # treats them. An encoding prefix (u8, u, U, L, R) is left in the code: an identifier there is
@@ -158,9 +155,28 @@ def mask(original: bytes) -> MaskedText:
     comments: list[tuple[int, int]] = []
     literals: list[tuple[int, int]] = []
     open_ended: list[Unterminated] = []
+    # The next `/`, `"` and `'` at or after `pos`, each found by bytes.find and looked for again
+    # only once `pos` has passed it (a character-class search steps through every byte in the
+    # regex engine: a third of the time of masking a cutlass_library file).
+    length = len(original)
     pos = 0
-    while (opener := _OPENERS.search(original, pos)) is not None:
-        at = opener.start()
+    slash = double = single = -1
+    while True:
+        if slash < pos:
+            slash = original.find(b"/", pos)
+            if slash < 0:
+                slash = length
+        if double < pos:
+            double = original.find(b'"', pos)
+            if double < 0:
+                double = length
+        if single < pos:
+            single = original.find(b"'", pos)
+            if single < 0:
+                single = length
+        at = min(slash, double, single)
+        if at >= length:
+            break
         m = None if _digit_separator(original, at) else _LEXEMES.match(original, at)
         if m is None:  # a division sign, or a digit separator (1'000)
             pos = at + 1
