@@ -12,8 +12,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cutlint.parse import aliases, directives
+from cutlint.parse import aliases, directives, near_miss
 from cutlint.parse.bytefind import offsets
+from cutlint.sources.macro_names import TAIL, TAILS
 
 
 def _texts(*pieces: bytes) -> st.SearchStrategy[bytes]:
@@ -59,3 +60,26 @@ def test_directive_starts_are_the_pattern_matches(code: bytes) -> None:
     expected = [(0, first.end() - 1)] if first else []
     expected += [(m.start() + 1, m.end() - 1) for m in re.finditer(rb"\n[ \t\f\v\r]*#", code)]
     assert directives._line_first_hashes(code) == expected
+
+
+def _tails_searched(body: bytes) -> list[tuple[int, int]]:
+    """What near_miss did before: each tail searched for in turn, kept where a call follows."""
+    out = []
+    for order, tail in enumerate(TAILS):
+        at = body.find(tail)
+        while at >= 0:
+            end = at + TAIL
+            rest = body[end:].lstrip(b" \t\r\n\f\v")
+            if (end == len(body) or body[end] not in near_miss._IDENT) and rest.startswith(b"("):
+                out.append((order, end))
+            at = body.find(tail, at + 1)
+    return out
+
+
+_CALLS = _texts(*list(TAILS)[:3], b"(", b" ", b"\n", b"X", b"_", b";", b"MOE_GEM", b"M")
+
+
+@settings(max_examples=500, deadline=None)
+@given(_CALLS)
+def test_called_tails_are_those_a_search_finds(body: bytes) -> None:
+    assert near_miss._tails_called(body) == _tails_searched(body)

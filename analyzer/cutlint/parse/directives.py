@@ -65,7 +65,10 @@ def _directive_end(masked: MaskedText, start: int) -> int:
         nl = code.find(b"\n", pos)
         if nl < 0:
             return len(code)
-        if _line_is_spliced(code, nl + 1) or masked.newline_in_comment(nl):
+        before = code[nl - 1] if nl else 0
+        if before == 0x0D and nl > 1:  # \r\n
+            before = code[nl - 2]
+        if before == 0x5C or (masked.comment_spans and masked.newline_in_comment(nl)):
             pos = nl + 1
             continue
         return nl
@@ -103,18 +106,25 @@ def _line_first_hashes(code: bytes) -> list[tuple[int, int]]:
 def scan(masked: MaskedText) -> list[Directive]:
     code = masked.code
     found: list[Directive] = []
+    end = -1  # where the previous directive ends
     for line_start, hash_at in _line_first_hashes(code):
-        if found and line_start < found[-1].end:
+        if line_start < end:
             continue  # inside the continuation lines of the previous directive
         if line_start > 0 and _line_is_spliced(code, line_start):
             continue
         name = _DIRECTIVE_NAME.match(code, hash_at + 1)
         assert name is not None  # the pattern matches the empty string
-        kind = (name.group(1) or b"").decode("ascii")
+        word = name.group(1)
+        kind = (_KINDS.get(word) or word.decode("ascii")) if word else ""
         end = _directive_end(masked, hash_at)
-        cond = _condition(masked, kind, name.end(), end) if kind in _OPENERS | _ALTERNATIVES else ""
+        cond = _condition(masked, kind, name.end(), end) if kind in _CONDITIONAL else ""
         found.append(Directive(kind, hash_at, end, cond))
     return found
+
+
+_CONDITIONAL = _OPENERS | _ALTERNATIVES
+_KINDS = {k.encode(): k for k in (*_CONDITIONAL, "else", "endif", "define", "undef", "include")}
+"""The common directive names, decoded once."""
 
 
 _DEFINED_NAME = re.compile(rb"[ \t]*(\w+)")

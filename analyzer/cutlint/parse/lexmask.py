@@ -46,7 +46,6 @@ _LEXEMES = re.compile(
 # is left as it is.
 _DIGRAPH = re.compile(rb"(<::(?![:>])|<<|::)|%:%:|<:|:>|<%|%>|%:")
 _PLAIN = {b"<:": b"[", b":>": b"]", b"<%": b"{", b"%>": b"}", b"%:": b"#", b"%:%:": b"##"}
-_MAY_HOLD_DIGRAPH = (b"<:", b":>", b"<%", b"%>", b"%:")
 
 # bytes.translate table: every byte becomes a space except the newline.
 _BLANK = bytes(10 if b == 10 else 32 for b in range(256))
@@ -177,21 +176,32 @@ def mask(original: bytes) -> MaskedText:
         at = min(slash, double, single)
         if at >= length:
             break
-        m = None if _digit_separator(original, at) else _LEXEMES.match(original, at)
+        m = (
+            None
+            if at == single and _digit_separator(original, at)
+            else _LEXEMES.match(original, at)
+        )
         if m is None:  # a division sign, or a digit separator (1'000)
             pos = at + 1
             continue
         start, end = m.span()
         pos = end
-        blanked = blank(original[start:end])
+        blanked = original[start:end].translate(_BLANK)
         code[start:end] = blanked
-        if m.group("comment") is not None:
+        if at == slash:  # only the comments begin with `/`
             uncommented[start:end] = blanked
             comments.append((start, end))
             if original[start + 1] == 0x2A and not original.endswith(b"*/", start + 2, end):
                 open_ended.append(Unterminated(start, end, "block comment"))
         else:
             literals.append((start, end))
+            if (
+                end - start >= 2
+                and original[end - 1] == original[start]
+                and original[end - 2] != 0x5C
+                and (start == 0 or original[start - 1] != 0x52)
+            ):
+                continue  # closed by its own quote, unescaped; not a raw string (R"...")
             what = _unterminated_literal(original, m, start, end)
             if what is not None:
                 open_ended.append(Unterminated(start, end, what))
@@ -210,8 +220,8 @@ def mask(original: bytes) -> MaskedText:
 def _plain_digraphs(code: bytearray, uncommented: bytearray) -> tuple[int, ...]:
     """Spell each digraph of the code (comments and literals are blank there already) as its
     plain token followed by spaces, in both copies; the offsets of those spaces."""
-    if not any(d in code for d in _MAY_HOLD_DIGRAPH):
-        return ()
+    if b"%" not in code and b"<:" not in code and b":>" not in code:
+        return ()  # none of _PLAIN's digraphs (three scans in C, no generator)
     padding: list[int] = []
     for m in _DIGRAPH.finditer(code):
         if m.group(1) is not None:
