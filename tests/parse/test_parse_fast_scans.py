@@ -26,7 +26,7 @@ def _texts(*pieces: bytes) -> st.SearchStrategy[bytes]:
 def test_offsets_are_the_character_class_matches(text: bytes, start: int, end: int) -> None:
     pattern = re.compile(rb"[{}(]")
     expected = [m.start() for m in pattern.finditer(text, start, end)]
-    assert offsets(text, b"{}(", start, end) == expected
+    assert list(offsets(text, b"{}(", start, end)) == expected
 
 
 _HEAD = _texts(b"namespace", b"extern", b" ", b"\n", b"\t", b'"', b"C", b"a", b":", b"_", b"x1",
