@@ -45,6 +45,9 @@ _LEXEMES = re.compile(
 # or `>` is `<` then `::` (`vector<::std::size_t>`). The first alternative of the pattern is what
 # is left as it is.
 _DIGRAPH = re.compile(rb"(<::(?![:>])|<<|::)|%:%:|<:|:>|<%|%>|%:")
+# `re`'s literal search, 4x faster here than `in` (whose search stumbles on every `::`).
+_LT_COLON = re.compile(rb"<:")
+_COLON_GT = re.compile(rb":>")
 _PLAIN = {b"<:": b"[", b":>": b"]", b"<%": b"{", b"%>": b"}", b"%:": b"#", b"%:%:": b"##"}
 
 # bytes.translate table: every byte becomes a space except the newline.
@@ -220,8 +223,8 @@ def mask(original: bytes) -> MaskedText:
 def _plain_digraphs(code: bytearray, uncommented: bytearray) -> tuple[int, ...]:
     """Spell each digraph of the code (comments and literals are blank there already) as its
     plain token followed by spaces, in both copies; the offsets of those spaces."""
-    if b"%" not in code and b"<:" not in code and b":>" not in code:
-        return ()  # none of _PLAIN's digraphs (three scans in C, no generator)
+    if b"%" not in code and _LT_COLON.search(code) is None and _COLON_GT.search(code) is None:
+        return ()  # none of _PLAIN's digraphs
     padding: list[int] = []
     for m in _DIGRAPH.finditer(code):
         if m.group(1) is not None:
