@@ -12,7 +12,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cutlint.parse import aliases, directives, near_miss
+from cutlint.parse import aliases, directives, near_miss, wellformed
 from cutlint.parse.bytefind import offsets
 from cutlint.sources.macro_names import TAIL, TAILS
 
@@ -83,3 +83,26 @@ _CALLS = _texts(*list(TAILS)[:3], b"(", b" ", b"\n", b"X", b"_", b";", b"MOE_GEM
 @given(_CALLS)
 def test_called_tails_are_those_a_search_finds(body: bytes) -> None:
     assert near_miss._tails_called(body) == _tails_searched(body)
+
+
+def _walked(body: bytes) -> tuple[bool, int]:
+    """Whether the brackets pair up, walked one by one, and how deep they nest."""
+    stack: list[int] = []
+    deepest = 0
+    for c in body:
+        if c in b"([{":
+            stack.append(c)
+            deepest = max(deepest, len(stack))
+        elif c in b")]}" and (not stack or stack.pop() != {41: 40, 93: 91, 125: 123}[c]):
+            return False, deepest
+    return not stack, deepest
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts(b"(", b")", b"[", b"]", b"{", b"}", b"a", b"(" * 40, b")" * 40))
+def test_balanced_brackets_are_those_a_walk_pairs(body: bytes) -> None:
+    paired, deepest = _walked(body)
+    if deepest <= 32:
+        assert wellformed._balanced(body) == paired
+    else:  # too deep for the passes: left to the walk, never called balanced wrongly
+        assert not wellformed._balanced(body) or paired

@@ -252,6 +252,8 @@ def _brackets(
     body: bytes, skipped: Sequence[tuple[int, int]], line_of: Callable[[int], int]
 ) -> tuple[int, str] | None:
     """The first bracket of compiled code that does not pair up, and why."""
+    if not skipped and _balanced(body):
+        return None  # the common case, decided without walking the brackets one by one
     stack: list[int] = []
     for at in offsets(body, b"(){}[]"):
         if skipped and _inside(skipped, at):
@@ -272,3 +274,21 @@ def _brackets(
             "never closed: the file may have been cut short)"
         )
     return None
+
+
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"(){}[]")
+
+
+def _balanced(body: bytes) -> bool:
+    """Whether every bracket of `body` pairs up: its brackets alone (translate), innermost pairs
+    removed a nesting level a pass (replace), leave nothing. C code all of it; a file nested
+    deeper than the passes allowed is left to the walk in `_brackets`."""
+    rest = body.translate(None, _NOT_BRACKET)
+    for _ in range(32):
+        if not rest:
+            return True
+        shorter = rest.replace(b"()", b"").replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) == len(rest):
+            return False
+        rest = shorter
+    return not rest
