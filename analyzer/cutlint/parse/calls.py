@@ -129,6 +129,22 @@ def normalize(text: bytes) -> str:
     return " ".join(spelled.split())
 
 
+def arguments(
+    masked: MaskedText, start: int, end: int, spans: Sequence[tuple[int, int]]
+) -> tuple[str, ...]:
+    """`normalize(masked.spelled(a, b))` for each `(a, b)` of `spans`, all within [start, end).
+
+    The text from `start` to `end` is decoded once and sliced when that gives the same strings
+    (ASCII: the offsets are the characters'; no backslash, so no line splice; no digraph's
+    padding to leave out), as it does in nearly every file: an alias's or a call's arguments
+    cost one decode, not one each."""
+    region = masked.uncommented[start:end]
+    if not masked.padding and region.isascii() and b"\\" not in region:
+        text = region.decode("ascii")
+        return tuple(" ".join(text[a - start : b - start].split()) for a, b in spans)
+    return tuple(normalize(masked.spelled(a, b)) for a, b in spans)
+
+
 def is_word(text: bytes, m: re.Match[bytes]) -> bool:
     before = text[m.start() - 1 : m.start()]
     after = text[m.end() : m.end() + 1]
@@ -167,6 +183,8 @@ def find(masked: MaskedText, body: bytes, directive_starts: Sequence[int]) -> li
         for m in _TEMPLATE.finditer(body)
         if is_word(body, m) and _is_explicit_instantiation(body, m.start())
     ]
+    if not starts:
+        return []  # most cutlass_library files: their kernel is an alias chain (aliases.py)
     starts.sort()
     barriers = sorted(
         [_Barrier(s, "the next instantiation") for s, _, _ in starts]
@@ -205,9 +223,8 @@ def _macro_call(
             depth -= 1
             if depth == 0:
                 cuts.append(m.start())
-                args = tuple(
-                    normalize(masked.spelled(a + 1, b)) for a, b in itertools.pairwise(cuts)
-                )
+                spans = [(a + 1, b) for a, b in itertools.pairwise(cuts)]
+                args = arguments(masked, open_at, m.start(), spans)
                 return Call(FormKind.MACRO_CALL, name, start, m.start(), args)
         elif depth == 1:
             cuts.append(m.start())
@@ -255,9 +272,8 @@ def _declaration(masked: MaskedText, body: bytes, start: int, head: int, semi: i
     name_end = len(prefix)
     opener = brackets.opener_of.get(len(prefix) - 1)
     if opener is not None and decl[opener] == ord("<"):
-        targs = tuple(
-            normalize(masked.spelled(head + a, head + b)) for a, b in brackets.args(opener)
-        )
+        spans = [(head + a, head + b) for a, b in brackets.args(opener)]
+        targs = arguments(masked, head, semi, spans)
         name_end = opener
         if targs == ("",):
             targs = ()  # `f< >(...)`: no template arguments
@@ -303,17 +319,28 @@ def _opens_template(text: bytes, pos: int) -> bool:
     if text[pos + 1 : pos + 2] in (b"<", b"=") or (pos > 0 and text[pos - 1] == ord("<")):
         return False
     i = pos
-    while i > 0 and text[i - 1] in b" \t\r\n":
-        i -= 1
+    if i > 0 and text[i - 1] in _SPACE_BYTES:
+        while i > 0 and text[i - 1] in _SPACE_BYTES:
+            i -= 1
+    # The name's first byte, found by C code (rstrip) a window at a time rather than a byte at
+    # a time: this runs for every `<` of every declaration and alias.
     j = i
-    while j > 0 and _NAME_BYTE[text[j - 1]]:
-        j -= 1
-    return j < i and not chr(text[j]).isdigit()
+    while j > 0:
+        lo = max(0, j - 64)
+        kept = len(text[lo:j].rstrip(_NAME_BYTES))
+        j = lo + kept
+        if kept:
+            break
+    return j < i and not _DIGIT[text[j]]
 
 
-# Bytes a name is made of, as `chr(b).isalnum() or b == "_"` says (a table: this runs for every
-# `<` of every declaration).
-_NAME_BYTE = bytes(chr(b).isalnum() or b == 0x5F for b in range(256))
+# Bytes a name is made of, as `chr(b).isalnum() or b == "_"` says, and those `chr(b).isdigit()`
+# says begin a number (a table: this runs for every `<` of every declaration).
+_NAME_BYTES = bytes(b for b in range(256) if chr(b).isalnum() or b == 0x5F)
+_DIGIT = bytes(chr(b).isdigit() for b in range(256))
+_SPACE_BYTES = frozenset(b" \t\r\n")
+_LT, _GT, _COMMA, _MINUS = b"<>,-"
+_OPENERS = frozenset(b"([{")
 
 
 class Brackets:
@@ -329,37 +356,45 @@ class Brackets:
         self.opener_of: dict[int, int] = {}
         self.top_level: list[int] = []
         self._commas: dict[int, list[int]] = {}
+        # One pass, the common steps inline (this runs for every alias and declaration): the
+        # open brackets' offsets, and beside them the bytes they are (`kinds`).
+        pairs, opener_of, commas = self.pairs, self.opener_of, self._commas
         stack: list[int] = []
+        kinds: list[int] = []
         for m in _ARG_BRACKETS.finditer(text):
-            p, c = m.start(), text[m.start()]
-            if c == ord(","):
+            p = m.start()
+            c = text[p]
+            if c == _COMMA:
                 if stack:
-                    self._commas.setdefault(stack[-1], []).append(p)
-            elif c == ord("<"):
-                if _opens_template(text, p):
-                    self._push(stack, p)
-            elif c == ord(">"):
-                if stack and text[stack[-1]] == ord("<") and text[p - 1] != ord("-"):
-                    self._close(stack, p)
-            elif c in b"([{":
-                self._push(stack, p)
+                    got = commas.get(stack[-1])
+                    if got is None:
+                        commas[stack[-1]] = [p]
+                    else:
+                        got.append(p)
+            elif c == _GT:
+                if kinds and kinds[-1] == _LT and text[p - 1] != _MINUS:
+                    kinds.pop()
+                    opener = stack.pop()
+                    pairs[opener] = p
+                    opener_of[p] = opener
+            elif c == _LT or c in _OPENERS:
+                if c == _LT and not _opens_template(text, p):
+                    continue
+                if not stack:
+                    self.top_level.append(p)
+                stack.append(p)
+                kinds.append(c)
             else:
-                while stack and text[stack[-1]] == ord("<"):
+                while kinds and kinds[-1] == _LT:
+                    kinds.pop()
                     self._drop(stack)
-                if stack and text[stack[-1]] == _OPEN_FOR[c]:
-                    self._close(stack, p)
+                if kinds and kinds[-1] == _OPEN_FOR[c]:
+                    kinds.pop()
+                    opener = stack.pop()
+                    pairs[opener] = p
+                    opener_of[p] = opener
         while stack:
             self._drop(stack)
-
-    def _push(self, stack: list[int], p: int) -> None:
-        if not stack:
-            self.top_level.append(p)
-        stack.append(p)
-
-    def _close(self, stack: list[int], p: int) -> None:
-        opener = stack.pop()
-        self.pairs[opener] = p
-        self.opener_of[p] = opener
 
     def _drop(self, stack: list[int]) -> None:
         dropped = stack.pop()

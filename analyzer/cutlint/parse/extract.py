@@ -213,7 +213,11 @@ def parse_source(
 
 def _too_many(path: str, text: bytes) -> InputProblem | None:
     """A deterministic refusal of a file too big to parse within the time limit."""
-    # Upper bounds first: a file with few `#` and few macro names costs nothing to check.
+    # Upper bounds first: a file with few `#` and few macro names costs nothing to check. Each
+    # counted text takes its own bytes, so a file shorter than the limit times the shortest of
+    # them holds too few to count (nearly every file: 4 KB, where the counts cost 8 us).
+    if len(text) <= MAX_INSTANTIATIONS * len(b"template") and len(text) <= MAX_DIRECTIVES:
+        return None
     if text.count(b"#") + text.count(b"%:") > MAX_DIRECTIVES:
         count = directives.count(text)
         if count > MAX_DIRECTIVES:

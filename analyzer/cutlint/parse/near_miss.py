@@ -16,6 +16,7 @@ import bisect
 import re
 from collections.abc import Iterable
 
+from cutlint.parse.bytefind import offsets
 from cutlint.sources.macro_names import TAIL, TAILS, misspelled
 
 _IDENT = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -42,24 +43,18 @@ def find(body: bytes, prefixed: Iterable[tuple[int, int]]) -> list[tuple[int, st
                 name = _name(body, start, after)
                 if name is not None:
                     found[start] = (name, after)
-    for tail, names in TAILS.items():
-        at = body.find(tail)
-        while at >= 0:
-            end = at + TAIL
-            # Most hits end a call the prefix search found (the name right, or wrong after
-            # its prefix): nothing more to look at.
-            if (
-                end not in call_ends
-                and (end == len(body) or body[end] not in _IDENT)
-                and _call_follows(body, end)
-            ):
-                for length in {len(n) + d for n in names for d in (-1, 0, 1)}:
-                    start = end - length
-                    if start >= 0 and start not in found:
-                        name = _name(body, start, end)
-                        if name is not None:
-                            found[start] = (name, end)
-            at = body.find(tail, at + 1)
+    for _, end in _tails_called(body):
+        # Most hits end a call the prefix search found (the name right, or wrong after its
+        # prefix): nothing more to look at.
+        if end in call_ends:
+            continue
+        names = TAILS[body[end - TAIL : end]]
+        for length in {len(n) + d for n in names for d in (-1, 0, 1)}:
+            start = end - length
+            if start >= 0 and start not in found:
+                name = _name(body, start, end)
+                if name is not None:
+                    found[start] = (name, end)
     if not found:
         return []
     scopes = _Scopes(body)
@@ -68,6 +63,27 @@ def find(body: bytes, prefixed: Iterable[tuple[int, int]]) -> list[tuple[int, st
         for start, (name, end) in sorted(found.items())
         if _statement_start(body, start) and scopes.namespace_scope(start)
     ]
+
+
+_TAIL_ORDER = {tail: i for i, tail in enumerate(TAILS)}
+
+
+def _tails_called(body: bytes) -> list[tuple[int, int]]:
+    """(the tail's place in TAILS, the end of the name) of each name that ends in a producer
+    macro's tail and is followed by `(`, in the order a search for each tail in turn finds them.
+
+    Read back from each `(` (a few a file, bytes.find): eleven searches of the whole file for an
+    8-byte tail cost more than the rest of the instantiation scan (44 us of a 4 KB file)."""
+    hits: list[tuple[int, int]] = []
+    for paren in offsets(body, b"("):
+        end = paren
+        while end > 0 and body[end - 1] in _SPACE:
+            end -= 1
+        order = _TAIL_ORDER.get(body[end - TAIL : end]) if end >= TAIL else None
+        if order is not None:
+            hits.append((order, end))
+    hits.sort()
+    return hits
 
 
 def _name(body: bytes, start: int, end: int) -> str | None:
