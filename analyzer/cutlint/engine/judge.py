@@ -103,13 +103,26 @@ def facts_for(family: Family, recipe: Recipe, res: Resources) -> Facts:
     return {**core_facts(res), **family.facts(recipe, res)}
 
 
-def rules_for(family: Family, sm: int) -> list[Rule]:
+def rules_for(family: Family, sm: int) -> tuple[Rule, ...]:
     """The resource rules that speak of `family` (by the groups it joins) on arch `sm`."""
-    return [
-        r
-        for r in rules_by_id().values()
-        if r.kind is Kind.RESOURCE and r.applies_to.includes(family.name, family.joins, sm)
-    ]
+    global _SCOPED
+    rules = rules_by_id()
+    if _SCOPED is None or _SCOPED[0] is not rules:
+        _SCOPED = (rules, {})
+    # Complete: the selection reads the rule table (by identity, kept alive here; a new table
+    # starts a new memo), the family's name and groups, and the arch.
+    key = (family.name, family.joins, sm)
+    scoped = _SCOPED[1].get(key)
+    if scoped is None:
+        scoped = _SCOPED[1][key] = tuple(
+            r
+            for r in rules.values()
+            if r.kind is Kind.RESOURCE and r.applies_to.includes(family.name, family.joins, sm)
+        )
+    return scoped
+
+
+_SCOPED: tuple[Mapping[str, Rule], dict[tuple[object, ...], tuple[Rule, ...]]] | None = None
 
 
 def _diagnostic(code: str, message: str, inst: Instantiation) -> Diagnostic:
