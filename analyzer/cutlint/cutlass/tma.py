@@ -31,6 +31,8 @@ the kernel's shared-memory layout. What is decided by the instantiation alone, a
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cutlint.records import TmaDescriptor, TmaPlan
 
 TMA_ALIGNMENT_BYTES = 16
@@ -186,11 +188,13 @@ SM1XX_SOURCE = (
 )
 
 
+@lru_cache(maxsize=1024)
 def sm1xx_plan(
     elements: tuple[str, str], alignments: tuple[str, str], subbyte_rule: bool, grouped: bool
 ) -> TmaPlan | None:
     """A and B of an SM100 / SM120 TMA builder chain: element, the alignment promised against
-    the one required; None when an element's width is not known here."""
+    the one required; None when an element's width is not known here. Memoized by its
+    arguments, all it reads (a build's kernels take a few dozen element and alignment pairs)."""
     bits = (element_bits(elements[0]), element_bits(elements[1]))
     if bits[0] is None or bits[1] is None:
         return None

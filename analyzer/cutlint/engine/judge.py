@@ -46,6 +46,14 @@ class Judgement:
     """Diagnostics with a placeholder location; `placed` gives them the instantiation's."""
 
 
+@dataclass(frozen=True)
+class Pending:
+    """A judgement the recipe memo holds for its first kernel, not yet checked for sharing."""
+
+    judgement: Judgement
+    recipe: Recipe
+
+
 @dataclass
 class Memo:
     """A run's judgements of equal instantiations, kept to judge each once."""
@@ -55,12 +63,14 @@ class Memo:
     hand-written `using` kernels name their aliases alike in every file (`GemmKernel =
     GemmUniversal<Shape, CollectiveMainloop, CollectiveEpilogue>`), and only the chain says which
     builders those names stand for (tests/engine/test_memo.py)."""
-    recipes: dict[tuple[object, ...], Judgement | None] = field(default_factory=dict)
+    recipes: dict[tuple[object, ...], Judgement | Pending | None] = field(default_factory=dict)
     """By what decides a claimed instantiation's judgement (`recipe_key`). cutlass_library writes
     one kernel per file, each under its own name (`cutlass3x_sm100_..._nnn_align8_1sm`), so
     `calls` never hits there; but the kernels of a build are far fewer distinct tactics, which
     the family models once each. None: a judgement that quotes the kernel's name (a message),
-    which is never shared."""
+    which is never shared. Pending: the first kernel's judgement, checked (`_shared`: serialized
+    and searched for the kernel's name) only when a second kernel has the key, as most keys of a
+    build have one kernel (they differ in alignments and layouts)."""
 
     resources: dict[str, Resources] = field(default_factory=dict)
     """One record per distinct Resources (by its JSON), which the recipe memo's judgements share."""
@@ -103,13 +113,26 @@ def facts_for(family: Family, recipe: Recipe, res: Resources) -> Facts:
     return {**core_facts(res), **family.facts(recipe, res)}
 
 
-def rules_for(family: Family, sm: int) -> list[Rule]:
+def rules_for(family: Family, sm: int) -> tuple[Rule, ...]:
     """The resource rules that speak of `family` (by the groups it joins) on arch `sm`."""
-    return [
-        r
-        for r in rules_by_id().values()
-        if r.kind is Kind.RESOURCE and r.applies_to.includes(family.name, family.joins, sm)
-    ]
+    global _SCOPED
+    rules = rules_by_id()
+    if _SCOPED is None or _SCOPED[0] is not rules:
+        _SCOPED = (rules, {})
+    # Complete: the selection reads the rule table (by identity, kept alive here; a new table
+    # starts a new memo), the family's name and groups, and the arch.
+    key = (family.name, family.joins, sm)
+    scoped = _SCOPED[1].get(key)
+    if scoped is None:
+        scoped = _SCOPED[1][key] = tuple(
+            r
+            for r in rules.values()
+            if r.kind is Kind.RESOURCE and r.applies_to.includes(family.name, family.joins, sm)
+        )
+    return scoped
+
+
+_SCOPED: tuple[Mapping[str, Rule], dict[tuple[object, ...], tuple[Rule, ...]]] | None = None
 
 
 def _diagnostic(code: str, message: str, inst: Instantiation) -> Diagnostic:
@@ -294,14 +317,15 @@ def _judge(
         return _modeled(inst, family, recipe, ctx, selection)
     key = recipe_key(family, recipe, ctx)
     shared = memo.recipes.get(key)
+    if isinstance(shared, Pending):
+        # a second kernel of the key: now the first one's judgement is worth checking
+        shared = memo.recipes[key] = _shared(shared.judgement, shared.recipe, memo.resources)
     if shared is not None:
         # the findings keep the first kernel's place until `placed` gives them this one's
         return replace(shared, recipe=recipe)
     judged = _modeled(inst, family, recipe, ctx, selection)
     if key not in memo.recipes:
-        kept = memo.recipes[key] = _shared(judged, recipe, memo.resources)
-        if kept is not None:
-            return kept
+        memo.recipes[key] = Pending(judged, recipe)
     return judged
 
 
@@ -326,10 +350,43 @@ def _modeled(
         return _not_modeled(inst, reason, (), recipe, selection)
     res = with_occupancy(family.name, family.resources(recipe, ctx))
     rules = rules_for(family, ctx.arch.sm)
-    diags = diagnose(rules, facts_for(family, recipe, res), inst.span.path, inst.span.line)
+    diags, verdict = _diagnosed(rules, facts_for(family, recipe, res), inst)
     # The verdict comes from every finding; the selection only decides which are shown.
     shown = tuple(d for d in diags if selection.wants(d.rule))
-    return Judgement(recipe, res, None, verdict_of(diags, rules_by_id()), shown)
+    return Judgement(recipe, res, None, verdict, shown)
+
+
+_DIAGNOSED: dict[tuple[object, ...], tuple[tuple[Rule, ...], tuple[Diagnostic, ...], Verdict]] = {}
+DIAGNOSED_MEMO = 4096
+"""Distinct (rules, facts) whose findings are kept: a build's kernels have far fewer distinct
+facts than kernels (the facts are numbers and spellings of the tactic, not names)."""
+
+
+def _diagnosed(
+    rules: tuple[Rule, ...], facts: Facts, inst: Instantiation
+) -> tuple[tuple[Diagnostic, ...], Verdict]:
+    """The findings of `rules` on `facts` (placed at the first instantiation that had them:
+    `placed` moves them) and their verdict, computed once per distinct (rules, facts). The key
+    is complete: diagnose reads the rules (by identity, kept alive with the answer) and the
+    facts (every metric with its value's type and value), the verdict the rules' table."""
+    try:
+        key: tuple[object, ...] | None = (
+            id(rules),
+            tuple((m, type(v), v) for m, v in facts.items()),
+        )
+        hash(key)
+    except TypeError:  # a fact with no hash (none today): not kept
+        key = None
+    kept = _DIAGNOSED.get(key) if key is not None else None
+    if kept is not None and kept[0] is rules:
+        return kept[1], kept[2]
+    diags = tuple(diagnose(rules, facts, inst.span.path, inst.span.line))
+    verdict = verdict_of(diags, rules_by_id())
+    if key is not None:
+        if len(_DIAGNOSED) >= DIAGNOSED_MEMO:
+            _DIAGNOSED.clear()
+        _DIAGNOSED[key] = (rules, diags, verdict)
+    return diags, verdict
 
 
 def _judged_or_bug(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from types import MappingProxyType
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -154,5 +156,15 @@ def checked_rules() -> tuple[Rule, ...]:
     return rules
 
 
-def rules_by_id() -> dict[str, Rule]:
-    return {r.id: r for r in load_rules()}
+def rules_by_id() -> Mapping[str, Rule]:
+    """The shipped rules by id (read-only: one table, asked for per judged instantiation)."""
+    global _BY_ID
+    rules = load_rules()
+    if _BY_ID is None or _BY_ID[0] is not rules:
+        # Keyed by the identity of `load_rules()`'s tuple, which the slot keeps alive: a new
+        # tuple (a test clears the cache) gets a new table.
+        _BY_ID = (rules, MappingProxyType({r.id: r for r in rules}))
+    return _BY_ID[1]
+
+
+_BY_ID: tuple[tuple[Rule, ...], Mapping[str, Rule]] | None = None

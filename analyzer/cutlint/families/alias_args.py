@@ -7,6 +7,7 @@ kernel's CollectiveBuilder aliases and static `cute::Shape`s. Shared by every fa
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cutlint.parse import literals
 from cutlint.records import Instantiation, Shape3, TypeAlias
@@ -74,9 +75,10 @@ def static_extents(arg: str) -> tuple[int, ...] | None:
     return tuple(values)
 
 
+@lru_cache(maxsize=1024)
 def static_shape(arg: str) -> Shape3 | None:
     """`cute::Shape<cute::_128, cute::_256, cute::Int<64>>` -> 128x256x64 (None: not three static
-    extents)."""
+    extents). Memoized by the text, all it reads: a build's kernels spell a few dozen shapes."""
     values = static_extents(arg)
     if values is None or len(values) != 3:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from cutlint.cutlass.layout import Block
@@ -25,7 +26,7 @@ OPERANDS = ("operand_A", "operand_B")
 def fixed_stage_count(
     stages: int,
     mma: Block,
-    ctx: ModelContext,
+    smem_optin: int,
     stages_argument: str,
     operands: Sequence[str] = OPERANDS,
 ) -> StageCount:
@@ -43,10 +44,10 @@ def fixed_stage_count(
     )
     return StageCount(
         stages=stages,
-        capacity=ctx.arch.smem_optin,
+        capacity=smem_optin,
         reductions=(),
         carveout=0,
-        stage_budget=ctx.arch.smem_optin,
+        stage_budget=smem_optin,
         per_stage=per_stage,
         stage_bytes=sum(t.bytes for t in per_stage),
         formula=f"{stages_argument}: Stages (as cutlass_library's tile description gives it)",
@@ -58,7 +59,7 @@ def fixed_stage_count(
 def fewer_stages(
     stages: int,
     tile: Shape3,
-    ctx: ModelContext,
+    smem_optin: int,
     smem_with: Callable[[int], int],
     lowest: int = 2,
 ) -> tuple[Variant, ...]:
@@ -68,7 +69,7 @@ def fewer_stages(
     SharedStorage grows with the stage count, so the first that fits is found by bisection and
     at most `SHOWN` stage counts above it are listed: a stage count written as 2,147,483,795 is
     answered at once, not after two billion layouts."""
-    optin = ctx.arch.smem_optin
+    optin = smem_optin
 
     def variant(n: int) -> Variant:
         smem = smem_with(n)
@@ -213,22 +214,32 @@ class Cutlass2Family(Generic[K]):
         raise NotImplementedError
 
     def covers(self, recipe: Recipe, ctx: ModelContext) -> str | None:
-        k = self.kernel(recipe)
+        k: K = _kernel(self, recipe)
         if ctx.arch.sm < k.arch_tag:
             # its ArchTag's instructions (cp.async and mma.sync shapes of Sm80, ...) are not there
             return CannotRun(f"an Sm{k.arch_tag} kernel does not run on {ctx.arch.name}")
         return self.scope_reason(recipe, k)
 
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
-        k = self.kernel(recipe)
-        block = self.parts.kernel_shared_storage(k)
-        mma = self.parts.mma_shared_storage(k)
+        n = _numbers(self, _kernel(self, recipe), ctx.arch.smem_optin)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
+            stage_count=n.stage_count,
+            layout=n.layout,
+            max_threads_per_block=n.max_threads_per_block,
+            tma_descriptors=0,
+            variants=n.variants,
+        )
+
+    def numbers(self, k: K, smem_optin: int) -> Numbers:
+        """What the kernel lays out, against the arch's opt-in shared memory per block."""
+        block = self.parts.kernel_shared_storage(k)
+        mma = self.parts.mma_shared_storage(k)
+        return Numbers(
             stage_count=fixed_stage_count(
-                k.stages, mma, ctx, self.stages_argument(k), self.stage_operands
+                k.stages, mma, smem_optin, self.stages_argument(k), self.stage_operands
             ),
             layout=SmemLayout(
                 regions=regions(block),
@@ -238,24 +249,23 @@ class Cutlass2Family(Generic[K]):
                 epilogue_size=self.parts.epilogue_shared_storage(k).size,
             ),
             max_threads_per_block=self.parts.threads_per_block(k),
-            tma_descriptors=0,
-            variants=self.variants(k, ctx),
+            variants=self.variants(k, smem_optin),
         )
 
-    def variants(self, k: K, ctx: ModelContext) -> tuple[Variant, ...]:
+    def variants(self, k: K, smem_optin: int) -> tuple[Variant, ...]:
         """Fewer stages, one at a time down to `fewest_stages`, up to the first that fits: the
         stage count the tile can keep (cutlass_library emits other stage counts of a tile)."""
         parts = self.parts
         return fewer_stages(
             k.stages,
             k.threadblock,
-            ctx,
+            smem_optin,
             lambda n: parts.kernel_shared_storage(parts.with_stages(k, n)).size,
             lowest=self.fewest_stages,
         )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
-        return opclass_facts(self.kernel(recipe))
+        return opclass_facts(_kernel(self, recipe))
 
     type_arguments: ClassVar[str] = "ElementA, ElementB, ElementC, ElementAccumulator"
     """The template arguments its element types are read from (`input.types`)."""
@@ -324,3 +334,35 @@ def common_inputs(
         InputField("input.opclass", "operator class", opclass[0], f"{src}s {opclass[1]}"),
         InputField("input.epilogue", "epilogue", epilogue, f"{src} EpilogueOutputOp"),
     )
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """What a 2.x kernel lays out: the Resources fields that are not the context's (arch,
+    CUTLASS label and origin)."""
+
+    stage_count: StageCount
+    layout: SmemLayout
+    max_threads_per_block: int
+    variants: tuple[Variant, ...]
+
+
+@lru_cache(maxsize=1)
+def _kernel(family: Cutlass2Family[Any], recipe: Recipe) -> Any:
+    """`family.kernel(recipe)`, its last answer kept: the engine asks covers(), resources() and
+    facts() of one recipe in turn (the family is a stateless singleton, the recipe frozen and
+    compared by value: a complete key)."""
+    return family.kernel(recipe)
+
+
+KERNEL_MEMO = 4096
+"""Distinct (family, kernel, opt-in) kept: a cutlass_library 2.x build's kernels are far fewer
+distinct kernel records than files (they differ in names and alignments)."""
+
+
+@lru_cache(maxsize=KERNEL_MEMO)
+def _numbers(family: Cutlass2Family[Any], k: Any, smem_optin: int) -> Numbers:
+    """`family.numbers(k, smem_optin)`, once per distinct key. The key is complete: `numbers`
+    reads `k` (a frozen record, compared by value), `smem_optin` and the family's class-level
+    parts and constants (a stateless singleton, compared by identity), nothing else."""
+    return family.numbers(k, smem_optin)

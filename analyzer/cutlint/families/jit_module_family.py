@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from functools import cache
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -36,6 +37,16 @@ from cutlint.records import (
     Resources,
     SmemLayout,
 )
+
+
+@cache
+def _names(model: ModuleType) -> frozenset[str]:
+    """A family's macro and launcher names, from its data file (read once: `family_data` is
+    the family's constant family.toml), so computed once per family."""
+    data: dict[str, Any] = model.family_data()
+    found = {data["macro"]} if "macro" in data else set()
+    also = set(data.get("defined_as", {}))
+    return frozenset(found | also | set(data.get("macros", {})) | set(data.get("launchers", {})))
 
 
 class KernelCallRecipe(Recipe):
@@ -102,11 +113,9 @@ class JitModuleFamily:
         data: dict[str, Any] = self.model.family_data()
         return data
 
-    def names(self) -> set[str]:
-        data = self._data()
-        found = {data["macro"]} if "macro" in data else set()
-        also = set(data.get("defined_as", {}))
-        return found | also | set(data.get("macros", {})) | set(data.get("launchers", {}))
+    def names(self) -> frozenset[str]:
+        """The macro and launcher names the family claims (asked of every instantiation)."""
+        return _names(self.model)
 
     def claim(self, inst: Instantiation, ctx: ModelContext) -> Claim:
         if inst.name not in self.names():

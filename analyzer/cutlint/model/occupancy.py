@@ -16,8 +16,10 @@ to the allocation unit, at most the per-thread maximum (measured on an H200, doc
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable, Hashable
 from functools import cache
 from importlib import resources
+from typing import TypeVar, cast
 
 from cutlint.records import ArchLimits, Occupancy, RegisterUse, Resources
 
@@ -55,7 +57,49 @@ def block_registers(per_thread: int, threads: int, arch: ArchLimits) -> int:
     return per_warp * -(-threads // arch.warp_size)
 
 
+MEMO = 4096
+"""Distinct arguments `occupancy` and `register_use` keep answers for (a build's kernels take a
+few hundred distinct threads, sizes and register plans)."""
+
+_T = TypeVar("_T")
+_BY_ARCH: dict[tuple[object, ...], tuple[ArchLimits, object]] = {}
+
+
+def _by_arch(arch: ArchLimits, key: tuple[Hashable, ...], compute: Callable[[], _T]) -> _T:
+    """`compute()`, kept by (`key`, the arch record's identity). The arch is a frozen record
+    (one per arch: model.arch's table) that holds a dict, so it has no hash: its identity, kept
+    alive with the answer so that it is never reused, stands for its value. `key` must hold
+    every other argument `compute` reads."""
+    full = (id(arch), *key)
+    kept = _BY_ARCH.get(full)
+    if kept is not None and kept[0] is arch:
+        return cast(_T, kept[1])
+    value = compute()
+    if len(_BY_ARCH) >= MEMO:
+        _BY_ARCH.clear()
+    _BY_ARCH[full] = (arch, value)
+    return value
+
+
 def occupancy(
+    arch: ArchLimits,
+    threads: int,
+    dynamic_smem: int,
+    registers_per_thread: int | None,
+    static_smem: int = 0,
+    max_dynamic_smem: int | None = None,
+) -> Occupancy:
+    """`occupancy_of`, kept per distinct arguments (all it reads)."""
+    return _by_arch(
+        arch,
+        ("occupancy", threads, dynamic_smem, registers_per_thread, static_smem, max_dynamic_smem),
+        lambda: occupancy_of(
+            arch, threads, dynamic_smem, registers_per_thread, static_smem, max_dynamic_smem
+        ),
+    )
+
+
+def occupancy_of(
     arch: ArchLimits,
     threads: int,
     dynamic_smem: int,
@@ -152,22 +196,34 @@ def _launch_bounds() -> dict[str, tuple[int | None, str]]:
 def register_use(family: str, res: Resources) -> RegisterUse | None:
     """Registers per thread and per block from the model, or None when the family's kernel entry
     is not known (its launch bounds, hence the cap, are not decidable)."""
+    reconfigured = res.registers is not None and res.registers.reconfigured
+    threads = res.max_threads_per_block
+    return _by_arch(
+        res.arch,
+        ("register_use", family, threads, reconfigured),
+        lambda: _register_use(family, threads, reconfigured, res.arch),
+    )
+
+
+def _register_use(
+    family: str, threads: int, reconfigured: bool, arch: ArchLimits
+) -> RegisterUse | None:
+    """`register_use` by all it reads of the resources."""
     bounds = _launch_bounds().get(family)
     if bounds is None:
         return None
     min_blocks, source = bounds
-    threads = res.max_threads_per_block
-    cap, derivation = register_cap(threads, min_blocks, res.arch)
+    cap, derivation = register_cap(threads, min_blocks, arch)
     # A kernel that reconfigures its warp groups (setmaxnreg) is compiled to the whole cap: the
     # split must add up to what the block holds (CUTLASS's LoadRegisterRequirement /
     # MmaRegisterRequirement; measured on an H200: 168 = the cap for 384 threads). Otherwise
     # ptxas may use fewer than the cap: not decidable from the source.
-    per_thread = cap if res.registers is not None and res.registers.reconfigured else None
+    per_thread = cap if reconfigured else None
     return RegisterUse(
         per_thread=per_thread,
         cap=cap,
         cap_derivation=derivation,
-        block=None if per_thread is None else block_registers(per_thread, threads, res.arch),
+        block=None if per_thread is None else block_registers(per_thread, threads, arch),
         origin="model",
         source=source,
     )

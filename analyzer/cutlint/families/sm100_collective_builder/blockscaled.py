@@ -305,4 +305,4 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> model.T
     carveout = model.carveout_of(r)
     if isinstance(carveout, str):
         return carveout
-    return model.Tactic(r, two_sm, mainloop, epilogue, carveout)
+    return model.Tactic(mainloop, epilogue, carveout, recipe=r, two_sm=two_sm)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from cutlint.cutlass.sm100_mainloop import SM100_SMEM_CAPACITY, TMEM_COLUMNS
@@ -28,7 +30,15 @@ from cutlint.families.sm100_collective_builder.recipe import (
     is_grouped,
 )
 from cutlint.model.context import ModelContext
-from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+from cutlint.records import (
+    EpilogueTile,
+    FormKind,
+    Instantiation,
+    Recipe,
+    Resources,
+    SmemLayout,
+    StageCount,
+)
 
 COVERED_CUTLASS: tuple[str, ...] = tuple(family_toml(model.PACKAGE)["covered_cutlass"]["versions"])
 """The CUTLASS releases whose SM100 headers the model is checked against (family.toml)."""
@@ -104,26 +114,17 @@ class Sm100CollectiveBuilder:
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
-        stage_count = model.stage_count(t, ctx.cutlass)
-        stages = stage_count.stages
-        block = model.kernel_shared_storage(t, stages, ctx.cutlass)
-        tmem = model.tmem_columns(t)
+        n = _numbers(t.parts, ctx.cutlass)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=stage_count,
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=model.mainloop_shared_storage(t, stages).size,
-                epilogue_size=model.epilogue_shared_storage(t).size,
-            ),
-            max_threads_per_block=model.max_threads_per_block(t, ctx.cutlass),
-            tmem_columns=tmem.total if tmem is not None else None,
+            stage_count=n.stage_count,
+            layout=n.layout,
+            max_threads_per_block=n.max_threads_per_block,
+            tmem_columns=n.tmem_columns,
             tma=model.tma_plan(_recipe(recipe)),
-            epilogue=model.epilogue_shape(t),
+            epilogue=n.epilogue,
         )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
@@ -220,20 +221,70 @@ def _blockscaled_grouped(r: Sm100CollectiveBuilderRecipe) -> bool:
 
 
 def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
-    if ctx.arch.sm not in RUNS_ON:
-        return CannotRun(f"an Sm100 kernel (sm_100a) does not run on {ctx.arch.name}")
-    r = _recipe(recipe)
-    why = _covered_cutlass(ctx.cutlass, r)
+    return _tactic_on(_recipe(recipe), ctx.arch.sm, ctx.arch.name, ctx.cutlass)
+
+
+@lru_cache(maxsize=1)
+def _tactic_on(
+    r: Sm100CollectiveBuilderRecipe, sm: int, arch: str, cutlass: CutlassModel
+) -> model.Tactic | str:
+    """`_tactic`, by what it reads of the context. The engine asks covers() and then resources()
+    of one recipe: the last answer is kept for the second (every argument is frozen and
+    compared by value, so the key is complete)."""
+    if sm not in RUNS_ON:
+        return CannotRun(f"an Sm100 kernel (sm_100a) does not run on {arch}")
+    why = _covered_cutlass(cutlass, r)
     if why is not None:
         return why
     c = r.cluster
-    if ctx.arch.sm == 110 and c is not None and c.m * c.n * c.k >= THOR_DROPPED_CLUSTER:
+    if sm == 110 and c is not None and c.m * c.n * c.k >= THOR_DROPPED_CLUSTER:
         return (
             f"cluster {c} on sm_110: cutlass_library does not build 4x4x1 clusters for Jetson Thor "
             "(generator.py removes [4,4,1] when the Thor SM is targeted) and nvcc was not asked "
             "about such a kernel for sm_110a"
         )
-    return tactic_of(r, ctx.cutlass)
+    return tactic_of(r, cutlass)
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """What a chain's parts lay out: the Resources fields that are neither the context's (arch,
+    CUTLASS label and origin) nor the A/B tensor maps' (which the alignments decide)."""
+
+    stage_count: StageCount
+    layout: SmemLayout
+    max_threads_per_block: int
+    tmem_columns: int | None
+    epilogue: EpilogueTile
+
+
+PARTS_MEMO = 4096
+"""Distinct (parts, CUTLASS) kept: a cutlass_library SM100 build of tens of thousands of kernels
+is a few hundred distinct parts (its kernels differ in alignments, layouts and names)."""
+
+
+@lru_cache(maxsize=PARTS_MEMO)
+def _numbers(parts: model.Parts, cutlass: CutlassModel) -> Numbers:
+    """The numbers of `parts` under `cutlass`, computed once per distinct pair. The key is
+    complete: the model's functions called here are given nothing but `parts` and `cutlass`
+    (frozen, compared by value) and read no other state than the family's constant data."""
+    stage_count = model.stage_count(parts, cutlass)
+    stages = stage_count.stages
+    block = model.kernel_shared_storage(parts, stages, cutlass)
+    tmem = model.tmem_columns(parts)
+    return Numbers(
+        stage_count=stage_count,
+        layout=SmemLayout(
+            regions=regions(block),
+            size=block.size,
+            align=block.align,
+            mainloop_size=model.mainloop_shared_storage(parts, stages).size,
+            epilogue_size=model.epilogue_shared_storage(parts).size,
+        ),
+        max_threads_per_block=model.max_threads_per_block(parts, cutlass),
+        tmem_columns=tmem.total if tmem is not None else None,
+        epilogue=model.epilogue_shape(parts),
+    )
 
 
 def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> model.Tactic | str:

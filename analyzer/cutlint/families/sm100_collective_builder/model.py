@@ -103,15 +103,28 @@ _CARVEOUT_INT = re.compile(r"^cutlass::gemm::collective::StageCountAutoCarveout<
 
 
 @dataclass(frozen=True)
-class Tactic:
-    """The builders' choices for one chain, as CUTLASS parts."""
+class Parts:
+    """The CUTLASS parts the builders select for a chain: all that its stage count, shared
+    storage, threads, TMEM columns and epilogue tile are computed from (the functions below take
+    nothing else), so chains of equal parts share those numbers (family.py: `_numbers`)."""
 
-    recipe: Sm100CollectiveBuilderRecipe
-    two_sm: bool
     mainloop: ml.Mainloop
     epilogue: epi.Epilogue
     carveout: int | None
     """StageCountAutoCarveout<N> with a literal N; None: sizeof(the epilogue's SharedStorage)."""
+
+
+@dataclass(frozen=True)
+class Tactic(Parts):
+    """The builders' choices for one chain: its parts, and the chain they were read from."""
+
+    recipe: Sm100CollectiveBuilderRecipe
+    two_sm: bool
+
+    @property
+    def parts(self) -> Parts:
+        """The parts alone (a key that holds no kernel name, alignment or layout tag)."""
+        return Parts(self.mainloop, self.epilogue, self.carveout)
 
 
 def auto_epilogue_is_2sm(r: Sm100CollectiveBuilderRecipe) -> bool:
@@ -236,23 +249,23 @@ def tactic_of(r: Sm100CollectiveBuilderRecipe, cutlass: CutlassModel) -> Tactic 
         ptr_array=grouped,
         evt=evt,
     )
-    return Tactic(r, two_sm, mainloop, epilogue, carveout)
+    return Tactic(mainloop, epilogue, carveout, recipe=r, two_sm=two_sm)
 
 
-def epilogue_shared_storage(t: Tactic) -> Block:
+def epilogue_shared_storage(t: Parts) -> Block:
     return epi.shared_storage(t.epilogue)
 
 
-def epilogue_shape(t: Tactic) -> EpilogueTile:
+def epilogue_shape(t: Parts) -> EpilogueTile:
     return epi.tile_shape(t.epilogue)
 
 
-def stage_count(t: Tactic, cutlass: CutlassModel) -> StageCount:
+def stage_count(t: Parts, cutlass: CutlassModel) -> StageCount:
     carveout = epilogue_shared_storage(t).size if t.carveout is None else t.carveout
     return ml.stage_count(t.mainloop, carveout, cutlass)
 
 
-def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
+def shell(t: Parts, cutlass: CutlassModel) -> kernel.KernelShell:
     """The one-problem or ptr-array shell; a blockwise mainloop's is the MMA-transform one, with
     the blockwise builder's SchedulerPipelineStageCount."""
     scaled = t.mainloop.kind is ml.UmmaKind.BLOCKWISE
@@ -266,11 +279,11 @@ def shell(t: Tactic, cutlass: CutlassModel) -> kernel.KernelShell:
     )
 
 
-def mainloop_shared_storage(t: Tactic, stages: int) -> Block:
+def mainloop_shared_storage(t: Parts, stages: int) -> Block:
     return ml.shared_storage(t.mainloop, stages)
 
 
-def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Block:
+def kernel_shared_storage(t: Parts, stages: int, cutlass: CutlassModel) -> Block:
     """`GemmKernel::SharedStorage` (sm100_kernel.shared_storage_members, one-problem shell)."""
     k = shell(t, cutlass)
     e = t.epilogue
@@ -286,11 +299,11 @@ def kernel_shared_storage(t: Tactic, stages: int, cutlass: CutlassModel) -> Bloc
     return kernel.shared_storage(members, k)
 
 
-def max_threads_per_block(t: Tactic, cutlass: CutlassModel) -> int:
+def max_threads_per_block(t: Parts, cutlass: CutlassModel) -> int:
     return kernel.max_threads_per_block(shell(t, cutlass))
 
 
-def tmem_columns(t: Tactic) -> ml.TmemColumns | None:
+def tmem_columns(t: Parts) -> ml.TmemColumns | None:
     return ml.tmem_columns(t.mainloop, epilogue_shape(t).n)
 
 

@@ -88,10 +88,10 @@ def read(inst: Instantiation, family: str) -> CollectiveBuilderRecipe | None:
     if inst.name != KERNEL or not inst.chain or len(inst.args) not in (3, 4):
         return None
     ml = builder(inst, inst.args[1], MAINLOOP_BUILDER)
+    if ml is None or ml.args is None or len(ml.args) != 13 or ml.args[0] not in ARCH_TAGS:
+        return None  # (another arch's builder: asked first, as most chains are)
     ep = builder(inst, inst.args[2], EPILOGUE_BUILDER)
-    if ml is None or ep is None or ml.args is None or ep.args is None:
-        return None
-    if len(ml.args) != 13 or ml.args[0] not in ARCH_TAGS or len(ep.args) not in (14, 15):
+    if ep is None or ep.args is None or len(ep.args) not in (14, 15):
         return None
     layout_a, scales_a = _layout_and_scales(inst, ml.args[3])
     layout_b, scales_b = _layout_and_scales(inst, ml.args[6])

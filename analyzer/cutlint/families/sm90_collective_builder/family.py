@@ -5,6 +5,8 @@ CUTLASS 3.x SM90 kernels, hand-written CUTLASS code) and computes their Resource
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from cutlint.cutlass.versions import outside_modeled_range
@@ -18,7 +20,16 @@ from cutlint.families.sm90_collective_builder.recipe import (
     tactic_of,
 )
 from cutlint.model.context import ModelContext
-from cutlint.records import FormKind, Instantiation, Recipe, Resources, SmemLayout
+from cutlint.records import (
+    EpilogueTile,
+    FormKind,
+    Instantiation,
+    Recipe,
+    RegisterPlan,
+    Resources,
+    SmemLayout,
+    StageCount,
+)
 
 SM = 90
 """`sm_90a` cubins load only on compute capability 9.0 (H100, H200)."""
@@ -70,32 +81,24 @@ class Sm90CollectiveBuilder:
     def resources(self, recipe: Recipe, ctx: ModelContext) -> Resources:
         t = _tactic(recipe, ctx)
         assert not isinstance(t, str), t  # the engine asks covers() first
-        stage_count = model.stage_count(t)
-        stages = stage_count.stages
-        block = model.kernel_shared_storage(t, stages)
+        n = _numbers(t)
         r = _recipe(recipe)
         return Resources(
             arch=ctx.arch,
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
-            stage_count=stage_count,
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=model.mainloop_shared_storage(t, stages).size,
-                epilogue_size=model.epilogue_shared_storage(t).size,
-            ),
-            max_threads_per_block=model.max_threads_per_block(t),
-            tma_descriptors=model.tma_descriptors(t),
+            stage_count=n.stage_count,
+            layout=n.layout,
+            max_threads_per_block=n.max_threads_per_block,
+            tma_descriptors=n.tma_descriptors,
             tma=model.tma_plan(
                 t,
                 (r.mainloop[2], r.mainloop[5]),
                 (_int(r.mainloop[4]), _int(r.mainloop[7])),
                 "GroupProblemShape" in r.problem_shape,
             ),
-            registers=model.register_plan(t),
-            epilogue=model.epilogue_tile(t),
+            registers=n.registers,
+            epilogue=n.epilogue,
         )
 
     def facts(self, recipe: Recipe, res: Resources) -> Facts:
@@ -105,7 +108,7 @@ class Sm90CollectiveBuilder:
             "cb.epilogue_schedule": _short(r.epilogue[13]),
             "cb.stage_policy": _short(r.mainloop[11].split("<", 1)[0]),
             "cb.tma_alignment": t.tma_misaligned
-            if isinstance(t := tactic_of(r), model.Tactic)
+            if isinstance(t := _tactic_of(r), model.Tactic)
             else "",
         }
 
@@ -159,7 +162,55 @@ def _tactic(recipe: Recipe, ctx: ModelContext) -> model.Tactic | str:
         return CannotRun(f"an Sm90 kernel (sm_90a) does not run on {ctx.arch.name}")
     if why := outside_modeled_range(ctx.cutlass):
         return why
-    return tactic_of(_recipe(recipe))
+    return _tactic_of(_recipe(recipe))
+
+
+_tactic_of = lru_cache(maxsize=1)(tactic_of)
+"""`tactic_of`, its last answer kept: the engine asks covers(), resources() and facts() of one
+recipe in turn (the recipe is frozen and compared by value: a complete key)."""
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """What a tactic lays out: the Resources fields that are neither the context's (arch,
+    CUTLASS label and origin) nor the A/B tensor maps' (which the elements and alignments as
+    written decide)."""
+
+    stage_count: StageCount
+    layout: SmemLayout
+    max_threads_per_block: int
+    tma_descriptors: int
+    registers: RegisterPlan | None
+    epilogue: EpilogueTile | None
+
+
+TACTIC_MEMO = 4096
+"""Distinct tactics kept: a cutlass_library SM90 build's kernels are far fewer distinct tactics
+(they differ in names, and in layouts and alignments that the tactic reads as a few flags)."""
+
+
+@lru_cache(maxsize=TACTIC_MEMO)
+def _numbers(t: model.Tactic) -> Numbers:
+    """The numbers of `t`, computed once per distinct tactic. The key is complete: the model's
+    functions called here are given nothing but `t` (frozen, compared by value) and read no
+    other state than the family's constant data."""
+    stage_count = model.stage_count(t)
+    stages = stage_count.stages
+    block = model.kernel_shared_storage(t, stages)
+    return Numbers(
+        stage_count=stage_count,
+        layout=SmemLayout(
+            regions=regions(block),
+            size=block.size,
+            align=block.align,
+            mainloop_size=model.mainloop_shared_storage(t, stages).size,
+            epilogue_size=model.epilogue_shared_storage(t).size,
+        ),
+        max_threads_per_block=model.max_threads_per_block(t),
+        tma_descriptors=model.tma_descriptors(t),
+        registers=model.register_plan(t),
+        epilogue=model.epilogue_tile(t),
+    )
 
 
 def _int(arg: str) -> int | None:
