@@ -65,8 +65,9 @@ class Share:
     parsed, and the caller runs the stage itself. The caller's own share is the cheaper one (a
     worker's output is encoded there and decoded here, and each process warms its own caches),
     but the caller alone is one core: the share is set so that neither side waits for the
-    other. Each batch looks at the answers that lie ready for the caller: more than a batch per
-    worker, the caller is behind and the workers take more; fewer, they take less."""
+    other. Before each batch: if the caller had to wait for an answer since the batch before,
+    the workers are behind and take less; if more than a batch per worker lies answered in
+    order for it, the caller is behind and the workers take more."""
 
     fraction: float = 0.5
     """The share of files the workers finish, 0 to 1."""
@@ -82,13 +83,14 @@ class Share:
             return True
         return False
 
-    def adapt(self, ready: int, wanted: int) -> None:
-        """Before a batch: `ready` answers lie waiting for the caller, `wanted` would keep it
-        busy without making the workers wait."""
-        if ready > wanted:
-            self.fraction = min(1.0, self.fraction + self.step)
-        elif ready < wanted:
+    def adapt(self, waited: bool, ready: int, wanted: int) -> None:
+        """Before a batch: whether the caller `waited` for an answer since the batch before;
+        `ready` answers lie in order for it, `wanted` keep it busy without making the workers
+        stop (AHEAD)."""
+        if waited:
             self.fraction = max(0.0, self.fraction - self.step)
+        elif ready >= wanted:
+            self.fraction = min(1.0, self.fraction + self.step)
 
 
 try:
@@ -299,12 +301,13 @@ def stream(
         pool = _Pool(workers, pending, results, job, limits, share)
         pool.assign()
         while any(w.batch for w in workers):
-            if following not in results:
+            if pool.following not in results:
                 pool.round(block=True)
                 continue
-            yield results.pop(following)
-            following += 1
+            yield results.pop(pool.following)
+            pool.following += 1
             pool.round(block=False)
+        following = pool.following
         for i, path in pending:
             if isolated:  # workers ran, then none could be restarted: do not risk this process
                 results[i] = _failed(path, "no parser process could be started for this file")
@@ -332,11 +335,16 @@ class _Pool:
     job: Job
     limits: Limits
     share: Share
+    following: int = 0
+    """The file the caller takes next."""
+    waited: bool = False
+    """Whether the caller waited for an answer since the last batch was sent."""
 
     def round(self, block: bool) -> None:
         """Take what the workers sent (with `block`, wait for one answer at least, and stop a
         worker whose file is over its time), then send the next batches."""
         busy = [w for w in self.workers if w.batch]
+        self.waited = self.waited or block
         if busy:
             timeout = self._timeout(busy) if block else 0.0
             ready = wait([w.conn for w in busy], timeout=timeout)
@@ -375,7 +383,11 @@ class _Pool:
                 v.batch for v in self.workers
             ):
                 continue
-            self.share.adapt(len(self.results), size * len(self.workers))
+            ready = self.following
+            while ready in self.results:
+                ready += 1
+            self.share.adapt(self.waited, ready - self.following, size * len(self.workers))
+            self.waited = False
             sent: list[tuple[int, str, bool]] = []
             while self.pending and len(sent) < size:
                 index, path = self.pending.popleft()
