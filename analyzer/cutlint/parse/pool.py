@@ -70,13 +70,15 @@ class Share:
     order for it, the caller is behind and the workers take more."""
 
     fraction: float = 0.5
-    """The share of files the workers finish, 0 to 1."""
+    """The share of batches the workers finish, 0 to 1."""
     step: float = 0.05
     """How far one batch moves `fraction` (0: a fixed share)."""
     credit: float = 0.0
 
     def take(self) -> bool:
-        """Whether the workers finish the next file: `fraction` of the files, spread evenly."""
+        """Whether the workers finish the next batch: `fraction` of the batches, spread evenly.
+        By the batch, not the file: neighbouring files share their build context and their
+        kernels' judgements (the memo of each process), so a batch is better judged in one."""
         self.credit += self.fraction
         if self.credit >= 1.0:
             self.credit -= 1.0
@@ -388,10 +390,11 @@ class _Pool:
                 ready += 1
             self.share.adapt(self.waited, ready - self.following, size * len(self.workers))
             self.waited = False
+            later = self.job.then is not None and self.share.take()
             sent: list[tuple[int, str, bool]] = []
             while self.pending and len(sent) < size:
                 index, path = self.pending.popleft()
-                sent.append((index, path, self.job.then is not None and self.share.take()))
+                sent.append((index, path, later))
             idle = not w.batch
             w.batch.extend((index, path) for index, path, _ in sent)
             try:
