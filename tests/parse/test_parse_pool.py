@@ -199,7 +199,7 @@ def test_the_workers_run_the_later_stage_on_their_share(tmp_path: Path, fraction
 
 
 def test_the_share_follows_who_waits() -> None:
-    share = pool.Share(fraction=0.5, step=0.25)
+    share = pool.Share(fraction=0.75, step=0.25)
     share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind
     assert share.fraction == 0.25
     share.adapt(waited=False, ready=8, wanted=8)  # answers pile up: the caller is behind

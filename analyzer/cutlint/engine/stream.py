@@ -48,15 +48,15 @@ parse/paths.py) and the models it has judged with."""
 
 
 def share() -> Share:
-    """Which files the workers judge: at first half, then as many as keep the parent busy and
-    no more (pool.Share). A file a worker judges costs more than one judged here (its result
-    is encoded there and decoded here, and each worker warms its own contexts and memo: on the
-    2-core machine, 4,748 files took 27 s of CPU with the workers judging all, 18 s with the
-    parent judging all), but the parent alone is one core: judging all, it was busy 12 s while
-    the two workers parsed for 5 s."""
+    """Which files the workers judge: at first none, then as many as keep the parent from
+    falling behind and no more (pool.Share). A file a worker judges costs more than one judged
+    here (its result is encoded there and decoded here, and each worker warms its own contexts
+    and memo: on the 2-core machine, 4,748 files took 27 s of CPU with the workers judging all,
+    18 s with the parent judging all), but the parent alone is one core: judging all, it was
+    busy 12 s while the two workers parsed for 5 s."""
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
-    return pool.Share()
+    return pool.Share(fraction=0.0)
 
 
 MEMO_LIMIT = 2048
