@@ -74,9 +74,7 @@ def test_a_rerun_is_answered_from_the_cache_with_the_same_result(
     )
 
 
-@pytest.mark.parametrize(
-    "jobs", [2, stream.WORKERS_JUDGE_FROM], ids=["parent-judges", "workers-judge"]
-)
+@pytest.mark.parametrize("jobs", [2, 3], ids=["two-workers", "three-workers"])
 def test_the_cache_is_kept_with_parser_workers(tmp_path: Path, kept: Path, jobs: int) -> None:
     src = _tree(tmp_path)
     options = api.CheckOptions(jobs=jobs, cache=True, root=tmp_path)

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cutlint.parse import Limits, parse_paths, parse_source
+from cutlint.parse import Limits, parse_paths, parse_source, pool
+from cutlint.parse.defines import DEFAULT_DEFINES, Job
+from cutlint.records import ParsedFile
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "parse"
 GOOD_FILES = sorted(FIXTURES.rglob("*.cu"))
@@ -157,3 +159,57 @@ def test_a_worker_started_in_another_directory_is_not_used(
     (parsed,) = parse_paths(["k.cu"], jobs=1)
     (inst,) = parsed.instantiations
     assert inst.args[7] == "256"
+
+
+def _judged(parsed: ParsedFile) -> tuple[str, int]:
+    """A later stage (`Job.then`, the engine's judge in a check): what a worker sends back instead
+    of the ParsedFile for the files of its share."""
+    return (parsed.path, len(parsed.instantiations))
+
+
+def _path(out: object) -> str:
+    if isinstance(out, ParsedFile):
+        return out.path
+    assert isinstance(out, tuple)
+    return str(out[0])
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.5, 1.0])
+def test_the_workers_run_the_later_stage_on_their_share(tmp_path: Path, fraction: float) -> None:
+    paths = []
+    for i in range(40):
+        p = tmp_path / f"f{i:02d}.cu"
+        p.write_text(f"#if defined(ENABLE_FP4)\n{CALL}#endif\n" * (i % 3 + 1))
+        paths.append(str(p))
+    paths.insert(13, str(crash_file(tmp_path)))
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=(), then=_judged)
+    share = pool.Share(fraction=fraction, step=0.0)
+    out = list(pool.stream(paths, job, 2, Limits(batch_size=4), share))
+    assert [_path(o) for o in out] == paths  # input order
+    crashed = out[13]  # a crash is never the stage's: the caller decides what becomes of it
+    assert isinstance(crashed, ParsedFile) and [p.code for p in crashed.problems] == ["CUT007"]
+    judged = [o for o in out if not isinstance(o, ParsedFile)]
+    assert len(judged) == {0.0: 0, 0.5: 20, 1.0: 40}[fraction] or (
+        fraction == 0.5 and 0 < len(judged) < 40  # a crash puts its batch back, rebatched
+    )
+    for o in out[:13] + out[14:]:  # the crash file is never parsed here: it would crash pytest
+        expected = alone(Path(_path(o)))
+        assert isinstance(expected, ParsedFile)
+        assert o == (expected if isinstance(o, ParsedFile) else _judged(expected))
+
+
+def test_the_share_follows_who_waits() -> None:
+    share = pool.Share(fraction=0.75, step=0.25)
+    share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind
+    assert share.fraction == 0.25
+    share.adapt(waited=False, ready=8, wanted=8)  # answers pile up: the caller is behind
+    share.adapt(waited=False, ready=9, wanted=8)
+    assert share.fraction == 0.75
+    share.adapt(waited=False, ready=3, wanted=8)  # neither waits: as it is
+    assert share.fraction == 0.75
+    share.adapt(waited=False, ready=9, wanted=8)
+    share.adapt(waited=False, ready=9, wanted=8)
+    assert share.fraction == 1.0
+    assert [share.take() for _ in range(3)] == [True] * 3
+    half = pool.Share(fraction=0.5, step=0.0)
+    assert [half.take() for _ in range(4)] == [False, True, False, True]

@@ -26,7 +26,9 @@ import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
+from pydantic import BaseModel
 from pydantic_core import from_json, to_json
 
 from cutlint import inputs
@@ -37,11 +39,12 @@ from cutlint.engine.options import CheckOptions
 from cutlint.engine.tool import ENV_OFF as ENV_OFF
 from cutlint.engine.tool import enabled as enabled
 from cutlint.engine.tool import tool_key as tool_key
-from cutlint.records import FileResult, Recipe
+from cutlint.records import FileResult, Recipe, Resources
 
-SCHEMA = 2
+SCHEMA = 3
 """The layout of an entry; a new one is a new directory, so old entries are never read. (2: lines
-that pydantic validates from their bytes.)"""
+that pydantic validates from their bytes; 3: the context and each resources on a line of
+its own.)"""
 
 
 def check_dir() -> Path:
@@ -144,20 +147,43 @@ class ResultCache:
 
 
 def encode(result: FileResult | str, key: str) -> bytes:
-    """The entry, in lines: a header (schema, key, and the class of each recipe: JSON would
-    write a family's recipe fields without saying which record they belong to), the result
-    without its recipes, then each recipe. JSON strings hold no raw newline, so the lines split
-    back exactly, and each is validated by pydantic straight from its bytes (a third less than
-    validating the decoded objects). For a file that is no instantiation file (a FlashInfer JIT
-    source), the header alone, with its path."""
+    """The entry, in lines: a header (schema, key, whether the file has a build context, and per
+    instantiation whether it has resources and the class of its recipe: JSON would write a
+    family's recipe fields without saying which record they belong to), the result with its
+    context, resources and recipes left null, then the context, then each instantiation's resources and
+    recipe. JSON strings hold no raw newline, so the lines split back exactly, and each is
+    validated by pydantic straight from its bytes (a third less than validating the decoded
+    objects); the context and the resources on lines of their own are decoded once for all
+    the files that share them (`_shared`). For a file that is no instantiation file (a
+    FlashInfer JIT source), the header alone, with its path."""
     if isinstance(result, str):
         return to_json({"schema": SCHEMA, "key": key, "skipped": result})
-    recipes = [r.recipe for r in result.instantiations]
-    names = [None if r is None else f"{type(r).__module__}:{type(r).__qualname__}" for r in recipes]
-    header = to_json({"schema": SCHEMA, "key": key, "recipes": names})
-    body = result.model_dump_json(exclude={"instantiations": {"__all__": {"recipe"}}})
-    kept = [r.model_dump_json().encode() for r in recipes if r is not None]
-    return b"\n".join([header, body.encode(), *kept])
+    rows = result.instantiations
+    names = [_recipe_name(r.recipe) for r in rows]
+    header = to_json(
+        {
+            "schema": SCHEMA,
+            "key": key,
+            "context": result.context is not None,
+            "resources": [r.resources is not None for r in rows],
+            "recipes": names,
+        }
+    )
+    bare = tuple(r.model_copy(update={"recipe": None, "resources": None}) for r in rows)
+    body = result.model_copy(update={"instantiations": bare, "context": None}).model_dump_json()
+    lines = [header, body.encode()]
+    if result.context is not None:
+        lines.append(result.context.model_dump_json().encode())
+    for r in rows:
+        if r.resources is not None:
+            lines.append(r.resources.model_dump_json().encode())
+        if r.recipe is not None:
+            lines.append(r.recipe.model_dump_json().encode())
+    return b"\n".join(lines)
+
+
+def _recipe_name(recipe: Recipe | None) -> str | None:
+    return None if recipe is None else f"{type(recipe).__module__}:{type(recipe).__qualname__}"
 
 
 def decode(raw: bytes, key: str) -> FileResult | str | None:
@@ -171,23 +197,52 @@ def decode(raw: bytes, key: str) -> FileResult | str | None:
         skipped = data["skipped"]
         return skipped if isinstance(skipped, str) and not rest else None
     names: list[str | None] = data["recipes"]
+    has_resources: list[bool] = data["resources"]
     body, _, rest = rest.partition(b"\n")
     result = FileResult.model_validate_json(body)
-    kept = rest.split(b"\n") if rest else []
-    if not isinstance(names, list) or len(names) != len(result.instantiations):
+    parts = iter(rest.split(b"\n") if rest else [])
+    rows = result.instantiations
+    if not (isinstance(names, list) and isinstance(has_resources, list)):
         return None
-    if sum(1 for n in names if n is not None) != len(kept):
+    if not len(names) == len(has_resources) == len(rows):
         return None
-    recipes = iter(kept)
+    if any(r.recipe is not None or r.resources is not None for r in rows):
+        return None
+    context = _shared(BuildContext, next(parts)) if data["context"] is True else None
     typed = []
-    for row, name in zip(result.instantiations, names, strict=True):
-        if row.recipe is not None:
-            return None
+    for row, resources, name in zip(rows, has_resources, names, strict=True):
+        update: dict[str, object] = {}
+        if resources is True:
+            update["resources"] = _shared(Resources, next(parts))
         if name is not None:
-            recipe = recipe_class(name).model_validate_json(next(recipes))
-            row = row.model_copy(update={"recipe": recipe})
-        typed.append(row)
-    return result.model_copy(update={"instantiations": tuple(typed)})
+            update["recipe"] = recipe_class(name).model_validate_json(next(parts))
+        typed.append(row.model_copy(update=update) if update else row)
+    if next(parts, None) is not None:
+        return None
+    return result.model_copy(update={"instantiations": tuple(typed), "context": context})
+
+
+SHARED_KEPT = 2048
+"""Decoded contexts and resources kept by their bytes. Files of one build share their context,
+and kernels of one tactic their resources (the judge's recipe memo): decoded once, they are one
+record in this process as they were in the one that judged them, which the reports' caches of
+dumped parts key on (report/json.py). On 1,138 files of the hundred-thousand set, 17 distinct
+contexts; a resources line is 14 KB of the 16 KB a cutlass_library file's entry has."""
+
+_kept: dict[tuple[type[BaseModel], bytes], BaseModel] = {}
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _shared(cls: type[_M], line: bytes) -> _M:
+    """`cls` validated from `line`, or the record an equal line gave before."""
+    digest = hashlib.blake2b(line, digest_size=16).digest()
+    kept = _kept.get((cls, digest))
+    if isinstance(kept, cls):
+        return kept
+    if len(_kept) >= SHARED_KEPT:
+        _kept.clear()
+    record = _kept[cls, digest] = cls.model_validate_json(line)
+    return record
 
 
 @cache

@@ -1,12 +1,14 @@
-"""A check run as a stream: each file parsed and judged in the same worker process, its result
-handed on in input order as soon as it is ready, from the cache when an unchanged file was
-judged before in the same context.
+"""A check run as a stream: each file parsed in a worker process and judged there or here, its
+result handed on in input order as soon as it is ready, from the cache when an unchanged file
+was judged before in the same context.
 
-    walk ──▶ cache hit? ──yes──────────────────────────────────────────▶ result, in order
-                 └─no──▶ worker: parse ─▶ judge ─▶ fingerprint ─▶ keep ─▶ result, in order
+    walk ──▶ cache hit? ──yes──────────────────────────────────────────────▶ result, in order
+                 └─no──▶ worker: parse ─┬─▶ judge ─▶ fingerprint ─▶ keep ─▶ result, in order
+                                        └─▶ (here) judge ─▶ fingerprint ─▶ keep ─┘
 
-Judging in the workers puts every core on both stages (the parent used to judge alone while the
-workers waited) and leaves the parent to decode, render and count. A file the parser failed on
+Who judges a file is parse/pool.py's Share: the parent judges what it can keep up with (a file
+judged here costs no encoding there and no decoding here, and shares this process's memo and
+contexts), the workers the rest, so that no core waits for another. A file the parser failed on
 comes back as its ParsedFile and is judged here (its result is one CUT007 diagnostic).
 """
 
@@ -32,6 +34,7 @@ from cutlint.records import FileResult, ParsedFile
 
 if TYPE_CHECKING:
     from cutlint.engine.judge import Memo
+    from cutlint.parse.pool import Share
 
 Outcome = FileResult | str
 """One file's outcome: its result, or its path when it is no instantiation file (a FlashInfer
@@ -39,17 +42,22 @@ JIT source: CheckResult.skipped)."""
 
 
 MAX_JOBS = 8
-"""Workers when the caller does not say: one per core, up to 8 (from WORKERS_JUDGE_FROM on they
-judge as well as parse, so more cores are more throughput): each holds a
-libclang (about 40 MB resident, parse/paths.py) and the models it has judged with."""
+"""Workers when the caller does not say: one per core, up to 8 (they judge as well as parse,
+so more cores are more throughput): each holds a libclang (about 40 MB resident,
+parse/paths.py) and the models it has judged with."""
 
-WORKERS_JUDGE_FROM = 3
-"""Workers judge (and the parent only decodes their results) from this many workers on. With
-two, the parent judging while both workers parse keeps both cores as busy and costs less: on
-the 2-core machine, a 27,680-file cutlass_library 100a build took 96 s of CPU and 1.08 GB peak
-with the parent judging (no cache), 142 s and 1.78 GB with the workers judging and the cache
-written (their results travel as JSON and are decoded into records that no longer share their
-strings and parts; 20 s of it system time, the writes)."""
+
+def share() -> Share:
+    """Which files the workers judge: at first none, then as many as keep the parent from
+    falling behind and no more (pool.Share). A file a worker judges costs more than one judged
+    here (its result is encoded there and decoded here, and each worker warms its own contexts
+    and memo: on the 2-core machine, 4,748 files took 27 s of CPU with the workers judging all,
+    18 s with the parent judging all), but the parent alone is one core: judging all, it was
+    busy 12 s while the two workers parsed for 5 s."""
+    from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
+
+    return pool.Share(fraction=0.0)
+
 
 MEMO_LIMIT = 2048
 """Judgements a worker keeps for equal instantiations of later files. A worker lives as long as
@@ -166,13 +174,11 @@ def _outcomes(
         else:
             hits[i] = kept
     jobs = options.jobs if options.jobs is not None else min(MAX_JOBS, os.cpu_count() or 1)
-    in_workers = jobs >= WORKERS_JUDGE_FROM
-    then = stage if in_workers else None
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
         defines=defines,
         undefines=tuple(options.undefines),
-        then=then,
+        then=stage,
         named=walk.named_files(paths),
     )
     fresh = _parsed_stream(misses, job, jobs, options)
@@ -303,7 +309,7 @@ def _parsed_stream(
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
     limits = replace(pool.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
-    return pool.stream(files, job, jobs, limits)
+    return pool.stream(files, job, jobs, limits, share())
 
 
 def _nothing() -> Generator[object, None, None]:

@@ -21,7 +21,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
@@ -43,7 +43,9 @@ class Limits:
     memory_bytes: int | None = 2 << 30
     """Address space a worker may add to what it starts with; None for no limit."""
     batch_size: int = 16
-    """Files sent to a worker in one message (results still come back one by one)."""
+    """Files sent to a worker in one message (results still come back one by one). A worker is
+    sent its next batch when half of the one it is on is answered, so that it never waits for
+    the parent between two batches."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -51,6 +53,47 @@ DEFAULT_LIMITS = Limits()
 WALL_FACTOR = 10.0
 """A worker that uses no CPU (blocked on I/O: a stalled network file system) is stopped after
 this many times `seconds_per_file` of wall time."""
+
+AHEAD = 8
+"""Batches per worker that may lie answered and not yet taken by the caller: a caller slower
+than the workers stops them there (bounded memory) rather than let the answers pile up."""
+
+
+@dataclass
+class Share:
+    """Which files the workers run the job's later stage on (`Job.then`); the others come back
+    parsed, and the caller runs the stage itself. The caller's own share is the cheaper one (a
+    worker's output is encoded there and decoded here, and each process warms its own caches),
+    but the caller alone is one core: the share is set so that neither side waits for the
+    other. Before each batch: if the caller had to wait for an answer since the batch before,
+    the workers are behind and take less; if more than a batch per worker lies answered in
+    order for it, the caller is behind and the workers take more."""
+
+    fraction: float = 0.5
+    """The share of batches the workers finish, 0 to 1."""
+    step: float = 0.05
+    """How far one batch moves `fraction` (0: a fixed share)."""
+    credit: float = 0.0
+
+    def take(self) -> bool:
+        """Whether the workers finish the next batch: `fraction` of the batches, spread evenly.
+        By the batch, not the file: neighbouring files share their build context and their
+        kernels' judgements (the memo of each process), so a batch is better judged in one."""
+        self.credit += self.fraction
+        if self.credit >= 1.0:
+            self.credit -= 1.0
+            return True
+        return False
+
+    def adapt(self, waited: bool, ready: int, wanted: int) -> None:
+        """Before a batch: whether the caller `waited` for an answer since the batch before;
+        `ready` answers lie in order for it, `wanted` keep it busy without making the workers
+        stop (AHEAD)."""
+        if waited:  # twice as fast down as up: a share the parent could have judged costs CPU
+            self.fraction = max(0.0, self.fraction - 2 * self.step)
+        elif ready >= wanted:
+            self.fraction = min(1.0, self.fraction + self.step)
+
 
 try:
     _TICKS = float(os.sysconf("SC_CLK_TCK"))
@@ -80,6 +123,8 @@ class _Worker:
     """When the file it is on began: the batch was sent, or the previous result came back."""
     cpu_since: float | None = None
     """The worker's CPU time then (None where it cannot be read)."""
+    job: Job | None = None
+    """The job it was sent (with its first batch; later batches go without)."""
 
     def start_file(self) -> None:
         self.since = time.monotonic()
@@ -231,16 +276,21 @@ def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[Parse
 
 
 def stream(
-    paths: Sequence[str], job: Job, jobs: int, limits: Limits
+    paths: Sequence[str], job: Job, jobs: int, limits: Limits, share: Share | None = None
 ) -> Generator[object, None, None]:
     """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
     record as soon as it and every file before it are done: its ParsedFile, or, with
-    `job.then`, that stage's output (a file the parser failed on is still a ParsedFile).
-    Holds only the results that came back ahead of an earlier file, so memory does not grow
-    with the number of files."""
+    `job.then`, that stage's output for the files `share` gives the workers (all of them
+    without one; a file the parser failed on is always a ParsedFile). Holds only the results
+    that came back ahead of an earlier file, so memory does not grow with the number of files.
+
+    While the caller works on a result, the workers go on: each result handed over is followed
+    by a look (without waiting) for what the workers sent, and their next batches."""
     results: dict[int, object] = {}
     pending = deque(enumerate(paths))
     workers: list[_Worker] = []
+    if share is None:
+        share = Share(fraction=1.0 if job.then is not None else 0.0, step=0.0)
     _build_records()
     following = 0
     try:
@@ -250,10 +300,16 @@ def stream(
                 break
             workers.append(w)
         isolated = bool(workers)
-        for _ in _serve(workers, pending, results, job, limits):
-            while following in results:
-                yield results.pop(following)
-                following += 1
+        pool = _Pool(workers, pending, results, job, limits, share)
+        pool.assign()
+        while any(w.batch for w in workers):
+            if pool.following not in results:
+                pool.round(block=True)
+                continue
+            yield results.pop(pool.following)
+            pool.following += 1
+            pool.round(block=False)
+        following = pool.following
         for i, path in pending:
             if isolated:  # workers ran, then none could be restarted: do not risk this process
                 results[i] = _failed(path, "no parser process could be started for this file")
@@ -261,7 +317,8 @@ def stream(
                 from cutlint.parse.worker import parse_file
 
                 parsed = parse_file(path, job)
-                results[i] = job.then(parsed) if job.then is not None else parsed
+                later = job.then is not None and share.take()
+                results[i] = job.then(parsed) if later and job.then is not None else parsed
         while following < len(paths):
             yield results.pop(following)
             following += 1
@@ -270,34 +327,98 @@ def stream(
             _stop(w, kill=bool(w.batch))
 
 
-def _serve(
-    workers: list[_Worker],
-    pending: deque[tuple[int, str]],
-    results: dict[int, object],
-    job: Job,
-    limits: Limits,
-) -> Iterator[None]:
-    """Keep the workers busy until every file is answered; yields after each round of answers,
-    so that the caller can pass on what is done."""
-    _assign_idle(workers, pending, results, job, limits)
-    wall_limit = limits.seconds_per_file * WALL_FACTOR
-    while busy := [w for w in workers if w.batch]:
+@dataclass
+class _Pool:
+    """The workers of one `stream` and the files not yet answered."""
+
+    workers: list[_Worker]
+    pending: deque[tuple[int, str]]
+    results: dict[int, object]
+    job: Job
+    limits: Limits
+    share: Share
+    following: int = 0
+    """The file the caller takes next."""
+    waited: bool = False
+    """Whether the caller waited for an answer since the last batch was sent."""
+
+    def round(self, block: bool) -> None:
+        """Take what the workers sent (with `block`, wait for one answer at least, and stop a
+        worker whose file is over its time), then send the next batches."""
+        busy = [w for w in self.workers if w.batch]
+        self.waited = self.waited or block
+        if busy:
+            timeout = self._timeout(busy) if block else 0.0
+            ready = wait([w.conn for w in busy], timeout=timeout)
+            wall_limit = self.limits.seconds_per_file * WALL_FACTOR
+            for w in busy:
+                if w.conn in ready:
+                    if not _receive(w, self.results):
+                        self.replace(w, _death(w))
+                elif block:
+                    why = _over(w, self.limits.seconds_per_file, wall_limit)
+                    if why is not None:
+                        self.replace(w, why)
+        self.assign()
+
+    def _timeout(self, busy: list[_Worker]) -> float:
         # A worker cannot use more CPU than wall time, so none can run out of its budget before
         # the smallest budget left has passed: wake then (or at the wall limit) and look again.
+        # (A look without waiting checks no budget: the caller waits, and checks, before it
+        # takes the file of a worker that hangs.)
         now = time.monotonic()
-        left = [limits.seconds_per_file - w.used() for w in busy]
+        wall_limit = self.limits.seconds_per_file * WALL_FACTOR
+        left = [self.limits.seconds_per_file - w.used() for w in busy]
         left += [w.since + wall_limit - now for w in busy]
-        ready = wait([w.conn for w in busy], timeout=max(0.01, min(left)))
-        for w in busy:
-            if w.conn in ready:
-                if not _receive(w, results):
-                    _replace(w, workers, pending, results, job, limits, _death(w))
+        return max(0.01, min(left))
+
+    def assign(self) -> None:
+        """Send the next batch to every worker that is less than half a batch from idle, while
+        fewer than AHEAD batches per worker lie answered (one is always sent when every worker
+        is idle: the caller may be waiting for a file still pending). One that died while idle
+        (killed from outside) is replaced; no file is blamed, since it was on none."""
+        size = self.limits.batch_size
+        for w in list(self.workers):
+            if len(w.batch) > size // 2 or not self.pending:
                 continue
-            why = _over(w, limits.seconds_per_file, wall_limit)
-            if why is not None:
-                _replace(w, workers, pending, results, job, limits, why)
-        _assign_idle(workers, pending, results, job, limits)
-        yield
+            if len(self.results) >= AHEAD * size * len(self.workers) and any(
+                v.batch for v in self.workers
+            ):
+                continue
+            ready = self.following
+            while ready in self.results:
+                ready += 1
+            self.share.adapt(self.waited, ready - self.following, size * len(self.workers))
+            self.waited = False
+            later = self.job.then is not None and self.share.take()
+            sent: list[tuple[int, str, bool]] = []
+            while self.pending and len(sent) < size:
+                index, path = self.pending.popleft()
+                sent.append((index, path, later))
+            idle = not w.batch
+            w.batch.extend((index, path) for index, path, _ in sent)
+            try:
+                w.conn.send((self.job if w.job is not self.job else None, sent))
+                w.job = self.job
+            except OSError:
+                self.replace(w, blame=None)
+                continue
+            if idle:
+                w.start_file()
+
+    def replace(self, w: _Worker, blame: str | None) -> None:
+        """Blame the file `w` is on (when `blame` says why), put the rest of its batches back in
+        front, and start a fresh worker in its place."""
+        if blame is not None:
+            index, path = w.batch.popleft()
+            self.results[index] = _failed(path, blame)
+        _stop(w, kill=True)
+        self.pending.extendleft(reversed(w.batch))
+        w.batch.clear()
+        fresh = _start(self.limits)
+        self.workers.remove(w)
+        if fresh is not None:
+            self.workers.append(fresh)
 
 
 def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
@@ -308,28 +429,6 @@ def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
     if time.monotonic() - w.since > wall_limit:
         return f"parsing took more than {wall_limit:g} s without finishing; the parser was stopped"
     return None
-
-
-def _assign_idle(
-    workers: list[_Worker],
-    pending: deque[tuple[int, str]],
-    results: dict[int, object],
-    job: Job,
-    limits: Limits,
-) -> None:
-    """Send the next batch to every idle worker. One that died while idle (killed from
-    outside) is replaced; no file is blamed, since it was on none."""
-    for w in list(workers):
-        if w.batch or not pending:
-            continue
-        while pending and len(w.batch) < limits.batch_size:
-            w.batch.append(pending.popleft())
-        try:
-            w.conn.send((job, list(w.batch)))
-        except OSError:
-            _replace(w, workers, pending, results, job, limits, blame=None)
-            continue
-        w.start_file()
 
 
 def _receive(w: _Worker, results: dict[int, object]) -> bool:
@@ -358,26 +457,3 @@ def _decoded(path: str, payload: object) -> object:
     except ValueError as err:  # pydantic's ValidationError is a ValueError
         why = f"internal error: the parser's result could not be read back: {err}"[:2000]
         return ParsedFile(path=path, problems=(problem(INTERNAL_ERROR, path, why),))
-
-
-def _replace(
-    w: _Worker,
-    workers: list[_Worker],
-    pending: deque[tuple[int, str]],
-    results: dict[int, object],
-    job: Job,
-    limits: Limits,
-    blame: str | None,
-) -> None:
-    """Blame the file `w` is on (when `blame` says why), put the rest of its batch back in
-    front, and start a fresh worker in its place."""
-    if blame is not None:
-        index, path = w.batch.popleft()
-        results[index] = _failed(path, blame)
-    _stop(w, kill=True)
-    pending.extendleft(reversed(w.batch))
-    w.batch.clear()
-    fresh = _start(limits)
-    workers.remove(w)
-    if fresh is not None:
-        workers.append(fresh)

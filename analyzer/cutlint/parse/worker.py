@@ -59,6 +59,10 @@ def payload(parsed: object) -> bytes | object:
         return parsed
 
 
+def _failed(parsed: ParsedFile) -> bool:
+    return any(p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in parsed.problems)
+
+
 def _limit_memory(extra_bytes: int) -> None:
     """Cap the address space at what the worker has now plus `extra_bytes`.
 
@@ -78,7 +82,10 @@ def _limit_memory(extra_bytes: int) -> None:
 
 
 def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None:
-    """Serve batches, `(job, [(index, path), ...])`, until the parent sends None or goes away.
+    """Serve batches, `(job, [(index, path, later), ...])`, until the parent sends None or goes
+    away; `later`: whether to run the job's later stage on the file (pool.Share). The job comes
+    with a worker's first batch only (None after): it names every file the user named, which
+    for a long list of files is more than the batch.
 
     `warm`: load libclang before the first batch (a worker started ahead of the files,
     pool.prestart), so that the load overlaps the parent's own start-up."""
@@ -103,18 +110,22 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
         if message is None:
             return
         job, batch = message
-        if job != current:  # an equal job keeps the first one's stage (and what it memoized)
-            current = job
-        for index, path in batch:
-            conn.send((index, payload(_run(current or job, path))))
+        if job is not None and job != current:  # an equal job keeps the first one's stage
+            current = job  # (and what it memoized); None: the job of the batch before
+        if current is None:
+            return  # a batch before any job: the parent is not ours to serve
+        for index, path, later in batch:
+            conn.send((index, payload(_run(current, path, later))))
 
 
-def _run(job: Job, path: str) -> object:
-    """Parse `path`, then run the job's later stage on it, if any. A bug in that stage is the
-    stage's to report (the engine turns its own exceptions into CUT012); one that escapes costs
-    this file its later stage, never the worker."""
+def _run(job: Job, path: str, later: bool = True) -> object:
+    """Parse `path`, then run the job's later stage on it, if any and if `later`. A file the
+    parser failed on is sent back as parsed: what becomes of it (no cache entry for a crash or a
+    time-out) is the parent's to decide, as for a worker that died on it. A bug in that stage is
+    the stage's to report (the engine turns its own exceptions into CUT012); one that escapes
+    costs this file its later stage, never the worker."""
     parsed = parse_file(path, job)
-    if job.then is None:
+    if job.then is None or not later or _failed(parsed):
         return parsed
     try:
         return job.then(parsed)
