@@ -305,6 +305,9 @@ def _kernels(
         built = _built(aliases, pl.index, values, types, cindex) if error is None else None
         measured[expr] = (kernel, values, types, error, built)
     paths: dict[str, list[tuple[CallSite, ...]]] = {}
+    omitted: dict[str, int] = {}
+    reached: dict[str, set[tuple[CallSite, ...]]] = {}  # each kernel's paths, listed or not
+    taken: list[tuple[CallSite, ...]] = []  # every kernel's
     first: dict[str, Candidate] = {}
     failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
     ok = [c for c in candidates if c.type_expr in measured and not measured[c.type_expr][3]]
@@ -313,24 +316,30 @@ def _kernels(
     # an argument, the caller's callee) is not a kernel of its own.
     for cand in ok + failed:
         kernel = measured[cand.type_expr][0]
-        taken = [p for ps in paths.values() for p in ps]
         # A kernel handed on down its own path (to the caller's callee, as `Gemm::GemmKernel`)
         # keeps the first site: the one that chose it.
         if any(_prefix(p, cand.path) for p in taken):
             continue
         if cand in failed and any(_prefix(cand.path, p) or p == cand.path for p in taken):
             continue
-        known = paths.setdefault(kernel, [])
+        known = reached.setdefault(kernel, set())
         if cand.path in known:
             continue
-        known.append(cand.path)
+        known.add(cand.path)
+        taken.append(cand.path)
         first.setdefault(kernel, cand)
+        listed = paths.setdefault(kernel, [])
+        if len(listed) < MAX_PATHS:
+            listed.append(cand.path)
+        else:
+            omitted[kernel] = omitted.get(kernel, 0) + 1
     kernels: list[TuKernel] = []
     for kernel, cand in first.items():
         _, values, types, error, built = measured[cand.type_expr]
         kernels.append(
             TuKernel(
                 paths=tuple(paths[kernel]),
+                paths_omitted=omitted.get(kernel, 0),
                 type_expr=cand.type_expr,
                 kernel_type=kernel,
                 shared_storage=values["smem"] or None,
@@ -345,6 +354,11 @@ def _kernels(
             )
         )
     return kernels
+
+
+MAX_PATHS = 32
+"""Dispatch paths listed per kernel; more are counted (`TuKernel.paths_omitted`) and the
+report says how many were left out. vLLM's kernels have 1 to 3."""
 
 
 def _built(
