@@ -333,7 +333,14 @@ class Resolver:
         out: list[str] = []
         for i, t in enumerate(tokens):
             s = t.spelling
-            qualified_tail = i > 0 and tokens[i - 1].spelling in ("::", ".", "->")
+            # `X::Y`, `x.y`, `X::template Y<...>`: a member of what precedes, never looked up
+            # on its own (clang may place a cursor of the enclosing declaration there)
+            before = (
+                tokens[i - 2].spelling if i > 1 and tokens[i - 1].spelling == "template" else ""
+            )
+            qualified_tail = i > 0 and (
+                tokens[i - 1].spelling in ("::", ".", "->") or before in ("::", ".", "->")
+            )
             if t.kind.name != "IDENTIFIER" or qualified_tail:
                 out.append(s)
                 continue

@@ -187,7 +187,7 @@ def _read(command: CompileCommand, target: str) -> tuple[TuRead, list[str]]:
         probed, lines = probe_text(base, exprs)
         unsaved[probed_file] = probed
         tu.reparse(unsaved_files=list(unsaved.items()), options=0)
-        kernels = _kernels(tu, cindex, probed_file, candidates, exprs, lines)
+        kernels = _kernels(tu, cindex, probed_file, candidates, exprs, lines, main.name)
         deps = [str(i.include.name) for i in tu.get_includes() if i.include is not None]
     deps = [d for d in dict.fromkeys([str(main), *deps]) if not d.startswith(tmp)]
     read = TuRead(
@@ -296,7 +296,9 @@ def _aliases(tu: Any, cindex: Any) -> dict[str, Any]:
     return out
 
 
-def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, str]:
+def _errors_by_line(
+    tu: Any, cindex: Any, main: str, first: int, shown: str | None = None
+) -> dict[int, str]:
     """An error clang reports while instantiating a probe line's types (a `static_assert` of a
     builder or kernel shell), by that probe line: found through the diagnostic's notes. The
     root cause is preferred to its echo (`use of undeclared identifier 'cutlint_k2'` after the
@@ -309,7 +311,10 @@ def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, st
         for loc in lines:
             if loc.file is not None and loc.file.name == main and loc.line >= first:
                 where = d.location
-                at = f"{Path(where.file.name).name}:{where.line}: " if where.file else ""
+                name = Path(where.file.name).name if where.file else ""
+                if where.file and where.file.name == main and shown:
+                    name = shown  # the probe's lines follow the TU: named by it, not a temp file
+                at = f"{name}:{where.line}: " if where.file else ""
                 found.setdefault(int(loc.line), []).append(f"{at}{d.spelling}")
                 break
     return {
@@ -325,9 +330,10 @@ def _kernels(
     candidates: Sequence[Candidate],
     exprs: Sequence[str],
     lines: Sequence[ProbeLine],
+    shown: str | None = None,
 ) -> list[TuKernel]:
     aliases = _aliases(tu, cindex)
-    errors = _errors_by_line(tu, cindex, main, lines[0].line if lines else 1 << 30)
+    errors = _errors_by_line(tu, cindex, main, lines[0].line if lines else 1 << 30, shown)
     measured: dict[
         str, tuple[str, dict[str, int], dict[str, str | None], str | None, TuBuilt | None]
     ] = {}
