@@ -66,6 +66,11 @@ class TuKernel(Record):
         description="each dispatch path that reaches it: entry point first, the call whose"
         " template argument is the kernel last"
     )
+    paths_omitted: int = Field(
+        default=0,
+        description="dispatch paths to it beyond the first 32 (parse/tu/front.py MAX_PATHS):"
+        " counted, not listed",
+    )
     type_expr: str = Field(description="the type as written on the first path, fully qualified")
     kernel_type: str = Field(description="libclang's canonical spelling of the kernel type")
     shared_storage: int | None = Field(

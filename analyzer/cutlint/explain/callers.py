@@ -82,6 +82,7 @@ def _candidate(
         chosen_by=f"{k.chosen_by.path}:{k.chosen_by.line}",
         through=f"{PurePath(through.path).name}:{through.line} {through.call}",
         conditions=tuple(k.conditions(p) for p in paths),
+        paths_omitted=k.paths_omitted,
         type_expr=k.type_expr,
         tile=k.tile,
         cluster=k.cluster,

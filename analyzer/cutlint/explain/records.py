@@ -120,6 +120,11 @@ class CallerKernel(Record):
     conditions: tuple[tuple[str, ...], ...] = Field(
         description="the dispatch conditions of each path through the caller, outermost first"
     )
+    paths_omitted: int = Field(
+        default=0,
+        description="the kernel's dispatch paths the TU read counted but did not list (more than"
+        " 32): whether they go through the caller is not known",
+    )
     type_expr: str
     tile: str | None
     cluster: str | None

@@ -127,6 +127,10 @@ def _caller(c: CallerReading) -> list[str]:
         lines.append(f"{pad}    smem {smem} / {limit} (measured, libclang)  -> {k.verdict}")
         for conds in k.conditions:
             lines.append(f"{pad}    when {' && '.join(conds) or 'always'}")
+        if k.paths_omitted:
+            lines.append(
+                f"{pad}    and {k.paths_omitted:,} more dispatch path(s) of the kernel, not listed"
+            )
         if not k.through.startswith(f"{Path(k.chosen_by).name} "):
             lines.append(f"{pad}    via {k.through}")
     lines += _field("read from", "; ".join(c.tus) or "no translation unit")

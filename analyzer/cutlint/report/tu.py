@@ -79,6 +79,8 @@ def render_text(reads: Sequence[tuple[TuRead, Sequence[TuVerdict]]]) -> str:
             for path in k.paths:
                 conds = " && ".join(_operand(c) for c in k.conditions(path)) or "always"
                 lines.append(f"      when {conds}")
+            if k.paths_omitted:
+                lines.append(f"      {omitted_paths(k)}")
             lines.append(f"      type {k.type_expr}")
             for f in v.findings:
                 lines.append(f"      {f.severity} {f.rule} {f.name}: {f.message}")
@@ -166,6 +168,13 @@ def dispatch(k: TuKernel) -> list[str]:
     return [" && ".join(_operand(c) for c in k.conditions(p)) or "always" for p in k.paths]
 
 
+def omitted_paths(k: TuKernel) -> str:
+    """The note for a kernel's dispatch paths beyond those listed (parse/tu/front.MAX_PATHS)."""
+    return (
+        f"and {k.paths_omitted:,} more dispatch path(s), not listed (the first {len(k.paths)} are)"
+    )
+
+
 def explained_by(v: TuVerdict) -> str:
     """The family whose model gives the kernel's numbers, or `measured` (libclang's layout,
     not explained: no family claims it, or it lies outside the claiming family's model)."""
@@ -202,6 +211,7 @@ def kernel_data(v: TuVerdict) -> dict[str, Any]:
         "kernel_type": k.kernel_type,
         "dispatch": dispatch(k),
         "paths": [[s.model_dump(mode="json") for s in p] for p in k.paths],
+        "paths_omitted": k.paths_omitted,
         "tile": k.tile,
         "cluster": k.cluster,
         "stages": k.stages,
@@ -301,9 +311,10 @@ def kernel_line(v: TuVerdict) -> str:
     stages = f", {k.stages} stages" if k.stages else ""
     model = explained_by(v)
     how = f"modeled by {model}" if model != "measured" else MEASURED_ONLY
+    more = f"; {omitted_paths(k)}" if k.paths_omitted else ""
     return (
         f"{k.type_expr} {v.verdict} on {v.arch}: {smem} / {v.smem_optin:,} B{stages} "
-        f"({how}); when {' || '.join(_operand(d) for d in dispatch(k))}"
+        f"({how}); when {' || '.join(_operand(d) for d in dispatch(k))}{more}"
     )
 
 
@@ -312,6 +323,7 @@ __all__ = [
     "explained_by",
     "kernel_data",
     "kernel_line",
+    "omitted_paths",
     "render_checks_text",
     "render_json",
     "render_text",

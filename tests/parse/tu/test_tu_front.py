@@ -153,3 +153,73 @@ def test_static_members_of_class_template_specializations(tmp_path: Path) -> Non
     verdicts = {v.kernel.type_expr: v.verdict for v in judge(read)}
     assert verdicts[big.type_expr] == FAILS and verdicts[k16.type_expr] == FITS
     assert got["typename ::w4::Fixed::Gemm"].stages == 3
+
+
+def test_every_dispatch_path_to_a_kernel(tmp_path: Path) -> None:
+    """A function reached along several paths lists its kernels under each, with each path's
+    conditions (vLLM W4A8's `mm` calls `mm_dispatch` twice; a template called from two
+    branches), and recursion ends the walk (a function calling itself, a caller handing itself
+    a type grown from its own argument)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CUTLINT_CACHE", str(tmp_path))
+        command = from_flags(
+            FIXTURES / "two_paths.cu",
+            ["nvcc", f"-I{FIXTURES / 'include'}", "-gencode", "arch=compute_120a,code=sm_120a"],
+        )
+        read = read_tu(command, use_cache=False)
+    got = {k.type_expr: k for k in read.kernels}
+    assert sorted(got) == [
+        "::paths::cfg<short, 16>::Gemm",
+        "::paths::cfg<short, 32>::Gemm",
+        "typename ::paths::cfg<char, 64>::Gemm",
+    ]
+    k16 = got["::paths::cfg<short, 16>::Gemm"]
+    # mm_dispatch is an entry point of its own, and mm calls it twice
+    assert [[s.call for s in p] for p in k16.paths] == [
+        ["gemm_caller<::paths::cfg<short, 16>::Gemm>"],
+        ["mm_dispatch(...)", "gemm_caller<::paths::cfg<short, 16>::Gemm>"],
+        ["mm_dispatch(...)", "gemm_caller<::paths::cfg<short, 16>::Gemm>"],
+    ]
+    assert [k16.conditions(p) for p in k16.paths] == [
+        ('schedule == "16"',),
+        ("asked", 'schedule == "16"'),
+        ("!(asked)", 'schedule == "16"'),
+    ]
+    assert k16.chosen_by.line == k16.paths[1][-1].line and k16.paths_omitted == 0
+    k32 = got["::paths::cfg<short, 32>::Gemm"]
+    assert [k32.conditions(p) for p in k32.paths] == [
+        ('!(schedule == "16")',),
+        ("asked", '!(schedule == "16")'),
+        ("!(asked)", '!(schedule == "16")'),
+    ]
+    k64 = got["typename ::paths::cfg<char, 64>::Gemm"]
+    assert [k64.conditions(p) for p in k64.paths] == [("bias",), ("!(bias)", "half")]
+    assert all(k.tile and k.stages == 2 for k in read.kernels)
+    # the grown argument is cut at once: no `::GemmKernel::GemmKernel` candidate reached clang
+    assert not any("GemmKernel::GemmKernel" in n for n in read.unresolved)
+
+
+def test_paths_beyond_the_caps_are_counted_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More paths than a kernel lists (front.MAX_PATHS) are counted on the kernel; more than the
+    walk follows (chain.MAX_PATHS_FOLLOWED) are named in a note: never dropped silently."""
+    from cutlint.parse.tu import chain, front
+
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path))
+    monkeypatch.setattr(front, "MAX_PATHS", 2)
+    command = from_flags(
+        FIXTURES / "two_paths.cu",
+        ["nvcc", f"-I{FIXTURES / 'include'}", "-gencode", "arch=compute_120a,code=sm_120a"],
+    )
+    read = read_tu(command, use_cache=False)
+    k16 = next(k for k in read.kernels if k.type_expr == "::paths::cfg<short, 16>::Gemm")
+    assert len(k16.paths) == 2 and k16.paths_omitted == 1
+    monkeypatch.setattr(chain, "MAX_PATHS_FOLLOWED", 1)
+    read = read_tu(command, use_cache=False)
+    k16 = next(k for k in read.kernels if k.type_expr == "::paths::cfg<short, 16>::Gemm")
+    assert len(k16.paths) == 1
+    assert any(
+        n.startswith("::paths::cfg<short, 16>::Gemm: 2 more dispatch paths not followed")
+        for n in read.unresolved
+    ), read.unresolved

@@ -98,3 +98,27 @@ def test_every_kernel_is_modeled_equal_to_the_measured_layout(
         for v in verdicts
         if not (v.model and v.model.equals(v.kernel))
     ]
+
+
+@pytest.mark.parametrize("tu", ["w4a8_mm_entry.cu", "w4a8_grouped_mm_entry.cu"])
+def test_w4a8_kernels_list_every_dispatch_path(tu: str) -> None:
+    """vLLM's W4A8 `mm` calls `mm_dispatch` twice: with the schedule asked for (under
+    `maybe_schedule`) and with the one its heuristic picked (after `if (maybe_schedule) {
+    return ...; }`); `mm_dispatch` is an entry point of its own too. Every kernel is listed
+    under all three paths, each with its conditions."""
+    from cutlint.producers.vllm.sdist import cmake_flags
+
+    vllm, include = _inputs()
+    path = vllm / "csrc/quantization/cutlass_w4a8" / tu
+    read = read_tu(from_flags(path, cmake_flags(vllm, include, "9.0a")), use_cache=False)
+    assert len(read.kernels) == {"w4a8_mm_entry.cu": 10, "w4a8_grouped_mm_entry.cu": 11}[tu]
+    for k in read.kernels:
+        calls = [[s.call.split("(")[0] for s in p[:-1]] for p in k.paths]
+        assert calls == [[], ["mm_dispatch"], ["mm_dispatch"]], k.type_expr
+        last = k.chosen_by.conditions
+        assert [k.conditions(p) for p in k.paths] == [
+            last,
+            ("maybe_schedule", *last),
+            ("!(maybe_schedule)", *last),
+        ]
+        assert all(p[-1] == k.chosen_by for p in k.paths)

@@ -44,6 +44,10 @@ Cursor = Any  # clang.cindex.Cursor
 
 MAX_DEPTH = 12
 """Deeper dispatch chains than this are not followed (the deepest measured in vLLM is 5)."""
+MAX_PATHS_FOLLOWED = 256
+"""Paths to one type expression the walk keeps; more are counted and named in a note. A bound
+on what a file of many branches calling many branches could list (the most measured in vLLM
+is 3 per kernel); the report lists at most `MAX_PATHS` of a kernel's (front.py)."""
 
 
 _VALUE = re.compile(r"true|false|nullptr|[-+]?[0-9][0-9a-zA-Z.']*|'.*'|\".*\"")
@@ -329,7 +333,14 @@ class Resolver:
         out: list[str] = []
         for i, t in enumerate(tokens):
             s = t.spelling
-            qualified_tail = i > 0 and tokens[i - 1].spelling in ("::", ".", "->")
+            # `X::Y`, `x.y`, `X::template Y<...>`: a member of what precedes, never looked up
+            # on its own (clang may place a cursor of the enclosing declaration there)
+            before = (
+                tokens[i - 2].spelling if i > 1 and tokens[i - 1].spelling == "template" else ""
+            )
+            qualified_tail = i > 0 and (
+                tokens[i - 1].spelling in ("::", ".", "->") or before in ("::", ".", "->")
+            )
             if t.kind.name != "IDENTIFIER" or qualified_tail:
                 out.append(s)
                 continue
@@ -382,18 +393,84 @@ class Resolver:
         return None if decl.kind.is_invalid() else decl
 
 
-def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
-    """Every explicit template argument on the dispatch paths from the entry points, with the
-    path, and what could not be resolved (a deduced parameter, a pack)."""
-    candidates: list[Candidate] = []
-    unresolved_notes: list[str] = []
-    seen: set[tuple[str, int, tuple[str, ...]]] = set()
+Key = tuple[str, int, tuple[str, ...]]
+"""A function entered with its arguments: its definition's file and line, the explicit template
+arguments as text (a static member: its class's specialization)."""
 
-    def visit(fn: Function, subst: dict[str, str], path: tuple[CallSite, ...]) -> None:
-        if len(path) > MAX_DEPTH:
+
+class _Found:
+    """The candidates one function's body leads to, each path starting at a call in that body:
+    the caller puts its own call in front. At most MAX_PATHS_FOLLOWED paths per type expression
+    are kept; the rest are counted."""
+
+    def __init__(self) -> None:
+        self.candidates: list[Candidate] = []
+        self.omitted: dict[str, int] = {}
+        self._kept: dict[str, int] = {}
+        self._known: set[tuple[tuple[CallSite, ...], str]] = set()
+        self.low = 1 << 30
+        """The shallowest frame of the walk's stack a recursion cut inside refers to: a body
+        whose result depends on frames above it is not reused elsewhere."""
+
+    def add(self, path: tuple[CallSite, ...], type_expr: str) -> None:
+        if (path, type_expr) in self._known:
             return
+        if self._kept.get(type_expr, 0) >= MAX_PATHS_FOLLOWED:
+            self.omitted[type_expr] = self.omitted.get(type_expr, 0) + 1
+            return
+        self._known.add((path, type_expr))
+        self._kept[type_expr] = self._kept.get(type_expr, 0) + 1
+        self.candidates.append(Candidate(path, type_expr))
+
+    def under(self, site: CallSite, inner: _Found) -> None:
+        """A callee's candidates, reached through `site`."""
+        for c in inner.candidates:
+            self.add((site, *c.path), c.type_expr)
+        for expr, n in inner.omitted.items():
+            self.omitted[expr] = self.omitted.get(expr, 0) + n
+        self.low = min(self.low, inner.low)
+
+
+def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
+    """Every explicit template argument on the dispatch paths from the entry points, once per
+    path (a function reached along two paths lists its candidates under each, with each path's
+    conditions), and what could not be resolved (a deduced parameter, a pack) or followed.
+
+    A function's body is read once for each set of arguments (and depth): what it leads to is
+    kept and put under every call that reaches it, so that paths are listed without walking a
+    body again per path. Recursion ends the path: a function entered again on its own path with
+    the same arguments, or with an argument grown from the one it had there (vLLM's
+    `cutlass_gemm_caller<Gemm>` calls `cutlass_gemm_caller<typename Gemm::GemmKernel>`, meant
+    for its other overload: followed as written it would nest `::GemmKernel` to MAX_DEPTH)."""
+    notes: list[str] = []
+    memo: dict[tuple[Key, int], _Found] = {}
+    stack: list[Key] = []
+
+    def enter(fn: Function, subst: dict[str, str], key: Key) -> _Found:
+        depth = len(stack)
+        for i, on in enumerate(stack):
+            if on == key or (on[:2] == key[:2] and _grown(on[2], key[2])):
+                cut = _Found()
+                cut.low = i
+                return cut
+        known = memo.get((key, depth))
+        if known is not None:
+            return known
+        stack.append(key)
+        try:
+            found = body(fn, subst) if depth <= MAX_DEPTH else _Found()
+        finally:
+            stack.pop()
+        if found.low >= depth:
+            found.low = 1 << 30
+            memo[(key, depth)] = found
+        return found
+
+    def body(fn: Function, subst: dict[str, str]) -> _Found:
+        found = _Found()
         if fn.params:  # a template's body, its parameters known on this path
-            candidates.extend(_kernel_aliases(fn, subst, path, resolver, unresolved_notes))
+            for c in _kernel_aliases(fn, subst, (), resolver, notes):
+                found.add(c.path, c.type_expr)
         for call in fn.body.calls:
             aliases = call.aliases
             callee_name = call.name.split("::")[-1]
@@ -401,17 +478,12 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
                 if call.name.startswith(("std::", "::std::", "cute::", "cutlass::")):
                     continue
                 if call.qualifier:
-                    member(call, fn, subst, path)
+                    member(call, subst, found)
                     continue
                 for target in index.functions.get(callee_name, []):
-                    plain: tuple[str, int, tuple[str, ...]] = (
-                        target.cursor.location.file.name,
-                        target.cursor.location.line,
-                        (),
-                    )
-                    if plain not in seen:
-                        seen.add(plain)
-                        visit(target, {}, (*path, _plain_site(call)))
+                    where = target.cursor.location
+                    inner = enter(target, {}, (where.file.name, where.line, ()))
+                    found.under(_plain_site(call), inner)
                 continue
             # `std::forward<Args>`: the standard library's, never one of the TU's own templates
             # that share its name.
@@ -422,33 +494,35 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
             unresolved: set[str] = set()
             args = tuple(resolver.text(a, subst, aliases, unresolved) for a in call.args)
             site = _site(call, args, fn, subst)
-            here = (*path, site)
             if unresolved:
-                unresolved_notes.append(
+                notes.append(
                     f"{site.path}:{site.line}: {site.call}: {', '.join(sorted(unresolved))} "
                     "not known on this path (deduced or a pack): context unknown"
                 )
                 continue
             # A value (`true`, `128`) is a template argument but never a kernel type.
-            candidates.extend(Candidate(here, a) for a in args if not _VALUE.fullmatch(a))
+            for a in args:
+                if not _VALUE.fullmatch(a):
+                    found.add((site,), a)
             for target in targets:
-                key = (target.cursor.location.file.name, target.cursor.location.line, args)
-                if key in seen:
-                    continue
-                seen.add(key)
                 explicit = len(target.params) - (1 if target.pack else 0)
                 if len(args) > explicit and not target.pack:
                     continue
-                visit(target, _bound(target, args, resolver), here)
+                where = target.cursor.location
+                inner = enter(
+                    target, _bound(target, args, resolver), (where.file.name, where.line, args)
+                )
+                found.under(site, inner)
+        return found
 
-    def member(call: Call, fn: Function, subst: dict[str, str], path: tuple[CallSite, ...]) -> None:
+    def member(call: Call, subst: dict[str, str], found: _Found) -> None:
         """`Q::f(...)`: Q a class (template) specialization of the TU's own files."""
         unresolved: set[str] = set()
         owner = _owner(call.qualifier, call.aliases, subst, index, resolver, unresolved)
         loc = call.token.location
         callee = call.name.split("::")[-1]
         if unresolved:
-            unresolved_notes.append(
+            notes.append(
                 f"{loc.file.name}:{loc.line}: {call.name}(...): {', '.join(sorted(unresolved))} "
                 "not known on this path (deduced or a pack): context unknown"
             )
@@ -462,23 +536,38 @@ def walk(index: Index, resolver: Resolver) -> tuple[list[Candidate], list[str]]:
             call=f"{spec}::{callee}(...)",
             conditions=tuple(_substitute(c, subst) for c in call.conditions),
         )
-        here = (*path, site)
-        candidates.extend(Candidate(here, f"typename {spec}::{a}") for a in cls.kernels)
+        for a in cls.kernels:
+            found.add((site,), f"typename {spec}::{a}")
         members = {a: f"typename {spec}::{a}" for a in cls.aliases}
         for method in cls.methods.get(callee, []):
-            key = (method.cursor.location.file.name, method.cursor.location.line, (spec,))
-            if key in seen:
-                continue
-            seen.add(key)
-            visit(method, {**members, **bound}, here)
+            where = method.cursor.location
+            inner = enter(method, {**members, **bound}, (where.file.name, where.line, (spec,)))
+            found.under(site, inner)
 
+    top = _Found()
     for alias in index.aliases:
         loc = alias.location
         site = CallSite(path=str(loc.file.name), line=int(loc.line), call=f"using {alias.spelling}")
-        candidates.append(Candidate((site,), qualified_name(alias)))
+        top.add((site,), qualified_name(alias))
     for entry in index.entries:
-        visit(entry, {}, ())
-    return candidates, unresolved_notes
+        where = entry.cursor.location
+        inner = enter(entry, {}, (where.file.name, where.line, ()))
+        for c in inner.candidates:
+            top.add(c.path, c.type_expr)
+        for expr, n in inner.omitted.items():
+            top.omitted[expr] = top.omitted.get(expr, 0) + n
+    for expr, n in top.omitted.items():
+        notes.append(
+            f"{expr}: {n:,} more dispatch paths not followed (at most {MAX_PATHS_FOLLOWED:,} "
+            "per type are)"
+        )
+    return top.candidates, notes
+
+
+def _grown(before: tuple[str, ...], now: tuple[str, ...]) -> bool:
+    """Whether an argument is built from the one the function had further up its path
+    (`X` -> `typename X::GemmKernel`): a recursion the walk cannot see the end of."""
+    return any(b and b != n and b in n for b, n in zip(before, now, strict=False))
 
 
 _KERNEL_TEMPLATE = re.compile(r"::kernel::|GemmUniversalAdapter\b")

@@ -4,8 +4,9 @@
 2. Parse the TU with libclang as CUDA host code, with the build's include directories and
    defines, and walk its dispatch from the entry points (`chain.py`).
 3. Parse it again with the candidates appended (`probe.py`): clang decides which are kernels and
-   lays out their `SharedStorage`. The preamble (the TU's includes) is precompiled by the first
-   parse and reused by the second.
+   lays out their `SharedStorage`. The libraries' headers are a precompiled header of their own
+   (bodies skipped), the TU's own files the precompiled preamble of the first parse: the second
+   parse reuses both, so clang reads and instantiates the TU once.
 """
 
 from __future__ import annotations
@@ -163,26 +164,30 @@ def _read(command: CompileCommand, target: str) -> tuple[TuRead, list[str]]:
         )
         text = main.read_text(errors="replace")
         unsaved = {str(main): text}
-        parsed = str(main)
+        parsed = probed_file = str(main)
         library = headers.library_includes(main, headers.include_dirs(command.args), extra)
         if missing:  # a stub includes these (headers.write_stubs)
             library = list(dict.fromkeys([*library, *(f"<{h}>" for h in headers.STUB_STD)]))
-        if library and main.is_absolute():
-            # The libraries' headers first, as the precompiled preamble, with their function
-            # bodies skipped (clang keeps the constexpr and deduced-return ones, which types
-            # depend on); then the TU itself, whose bodies the dispatch walk reads.
-            synthetic = stub_dir / "cutlint-tu-main.cu"
-            synthetic.write_text(_library_preamble(library, main))  # on disk: clang keeps
-            parsed = str(synthetic)  # no precompiled preamble for a main file that is not
-            options |= SKIP_FUNCTION_BODIES | LIMIT_SKIP_FUNCTION_BODIES_TO_PREAMBLE
+        if main.is_absolute():
+            synthetic = stub_dir / "cutlint-tu-main.cu"  # on disk: clang keeps no precompiled
+            parsed = probed_file = str(synthetic)  # preamble for a main file that is not
+            pch = _libraries_pch(index, cindex, library, args, missing, stub_dir)
+            if pch is not None or not library:
+                args += ["-include-pch", str(pch)] if pch is not None else []
+                synthetic.write_text(_tu_preamble(main))
+            else:  # the libraries' preamble, the TU after it (walked, then parsed again)
+                synthetic.write_text(_library_preamble(library, main))
+                options |= SKIP_FUNCTION_BODIES | LIMIT_SKIP_FUNCTION_BODIES_TO_PREAMBLE
+                probed_file = str(main)
         tu = _parse(index, cindex, parsed, unsaved, args, options, missing, stub_dir)
         idx = Index(tu, _own(command), str(main))
         candidates, unresolved = walk(idx, Resolver(tu))
         exprs = list(dict.fromkeys(c.type_expr for c in candidates))
-        probed, lines = probe_text(text, exprs)
-        unsaved[str(main)] = probed
+        base = unsaved.get(probed_file) or Path(probed_file).read_text(errors="replace")
+        probed, lines = probe_text(base, exprs)
+        unsaved[probed_file] = probed
         tu.reparse(unsaved_files=list(unsaved.items()), options=0)
-        kernels = _kernels(tu, cindex, str(main), candidates, exprs, lines)
+        kernels = _kernels(tu, cindex, probed_file, candidates, exprs, lines, main.name)
         deps = [str(i.include.name) for i in tu.get_includes() if i.include is not None]
     deps = [d for d in dict.fromkeys([str(main), *deps]) if not d.startswith(tmp)]
     read = TuRead(
@@ -197,11 +202,49 @@ def _read(command: CompileCommand, target: str) -> tuple[TuRead, list[str]]:
 
 
 SKIP_FUNCTION_BODIES = 0x40
-"""CXTranslationUnit_SkipFunctionBodies (clang-c/Index.h)."""
+"""CXTranslationUnit_SkipFunctionBodies (clang-c/Index.h): clang keeps the bodies of `constexpr`
+and deduced-return functions, which types and layouts depend on."""
 LIMIT_SKIP_FUNCTION_BODIES_TO_PREAMBLE = 0x800
 """CXTranslationUnit_LimitSkipFunctionBodiesToPreamble: bodies are skipped in the precompiled
-preamble only. Measured on vLLM 0.34.0's scaled_mm_sm100_fp8.cu (CUTLASS 4.5.0): the first parse
-takes 6.8 s of CPU instead of 10.5-12 s, and the 20 kernels lay out as before."""
+preamble only (the fallback reading, `_library_preamble`)."""
+
+
+def _libraries_pch(
+    index: Any,
+    cindex: Any,
+    library: Sequence[str],
+    args: list[str],
+    missing: list[str],
+    stub_dir: Path,
+) -> Path | None:
+    """The libraries' headers the TU includes, parsed alone with their function bodies skipped
+    and saved as a precompiled header; None when there are none, or when clang cannot save them
+    (an error in them): then the caller reads them as the TU's preamble instead.
+
+    Why a file of its own: the TU is then parsed with `-include-pch` of it, its own files in the
+    TU's precompiled preamble with their bodies (the walk reads them), and the probe appended
+    after that preamble, so the reparse that measures the candidates reuses everything the first
+    parse instantiated. With the libraries as the preamble and the TU after it, clang had to
+    parse the TU again for the probe: vLLM's w4a8_mm_entry.cu instantiates its ten kernels'
+    classes from its own bodies, 9 s of CPU each time (docs/tu.md, Cost)."""
+    if not library:
+        return None
+    source = stub_dir / "cutlint-tu-libraries.cu"
+    source.write_text("".join(f"#include {h}\n" for h in library))
+    options = cindex.TranslationUnit.PARSE_INCOMPLETE | SKIP_FUNCTION_BODIES
+    libraries = _parse(index, cindex, str(source), {}, args, options, missing, stub_dir)
+    pch = stub_dir / "cutlint-tu-libraries.pch"
+    try:
+        libraries.save(str(pch))
+    except cindex.TranslationUnitSaveError:
+        return None
+    return pch
+
+
+def _tu_preamble(main: Path) -> str:
+    """A main file whose preamble is the TU (after the libraries' `-include-pch`): the probe's
+    lines follow it."""
+    return f'#include "{main}"\nnamespace cutlint_tu_preamble_end {{}}\n'
 
 
 def _library_preamble(library: Sequence[str], main: Path) -> str:
@@ -253,7 +296,9 @@ def _aliases(tu: Any, cindex: Any) -> dict[str, Any]:
     return out
 
 
-def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, str]:
+def _errors_by_line(
+    tu: Any, cindex: Any, main: str, first: int, shown: str | None = None
+) -> dict[int, str]:
     """An error clang reports while instantiating a probe line's types (a `static_assert` of a
     builder or kernel shell), by that probe line: found through the diagnostic's notes. The
     root cause is preferred to its echo (`use of undeclared identifier 'cutlint_k2'` after the
@@ -266,7 +311,10 @@ def _errors_by_line(tu: Any, cindex: Any, main: str, first: int) -> dict[int, st
         for loc in lines:
             if loc.file is not None and loc.file.name == main and loc.line >= first:
                 where = d.location
-                at = f"{Path(where.file.name).name}:{where.line}: " if where.file else ""
+                name = Path(where.file.name).name if where.file else ""
+                if where.file and where.file.name == main and shown:
+                    name = shown  # the probe's lines follow the TU: named by it, not a temp file
+                at = f"{name}:{where.line}: " if where.file else ""
                 found.setdefault(int(loc.line), []).append(f"{at}{d.spelling}")
                 break
     return {
@@ -282,9 +330,10 @@ def _kernels(
     candidates: Sequence[Candidate],
     exprs: Sequence[str],
     lines: Sequence[ProbeLine],
+    shown: str | None = None,
 ) -> list[TuKernel]:
     aliases = _aliases(tu, cindex)
-    errors = _errors_by_line(tu, cindex, main, lines[0].line if lines else 1 << 30)
+    errors = _errors_by_line(tu, cindex, main, lines[0].line if lines else 1 << 30, shown)
     measured: dict[
         str, tuple[str, dict[str, int], dict[str, str | None], str | None, TuBuilt | None]
     ] = {}
@@ -305,6 +354,9 @@ def _kernels(
         built = _built(aliases, pl.index, values, types, cindex) if error is None else None
         measured[expr] = (kernel, values, types, error, built)
     paths: dict[str, list[tuple[CallSite, ...]]] = {}
+    omitted: dict[str, int] = {}
+    reached: dict[str, set[tuple[CallSite, ...]]] = {}  # each kernel's paths, listed or not
+    taken: list[tuple[CallSite, ...]] = []  # every kernel's
     first: dict[str, Candidate] = {}
     failed = [c for c in candidates if c.type_expr in measured and measured[c.type_expr][3]]
     ok = [c for c in candidates if c.type_expr in measured and not measured[c.type_expr][3]]
@@ -313,24 +365,30 @@ def _kernels(
     # an argument, the caller's callee) is not a kernel of its own.
     for cand in ok + failed:
         kernel = measured[cand.type_expr][0]
-        taken = [p for ps in paths.values() for p in ps]
         # A kernel handed on down its own path (to the caller's callee, as `Gemm::GemmKernel`)
         # keeps the first site: the one that chose it.
         if any(_prefix(p, cand.path) for p in taken):
             continue
         if cand in failed and any(_prefix(cand.path, p) or p == cand.path for p in taken):
             continue
-        known = paths.setdefault(kernel, [])
+        known = reached.setdefault(kernel, set())
         if cand.path in known:
             continue
-        known.append(cand.path)
+        known.add(cand.path)
+        taken.append(cand.path)
         first.setdefault(kernel, cand)
+        listed = paths.setdefault(kernel, [])
+        if len(listed) < MAX_PATHS:
+            listed.append(cand.path)
+        else:
+            omitted[kernel] = omitted.get(kernel, 0) + 1
     kernels: list[TuKernel] = []
     for kernel, cand in first.items():
         _, values, types, error, built = measured[cand.type_expr]
         kernels.append(
             TuKernel(
                 paths=tuple(paths[kernel]),
+                paths_omitted=omitted.get(kernel, 0),
                 type_expr=cand.type_expr,
                 kernel_type=kernel,
                 shared_storage=values["smem"] or None,
@@ -345,6 +403,11 @@ def _kernels(
             )
         )
     return kernels
+
+
+MAX_PATHS = 32
+"""Dispatch paths listed per kernel; more are counted (`TuKernel.paths_omitted`) and the
+report says how many were left out. vLLM's kernels have 1 to 3."""
 
 
 def _built(
