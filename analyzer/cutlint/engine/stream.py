@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from cutlint import inputs
+from cutlint import heap, inputs
 from cutlint.context.arch_macros import guard_defines
 from cutlint.engine import tree_pack
 from cutlint.engine.cache import ResultCache, decode, encode
@@ -132,10 +132,12 @@ def outcomes(
     paths: Sequence[Path | str], options: CheckOptions, progress: Progress | None = None
 ) -> Iterator[Outcome]:
     """Every file's outcome under `paths`, in input order (as `parse_paths` orders them)."""
-    for outcome in _outcomes(paths, options, progress):
-        if progress is not None:
-            progress.advance(len(outcome.instantiations) if isinstance(outcome, FileResult) else 0)
-        yield outcome
+    with heap.settled():
+        for outcome in _outcomes(paths, options, progress):
+            if progress is not None:
+                advance = len(outcome.instantiations) if isinstance(outcome, FileResult) else 0
+                progress.advance(advance)
+            yield outcome
 
 
 def _outcomes(

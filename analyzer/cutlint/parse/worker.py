@@ -12,7 +12,7 @@ import resource
 import signal
 from typing import TYPE_CHECKING
 
-from cutlint import inputs
+from cutlint import heap, inputs
 from cutlint.parse.defines import READY, Job
 from cutlint.parse.extract import parse_source
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE, UNREADABLE_INPUT, problem
@@ -101,6 +101,7 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
             libclang.preload()
         except libclang.ParserFailure:
             pass  # the first file with an #if reports it
+    heap.settle()  # the worker runs to the run's end: what it holds now lives as long
     current: Job | None = None
     while True:
         try:
