@@ -1,6 +1,7 @@
 """The tree pack (engine/tree_pack.py): an unchanged tree is answered by one file with no entry
 read, its results equal to a fresh run's; a pack of another run, or one that is corrupt, foreign
-or does not validate, is ignored whole, never trusted; a run that did not finish writes none."""
+or does not validate, is never trusted (what it answered before the damage validated file by
+file; the entries answer from there) and is replaced; a run that did not finish writes none."""
 
 from __future__ import annotations
 
@@ -130,6 +131,10 @@ def test_a_corrupt_or_foreign_pack_is_ignored_and_replaced(
     damaged = damage(good)
     assert damaged != good
     pack.write_bytes(damaged)
+    assert _check(src, tmp_path) == first
+    # A pack whose head does not answer is replaced by the same run; one found bad part-way
+    # (it is read as the run goes, a file at a time) is removed, its files from there answered
+    # by the entries, and the run after writes it again.
     assert _check(src, tmp_path) == first
     assert _pack(packs).read_bytes() == good
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -92,31 +92,80 @@ def location(entries: Path, name: str) -> Path:
     return entries.parent / f"packs-v{SCHEMA}" / f"{name}.pack"
 
 
-def read(path: Path, wanted: str) -> list[Outcome] | None:
-    """The outcomes of the pack at `path` if it answers for `wanted` (a `digest`), else None:
-    missing, of another run, corrupt or not validating all read as None."""
+class Broken(Exception):
+    """A pack found corrupt, cut short or unreadable after its head had answered."""
+
+
+_ERRORS = (
+    OSError,
+    ValueError,  # ValidationError and JSON errors are ValueErrors
+    TypeError,
+    KeyError,
+    AttributeError,
+    ImportError,
+    IndexError,
+    StopIteration,
+)
+
+
+class Packed:
+    """A pack whose head answers the run: its outcomes, decoded one file at a time as they are
+    taken (`outcomes`), so that a run holds one file's records, not the whole tree's (a
+    100,099-kernel pack is 586 MB of lines). A pack that turns out bad part-way raises Broken:
+    the outcomes taken before it validated each on its own, and the caller answers the rest from
+    the entries (`discard` removes the pack, so the next run writes a new one)."""
+
+    def __init__(self, path: Path, f: IO[bytes], files: int) -> None:
+        self.path = path
+        self._f = f
+        self.outcomes = self._stream(files)
+
+    def _stream(self, files: int) -> Generator[Outcome, None, None]:
+        try:
+            yield from _decode(_lines(self._f), files)
+        except _ERRORS as err:
+            raise Broken(str(self.path)) from err
+        finally:
+            self._f.close()
+
+    def finish(self) -> None:
+        """Every file was taken: the pack answered the run whole (KEPT) if nothing bad follows;
+        one with more after them is removed, as one found bad before."""
+        try:
+            next(self.outcomes)
+        except StopIteration:
+            KEPT.add(self.path)
+            return
+        except Broken:
+            pass
+        self.discard()
+
+    def discard(self) -> None:
+        self.outcomes.close()
+        with suppress(OSError):
+            self.path.unlink()
+
+
+def read(path: Path, wanted: str) -> Packed | None:
+    """The pack at `path` if its head answers for `wanted` (a `digest`), else None: missing, of
+    another run, or a head that does not parse all read as None."""
     try:
-        with path.open("rb") as f:
-            head = f.readline()  # another run's pack is not read further
-            if not _answers(head, wanted):
-                return None
-            raw = f.read()
+        f = path.open("rb")
     except OSError:
         return None
     try:
-        decoded = _decode(raw, wanted_files(head))
-        KEPT.add(path)
-        return decoded
-    except (
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-        ImportError,
-        IndexError,
-        StopIteration,
-    ):
-        return None  # ValidationError and JSON errors are ValueErrors
+        head = f.readline()  # another run's pack is not read further
+        if _answers(head, wanted):
+            return Packed(path, f, wanted_files(head))
+    except _ERRORS:
+        pass
+    f.close()
+    return None
+
+
+def _lines(f: IO[bytes]) -> Iterator[bytes]:
+    for line in f:
+        yield line[:-1] if line.endswith(b"\n") else line
 
 
 def _answers(head: bytes, wanted: str) -> bool:
@@ -134,22 +183,23 @@ def wanted_files(head: bytes) -> int:
     return files
 
 
-def _decode(raw: bytes, files: int) -> list[Outcome]:
-    lines = iter(raw.split(b"\n"))
+def _decode(lines: Iterator[bytes], files: int) -> Iterator[Outcome]:
     parts: dict[bytes, list[Any]] = {}
     seen: _Seen = {}
-    out: list[Outcome] = []
+    count = 0
     for line in lines:
         if line.startswith(b"P"):
             kind, _, data = line[1:].partition(b" ")
             parts.setdefault(kind, []).append(_part_class(kind).model_validate_json(data))
         elif line.startswith(b"F"):
-            out.append(_file(from_json(line[1:]), lines, parts, seen))
+            count += 1
+            if count > files:
+                raise ValueError("more files than the head says")
+            yield _file(from_json(line[1:]), lines, parts, seen)
         elif line:
             raise ValueError("not a pack line")
-    if len(out) != files:
+    if count != files:
         raise ValueError("a pack cut short")
-    return out
 
 
 def _part_class(kind: bytes) -> type[BaseModel]:

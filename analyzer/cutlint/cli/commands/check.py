@@ -192,8 +192,8 @@ class CheckFlags:
     "--jobs",
     type=int,
     default=None,
-    help="Parser worker processes (default: one per core, up to 8; 0 parses in this process, "
-    "without --parse-timeout's limit).",
+    help="Parser worker processes (default: one per core but this process's, at least 1 and up "
+    "to 8; 0 parses in this process, without --parse-timeout's limit).",
 )
 @click.option(
     "--binaries",
