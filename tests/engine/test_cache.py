@@ -126,6 +126,20 @@ def test_a_corrupt_or_foreign_entry_is_a_miss_and_is_replaced(
     assert all(e.read_bytes() != damage for e in _entries(kept))
 
 
+def test_an_entry_found_corrupt_in_its_turn_is_judged_by_a_worker(
+    tmp_path: Path, kept: Path
+) -> None:
+    """Entries are decoded as their file's turn comes (not all before the parse: a big tree's
+    would all be held); one that does not decode then is parsed in a worker of its own."""
+    src = _tree(tmp_path)
+    first = api.check(src, _options(root=tmp_path))
+    for entry in _entries(kept):
+        entry.write_bytes(b"not json")
+    _drop_packs(kept)
+    assert api.check(src, api.CheckOptions(jobs=1, cache=True, root=tmp_path)) == first
+    assert all(e.read_bytes() != b"not json" for e in _entries(kept))
+
+
 def test_an_entry_names_no_class_outside_cutlints_recipes(tmp_path: Path, kept: Path) -> None:
     src = _tree(tmp_path)
     first = api.check(src, _options(root=tmp_path))

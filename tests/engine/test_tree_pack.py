@@ -43,15 +43,21 @@ def _check(src: Path, tmp_path: Path, use_cache: bool = True) -> api.CheckResult
 
 
 def _no_entry_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The entries read from here on."""
+    """The entries looked up (asked for or read) from here on."""
     read: list[str] = []
-    real = cache.ResultCache.load
+    real_load = cache.ResultCache.load
+    real_has = cache.ResultCache.has
 
     def load(self: cache.ResultCache, key: str) -> object:
         read.append(key)
-        return real(self, key)
+        return real_load(self, key)
+
+    def has(self: cache.ResultCache, key: str) -> bool:
+        read.append(key)
+        return real_has(self, key)
 
     monkeypatch.setattr(cache.ResultCache, "load", load)
+    monkeypatch.setattr(cache.ResultCache, "has", has)
     return read
 
 

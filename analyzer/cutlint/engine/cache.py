@@ -129,6 +129,10 @@ class ResultCache:
     def _entry(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    def has(self, key: str) -> bool:
+        """Whether an entry is kept under `key` (what it holds is `load`'s to judge)."""
+        return os.path.isfile(self._entry(key))
+
     def load(self, key: str) -> FileResult | str | None:
         """The kept result, or None: missing, unreadable, foreign or corrupt all read as a miss."""
         try:

@@ -172,18 +172,17 @@ def _outcomes(
         start = yield from _from_pack(packed, entries, stage)
         if start == len(entries):
             return
-    hits: dict[int, FileResult | str] = {}
+    # The files with an entry: each is decoded as its turn comes, so that the run holds one
+    # file's records and not every kept one's (a tree of 100,000 files with one changed).
+    hits: set[int] = set()
     misses: list[str] = []
     for i, e in enumerate(entries):
         if e.problem is not None or i < start:
             continue
-        kept = None
-        if cache is not None and i in keys:
-            kept = cache.load(keys[i])
-        if kept is None:
-            misses.append(e.path)
+        if cache is not None and i in keys and cache.has(keys[i]):
+            hits.add(i)
         else:
-            hits[i] = kept
+            misses.append(e.path)
     jobs = options.jobs if options.jobs is not None else default_jobs()
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
@@ -200,8 +199,14 @@ def _outcomes(
             if e.problem is not None:
                 yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
                 continue
-            if i in hits:
-                out = hits.pop(i)
+            kept = _kept(cache, keys[i]) if i in hits else None
+            if kept is not None:
+                out = kept
+            elif i in hits:  # an entry that did not validate: the file is judged afresh
+                got = _afresh(e.path, job, options)
+                if writer is not None and _failed(got):
+                    writer.abandon()
+                out = _received(got, stage, _known(tree, e.path, keys.get(i)))
             else:
                 got = next(fresh)
                 if writer is not None and _failed(got):
@@ -263,6 +268,22 @@ def _pack(
     if packed is not None:
         return packed, None
     return None, tree_pack.Writer(where, wanted, len(files))
+
+
+def _kept(cache: ResultCache | None, key: str) -> Outcome | None:
+    return cache.load(key) if cache is not None else None
+
+
+def _afresh(path: str, job: Job, options: CheckOptions) -> object:
+    """One file parsed (and judged) on its own, as the run's other files are: in a worker of its
+    own unless the run parses in this process. For an entry that was there when the run began
+    but did not validate when its turn came (corrupt, foreign, or removed meanwhile): rare, so a
+    worker's start is no cost worth sharing."""
+    fresh = _parsed_stream([path], job, 1, options)
+    try:
+        return next(fresh)
+    finally:
+        fresh.close()
 
 
 def _failed(got: object) -> bool:
