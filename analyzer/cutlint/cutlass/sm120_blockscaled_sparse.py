@@ -34,10 +34,11 @@ from cutlint.cutlass.sm120_sparse import (
     ARRAY_ALIGNED,
     SM120_SMEM_CAPACITY,
     SparseStages,
+    count_record,
     metadata_storage,
 )
 from cutlint.cutlass.storage import BARRIER_BYTES, cpp_div
-from cutlint.records import Shape3, StageCount, StageTerm
+from cutlint.records import Shape3, StageTerm
 
 BUILDER = SM120_BLOCKSCALED_SPARSE_MMA_BUILDER
 COLLECTIVE = SM120_BLOCKSCALED_SPARSE_MMA_TMA
@@ -176,7 +177,7 @@ def stage_count(tile: Shape3, ops: SparseOperands, carveout: int) -> SparseStage
             stages,
             stages,
             stages,
-            _count(
+            count_record(
                 stages,
                 budget,
                 carveout,
@@ -204,7 +205,7 @@ def stage_count(tile: Shape3, ops: SparseOperands, carveout: int) -> SparseStage
         stages15,
         ASYMMETRIC_STAGES_B,
         0,
-        _count(
+        count_record(
             stages15,
             budget,
             carveout,
@@ -213,22 +214,6 @@ def stage_count(tile: Shape3, ops: SparseOperands, carveout: int) -> SparseStage
             "StagesA = (capacity - carveout) / (A + 3/4 B + pipeline + SFA + SFB), StagesB = 3, "
             "StagesE = 0 (E in global memory)",
         ),
-    )
-
-
-def _count(
-    stages: int, budget: int, carveout: int, terms: tuple[StageTerm, ...], formula: str
-) -> StageCount:
-    return StageCount(
-        stages=stages,
-        capacity=SM120_SMEM_CAPACITY,
-        stage_budget=budget,
-        carveout=carveout,
-        reductions=(),
-        per_stage=terms,
-        stage_bytes=sum(t.bytes for t in terms),
-        formula=formula,
-        capacity_source="cutlass/arch/arch.h: sm120_smem_capacity_bytes",
     )
 
 

@@ -95,7 +95,7 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
             stages,
             stages,
             stages,
-            _count(
+            count_record(
                 stages,
                 budget,
                 carveout,
@@ -112,7 +112,7 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
     stages = cpp_div(budget, sum(t.bytes for t in b15))
     if stages < 2:
         return f"tile {tile}: fewer than 2 stages even with 1.5 stages of B (the builder returns StagesA = StagesB = {stages}); not modeled"
-    count = _count(
+    count = count_record(
         stages,
         budget,
         carveout,
@@ -123,7 +123,7 @@ def stage_count(tile: Shape3, carveout: int) -> SparseStages | str:
     return SparseStages(stages, ASYMMETRIC_STAGES_B, 0, count)
 
 
-def _count(
+def count_record(
     stages: int, budget: int, carveout: int, terms: tuple[StageTerm, ...], formula: str
 ) -> StageCount:
     return StageCount(

@@ -362,9 +362,13 @@ def _sparse_plan(
     )
     if isinstance(stages, str):
         return stages
-    # The asymmetric-DMA shell static_asserts its storage: over the capacity the file does not
-    # compile (not CUT101's failure at initialize()).
-    size = kernel_shared_storage(p, stages.stages_a, cutlass).size
+    return _within_capacity(p, stages.stages_a, cutlass)
+
+
+def _within_capacity(p: Plan, stages_a: int, cutlass: CutlassModel) -> Plan | str:
+    """`p`, or why it does not compile: the asymmetric-DMA shell static_asserts its storage, so
+    over the capacity the file does not compile (not CUT101's failure at initialize())."""
+    size = kernel_shared_storage(p, stages_a, cutlass).size
     if size > sparse.SM120_SMEM_CAPACITY:
         return (
             f"does not compile, so nothing to launch: {size:,} B > {sparse.SM120_SMEM_CAPACITY:,} B "
@@ -457,14 +461,7 @@ def _bs_sparse_plan(
     )
     if isinstance(stages, str):
         return stages
-    size = kernel_shared_storage(p, stages.stages_a, cutlass).size
-    if size > sparse.SM120_SMEM_CAPACITY:
-        return (
-            f"does not compile, so nothing to launch: {size:,} B > {sparse.SM120_SMEM_CAPACITY:,} B "
-            f"and {SM120_GEMM_TMA_WARPSPECIALIZED_COOPERATIVE_ASYMMETRIC_DMA} static_asserts SharedStorageSize <= sm120_smem_capacity_bytes "
-            '("SMEM usage exceeded capacity.")'
-        )
-    return p
+    return _within_capacity(p, stages.stages_a, cutlass)
 
 
 # --- what does not compile ----------------------------------------------------------------------
