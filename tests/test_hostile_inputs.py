@@ -407,7 +407,11 @@ def test_large_files_are_refused_deterministically() -> None:
 def test_parse_time_limit_is_cpu_time(tmp_path: Path) -> None:
     from cutlint.parse import pool
 
-    assert pool._cpu_seconds(os.getpid()) is not None  # /proc is read on this machine
+    stat = os.open(f"/proc/{os.getpid()}/stat", os.O_RDONLY)
+    try:
+        assert pool._cpu_seconds(stat) is not None  # /proc is read on this machine
+    finally:
+        os.close(stat)
     chain = ["#define A0 1"] + [f"#define A{i} A{i - 1}+A{i - 1}" for i in range(1, 60)]
     (tmp_path / "slow.cu").write_text("\n".join(chain) + "\n#if A59\n" + ONE.decode() + "#endif\n")
     [r] = parse_paths([tmp_path / "slow.cu"], jobs=1, limits=Limits(seconds_per_file=1.0))

@@ -12,14 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from cutlint.cutlass.versions import check_cutlass_version
 from cutlint.engine.options import DEFAULT_ARCH as DEFAULT_ARCH
 from cutlint.engine.options import CheckOptions as CheckOptions
 from cutlint.engine.options import known_arch as known_arch
 from cutlint.engine.selection import Selection as Selection  # re-exported: --select/--ignore
-from cutlint.engine.stream import Progress, outcomes, root_of
+from cutlint.engine.stream import Finish, Finished, Progress, outcomes, root_of
 from cutlint.records import (
     CheckResult,
     ElementType,
@@ -68,19 +68,39 @@ def check(
     return CheckResult(files=tuple(files), skipped=tuple(skipped), root=root_of(options))
 
 
+@overload
 def results(
     paths: PathArg | Iterable[PathArg],
     options: CheckOptions | None = None,
     progress: Progress | None = None,
-) -> Iterator[FileResult | str]:
+) -> Iterator[FileResult | str]: ...
+
+
+@overload
+def results(
+    paths: PathArg | Iterable[PathArg],
+    options: CheckOptions | None,
+    progress: Progress | None,
+    finish: Finish | None,
+) -> Iterator[FileResult | str | Finished]: ...
+
+
+def results(
+    paths: PathArg | Iterable[PathArg],
+    options: CheckOptions | None = None,
+    progress: Progress | None = None,
+    finish: Finish | None = None,
+) -> Iterator[FileResult | str] | Iterator[FileResult | str | Finished]:
     """`check`'s results one file at a time, in input order, as each is judged: the file's
     FileResult, or the path of a file that holds nothing to check (CheckResult.skipped). For a
     caller that writes each as it comes rather than hold them all (`cutlint check --format
-    json`); the fingerprints are set, relative to `options.root`."""
+    json`); the fingerprints are set, relative to `options.root`. With `finish` (a picklable
+    callable) and no cache, a file judged in a parser worker comes as `Finished`: what `finish`
+    made of its result there (engine/stream.py)."""
     options = options or CheckOptions()
     if options.cutlass_version is not None:
         check_cutlass_version(options.cutlass_version)
-    return outcomes(_path_list(paths), options, progress)
+    return outcomes(_path_list(paths), options, progress, finish)
 
 
 Shape = tuple[int, int, int] | str | Shape3

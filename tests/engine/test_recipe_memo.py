@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from cutlint.engine import judge, run
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.parse.extract import parse_source
-from cutlint.records import CheckResult, NotModeled, Recipe, Verdict
+from cutlint.records import CheckResult, FileResult, NotModeled, Recipe, Verdict
 from cutlint.report import write
 
 # One kernel as cutlass_library writes it (gemm_operation.py: one kernel per file, every alias
@@ -195,3 +196,55 @@ def test_check_writes_the_same_json_streamed_as_held(tmp_path: Path) -> None:
     held = CliRunner().invoke(main, ["check", *args, "--output-file", str(tmp_path / "o.json")])
     assert streamed.exit_code == held.exit_code == 1, streamed.output
     assert streamed.stdout == (tmp_path / "o.json").read_text()
+
+
+def test_json_parts_made_in_the_workers_are_the_held_report(tmp_path: Path) -> None:
+    """Without a cache, the streamed report's parts are made by the parser workers that judged
+    the files (cli `ToJson`, engine `Finish`): the parent hands their text on. The report and
+    the exit code are still those of the held result, judged in this process; a file the parser
+    could not read is judged by the parent, among the workers' parts."""
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
+        (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    (tmp_path / "d.cu").write_bytes(b"#include <nothing>\nint main() { return 0; }\n")
+    (tmp_path / "e.cu").write_bytes(b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n")
+    (tmp_path / "f.cu").write_bytes(b"\xff\xfe not text \x00")
+    args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+    args += ["--no-cache", "--format", "json"]
+    streamed = CliRunner().invoke(main, ["check", *args, "--jobs", "2"])
+    out = tmp_path / "o.json"
+    held = CliRunner().invoke(main, ["check", *args, "--jobs", "0", "--output-file", str(out)])
+    assert streamed.exit_code == held.exit_code, streamed.output
+    assert streamed.stdout == out.read_text()
+    assert '"CUT106": 2' in streamed.stdout
+
+
+def _rows(result: FileResult) -> int:
+    """A `Finish` for the test below: module-level, so that it pickles by reference."""
+    return len(result.instantiations)
+
+
+def test_a_finish_runs_in_the_worker_that_judged_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """engine/stream.py: with a `finish` and no cache, each file a worker judged (an unreadable
+    one too: its result says why) comes as `Finished`, what the finish made of it there; with
+    the cache on, the finish is not run (an entry and the tree pack keep the records)."""
+    from cutlint.engine.stream import Finished
+
+    for name in ("a.cu", "b.cu"):
+        (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "src" / name).write_bytes(_kernel(256, "ColumnMajor"))
+    (tmp_path / "src" / "c.cu").write_bytes(b"\xff\xfe not text \x00")
+    options = CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=2, cache=False)
+    got = list(api.results(tmp_path / "src", options, None, _rows))
+    assert all(isinstance(g, Finished) for g in got)
+    assert [g.value for g in got if isinstance(g, Finished)] == [1, 1, 0]
+    assert [g.kernels for g in got if isinstance(g, Finished)] == [1, 1, 0]
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    cached = replace(options, cache=True)
+    got = list(api.results(tmp_path / "src", cached, None, _rows))
+    assert [type(g).__name__ for g in got] == ["FileResult"] * 3

@@ -10,6 +10,10 @@ Who judges a file is parse/pool.py's Share: the parent judges what it can keep u
 judged here costs no encoding there and no decoding here, and shares this process's memo and
 contexts), the workers the rest, so that no core waits for another. A file the parser failed on
 comes back as its ParsedFile and is judged here (its result is one CUT007 diagnostic).
+
+A caller that needs only what it makes of each result (the streamed JSON report: each file's
+rows as text) passes a `Finish`: a worker then runs it on the results it judged and sends its
+output instead of the records, which the parent would decode only to encode them again.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, overload
 
 from cutlint import heap, inputs
 from cutlint.context.arch_macros import guard_defines
@@ -41,6 +45,24 @@ Outcome = FileResult | str
 JIT source: CheckResult.skipped)."""
 
 
+class Finish(Protocol):
+    """What a caller makes of each file's result (`outcomes(..., finish=)`), run by the worker
+    that judged it. Pickled with the run's first batch by reference to its class, so it is a
+    module-level, picklable value (a frozen dataclass); what it returns is pickled back."""
+
+    def __call__(self, result: FileResult) -> object: ...
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A file's outcome as a worker's `Finish` made it: `value` in place of the records."""
+
+    path: str
+    kernels: int
+    """Its instantiations (the progress bar counts them)."""
+    value: object
+
+
 MAX_JOBS = 8
 """Workers when the caller does not say: one per core but the parent's, at least one and up to
 8. The parent judges its share of the files (pool.Share), so it is a core's worth of work too:
@@ -49,20 +71,24 @@ on the 2-core machine the 100,099-kernel run took 76 s wall and 119 s of CPU wit
 Each holds a libclang (about 40 MB resident, parse/paths.py) and the models it has judged with."""
 
 
-def default_jobs() -> int:
-    """Parser workers when the caller does not say (MAX_JOBS)."""
-    return max(1, min(MAX_JOBS, (os.cpu_count() or 1) - 1))
+def default_jobs(finishing: bool = False) -> int:
+    """Parser workers when the caller does not say (MAX_JOBS). With a `Finish` that the workers
+    run (`finishing`), one per core: the parent then only hands their output on."""
+    return max(1, min(MAX_JOBS, (os.cpu_count() or 1) - (0 if finishing else 1)))
 
 
-def share() -> Share:
+def share(finishing: bool = False) -> Share:
     """Which files the workers judge: at first none, then as many as keep the parent from
     falling behind and no more (pool.Share). A file a worker judges costs more than one judged
     here (its result is encoded there and decoded here, and each worker warms its own contexts
     and memo: on the 2-core machine, 4,748 files took 27 s of CPU with the workers judging all,
     18 s with the parent judging all), but the parent alone is one core: judging all, it was
-    busy 12 s while the two workers parsed for 5 s."""
+    busy 12 s while the two workers parsed for 5 s. With a `Finish` (`finishing`), all of them:
+    what a worker sends is then handed on as it is, and the parent is free to hand on."""
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
+    if finishing:
+        return pool.Share(fraction=1.0, step=0.0)
     return pool.Share(fraction=0.0)
 
 
@@ -93,17 +119,29 @@ class JudgeStage:
     options: CheckOptions
     root: Path
     cache: ResultCache | None
+    finish: Finish | None = None
+    """What the caller makes of each result, run here in place of encoding the records (only
+    without a cache: an entry and the tree pack keep the records)."""
     memo: Memo = field(default_factory=_memo, compare=False, repr=False)
     """This process's memo: equal instantiations in one context are judged once."""
 
-    def __reduce__(self) -> tuple[type[JudgeStage], tuple[CheckOptions, Path, ResultCache | None]]:
-        return (JudgeStage, (self.options, self.root, self.cache))  # the memo stays behind
+    def __reduce__(
+        self,
+    ) -> tuple[type[JudgeStage], tuple[CheckOptions, Path, ResultCache | None, Finish | None]]:
+        # the memo stays behind
+        return (JudgeStage, (self.options, self.root, self.cache, self.finish))
 
-    def __call__(self, parsed: ParsedFile) -> Encoded:
+    def __call__(self, parsed: ParsedFile) -> Encoded | Finished | str:
         """The outcome, encoded as the cache keeps it (and kept there): JSON that the parent
         validates at a third of what unpickling the records costs it (0.7 against 2.5 ms for a
         cutlass_library file, measured on a loaded 2-core machine), and the parent is the one
-        core every result passes through."""
+        core every result passes through. With a `finish` (and no cache), what it makes of the
+        result instead, which the parent hands on as it is."""
+        if self.finish is not None and self.cache is None:
+            out = self.outcome(parsed)
+            if isinstance(out, str):
+                return out
+            return Finished(out.path, len(out.instantiations), self.finish(out))
         key = self.cache.key(parsed.path, self.options) if self.cache is not None else None
         data = encode(self.outcome(parsed), key or "")
         if self.cache is not None and key is not None:
@@ -135,26 +173,55 @@ class Progress(Protocol):
     def advance(self, kernels: int = 0) -> None: ...
 
 
+@overload
 def outcomes(
     paths: Sequence[Path | str], options: CheckOptions, progress: Progress | None = None
-) -> Iterator[Outcome]:
-    """Every file's outcome under `paths`, in input order (as `parse_paths` orders them)."""
+) -> Iterator[Outcome]: ...
+
+
+@overload
+def outcomes(
+    paths: Sequence[Path | str],
+    options: CheckOptions,
+    progress: Progress | None,
+    finish: Finish | None,
+) -> Iterator[Outcome | Finished]: ...
+
+
+def outcomes(
+    paths: Sequence[Path | str],
+    options: CheckOptions,
+    progress: Progress | None = None,
+    finish: Finish | None = None,
+) -> Iterator[Outcome] | Iterator[Outcome | Finished]:
+    """Every file's outcome under `paths`, in input order (as `parse_paths` orders them). With
+    `finish` and no cache (`options.cache` off), a file a worker judged comes as `Finished`:
+    what `finish` made of its result there; the others (judged here) as their result."""
     with heap.settled():
-        for outcome in _outcomes(paths, options, progress):
+        for outcome in _outcomes(paths, options, progress, finish):
             if progress is not None:
-                advance = len(outcome.instantiations) if isinstance(outcome, FileResult) else 0
-                progress.advance(advance)
+                progress.advance(_kernels(outcome))
             yield outcome
 
 
+def _kernels(outcome: Outcome | Finished) -> int:
+    if isinstance(outcome, Finished):
+        return outcome.kernels
+    return len(outcome.instantiations) if isinstance(outcome, FileResult) else 0
+
+
 def _outcomes(
-    paths: Sequence[Path | str], options: CheckOptions, progress: Progress | None
-) -> Iterator[Outcome]:
+    paths: Sequence[Path | str],
+    options: CheckOptions,
+    progress: Progress | None,
+    finish: Finish | None,
+) -> Iterator[Outcome | Finished]:
     if isinstance(paths, str | Path):
         paths = [paths]
     command_line(options.defines, options.undefines)  # ValueError now, for a define it refuses
     cache = ResultCache.open() if options.cache else None
-    stage = JudgeStage(options, options.root or Path.cwd(), cache)
+    finish = finish if cache is None else None  # an entry and the pack keep the records
+    stage = JudgeStage(options, options.root or Path.cwd(), cache, finish)
     entries = walk.expand(paths, options.exclude)
     if progress is not None:
         progress.start(len(entries))
@@ -183,7 +250,7 @@ def _outcomes(
             hits.add(i)
         else:
             misses.append(e.path)
-    jobs = options.jobs if options.jobs is not None else default_jobs()
+    jobs = options.jobs if options.jobs is not None else default_jobs(finish is not None)
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
         defines=defines,
@@ -191,7 +258,7 @@ def _outcomes(
         then=stage,
         named=walk.named_files(paths),
     )
-    fresh = _parsed_stream(misses, job, jobs, options)
+    fresh = _parsed_stream(misses, job, jobs, options, finish is not None)
     try:
         for i, e in enumerate(entries):
             if i < start:
@@ -200,6 +267,7 @@ def _outcomes(
                 yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
                 continue
             kept = _kept(cache, keys[i]) if i in hits else None
+            out: Outcome | Finished
             if kept is not None:
                 out = kept
             elif i in hits:  # an entry that did not validate: the file is judged afresh
@@ -213,6 +281,7 @@ def _outcomes(
                     writer.abandon()  # a crash or a time-out is not the file's answer
                 out = _received(got, stage, _known(tree, e.path, keys.get(i)))
             if writer is not None:
+                assert not isinstance(out, Finished), "a run with a cache finishes nothing"
                 writer.add(out)
             yield out
         if writer is not None:
@@ -302,10 +371,13 @@ def _known(tree: TreeManifest | None, path: str, key: str | None) -> str | None:
     return key if list(signature(path) or ()) == row[:4] else None
 
 
-def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outcome:
-    """A worker's answer as an outcome: judged there (Encoded), or parsed only (judged here: all
-    files when the workers only parse, else a file the parser failed on). `known`: the file's
-    entry key made before it was parsed, if the file is unchanged since."""
+def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outcome | Finished:
+    """A worker's answer as an outcome: judged there (Encoded, or Finished and a skipped file's
+    path with a `finish`), or parsed only (judged here: all files when the workers only parse,
+    else a file the parser failed on). `known`: the file's entry key made before it was parsed,
+    if the file is unchanged since."""
+    if isinstance(got, Finished | str):
+        return got
     if isinstance(got, Encoded):
         decoded = decode(got.data, got.key)
         if decoded is not None:
@@ -353,7 +425,7 @@ def _key(
 
 
 def _parsed_stream(
-    files: list[str], job: Job, jobs: int, options: CheckOptions
+    files: list[str], job: Job, jobs: int, options: CheckOptions, finishing: bool = False
 ) -> Generator[object, None, None]:
     if not files:
         return _nothing()  # every file answered from the cache: no parser imported
@@ -364,7 +436,7 @@ def _parsed_stream(
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
     limits = replace(pool.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
-    return pool.stream(files, job, jobs, limits, share())
+    return pool.stream(files, job, jobs, limits, share(finishing))
 
 
 def _nothing() -> Generator[object, None, None]:

@@ -101,13 +101,11 @@ except (AttributeError, ValueError, OSError):
     _TICKS = 100.0
 
 
-def _cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of process `pid` (/proc/<pid>/stat), or None where unreadable."""
-    if pid is None:
-        return None
+def _cpu_seconds(stat: int) -> float | None:
+    """User + system CPU time of the process whose /proc/<pid>/stat is open as `stat`, or None
+    where unreadable."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
+        data = os.pread(stat, 1024, 0)
         fields = data[data.rindex(b")") + 2 :].split()
         return (int(fields[11]) + int(fields[12])) / _TICKS
     except (OSError, ValueError, IndexError):
@@ -125,17 +123,38 @@ class _Worker:
     """The worker's CPU time then (None where it cannot be read)."""
     job: Job | None = None
     """The job it was sent (with its first batch; later batches go without)."""
+    stat: int | None = None
+    """Its /proc/<pid>/stat, kept open (-1 where it cannot be): read again in place, it costs a
+    quarter of opening and reading it, which the parent did for every file (a third of its CPU
+    in a 7,563-file run)."""
 
     def start_file(self) -> None:
         self.since = time.monotonic()
-        self.cpu_since = _cpu_seconds(self.process.pid)
+        self.cpu_since = self.cpu()
+
+    def cpu(self) -> float | None:
+        """The worker's CPU time so far, or None where it cannot be read (no /proc)."""
+        if self.stat is None:
+            try:
+                self.stat = os.open(f"/proc/{self.process.pid}/stat", os.O_RDONLY)
+            except OSError:
+                self.stat = -1
+        return _cpu_seconds(self.stat) if self.stat >= 0 else None
+
+    def wall(self) -> float:
+        return time.monotonic() - self.since
 
     def used(self) -> float:
         """Seconds the current file has taken: CPU time where readable, else wall time."""
-        now = _cpu_seconds(self.process.pid)
+        now = self.cpu()
         if now is None or self.cpu_since is None:
-            return time.monotonic() - self.since
+            return self.wall()
         return now - self.cpu_since
+
+    def close(self) -> None:
+        if self.stat is not None and self.stat >= 0:
+            os.close(self.stat)
+        self.stat = -1
 
 
 def _context() -> ForkContext | SpawnContext:
@@ -246,6 +265,7 @@ def _stop(w: _Worker, kill: bool) -> None:
         w.conn.close()
     except OSError:
         pass  # already closed (the process is going away): nothing left to release
+    w.close()
 
 
 def _death(w: _Worker) -> str:
@@ -366,9 +386,12 @@ class _Pool:
         # the smallest budget left has passed: wake then (or at the wall limit) and look again.
         # (A look without waiting checks no budget: the caller waits, and checks, before it
         # takes the file of a worker that hangs.)
+        # Its wall time bounds its CPU time too: the CPU time is read only once the wall time
+        # is past the budget.
         now = time.monotonic()
-        wall_limit = self.limits.seconds_per_file * WALL_FACTOR
-        left = [self.limits.seconds_per_file - w.used() for w in busy]
+        budget = self.limits.seconds_per_file
+        wall_limit = budget * WALL_FACTOR
+        left = [budget - (w.used() if w.wall() > budget else w.wall()) for w in busy]
         left += [w.since + wall_limit - now for w in busy]
         return max(0.01, min(left))
 
@@ -423,7 +446,7 @@ class _Pool:
 
 def _over(w: _Worker, budget: float, wall_limit: float) -> str | None:
     """Why the worker's current file is to be stopped, or None."""
-    if w.used() > budget:
+    if w.wall() > budget and w.used() > budget:  # no more CPU time than wall time
         kind = "CPU time" if w.cpu_since is not None else "time"
         return f"parsing took more than {budget:g} s of {kind}; the parser was stopped"
     if time.monotonic() - w.since > wall_limit:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
 from cutlint import __version__
@@ -168,15 +169,14 @@ def _head(result: CheckResult) -> dict[str, Any]:
     )
 
 
-def _file_entry(f: FileResult, context: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A file's entry; `context`: its context's data where the caller made it already."""
-    if context is None and f.context is not None:
-        context = context_data(f.context)
-    return {
-        "path": f.path,
-        "diagnostics": [_finding(d) for d in f.diagnostics],
-        **({"context": context} if context is not None else {}),
-    }
+def _file_entry(f: FileResult) -> dict[str, Any]:
+    context = context_data(f.context) if f.context is not None else None
+    return {**_bare_entry(f), **({"context": context} if context is not None else {})}
+
+
+def _bare_entry(f: FileResult) -> dict[str, Any]:
+    """A file's entry less its context (a Piece adds its own, made once per context)."""
+    return {"path": f.path, "diagnostics": [_finding(d) for d in f.diagnostics]}
 
 
 def _head_of(
@@ -242,43 +242,106 @@ def render(result: CheckResult, tus: TuSection | None = None) -> str:
     return "".join(chunks(result, tus))
 
 
-class Stream:
-    """The JSON report of a check whose results are not held: each file's rows are written to
-    `rows` (a temporary file) as the file's result comes, and only the files' entries and the
-    counts are kept; `finish` writes the report, byte for byte what `chunks` writes for the
-    whole result (the head, which holds the summary, comes before the rows)."""
+@dataclass(frozen=True)
+class Piece:
+    """One file's part of a streamed JSON report, as text: made where the file was judged (a
+    worker, `piece`), so that the process writing the report neither decodes the records nor
+    encodes them again; byte for byte what `chunks` writes for the file."""
 
-    def __init__(self, rows: IO[str]) -> None:
-        self._rows = rows
-        self._files: list[dict[str, Any]] = []
-        self._count = 0
-        self._verdicts: dict[str, int] = {}
-        self._rules: dict[str, int] = {}
+    entry: str
+    """The file's entry in `files` up to its context and closing brace (`json.dumps` of the entry
+    without `context`, less its `}`)."""
+    context: str | None
+    """Its context's JSON (files of a directory share one: `Stream` keeps one copy of each)."""
+    rows: str
+    """Its instantiations' rows, one a line, joined by `,\n`."""
+    count: int
+    verdicts: tuple[tuple[str, int], ...]
+    rules: tuple[tuple[str, int], ...]
+    """Its findings by rule, the file's own and its instantiations'."""
+
+
+class Pieces:
+    """Makes each file's `Piece`, remembering what the files of one process share: the dumped
+    model parts of a Resources record and the JSON of a context (by the record's id, holding the
+    record so that the id is not reused)."""
+
+    def __init__(self) -> None:
         self._parts: PartsCache = {}
-        self._contexts: dict[int, tuple[object, dict[str, Any]]] = {}
+        self._contexts: dict[int, tuple[object, str]] = {}
 
-    def add(self, f: FileResult) -> None:
+    def piece(self, f: FileResult) -> Piece:
         context = None
         if f.context is not None:
             kept = self._contexts.get(id(f.context))
             if kept is None:  # files of a directory share their context (engine/run.py)
-                kept = self._contexts[id(f.context)] = (f.context, context_data(f.context))
+                kept = self._contexts[id(f.context)] = (
+                    f.context,
+                    json.dumps(context_data(f.context)),
+                )
             context = kept[1]
-        self._files.append(_file_entry(f, context))
+        rules: dict[str, int] = {}
+        verdicts: dict[str, int] = {}
         for d in f.diagnostics:
-            self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
+            rules[d.rule] = rules.get(d.rule, 0) + 1
         for r in f.instantiations:
-            self._rows.write(
-                ("" if self._count == 0 else ",\n") + json.dumps(_instantiation(r, self._parts))
-            )
-            self._count += 1
-            self._verdicts[r.verdict.value] = self._verdicts.get(r.verdict.value, 0) + 1
+            verdicts[r.verdict.value] = verdicts.get(r.verdict.value, 0) + 1
             for d in r.diagnostics:
-                self._rules[d.rule] = self._rules.get(d.rule, 0) + 1
+                rules[d.rule] = rules.get(d.rule, 0) + 1
+        return Piece(
+            entry=json.dumps(_bare_entry(f))[:-1],
+            context=context,
+            rows=",\n".join(json.dumps(_instantiation(r, self._parts)) for r in f.instantiations),
+            count=len(f.instantiations),
+            verdicts=tuple(verdicts.items()),
+            rules=tuple(rules.items()),
+        )
+
+
+class Stream:
+    """The JSON report of a check whose results are not held: each file's rows are written to
+    `rows` (a temporary file) as the file's result comes, and only the files' entries and the
+    counts are kept; `finish` writes the report, byte for byte what `chunks` writes for the
+    whole result (the head, which holds the summary, comes before the rows). A file's part comes
+    as its result (`add`) or already made elsewhere (`add_piece`)."""
+
+    def __init__(self, rows: IO[str]) -> None:
+        self._rows = rows
+        self._files: list[tuple[str, str | None]] = []
+        self._count = 0
+        self._verdicts: dict[str, int] = {}
+        self._rules: dict[str, int] = {}
+        self._pieces = Pieces()
+        self._contexts: dict[str, str] = {}
+
+    def add(self, f: FileResult) -> None:
+        self.add_piece(self._pieces.piece(f))
+
+    def add_piece(self, p: Piece) -> None:
+        context = p.context
+        if context is not None:  # one copy of each: a worker's pieces each bring their own
+            context = self._contexts.setdefault(context, context)
+        self._files.append((p.entry, context))
+        if p.rows:
+            self._rows.write(("" if self._count == 0 else ",\n") + p.rows)
+        self._count += p.count
+        for verdict, n in p.verdicts:
+            self._verdicts[verdict] = self._verdicts.get(verdict, 0) + n
+        for rule, n in p.rules:
+            self._rules[rule] = self._rules.get(rule, 0) + n
 
     def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None:
-        head = _head_of(self._files, self._count, self._verdicts, self._rules, baselined, skipped)
-        out.write(json.dumps(head)[:-1] + ', "instantiations": [\n')
+        head = _head_of([], self._count, self._verdicts, self._rules, baselined, skipped)
+        head["summary"]["files"] = len(self._files)
+        # json.dumps(head) with the files' entries as they were made: the keys before `files`,
+        # the entries, then the rest (json's default separators, `, ` and `: `, throughout)
+        first = {k: head[k] for k in ("schema_version", "tool", "tool_version")}
+        out.write(json.dumps(first)[:-1] + ', "files": [')
+        for i, (entry, context) in enumerate(self._files):
+            out.write(("" if i == 0 else ", ") + entry)
+            out.write(("" if context is None else ', "context": ' + context) + "}")
+        rest = {k: head[k] for k in ("summary", "skipped")}
+        out.write("], " + json.dumps(rest)[1:-1] + ', "instantiations": [\n')
         self._rows.seek(0)
         shutil.copyfileobj(self._rows, out)
         out.write(_tail(None))  # the streamed path never runs with -p: no translation units

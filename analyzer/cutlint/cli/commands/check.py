@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
     from cutlint.engine.replay import Recorder
-    from cutlint.records import CheckResult, Diagnostic
+    from cutlint.engine.selection import Selection
+    from cutlint.records import CheckResult, Diagnostic, FileResult
+    from cutlint.report.json import Piece
     from cutlint.tu_records import TuSection
 
 
@@ -536,22 +538,21 @@ def _streamed(
     fail_on: str,
     recorder: Recorder | None,
 ) -> Streamed:
-    """The run's JSON report, written as `api.results` hands each file's result on (its rows
-    into a temporary file until the summary, which comes first, is known), with measured
-    registers as `binaries.measured.apply` adds them; what is written is also kept by
-    `recorder`, where there is one."""
+    """The run's JSON report, written as `api.results` hands each file's part on (its rows into
+    a temporary file until the summary, which comes first, is known), with measured registers
+    as `binaries.measured.apply` adds them; what is written is also kept by `recorder`, where
+    there is one. A worker that judged a file makes its part there (`ToJson`)."""
     import tempfile
 
     from cutlint import api
-    from cutlint.binaries.measured import Measurer
     from cutlint.cache_dir import cache_dir
-    from cutlint.engine.fingerprint import fingerprint_file
-    from cutlint.engine.stream import root_of
+    from cutlint.engine.stream import Finished, root_of
     from cutlint.report.json import Stream
     from cutlint.report.progress import Bar, wanted
 
-    measurer = Measurer(options.selection, cache_dir(), flags.binaries)
-    root = Path(root_of(options))
+    to_json = ToJson(
+        options.selection, cache_dir(), tuple(flags.binaries), Path(root_of(options)), fail_on
+    )
     skipped: list[str] = []
     files: list[str] = []
     judged: list[str] = []
@@ -560,24 +561,84 @@ def _streamed(
     with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
         report = Stream(rows)
         try:
-            for outcome in api.results(paths, options, progress=bar):
+            for outcome in api.results(paths, options, progress=bar, finish=to_json):
                 if isinstance(outcome, str):
                     skipped.append(outcome)
                     continue
-                measured = measurer.file(outcome)
-                if measured is not outcome:
-                    measured = fingerprint_file(measured, root)
-                report.add(measured)
-                files.append(measured.path)
-                if measured.instantiations:
-                    judged.append(measured.path)
-                diags = [d for r in measured.instantiations for d in r.diagnostics]
-                code = max(code, exit_code_of([*measured.diagnostics, *diags], fail_on))
+                part = outcome.value if isinstance(outcome, Finished) else to_json(outcome)
+                assert isinstance(part, JsonPart), f"a worker sent {type(part).__name__}"
+                report.add_piece(part.piece)
+                files.append(part.path)
+                if part.judged:
+                    judged.append(part.path)
+                code = max(code, part.code)
         finally:
             if bar is not None:
                 bar.close()
         report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
     return Streamed(code, files, [*judged, *skipped])
+
+
+@dataclass(frozen=True)
+class JsonPart:
+    """One file of a streamed JSON check, as `ToJson` makes it."""
+
+    path: str
+    piece: Piece
+    judged: bool
+    """Whether it has instantiations (a replay depends on the judged files)."""
+    code: int
+    """The exit code its findings give."""
+
+
+class _Kept:
+    """What one process's `ToJson` remembers across files: the binaries it measured with and
+    the dumped parts and contexts the files share."""
+
+    def __init__(self, to_json: ToJson) -> None:
+        from cutlint.binaries.measured import Measurer
+        from cutlint.report.json import Pieces
+
+        self.measurer = Measurer(to_json.selection, to_json.cache, to_json.binaries)
+        self.pieces = Pieces()
+
+
+@dataclass(frozen=True)
+class ToJson:
+    """A file's result made into its part of the streamed JSON report, where it was judged (the
+    engine's `Finish`: a worker's part comes as text, which the parent neither decodes nor
+    encodes again): the registers measured for its kernels (`binaries.measured`), its
+    fingerprints set again where those changed it, its JSON piece and its exit code."""
+
+    selection: Selection
+    cache: Path | None
+    binaries: tuple[Path, ...]
+    root: Path
+    fail_on: str
+    kept: list[_Kept] = field(default_factory=list, compare=False, repr=False)
+    """This process's `_Kept`, made on first use (it is not pickled: each worker makes its own)."""
+
+    def __reduce__(
+        self,
+    ) -> tuple[type[ToJson], tuple[Selection, Path | None, tuple[Path, ...], Path, str]]:
+        return (ToJson, (self.selection, self.cache, self.binaries, self.root, self.fail_on))
+
+    def __call__(self, result: FileResult) -> JsonPart:
+        from cutlint.engine.fingerprint import fingerprint_file
+
+        if not self.kept:
+            self.kept.append(_Kept(self))
+        kept = self.kept[0]
+        measured = kept.measurer.file(result)
+        if measured is not result:
+            measured = fingerprint_file(measured, self.root)
+        diags = [d for r in measured.instantiations for d in r.diagnostics]
+        return JsonPart(
+            path=measured.path,
+            piece=kept.pieces.piece(measured),
+            judged=bool(measured.instantiations),
+            code=exit_code_of([*measured.diagnostics, *diags], self.fail_on),
+        )
 
 
 def _cache_wanted(no_cache: bool) -> bool:
