@@ -198,6 +198,42 @@ def test_the_workers_run_the_later_stage_on_their_share(tmp_path: Path, fraction
         assert o == (expected if isinstance(o, ParsedFile) else _judged(expected))
 
 
+class _Marking:
+    """A later stage that leaves a file behind where it is unpickled: in a worker sent it."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_unpickled, (self.marker,))
+
+    def __call__(self, parsed: ParsedFile) -> tuple[str, int]:
+        return _judged(parsed)
+
+
+def _unpickled(marker: str) -> _Marking:
+    Path(marker).touch()
+    return _Marking(marker)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_a_worker_gets_the_later_stage_only_for_its_share(tmp_path: Path, fraction: float) -> None:
+    """A worker none of whose files the stage runs on is sent the job without it: unpickling the
+    engine's judge imports it there (parse/pool.py `_parse_only`), ahead of the first parse."""
+    paths = []
+    for i in range(6):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    marker = tmp_path / "unpickled"
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=(), then=_Marking(str(marker)))
+    share = pool.Share(fraction=fraction, step=0.0)
+    out = list(pool.stream(paths, job, 1, Limits(batch_size=2), share))
+    assert [_path(o) for o in out] == paths
+    assert all(isinstance(o, ParsedFile) for o in out) == (fraction == 0.0)
+    assert marker.exists() == (fraction == 1.0)
+
+
 def test_the_share_follows_who_waits() -> None:
     share = pool.Share(fraction=0.75, step=0.25)
     share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind
