@@ -20,12 +20,12 @@ SM120 are supported, while SM101, SM103, SM110 and SM121 depend on the version a
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from cutlint import tables
 from cutlint.build_context import Target
 from cutlint.context.command import parse_command
 from cutlint.context.resolve import device_sm
@@ -50,8 +50,7 @@ class _Cutlass:
 
 @cache
 def _data() -> tuple[tuple[_Nvcc, ...], tuple[_Cutlass, ...]]:
-    with (Path(__file__).parent / "data" / "arch_macros.toml").open("rb") as f:
-        data = tomllib.load(f)
+    data = tables.load(Path(__file__).parent / "data" / "arch_macros.toml")
     nvcc = tuple(_Nvcc(d["macro"], d["value"], frozenset(d["suffixes"])) for d in data["nvcc"])
     cutlass = tuple(
         _Cutlass(

@@ -11,13 +11,10 @@ from importlib import resources
 from pathlib import Path
 
 from cutlint import __version__, inputs
+from cutlint.cache_dir import ENV_OFF as ENV_OFF
 from cutlint.cache_dir import cache_dir
 
 _PACKAGE = Path(__file__).resolve().parents[1]
-
-ENV_OFF = "CUTLINT_NO_CACHE"
-"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
-tests that replace a stage in-process must not be answered from disk)."""
 
 
 def enabled(no_cache: bool = False) -> bool:
