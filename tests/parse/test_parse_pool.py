@@ -234,6 +234,21 @@ def test_a_worker_gets_the_later_stage_only_for_its_share(tmp_path: Path, fracti
     assert marker.exists() == (fraction == 1.0)
 
 
+def test_meanwhile_runs_once_before_the_first_result(tmp_path: Path) -> None:
+    """`meanwhile` is the caller's own work done while the workers parse the first batch (the
+    check imports its judge then): called once, after the batches are sent, before any result."""
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    seen: list[str] = []
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
+    for out in pool.stream(paths, job, 2, Limits(batch_size=2), meanwhile=lambda: seen.append("")):
+        seen.append(_path(out))
+    assert seen == ["", *paths]
+
+
 def test_the_share_follows_who_waits() -> None:
     share = pool.Share(fraction=0.75, step=0.25)
     share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind

@@ -21,7 +21,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as with_changes
 from multiprocessing.connection import Connection, wait
@@ -277,7 +277,12 @@ def run(paths: Sequence[str], job: Job, jobs: int, limits: Limits) -> list[Parse
 
 
 def stream(
-    paths: Sequence[str], job: Job, jobs: int, limits: Limits, share: Share | None = None
+    paths: Sequence[str],
+    job: Job,
+    jobs: int,
+    limits: Limits,
+    share: Share | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> Generator[object, None, None]:
     """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
     record as soon as it and every file before it are done: its ParsedFile, or, with
@@ -286,7 +291,9 @@ def stream(
     that came back ahead of an earlier file, so memory does not grow with the number of files.
 
     While the caller works on a result, the workers go on: each result handed over is followed
-    by a look (without waiting) for what the workers sent, and their next batches."""
+    by a look (without waiting) for what the workers sent, and their next batches. `meanwhile`
+    is called once, when the first batches are sent, before the first wait for a result: what
+    the caller needs for the first result, done while the workers parse."""
     results: dict[int, object] = {}
     pending = deque(enumerate(paths))
     workers: list[_Worker] = []
@@ -303,6 +310,8 @@ def stream(
         isolated = bool(workers)
         pool = _Pool(workers, pending, results, job, limits, share)
         pool.assign()
+        if meanwhile is not None:
+            meanwhile()
         while any(w.batch for w in workers):
             if pool.following not in results:
                 pool.round(block=True)
