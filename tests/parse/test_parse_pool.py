@@ -249,6 +249,20 @@ def test_meanwhile_runs_once_before_the_first_result(tmp_path: Path) -> None:
     assert seen == ["", *paths]
 
 
+def test_stopped_workers_are_waited_for_by_the_next_pool(tmp_path: Path) -> None:
+    """A run does not wait for its idle workers to exit (their report is written meanwhile):
+    they are told to stop, and the next pool of the process waits for them."""
+    path = tmp_path / "k.cu"
+    path.write_text(CALL)
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
+    assert [_path(o) for o in pool.stream([str(path)], job, 2, Limits())] == [str(path)]
+    leaving = list(pool._leaving)
+    assert leaving
+    assert [_path(o) for o in pool.stream([str(path)], job, 1, Limits())] == [str(path)]
+    assert all(w not in pool._leaving and not w.process.is_alive() for w in leaving)
+    assert all(w.process.exitcode == 0 for w in leaving)
+
+
 def test_the_share_follows_who_waits() -> None:
     share = pool.Share(fraction=0.75, step=0.25)
     share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind
