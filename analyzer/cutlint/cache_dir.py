@@ -22,6 +22,10 @@ from pathlib import Path
 
 ENV = "CUTLINT_CACHE"
 
+ENV_OFF = "CUTLINT_NO_CACHE"
+"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
+tests that replace a stage in-process must not be answered from disk)."""
+
 
 def cache_dir() -> Path:
     """`$CUTLINT_CACHE`, else `~/.cache/cutlint`."""

@@ -7,9 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cutlint import api
 from cutlint.build_context import Target
-from cutlint.context.arch_macros import build_target, named_target, target_macros
+from cutlint.context.arch_macros import build_target, local_toolkit, named_target, target_macros
 from cutlint.parse.tu.arch_macros import supported_macros
 from cutlint.records import Verdict
 
@@ -104,3 +106,31 @@ def test_example_79_guard_is_active_for_its_target() -> None:
     off = ("CUTLASS_ARCH_MMA_SM120_SUPPORTED", "CUTLASS_ARCH_MMA_SM121_SUPPORTED")
     undone = _verdicts(arch="sm_120", undefines=off)
     assert undone[0] is Verdict.INACTIVE
+
+
+@pytest.mark.parametrize(
+    ("before", "define", "found"),
+    [
+        (100, "#define CUDA_VERSION 12080\n", (12, 8)),
+        (70_000, "#define CUDA_VERSION 13000\n", (13, 0)),  # past the part read first
+        ((1 << 16) - 25, "#define CUDA_VERSION 12090\n", (12, 9)),  # its digits cut there
+        (100, "/* no version */\n", None),
+    ],
+)
+def test_the_local_toolkit_is_the_version_its_cuda_h_defines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    before: int,
+    define: str,
+    found: tuple[int, int] | None,
+) -> None:
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "cuda_runtime.h").write_text("")
+    (include / "cuda.h").write_text("/" * before + "\n" + define + "int x;\n" * 10)
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    local_toolkit.cache_clear()
+    try:
+        assert local_toolkit() == found
+    finally:
+        local_toolkit.cache_clear()

@@ -288,3 +288,12 @@ def test_a_parser_time_out_is_never_replayed(tree: Path) -> None:
     assert b"CUT007" in first.out
     assert first.said == "miss: no entry\nnot stored: not every file's result is kept"
     assert cutlint(work, *args, "--format", "concise").said.startswith("miss: no entry")
+
+
+def test_main_spells_the_cache_variables_as_the_engine_does() -> None:
+    """cutlint/__main__.py tells a run with the cache off without importing the engine."""
+    from cutlint import __main__ as entry
+    from cutlint.engine import replay, tool
+
+    assert entry.NO_CACHE == tool.ENV_OFF
+    assert entry.REPLAY_LOG == replay.ENV_LOG

@@ -3,6 +3,7 @@ fixtures, compiler truth rows, doc page, and namespaced metrics (docs/architectu
 
 from __future__ import annotations
 
+import importlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -177,3 +178,22 @@ def test_claims_keep_out_only_what_the_family_never_claims() -> None:
             if not ruled.may_claim(inst):
                 for ctx in contexts:
                     assert family.claim(inst, ctx) is None, (name, inst.span)
+
+
+def test_claims_name_what_each_family_claims() -> None:
+    """A `Claims.names` is the family's own list of what it claims (said in the registry so that
+    a check does not import a family to learn it): a JIT module family's `names()`, a launcher
+    family's launcher names."""
+    from cutlint.families.jit_module_family import JitModuleFamily
+    from cutlint.families.registry import CLAIMS, family_named
+
+    for name, ruled in CLAIMS.items():
+        if ruled.names is None:
+            continue
+        family = family_named(name)
+        if isinstance(family, JitModuleFamily):
+            own = {n.rsplit("::", 1)[-1] for n in family.names()}
+        else:
+            model = importlib.import_module(f"{family.package}.model")
+            own = set(getattr(model, "LAUNCHER_NAMES", (model.LAUNCHER_NAME,)))
+        assert ruled.names == own, name

@@ -198,6 +198,71 @@ def test_the_workers_run_the_later_stage_on_their_share(tmp_path: Path, fraction
         assert o == (expected if isinstance(o, ParsedFile) else _judged(expected))
 
 
+class _Marking:
+    """A later stage that leaves a file behind where it is unpickled: in a worker sent it."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_unpickled, (self.marker,))
+
+    def __call__(self, parsed: ParsedFile) -> tuple[str, int]:
+        return _judged(parsed)
+
+
+def _unpickled(marker: str) -> _Marking:
+    Path(marker).touch()
+    return _Marking(marker)
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0])
+def test_a_worker_gets_the_later_stage_only_for_its_share(tmp_path: Path, fraction: float) -> None:
+    """A worker none of whose files the stage runs on is sent the job without it: unpickling the
+    engine's judge imports it there (parse/pool.py `_parse_only`), ahead of the first parse."""
+    paths = []
+    for i in range(6):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    marker = tmp_path / "unpickled"
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=(), then=_Marking(str(marker)))
+    share = pool.Share(fraction=fraction, step=0.0)
+    out = list(pool.stream(paths, job, 1, Limits(batch_size=2), share))
+    assert [_path(o) for o in out] == paths
+    assert all(isinstance(o, ParsedFile) for o in out) == (fraction == 0.0)
+    assert marker.exists() == (fraction == 1.0)
+
+
+def test_meanwhile_runs_once_before_the_first_result(tmp_path: Path) -> None:
+    """`meanwhile` is the caller's own work done while the workers parse the first batch (the
+    check imports its judge then): called once, after the batches are sent, before any result."""
+    paths = []
+    for i in range(5):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    seen: list[str] = []
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
+    for out in pool.stream(paths, job, 2, Limits(batch_size=2), meanwhile=lambda: seen.append("")):
+        seen.append(_path(out))
+    assert seen == ["", *paths]
+
+
+def test_stopped_workers_are_waited_for_by_the_next_pool(tmp_path: Path) -> None:
+    """A run does not wait for its idle workers to exit (their report is written meanwhile):
+    they are told to stop, and the next pool of the process waits for them."""
+    path = tmp_path / "k.cu"
+    path.write_text(CALL)
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
+    assert [_path(o) for o in pool.stream([str(path)], job, 2, Limits())] == [str(path)]
+    leaving = list(pool._leaving)
+    assert leaving
+    assert [_path(o) for o in pool.stream([str(path)], job, 1, Limits())] == [str(path)]
+    assert all(w not in pool._leaving and not w.process.is_alive() for w in leaving)
+    assert all(w.process.exitcode == 0 for w in leaving)
+
+
 def test_the_share_follows_who_waits() -> None:
     share = pool.Share(fraction=0.75, step=0.25)
     share.adapt(waited=True, ready=100, wanted=8)  # the caller waited: the workers are behind

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cache
 from pathlib import Path
+
+from cutlint import tables
 
 
 @cache
 def gpus() -> dict[str, tuple[int, str]]:
     """name -> (compute capability XY, the part's name)."""
-    with (Path(__file__).parent / "data" / "gpus.toml").open("rb") as f:
-        data = tomllib.load(f)
+    data = tables.load(Path(__file__).parent / "data" / "gpus.toml")
     return {name: (int(d["sm"]), str(d["part"])) for name, d in data["gpus"].items()}
 
 

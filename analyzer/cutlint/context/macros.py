@@ -14,12 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from cutlint import inputs
 from cutlint.build_context import BuildContext, Origin, Sourced
-from cutlint.parse import directives, macro_params
-from cutlint.parse.lexmask import mask
 from cutlint.records import FormKind, Instantiation, ParsedFile
+
+# The scanners (parse/directives.py, macro_params.py, lexmask.py: their regular expressions) are
+# imported where a file has a call left to read: a check of files that have none (every
+# explicit instantiation and `using` chain) does not pay for them.
+if TYPE_CHECKING:
+    from cutlint.parse import macro_params
 
 FLASHINFER_JIT_INCLUDES = (
     "csrc/nv_internal",
@@ -71,6 +76,9 @@ def read_by_definitions(parsed: ParsedFile, build: BuildContext) -> ParsedFile:
         text = inputs.read_bytes(parsed.path, inputs.SOURCE)
     except inputs.InputError:
         return parsed
+    from cutlint.parse import directives, macro_params
+    from cutlint.parse.lexmask import mask
+
     masked = mask(text)
     found = directives.scan(masked)
     lines = _line_of(text)
@@ -107,6 +115,8 @@ def definitions(insts: Sequence[Instantiation]) -> Sourced[tuple[str, ...]] | No
 def cache_headers(path: str, text: bytes, build: BuildContext) -> list[tuple[str, bytes]]:
     """The headers a file's calls are read by, as `read_by_definitions` and the parser read them
     (the check cache's key holds their bytes)."""
+    from cutlint.parse import macro_params
+
     return macro_params.headers_read(path, text, include_path=search_path(build))
 
 

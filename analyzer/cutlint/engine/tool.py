@@ -11,13 +11,10 @@ from importlib import resources
 from pathlib import Path
 
 from cutlint import __version__, inputs
+from cutlint.cache_dir import ENV_OFF as ENV_OFF
 from cutlint.cache_dir import cache_dir
 
 _PACKAGE = Path(__file__).resolve().parents[1]
-
-ENV_OFF = "CUTLINT_NO_CACHE"
-"""Set (to anything but empty) to bypass the cache, as `--no-cache` does (the test suite sets it:
-tests that replace a stage in-process must not be answered from disk)."""
 
 
 def enabled(no_cache: bool = False) -> bool:
@@ -58,12 +55,16 @@ def tool_key() -> str:
 def _tool_files() -> list[tuple[str, str]]:
     """(the name hashed, its path) of every file the tool key covers, in its order."""
     out = []
+    # The name is cut off the path: os.walk's paths all begin with the (resolved) package
+    # directory, and os.path.relpath, which normalizes both paths again, was 12 of this list's
+    # 19 ms (492 files, measured on the 2-core machine), in every check.
+    cut = len(os.path.join(_PACKAGE, ""))
     for top, dirs, names in os.walk(_PACKAGE):  # os.walk: a third of what pathlib's rglob costs
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(names):
             if name.endswith((".py", ".toml", ".json")):
                 path = os.path.join(top, name)
-                out.append((os.path.relpath(path, _PACKAGE), path))
+                out.append((path[cut:], path))
     rules = resources.files("cutlint.rules")
     for group in sorted(rules.iterdir(), key=lambda g: g.name):
         if group.is_dir():

@@ -8,13 +8,13 @@ engine, the reporters, explain, pregen and verify reach a family only through th
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from cutlint import tables
 from cutlint.cutlass.layout import Block
 from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
@@ -139,9 +139,7 @@ class FamilyData:
 @cache
 def family_toml(package: str) -> dict[str, Any]:
     """A family's `data/family.toml`, every table as written (read once)."""
-    with resources.files(package).joinpath("data", "family.toml").open("rb") as f:
-        raw: dict[str, Any] = tomllib.load(f)
-    return raw
+    return tables.load(resources.files(package).joinpath("data", "family.toml"))
 
 
 @cache

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cache
 from importlib import resources
 
+from cutlint import tables
 from cutlint.records import ArchLimits
 
 
 @cache
 def arches() -> dict[str, ArchLimits]:
-    with resources.files("cutlint.model").joinpath("data", "arches.toml").open("rb") as f:
-        data = tomllib.load(f)
+    data = tables.load(resources.files("cutlint.model").joinpath("data", "arches.toml"))
     common = data.pop("common_sources")
     shared = data.pop("common_values")
     out: dict[str, ArchLimits] = {}

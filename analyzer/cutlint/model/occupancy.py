@@ -15,12 +15,12 @@ to the allocation unit, at most the per-thread maximum (measured on an H200, doc
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Hashable
 from functools import cache
 from importlib import resources
 from typing import TypeVar, cast
 
+from cutlint import tables
 from cutlint.records import ArchLimits, Occupancy, RegisterUse, Resources
 
 _NO_LIMIT = 1 << 30
@@ -183,8 +183,7 @@ def _registers_limit(arch: ArchLimits, warps: int, per_thread: int) -> int:
 
 @cache
 def _launch_bounds() -> dict[str, tuple[int | None, str]]:
-    with resources.files("cutlint.model").joinpath("data", "launch_bounds.toml").open("rb") as f:
-        data = tomllib.load(f)
+    data = tables.load(resources.files("cutlint.model").joinpath("data", "launch_bounds.toml"))
     out: dict[str, tuple[int | None, str]] = {}
     for family in data["device_kernel"]["families"]:
         out[family] = (data["device_kernel"]["min_blocks_per_sm"], data["device_kernel"]["source"])

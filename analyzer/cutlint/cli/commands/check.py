@@ -258,9 +258,11 @@ def check(**flags: Any) -> None:
 def run(flags: CheckFlags) -> None:
     """The command; kept for replay (engine/replay.py) when `cutlint/__main__.py` found no
     entry for this command line and left a Recorder for it."""
-    from cutlint.engine import replay
+    recorder: Recorder | None = None
+    if "cutlint.engine.replay" in sys.modules:  # cutlint/__main__.py's, for a run it may keep
+        from cutlint.engine import replay
 
-    recorder, replay.pending = replay.pending, None
+        recorder, replay.pending = replay.pending, None
     if recorder is None:
         _run(flags, None)
         return

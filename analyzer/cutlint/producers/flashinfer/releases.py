@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from cutlint import tables
 from cutlint.cutlass.versions import Version, parse_version
 
 Tile = tuple[int, int, int]
@@ -314,7 +315,7 @@ class _Releases(Mapping[str, FlashInferRelease]):
 
     def __getitem__(self, version: str) -> FlashInferRelease:
         if version not in self._parsed:
-            entry = tomllib.loads(self._text[version])["versions"][version]
+            entry = tables.loads(self._text[version])["versions"][version]
             self._parsed[version] = _release(version, entry)
         return self._parsed[version]
 
