@@ -212,14 +212,18 @@ def test_json_parts_made_in_the_workers_are_the_held_report(tmp_path: Path) -> N
     (tmp_path / "d.cu").write_bytes(b"#include <nothing>\nint main() { return 0; }\n")
     (tmp_path / "e.cu").write_bytes(b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n")
     (tmp_path / "f.cu").write_bytes(b"\xff\xfe not text \x00")
+    # a parser stopped on its time limit (CUT007): judged by the parent
+    chain = ["#define A0 1"] + [f"#define A{i} A{i - 1}+A{i - 1}" for i in range(1, 60)]
+    kernel = _kernel(128, "RowMajor").decode()
+    (tmp_path / "g.cu").write_text("\n".join(chain) + f"\n#if A59\n{kernel}#endif\n")
     args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
-    args += ["--no-cache", "--format", "json"]
+    args += ["--no-cache", "--format", "json", "--parse-timeout", "1"]
     streamed = CliRunner().invoke(main, ["check", *args, "--jobs", "2"])
     out = tmp_path / "o.json"
-    held = CliRunner().invoke(main, ["check", *args, "--jobs", "0", "--output-file", str(out)])
+    held = CliRunner().invoke(main, ["check", *args, "--jobs", "1", "--output-file", str(out)])
     assert streamed.exit_code == held.exit_code, streamed.output
     assert streamed.stdout == out.read_text()
-    assert '"CUT106": 2' in streamed.stdout
+    assert '"CUT106": 2' in streamed.stdout and '"CUT007": 1' in streamed.stdout
 
 
 def _rows(result: FileResult) -> int:
