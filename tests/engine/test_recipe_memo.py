@@ -198,14 +198,27 @@ def test_check_writes_the_same_json_streamed_as_held(tmp_path: Path) -> None:
     assert streamed.stdout == (tmp_path / "o.json").read_text()
 
 
-def test_json_parts_made_in_the_workers_are_the_held_report(tmp_path: Path) -> None:
-    """Without a cache, the streamed report's parts are made by the parser workers that judged
-    the files (cli `ToJson`, engine `Finish`): the parent hands their text on. The report and
-    the exit code are still those of the held result, judged in this process; a file the parser
-    could not read is judged by the parent, among the workers' parts."""
+def _workers_judge_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's share fixed at every batch to the workers (it adapts from none at first, so a
+    run of a few files is judged by the parent)."""
+    from cutlint.engine import stream
+    from cutlint.parse.pool import Share
+
+    monkeypatch.setattr(stream, "share", lambda: Share(fraction=1.0, step=0.0))
+
+
+def test_json_parts_made_in_the_workers_are_the_held_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a cache, the streamed report's part of a file a parser worker judged is made
+    there (cli `ToJson`, engine `Finish`): the parent hands the text on. The report and the exit
+    code are still those of the held result; a file whose parser was stopped is judged by the
+    parent, among the workers' parts."""
     from click.testing import CliRunner
 
     from cutlint.cli import main
+
+    _workers_judge_all(monkeypatch)
 
     for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
         (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
@@ -239,6 +252,7 @@ def test_a_finish_runs_in_the_worker_that_judged_the_file(
     the cache on, the finish is not run (an entry and the tree pack keep the records)."""
     from cutlint.engine.stream import Finished
 
+    _workers_judge_all(monkeypatch)
     for name in ("a.cu", "b.cu"):
         (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
         (tmp_path / "src" / name).write_bytes(_kernel(256, "ColumnMajor"))

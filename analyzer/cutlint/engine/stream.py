@@ -72,13 +72,12 @@ on the 2-core machine the 100,099-kernel run took 76 s wall and 119 s of CPU wit
 Each holds a libclang (about 40 MB resident, parse/paths.py) and the models it has judged with."""
 
 
-def default_jobs(finishing: bool = False) -> int:
-    """Parser workers when the caller does not say (MAX_JOBS). With a `Finish` that the workers
-    run (`finishing`), one per core: the parent then only hands their output on."""
-    return max(1, min(MAX_JOBS, (os.cpu_count() or 1) - (0 if finishing else 1)))
+def default_jobs() -> int:
+    """Parser workers when the caller does not say (MAX_JOBS)."""
+    return max(1, min(MAX_JOBS, (os.cpu_count() or 1) - 1))
 
 
-def share(finishing: bool = False, jobs: int = 1) -> Share:
+def share() -> Share:
     """Which files the workers judge: at first none, then as many as keep the parent from
     falling behind and no more (pool.Share). A file a worker judges costs more than one judged
     here (its result is encoded there and decoded here, and each worker warms its own contexts
@@ -86,14 +85,13 @@ def share(finishing: bool = False, jobs: int = 1) -> Share:
     18 s with the parent judging all), but the parent alone is one core: judging all, it was
     busy 12 s while the two workers parsed for 5 s.
 
-    With a `Finish` the workers run (`finishing`) and a worker per core (`jobs`), all of them:
-    what a worker sends is then handed on as it is, and a parent that judged too would be a
-    third process on the cores (those 4,748 files: 8.2 to 8.8 s wall with two workers judging
-    all, 9.7 s with one and the share, 10.4 s before the Finish, on a loaded machine)."""
+    So also with a `Finish`, though what a worker sends then costs the parent almost nothing:
+    on the 100,099 kernels (`--format json --no-cache`, a quiet 2-core machine) the default, one
+    worker and this share, took 136.9 s wall and 223 s of CPU; two workers judging every file
+    (the parent only handing their parts on) took 148.9 s and 274 s, each worker warming its own
+    contexts and memo, and the two contending for the cores."""
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
-    if finishing and jobs >= (os.cpu_count() or 1):
-        return pool.Share(fraction=1.0, step=0.0)
     return pool.Share(fraction=0.0)
 
 
@@ -263,7 +261,7 @@ def _outcomes(
             hits.add(i)
         else:
             misses.append(e.path)
-    jobs = options.jobs if options.jobs is not None else default_jobs(finish is not None)
+    jobs = options.jobs if options.jobs is not None else default_jobs()
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
         defines=defines,
@@ -271,7 +269,7 @@ def _outcomes(
         then=stage,
         named=walk.named_files(paths),
     )
-    fresh = _parsed_stream(misses, job, jobs, options, finish is not None)
+    fresh = _parsed_stream(misses, job, jobs, options)
     try:
         for i, e in enumerate(entries):
             if i < start:
@@ -438,7 +436,7 @@ def _key(
 
 
 def _parsed_stream(
-    files: list[str], job: Job, jobs: int, options: CheckOptions, finishing: bool = False
+    files: list[str], job: Job, jobs: int, options: CheckOptions
 ) -> Generator[object, None, None]:
     if not files:
         return _nothing()  # every file answered from the cache: no parser imported
@@ -449,7 +447,7 @@ def _parsed_stream(
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
     limits = replace(pool.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
-    return pool.stream(files, job, jobs, limits, share(finishing, jobs), meanwhile=_judge_imported)
+    return pool.stream(files, job, jobs, limits, share(), meanwhile=_judge_imported)
 
 
 def _judge_imported() -> None:
