@@ -26,6 +26,7 @@ from cutlint.records import (
     Region,
     Resources,
     Shape3,
+    SmemLayout,
 )
 
 Facts = dict[str, int | bool | str]
@@ -174,6 +175,18 @@ def regions(block: Block) -> tuple[Region, ...]:
             derived_from=p.derived_from,
         )
         for p in block.flat()
+    )
+
+
+def smem_layout(block: Block, mainloop_size: int, epilogue_size: int) -> SmemLayout:
+    """The kernel's laid-out `SharedStorage` (`block`) as the records' layout, with the bytes of
+    its mainloop's and its epilogue's storage."""
+    return SmemLayout(
+        regions=regions(block),
+        size=block.size,
+        align=block.align,
+        mainloop_size=mainloop_size,
+        epilogue_size=epilogue_size,
     )
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from cutlint.cutlass.layout import Block
-from cutlint.families.base import CannotRun, Facts, InputField, regions
+from cutlint.families.base import CannotRun, Facts, InputField, smem_layout
 from cutlint.families.groups import RuleGroup
 from cutlint.model.context import ModelContext
 from cutlint.records import Recipe, Resources, Shape3, SmemLayout, StageCount, StageTerm, Variant
@@ -241,13 +241,7 @@ class Cutlass2Family(Generic[K]):
             stage_count=fixed_stage_count(
                 k.stages, mma, smem_optin, self.stages_argument(k), self.stage_operands
             ),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=mma.size,
-                epilogue_size=self.parts.epilogue_shared_storage(k).size,
-            ),
+            layout=smem_layout(block, mma.size, self.parts.epilogue_shared_storage(k).size),
             max_threads_per_block=self.parts.threads_per_block(k),
             variants=self.variants(k, smem_optin),
         )

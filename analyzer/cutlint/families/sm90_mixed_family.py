@@ -9,9 +9,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from cutlint.families.base import regions
+from cutlint.families.base import smem_layout
 from cutlint.model.context import ModelContext
-from cutlint.records import Resources, SmemLayout
+from cutlint.records import Resources
 
 _RESOURCES: dict[tuple[object, ...], Resources] = {}
 
@@ -29,12 +29,10 @@ def resources(model: ModuleType, t: Any, ctx: ModelContext, tma_descriptors: int
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
             stage_count=stage_count,
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=model.mainloop_shared_storage(t, stages).size,
-                epilogue_size=model.epilogue_shared_storage(t).size,
+            layout=smem_layout(
+                block,
+                model.mainloop_shared_storage(t, stages).size,
+                model.epilogue_shared_storage(t).size,
             ),
             max_threads_per_block=model.max_threads_per_block(t),
             tma_descriptors=tma_descriptors,

@@ -19,7 +19,7 @@ from cutlint.families.base import (
     InputField,
     Unreadable,
     family_toml,
-    regions,
+    smem_layout,
 )
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm100_collective_builder import blockscaled, blockwise, model
@@ -274,12 +274,10 @@ def _numbers(parts: model.Parts, cutlass: CutlassModel) -> Numbers:
     tmem = model.tmem_columns(parts)
     return Numbers(
         stage_count=stage_count,
-        layout=SmemLayout(
-            regions=regions(block),
-            size=block.size,
-            align=block.align,
-            mainloop_size=model.mainloop_shared_storage(parts, stages).size,
-            epilogue_size=model.epilogue_shared_storage(parts).size,
+        layout=smem_layout(
+            block,
+            model.mainloop_shared_storage(parts, stages).size,
+            model.epilogue_shared_storage(parts).size,
         ),
         max_threads_per_block=model.max_threads_per_block(parts, cutlass),
         tmem_columns=tmem.total if tmem is not None else None,

@@ -11,7 +11,14 @@ from typing import ClassVar
 from pydantic import Field
 
 from cutlint.cutlass.layout import Block
-from cutlint.families.base import Claim, Facts, InputField, RunnerKernel, Unreadable, regions
+from cutlint.families.base import (
+    Claim,
+    Facts,
+    InputField,
+    RunnerKernel,
+    Unreadable,
+    smem_layout,
+)
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm80_fused_moe import model
 from cutlint.model.context import ModelContext
@@ -21,7 +28,6 @@ from cutlint.records import (
     Recipe,
     Resources,
     Shape3,
-    SmemLayout,
     StageCount,
     StageTerm,
     Variant,
@@ -111,13 +117,7 @@ class Sm80FusedMoe:
             cutlass_version=ctx.cutlass.label,
             cutlass_version_origin=ctx.cutlass.origin,
             stage_count=_stage_count(t, block, ctx),
-            layout=SmemLayout(
-                regions=regions(block),
-                size=block.size,
-                align=block.align,
-                mainloop_size=block.size - output,
-                epilogue_size=output,
-            ),
+            layout=smem_layout(block, block.size - output, output),
             max_threads_per_block=model.threads_per_block(t),
             tma_descriptors=0,
             variants=_variants(t, ctx),

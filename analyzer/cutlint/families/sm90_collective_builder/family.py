@@ -10,7 +10,14 @@ from functools import lru_cache
 from typing import ClassVar
 
 from cutlint.cutlass.versions import outside_modeled_range
-from cutlint.families.base import CannotRun, Claim, Facts, InputField, Unreadable, regions
+from cutlint.families.base import (
+    CannotRun,
+    Claim,
+    Facts,
+    InputField,
+    Unreadable,
+    smem_layout,
+)
 from cutlint.families.groups import RuleGroup
 from cutlint.families.sm90_collective_builder import model
 from cutlint.families.sm90_collective_builder.recipe import (
@@ -199,12 +206,10 @@ def _numbers(t: model.Tactic) -> Numbers:
     block = model.kernel_shared_storage(t, stages)
     return Numbers(
         stage_count=stage_count,
-        layout=SmemLayout(
-            regions=regions(block),
-            size=block.size,
-            align=block.align,
-            mainloop_size=model.mainloop_shared_storage(t, stages).size,
-            epilogue_size=model.epilogue_shared_storage(t).size,
+        layout=smem_layout(
+            block,
+            model.mainloop_shared_storage(t, stages).size,
+            model.epilogue_shared_storage(t).size,
         ),
         max_threads_per_block=model.max_threads_per_block(t),
         tma_descriptors=model.tma_descriptors(t),
