@@ -14,6 +14,7 @@ from cutlint.config import Format
 from cutlint.records import CheckResult, Severity, Verdict
 from cutlint.report import REPORTERS, github, sarif, text
 from cutlint.report import json as json_report
+from cutlint.report.tally import unjudged_only
 
 Finding = tuple[str, str, int | None]
 """(rule, absolute path, line)"""
@@ -119,7 +120,7 @@ def test_text_collapses_unjudged_files_into_one_line_per_reason(shared_result: C
         int(m[1].replace(",", ""))
         for m in re.finditer(r"^(\d[\d,]*) instantiations? not modeled \(CUT010\)", folded, re.M)
     )
-    unjudged = [f for f in shared_result.files if text._unjudged_only(f)]
+    unjudged = [f for f in shared_result.files if unjudged_only(f)]
     assert counted == sum(
         1 for f in unjudged for r in f.instantiations if r.verdict is Verdict.NOT_MODELED
     )

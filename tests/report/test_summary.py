@@ -68,7 +68,7 @@ def test_quiet_prints_only_what_fails(shared_result: CheckResult) -> None:
     out = text.render(shared_result, quiet=True)
     assert "  line  " not in out  # no table
     assert "CUT010" not in out.split("\n\n")[0]
-    for g in summary.groups(shared_result, summary.ACT_ON):
+    for g in summary.groups(shared_result, quiet=True):
         assert f"{g.rule} {g.name}" in out
     short = concise.render(shared_result, quiet=True)
     severities = {Severity.ERROR.value, Severity.WARNING.value}

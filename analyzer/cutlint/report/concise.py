@@ -22,7 +22,7 @@ from cutlint.records import CheckResult, Severity
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import findings
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.summary import ACT_ON
+from cutlint.report.tally import ACT_ON
 from cutlint.report.text import summary
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
-from collections import Counter
+import shutil
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, TextIO
 
-from cutlint.context.render import groups as context_groups
 from cutlint.families.registry import family_named, family_of
 from cutlint.records import (
     CheckResult,
@@ -15,11 +16,11 @@ from cutlint.records import (
     FileResult,
     InstantiationResult,
     Resources,
-    Severity,
     Verdict,
 )
 from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
+from cutlint.report.tally import MAX_FAILURE_LINES, Lines, Tally, unjudged_only
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
@@ -235,31 +236,29 @@ def render_file(f: FileResult, quiet: bool = False, style: Style = PLAIN) -> str
     return "\n".join(parts)
 
 
-_DISPATCH_RULES = frozenset({"CUT213"})
-"""File-level findings that are no input problem: a dispatch on compute capability that leaves
-the GPU without a kernel (engine/dispatch_gaps.py)."""
-
-
 def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def summary(result: CheckResult) -> str:
-    rows = [r for f in result.files for r in f.instantiations]
-    verdicts = Counter(r.verdict for r in rows)
-    count = {v: verdicts.get(v, 0) for v in Verdict}
+    """The summary of a whole result (the concise and GitHub formats print it too)."""
+    tally = Tally()
+    lines = Lines()
+    for f in result.files:
+        tally.add(f, folded=False, context=lines.of(f.context))
+    return summary_of(tally, result.skipped, len(result.baselined))
+
+
+def summary_of(tally: Tally, skipped: Sequence[str], baselined: int = 0) -> str:
+    count = {v: tally.verdicts.get(v, 0) for v in Verdict}
     # Input errors and warnings are problems; the rest (CUT006 on an empty
     # directory is a note, exit 0) are notes, so that the summary and the exit code agree.
-    file_level = [d for f in result.files for d in f.diagnostics if d.rule not in _DISPATCH_RULES]
-    gaps = sum(1 for f in result.files for d in f.diagnostics if d.rule in _DISPATCH_RULES)
-    inputs = sum(1 for d in file_level if d.severity in (Severity.ERROR, Severity.WARNING))
-    input_notes = len(file_level) - inputs
     fails = (
         count[Verdict.FAILS_INITIALIZE] + count[Verdict.FAILS_COMPILE] + count[Verdict.FAILS_RUN]
     )
     at_run = f", {count[Verdict.FAILS_RUN]} at run time" if count[Verdict.FAILS_RUN] else ""
     line = (
-        f"{_n(len(rows), 'instantiation')} in {_n(len(result.files), 'file')}: {_n(fails, 'predicted failure')} "
+        f"{_n(tally.instantiations, 'instantiation')} in {_n(tally.files, 'file')}: {_n(fails, 'predicted failure')} "
         f"({count[Verdict.FAILS_INITIALIZE]:,} at initialize(), {count[Verdict.FAILS_COMPILE]:,} at compile time{at_run}), "
         f"{count[Verdict.ZERO_SLACK]:,} with zero slack, {count[Verdict.UNREACHABLE]:,} never dispatched, "
         f"{count[Verdict.NOT_MODELED]:,} not modeled, {count[Verdict.INACTIVE]:,} inactive"
@@ -270,125 +269,175 @@ def summary(result: CheckResult) -> str:
         line += f", {count[Verdict.NOT_FOR_GPU]:,} not for this GPU"
     if count[Verdict.CONTEXT_UNKNOWN]:
         line += f", {count[Verdict.CONTEXT_UNKNOWN]:,} context unknown (CUT020: a failure only if a guess holds)"
-    if gaps:
-        line += f"; {gaps:,} {'dispatch' if gaps == 1 else 'dispatches'} with no kernel for the GPU (CUT213)"
-    if inputs:
-        line += f"; {_n(inputs, 'input problem')}"
-    if input_notes:
-        line += f"; {_n(input_notes, 'input note')}"
+    if tally.gaps:
+        line += f"; {tally.gaps:,} {'dispatch' if tally.gaps == 1 else 'dispatches'} with no kernel for the GPU (CUT213)"
+    if tally.inputs:
+        line += f"; {_n(tally.inputs, 'input problem')}"
+    if tally.input_notes:
+        line += f"; {_n(tally.input_notes, 'input note')}"
     from cutlint.report.summary import findings_line
 
-    counted = findings_line(result)
+    counted = findings_line(tally.rules)
     if counted is not None:
         line += f"\n{counted}"
-    if result.baselined:
-        line += f"; {len(result.baselined):,} in baseline"
-    manifests = [p for p in result.skipped if cutlass_library.manifest_path(p)]
-    headers = [p for p in result.skipped if kernel_headers.is_header(p)]
-    jit = len(result.skipped) - len(manifests) - len(headers)
+    if baselined:
+        line += f"; {baselined:,} in baseline"
+    manifests = [p for p in skipped if cutlass_library.manifest_path(p)]
+    headers = [p for p in skipped if kernel_headers.is_header(p)]
+    jit = len(skipped) - len(manifests) - len(headers)
     if headers:
         line += f"\nskipped {_n(len(headers), 'file')}: {kernel_headers.NO_KERNEL}"
     if jit:
         line += f"\nskipped {_n(jit, 'file')}: {NON_GEMM}"
     if manifests:
         line += f"\nskipped {_n(len(manifests), 'file')}: {cutlass_library.MANIFEST}"
-    versions = sorted(
-        {
-            (r.resources.cutlass_version, r.resources.cutlass_version_origin)
-            for r in rows
-            if r.resources
-        }
-    )
-    notes = [f"CUTLASS {v}: {origin}" for v, origin in versions]
-    targets = sorted(
-        {
-            (r.resources.arch.name, r.resources.arch.parts, r.resources.arch.smem_optin)
-            for r in rows
-            if r.resources
-        }
-    )
+    notes = [f"CUTLASS {v}: {origin}" for v, origin in sorted(tally.versions)]
     notes += [
         f"target {name} ({parts}): {optin:,} B opt-in shared memory per block"
-        for name, parts, optin in targets
+        for name, parts, optin in sorted(tally.targets)
     ]
-    notes += [
-        f"context of {_n(n, 'file')}: {printable(text)}"
-        for text, n in context_groups(f.context for f in result.files)
-    ]
+    contexts = sorted(tally.contexts.items(), key=lambda kv: (-kv[1], kv[0]))
+    notes += [f"context of {_n(n, 'file')}: {printable(text)}" for text, n in contexts]
     return "\n".join([line, *notes])
 
 
-def _unjudged_only(f: FileResult) -> bool:
-    """A file with instantiations, none judged (inactive or not modeled), and nothing else to
-    say: no input problem, and no finding but the not-modeled notes themselves."""
-    return (
-        bool(f.instantiations)
-        and not f.diagnostics
-        and all(r.verdict in _UNJUDGED for r in f.instantiations)
-        and all(d.rule in _UNJUDGED_RULES for r in f.instantiations for d in r.diagnostics)
-    )
-
-
-_UNJUDGED_RULES = frozenset({"CUT010", "CUT021"})
-"""The notes of unjudged instantiations: not modeled, not for this GPU."""
-
-
-def _shown(r: InstantiationResult) -> bool:
-    """A not-modeled instantiation is shown with its CUT010 note; `--ignore CUT010` drops the
-    note (engine.judge applies the selection), and with it the line, as in every format."""
-    return r.verdict is Verdict.INACTIVE or any(d.rule in _UNJUDGED_RULES for d in r.diagnostics)
-
-
-def collapsed(files: Sequence[FileResult], style: Style = PLAIN) -> str | None:
+def collapsed(tally: Tally, style: Style = PLAIN) -> str | None:
     """The files of only inactive or not-modeled instantiations, one line per reason (most
     instantiations first), instead of a block per file: on a whole cache they are most of the
     files, and what fails must not scroll away under them (`--show-unjudged` lists them)."""
-    groups: dict[tuple[Verdict, str], tuple[set[str], list[int]]] = {}
-    for f in files:
-        for r in f.instantiations:
-            if not _shown(r):
-                continue
-            reason = r.not_modeled.reason if r.not_modeled else "?"
-            paths, count = groups.setdefault((r.verdict, reason), (set(), [0]))
-            paths.add(f.path)
-            count[0] += 1
-    if not groups:
+    if not tally.unjudged:
         return None
     lines = []
-    for (verdict, reason), (paths, count) in sorted(
-        groups.items(), key=lambda g: (-g[1][1][0], g[0][0].value, g[0][1])
+    for (verdict, reason), u in sorted(
+        tally.unjudged.items(), key=lambda g: (-g[1].count, g[0][0].value, g[0][1])
     ):
         what = {
             Verdict.NOT_MODELED: "not modeled (CUT010)",
             Verdict.NOT_FOR_GPU: "not for this GPU (CUT021)",
         }.get(verdict, "inactive")
-        where = display_path(next(iter(paths))) if len(paths) == 1 else _n(len(paths), "file")
+        where = display_path(u.path) if u.files == 1 else _n(u.files, "file")
         lines.append(
-            style.dim(f"{_n(count[0], 'instantiation')} {what} in {where}: {printable(reason)}")
+            style.dim(f"{_n(u.count, 'instantiation')} {what} in {where}: {printable(reason)}")
         )
     lines.append(style.dim("(--show-unjudged lists these files one by one)"))
     return "\n".join(lines)
 
 
-FAILING = (Verdict.FAILS_COMPILE, Verdict.FAILS_INITIALIZE, Verdict.FAILS_RUN)
-MAX_FAILURE_LINES = 40
-
-
-def failures(result: CheckResult, style: Style = PLAIN) -> str | None:
+def failures(tally: Tally, style: Style = PLAIN) -> str | None:
     """Every predicted failure on one line, above the summary, where the eye lands."""
-    rows = [(f, r) for f in result.files for r in f.instantiations if r.verdict in FAILING]
-    if not rows:
+    if not tally.failing:
         return None
-    lines = [f"predicted failures ({len(rows):,}):"]
-    for f, r in rows[:MAX_FAILURE_LINES]:
-        rules = ",".join(dict.fromkeys(d.rule for d in r.diagnostics)) or "-"
-        title = family_of(r.recipe).title(r.recipe) if r.recipe and r.resources else ""
-        where = f"{display_path(f.path)}:{r.instantiation.span.line}"
-        verdict = style.verdict(r.verdict, r.verdict.value)
-        lines.append(f"  {where}: {verdict} [{rules}]" + (f" {printable(title)}" if title else ""))
-    if len(rows) > MAX_FAILURE_LINES:
-        lines.append(f"  ... and {len(rows) - MAX_FAILURE_LINES:,} more (above, or -q)")
+    lines = [f"predicted failures ({tally.failing:,}):"]
+    for x in tally.failures:
+        verdict = style.verdict(x.verdict, x.verdict.value)
+        title = f" {printable(x.title)}" if x.title else ""
+        lines.append(f"  {x.where}: {verdict} [{x.rules}]{title}")
+    if tally.failing > MAX_FAILURE_LINES:
+        lines.append(f"  ... and {tally.failing - MAX_FAILURE_LINES:,} more (above, or -q)")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the text report shows: the check's -q, colour, --show-unjudged and --no-tables."""
+
+    style: Style = PLAIN
+    quiet: bool = False
+    """Only the instantiations with a finding, no tables, no notes (`-q`)."""
+    show_unjudged: bool = False
+    """A block for every file, not one line per reason for the files with nothing judged."""
+    tables: bool = True
+    """False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
+    predicted failures and the summary."""
+
+    def safe(self, text: str) -> str:
+        # The fields are escaped one by one; this pass catches what reaches a table cell or a
+        # note from the input by another way (a reason, a version header's path). With colour
+        # on, the text holds cutlint's own SGR codes, and the cells were escaped before they
+        # were coloured.
+        return text if self.style.color else printable(text, newlines=True)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One file's part of the text report, made where the file was judged (a parser worker,
+    `cli check`'s streamed run): its block, and what it adds to the counts."""
+
+    block: str | None
+    """Its table and findings, escaped; None for a file folded into the lines per reason, or
+    with no blocks shown (-q, --no-tables)."""
+    tally: Tally
+
+
+class Parts:
+    """Makes each file's `Part`, remembering the one-line text of the contexts files share."""
+
+    def __init__(self, shown: Shown) -> None:
+        self.shown = shown
+        self._lines = Lines()
+
+    def part(self, f: FileResult) -> Part:
+        shown = self.shown
+        folded = not shown.quiet and not shown.show_unjudged and unjudged_only(f)
+        block = None
+        if shown.tables and not shown.quiet and not folded:
+            block = render_file(f, False, shown.style)
+        tally = Tally(quiet=shown.quiet)
+        tally.add(f, folded, self._lines.of(f.context))
+        return Part(None if block is None else shown.safe(block), tally)
+
+
+class Stream:
+    """The text report of a check whose results are not held: each file's block is written to
+    `blocks` (a temporary file) as its result comes, and only the counts are kept; `finish`
+    writes the report, byte for byte what `render` writes for the whole result. What to act on
+    leads (the findings by rule and family), then what was not judged and why, then the
+    tables: on a whole cache the tables are thousands of lines of `fits`, and what fails must
+    be on the first screen."""
+
+    def __init__(self, blocks: IO[str], shown: Shown = Shown()) -> None:
+        self._blocks = blocks
+        self._written = False
+        self._parts = Parts(shown)
+        self.shown = shown
+        self.tally = Tally(quiet=shown.quiet)
+
+    def add(self, f: FileResult) -> None:
+        self.add_part(self._parts.part(f))
+
+    def add_part(self, p: Part) -> None:
+        if p.block is not None:
+            self._blocks.write(("\n\n" if self._written else "") + p.block)
+            self._written = True
+        self.tally.merge(p.tally)
+
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        """Write the report to `out`; `tus` (`check -p`): the translation units only the TU
+        front end reads (their kernels, or their count), after the summary."""
+        from cutlint.report.summary import act_on
+
+        shown, style = self.shown, self.shown.style
+        head = [act_on(self.tally, style), None if shown.quiet else collapsed(self.tally, style)]
+        said = [h for h in head if h]
+        out.write(shown.safe("\n\n".join(said)))
+        if self._written:
+            out.write("\n\n" if said else "")
+            self._blocks.seek(0)
+            shutil.copyfileobj(self._blocks, out)
+            said.append("")
+        rest = [t for t in [failures(self.tally, style)] if t]
+        rest.append(summary_of(self.tally, skipped, baselined))
+        out.write(shown.safe(("\n\n" if said else "") + "\n\n".join(rest) + "\n"))
+        if tus is not None:
+            from cutlint.report.tu import section_text
+
+            out.write(shown.safe(section_text(tus, shown.quiet)))
 
 
 def render(
@@ -399,38 +448,14 @@ def render(
     tables: bool = True,
     tus: TuSection | None = None,
 ) -> str:
-    """Every file's block, the predicted failures, then the summary, then (`check -p`) the
-    translation units only the TU front end reads (`tus`: their kernels, or their count).
-    `quiet`: only the instantiations with a finding, and no block for a file without one
+    """The whole result's report, as `Stream` writes it: every file's block, the predicted
+    failures, then the summary, then (`check -p`) the translation units only the TU front end
+    reads. `quiet`: only the instantiations with a finding, and no block for a file without one
     (`-q`). Files with nothing judged are collapsed into one line per reason unless
-    `show_unjudged`. `tables`
-    False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
-    predicted failures and the summary."""
-    from cutlint.report.summary import act_on
-
-    folded = [] if quiet or show_unjudged else [f for f in result.files if _unjudged_only(f)]
-    skip = {id(f) for f in folded}
-    # What to act on leads (the findings by rule and family), then what was not judged and why,
-    # then the tables: on a whole cache the tables are thousands of lines of `fits`, and what
-    # fails must be on the first screen. `-q` keeps only what fails: no tables, no notes.
-    blocks = (
-        []
-        if quiet or not tables
-        else [
-            b
-            for f in result.files
-            if id(f) not in skip and (b := render_file(f, quiet, style)) is not None
-        ]
-    )
-    head = [act_on(result, style, quiet), None if quiet else collapsed(folded, style)]
-    tail = [failures(result, style)]
-    parts = [*(h for h in head if h), *blocks, *(t for t in tail if t), summary(result)]
-    text = "\n\n".join(parts) + "\n"
-    if tus is not None:
-        from cutlint.report.tu import section_text
-
-        text += section_text(tus, quiet)
-    # The fields are escaped one by one; this pass catches what reaches a table cell or a note
-    # from the input by another way (a reason, a version header's path). With colour on, the
-    # text holds cutlint's own SGR codes, and the cells were escaped before they were coloured.
-    return text if style.color else printable(text, newlines=True)
+    `show_unjudged`. `tables` False (`--no-tables`): no per-file blocks."""
+    stream = Stream(io.StringIO(), Shown(style, quiet, show_unjudged, tables))
+    for f in result.files:
+        stream.add(f)
+    out = io.StringIO()
+    stream.finish(out, result.skipped, len(result.baselined), tus)
+    return out.getvalue()
