@@ -9,19 +9,57 @@ is imported when it is used, so that a run pays only for the one it writes.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
-from cutlint.records import CheckResult
+from cutlint.records import CheckResult, FileResult
 from cutlint.report.style import PLAIN, Style
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.report.tally import Shown
     from cutlint.tu_records import TuSection
 
 FORMATS = ("concise", "github", "json", "sarif", "text")
 """The `--format` choices; config.Format names the same (a test keeps them so)."""
 STYLED = ("concise", "text")
 """Formats for people: they take `quiet` and colour."""
+STREAMED = ("concise", "json", "text")
+"""Formats a check can write as the results come, holding none of them: each file's piece is
+made where the file is judged (`pieces`) and a `Stream` keeps what the report's head and summary
+need (`stream`)."""
+
+
+class Stream(Protocol):
+    """A streamed report (report/json.py, text.py, concise.py `Stream`): each file's piece added
+    in input order, then the whole report written, byte for byte what `write` writes."""
+
+    def add_piece(self, piece: Any) -> None: ...
+
+    def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None: ...
+
+
+def pieces(fmt: str, shown: Shown) -> Callable[[FileResult], object]:
+    """What makes each file's piece of a streamed report in `fmt` (one of STREAMED), in the
+    process that judged the file; it remembers what the files share (contexts, model parts)."""
+    if fmt == "json":
+        from cutlint.report.json import Pieces
+
+        return Pieces().piece
+    made: Callable[[FileResult], object] = (
+        importlib.import_module(f"cutlint.report.{fmt}").Parts(shown).part
+    )
+    return made
+
+
+def stream(fmt: str, spool: IO[str], shown: Shown) -> Stream:
+    """The `Stream` of a report in `fmt` (one of STREAMED); `spool`, a temporary file, holds
+    the files' rows, blocks or lines until the head, which comes first, is known."""
+    if fmt == "json":
+        from cutlint.report.json import Stream as JsonStream
+
+        return JsonStream(spool)
+    made: Stream = importlib.import_module(f"cutlint.report.{fmt}").Stream(spool, shown)
+    return made
 
 
 class _Reporters(Mapping[str, Callable[[CheckResult], str]]):

@@ -16,17 +16,88 @@ dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import io
+import shutil
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, TextIO
 
-from cutlint.records import CheckResult, Severity
+from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
 from cutlint.report.escape import display_path, printable
-from cutlint.report.located import findings
+from cutlint.report.located import file_findings
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import ACT_ON
-from cutlint.report.text import summary
+from cutlint.report.tally import ACT_ON, Part, Shown, Tally
+from cutlint.report.text import summary_of
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
     from cutlint.tu_records import TuSection
+
+
+def _line(d: Diagnostic, span: SourceSpan | None, style: Style) -> str:
+    line = d.line or 1
+    column = span.column if span is not None and span.line == line else 1
+    where = style.path(f"{display_path(d.path)}:{line}:{column}:")
+    sev = style.severity(d.severity, f"{d.severity.value}:")
+    # The message quotes macro arguments: an ESC, OSC or BEL there must not reach the terminal.
+    return f"{where} {style.rule(d.severity, d.rule)} {sev} {printable(d.message)}"
+
+
+class Parts:
+    """Makes each file's `Part`: its lines (`-q`: only what fails, and the warnings) and its
+    counts, which the summary line needs."""
+
+    def __init__(self, shown: Shown) -> None:
+        self.shown = shown
+
+    def part(self, f: FileResult) -> Part:
+        quiet, style = self.shown.quiet, self.shown.style
+        lines = [
+            _line(d, span, style)
+            for d, span in file_findings(f)
+            if not quiet or d.severity in ACT_ON
+        ]
+        tally = Tally(quiet=quiet)
+        tally.add(f, folded=False, context=None)
+        return Part("".join(f"{x}\n" for x in lines), tally)
+
+
+class Stream:
+    """The concise report of a check whose results are not held: each file's lines are
+    written to `lines` (a temporary file, so that they do not cross the progress bar) as its
+    result comes, and only the counts are kept; `finish` writes the report, byte for byte what
+    `render` writes for the whole result."""
+
+    def __init__(self, lines: IO[str], shown: Shown) -> None:
+        self._lines = lines
+        self._parts = Parts(shown)
+        self.shown = shown
+        self.tally = Tally(quiet=shown.quiet)
+
+    def add(self, f: FileResult) -> None:
+        self.add_piece(self._parts.part(f))
+
+    def add_piece(self, p: Part) -> None:
+        if p.text:
+            self._lines.write(p.text)
+        self.tally.merge(p.tally)
+
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        self._lines.seek(0)
+        shutil.copyfileobj(self._lines, out)
+        quiet, style = self.shown.quiet, self.shown.style
+        lines = [] if tus is None else _kernels(tus, quiet, style)
+        if not quiet:
+            lines.append(summary_of(self.tally, skipped, baselined).splitlines()[0])
+            if tus is not None:
+                from cutlint.report.tu import summary_line
+
+                lines.append(printable(summary_line(tus) or ""))
+        out.write("".join(f"{x}\n" for x in lines))
 
 
 def render(
@@ -35,25 +106,12 @@ def render(
     style: Style = PLAIN,
     tus: TuSection | None = None,
 ) -> str:
-    lines = []
-    for d, span in findings(result):
-        if quiet and d.severity not in ACT_ON:
-            continue  # -q: only what fails, and the warnings
-        line = d.line or 1
-        column = span.column if span is not None and span.line == line else 1
-        where = style.path(f"{display_path(d.path)}:{line}:{column}:")
-        sev = style.severity(d.severity, f"{d.severity.value}:")
-        # The message quotes macro arguments: an ESC, OSC or BEL there must not reach the terminal.
-        lines.append(f"{where} {style.rule(d.severity, d.rule)} {sev} {printable(d.message)}")
-    if tus is not None:
-        lines += _kernels(tus, quiet, style)
-    if not quiet:
-        lines.append(summary(result).splitlines()[0])
-        if tus is not None:
-            from cutlint.report.tu import summary_line
-
-            lines.append(printable(summary_line(tus) or ""))
-    return "".join(f"{x}\n" for x in lines)
+    stream = Stream(io.StringIO(), Shown(style, quiet))
+    for f in result.files:
+        stream.add(f)
+    out = io.StringIO()
+    stream.finish(out, result.skipped, len(result.baselined), tus)
+    return out.getvalue()
 
 
 def _kernels(tus: TuSection, quiet: bool, style: Style) -> list[str]:

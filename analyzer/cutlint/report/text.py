@@ -6,7 +6,6 @@ import io
 import re
 import shutil
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, TextIO
 
 from cutlint.families.registry import family_named, family_of
@@ -20,7 +19,7 @@ from cutlint.records import (
 )
 from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import MAX_FAILURE_LINES, Lines, Tally, unjudged_only
+from cutlint.report.tally import MAX_FAILURE_LINES, Lines, Part, Shown, Tally, unjudged_only
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
@@ -337,38 +336,6 @@ def failures(tally: Tally, style: Style = PLAIN) -> str | None:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class Shown:
-    """What the text report shows: the check's -q, colour, --show-unjudged and --no-tables."""
-
-    style: Style = PLAIN
-    quiet: bool = False
-    """Only the instantiations with a finding, no tables, no notes (`-q`)."""
-    show_unjudged: bool = False
-    """A block for every file, not one line per reason for the files with nothing judged."""
-    tables: bool = True
-    """False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
-    predicted failures and the summary."""
-
-    def safe(self, text: str) -> str:
-        # The fields are escaped one by one; this pass catches what reaches a table cell or a
-        # note from the input by another way (a reason, a version header's path). With colour
-        # on, the text holds cutlint's own SGR codes, and the cells were escaped before they
-        # were coloured.
-        return text if self.style.color else printable(text, newlines=True)
-
-
-@dataclass(frozen=True)
-class Part:
-    """One file's part of the text report, made where the file was judged (a parser worker,
-    `cli check`'s streamed run): its block, and what it adds to the counts."""
-
-    block: str | None
-    """Its table and findings, escaped; None for a file folded into the lines per reason, or
-    with no blocks shown (-q, --no-tables)."""
-    tally: Tally
-
-
 class Parts:
     """Makes each file's `Part`, remembering the one-line text of the contexts files share."""
 
@@ -395,7 +362,7 @@ class Stream:
     tables: on a whole cache the tables are thousands of lines of `fits`, and what fails must
     be on the first screen."""
 
-    def __init__(self, blocks: IO[str], shown: Shown = Shown()) -> None:
+    def __init__(self, blocks: IO[str], shown: Shown) -> None:
         self._blocks = blocks
         self._written = False
         self._parts = Parts(shown)
@@ -403,11 +370,11 @@ class Stream:
         self.tally = Tally(quiet=shown.quiet)
 
     def add(self, f: FileResult) -> None:
-        self.add_part(self._parts.part(f))
+        self.add_piece(self._parts.part(f))
 
-    def add_part(self, p: Part) -> None:
-        if p.block is not None:
-            self._blocks.write(("\n\n" if self._written else "") + p.block)
+    def add_piece(self, p: Part) -> None:
+        if p.text is not None:
+            self._blocks.write(("\n\n" if self._written else "") + p.text)
             self._written = True
         self.tally.merge(p.tally)
 

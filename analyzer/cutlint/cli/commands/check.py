@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
     from cutlint.records import CheckResult, Diagnostic, FileResult
-    from cutlint.report.json import Piece
+    from cutlint.report.tally import Shown
     from cutlint.tu_records import TuSection
 
 
@@ -330,7 +330,7 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
     fmt = flags.fmt or cfg.format or "text"
     if _streams(fmt, flags, options, baseline_path):
         streamed = _streamed(
-            flags.paths, options, flags, flags.fail_on or cfg.fail_on or "error", recorder
+            flags.paths, options, flags, fmt, flags.fail_on or cfg.fail_on or "error", recorder
         )
         final = OK if flags.exit_zero and streamed.code == FINDINGS else streamed.code
         if recorder is not None:
@@ -510,10 +510,13 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
 
 
 def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: Path | None) -> bool:
-    """Whether the report is written as the results come, none of them held: the JSON report on
-    stdout of a run that needs no whole result (no baseline, --statistics or -p's TUs)."""
+    """Whether the report is written as the results come, none of them held: a report on
+    stdout in a streamed format (report.STREAMED) of a run that needs no whole result (no
+    baseline, --statistics or -p's TUs)."""
+    from cutlint.report import STREAMED
+
     return (
-        fmt == "json"
+        fmt in STREAMED
         and not flags.statistics
         and baseline is None
         and not flags.write_baseline
@@ -537,38 +540,50 @@ def _streamed(
     paths: Sequence[Path],
     options: api.CheckOptions,
     flags: CheckFlags,
+    fmt: str,
     fail_on: str,
     recorder: Recorder | None,
 ) -> Streamed:
-    """The run's JSON report, written as `api.results` hands each file's part on (its rows into
-    a temporary file until the summary, which comes first, is known), with measured registers
-    as `binaries.measured.apply` adds them; what is written is also kept by `recorder`, where
-    there is one. A worker that judged a file makes its part there (`ToJson`)."""
+    """The run's report in `fmt`, written as `api.results` hands each file's piece on (kept in
+    a temporary file until the head, which comes first, is known), with measured registers as
+    `binaries.measured.apply` adds them; what is written is also kept by `recorder`, where there
+    is one. A worker that judged a file makes its piece there (`ToReport`)."""
     import tempfile
 
     from cutlint import api
     from cutlint.cache_dir import cache_dir
     from cutlint.engine.stream import Finished, root_of
-    from cutlint.report.json import Stream
+    from cutlint.report import stream
     from cutlint.report.progress import Bar, wanted
+    from cutlint.report.style import style_for
+    from cutlint.report.tally import Shown
 
-    to_json = ToJson(
-        options.selection, cache_dir(), tuple(flags.binaries), Path(root_of(options)), fail_on
+    shown = Shown(
+        style_for(sys.stdout, flags.color), flags.quiet, flags.show_unjudged, flags.tables
+    )
+    to_report = ToReport(
+        options.selection,
+        cache_dir(),
+        tuple(flags.binaries),
+        Path(root_of(options)),
+        fail_on,
+        fmt,
+        shown,
     )
     skipped: list[str] = []
     files: list[str] = []
     judged: list[str] = []
     code = OK
     bar = Bar() if wanted(sys.stderr, flags.quiet) else None
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as rows:
-        report = Stream(rows)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        report = stream(fmt, spool, shown)
         try:
-            for outcome in api.results(paths, options, progress=bar, finish=to_json):
+            for outcome in api.results(paths, options, progress=bar, finish=to_report):
                 if isinstance(outcome, str):
                     skipped.append(outcome)
                     continue
-                part = outcome.value if isinstance(outcome, Finished) else to_json(outcome)
-                assert isinstance(part, JsonPart), f"a worker sent {type(part).__name__}"
+                part = outcome.value if isinstance(outcome, Finished) else to_report(outcome)
+                assert isinstance(part, ReportPart), f"a worker sent {type(part).__name__}"
                 report.add_piece(part.piece)
                 files.append(part.path)
                 if part.judged:
@@ -582,11 +597,12 @@ def _streamed(
 
 
 @dataclass(frozen=True)
-class JsonPart:
-    """One file of a streamed JSON check, as `ToJson` makes it."""
+class ReportPart:
+    """One file of a streamed check, as `ToReport` makes it."""
 
     path: str
-    piece: Piece
+    piece: object
+    """Its piece of the report (report.pieces: a JSON `Piece`, a text or concise `Part`)."""
     judged: bool
     """Whether it has instantiations (a replay depends on the judged files)."""
     code: int
@@ -594,38 +610,53 @@ class JsonPart:
 
 
 class _Kept:
-    """What one process's `ToJson` remembers across files: the binaries it measured with and
-    the dumped parts and contexts the files share."""
+    """What one process's `ToReport` remembers across files: the binaries it measured with and
+    the maker of the format's pieces, which remembers what the files share."""
 
-    def __init__(self, to_json: ToJson) -> None:
+    def __init__(self, to_report: ToReport) -> None:
         from cutlint.binaries.measured import Measurer
-        from cutlint.report.json import Pieces
+        from cutlint.report import pieces
 
-        self.measurer = Measurer(to_json.selection, to_json.cache, to_json.binaries)
-        self.pieces = Pieces()
+        self.measurer = Measurer(to_report.selection, to_report.cache, to_report.binaries)
+        self.piece = pieces(to_report.fmt, to_report.shown)
 
 
 @dataclass(frozen=True)
-class ToJson:
-    """A file's result made into its part of the streamed JSON report, where it was judged (the
-    engine's `Finish`: a worker's part comes as text, which the parent neither decodes nor
+class ToReport:
+    """A file's result made into its piece of the streamed report, where it was judged (the
+    engine's `Finish`: a worker's piece comes made, which the parent neither decodes nor
     encodes again): the registers measured for its kernels (`binaries.measured`), its
-    fingerprints set again where those changed it, its JSON piece and its exit code."""
+    fingerprints set again where those changed it, its piece and its exit code."""
 
     selection: Selection
     cache: Path | None
     binaries: tuple[Path, ...]
     root: Path
     fail_on: str
+    fmt: str
+    shown: Shown
     kept: list[_Kept] = field(default_factory=list, compare=False, repr=False)
     """This process's `_Kept`, made on first use (it is not pickled: each worker makes its own)."""
 
     def __reduce__(
         self,
-    ) -> tuple[type[ToJson], tuple[Selection, Path | None, tuple[Path, ...], Path, str]]:
-        return (ToJson, (self.selection, self.cache, self.binaries, self.root, self.fail_on))
+    ) -> tuple[
+        type[ToReport], tuple[Selection, Path | None, tuple[Path, ...], Path, str, str, Shown]
+    ]:
+        return (
+            ToReport,
+            (
+                self.selection,
+                self.cache,
+                self.binaries,
+                self.root,
+                self.fail_on,
+                self.fmt,
+                self.shown,
+            ),
+        )
 
-    def __call__(self, result: FileResult) -> JsonPart:
+    def __call__(self, result: FileResult) -> ReportPart:
         from cutlint.engine.fingerprint import fingerprint_file
 
         if not self.kept:
@@ -635,9 +666,9 @@ class ToJson:
         if measured is not result:
             measured = fingerprint_file(measured, self.root)
         diags = [d for r in measured.instantiations for d in r.diagnostics]
-        return JsonPart(
+        return ReportPart(
             path=measured.path,
-            piece=kept.pieces.piece(measured),
+            piece=kept.piece(measured),
             judged=bool(measured.instantiations),
             code=exit_code_of([*measured.diagnostics, *diags], self.fail_on),
         )
