@@ -65,4 +65,9 @@ def groups(contexts: Iterable[BuildContext | None]) -> list[tuple[str, int]]:
             if held is None:
                 held = said[id(c)] = (c, line(c))
             counts[held[1]] = counts.get(held[1], 0) + 1
+    return ranked(counts)
+
+
+def ranked(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """(line, files) of counted one-line contexts, most files first."""
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -17,7 +17,6 @@ dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 from __future__ import annotations
 
 import io
-import shutil
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, TextIO
 
@@ -25,7 +24,7 @@ from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, Sourc
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import file_findings
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import ACT_ON, Part, Shown, Tally
+from cutlint.report.tally import ACT_ON, Part, Shown, Spooled, Tally
 from cutlint.report.text import summary_of
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -60,25 +59,14 @@ class Parts:
         return Part("".join(f"{x}\n" for x in lines), tally)
 
 
-class Stream:
+class Stream(Spooled):
     """The concise report of a check whose results are not held: each file's lines are
-    written to `lines` (a temporary file, so that they do not cross the progress bar) as its
-    result comes, and only the counts are kept; `finish` writes the report, byte for byte what
-    `render` writes for the whole result."""
+    spooled as its result comes (not written at once, so that they do not cross the progress
+    bar), and only the counts are kept; `finish` writes the report, byte for byte what `render`
+    writes for the whole result."""
 
     def __init__(self, lines: IO[str], shown: Shown) -> None:
-        self._lines = lines
-        self._parts = Parts(shown)
-        self.shown = shown
-        self.tally = Tally(quiet=shown.quiet)
-
-    def add(self, f: FileResult) -> None:
-        self.add_piece(self._parts.part(f))
-
-    def add_piece(self, p: Part) -> None:
-        if p.text:
-            self._lines.write(p.text)
-        self.tally.merge(p.tally)
+        super().__init__(lines, shown, Parts(shown).part)
 
     def finish(
         self,
@@ -87,8 +75,7 @@ class Stream:
         baselined: int = 0,
         tus: TuSection | None = None,
     ) -> None:
-        self._lines.seek(0)
-        shutil.copyfileobj(self._lines, out)
+        self.copy_to(out)
         quiet, style = self.shown.quiet, self.shown.style
         lines = [] if tus is None else _kernels(tus, quiet, style)
         if not quiet:

@@ -11,7 +11,10 @@ sample messages are the first two distinct ones in finding order.
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO, ClassVar, TextIO
 
 from cutlint.build_context import BuildContext
 from cutlint.context.render import line as context_line
@@ -275,3 +278,39 @@ class Part:
     file folded into the lines per reason, or with no blocks shown: -q, --no-tables), the
     concise format's lines."""
     tally: Tally
+
+
+class Spooled:
+    """What a streamed human report keeps while the results come (report/text.py and
+    concise.py `Stream`): each file's text written to `spool` (a temporary file), joined by
+    `between`, and the run's tally; the report's head and summary are written from the tally
+    at the end. `make` makes a file's `Part` of a result (`add`); a part made where the file was
+    judged comes made (`add_piece`)."""
+
+    between: ClassVar[str] = ""
+
+    def __init__(self, spool: IO[str], shown: Shown, make: Callable[[FileResult], Part]) -> None:
+        self._spool = spool
+        self._written = False
+        self._make = make
+        self.shown = shown
+        self.tally = Tally(quiet=shown.quiet)
+
+    def add(self, f: FileResult) -> None:
+        self.add_piece(self._make(f))
+
+    def add_piece(self, p: Part) -> None:
+        if p.text:
+            self._spool.write((self.between if self._written else "") + p.text)
+            self._written = True
+        self.tally.merge(p.tally)
+
+    @property
+    def spooled(self) -> bool:
+        """Whether any file had a text."""
+        return self._written
+
+    def copy_to(self, out: TextIO) -> None:
+        """Write the files' texts to `out`."""
+        self._spool.seek(0)
+        shutil.copyfileobj(self._spool, out)

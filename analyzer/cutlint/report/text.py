@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 from collections.abc import Iterable, Sequence
 from typing import IO, TYPE_CHECKING, TextIO
 
+from cutlint.context.render import ranked
 from cutlint.families.registry import family_named, family_of
 from cutlint.records import (
     CheckResult,
@@ -19,7 +19,15 @@ from cutlint.records import (
 )
 from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import MAX_FAILURE_LINES, Lines, Part, Shown, Tally, unjudged_only
+from cutlint.report.tally import (
+    MAX_FAILURE_LINES,
+    Lines,
+    Part,
+    Shown,
+    Spooled,
+    Tally,
+    unjudged_only,
+)
 from cutlint.sources import cutlass_library_files as cutlass_library
 from cutlint.sources import kernel_headers
 from cutlint.sources.flashinfer_cache import NON_GEMM
@@ -295,8 +303,9 @@ def summary_of(tally: Tally, skipped: Sequence[str], baselined: int = 0) -> str:
         f"target {name} ({parts}): {optin:,} B opt-in shared memory per block"
         for name, parts, optin in sorted(tally.targets)
     ]
-    contexts = sorted(tally.contexts.items(), key=lambda kv: (-kv[1], kv[0]))
-    notes += [f"context of {_n(n, 'file')}: {printable(text)}" for text, n in contexts]
+    notes += [
+        f"context of {_n(n, 'file')}: {printable(text)}" for text, n in ranked(tally.contexts)
+    ]
     return "\n".join([line, *notes])
 
 
@@ -354,29 +363,17 @@ class Parts:
         return Part(None if block is None else shown.safe(block), tally)
 
 
-class Stream:
-    """The text report of a check whose results are not held: each file's block is written to
-    `blocks` (a temporary file) as its result comes, and only the counts are kept; `finish`
-    writes the report, byte for byte what `render` writes for the whole result. What to act on
-    leads (the findings by rule and family), then what was not judged and why, then the
-    tables: on a whole cache the tables are thousands of lines of `fits`, and what fails must
-    be on the first screen."""
+class Stream(Spooled):
+    """The text report of a check whose results are not held: each file's block is spooled as
+    its result comes, and only the counts are kept; `finish` writes the report, byte for byte
+    what `render` writes for the whole result. What to act on leads (the findings by rule and
+    family), then what was not judged and why, then the tables: on a whole cache the tables are
+    thousands of lines of `fits`, and what fails must be on the first screen."""
+
+    between = "\n\n"
 
     def __init__(self, blocks: IO[str], shown: Shown) -> None:
-        self._blocks = blocks
-        self._written = False
-        self._parts = Parts(shown)
-        self.shown = shown
-        self.tally = Tally(quiet=shown.quiet)
-
-    def add(self, f: FileResult) -> None:
-        self.add_piece(self._parts.part(f))
-
-    def add_piece(self, p: Part) -> None:
-        if p.text is not None:
-            self._blocks.write(("\n\n" if self._written else "") + p.text)
-            self._written = True
-        self.tally.merge(p.tally)
+        super().__init__(blocks, shown, Parts(shown).part)
 
     def finish(
         self,
@@ -393,10 +390,9 @@ class Stream:
         head = [act_on(self.tally, style), None if shown.quiet else collapsed(self.tally, style)]
         said = [h for h in head if h]
         out.write(shown.safe("\n\n".join(said)))
-        if self._written:
+        if self.spooled:
             out.write("\n\n" if said else "")
-            self._blocks.seek(0)
-            shutil.copyfileobj(self._blocks, out)
+            self.copy_to(out)
             said.append("")
         rest = [t for t in [failures(self.tally, style)] if t]
         rest.append(summary_of(self.tally, skipped, baselined))
