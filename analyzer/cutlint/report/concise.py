@@ -24,7 +24,7 @@ from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, Sourc
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import file_findings
 from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import ACT_ON, Part, Shown, Spooled, Tally
+from cutlint.report.tally import ACT_ON, FileParts, Shown, Spooled
 from cutlint.report.text import summary_of
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -40,23 +40,16 @@ def _line(d: Diagnostic, span: SourceSpan | None, style: Style) -> str:
     return f"{where} {style.rule(d.severity, d.rule)} {sev} {printable(d.message)}"
 
 
-class Parts:
-    """Makes each file's `Part`: its lines (`-q`: only what fails, and the warnings) and its
-    counts, which the summary line needs."""
+class Parts(FileParts):
+    """Each file's lines (`-q`: only what fails, and the warnings)."""
 
-    def __init__(self, shown: Shown) -> None:
-        self.shown = shown
-
-    def part(self, f: FileResult) -> Part:
+    def text(self, f: FileResult, folded: bool) -> str | None:
         quiet, style = self.shown.quiet, self.shown.style
-        lines = [
-            _line(d, span, style)
+        return "".join(
+            f"{_line(d, span, style)}\n"
             for d, span in file_findings(f)
             if not quiet or d.severity in ACT_ON
-        ]
-        tally = Tally(quiet=quiet)
-        tally.add(f, folded=False, context=None)
-        return Part("".join(f"{x}\n" for x in lines), tally)
+        )
 
 
 class Stream(Spooled):
@@ -66,7 +59,7 @@ class Stream(Spooled):
     writes for the whole result."""
 
     def __init__(self, lines: IO[str], shown: Shown) -> None:
-        super().__init__(lines, shown, Parts(shown).part)
+        super().__init__(lines, Parts(shown))
 
     def finish(
         self,

@@ -12,7 +12,6 @@ sample messages are the first two distinct ones in finding order.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, ClassVar, TextIO
 
@@ -127,9 +126,12 @@ class Tally:
     contexts: dict[str, int] = field(default_factory=dict)
     """Files per one-line context."""
 
-    def add(self, f: FileResult, folded: bool, context: str | None) -> None:
+    def add(
+        self, f: FileResult, folded: bool, context: str | None, room: int = MAX_FAILURE_LINES
+    ) -> None:
         """Count file `f`; `folded`: its unjudged instantiations are said in the folded lines;
-        `context`: its context's one line (`context_line`, which `Lines` remembers)."""
+        `context`: its context's one line (`context_line`, which `Lines` remembers); `room`:
+        its failures get a line while this tally lists fewer (the others are counted)."""
         self.files += 1
         self.instantiations += len(f.instantiations)
         for d in f.diagnostics:
@@ -154,7 +156,7 @@ class Tally:
                 self.targets.add((res.arch.name, res.arch.parts, res.arch.smem_optin))
             if r.verdict in FAILING:
                 self.failing += 1
-                if len(self.failures) < MAX_FAILURE_LINES:
+                if len(self.failures) < room:
                     display = display or display_path(f.path)
                     title = family_of(r.recipe).title(r.recipe) if r.recipe and r.resources else ""
                     where = f"{display}:{r.instantiation.span.line}"
@@ -280,30 +282,70 @@ class Part:
     tally: Tally
 
 
+class FileParts:
+    """A human format's maker of each file's text and counts, in the process that judged the
+    file (report/text.py and concise.py `Parts` say what a file's text is, and whether it is
+    folded); it remembers the one-line text of the contexts files share."""
+
+    def __init__(self, shown: Shown) -> None:
+        self.shown = shown
+        self._lines = Lines()
+        self._listed = 0
+        """Failure lines this process's parts have listed. The files a process judges come in
+        input order, so once it has listed MAX_FAILURE_LINES, every later file's failures come
+        after as many in the report: they are counted, and their lines (a family's title each)
+        are not made."""
+
+    def folded(self, f: FileResult) -> bool:
+        """Whether `f` is said in the lines per unjudged reason, not in a text of its own."""
+        return False
+
+    def text(self, f: FileResult, folded: bool) -> str | None:
+        """`f`'s text in the report, escaped; None for none."""
+        raise NotImplementedError
+
+    def add(self, f: FileResult, tally: Tally) -> str | None:
+        """Count `f` into the run's `tally` and give its text."""
+        folded = self.folded(f)
+        tally.add(f, folded, self._lines.of(f.context))
+        return self.text(f, folded)
+
+    def part(self, f: FileResult) -> Part:
+        """`f`'s text and counts, to be merged into the run's in another process (`Spooled`)."""
+        folded = self.folded(f)
+        tally = Tally(quiet=self.shown.quiet)
+        tally.add(f, folded, self._lines.of(f.context), MAX_FAILURE_LINES - self._listed)
+        self._listed += len(tally.failures)
+        return Part(self.text(f, folded), tally)
+
+
 class Spooled:
     """What a streamed human report keeps while the results come (report/text.py and
     concise.py `Stream`): each file's text written to `spool` (a temporary file), joined by
     `between`, and the run's tally; the report's head and summary are written from the tally
-    at the end. `make` makes a file's `Part` of a result (`add`); a part made where the file was
-    judged comes made (`add_piece`)."""
+    at the end. `parts` makes a file's text and counts of its result (`add`); a part made where
+    the file was judged comes made (`add_piece`)."""
 
     between: ClassVar[str] = ""
 
-    def __init__(self, spool: IO[str], shown: Shown, make: Callable[[FileResult], Part]) -> None:
+    def __init__(self, spool: IO[str], parts: FileParts) -> None:
         self._spool = spool
         self._written = False
-        self._make = make
-        self.shown = shown
-        self.tally = Tally(quiet=shown.quiet)
+        self._parts = parts
+        self.shown = parts.shown
+        self.tally = Tally(quiet=parts.shown.quiet)
 
     def add(self, f: FileResult) -> None:
-        self.add_piece(self._make(f))
+        self._write(self._parts.add(f, self.tally))
 
     def add_piece(self, p: Part) -> None:
-        if p.text:
-            self._spool.write((self.between if self._written else "") + p.text)
-            self._written = True
+        self._write(p.text)
         self.tally.merge(p.tally)
+
+    def _write(self, text: str | None) -> None:
+        if text:
+            self._spool.write((self.between if self._written else "") + text)
+            self._written = True
 
     @property
     def spooled(self) -> bool:

@@ -21,8 +21,8 @@ from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Style
 from cutlint.report.tally import (
     MAX_FAILURE_LINES,
+    FileParts,
     Lines,
-    Part,
     Shown,
     Spooled,
     Tally,
@@ -345,22 +345,20 @@ def failures(tally: Tally, style: Style = PLAIN) -> str | None:
     return "\n".join(lines)
 
 
-class Parts:
-    """Makes each file's `Part`, remembering the one-line text of the contexts files share."""
+class Parts(FileParts):
+    """Each file's block: its tables and findings; none for a file folded into the lines per
+    unjudged reason, or with no blocks shown (-q, --no-tables)."""
 
-    def __init__(self, shown: Shown) -> None:
-        self.shown = shown
-        self._lines = Lines()
-
-    def part(self, f: FileResult) -> Part:
+    def folded(self, f: FileResult) -> bool:
         shown = self.shown
-        folded = not shown.quiet and not shown.show_unjudged and unjudged_only(f)
-        block = None
-        if shown.tables and not shown.quiet and not folded:
-            block = render_file(f, False, shown.style)
-        tally = Tally(quiet=shown.quiet)
-        tally.add(f, folded, self._lines.of(f.context))
-        return Part(None if block is None else shown.safe(block), tally)
+        return not shown.quiet and not shown.show_unjudged and unjudged_only(f)
+
+    def text(self, f: FileResult, folded: bool) -> str | None:
+        shown = self.shown
+        if not shown.tables or shown.quiet or folded:
+            return None
+        block = render_file(f, False, shown.style)
+        return None if block is None else shown.safe(block)
 
 
 class Stream(Spooled):
@@ -373,7 +371,7 @@ class Stream(Spooled):
     between = "\n\n"
 
     def __init__(self, blocks: IO[str], shown: Shown) -> None:
-        super().__init__(blocks, shown, Parts(shown).part)
+        super().__init__(blocks, Parts(shown))
 
     def finish(
         self,
