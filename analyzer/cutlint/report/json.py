@@ -66,7 +66,17 @@ def recipe_fields(recipe: Recipe | None) -> dict[str, Any]:
 
 def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
     res = r.resources
-    out: dict[str, Any] = {
+    return {
+        **_row_head(r),
+        **(_model_parts(res, cache) if res else _NO_PARTS),
+        "findings": [_finding(d) for d in r.diagnostics],
+    }
+
+
+def _row_head(r: InstantiationResult) -> dict[str, Any]:
+    """A row's fields before its model parts (`_model_parts`), in the row's order."""
+    res = r.resources
+    return {
         **instantiation_fields(r.instantiation),
         **recipe_fields(r.recipe),
         "verdict": r.verdict.value,
@@ -84,25 +94,45 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         "tma_descriptors": res.tma_descriptors if res else None,
         "tmem_columns": res.tmem_columns if res else None,
         "dispatch_supported": res.dispatch_supported if res else None,
-        **(
-            _model_parts(res, cache)
-            if res
-            else {
-                "breakdown": None,
-                "stage_count": None,
-                "variants": None,
-                "registers": None,
-                "register_use": None,
-                "occupancy": None,
-                "tma": None,
-            }
-        ),
-        "findings": [_finding(d) for d in r.diagnostics],
     }
-    return out
 
+
+_NO_PARTS: dict[str, Any] = {
+    "breakdown": None,
+    "stage_count": None,
+    "variants": None,
+    "registers": None,
+    "register_use": None,
+    "occupancy": None,
+    "tma": None,
+}
+
+
+def _row_text(r: InstantiationResult, cache: PartsTextCache) -> str:
+    """`json.dumps(_instantiation(r, ...))`, with the model parts' text encoded once per
+    Resources record: they are three quarters of a cutlass_library row's bytes (10 of 13 KB,
+    measured on a 100a build's row), and a build's kernels share far fewer records than rows.
+    The same bytes: json.dumps writes a dict's items in order joined by `, `, so the row is its
+    head's text less `}`, `, `, the parts' text less its braces, `, `, and the findings."""
+    res = r.resources
+    if res is None:
+        parts = _NO_PARTS_TEXT
+    else:
+        cached = cache.get(id(res))
+        if cached is None:
+            if len(cache) >= PARTS_KEPT:
+                cache.clear()
+            text = json.dumps(_model_parts(res, {}))[1:-1]
+            cached = cache[id(res)] = (res, text)  # holding res keeps its id from being reused
+        parts = cached[1]
+    findings = json.dumps([_finding(d) for d in r.diagnostics])
+    return json.dumps(_row_head(r))[:-1] + ", " + parts + ', "findings": ' + findings + "}"
+
+
+_NO_PARTS_TEXT = json.dumps(_NO_PARTS)[1:-1]
 
 PartsCache = dict[int, tuple[Resources, dict[str, Any]]]
+PartsTextCache = dict[int, tuple[Resources, str]]
 PARTS_KEPT = 4096
 """Dumped parts kept for instantiations that share a record: shared ones lie near one another
 (one file's, one launcher's), and a whole build's distinct records would be another copy of it."""
@@ -231,10 +261,10 @@ def chunks(result: CheckResult, tus: TuSection | None = None) -> Iterator[str]:
     last (`translation_units`, null without them)."""
     yield json.dumps(_head(result))[:-1] + ', "instantiations": [\n'
     # each row made as it is written: a list of them all was a second copy of the result
-    cache: PartsCache = {}
-    rows = (_instantiation(r, cache) for f in result.files for r in f.instantiations)
+    cache: PartsTextCache = {}
+    rows = (_row_text(r, cache) for f in result.files for r in f.instantiations)
     for i, row in enumerate(rows):
-        yield ("" if i == 0 else ",\n") + json.dumps(row)
+        yield ("" if i == 0 else ",\n") + row
     yield _tail(tus)
 
 
@@ -267,7 +297,7 @@ class Pieces:
     record so that the id is not reused)."""
 
     def __init__(self) -> None:
-        self._parts: PartsCache = {}
+        self._parts: PartsTextCache = {}
         self._contexts: dict[int, tuple[object, str]] = {}
 
     def piece(self, f: FileResult) -> Piece:
@@ -291,7 +321,7 @@ class Pieces:
         return Piece(
             entry=json.dumps(_bare_entry(f))[:-1],
             context=context,
-            rows=",\n".join(json.dumps(_instantiation(r, self._parts)) for r in f.instantiations),
+            rows=",\n".join(_row_text(r, self._parts) for r in f.instantiations),
             count=len(f.instantiations),
             verdicts=tuple(verdicts.items()),
             rules=tuple(rules.items()),
