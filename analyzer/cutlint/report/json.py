@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, TextIO
+
+from pydantic import BaseModel
 
 from cutlint import __version__
 from cutlint.context.render import to_data as context_data
@@ -18,6 +20,9 @@ from cutlint.records import (
     InstantiationResult,
     Recipe,
     Resources,
+    SmemLayout,
+    StageCount,
+    Variant,
 )
 from cutlint.report.tu import section_data
 
@@ -109,30 +114,76 @@ _NO_PARTS: dict[str, Any] = {
 
 
 def _row_text(r: InstantiationResult, cache: PartsTextCache) -> str:
-    """`json.dumps(_instantiation(r, ...))`, with the model parts' text encoded once per
-    Resources record: they are three quarters of a cutlass_library row's bytes (10 of 13 KB,
-    measured on a 100a build's row), and a build's kernels share far fewer records than rows.
-    The same bytes: json.dumps writes a dict's items in order joined by `, `, so the row is its
-    head's text less `}`, `, `, the parts' text less its braces, `, `, and the findings."""
+    """`json.dumps(_instantiation(r, ...))`, with the model parts' text encoded once per record:
+    they are three quarters of a cutlass_library row's bytes (10 of 13 KB, measured on a 100a
+    build's row). The same bytes: json.dumps writes a dict's items in order joined by `, `, so
+    the row is its head's text less `}`, `, `, the parts' text less its braces, `, `, and the
+    findings."""
     res = r.resources
-    if res is None:
-        parts = _NO_PARTS_TEXT
-    else:
-        cached = cache.get(id(res))
-        if cached is None:
-            if len(cache) >= PARTS_KEPT:
-                cache.clear()
-            text = json.dumps(_model_parts(res, {}))[1:-1]
-            cached = cache[id(res)] = (res, text)  # holding res keeps its id from being reused
-        parts = cached[1]
+    parts = _NO_PARTS_TEXT if res is None else _parts_text(res, cache)
     findings = json.dumps([_finding(d) for d in r.diagnostics])
     return json.dumps(_row_head(r))[:-1] + ", " + parts + ', "findings": ' + findings + "}"
+
+
+def _parts_text(res: Resources, cache: PartsTextCache) -> str:
+    """`json.dumps(_model_parts(res, ...))[1:-1]`, by the record (instantiations that share a
+    tactic share it: api's memo), else assembled from each part's text by the record it is
+    made from: a family's kernels of one tactic get their own Resources but share its stage
+    count and layout (families/sm100_collective_builder `_numbers`), which are most of the
+    bytes. Each text is a pure function of a frozen record, kept with the record so that its
+    id is not reused while the text is held."""
+    whole = cache.get(id(res))
+    if whole is not None:
+        return whole[1]
+    if len(cache) >= PARTS_KEPT:
+        cache.clear()
+    text = ", ".join(
+        f'"{name}": {_part_text(name, source, dump, cache)}'
+        for name, source, dump in (
+            ("breakdown", res.layout, _breakdown),
+            ("stage_count", res.stage_count, _stage_count_of),
+            ("variants", res.variants, _variants),
+            ("registers", res.registers, _dumped),
+            ("register_use", res.register_use, _dumped),
+            ("occupancy", res.occupancy, _dumped_json),
+            ("tma", res.tma, _dumped_json),
+        )
+    )
+    cache[id(res)] = (res, text)
+    return text
+
+
+def _part_text(name: str, source: Any, dump: Callable[[Any], object], cache: PartsTextCache) -> str:
+    """`json.dumps(dump(source))`, once per record (`null` for none)."""
+    if source is None:
+        return "null"
+    key = (name, id(source))
+    kept = cache.get(key)
+    if kept is None:
+        kept = cache[key] = (source, json.dumps(dump(source)))
+    return kept[1]
+
+
+def _breakdown(layout: SmemLayout) -> list[dict[str, Any]]:
+    return [reg.model_dump() for reg in layout.regions]
+
+
+def _variants(variants: tuple[Variant, ...]) -> list[dict[str, Any]]:
+    return [v.model_dump(mode="json") for v in variants]
+
+
+def _dumped(record: BaseModel) -> dict[str, Any]:
+    return record.model_dump()
+
+
+def _dumped_json(record: BaseModel) -> dict[str, Any]:
+    return record.model_dump(mode="json")
 
 
 _NO_PARTS_TEXT = json.dumps(_NO_PARTS)[1:-1]
 
 PartsCache = dict[int, tuple[Resources, dict[str, Any]]]
-PartsTextCache = dict[int, tuple[Resources, str]]
+PartsTextCache = dict[int | tuple[str, int], tuple[object, str]]
 PARTS_KEPT = 4096
 """Dumped parts kept for instantiations that share a record: shared ones lie near one another
 (one file's, one launcher's), and a whole build's distinct records would be another copy of it."""
@@ -160,7 +211,10 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
 
 def _stage_count(res: Resources) -> dict[str, Any]:
     """The builder's arithmetic in the words of records.StageCount (one word per quantity)."""
-    sc = res.stage_count
+    return _stage_count_of(res.stage_count)
+
+
+def _stage_count_of(sc: StageCount) -> dict[str, Any]:
     return {
         **sc.model_dump(mode="json"),
         "reserved": sc.reserved,
