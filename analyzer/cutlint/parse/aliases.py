@@ -90,7 +90,7 @@ def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
             raws.append(_Raw(alias, m.start(), m.end() - 1))
     raws.sort(key=lambda r: r.start)
     by_name = {r.alias.name: r.alias for r in raws}
-    references: dict[int, set[str]] = {}  # by id(): the aliases live as long as this call
+    references: dict[int, frozenset[str]] = {}  # by id(): the aliases live as long as this call
     found: list[calls.Call] = []
     for r in raws:
         if not _may_be_kernel(r.alias):
@@ -164,7 +164,7 @@ it leaves out, the family finds unresolved and reports not modeled."""
 def _chain(
     alias: TypeAlias,
     by_name: Mapping[str, TypeAlias],
-    references: dict[int, set[str]] | None = None,
+    references: dict[int, frozenset[str]] | None = None,
 ) -> tuple[TypeAlias, ...]:
     """`alias`, then every alias it refers to, transitively (at most MAX_CHAIN), in file order.
     `references` caches each alias's words across the calls of one file."""
@@ -186,11 +186,25 @@ def _chain(
     return (alias, *sorted(found, key=lambda a: a.line))
 
 
-def _references(alias: TypeAlias) -> set[str]:
+def _references(alias: TypeAlias) -> frozenset[str]:
     # One search over the target and the arguments joined by spaces, which no name holds.
     text = " ".join((alias.target, *(alias.args or ())))
-    words = set((_ASCII_IDENT if text.isascii() else _IDENT).findall(text))
-    words.discard(alias.name)
+    return _words(text) - {alias.name}
+
+
+_WORDS: dict[str, frozenset[str]] = {}
+
+
+def _words(text: str) -> frozenset[str]:
+    """The names `text` spells, once per distinct text (an alias type that repeats across a
+    build's files, `_type_of`, repeats its words). The key is complete: the answer reads nothing
+    but `text`."""
+    words = _WORDS.get(text)
+    if words is None:
+        if len(_WORDS) >= TYPES_KEPT:
+            _WORDS.clear()
+        found = (_ASCII_IDENT if text.isascii() else _IDENT).findall(text)
+        words = _WORDS[text] = frozenset(found)
     return words
 
 
