@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,10 @@ class CutlassModel:
     def has(self, knob: str) -> bool:
         return knob in self.knobs
 
-    @property
+    @cached_property
     def label(self) -> str:
+        """The version as text, made once per model: the families ask it of every kernel (a
+        model is frozen, so its version never changes; equality and hashing read the fields)."""
         return format_version(self.version)
 
 

@@ -45,18 +45,32 @@ class CheckOptions:
     one are skipped; a file named in `paths` is always checked, as ruff does."""
 
     def build_info(self) -> BuildInfo:
-        """What the user said of the build, as cutlint.context.resolve reads it."""
-        return BuildInfo(
-            database=self.build_dir,
-            command=self.compile_command,
-            site_packages=site_dirs(self.site_packages),
-        )
+        """What the user said of the build, as cutlint.context.resolve reads it: made once per
+        options (every file of a run asks, and `--site-packages` globs the file system). The
+        record is read from fields a frozen options never changes; it is kept beside them, not
+        among them (equality, hashing and `replace` read the fields only)."""
+        kept = self.__dict__.get("_build_info")
+        if not isinstance(kept, BuildInfo):
+            kept = BuildInfo(
+                database=self.build_dir,
+                command=self.compile_command,
+                site_packages=site_dirs(self.site_packages),
+            )
+            object.__setattr__(self, "_build_info", kept)
+        return kept
 
     def request(self) -> Request:
-        """The flags that decide context fields (the strongest origin)."""
-        return Request(
-            gpu=self.arch, cutlass_version=self.cutlass_version, release=self.flashinfer_version
-        )
+        """The flags that decide context fields (the strongest origin); made once per options,
+        as `build_info`."""
+        kept = self.__dict__.get("_request")
+        if not isinstance(kept, Request):
+            kept = Request(
+                gpu=self.arch,
+                cutlass_version=self.cutlass_version,
+                release=self.flashinfer_version,
+            )
+            object.__setattr__(self, "_request", kept)
+        return kept
 
     def __post_init__(self) -> None:
         if self.arch is not None:

@@ -90,7 +90,7 @@ def find(masked: MaskedText, body: bytes, line_of: LineOf) -> list[calls.Call]:
             raws.append(_Raw(alias, m.start(), m.end() - 1))
     raws.sort(key=lambda r: r.start)
     by_name = {r.alias.name: r.alias for r in raws}
-    references: dict[int, set[str]] = {}  # by id(): the aliases live as long as this call
+    references: dict[int, frozenset[str]] = {}  # by id(): the aliases live as long as this call
     found: list[calls.Call] = []
     for r in raws:
         if not _may_be_kernel(r.alias):
@@ -164,7 +164,7 @@ it leaves out, the family finds unresolved and reports not modeled."""
 def _chain(
     alias: TypeAlias,
     by_name: Mapping[str, TypeAlias],
-    references: dict[int, set[str]] | None = None,
+    references: dict[int, frozenset[str]] | None = None,
 ) -> tuple[TypeAlias, ...]:
     """`alias`, then every alias it refers to, transitively (at most MAX_CHAIN), in file order.
     `references` caches each alias's words across the calls of one file."""
@@ -186,11 +186,25 @@ def _chain(
     return (alias, *sorted(found, key=lambda a: a.line))
 
 
-def _references(alias: TypeAlias) -> set[str]:
+def _references(alias: TypeAlias) -> frozenset[str]:
     # One search over the target and the arguments joined by spaces, which no name holds.
     text = " ".join((alias.target, *(alias.args or ())))
-    words = set((_ASCII_IDENT if text.isascii() else _IDENT).findall(text))
-    words.discard(alias.name)
+    return _words(text) - {alias.name}
+
+
+_WORDS: dict[str, frozenset[str]] = {}
+
+
+def _words(text: str) -> frozenset[str]:
+    """The names `text` spells, once per distinct text (an alias type that repeats across a
+    build's files, `_type_of`, repeats its words). The key is complete: the answer reads nothing
+    but `text`."""
+    words = _WORDS.get(text)
+    if words is None:
+        if len(_WORDS) >= TYPES_KEPT:
+            _WORDS.clear()
+        found = (_ASCII_IDENT if text.isascii() else _IDENT).findall(text)
+        words = _WORDS[text] = frozenset(found)
     return words
 
 
@@ -203,19 +217,55 @@ def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: Lin
     semi = _statement_end(body, head.end(), limit)
     if semi is None:
         return None
-    rhs_at = head.end()
+    read = _type_of(masked, body, head.end(), semi)
+    if read is None:
+        return None
+    target, args, member = read
+    name = head.group(1).decode("utf-8", "replace")
+    alias = TypeAlias(name=name, target=target, args=args, member=member, line=line_of(start))
+    return _Raw(alias, start, semi)
+
+
+_Type = tuple[str, tuple[str, ...] | None, str | None]
+_TYPES: dict[tuple[bytes, bytes, tuple[int, ...]], _Type | None] = {}
+TYPES_KEPT = 4096
+"""Distinct alias types kept (`_type_of`): the repeats of a build lie near one another (one
+directory's kernels of one tile, cluster and schedule)."""
+
+
+def _type_of(masked: MaskedText, body: bytes, rhs_at: int, semi: int) -> _Type | None:
+    """The (target, arguments, member) of the type `body[rhs_at:semi]` an alias names, or None
+    where its template brackets do not pair up; once per distinct text: cutlass_library writes
+    the same epilogue alias for every kernel of one tile, cluster, types and schedule (a
+    quarter of the aliases of a 100a build; its other aliases name the kernel). The key is
+    complete: `_read_type` reads the code `body[rhs_at:semi]` (the brackets, the member), and
+    through `masked.spelled` and `calls.arguments` only `masked.uncommented[rhs_at:semi]` and
+    the digraphs' padding inside it, which the key holds relative to `rhs_at`."""
+    padding = masked.padding
+    if padding:
+        lo = bisect.bisect_left(padding, rhs_at)
+        hi = bisect.bisect_left(padding, semi, lo)
+        inside = tuple(p - rhs_at for p in padding[lo:hi])
+    else:
+        inside = ()
+    key = (body[rhs_at:semi], masked.uncommented[rhs_at:semi], inside)
+    if key in _TYPES:
+        return _TYPES[key]
+    if len(_TYPES) >= TYPES_KEPT:
+        _TYPES.clear()
+    read = _TYPES[key] = _read_type(masked, body, rhs_at, semi)
+    return read
+
+
+def _read_type(masked: MaskedText, body: bytes, rhs_at: int, semi: int) -> _Type | None:
     rhs_text = body[rhs_at:semi]
     spelled = calls.normalize(masked.spelled(rhs_at, semi))
     if spelled.startswith("typename"):
         spelled = _TYPENAME.sub("", spelled)
-    name = head.group(1).decode("utf-8", "replace")
-    line = line_of(start)
     template = _TEMPLATE_ID.match(spelled)
     if template is None:
         plain = _PLAIN.match(spelled)
-        target = "".join(plain.group(1).split()) if plain else spelled
-        alias = TypeAlias(name=name, target=target, args=None, member=None, line=line)
-        return _Raw(alias, start, semi)
+        return ("".join(plain.group(1).split()) if plain else spelled), None, None
     lead = rhs_text.find(b"<", len(rhs_text) - len(rhs_text.lstrip()))
     brackets = calls.Brackets(rhs_text)
     if lead < 0 or lead not in brackets.pairs:
@@ -224,14 +274,7 @@ def _using(masked: MaskedText, body: bytes, start: int, limit: int, line_of: Lin
     args = calls.arguments(masked, rhs_at, semi, spans)
     rest = calls.normalize(rhs_text[brackets.pairs[lead] + 1 :])
     member = rest.removeprefix("::").strip() or None
-    alias = TypeAlias(
-        name=name,
-        target="".join(template.group(1).split()),
-        args=args,
-        member=member,
-        line=line,
-    )
-    return _Raw(alias, start, semi)
+    return "".join(template.group(1).split()), args, member
 
 
 _STATEMENT = re.compile(rb"[()\[\]{};]")

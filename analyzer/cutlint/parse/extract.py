@@ -150,9 +150,9 @@ def parse_source(
     everything += aliases.find(masked, code, lambda offset: alias_lines.at(offset)[0])
     everything.sort(key=lambda f: f.start)
     found = [f for f in everything if not isinstance(f, calls.ClassInstantiation)]
-    if cache_layout.jit_source(path) and not _holds_gemm(found, bytes(body)):
+    if cache_layout.jit_source(path) and not _holds_gemm(found, code):
         return _parsed(path, skipped=True)
-    if kernel_headers.is_header(path) and not named and not _holds_gemm(found, bytes(body)):
+    if kernel_headers.is_header(path) and not named and not _holds_gemm(found, code):
         return _parsed(path, skipped=True)  # a header with no kernel: nothing to say of it
     dispatch_candidates = dispatch.has_candidates(code)
     preprocessed = libclang.Preprocessed([], [])
@@ -187,14 +187,14 @@ def parse_source(
         path,
         masked,
         found_directives,
-        bytes(body),
+        code,
         preprocessed,
         line_of,
         truncated=any(isinstance(f, calls.Truncated) for f in found),
         has_instantiations=bool(found),
     )
     problems += shapes.unread(
-        path, masked, found_directives, (f.start for f in everything), line_of, bytes(body)
+        path, masked, found_directives, (f.start for f in everything), line_of, code
     )
     if not records and not problems and cutlass_library.manifest_source(code):
         return _parsed(path, skipped=True)

@@ -113,6 +113,7 @@ class Exclude:
 def expand(paths: Sequence[Path | str], exclude: Sequence[str] = ()) -> list[Entry]:
     out: list[Entry] = []
     excluded = Exclude(tuple(exclude))
+    real_dirs: dict[str, str] = {}
     for given in paths:
         path = str(given)
         try:
@@ -137,8 +138,26 @@ def expand(paths: Sequence[Path | str], exclude: Sequence[str] = ()) -> list[Ent
         elif not stat.S_ISREG(st.st_mode):
             out.append(Entry(path, _not_regular(path, st.st_mode)))
         else:
-            out.append(Entry(path, real=_realpath(path), via_link=_is_link(path)))
+            link = _is_link(path)
+            out.append(Entry(path, real=_real_named(path, link, real_dirs), via_link=link))
     return _once(out)
+
+
+def _real_named(path: str, link: bool, real_dirs: dict[str, str]) -> str:
+    """`_realpath(path)` of a file named on the command line, its directory resolved once per
+    directory (`real_dirs`, one expand's: a list of thousands of files of a few directories
+    lstat'ed every component of each). A file that is no symlink is its real directory joined
+    with its name, as realpath resolves a path component by component; `is_link` is False also
+    where the file cannot be lstat'ed, and realpath then keeps the name as it is too."""
+    if link:
+        return _realpath(path)
+    head, name = os.path.split(os.path.abspath(path))
+    if not name:
+        return _realpath(path)
+    real = real_dirs.get(head)
+    if real is None:
+        real = real_dirs[head] = _realpath(head)
+    return os.path.join(real, name)
 
 
 def _once(entries: list[Entry]) -> list[Entry]:

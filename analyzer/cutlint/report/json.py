@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, TextIO
+
+from pydantic import BaseModel
 
 from cutlint import __version__
 from cutlint.context.render import to_data as context_data
@@ -18,6 +20,9 @@ from cutlint.records import (
     InstantiationResult,
     Recipe,
     Resources,
+    SmemLayout,
+    StageCount,
+    Variant,
 )
 from cutlint.report.tu import section_data
 
@@ -66,7 +71,17 @@ def recipe_fields(recipe: Recipe | None) -> dict[str, Any]:
 
 def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
     res = r.resources
-    out: dict[str, Any] = {
+    return {
+        **_row_head(r),
+        **(_model_parts(res, cache) if res else _NO_PARTS),
+        "findings": [_finding(d) for d in r.diagnostics],
+    }
+
+
+def _row_head(r: InstantiationResult) -> dict[str, Any]:
+    """A row's fields before its model parts (`_model_parts`), in the row's order."""
+    res = r.resources
+    return {
         **instantiation_fields(r.instantiation),
         **recipe_fields(r.recipe),
         "verdict": r.verdict.value,
@@ -84,25 +99,92 @@ def _instantiation(r: InstantiationResult, cache: PartsCache) -> dict[str, Any]:
         "tma_descriptors": res.tma_descriptors if res else None,
         "tmem_columns": res.tmem_columns if res else None,
         "dispatch_supported": res.dispatch_supported if res else None,
-        **(
-            _model_parts(res, cache)
-            if res
-            else {
-                "breakdown": None,
-                "stage_count": None,
-                "variants": None,
-                "registers": None,
-                "register_use": None,
-                "occupancy": None,
-                "tma": None,
-            }
-        ),
-        "findings": [_finding(d) for d in r.diagnostics],
     }
-    return out
 
+
+_NO_PARTS: dict[str, Any] = {
+    "breakdown": None,
+    "stage_count": None,
+    "variants": None,
+    "registers": None,
+    "register_use": None,
+    "occupancy": None,
+    "tma": None,
+}
+
+
+def _row_text(r: InstantiationResult, cache: PartsTextCache) -> str:
+    """`json.dumps(_instantiation(r, ...))`, with the model parts' text encoded once per record:
+    they are three quarters of a cutlass_library row's bytes (10 of 13 KB, measured on a 100a
+    build's row). The same bytes: json.dumps writes a dict's items in order joined by `, `, so
+    the row is its head's text less `}`, `, `, the parts' text less its braces, `, `, and the
+    findings."""
+    res = r.resources
+    parts = _NO_PARTS_TEXT if res is None else _parts_text(res, cache)
+    findings = json.dumps([_finding(d) for d in r.diagnostics])
+    # one join: the row is 13 KB, and each `+` would copy all of it again
+    return "".join((json.dumps(_row_head(r))[:-1], ", ", parts, ', "findings": ', findings, "}"))
+
+
+def _parts_text(res: Resources, cache: PartsTextCache) -> str:
+    """`json.dumps(_model_parts(res, ...))[1:-1]`, by the record (instantiations that share a
+    tactic share it: api's memo), else assembled from each part's text by the record it is
+    made from: a family's kernels of one tactic get their own Resources but share its stage
+    count and layout (families/sm100_collective_builder `_numbers`), which are most of the
+    bytes. Each text is a pure function of a frozen record, kept with the record so that its
+    id is not reused while the text is held."""
+    whole = cache.get(id(res))
+    if whole is not None:
+        return whole[1]
+    if len(cache) >= PARTS_KEPT:
+        cache.clear()
+    text = ", ".join(
+        f'"{name}": {_part_text(name, source, dump, cache)}'
+        for name, source, dump in (
+            ("breakdown", res.layout, _breakdown),
+            ("stage_count", res.stage_count, _stage_count_of),
+            ("variants", res.variants, _variants),
+            ("registers", res.registers, _dumped),
+            ("register_use", res.register_use, _dumped),
+            ("occupancy", res.occupancy, _dumped_json),
+            ("tma", res.tma, _dumped_json),
+        )
+    )
+    cache[id(res)] = (res, text)
+    return text
+
+
+def _part_text(name: str, source: Any, dump: Callable[[Any], object], cache: PartsTextCache) -> str:
+    """`json.dumps(dump(source))`, once per record (`null` for none)."""
+    if source is None:
+        return "null"
+    key = (name, id(source))
+    kept = cache.get(key)
+    if kept is None:
+        kept = cache[key] = (source, json.dumps(dump(source)))
+    return kept[1]
+
+
+def _breakdown(layout: SmemLayout) -> list[dict[str, Any]]:
+    return [reg.model_dump() for reg in layout.regions]
+
+
+def _variants(variants: tuple[Variant, ...]) -> list[dict[str, Any]]:
+    return [v.model_dump(mode="json") for v in variants]
+
+
+def _dumped(record: BaseModel) -> dict[str, Any]:
+    return record.model_dump()
+
+
+def _dumped_json(record: BaseModel) -> dict[str, Any]:
+    return record.model_dump(mode="json")
+
+
+_NO_PARTS_TEXT = json.dumps(_NO_PARTS)[1:-1]
 
 PartsCache = dict[int, tuple[Resources, dict[str, Any]]]
+PartsTextCache = dict[int | tuple[str, int], tuple[object, str]]
 PARTS_KEPT = 4096
 """Dumped parts kept for instantiations that share a record: shared ones lie near one another
 (one file's, one launcher's), and a whole build's distinct records would be another copy of it."""
@@ -130,7 +212,10 @@ def _model_parts(res: Resources, cache: PartsCache) -> dict[str, Any]:
 
 def _stage_count(res: Resources) -> dict[str, Any]:
     """The builder's arithmetic in the words of records.StageCount (one word per quantity)."""
-    sc = res.stage_count
+    return _stage_count_of(res.stage_count)
+
+
+def _stage_count_of(sc: StageCount) -> dict[str, Any]:
     return {
         **sc.model_dump(mode="json"),
         "reserved": sc.reserved,
@@ -231,10 +316,10 @@ def chunks(result: CheckResult, tus: TuSection | None = None) -> Iterator[str]:
     last (`translation_units`, null without them)."""
     yield json.dumps(_head(result))[:-1] + ', "instantiations": [\n'
     # each row made as it is written: a list of them all was a second copy of the result
-    cache: PartsCache = {}
-    rows = (_instantiation(r, cache) for f in result.files for r in f.instantiations)
+    cache: PartsTextCache = {}
+    rows = (_row_text(r, cache) for f in result.files for r in f.instantiations)
     for i, row in enumerate(rows):
-        yield ("" if i == 0 else ",\n") + json.dumps(row)
+        yield ("" if i == 0 else ",\n") + row
     yield _tail(tus)
 
 
@@ -267,7 +352,7 @@ class Pieces:
     record so that the id is not reused)."""
 
     def __init__(self) -> None:
-        self._parts: PartsCache = {}
+        self._parts: PartsTextCache = {}
         self._contexts: dict[int, tuple[object, str]] = {}
 
     def piece(self, f: FileResult) -> Piece:
@@ -291,7 +376,7 @@ class Pieces:
         return Piece(
             entry=json.dumps(_bare_entry(f))[:-1],
             context=context,
-            rows=",\n".join(json.dumps(_instantiation(r, self._parts)) for r in f.instantiations),
+            rows=",\n".join(_row_text(r, self._parts) for r in f.instantiations),
             count=len(f.instantiations),
             verdicts=tuple(verdicts.items()),
             rules=tuple(rules.items()),

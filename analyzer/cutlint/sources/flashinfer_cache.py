@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import PurePath
 
 _SM_IN_NAME = re.compile(r"_sm([0-9]{2,3})[af]?(?=[_.])")
@@ -49,18 +50,41 @@ def generated_for_sm(path: str) -> int | None:
     `_sm<NNN>_` in its name, else the nearest directory named for an arch (`120f`, or `sm_120a`
     among the file's ARCH_DIRECTORY_DEPTH nearest), or a bare number where the layout puts one.
     Whether cutlint's arch table has that arch is the model's question."""
-    p = PurePath(path)
-    parts = p.parent.parts
-    target = compile_target(path)
+    split = _split(path)
+    if split is None:
+        return _generated_for_sm(PurePath(path).parent.parts, PurePath(path).name)
+    return _generated_for_sm(_parts(split[0]), split[1])
+
+
+def _generated_for_sm(parts: tuple[str, ...], name: str) -> int | None:
+    """`generated_for_sm` of the file `name` in the directory of `parts`."""
+    device = _layout_device(parts)
+    if device is not None:
+        return device
+    m = _SM_IN_NAME.search(name) if not _EVERY_DEVICE.search(name) else None
+    if m:
+        return int(m.group(1))
+    return _sm_directory(parts)
+
+
+@lru_cache(maxsize=4096)
+def _layout_device(parts: tuple[str, ...]) -> int | None:
+    """The device of a JIT arch directory or of `cutlass_instantiations/<sm>/` among `parts`
+    (`generated_for_sm`'s first steps). The key is complete: the answer reads nothing but
+    `parts`."""
+    target = _compile_target(parts)
     if target is not None:
         return target[0]
     for i, part in enumerate(parts[:-1]):
         if part == "cutlass_instantiations" and _BARE.fullmatch(parts[i + 1]):
             return int(parts[i + 1])
-    m = _SM_IN_NAME.search(p.name) if not _EVERY_DEVICE.search(p.name) else None
-    if m:
-        return int(m.group(1))
-    parts = p.parent.parts
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _sm_directory(parts: tuple[str, ...]) -> int | None:
+    """The nearest directory of `parts` named for an arch (`generated_for_sm`'s last step). The
+    key is complete: the answer reads nothing but `parts`."""
     for i in range(len(parts) - 1, -1, -1):
         part = parts[i]
         d = _SM_DIRECTORY.fullmatch(part)
@@ -73,6 +97,25 @@ def generated_for_sm(path: str) -> int | None:
     return None
 
 
+def _split(path: str) -> tuple[str, str] | None:
+    """`path` as (its directory, its name), strings whose PurePath parts are
+    `PurePath(path).parent.parts` and whose name is `PurePath(path).name`: what the layout
+    functions read of a path, with the directory's part looked up once per directory (they run
+    several times for every file, and PurePath's parsing was most of their cost). None where
+    the string split and PurePath's could differ (a name `.`, `..` or empty: PurePath drops
+    a `.` and a trailing `/`)."""
+    head, sep, name = path.rpartition(os.sep)
+    if name in ("", ".", "..") or (os.altsep and os.altsep in name):
+        return None
+    return (head or sep), name  # "/x.cu": the root; "x.cu": "" (PurePath(".") has no parts)
+
+
+@lru_cache(maxsize=4096)
+def _parts(directory: str) -> tuple[str, ...]:
+    """PurePath(directory).parts. The key is complete: parsing reads only the string."""
+    return PurePath(directory).parts
+
+
 _COMPILE_TARGET = re.compile(r"([0-9]{2,3})([af])")
 
 
@@ -81,7 +124,14 @@ def jit_module_dir(path: str) -> str | None:
     a `gen_*` directory such as `gen_gemm_sm120_cutlass_fp4`), or None outside that layout. It
     names the module's header: the SM100 and SM120 FP4 modules define the same macro name, with
     the same 8 parameters in some releases (0.5.x - 0.6.10 for SM120)."""
-    parts = PurePath(path).parent.parts
+    split = _split(path)
+    return _jit_module_dir(_parts(split[0]) if split else PurePath(path).parent.parts)
+
+
+@lru_cache(maxsize=4096)
+def _jit_module_dir(parts: tuple[str, ...]) -> str | None:
+    """`jit_module_dir` of a file in the directory of `parts`. The key is complete: the answer
+    reads nothing but `parts`."""
     for i in range(1, len(parts) - 1):
         if parts[i] == "generated" and parts[i + 1].startswith("gen_"):
             if _COMPILE_TARGET.fullmatch(parts[i - 1]):
@@ -94,7 +144,14 @@ def compile_target(path: str) -> tuple[int, str] | None:
     generated/...` is `-gencode arch=compute_120a,code=sm_120a`, `120f` the family target
     `compute_120f` (flashinfer/jit/env.py: the directory is the device's `<major><minor>` and the
     target suffix the JIT compiles with). (120, "a"), or None outside that layout."""
-    parts = PurePath(path).parent.parts
+    split = _split(path)
+    return _compile_target(_parts(split[0]) if split else PurePath(path).parent.parts)
+
+
+@lru_cache(maxsize=4096)
+def _compile_target(parts: tuple[str, ...]) -> tuple[int, str] | None:
+    """`compile_target` of a file in the directory of `parts`. The key is complete: the answer
+    reads nothing but `parts`."""
     for i in range(1, len(parts) - 1):
         if parts[i + 1] == "generated" and _VERSION.fullmatch(parts[i - 1]):
             m = _COMPILE_TARGET.fullmatch(parts[i])
@@ -123,8 +180,17 @@ def jit_source(path: str) -> bool:
     JIT renders and copies every other module's sources (attention, sampling, norm, GEMMs of
     `gen_gemm_*`, ...)."""
     return flashinfer_version(path) is not None and (
-        "cutlass_instantiations" not in PurePath(os.path.abspath(path)).parts
+        "cutlass_instantiations" not in _absolute_parts(path)
     )
+
+
+def _absolute_parts(path: str) -> tuple[str, ...]:
+    """`PurePath(os.path.abspath(path)).parts`, its directory's part parsed once per directory."""
+    absolute = os.path.abspath(path)
+    split = _split(absolute)
+    if split is None:
+        return PurePath(absolute).parts
+    return (*_parts(split[0]), split[1])
 
 
 def names_a_gemm(instantiated: str) -> bool:
@@ -147,7 +213,22 @@ def flashinfer_version(path: str) -> str | None:
 
     Read off the absolute path, so that `cutlint check generated/` run inside the cache finds it.
     """
-    parts = PurePath(os.path.abspath(path)).parts
+    absolute = os.path.abspath(path)
+    split = _split(absolute)
+    if split is None:
+        return _version_of(PurePath(absolute).parts)
+    return _version_in(_parts(split[0]), split[1] == "generated")
+
+
+@lru_cache(maxsize=4096)
+def _version_in(directory: tuple[str, ...], named_generated: bool) -> str | None:
+    """`flashinfer_version` of a file in the directory of the absolute path's parts
+    `directory`. The key is complete: of the file's name, `_version_of` reads only whether it
+    is `generated` (the name is last, so it can only be one of the parts after the version)."""
+    return _version_of((*directory, "generated" if named_generated else ""))
+
+
+def _version_of(parts: tuple[str, ...]) -> str | None:
     for i, part in enumerate(parts[:-2]):
         if (
             part == "flashinfer"

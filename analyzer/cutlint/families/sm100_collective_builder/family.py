@@ -62,10 +62,16 @@ THOR_DROPPED_CLUSTER = 16
 build's compute capabilities, `cluster_shapes_{1,2}sm.remove([4,4,1])`."""
 
 
+@lru_cache(maxsize=1024)
 def _short(name: str) -> str:
     """Namespaces dropped, template arguments kept (`cute::tuple<cutlass::float_e2m1_t,
-    cutlass::float_ue4m3_t>` -> `tuple<float_e2m1_t,float_ue4m3_t>`)."""
-    return re.sub(r"\b\w+::", "", name)
+    cutlass::float_ue4m3_t>` -> `tuple<float_e2m1_t,float_ue4m3_t>`). Once per distinct name:
+    the facts ask it of every kernel's two schedules, a build's few dozen names (the key is
+    complete: the answer reads nothing but `name`)."""
+    return _NAMESPACE.sub("", name)
+
+
+_NAMESPACE = re.compile(r"\b\w+::")
 
 
 class Sm100CollectiveBuilder:
