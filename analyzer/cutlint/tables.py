@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 from typing import TYPE_CHECKING, Any
 
 from cutlint import inputs
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 def loads(text: str) -> dict[str, Any]:
     """`tomllib.loads(text)`, from its kept JSON copy where there is one."""
     if os.environ.get(ENV_OFF):
-        return tomllib.loads(text)
+        return _parsed(text)
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     kept = cache_dir() / "tables" / f"{key}.json"
     try:
@@ -38,13 +37,21 @@ def loads(text: str) -> dict[str, Any]:
         table = None
     if isinstance(table, dict):
         return table
-    parsed = tomllib.loads(text)
+    parsed = _parsed(text)
     try:
         copy = json.dumps(parsed).encode("ascii")  # every string escaped: any text round-trips
     except (TypeError, ValueError):  # a date or time: JSON has none, so it is parsed each time
         return parsed
     inputs.write_atomically(kept, copy)
     return parsed
+
+
+def _parsed(text: str) -> dict[str, Any]:
+    # tomllib is imported only where no copy answers: its import (it compiles its regular
+    # expressions) was 8 ms of a one-file check on the 2-core machine, which needs no TOML
+    import tomllib
+
+    return tomllib.loads(text)
 
 
 def load(file: Path | Traversable) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
@@ -30,6 +29,8 @@ def _rule_files() -> list[Traversable]:
 def parse_rule(name: str, text: str, metrics: bool = True) -> Rule:
     """A rule file, validated: its schema, its file name, the families it names, and (with
     `metrics`) every metric it reads against what those families provide."""
+    import tomllib  # only where the rules' compiled form is not kept (load_rules)
+
     try:
         rule = Rule.model_validate(tomllib.loads(text))
     except (tomllib.TOMLDecodeError, ValidationError) as e:

@@ -10,7 +10,6 @@ the nearest one (`release_for`), and the answer says so.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -388,6 +387,8 @@ def macro_parameters(version: str) -> tuple[str, ...]:
 
 def _load_releases() -> dict[str, Any]:
     """The whole table as TOML (slow: the tests read it so; check time uses flashinfer_releases)."""
+    import tomllib
+
     with (
         resources.files("cutlint.producers.flashinfer")
         .joinpath("data", "releases.toml")
