@@ -374,7 +374,8 @@ def test_a_check_whose_file_says_its_release_reads_no_toml_and_no_package_metada
     data tables' JSON copies kept: neither tomllib nor importlib.metadata is imported (8 and
     15-25 ms of a one-file check's start-up on the 2-core machine). pydantic's plugin loader
     imports the latter (cutlint.cli stands in for it) and so does context/packages.py (where a
-    file's context asks for an installed package)."""
+    file's context asks for an installed package). With `--no-cache`, the cache's modules are
+    not imported either."""
     package = tmp_path / "flashinfer"
     (package / "gen").mkdir(parents=True)
     (package / "_build_meta.py").write_text('__version__ = "0.6.3"\n')
@@ -392,7 +393,13 @@ def test_a_check_whose_file_says_its_release_reads_no_toml_and_no_package_metada
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
         )
-    assert not {"importlib.metadata", "tomllib"} & set(done.stdout.split())
+    loaded = set(done.stdout.split())
+    assert not {"importlib.metadata", "tomllib"} & loaded
+    # nor, with the cache off, the cache's own modules (engine/stream.py)
+    assert (
+        not {"cutlint.engine.cache", "cutlint.engine.tree_pack", "cutlint.engine.tree_manifest"}
+        & loaded
+    )
 
 
 def test_the_plugin_loader_stands_in_only_for_what_pydantic_imports_of_it() -> None:

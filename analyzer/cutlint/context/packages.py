@@ -42,7 +42,8 @@ _CUTLASS_IN = {
 class Installed(BaseModel):
     """One producer's installed distribution: its version and the CUTLASS it vendors."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: built where a file's context asks for a package, not by every check
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     producer: str
     distribution: str

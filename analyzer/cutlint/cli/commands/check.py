@@ -644,7 +644,7 @@ class ToJson:
 
 
 def _cache_wanted(no_cache: bool) -> bool:
-    from cutlint.engine.cache import enabled
+    from cutlint.engine.tool import enabled
 
     return enabled(no_cache)
 
