@@ -395,6 +395,8 @@ def test_a_check_whose_file_says_its_release_reads_no_toml_and_no_package_metada
         )
     loaded = set(done.stdout.split())
     assert not {"importlib.metadata", "tomllib"} & loaded
+    # nor importlib.resources (its readers import zipfile): tables.data_file names the tables
+    assert not {"importlib.resources", "zipfile"} & loaded
     # nor, with the cache off, the cache's own modules (engine/stream.py)
     assert (
         not {"cutlint.engine.cache", "cutlint.engine.tree_pack", "cutlint.engine.tree_manifest"}

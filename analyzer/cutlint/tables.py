@@ -13,8 +13,10 @@ with the cache off (`CUTLINT_NO_CACHE`) nothing is read or written."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cutlint import inputs
@@ -22,7 +24,14 @@ from cutlint.cache_dir import ENV_OFF, cache_dir
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
-    from pathlib import Path
+
+
+def data_file(package: str, name: str) -> Path:
+    """`data/<name>` in `package`'s directory, as the import system found it: the file that
+    importlib.resources.files(package) names for a package on the file system, as cutlint's
+    are, without its first call's imports and set-up (8-20 ms of a one-file check on the 2-core
+    machine, which reads four such tables)."""
+    return Path(next(iter(importlib.import_module(package).__path__))) / "data" / name
 
 
 def loads(text: str) -> dict[str, Any]:
@@ -59,4 +68,4 @@ def load(file: Path | Traversable) -> dict[str, Any]:
     return loads(file.read_bytes().decode())
 
 
-__all__ = ["load", "loads"]
+__all__ = ["data_file", "load", "loads"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -15,12 +14,18 @@ from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
 from cutlint.engine.facts import CORE_METRICS
 from cutlint.engine.schema import Rule
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 
 class RuleFileError(Exception):
     """A rule file does not match the schema; names the file."""
 
 
 def _rule_files() -> list[Traversable]:
+    # importlib.resources only here, where the rules' compiled form is not kept (load_rules)
+    from importlib import resources
+
     root = resources.files("cutlint.rules")
     files = [f for group in root.iterdir() if group.is_dir() for f in group.iterdir()]
     return sorted((f for f in files if f.name.endswith(".toml")), key=lambda f: f.name)

@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint import tables
@@ -336,7 +335,7 @@ _RELEASE_HEADER = re.compile(r'\n\[versions\."([^"]+)"\]\n')
 @cache
 def flashinfer_releases() -> Mapping[str, FlashInferRelease]:
     """version -> release, oldest first (parsed as asked for)."""
-    text = resources.files("cutlint.producers.flashinfer").joinpath("data", "releases.toml")
+    text = tables.data_file("cutlint.producers.flashinfer", "releases.toml")
     return _Releases(text.read_text(encoding="utf-8"))
 
 
@@ -389,9 +388,5 @@ def _load_releases() -> dict[str, Any]:
     """The whole table as TOML (slow: the tests read it so; check time uses flashinfer_releases)."""
     import tomllib
 
-    with (
-        resources.files("cutlint.producers.flashinfer")
-        .joinpath("data", "releases.toml")
-        .open("rb") as f
-    ):
+    with tables.data_file("cutlint.producers.flashinfer", "releases.toml").open("rb") as f:
         return tomllib.load(f)
