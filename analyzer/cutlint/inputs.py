@@ -28,7 +28,6 @@ import re
 import stat
 import threading
 import time
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -461,6 +460,8 @@ def _bounded_float(text: str) -> float:
 def load_toml(path: str | Path, limit: Limit) -> dict[str, Any]:
     """A TOML file, decoded with the nesting bounded; a number Python refuses to convert (over
     4,300 digits) is an InputError like any other bad value."""
+    import tomllib  # a config file's: not imported by a check that reads none
+
     text = read_text(path, limit)
     _check_nesting(path, text, "[{", "]}")
     try:

@@ -8,7 +8,7 @@ import pytest
 
 from cutlint.parse import directives
 from cutlint.parse.calls import Brackets
-from cutlint.parse.lexmask import mask
+from cutlint.parse.lexmask import _DIGRAPH, _has_digraph, mask
 from cutlint.producers.flashinfer import cache_layout
 from cutlint.producers.trtllm import moe_macro as moe_args
 from cutlint.records import ElementType
@@ -23,6 +23,36 @@ def test_mask_keeps_offsets_and_newlines() -> None:
     assert b"//" not in m.code and b"/*" not in m.code and b'"' not in m.code
     assert b'"a//b/*"' in m.uncommented  # strings survive in the spelled text
     assert len(m.comment_spans) == 2
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        b"a % b; x::y<<2; z<::w",
+        b"",
+        b"%",
+        b"<%",
+        b"%>",
+        b"%:",
+        b"%:%:",
+        b"a<:1:>",
+        b"<::x",
+        b"<:::",
+        b"x :> y",
+        b"%%>",
+        b"<<%",
+    ],
+)
+def test_the_digraph_check_misses_no_digraph(code: bytes) -> None:
+    """lexmask's quick check says yes wherever _DIGRAPH's scan finds a digraph to replace (it
+    may say yes where the scan then finds none: `<::`, `<<%`)."""
+    scanned = any(m.group(1) is None for m in _DIGRAPH.finditer(code))
+    assert _has_digraph(bytearray(code)) or not scanned
+
+
+def test_a_modulo_among_scope_operators_is_no_digraph() -> None:
+    """A `%` alone sends no header's code through the scan of every `::` (10 ms for one)."""
+    assert not _has_digraph(bytearray(b"a % b; x::y<<2; z % ::w"))
 
 
 def test_unterminated_comment_runs_to_the_end() -> None:

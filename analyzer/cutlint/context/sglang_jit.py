@@ -27,7 +27,8 @@ _HEAD = inputs.Limit("source file head", 256 << 20)
 class JitSource(BaseModel):
     """An SGLang JIT source: its kernel directory, if it lies in one, and why it is one."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: built where a file is one, not by every check
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kernel_dir: str | None
     """The directory holding `include/sgl_kernel/` and `csrc/` (the JIT's KERNEL_PATH)."""

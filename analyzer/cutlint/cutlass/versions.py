@@ -8,7 +8,7 @@ producers' data is (`cutlint.producers.cutlass_version.resolve`): CUTLASS knows 
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -31,8 +31,18 @@ def format_version(v: Version) -> str:
 
 def _load(name: str) -> dict[str, Any]:
     # Beside this module, read as a file: importlib.resources would add its imports to
-    # `cutlint --version`, which reads this table.
-    with (Path(__file__).parent / "data" / name).open("rb") as f:
+    # `cutlint --version`, which reads this table. A command that has imported cutlint.tables
+    # (a check: for the other tables) reads it through its JSON copy too, and imports no
+    # tomllib (8 ms of a one-file check on the 2-core machine); `--version` parses the TOML,
+    # which costs it less than importing cutlint.tables (hashlib, json, inputs) would.
+    path = Path(__file__).parent / "data" / name
+    if "cutlint.tables" in sys.modules:
+        from cutlint import tables
+
+        return tables.load(path)
+    import tomllib
+
+    with path.open("rb") as f:
         return tomllib.load(f)
 
 

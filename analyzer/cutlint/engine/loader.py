@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -16,12 +14,18 @@ from cutlint.engine.evaluate import TEMPLATE_FIELD, metrics_named
 from cutlint.engine.facts import CORE_METRICS
 from cutlint.engine.schema import Rule
 
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
 
 class RuleFileError(Exception):
     """A rule file does not match the schema; names the file."""
 
 
 def _rule_files() -> list[Traversable]:
+    # importlib.resources only here, where the rules' compiled form is not kept (load_rules)
+    from importlib import resources
+
     root = resources.files("cutlint.rules")
     files = [f for group in root.iterdir() if group.is_dir() for f in group.iterdir()]
     return sorted((f for f in files if f.name.endswith(".toml")), key=lambda f: f.name)
@@ -30,6 +34,8 @@ def _rule_files() -> list[Traversable]:
 def parse_rule(name: str, text: str, metrics: bool = True) -> Rule:
     """A rule file, validated: its schema, its file name, the families it names, and (with
     `metrics`) every metric it reads against what those families provide."""
+    import tomllib  # only where the rules' compiled form is not kept (load_rules)
+
     try:
         rule = Rule.model_validate(tomllib.loads(text))
     except (tomllib.TOMLDecodeError, ValidationError) as e:

@@ -27,18 +27,22 @@ from typing import TYPE_CHECKING, Protocol, overload
 
 from cutlint import heap, inputs
 from cutlint.context.arch_macros import guard_defines
-from cutlint.engine import tree_pack
-from cutlint.engine.cache import ResultCache, decode, encode
 from cutlint.engine.fingerprint import fingerprint_file, real_root
 from cutlint.engine.options import CheckOptions
-from cutlint.engine.tree_manifest import TreeManifest, configuration, signature
+from cutlint.inputs import signature
 from cutlint.parse import walk
 from cutlint.parse.defines import Job, command_line, in_process
 from cutlint.parse.problems import INTERNAL_ERROR, PARSER_FAILURE
 from cutlint.records import FileResult, ParsedFile
 
+# The cache's modules (engine/cache.py, tree_manifest.py, tree_pack.py) are imported where a run
+# keeps its results or a worker encodes one: a check with the cache off (`--no-cache`) does not
+# pay for them (9 ms of a one-file check on the 2-core machine).
 if TYPE_CHECKING:
+    from cutlint.engine import tree_pack
+    from cutlint.engine.cache import ResultCache
     from cutlint.engine.judge import Memo
+    from cutlint.engine.tree_manifest import TreeManifest
     from cutlint.parse.pool import Share
 
 Outcome = FileResult | str
@@ -153,6 +157,8 @@ class JudgeStage:
             if isinstance(out, str):
                 return out
             return Finished(out.path, len(out.instantiations), self.finish(out))
+        from cutlint.engine.cache import encode
+
         key = self.cache.key(parsed.path, self.options) if self.cache is not None else None
         data = encode(self.outcome(parsed), key or "")
         if self.cache is not None and key is not None:
@@ -230,7 +236,7 @@ def _outcomes(
     if isinstance(paths, str | Path):
         paths = [paths]
     command_line(options.defines, options.undefines)  # ValueError now, for a define it refuses
-    cache = ResultCache.open() if options.cache else None
+    cache = _opened() if options.cache else None
     finish = finish if cache is None else None  # an entry and the pack keep the records
     stage = JudgeStage(options, options.root or Path.cwd(), cache, finish)
     entries = walk.expand(paths, options.exclude)
@@ -314,6 +320,8 @@ def _from_pack(
     pack is 586 MB: read whole, the run held 2.6 GB). The index of the first entry it did not
     answer: all of them, or where the pack turned out corrupt (it is removed, and the entries
     answer from there: what was handed on before had validated)."""
+    from cutlint.engine import tree_pack
+
     for i, e in enumerate(entries):
         if e.problem is not None:
             yield stage.outcome(ParsedFile(path=e.path, problems=(e.problem,)))
@@ -328,6 +336,12 @@ def _from_pack(
     return len(entries)
 
 
+def _opened() -> ResultCache:
+    from cutlint.engine.cache import ResultCache
+
+    return ResultCache.open()
+
+
 def _pack(
     cache: ResultCache | None,
     tree: TreeManifest | None,
@@ -339,6 +353,8 @@ def _pack(
     Neither without a cache, or where a file has no key (it could not be read)."""
     if cache is None or tree is None:
         return None, None
+    from cutlint.engine import tree_pack
+
     files = [i for i, e in enumerate(entries) if e.problem is None]
     if any(i not in keys for i in files):
         return None, None
@@ -390,6 +406,8 @@ def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outco
     if isinstance(got, Finished | str):
         return got
     if isinstance(got, Encoded):
+        from cutlint.engine.cache import decode
+
         decoded = decode(got.data, got.key)
         if decoded is not None:
             return decoded
@@ -399,6 +417,8 @@ def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outco
     if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
         key = known or stage.cache.key(got.path, stage.options)
         if key is not None:
+            from cutlint.engine.cache import encode
+
             try:
                 entry = encode(out, key)
             except ValueError:
@@ -415,6 +435,8 @@ def _manifest(
 ) -> TreeManifest | None:
     if cache is None:
         return None
+    from cutlint.engine.tree_manifest import TreeManifest, configuration
+
     return TreeManifest.open(cache.directory, configuration(cache.tool, paths, options))
 
 

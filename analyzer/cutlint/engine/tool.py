@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import os
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
+import cutlint.rules
 from cutlint import __version__, inputs
 from cutlint.cache_dir import ENV_OFF as ENV_OFF
 from cutlint.cache_dir import cache_dir
@@ -65,11 +65,14 @@ def _tool_files() -> list[tuple[str, str]]:
             if name.endswith((".py", ".toml", ".json")):
                 path = os.path.join(top, name)
                 out.append((path[cut:], path))
-    rules = resources.files("cutlint.rules")
-    for group in sorted(rules.iterdir(), key=lambda g: g.name):
+    # The rule files' directory as the import system found it (an editable install maps it
+    # outside the package), listed with os.scandir: importlib.resources' Traversable took 6.5 ms
+    # of this list's 12-14 ms to list the same files (on the 2-core machine).
+    rules = next(iter(cutlint.rules.__path__))
+    for group in sorted(os.scandir(rules), key=lambda g: g.name):
         if group.is_dir():
-            for f in sorted(group.iterdir(), key=lambda f: f.name):
-                out.append((f"rules/{group.name}/{f.name}", str(f)))
+            for f in sorted(os.scandir(group.path), key=lambda f: f.name):
+                out.append((f"rules/{group.name}/{f.name}", f.path))
     return out
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from cutlint import tables
@@ -140,7 +139,7 @@ class FamilyData:
 @cache
 def family_toml(package: str) -> dict[str, Any]:
     """A family's `data/family.toml`, every table as written (read once)."""
-    return tables.load(resources.files(package).joinpath("data", "family.toml"))
+    return tables.load(tables.data_file(package, "family.toml"))
 
 
 @cache

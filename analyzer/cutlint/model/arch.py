@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
 
 from cutlint import tables
 from cutlint.records import ArchLimits
@@ -12,7 +11,7 @@ from cutlint.records import ArchLimits
 
 @cache
 def arches() -> dict[str, ArchLimits]:
-    data = tables.load(resources.files("cutlint.model").joinpath("data", "arches.toml"))
+    data = tables.load(tables.data_file("cutlint.model", "arches.toml"))
     common = data.pop("common_sources")
     shared = data.pop("common_values")
     out: dict[str, ArchLimits] = {}

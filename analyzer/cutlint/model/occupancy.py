@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from functools import cache
-from importlib import resources
 from typing import TypeVar, cast
 
 from cutlint import tables
@@ -183,7 +182,7 @@ def _registers_limit(arch: ArchLimits, warps: int, per_thread: int) -> int:
 
 @cache
 def _launch_bounds() -> dict[str, tuple[int | None, str]]:
-    data = tables.load(resources.files("cutlint.model").joinpath("data", "launch_bounds.toml"))
+    data = tables.load(tables.data_file("cutlint.model", "launch_bounds.toml"))
     out: dict[str, tuple[int | None, str]] = {}
     for family in data["device_kernel"]["families"]:
         out[family] = (data["device_kernel"]["min_blocks_per_sm"], data["device_kernel"]["source"])

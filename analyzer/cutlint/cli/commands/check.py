@@ -675,7 +675,7 @@ class ToReport:
 
 
 def _cache_wanted(no_cache: bool) -> bool:
-    from cutlint.engine.cache import enabled
+    from cutlint.engine.tool import enabled
 
     return enabled(no_cache)
 

@@ -10,11 +10,9 @@ the nearest one (`release_for`), and the answer says so.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from cutlint import tables
@@ -337,7 +335,7 @@ _RELEASE_HEADER = re.compile(r'\n\[versions\."([^"]+)"\]\n')
 @cache
 def flashinfer_releases() -> Mapping[str, FlashInferRelease]:
     """version -> release, oldest first (parsed as asked for)."""
-    text = resources.files("cutlint.producers.flashinfer").joinpath("data", "releases.toml")
+    text = tables.data_file("cutlint.producers.flashinfer", "releases.toml")
     return _Releases(text.read_text(encoding="utf-8"))
 
 
@@ -388,9 +386,7 @@ def macro_parameters(version: str) -> tuple[str, ...]:
 
 def _load_releases() -> dict[str, Any]:
     """The whole table as TOML (slow: the tests read it so; check time uses flashinfer_releases)."""
-    with (
-        resources.files("cutlint.producers.flashinfer")
-        .joinpath("data", "releases.toml")
-        .open("rb") as f
-    ):
+    import tomllib
+
+    with tables.data_file("cutlint.producers.flashinfer", "releases.toml").open("rb") as f:
         return tomllib.load(f)
