@@ -15,8 +15,6 @@ from __future__ import annotations
 import gc
 import importlib
 import os
-import sys
-import types
 from typing import NamedTuple
 
 # A run of the command is short and its objects (imported modules, pydantic's schemas, the
@@ -30,31 +28,6 @@ gc.set_threshold(100_000, 50, 50)
 # command's own process only, so that a user who wants one sets PYDANTIC_DISABLE_PLUGINS= to
 # anything else. The API leaves it to its caller.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-PLUGIN_LOADER = "pydantic.plugin._loader"
-"""pydantic's plugin loader (pydantic/plugin/_loader.py), whose `get_plugins` pydantic calls
-(from plugin/_schema_validator.py) for each validator it builds."""
-
-
-def _no_plugins() -> tuple[()]:
-    """`get_plugins()` as pydantic's own answers it with PYDANTIC_DISABLE_PLUGINS=__all__."""
-    return ()
-
-
-def _stand_in_for_the_plugin_loader() -> None:
-    """With every plugin disabled, pydantic's loader answers none without looking for any, but
-    importing it imports importlib.metadata (the email package, zipfile, csv: 15-25 ms of a
-    one-file check on the 2-core machine) for the look it does not take. In this process, and
-    only while that is the setting, its one function stands in for it; with any other setting
-    (a user's plugin), pydantic's own loader is imported as usual."""
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") != "__all__" or PLUGIN_LOADER in sys.modules:
-        return
-    loader = types.ModuleType(PLUGIN_LOADER, "cutlint's stand-in: every plugin is disabled")
-    loader.__dict__["get_plugins"] = _no_plugins
-    sys.modules[PLUGIN_LOADER] = loader
-
-
-_stand_in_for_the_plugin_loader()
 
 import click  # noqa: E402
 
