@@ -16,7 +16,7 @@ from cutlint.records import CheckResult, FileResult
 from cutlint.report.style import PLAIN, Style
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
-    from cutlint.report.tally import Shown
+    from cutlint.report.style import Shown
     from cutlint.tu_records import TuSection
 
 FORMATS = ("concise", "github", "json", "sarif", "text")

@@ -23,8 +23,8 @@ from typing import IO, TYPE_CHECKING, TextIO
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import file_findings
-from cutlint.report.style import PLAIN, Style
-from cutlint.report.tally import ACT_ON, FileParts, Shown, Spooled
+from cutlint.report.style import PLAIN, Shown, Style
+from cutlint.report.tally import ACT_ON, FileParts, Spooled
 from cutlint.report.text import summary_of
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit

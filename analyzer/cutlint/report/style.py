@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from cutlint.records import Severity, Verdict
+from cutlint.report.escape import printable
 
 RESET = "\x1b[0m"
 BOLD = "1"
@@ -86,3 +87,25 @@ def wants_color(stream: TextIO, mode: str = "auto", environ: dict[str, str] | No
 
 def style_for(stream: TextIO, mode: str = "auto") -> Style:
     return Style(color=wants_color(stream, mode))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a human format shows: the check's -q, colour, --show-unjudged and --no-tables (the
+    last two: the text format only)."""
+
+    style: Style = PLAIN
+    quiet: bool = False
+    """Only the instantiations with a finding, no tables, no notes (`-q`)."""
+    show_unjudged: bool = False
+    """A block for every file, not one line per reason for the files with nothing judged."""
+    tables: bool = True
+    """False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
+    predicted failures and the summary."""
+
+    def safe(self, text: str) -> str:
+        # The fields are escaped one by one; this pass catches what reaches a table cell or a
+        # note from the input by another way (a reason, a version header's path). With colour
+        # on, the text holds cutlint's own SGR codes, and the cells were escaped before they
+        # were coloured.
+        return text if self.style.color else printable(text, newlines=True)

@@ -19,8 +19,8 @@ from cutlint.build_context import BuildContext
 from cutlint.context.render import line as context_line
 from cutlint.families.registry import family_of
 from cutlint.records import FileResult, InstantiationResult, Severity, Verdict
-from cutlint.report.escape import display_path, printable
-from cutlint.report.style import PLAIN, Style
+from cutlint.report.escape import display_path
+from cutlint.report.style import Shown
 
 NOT_MODELED_RULE = "CUT010"
 """The not-modeled note: said under "not judged", with its reason, not among what to act on."""
@@ -246,28 +246,6 @@ class Lines:
         if held is None:
             held = self._said[id(context)] = (context, context_line(context))
         return held[1]
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What a human format shows: the check's -q, colour, --show-unjudged and --no-tables (the
-    last two: the text format only)."""
-
-    style: Style = PLAIN
-    quiet: bool = False
-    """Only the instantiations with a finding, no tables, no notes (`-q`)."""
-    show_unjudged: bool = False
-    """A block for every file, not one line per reason for the files with nothing judged."""
-    tables: bool = True
-    """False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
-    predicted failures and the summary."""
-
-    def safe(self, text: str) -> str:
-        # The fields are escaped one by one; this pass catches what reaches a table cell or a
-        # note from the input by another way (a reason, a version header's path). With colour
-        # on, the text holds cutlint's own SGR codes, and the cells were escaped before they
-        # were coloured.
-        return text if self.style.color else printable(text, newlines=True)
 
 
 @dataclass(frozen=True)

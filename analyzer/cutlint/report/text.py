@@ -18,12 +18,11 @@ from cutlint.records import (
     Verdict,
 )
 from cutlint.report.escape import display_path, printable
-from cutlint.report.style import PLAIN, Style
+from cutlint.report.style import PLAIN, Shown, Style
 from cutlint.report.tally import (
     MAX_FAILURE_LINES,
     FileParts,
     Lines,
-    Shown,
     Spooled,
     Tally,
     unjudged_only,

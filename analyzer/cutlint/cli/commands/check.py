@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
     from cutlint.records import CheckResult, Diagnostic, FileResult
-    from cutlint.report.tally import Shown
+    from cutlint.report.style import Shown
     from cutlint.tu_records import TuSection
 
 
@@ -553,10 +553,9 @@ def _streamed(
     from cutlint import api
     from cutlint.cache_dir import cache_dir
     from cutlint.engine.stream import Finished, root_of
-    from cutlint.report import stream
+    from cutlint.report import Stream, stream
     from cutlint.report.progress import Bar, wanted
-    from cutlint.report.style import style_for
-    from cutlint.report.tally import Shown
+    from cutlint.report.style import Shown, style_for
 
     shown = Shown(
         style_for(sys.stdout, flags.color), flags.quiet, flags.show_unjudged, flags.tables
@@ -576,7 +575,9 @@ def _streamed(
     code = OK
     bar = Bar() if wanted(sys.stderr, flags.quiet) else None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
-        report = stream(fmt, spool, shown)
+        # made when the first file's piece comes: a format's modules import the families'
+        # registry, which the parser worker's first batch need not wait for
+        report: Stream | None = None
         try:
             for outcome in api.results(paths, options, progress=bar, finish=to_report):
                 if isinstance(outcome, str):
@@ -584,6 +585,7 @@ def _streamed(
                     continue
                 part = outcome.value if isinstance(outcome, Finished) else to_report(outcome)
                 assert isinstance(part, ReportPart), f"a worker sent {type(part).__name__}"
+                report = report or stream(fmt, spool, shown)
                 report.add_piece(part.piece)
                 files.append(part.path)
                 if part.judged:
@@ -592,6 +594,7 @@ def _streamed(
         finally:
             if bar is not None:
                 bar.close()
+        report = report or stream(fmt, spool, shown)
         report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
     return Streamed(code, files, [*judged, *skipped])
 
