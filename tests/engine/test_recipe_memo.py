@@ -8,6 +8,7 @@ import io
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,21 +182,38 @@ def test_the_streamed_json_report_is_the_whole_results_report(tmp_path: Path) ->
     assert '"CUT106": 2' in out.getvalue()  # the two kernels that leave no room
 
 
+def _held(src: Path, fmt: str, quiet: bool = False, **shown: bool) -> str:
+    """The report of `src` as a whole result renders it (report.write): what the streamed
+    check must write, byte for byte (checked as the tests' command lines ask, fingerprints
+    relative to the working directory, as the command's are)."""
+    from cutlint.report.style import Style
+
+    options = CheckOptions(
+        arch="sm_100", cutlass_version="4.2.0", jobs=1, parse_timeout=1, root=Path.cwd()
+    )
+    out = io.StringIO()
+    style = Style(color=shown.pop("color", False))
+    write(fmt, api.check(src, options), out, quiet=quiet, style=style, **shown)
+    return out.getvalue()
+
+
 def test_check_writes_the_same_json_streamed_as_held(tmp_path: Path) -> None:
-    """`cutlint check --format json` streams its report; `--output-file` holds the result and
-    renders it whole: the two are the same bytes, and so is the exit code."""
+    """`cutlint check --format json` streams its report, on stdout and into `--output-file`:
+    both are the bytes the whole result renders to."""
     from click.testing import CliRunner
 
     from cutlint.cli import main
 
+    src = tmp_path / "src"
+    src.mkdir()
     for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
-        (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
-    args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+        (src / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    args = [str(src), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
     args += ["--no-cache", "--jobs", "0", "--format", "json"]
     streamed = CliRunner().invoke(main, ["check", *args])
-    held = CliRunner().invoke(main, ["check", *args, "--output-file", str(tmp_path / "o.json")])
-    assert streamed.exit_code == held.exit_code == 1, streamed.output
-    assert streamed.stdout == (tmp_path / "o.json").read_text()
+    written = CliRunner().invoke(main, ["check", *args, "--output-file", str(tmp_path / "o.json")])
+    assert streamed.exit_code == written.exit_code == 1, streamed.output
+    assert streamed.stdout == (tmp_path / "o.json").read_text() == _held(src, "json")
 
 
 def _workers_judge_all(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,44 +226,54 @@ def _workers_judge_all(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    "shown",
+    ("shown", "held"),
     [
-        ["--format", "json"],
-        ["--format", "text"],
-        ["--format", "text", "--show-unjudged", "--color", "always"],
-        ["--format", "text", "-q"],
-        ["--format", "concise"],
+        (["--format", "json"], {"fmt": "json"}),
+        (["--format", "text"], {"fmt": "text"}),
+        (
+            ["--format", "text", "--show-unjudged", "--color", "always"],
+            {"fmt": "text", "show_unjudged": True, "color": True},
+        ),
+        (["--format", "text", "-q"], {"fmt": "text", "quiet": True}),
+        (["--format", "concise"], {"fmt": "concise"}),
     ],
 )
 def test_parts_made_in_the_workers_are_the_held_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shown: list[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shown: list[str], held: dict[str, Any]
 ) -> None:
     """Without a cache, the streamed report's part of a file a parser worker judged is made
-    there (cli `ToReport`, engine `Finish`): the parent adds it on. The report and the exit
-    code are still those of the held result, in every streamed format; a file whose parser was
-    stopped is judged by the parent, among the workers' parts."""
+    there (cli `ToReport`, engine `Finish`): the parent adds it on. The report, on stdout and
+    into `--output-file`, is still the whole result's, in every streamed format, and so is the
+    exit code; a file whose parser was stopped is judged by the parent, among the workers'
+    parts."""
     from click.testing import CliRunner
 
     from cutlint.cli import main
+    from cutlint.cli.commands.check import exit_code
 
     _workers_judge_all(monkeypatch)
 
+    src = tmp_path / "src"
+    src.mkdir()
     for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
-        (tmp_path / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
-    (tmp_path / "d.cu").write_bytes(b"#include <nothing>\nint main() { return 0; }\n")
-    (tmp_path / "e.cu").write_bytes(b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n")
-    (tmp_path / "f.cu").write_bytes(b"\xff\xfe not text \x00")
+        (src / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    (src / "d.cu").write_bytes(b"#include <nothing>\nint main() { return 0; }\n")
+    (src / "e.cu").write_bytes(b"using X = cutlass::gemm::kernel::GemmUniversal<oops;\n")
+    (src / "f.cu").write_bytes(b"\xff\xfe not text \x00")
     # a parser stopped on its time limit (CUT007): judged by the parent
     chain = ["#define A0 1"] + [f"#define A{i} A{i - 1}+A{i - 1}" for i in range(1, 60)]
     kernel = _kernel(128, "RowMajor").decode()
-    (tmp_path / "g.cu").write_text("\n".join(chain) + f"\n#if A59\n{kernel}#endif\n")
-    args = [str(tmp_path), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
-    args += ["--no-cache", *shown, "--parse-timeout", "1"]
-    streamed = CliRunner().invoke(main, ["check", *args, "--jobs", "2"])
+    (src / "g.cu").write_text("\n".join(chain) + f"\n#if A59\n{kernel}#endif\n")
+    args = [str(src), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+    args += ["--no-cache", *shown, "--parse-timeout", "1", "--jobs", "2"]
+    streamed = CliRunner().invoke(main, ["check", *args])
     out = tmp_path / "o.txt"
-    held = CliRunner().invoke(main, ["check", *args, "--jobs", "1", "--output-file", str(out)])
-    assert streamed.exit_code == held.exit_code, streamed.output
-    assert streamed.stdout == out.read_text()
+    written = CliRunner().invoke(main, ["check", *args, "--output-file", str(out)])
+    whole = _held(src, **held)
+    assert streamed.stdout == out.read_text() == whole
+    options = CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=1, parse_timeout=1)
+    code = exit_code(api.check(src, options), "error")
+    assert streamed.exit_code == written.exit_code == code, streamed.output
     assert "CUT106" in streamed.stdout and "CUT007" in streamed.stdout
 
 

@@ -70,8 +70,11 @@ PLAIN = Style()
 COLOR_MODES = ("auto", "always", "never")
 
 
-def wants_color(stream: TextIO, mode: str = "auto", environ: dict[str, str] | None = None) -> bool:
-    """Whether to colour what is written to `stream` (see the module docstring)."""
+def wants_color(
+    stream: TextIO | None, mode: str = "auto", environ: dict[str, str] | None = None
+) -> bool:
+    """Whether to colour what is written to `stream` (see the module docstring); None: a file
+    that is not open yet (`-o`), which is no terminal."""
     if mode != "auto":
         return mode == "always"
     env = os.environ if environ is None else environ
@@ -85,7 +88,7 @@ def wants_color(stream: TextIO, mode: str = "auto", environ: dict[str, str] | No
     return bool(isatty and isatty())
 
 
-def style_for(stream: TextIO, mode: str = "auto") -> Style:
+def style_for(stream: TextIO | None, mode: str = "auto") -> Style:
     return Style(color=wants_color(stream, mode))
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
     from cutlint.records import CheckResult, Diagnostic, FileResult
+    from cutlint.report import Stream
     from cutlint.report.style import Shown
     from cutlint.tu_records import TuSection
 
@@ -510,9 +511,9 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
 
 
 def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: Path | None) -> bool:
-    """Whether the report is written as the results come, none of them held: a report on
-    stdout in a streamed format (report.STREAMED) of a run that needs no whole result (no
-    baseline, --statistics or -p's TUs)."""
+    """Whether the report is written as the results come, none of them held: a report in a
+    streamed format (report.STREAMED) of a run that needs no whole result (no baseline,
+    --statistics or -p's TUs)."""
     from cutlint.report import STREAMED
 
     return (
@@ -521,7 +522,6 @@ def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: P
         and baseline is None
         and not flags.write_baseline
         and options.build_dir is None
-        and flags.output_file is None
     )
 
 
@@ -553,13 +553,13 @@ def _streamed(
     from cutlint import api
     from cutlint.cache_dir import cache_dir
     from cutlint.engine.stream import Finished, root_of
-    from cutlint.report import Stream, stream
+    from cutlint.report import stream
     from cutlint.report.progress import Bar, wanted
     from cutlint.report.style import Shown, style_for
 
-    shown = Shown(
-        style_for(sys.stdout, flags.color), flags.quiet, flags.show_unjudged, flags.tables
-    )
+    target = flags.output_file
+    style = style_for(sys.stdout if target is None else None, flags.color)
+    shown = Shown(style, flags.quiet, flags.show_unjudged, flags.tables)
     to_report = ToReport(
         options.selection,
         cache_dir(),
@@ -595,8 +595,31 @@ def _streamed(
             if bar is not None:
                 bar.close()
         report = report or stream(fmt, spool, shown)
-        report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
+        if target is None:
+            report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
+        else:
+            _finish_into(report, target, files, skipped, recorder)
     return Streamed(code, files, [*judged, *skipped])
+
+
+def _finish_into(
+    report: Stream,
+    target: Path,
+    files: list[str],
+    skipped: list[str],
+    recorder: Recorder | None,
+) -> None:
+    """`-o`: the streamed report written into `target`, which output_target checks now that the
+    checked files are known (none of them is replaced) and replaces whole or not at all."""
+    from cutlint import output_target
+
+    if recorder is not None:
+        recorder.target, recorder.checked = str(target), tuple(files)
+    try:
+        with output_target.opened(target, files) as out:
+            report.finish(recorder.tee(out) if recorder is not None else out, skipped)
+    except output_target.OutputError as e:
+        usage_error(str(e))
 
 
 @dataclass(frozen=True)
