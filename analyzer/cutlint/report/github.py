@@ -10,13 +10,17 @@ root, which in a workflow is the checkout (GITHUB_WORKSPACE).
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TextIO
 
-from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
+from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
 from cutlint.report.escape import printable
-from cutlint.report.located import findings, path_of, root_of
-from cutlint.report.text import summary
+from cutlint.report.located import file_findings, path_of, root_of
+from cutlint.report.style import Shown
+from cutlint.report.tally import FileParts, Spooled
+from cutlint.report.text import summary_of
 from cutlint.report.tu import summary_line, tu_diagnostics
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -55,11 +59,43 @@ def annotation(d: Diagnostic, span: SourceSpan | None, root: Path) -> str:
     return f"::{LEVEL[d.severity]} {rendered}::{escape_data(message)}"
 
 
+class Parts(FileParts):
+    """Each file's annotations, one a finding, in line order."""
+
+    def text(self, f: FileResult, folded: bool) -> str | None:
+        root = self.shown.root or Path.cwd()
+        return "".join(f"{annotation(d, span, root)}\n" for d, span in file_findings(f))
+
+
+class Stream(Spooled):
+    """The annotations of a check whose results are not held: each file's are spooled as its
+    result comes, and only the counts are kept; `finish` writes the report, byte for byte what
+    `render` writes for the whole result."""
+
+    def __init__(self, lines: IO[str], shown: Shown) -> None:
+        super().__init__(lines, Parts(shown))
+
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line
+        that chose the kernel; the TUs' summary line follows the summary."""
+        self.copy_to(out)
+        root = self.shown.root or Path.cwd()
+        lines = [annotation(d, None, root) for d, _ in tu_diagnostics(tus, root)]
+        tail = [] if tus is None else [printable(summary_line(tus) or "")]
+        summary = printable(summary_of(self.tally, skipped, baselined), newlines=True)
+        out.write("\n".join([*lines, summary, *tail]) + "\n")
+
+
 def render(result: CheckResult, tus: TuSection | None = None) -> str:
-    """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line that
-    chose the kernel; the TUs' summary line follows the summary."""
-    root = root_of(result)
-    lines = [annotation(d, span, root) for d, span in findings(result)]
-    lines += [annotation(d, None, root) for d, _ in tu_diagnostics(tus, root)]
-    tail = [] if tus is None else [printable(summary_line(tus) or "")]
-    return "\n".join([*lines, printable(summary(result), newlines=True), *tail]) + "\n"
+    stream = Stream(io.StringIO(), Shown(root=root_of(result)))
+    for f in result.files:
+        stream.add(f)
+    out = io.StringIO()
+    stream.finish(out, result.skipped, len(result.baselined), tus)
+    return out.getvalue()

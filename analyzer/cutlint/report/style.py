@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
 from cutlint.records import Severity, Verdict
@@ -95,7 +96,7 @@ def style_for(stream: TextIO | None, mode: str = "auto") -> Style:
 @dataclass(frozen=True)
 class Shown:
     """What a human format shows: the check's -q, colour, --show-unjudged and --no-tables (the
-    last two: the text format only)."""
+    last two: the text format only), and the root of the GitHub annotations' paths."""
 
     style: Style = PLAIN
     quiet: bool = False
@@ -105,6 +106,9 @@ class Shown:
     tables: bool = True
     """False (`--no-tables`): no per-file blocks, only the findings, what was not judged, the
     predicted failures and the summary."""
+    root: Path | None = None
+    """The project root the GitHub annotations' paths are relative to (None: the working
+    directory); the text and concise formats print paths as the working directory sees them."""
 
     def safe(self, text: str) -> str:
         # The fields are escaped one by one; this pass catches what reaches a table cell or a

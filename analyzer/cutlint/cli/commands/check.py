@@ -559,12 +559,13 @@ def _streamed(
 
     target = flags.output_file
     style = style_for(sys.stdout if target is None else None, flags.color)
-    shown = Shown(style, flags.quiet, flags.show_unjudged, flags.tables)
+    root = Path(root_of(options))
+    shown = Shown(style, flags.quiet, flags.show_unjudged, flags.tables, root)
     to_report = ToReport(
         options.selection,
         cache_dir(),
         tuple(flags.binaries),
-        Path(root_of(options)),
+        root,
         fail_on,
         fmt,
         shown,
