@@ -16,9 +16,8 @@ dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
 from cutlint.report.escape import display_path, printable
@@ -58,8 +57,7 @@ class Stream(Spooled):
     bar), and only the counts are kept; `finish` writes the report, byte for byte what `render`
     writes for the whole result."""
 
-    def __init__(self, lines: IO[str], shown: Shown) -> None:
-        super().__init__(lines, Parts(shown))
+    parts_of = Parts
 
     def finish(
         self,
@@ -86,12 +84,7 @@ def render(
     style: Style = PLAIN,
     tus: TuSection | None = None,
 ) -> str:
-    stream = Stream(io.StringIO(), Shown(style, quiet))
-    for f in result.files:
-        stream.add(f)
-    out = io.StringIO()
-    stream.finish(out, result.skipped, len(result.baselined), tus)
-    return out.getvalue()
+    return Stream.rendered(result, Shown(style, quiet), tus)
 
 
 def _kernels(tus: TuSection, quiet: bool, style: Style) -> list[str]:

@@ -10,10 +10,9 @@ root, which in a workflow is the checkout (GITHUB_WORKSPACE).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
 from cutlint.report.escape import printable
@@ -72,8 +71,7 @@ class Stream(Spooled):
     result comes, and only the counts are kept; `finish` writes the report, byte for byte what
     `render` writes for the whole result."""
 
-    def __init__(self, lines: IO[str], shown: Shown) -> None:
-        super().__init__(lines, Parts(shown))
+    parts_of = Parts
 
     def finish(
         self,
@@ -93,9 +91,4 @@ class Stream(Spooled):
 
 
 def render(result: CheckResult, tus: TuSection | None = None) -> str:
-    stream = Stream(io.StringIO(), Shown(root=root_of(result)))
-    for f in result.files:
-        stream.add(f)
-    out = io.StringIO()
-    stream.finish(out, result.skipped, len(result.baselined), tus)
-    return out.getvalue()
+    return Stream.rendered(result, Shown(root=root_of(result)), tus)

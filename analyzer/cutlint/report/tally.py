@@ -11,16 +11,21 @@ sample messages are the first two distinct ones in finding order.
 
 from __future__ import annotations
 
+import io
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, ClassVar, TextIO
+from typing import IO, TYPE_CHECKING, ClassVar, TextIO
 
 from cutlint.build_context import BuildContext
 from cutlint.context.render import line as context_line
 from cutlint.families.registry import family_of
-from cutlint.records import FileResult, InstantiationResult, Severity, Verdict
+from cutlint.records import CheckResult, FileResult, InstantiationResult, Severity, Verdict
 from cutlint.report.escape import display_path
 from cutlint.report.style import Shown
+
+if TYPE_CHECKING:  # a check without -p reads no translation unit
+    from cutlint.tu_records import TuSection
 
 NOT_MODELED_RULE = "CUT010"
 """The not-modeled note: said under "not judged", with its reason, not among what to act on."""
@@ -298,20 +303,43 @@ class FileParts:
 
 
 class Spooled:
-    """What a streamed human report keeps while the results come (report/text.py and
-    concise.py `Stream`): each file's text written to `spool` (a temporary file), joined by
-    `between`, and the run's tally; the report's head and summary are written from the tally
-    at the end. `parts` makes a file's text and counts of its result (`add`); a part made where
-    the file was judged comes made (`add_piece`)."""
+    """What a streamed human report keeps while the results come (report/text.py, concise.py
+    and github.py `Stream`): each file's text written to `spool` (a temporary file), joined by
+    `between`, and the run's tally; the format's `finish` writes the report from them at the
+    end. The format's `parts_of` makes a file's text and counts of its result (`add`); a part
+    made where the file was judged comes made (`add_piece`). `rendered` is the report of a
+    whole result, by the same path."""
 
     between: ClassVar[str] = ""
+    parts_of: ClassVar[type[FileParts]]
 
-    def __init__(self, spool: IO[str], parts: FileParts) -> None:
+    def __init__(self, spool: IO[str], shown: Shown) -> None:
         self._spool = spool
         self._written = False
-        self._parts = parts
-        self.shown = parts.shown
-        self.tally = Tally(quiet=parts.shown.quiet)
+        self._parts = self.parts_of(shown)
+        self.shown = shown
+        self.tally = Tally(quiet=shown.quiet)
+
+    @classmethod
+    def rendered(cls, result: CheckResult, shown: Shown, tus: TuSection | None = None) -> str:
+        """The report of a whole result, as a streamed run writes it."""
+        stream = cls(io.StringIO(), shown)
+        for f in result.files:
+            stream.add(f)
+        out = io.StringIO()
+        stream.finish(out, result.skipped, len(result.baselined), tus)
+        return out.getvalue()
+
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        """Write the report to `out`: the format's head, the spooled texts (`copy_to`), its
+        summary; `tus` (`check -p`): the translation units only the TU front end reads."""
+        raise NotImplementedError
 
     def add(self, f: FileResult) -> None:
         self._write(self._parts.add(f, self.tally))

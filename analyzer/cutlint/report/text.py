@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable, Sequence
-from typing import IO, TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cutlint.context.render import ranked
 from cutlint.families.registry import family_named, family_of
@@ -369,8 +368,7 @@ class Stream(Spooled):
 
     between = "\n\n"
 
-    def __init__(self, blocks: IO[str], shown: Shown) -> None:
-        super().__init__(blocks, Parts(shown))
+    parts_of = Parts
 
     def finish(
         self,
@@ -413,9 +411,4 @@ def render(
     reads. `quiet`: only the instantiations with a finding, and no block for a file without one
     (`-q`). Files with nothing judged are collapsed into one line per reason unless
     `show_unjudged`. `tables` False (`--no-tables`): no per-file blocks."""
-    stream = Stream(io.StringIO(), Shown(style, quiet, show_unjudged, tables))
-    for f in result.files:
-        stream.add(f)
-    out = io.StringIO()
-    stream.finish(out, result.skipped, len(result.baselined), tus)
-    return out.getvalue()
+    return Stream.rendered(result, Shown(style, quiet, show_unjudged, tables), tus)
