@@ -148,6 +148,19 @@ def apply(result: CheckResult, baseline: Baseline) -> CheckResult:
     """`result` without the findings the baseline accepts; they move to `result.baselined`."""
     known = baseline.fingerprints
     suppressed: list[Diagnostic] = list(result.baselined)
+    files = []
+    for f in result.files:
+        kept, left_out = apply_file(f, known)
+        files.append(kept)
+        suppressed.extend(left_out)
+    return result.model_copy(update={"files": tuple(files), "baselined": tuple(suppressed)})
+
+
+def apply_file(f: FileResult, known: frozenset[str]) -> tuple[FileResult, tuple[Diagnostic, ...]]:
+    """One file without the findings whose fingerprints are `known` (a baseline's), and those
+    findings: its instantiations' first, then its own. A streamed check applies it where the
+    file is judged (cli/commands/check.py `ToReport`), so no whole result is needed."""
+    suppressed: list[Diagnostic] = []
 
     def keep(diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
         kept = []
@@ -158,22 +171,20 @@ def apply(result: CheckResult, baseline: Baseline) -> CheckResult:
                 kept.append(d)
         return tuple(kept)
 
-    def one(f: FileResult) -> FileResult:
-        rows = tuple(
-            r.model_copy(update={"diagnostics": keep(r.diagnostics)}) for r in f.instantiations
-        )
-        return f.model_copy(update={"diagnostics": keep(f.diagnostics), "instantiations": rows})
-
-    files = tuple(one(f) for f in result.files)
-    return result.model_copy(update={"files": files, "baselined": tuple(suppressed)})
+    rows = tuple(
+        r.model_copy(update={"diagnostics": keep(r.diagnostics)}) for r in f.instantiations
+    )
+    kept = f.model_copy(update={"diagnostics": keep(f.diagnostics), "instantiations": rows})
+    return kept, tuple(suppressed)
 
 
-def unmatched_warning(baseline: Baseline, result: CheckResult, path: Path | None) -> str | None:
-    """A warning when a baseline with entries accepts none of this run's findings: its
-    fingerprints hold paths relative to the root it was written from (--root, else the config's
-    directory, else the working directory), so one written elsewhere matches nothing, and every
-    finding it meant to accept comes back with nothing to say why (issue 25, item 20)."""
-    if not baseline.findings or result.baselined:
+def unmatched_warning(baseline: Baseline, baselined: int, path: Path | None) -> str | None:
+    """A warning when a baseline with entries accepts none of this run's findings (`baselined`:
+    how many it accepted): its fingerprints hold paths relative to the root it was written from
+    (--root, else the config's directory, else the working directory), so one written elsewhere
+    matches nothing, and every finding it meant to accept comes back with nothing to say why
+    (issue 25, item 20)."""
+    if not baseline.findings or baselined:
         return None
     return (
         f"cutlint: warning: the baseline {path} matched 0 of its {len(baseline.findings):,} "

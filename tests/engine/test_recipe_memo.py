@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from cutlint import api
+from cutlint.cli.commands.check import exit_code
 from cutlint.engine import judge, run
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
@@ -276,6 +277,95 @@ def test_parts_made_in_the_workers_are_the_held_report(
     code = exit_code(api.check(src, options), "error")
     assert streamed.exit_code == written.exit_code == code, streamed.output
     assert "CUT106" in streamed.stdout and "CUT007" in streamed.stdout
+
+
+def _sources(src: Path) -> None:
+    src.mkdir()
+    for name, n, carveout in (("a.cu", 256, "0"), ("b.cu", 128, ""), ("c.cu", 256, "0")):
+        (src / name).write_bytes(_kernel(n, "ColumnMajor", carveout=carveout))
+    (src / "d.cu").write_bytes(b"#include <nothing>\nint main() { return 0; }\n")
+    (src / "f.cu").write_bytes(b"\xff\xfe not text \x00")
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github"])
+def test_a_check_with_a_baseline_streams_the_held_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """`--baseline` no longer holds the result: the worker that judged a file leaves out what
+    the baseline accepts (`ToReport`, `baseline.apply_file`) and counts it; the report and the
+    exit code are those of `baseline.apply` on the whole result, on stdout and through `-o`."""
+    from click.testing import CliRunner
+
+    from cutlint import baseline
+    from cutlint.cli import main
+
+    _workers_judge_all(monkeypatch)
+    src = tmp_path / "src"
+    _sources(src)
+    common = ["--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config", "--no-cache"]
+    accepted = tmp_path / "baseline.json"  # accepts a.cu's findings, not c.cu's
+    wrote = CliRunner().invoke(
+        main,
+        ["check", str(src / "a.cu"), *common, "--baseline", str(accepted), "--write-baseline"],
+    )
+    assert wrote.exit_code == 0, wrote.output
+    args = [str(src), *common, "--format", fmt, "--jobs", "2", "--baseline", str(accepted)]
+    streamed = CliRunner().invoke(main, ["check", *args])
+    out = tmp_path / "o.txt"
+    written = CliRunner().invoke(main, ["check", *args, "--output-file", str(out)])
+    options = CheckOptions(
+        arch="sm_100", cutlass_version="4.2.0", jobs=1, parse_timeout=1, root=Path.cwd()
+    )
+    whole = baseline.apply(api.check(src, options), baseline.load(accepted))
+    assert whole.baselined and whole.all_diagnostics()  # some left out, some not
+    held = io.StringIO()
+    write(fmt, whole, held)
+    assert streamed.stdout == out.read_text() == held.getvalue()
+    assert streamed.exit_code == written.exit_code == exit_code(whole, "error")
+    assert "matched 0" not in streamed.stderr
+
+
+def test_a_baseline_that_matches_nothing_is_still_warned_of(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+
+    src = tmp_path / "src"
+    _sources(src)
+    common = ["--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config", "--no-cache"]
+    accepted = tmp_path / "baseline.json"
+    args = ["check", str(src), *common, "--baseline", str(accepted)]
+    assert CliRunner().invoke(main, [*args, "--write-baseline"]).exit_code == 0
+    elsewhere = CliRunner().invoke(main, [*args, "--root", str(src)])
+    assert "matched 0 of its" in elsewhere.stderr
+    assert CliRunner().invoke(main, args).stderr == ""
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "sarif"])
+def test_statistics_stream_and_count_what_the_whole_result_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """`--statistics` is summed file by file from counts made where each file is judged; it is
+    `statistics.render` of the whole result (JSON with `--format json`, else text)."""
+    from click.testing import CliRunner
+
+    from cutlint.cli import main
+    from cutlint.report import statistics
+
+    _workers_judge_all(monkeypatch)
+    src = tmp_path / "src"
+    _sources(src)
+    args = [str(src), "--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config"]
+    args += ["--no-cache", "--format", fmt, "--statistics", "--jobs", "2"]
+    streamed = CliRunner().invoke(main, ["check", *args])
+    out = tmp_path / "o.txt"
+    written = CliRunner().invoke(main, ["check", *args, "--output-file", str(out)])
+    options = CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=1, root=Path.cwd())
+    whole = api.check(src, options)
+    held = statistics.render(whole, "json" if fmt == "json" else "text")
+    assert streamed.stdout == out.read_text() == held
+    assert "CUT106" in held and "CUT002" in held
+    assert streamed.exit_code == written.exit_code == exit_code(whole, "error")
 
 
 def _rows(result: FileResult) -> int:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -22,6 +22,7 @@ from cutlint.exit_codes import FINDINGS, OK, USAGE
 if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
+    from cutlint.baseline import Baseline
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
     from cutlint.records import CheckResult, Diagnostic, FileResult
@@ -329,10 +330,10 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
         except baseline_file.BaselineError as e:
             usage_error(str(e))
     fmt = flags.fmt or cfg.format or "text"
-    if _streams(fmt, flags, options, baseline_path):
-        streamed = _streamed(
-            flags.paths, options, flags, fmt, flags.fail_on or cfg.fail_on or "error", recorder
-        )
+    if _streams(fmt, flags, options):
+        fail_on = flags.fail_on or cfg.fail_on or "error"
+        accepting = None if accepted is None else Accepting(accepted, baseline_path)
+        streamed = _streamed(flags.paths, options, flags, fmt, fail_on, recorder, accepting)
         final = OK if flags.exit_zero and streamed.code == FINDINGS else streamed.code
         if recorder is not None:
             _keep(recorder, flags, options, streamed.files, streamed.judged, final)
@@ -357,7 +358,7 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
         sys.exit(OK)
     if accepted is not None:
         result = baseline_file.apply(result, accepted)
-        unmatched = baseline_file.unmatched_warning(accepted, result, baseline_path)
+        unmatched = baseline_file.unmatched_warning(accepted, len(result.baselined), baseline_path)
         if unmatched is not None:
             click.echo(printable(unmatched), err=True)
             if recorder is not None:
@@ -510,19 +511,25 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
             bar.close()
 
 
-def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions, baseline: Path | None) -> bool:
+def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions) -> bool:
     """Whether the report is written as the results come, none of them held: a report in a
-    streamed format (report.STREAMED) of a run that needs no whole result (no baseline,
-    --statistics or -p's TUs)."""
+    streamed format (report.STREAMED) or `--statistics`, of a run that needs no whole result
+    (no --write-baseline, which sorts every finding, and no -p, whose TUs are read after)."""
     from cutlint.report import STREAMED
 
     return (
-        fmt in STREAMED
-        and not flags.statistics
-        and baseline is None
+        (fmt in STREAMED or flags.statistics)
         and not flags.write_baseline
         and options.build_dir is None
     )
+
+
+@dataclass(frozen=True)
+class Accepting:
+    """A baseline a streamed check applies file by file (`ToReport`), and where it was read."""
+
+    baseline: Baseline
+    path: Path | None
 
 
 @dataclass(frozen=True)
@@ -543,17 +550,18 @@ def _streamed(
     fmt: str,
     fail_on: str,
     recorder: Recorder | None,
+    accepting: Accepting | None = None,
 ) -> Streamed:
-    """The run's report in `fmt`, written as `api.results` hands each file's piece on (kept in
-    a temporary file until the head, which comes first, is known), with measured registers as
-    `binaries.measured.apply` adds them; what is written is also kept by `recorder`, where there
-    is one. A worker that judged a file makes its piece there (`ToReport`)."""
+    """The run's report in `fmt` (or its `--statistics`), written as `api.results` hands each
+    file's piece on (kept in a temporary file until the head, which comes first, is known), with
+    measured registers as `binaries.measured.apply` adds them and without the findings a baseline
+    accepts, as `baseline.apply` leaves them out; what is written is also kept by `recorder`,
+    where there is one. A worker that judged a file makes its piece there (`ToReport`)."""
     import tempfile
 
     from cutlint import api
     from cutlint.cache_dir import cache_dir
     from cutlint.engine.stream import Finished, root_of
-    from cutlint.report import stream
     from cutlint.report.progress import Bar, wanted
     from cutlint.report.style import Shown, style_for
 
@@ -567,13 +575,15 @@ def _streamed(
         tuple(flags.binaries),
         root,
         fail_on,
-        fmt,
+        "statistics" if flags.statistics else fmt,
         shown,
+        None if accepting is None else accepting.baseline.fingerprints,
     )
     skipped: list[str] = []
     files: list[str] = []
     judged: list[str] = []
     code = OK
+    baselined = 0
     bar = Bar() if wanted(sys.stderr, flags.quiet) else None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         # made when the first file's piece comes: a format's modules import the families'
@@ -586,21 +596,48 @@ def _streamed(
                     continue
                 part = outcome.value if isinstance(outcome, Finished) else to_report(outcome)
                 assert isinstance(part, ReportPart), f"a worker sent {type(part).__name__}"
-                report = report or stream(fmt, spool, shown)
+                report = report or _stream(fmt, flags.statistics, spool, shown)
                 report.add_piece(part.piece)
                 files.append(part.path)
                 if part.judged:
                     judged.append(part.path)
                 code = max(code, part.code)
+                baselined += part.baselined
         finally:
             if bar is not None:
                 bar.close()
-        report = report or stream(fmt, spool, shown)
+        report = report or _stream(fmt, flags.statistics, spool, shown)
+        if accepting is not None:
+            _warn_unmatched(accepting, baselined, recorder)
         if target is None:
-            report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, skipped)
+            out = recorder.tee(sys.stdout) if recorder is not None else sys.stdout
+            report.finish(out, skipped, baselined)
         else:
-            _finish_into(report, target, files, skipped, recorder)
+            _finish_into(report, target, files, skipped, baselined, recorder)
     return Streamed(code, files, [*judged, *skipped])
+
+
+def _stream(fmt: str, statistics: bool, spool: IO[str], shown: Shown) -> Stream:
+    """The streamed report in `fmt`, or the run's `--statistics` (JSON with `--format json`,
+    else text)."""
+    if statistics:
+        from cutlint.report.statistics import Stream as Counted
+
+        return Counted("json" if fmt == "json" else "text", shown.style)
+    from cutlint.report import stream
+
+    return stream(fmt, spool, shown)
+
+
+def _warn_unmatched(accepting: Accepting, baselined: int, recorder: Recorder | None) -> None:
+    """baseline.unmatched_warning on stderr, and kept for a replay."""
+    from cutlint import baseline as baseline_file
+
+    unmatched = baseline_file.unmatched_warning(accepting.baseline, baselined, accepting.path)
+    if unmatched is not None:
+        click.echo(printable(unmatched), err=True)
+        if recorder is not None:
+            recorder.note(printable(unmatched))
 
 
 def _finish_into(
@@ -608,6 +645,7 @@ def _finish_into(
     target: Path,
     files: list[str],
     skipped: list[str],
+    baselined: int,
     recorder: Recorder | None,
 ) -> None:
     """`-o`: the streamed report written into `target`, which output_target checks now that the
@@ -618,7 +656,7 @@ def _finish_into(
         recorder.target, recorder.checked = str(target), tuple(files)
     try:
         with output_target.opened(target, files) as out:
-            report.finish(recorder.tee(out) if recorder is not None else out, skipped)
+            report.finish(recorder.tee(out) if recorder is not None else out, skipped, baselined)
     except output_target.OutputError as e:
         usage_error(str(e))
 
@@ -629,11 +667,14 @@ class ReportPart:
 
     path: str
     piece: object
-    """Its piece of the report (report.pieces: a JSON `Piece`, a text or concise `Part`)."""
+    """Its piece of the report (report.pieces: a JSON `Piece`, a text or concise `Part`, its
+    statistics' counts)."""
     judged: bool
     """Whether it has instantiations (a replay depends on the judged files)."""
     code: int
     """The exit code its findings give."""
+    baselined: int = 0
+    """How many of its findings the baseline accepted (left out of the piece)."""
 
 
 class _Kept:
@@ -653,7 +694,8 @@ class ToReport:
     """A file's result made into its piece of the streamed report, where it was judged (the
     engine's `Finish`: a worker's piece comes made, which the parent neither decodes nor
     encodes again): the registers measured for its kernels (`binaries.measured`), its
-    fingerprints set again where those changed it, its piece and its exit code."""
+    fingerprints set again where those changed it, the findings a baseline accepts left out
+    (`baseline.apply_file`), its piece and its exit code."""
 
     selection: Selection
     cache: Path | None
@@ -661,14 +703,20 @@ class ToReport:
     root: Path
     fail_on: str
     fmt: str
+    """The format whose pieces it makes (report.pieces), or `statistics`."""
     shown: Shown
+    accepted: frozenset[str] | None = None
+    """The fingerprints of the baseline's findings, where the check has one."""
     kept: list[_Kept] = field(default_factory=list, compare=False, repr=False)
     """This process's `_Kept`, made on first use (it is not pickled: each worker makes its own)."""
 
     def __reduce__(
         self,
     ) -> tuple[
-        type[ToReport], tuple[Selection, Path | None, tuple[Path, ...], Path, str, str, Shown]
+        type[ToReport],
+        tuple[
+            Selection, Path | None, tuple[Path, ...], Path, str, str, Shown, frozenset[str] | None
+        ],
     ]:
         return (
             ToReport,
@@ -680,6 +728,7 @@ class ToReport:
                 self.fail_on,
                 self.fmt,
                 self.shown,
+                self.accepted,
             ),
         )
 
@@ -692,12 +741,18 @@ class ToReport:
         measured = kept.measurer.file(result)
         if measured is not result:
             measured = fingerprint_file(measured, self.root)
+        left_out: tuple[Diagnostic, ...] = ()
+        if self.accepted is not None:
+            from cutlint.baseline import apply_file
+
+            measured, left_out = apply_file(measured, self.accepted)
         diags = [d for r in measured.instantiations for d in r.diagnostics]
         return ReportPart(
             path=measured.path,
             piece=kept.piece(measured),
             judged=bool(measured.instantiations),
             code=exit_code_of([*measured.diagnostics, *diags], self.fail_on),
+            baselined=len(left_out),
         )
 
 
