@@ -105,3 +105,33 @@ def test_tu_kernels_are_in_every_format(tmp_path: Path, monkeypatch: pytest.Monk
     concise = CliRunner().invoke(main, [*args, "--format", "concise"])
     assert concise.stdout.count(" CUT211 error: ") == len(failing), concise.stdout
     assert "translation unit(s) read by the TU front end" in concise.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github"])
+def test_a_check_with_a_build_dir_streams_the_held_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """`-p` does not hold the result: the TUs are found from the checked paths once the files
+    are done, and the streamed report ends with them as the whole result's report does (the
+    check cache on: its entries answer the parent, which makes their pieces)."""
+    import io
+
+    from cutlint import api
+    from cutlint.engine import tu_check
+    from cutlint.engine.options import CheckOptions
+    from cutlint.report import write
+
+    monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
+    src = _build(tmp_path)
+    args = ["check", str(src), "-p", str(tmp_path), "--no-config", "--tu"]
+    args += ["--root", str(tmp_path), "--format", fmt]
+    CliRunner().invoke(main, args)  # fills the TU cache, which the held report's section reads
+    streamed = CliRunner().invoke(main, args)
+    assert streamed.exit_code == 1, streamed.output
+    result = api.check(src, CheckOptions(build_dir=str(tmp_path), root=tmp_path))
+    found = tu_check.candidates([f.path for f in result.files], str(tmp_path))
+    # answered by the TU cache, as the check was (the report holds the front end's time)
+    section = tu_check.section(found, str(tmp_path), True, None, None, use_cache=True)
+    held = io.StringIO()
+    write(fmt, result, held, tus=section)
+    assert streamed.stdout == held.getvalue()

@@ -20,7 +20,8 @@ from pathlib import Path
 from cutlint.context.targets import target
 from cutlint.engine.fingerprint import fingerprint, relative_path
 from cutlint.engine.tu_judge import judge
-from cutlint.parse.tu import from_compile_commands, read_tu
+from cutlint.parse.tu import read_tu
+from cutlint.parse.tu.command import CompileDatabase
 from cutlint.parse.tu.headers import include_dirs
 from cutlint.records import Diagnostic, Severity
 from cutlint.tu_records import CompileCommand, TuJudged, TuRead, TuSection, TuVerdict
@@ -75,13 +76,17 @@ def candidates(paths: Sequence[str], database: str) -> list[Candidate]:
     db = Path(database)
     db = db / "compile_commands.json" if db.is_dir() else db
     out: list[Candidate] = []
+    try:
+        commands = CompileDatabase(db)
+    except (OSError, ValueError, KeyError):
+        return out  # an unreadable database: check's context already says so per file
     for p in paths:
         if not p.endswith(".cu"):
             continue
         try:
-            command = from_compile_commands(db, Path(p))
-        except (OSError, ValueError, KeyError):
-            return out  # an unreadable database: check's context already says so per file
+            command = commands.command(Path(p))
+        except (OSError, ValueError):
+            return out  # as the database's scan stopped at a command that does not split
         if command is None:
             continue
         if holds_builder_code(Path(p), include_dirs(command.args)):

@@ -35,7 +35,13 @@ class Stream(Protocol):
 
     def add_piece(self, piece: Any) -> None: ...
 
-    def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None: ...
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None: ...
 
 
 def pieces(fmt: str, shown: Shown) -> Callable[[FileResult], object]:

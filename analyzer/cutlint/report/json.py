@@ -415,7 +415,15 @@ class Stream:
         for rule, n in p.rules:
             self._rules[rule] = self._rules.get(rule, 0) + n
 
-    def finish(self, out: TextIO, skipped: Sequence[str], baselined: int = 0) -> None:
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        """Write the report; `tus` (`check -p`): the translation units only the TU front end
+        reads, known once the files are."""
         head = _head_of([], self._count, self._verdicts, self._rules, baselined, skipped)
         head["summary"]["files"] = len(self._files)
         # json.dumps(head) with the files' entries as they were made: the keys before `files`,
@@ -429,4 +437,4 @@ class Stream:
         out.write("], " + json.dumps(rest)[1:-1] + ', "instantiations": [\n')
         self._rows.seek(0)
         shutil.copyfileobj(self._rows, out)
-        out.write(_tail(None))  # the streamed path never runs with -p: no translation units
+        out.write(_tail(tus))

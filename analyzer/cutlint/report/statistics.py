@@ -23,6 +23,7 @@ from cutlint.report.style import PLAIN, Style
 
 if TYPE_CHECKING:
     from cutlint.report.style import Shown
+    from cutlint.tu_records import TuSection
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,14 @@ class Stream:
         ordered = sorted(self.counts.items(), key=lambda x: (-x[1], x[0]))
         return [(self.first[rule], n) for rule, n in ordered]
 
-    def finish(self, out: TextIO, skipped: Sequence[str] = (), baselined: int = 0) -> None:
-        del skipped, baselined  # counted findings only
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str] = (),
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        del skipped, baselined, tus  # the files' findings only, as render counts them
         out.write(_rendered(self.rows(), self.fmt, self.style))
 
 

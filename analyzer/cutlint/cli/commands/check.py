@@ -363,7 +363,7 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
             click.echo(printable(unmatched), err=True)
             if recorder is not None:
                 recorder.note(printable(unmatched))
-    tus = _translation_units(result, options, flags)
+    tus = _translation_units([f.path for f in result.files], options, flags)
     _write(result, flags.fmt or cfg.format or "text", flags, tus, recorder)
     code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
     if tus is not None and tus.fails():
@@ -404,17 +404,18 @@ def _keep(
 
 
 def _translation_units(
-    result: CheckResult, options: api.CheckOptions, flags: CheckFlags
+    checked: Sequence[str], options: api.CheckOptions, flags: CheckFlags
 ) -> TuSection | None:
-    """With -p: the TUs whose kernels only the TU front end finds, read (--tu) or counted; every
-    format renders them (None: no database, or none of its TUs holds builder code)."""
+    """With -p: the TUs whose kernels only the TU front end finds (the `checked` files with a
+    compile command whose sources hold builder code), read (--tu) or counted; every format
+    renders them (None: no database, or none of its TUs holds builder code)."""
     if options.build_dir is None:
         return None
     from cutlint.context.resolve import device_sm
     from cutlint.engine import tu_check
     from cutlint.parse.tu import FrontEndError
 
-    found = tu_check.candidates([f.path for f in result.files], options.build_dir)
+    found = tu_check.candidates(checked, options.build_dir)
     if not found:
         return None
     gpu = device_sm(options.arch) if options.arch else None
@@ -514,14 +515,10 @@ def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> C
 def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions) -> bool:
     """Whether the report is written as the results come, none of them held: a report in a
     streamed format (report.STREAMED) or `--statistics`, of a run that needs no whole result
-    (no --write-baseline, which sorts every finding, and no -p, whose TUs are read after)."""
+    (no --write-baseline, which sorts every finding)."""
     from cutlint.report import STREAMED
 
-    return (
-        (fmt in STREAMED or flags.statistics)
-        and not flags.write_baseline
-        and options.build_dir is None
-    )
+    return (fmt in STREAMED or flags.statistics) and not flags.write_baseline
 
 
 @dataclass(frozen=True)
@@ -609,11 +606,14 @@ def _streamed(
         report = report or _stream(fmt, flags.statistics, spool, shown)
         if accepting is not None:
             _warn_unmatched(accepting, baselined, recorder)
+        tus = _translation_units(files, options, flags)
+        if tus is not None and tus.fails():
+            code = max(code, FINDINGS)
         if target is None:
             out = recorder.tee(sys.stdout) if recorder is not None else sys.stdout
-            report.finish(out, skipped, baselined)
+            report.finish(out, skipped, baselined, tus)
         else:
-            _finish_into(report, target, files, skipped, baselined, recorder)
+            _finish_into(report, target, files, skipped, baselined, tus, recorder)
     return Streamed(code, files, [*judged, *skipped])
 
 
@@ -646,6 +646,7 @@ def _finish_into(
     files: list[str],
     skipped: list[str],
     baselined: int,
+    tus: TuSection | None,
     recorder: Recorder | None,
 ) -> None:
     """`-o`: the streamed report written into `target`, which output_target checks now that the
@@ -656,7 +657,9 @@ def _finish_into(
         recorder.target, recorder.checked = str(target), tuple(files)
     try:
         with output_target.opened(target, files) as out:
-            report.finish(recorder.tee(out) if recorder is not None else out, skipped, baselined)
+            report.finish(
+                recorder.tee(out) if recorder is not None else out, skipped, baselined, tus
+            )
     except output_target.OutputError as e:
         usage_error(str(e))
 

@@ -15,6 +15,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from cutlint.tu_records import CompileCommand
 
@@ -93,19 +94,35 @@ def from_compile_commands(database: Path, file: Path) -> CompileCommand | None:
     The one place cutlint reads a compile database for a TU: a build-context resolver can take
     its place without the front end noticing.
     """
-    entries = json.loads(database.read_text())
-    wanted = file.resolve()
-    for entry in entries:
+    return CompileDatabase(database).command(file)
+
+
+class CompileDatabase:
+    """A `compile_commands.json` read once, its entries by their files' real paths: what
+    `check -p` asks of every checked file (reading the database again for each, and resolving
+    every entry's path each time, made that quadratic: hours for a cutlass_library build).
+    Raises OSError, ValueError or KeyError when the database cannot be read."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self._entries: dict[Path, dict[str, Any]] = {}
+        for entry in json.loads(database.read_text()):
+            directory = Path(entry.get("directory", "."))
+            path = Path(entry["file"])
+            path = path if path.is_absolute() else directory / path
+            self._entries.setdefault(path.resolve(), entry)  # the first entry of a file
+
+    def command(self, file: Path) -> CompileCommand | None:
+        """`file`'s compile command, or None when the database does not list it. Raises
+        ValueError when its command line does not split (unbalanced quotes)."""
+        entry = self._entries.get(file.resolve())
+        if entry is None:
+            return None
         directory = Path(entry.get("directory", "."))
-        path = Path(entry["file"])
-        path = path if path.is_absolute() else directory / path
-        if path.resolve() != wanted:
-            continue
         argv = entry.get("arguments") or shlex.split(entry["command"])
         # Relative include directories are relative to the entry's directory.
         absolute = [_absolute(a, directory) for a in argv[1:]]
-        return from_flags(file, absolute, origin=str(database))
-    return None
+        return from_flags(file, absolute, origin=str(self.database))
 
 
 def _absolute(arg: str, directory: Path) -> str:
@@ -114,4 +131,4 @@ def _absolute(arg: str, directory: Path) -> str:
     return arg
 
 
-__all__ = ["from_compile_commands", "from_flags", "normalize"]
+__all__ = ["CompileDatabase", "from_compile_commands", "from_flags", "normalize"]
