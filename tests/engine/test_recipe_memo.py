@@ -237,6 +237,7 @@ def _workers_judge_all(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--format", "text", "-q"], {"fmt": "text", "quiet": True}),
         (["--format", "concise"], {"fmt": "concise"}),
         (["--format", "github"], {"fmt": "github"}),
+        (["--format", "sarif"], {"fmt": "sarif"}),
     ],
 )
 def test_parts_made_in_the_workers_are_the_held_report(
