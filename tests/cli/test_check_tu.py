@@ -107,7 +107,7 @@ def test_tu_kernels_are_in_every_format(tmp_path: Path, monkeypatch: pytest.Monk
     assert "translation unit(s) read by the TU front end" in concise.stdout
 
 
-@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github"])
+@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github", "sarif"])
 def test_a_check_with_a_build_dir_streams_the_held_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:

@@ -238,6 +238,7 @@ def _workers_judge_all(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--format", "text", "-q"], {"fmt": "text", "quiet": True}),
         (["--format", "concise"], {"fmt": "concise"}),
         (["--format", "github"], {"fmt": "github"}),
+        (["--format", "sarif"], {"fmt": "sarif"}),
     ],
 )
 def test_parts_made_in_the_workers_are_the_held_report(
@@ -287,7 +288,7 @@ def _sources(src: Path) -> None:
     (src / "f.cu").write_bytes(b"\xff\xfe not text \x00")
 
 
-@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github"])
+@pytest.mark.parametrize("fmt", ["json", "text", "concise", "github", "sarif"])
 def test_a_check_with_a_baseline_streams_the_held_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:

@@ -17,6 +17,7 @@ import pytest
 from cutlint.engine.tu_judge import judge, judge_kernel
 from cutlint.records import CheckResult
 from cutlint.report import write
+from cutlint.report.located import findings
 from cutlint.tu_records import CallSite, TuJudged, TuRead, TuSection
 from tests.tools.tu_truth import entry_for, truth_read
 
@@ -119,6 +120,27 @@ def test_sarif_with_tu_kernels_validates_against_the_schema(tmp_path: Path, tus:
     from tests.report.test_sarif import schema_errors
 
     assert schema_errors(json.loads(_render("sarif", tmp_path, tus))) == []
+
+
+def test_sarif_is_the_indented_dump_of_its_whole_run(
+    tmp_path: Path, tus: TuSection, shared_result: CheckResult
+) -> None:
+    """report/sarif.py `Stream` writes the files' results, each made apart (in the worker that
+    judged the file), into the document around them: byte for byte `json.dumps(..., indent=2)`
+    of the whole run, which is what the held report wrote, with the files' results, the TUs',
+    both, or none."""
+    from cutlint.report import sarif
+
+    empty = CheckResult(files=(), root=str(tmp_path))
+    for result, section_, results in (
+        (shared_result, tus, len(list(findings(shared_result))) + 1),
+        (shared_result, None, len(list(findings(shared_result)))),
+        (empty, tus, 1),
+        (empty, None, 0),
+    ):
+        out = sarif.render(result, section_)
+        assert out == json.dumps(json.loads(out), indent=2) + "\n"
+        assert len(json.loads(out)["runs"][0]["results"]) == results
 
 
 def test_a_tu_finding_keeps_its_fingerprint_when_lines_move(tmp_path: Path) -> None:

@@ -23,15 +23,16 @@ FORMATS = ("concise", "github", "json", "sarif", "text")
 """The `--format` choices; config.Format names the same (a test keeps them so)."""
 STYLED = ("concise", "text")
 """Formats for people: they take `quiet` and colour."""
-STREAMED = ("concise", "github", "json", "text")
+STREAMED = ("concise", "github", "json", "sarif", "text")
 """Formats a check can write as the results come, holding none of them: each file's piece is
 made where the file is judged (`pieces`) and a `Stream` keeps what the report's head and summary
 need (`stream`)."""
 
 
 class Stream(Protocol):
-    """A streamed report (report/json.py, text.py, concise.py, github.py `Stream`): each file's piece added
-    in input order, then the whole report written, byte for byte what `write` writes."""
+    """A streamed report (report/json.py, text.py, concise.py, github.py, sarif.py `Stream`):
+    each file's piece added in input order, then the whole report written, byte for byte what
+    `write` writes."""
 
     def add_piece(self, piece: Any) -> None: ...
 

@@ -11,24 +11,32 @@ result like any other, at the source line that chose it, its fingerprint's subje
 type as written on its dispatch path. A fitting kernel is no result (a fitting instantiation is
 none either); every kernel, fitting or not, with its dispatch condition, numbers, verdict and
 model, is in the run's `properties.translationUnits` (the JSON report's `translation_units`).
+
+`check` streams it (report.STREAMED): each file's results are made as text where the file is
+judged (`Parts`), and the `Stream` spools them and keeps the counts (report/tally.py `Tally`:
+the files per context are the one run-level property the files give); `finish` writes the
+document around them. `render` of a whole result is the same `Stream`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from cutlint import __version__
-from cutlint.context.render import groups as context_groups
+from cutlint.context.render import ranked
 from cutlint.engine.loader import load_rules
 from cutlint.engine.schema import Rule
-from cutlint.records import CheckResult, Diagnostic, Severity, SourceSpan
-from cutlint.report.located import findings, path_of, root_of
+from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
+from cutlint.report.located import file_findings, path_of, root_of
 from cutlint.report.rule_docs import render_rule
+from cutlint.report.style import Shown
+from cutlint.report.tally import FileParts, Spooled
 from cutlint.report.tu import section_data, tu_diagnostics
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -154,35 +162,97 @@ def _result(
     return out
 
 
-def to_data(result: CheckResult, tus: TuSection | None = None) -> dict[str, Any]:
-    rules = load_rules()
-    index = {r.id: i for i, r in enumerate(rules)}
-    root = root_of(result)
+RESULT_INDENT = " " * 8
+"""Where a result stands in `json.dumps(document, indent=2)`: an item of `runs[0].results`, at
+the fourth level."""
+NO_RESULTS = '\n      "results": []'
+"""`results` in the indented document while it is empty: where the spooled results go. Only the
+indent writes a newline (a string's is `\\n`), so this text is the key and nowhere else."""
+
+
+def _result_text(d: Diagnostic, span: SourceSpan | None, index: dict[str, int], root: Path) -> str:
+    """One result as the indented document writes it (`json.dumps(..., indent=2)`), less the
+    `,` or newline between results."""
+    text = json.dumps(_result(d, span, index, root), indent=2)
+    return RESULT_INDENT + text.replace("\n", "\n" + RESULT_INDENT)
+
+
+def _rule_index() -> dict[str, int]:
+    """A rule's `ruleIndex`: its place in `tool.driver.rules`, which lists every rule."""
+    return {r.id: i for i, r in enumerate(load_rules())}
+
+
+def _document(
+    root: Path, contexts: list[tuple[str, int]], baselined: int, tus: TuSection | None
+) -> dict[str, Any]:
+    """The SARIF document with no results: the run's head and its properties."""
     driver = {
         "name": "cutlint",
         "version": __version__,
         "informationUri": PROJECT_URL,
-        "rules": [_rule(r) for r in rules],
+        "rules": [_rule(r) for r in load_rules()],
     }
     run: dict[str, Any] = {
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri().rstrip("/") + "/"}},
-        "results": [
-            *(_result(d, span, index, root) for d, span in findings(result)),
-            *(_result(d, None, index, root) for d, _ in tu_diagnostics(tus, root)),
-        ],
+        "results": [],
         "properties": {
-            "baselined": len(result.baselined),
+            "baselined": baselined,
             # Each distinct build context (cutlint.context), with the files it holds for.
-            "contexts": [
-                {"context": text, "files": n}
-                for text, n in context_groups(f.context for f in result.files)
-            ],
+            "contexts": [{"context": text, "files": n} for text, n in contexts],
             "translationUnits": section_data(tus),
         },
     }
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
+class Parts(FileParts):
+    """Each file's results, in line order, as the document writes them (`_result_text`)."""
+
+    def __init__(self, shown: Shown) -> None:
+        super().__init__(shown)
+        self._index = _rule_index()
+
+    def text(self, f: FileResult, folded: bool) -> str | None:
+        root = self.shown.root or Path.cwd()
+        return ",\n".join(_result_text(d, span, self._index, root) for d, span in file_findings(f))
+
+
+class Stream(Spooled):
+    """The SARIF of a check whose results are not held: each file's results are spooled as its
+    result comes, and only the counts are kept (of which the document needs the files per
+    context); `finish` writes the document, byte for byte `json.dumps(..., indent=2)` of the
+    whole run."""
+
+    between = ",\n"
+    parts_of = Parts
+
+    def finish(
+        self,
+        out: TextIO,
+        skipped: Sequence[str],
+        baselined: int = 0,
+        tus: TuSection | None = None,
+    ) -> None:
+        """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is a result after the
+        files', at the line that chose the kernel; every kernel is in `translationUnits`."""
+        root = self.shown.root or Path.cwd()
+        document = json.dumps(
+            _document(root, ranked(self.tally.contexts), baselined, tus), indent=2
+        )
+        index = _rule_index()
+        tu_results = [_result_text(d, None, index, root) for d, _ in tu_diagnostics(tus, root)]
+        if not self.spooled and not tu_results:
+            out.write(document + "\n")
+            return
+        head, found, tail = document.partition(NO_RESULTS)
+        assert found, "the document has no empty results"
+        out.write(head + '\n      "results": [\n')
+        self.copy_to(out)
+        if tu_results:
+            out.write((",\n" if self.spooled else "") + ",\n".join(tu_results))
+        out.write("\n      ]" + tail + "\n")
+
+
 def render(result: CheckResult, tus: TuSection | None = None) -> str:
-    return json.dumps(to_data(result, tus), indent=2) + "\n"
+    return Stream.rendered(result, Shown(root=root_of(result)), tus)
