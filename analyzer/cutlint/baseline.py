@@ -66,30 +66,37 @@ def baselinable(d: Diagnostic) -> bool:
     return not (rule.kind is Kind.INPUT and rule.fails_at is FailsAt.PARSE)
 
 
-def _findings(result: CheckResult) -> Iterator[Diagnostic]:
-    for f in result.files:
-        yield from f.diagnostics
-        for r in f.instantiations:
-            yield from r.diagnostics
+def _findings(f: FileResult) -> Iterator[Diagnostic]:
+    yield from f.diagnostics
+    for r in f.instantiations:
+        yield from r.diagnostics
 
 
 def from_result(result: CheckResult) -> Baseline:
     """The baseline that accepts every current finding (sorted, so that diffs stay small)."""
     root = Path(result.root) if result.root else Path.cwd()
-    entries = [
-        BaselineEntry(
-            fingerprint=d.fingerprint,
-            rule=d.rule,
-            name=d.name,
-            path=relative_path(d.path, root),
-            line=d.line,
-            message=d.message,
-        )
-        for d in _findings(result)
-        if d.fingerprint is not None and baselinable(d)
-    ]
-    entries.sort(key=lambda e: (e.path, e.line or 0, e.rule, e.fingerprint))
-    return Baseline(findings=tuple(entries))
+    return from_entries([e for f in result.files for e in entries(f, root)])
+
+
+def entries(f: FileResult, root: Path) -> Iterator[BaselineEntry]:
+    """One file's entries of the baseline that accepts its findings (paths relative to
+    `root`): what a streamed `--write-baseline` gathers file by file."""
+    for d in _findings(f):
+        if d.fingerprint is not None and baselinable(d):
+            yield BaselineEntry(
+                fingerprint=d.fingerprint,
+                rule=d.rule,
+                name=d.name,
+                path=relative_path(d.path, root),
+                line=d.line,
+                message=d.message,
+            )
+
+
+def from_entries(found: Iterable[BaselineEntry]) -> Baseline:
+    """The baseline of these entries, sorted, so that diffs stay small."""
+    ordered = sorted(found, key=lambda e: (e.path, e.line or 0, e.rule, e.fingerprint))
+    return Baseline(findings=tuple(ordered))
 
 
 def dumps(baseline: Baseline) -> str:

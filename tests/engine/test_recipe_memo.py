@@ -326,6 +326,32 @@ def test_a_check_with_a_baseline_streams_the_held_report(
     assert "matched 0" not in streamed.stderr
 
 
+def test_write_baseline_gathers_the_entries_file_by_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--write-baseline` holds no result either: each file's entries are made where it is
+    judged (`baseline.entries`) and the file is `from_result` of the whole result's, byte for
+    byte."""
+    from click.testing import CliRunner
+
+    from cutlint import baseline
+    from cutlint.cli import main
+
+    _workers_judge_all(monkeypatch)
+    src = tmp_path / "src"
+    _sources(src)
+    written = tmp_path / "baseline.json"
+    common = ["--arch", "sm_100", "--cutlass-version", "4.2.0", "--no-config", "--no-cache"]
+    args = ["check", str(src), *common, "--jobs", "2", "--baseline", str(written)]
+    wrote = CliRunner().invoke(main, [*args, "--write-baseline"])
+    assert wrote.exit_code == 0 and wrote.stdout == "", wrote.output
+    options = CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=1, root=Path.cwd())
+    whole = baseline.from_result(api.check(src, options))
+    assert len(whole.findings) > 1
+    assert f"wrote {len(whole.findings)} finding(s)" in wrote.stderr
+    assert written.read_text() == baseline.dumps(whole)
+
+
 def test_a_baseline_that_matches_nothing_is_still_warned_of(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TextIO
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -22,7 +22,7 @@ from cutlint.exit_codes import FINDINGS, OK, USAGE
 if TYPE_CHECKING:
     from cutlint import api
     from cutlint import config as config_file
-    from cutlint.baseline import Baseline
+    from cutlint.baseline import Baseline, BaselineEntry
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
     from cutlint.records import CheckResult, Diagnostic, FileResult
@@ -330,49 +330,16 @@ def _run(flags: CheckFlags, recorder: Recorder | None) -> None:
         except baseline_file.BaselineError as e:
             usage_error(str(e))
     fmt = flags.fmt or cfg.format or "text"
-    if _streams(fmt, flags, options):
-        fail_on = flags.fail_on or cfg.fail_on or "error"
-        accepting = None if accepted is None else Accepting(accepted, baseline_path)
-        streamed = _streamed(flags.paths, options, flags, fmt, fail_on, recorder, accepting)
-        final = OK if flags.exit_zero and streamed.code == FINDINGS else streamed.code
-        if recorder is not None:
-            _keep(recorder, flags, options, streamed.files, streamed.judged, final)
-        sys.exit(final)
-    result = _checked(flags.paths, options, flags.quiet)
-    from cutlint.binaries.measured import apply as measured
-    from cutlint.cache_dir import cache_dir
-
-    # ptxas's reports (verify --device-code) and built binaries: measured registers and spills
-    result = measured(result, options.selection, cache_dir(), flags.binaries)
     if flags.write_baseline:
         assert baseline_path is not None
-        written = baseline_file.from_result(result)
-        try:
-            baseline_file.write(written, baseline_path, [f.path for f in result.files])
-        except baseline_file.BaselineError as e:
-            usage_error(str(e))
-        click.echo(
-            printable(f"cutlint: wrote {len(written.findings)} finding(s) to {baseline_path}"),
-            err=True,
-        )
-        sys.exit(OK)
-    if accepted is not None:
-        result = baseline_file.apply(result, accepted)
-        unmatched = baseline_file.unmatched_warning(accepted, len(result.baselined), baseline_path)
-        if unmatched is not None:
-            click.echo(printable(unmatched), err=True)
-            if recorder is not None:
-                recorder.note(printable(unmatched))
-    tus = _translation_units([f.path for f in result.files], options, flags)
-    _write(result, flags.fmt or cfg.format or "text", flags, tus, recorder)
-    code = exit_code(result, flags.fail_on or cfg.fail_on or "error")
-    if tus is not None and tus.fails():
-        code = max(code, FINDINGS)
-    final = OK if flags.exit_zero and code == FINDINGS else code
+        _write_baseline(flags.paths, options, flags, baseline_path)
+        sys.exit(OK)  # and no replay: a replay would not write the file
+    fail_on = flags.fail_on or cfg.fail_on or "error"
+    accepting = None if accepted is None else Accepting(accepted, baseline_path)
+    streamed = _streamed(flags.paths, options, flags, fmt, fail_on, recorder, accepting)
+    final = OK if flags.exit_zero and streamed.code == FINDINGS else streamed.code
     if recorder is not None:
-        files = [f.path for f in result.files]
-        judged = [f.path for f in result.files if f.instantiations] + list(result.skipped)
-        _keep(recorder, flags, options, files, judged, final)
+        _keep(recorder, flags, options, streamed.files, streamed.judged, final)
     sys.exit(final)
 
 
@@ -499,26 +466,8 @@ def exit_code_of(diags: Sequence[Diagnostic], fail_on: str) -> int:
     return FINDINGS if any(d.severity.rank >= threshold for d in diags) else OK
 
 
-def _checked(paths: Sequence[Path], options: api.CheckOptions, quiet: bool) -> CheckResult:
-    """api.check, with a progress bar on stderr where one is wanted (report/progress.py)."""
-    from cutlint import api
-    from cutlint.report.progress import Bar, wanted
-
-    bar = Bar() if wanted(sys.stderr, quiet) else None
-    try:
-        return api.check(paths, options, progress=bar)
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _streams(fmt: str, flags: CheckFlags, options: api.CheckOptions) -> bool:
-    """Whether the report is written as the results come, none of them held: a report in a
-    streamed format (report.STREAMED) or `--statistics`, of a run that needs no whole result
-    (no --write-baseline, which sorts every finding)."""
-    from cutlint.report import STREAMED
-
-    return (fmt in STREAMED or flags.statistics) and not flags.write_baseline
+BASELINE_ENTRIES = "baseline entries"
+"""`ToReport.fmt` of `--write-baseline`: each file's piece is its entries of the baseline."""
 
 
 @dataclass(frozen=True)
@@ -556,53 +505,31 @@ def _streamed(
     where there is one. A worker that judged a file makes its piece there (`ToReport`)."""
     import tempfile
 
-    from cutlint import api
-    from cutlint.cache_dir import cache_dir
-    from cutlint.engine.stream import Finished, root_of
-    from cutlint.report.progress import Bar, wanted
     from cutlint.report.style import Shown, style_for
 
     target = flags.output_file
     style = style_for(sys.stdout if target is None else None, flags.color)
-    root = Path(root_of(options))
-    shown = Shown(style, flags.quiet, flags.show_unjudged, flags.tables, root)
-    to_report = ToReport(
-        options.selection,
-        cache_dir(),
-        tuple(flags.binaries),
-        root,
-        fail_on,
-        "statistics" if flags.statistics else fmt,
-        shown,
-        None if accepting is None else accepting.baseline.fingerprints,
-    )
+    shown = Shown(style, flags.quiet, flags.show_unjudged, flags.tables, _root(options))
+    kind = "statistics" if flags.statistics else fmt
+    accepted = None if accepting is None else accepting.baseline.fingerprints
+    to_report = _to_report(options, flags, fail_on, kind, shown, accepted)
     skipped: list[str] = []
     files: list[str] = []
     judged: list[str] = []
     code = OK
     baselined = 0
-    bar = Bar() if wanted(sys.stderr, flags.quiet) else None
     with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         # made when the first file's piece comes: a format's modules import the families'
         # registry, which the parser worker's first batch need not wait for
         report: Stream | None = None
-        try:
-            for outcome in api.results(paths, options, progress=bar, finish=to_report):
-                if isinstance(outcome, str):
-                    skipped.append(outcome)
-                    continue
-                part = outcome.value if isinstance(outcome, Finished) else to_report(outcome)
-                assert isinstance(part, ReportPart), f"a worker sent {type(part).__name__}"
-                report = report or _stream(fmt, flags.statistics, spool, shown)
-                report.add_piece(part.piece)
-                files.append(part.path)
-                if part.judged:
-                    judged.append(part.path)
-                code = max(code, part.code)
-                baselined += part.baselined
-        finally:
-            if bar is not None:
-                bar.close()
+        for part in _parts(paths, options, to_report, flags.quiet, skipped):
+            report = report or _stream(fmt, flags.statistics, spool, shown)
+            report.add_piece(part.piece)
+            files.append(part.path)
+            if part.judged:
+                judged.append(part.path)
+            code = max(code, part.code)
+            baselined += part.baselined
         report = report or _stream(fmt, flags.statistics, spool, shown)
         if accepting is not None:
             _warn_unmatched(accepting, baselined, recorder)
@@ -615,6 +542,82 @@ def _streamed(
         else:
             _finish_into(report, target, files, skipped, baselined, tus, recorder)
     return Streamed(code, files, [*judged, *skipped])
+
+
+def _root(options: api.CheckOptions) -> Path:
+    from cutlint.engine.stream import root_of
+
+    return Path(root_of(options))
+
+
+def _to_report(
+    options: api.CheckOptions,
+    flags: CheckFlags,
+    fail_on: str,
+    kind: str,
+    shown: Shown,
+    accepted: frozenset[str] | None = None,
+) -> ToReport:
+    from cutlint.cache_dir import cache_dir
+
+    selection, binaries = options.selection, tuple(flags.binaries)
+    return ToReport(
+        selection, cache_dir(), binaries, shown.root or Path.cwd(), fail_on, kind, shown, accepted
+    )
+
+
+def _parts(
+    paths: Sequence[Path],
+    options: api.CheckOptions,
+    to_report: ToReport,
+    quiet: bool,
+    skipped: list[str],
+) -> Iterator[ReportPart]:
+    """Each checked file's `ReportPart` in input order, as `api.results` hands the files on (a
+    worker's made where it judged the file); the FlashInfer JIT sources left out go to
+    `skipped`. A progress bar on stderr where one is wanted (report/progress.py)."""
+    from cutlint import api
+    from cutlint.engine.stream import Finished
+    from cutlint.report.progress import Bar, wanted
+
+    bar = Bar() if wanted(sys.stderr, quiet) else None
+    try:
+        for outcome in api.results(paths, options, progress=bar, finish=to_report):
+            if isinstance(outcome, str):
+                skipped.append(outcome)
+                continue
+            part = outcome.value if isinstance(outcome, Finished) else to_report(outcome)
+            assert isinstance(part, ReportPart), f"a worker sent {type(part).__name__}"
+            yield part
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _write_baseline(
+    paths: Sequence[Path], options: api.CheckOptions, flags: CheckFlags, target: Path
+) -> None:
+    """`--write-baseline`: the baseline of every current finding, gathered file by file (each
+    file's entries made where it is judged: `baseline.entries`), sorted and written."""
+    from cutlint import baseline as baseline_file
+    from cutlint.report.style import Shown
+
+    shown = Shown(root=_root(options))
+    to_report = _to_report(options, flags, "never", BASELINE_ENTRIES, shown)
+    entries: list[BaselineEntry] = []
+    files: list[str] = []
+    for part in _parts(paths, options, to_report, flags.quiet, []):
+        assert isinstance(part.piece, tuple)
+        entries.extend(part.piece)
+        files.append(part.path)
+    written = baseline_file.from_entries(entries)
+    try:
+        baseline_file.write(written, target, files)
+    except baseline_file.BaselineError as e:
+        usage_error(str(e))
+    click.echo(
+        printable(f"cutlint: wrote {len(written.findings)} finding(s) to {target}"), err=True
+    )
 
 
 def _stream(fmt: str, statistics: bool, spool: IO[str], shown: Shown) -> Stream:
@@ -689,7 +692,14 @@ class _Kept:
         from cutlint.report import pieces
 
         self.measurer = Measurer(to_report.selection, to_report.cache, to_report.binaries)
-        self.piece = pieces(to_report.fmt, to_report.shown)
+        self.piece: Callable[[FileResult], object]
+        if to_report.fmt == BASELINE_ENTRIES:
+            from cutlint.baseline import entries
+
+            root = to_report.root
+            self.piece = lambda f: tuple(entries(f, root))
+        else:
+            self.piece = pieces(to_report.fmt, to_report.shown)
 
 
 @dataclass(frozen=True)
@@ -706,7 +716,8 @@ class ToReport:
     root: Path
     fail_on: str
     fmt: str
-    """The format whose pieces it makes (report.pieces), or `statistics`."""
+    """The format whose pieces it makes (report.pieces), `statistics`, or `BASELINE_ENTRIES`
+    (`--write-baseline`: a file's piece is its baseline entries)."""
     shown: Shown
     accepted: frozenset[str] | None = None
     """The fingerprints of the baseline's findings, where the check has one."""
@@ -763,49 +774,3 @@ def _cache_wanted(no_cache: bool) -> bool:
     from cutlint.engine.tool import enabled
 
     return enabled(no_cache)
-
-
-def _write(
-    result: CheckResult,
-    fmt: str,
-    flags: CheckFlags,
-    tus: TuSection | None,
-    recorder: Recorder | None = None,
-) -> None:
-    """The report (or --statistics) in format `fmt` on stdout or into --output-file, coloured
-    where wanted; what is written also kept by `recorder`, where there is one."""
-    from cutlint.report import write
-    from cutlint.report.style import style_for
-
-    def report(stream: TextIO) -> None:
-        style = style_for(stream, flags.color)
-        out = recorder.tee(stream) if recorder is not None else stream
-        if flags.statistics:
-            from cutlint.report import statistics as stats
-
-            out.write(stats.render(result, "json" if fmt == "json" else "text", style))
-        else:
-            write(
-                fmt,
-                result,
-                out,
-                quiet=flags.quiet,
-                style=style,
-                show_unjudged=flags.show_unjudged,
-                tables=flags.tables,
-                tus=tus,
-            )
-
-    if flags.output_file is None:
-        report(sys.stdout)
-        return
-    from cutlint import output_target
-
-    checked = [f.path for f in result.files]
-    if recorder is not None:
-        recorder.target, recorder.checked = str(flags.output_file), tuple(checked)
-    try:
-        with output_target.opened(flags.output_file, checked) as out:
-            report(out)
-    except output_target.OutputError as e:
-        usage_error(str(e))
