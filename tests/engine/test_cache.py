@@ -240,3 +240,33 @@ def test_a_changed_header_beside_it_is_a_new_key(tmp_path: Path, kept: Path) -> 
     assert results.key(str(cu), _options()) != before
     header.unlink()
     assert results.key(str(cu), _options()) not in (before, None)
+
+
+def test_an_entry_is_written_through_a_temporary_name_of_its_own(tmp_path: Path) -> None:
+    """inputs.write_atomically: a temporary name another run took (a cache shared by several
+    machines) is passed over, and a forked process draws its own token."""
+    import os
+
+    from cutlint import inputs
+
+    first = tmp_path / "a.json"
+    assert inputs.write_atomically(first, b"1")
+    token, counter = inputs._TEMPORARY[os.getpid()]
+    taken = next(counter)
+    (tmp_path / f".tmp-{token}-{taken + 1}.json").write_bytes(b"another run's")
+    assert inputs.write_atomically(tmp_path / "b.json", b"2")
+    assert (tmp_path / "b.json").read_bytes() == b"2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f".tmp-{token}-{taken + 1}.json",
+        "a.json",
+        "b.json",
+    ]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child's first name must not be its parent's next one
+        inputs.write_atomically(tmp_path / "c.json", b"3")
+        os.write(write, inputs._TEMPORARY[os.getpid()][0].encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 64).decode() != token
+    assert (tmp_path / "c.json").read_bytes() == b"3"

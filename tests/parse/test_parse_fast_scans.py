@@ -106,3 +106,18 @@ def test_balanced_brackets_are_those_a_walk_pairs(body: bytes) -> None:
         assert wellformed._balanced(body) == paired
     else:  # too deep for the passes: left to the walk, never called balanced wrongly
         assert not wellformed._balanced(body) or paired
+
+
+_CALLS = _texts(b"INSTANTIATE_", b"INSTANCE_", b"X", b"(", b"//", b"/*", b"*/", b'"', b"\n",
+                b" ", b'#include "', b"\\\n", b"a")  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CALLS)
+def test_a_file_without_a_macro_call_name_calls_none(text: bytes) -> None:
+    """macro_params.headers_read skips the mask where `_may_call` says no name can be found."""
+    from cutlint.parse import macro_params
+    from cutlint.parse.lexmask import mask
+
+    if not macro_params._may_call(text):
+        assert macro_params.called(mask(text)) == set()

@@ -200,6 +200,8 @@ def headers_read(
     only as far as the file's macro calls need (`wanted`), as `visible` reads them."""
     if b"#" not in text or b"include" not in text:
         return []
+    if include_path and not _may_call(text):
+        return []  # nothing wanted: no header is read (what the masked scan below finds too)
     masked = mask(text)
     defined, included = _scan(path, masked, scan_directives.scan(masked), lambda offset: 0)
     wanted = called(masked) if include_path else None
@@ -210,6 +212,13 @@ def headers_read(
 
 
 _CALL = re.compile(rb"\b((?:INSTANTIATE|INSTANCE)_\w*)\s*\(")
+
+
+def _may_call(text: bytes) -> bool:
+    """Whether `called` can find a name in `text`: the masked code only blanks comments and
+    strings, so a name it finds is in the raw bytes too. A file without one (a cutlass_library
+    kernel) is not masked and scanned just to learn that its cache key reads no header."""
+    return b"INSTANTIATE_" in text or b"INSTANCE_" in text
 
 
 def called(masked: MaskedText) -> set[str]:
