@@ -91,8 +91,9 @@ def from_compile_commands(database: Path, file: Path) -> CompileCommand | None:
     """The entry for `file` in a `compile_commands.json` (CMake's, with
     `-DCMAKE_EXPORT_COMPILE_COMMANDS=ON`), or None when the database does not list it.
 
-    The one place cutlint reads a compile database for a TU: a build-context resolver can take
-    its place without the front end noticing.
+    With `CompileDatabase`, which reads one for many files, the one place cutlint reads a
+    compile database for a TU: a build-context resolver can take its place without the front
+    end noticing.
     """
     return CompileDatabase(database).command(file)
 
