@@ -135,3 +135,24 @@ def test_a_check_with_a_build_dir_streams_the_held_report(
     held = io.StringIO()
     write(fmt, result, held, tus=section)
     assert streamed.stdout == held.getvalue()
+
+
+def test_a_tu_whose_kernels_the_scanner_read_is_not_counted(tmp_path: Path) -> None:
+    """A cutlass_library kernel file holds CollectiveBuilder code at namespace scope, which the
+    scanner reads and judges: it is no TU "only the TU front end instantiates" (a 90a build's
+    5,900 kernel files were counted as such)."""
+    from tests.engine.test_recipe_memo import KERNEL
+
+    src = _build(tmp_path)
+    kernel = src / "cutlass3x_sm100_kernel.cu"
+    kernel.write_text(KERNEL % {"k": "k0", "n": 128, "a": "RowMajor", "gap": "", "carveout": ""})
+    entries = json.loads((tmp_path / "compile_commands.json").read_text())
+    command = entries[0]["command"].replace(entries[0]["file"], str(kernel))
+    entries.append({"directory": str(tmp_path), "file": str(kernel), "command": command})
+    (tmp_path / "compile_commands.json").write_text(json.dumps(entries))
+    assert len(candidates([str(kernel), str(src / "dispatch_on_m.cu")], str(tmp_path))) == 2
+    args = ["check", str(src), "-p", str(tmp_path), "--no-config", "--no-cache"]
+    counted = CliRunner().invoke(main, [*args, "--format", "json"])
+    found = json.loads(counted.stdout)
+    assert any(r["path"] == str(kernel) for r in found["instantiations"])
+    assert found["translation_units"]["found"] == 1, found["translation_units"]

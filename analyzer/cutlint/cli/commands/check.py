@@ -373,9 +373,10 @@ def _keep(
 def _translation_units(
     checked: Sequence[str], options: api.CheckOptions, flags: CheckFlags
 ) -> TuSection | None:
-    """With -p: the TUs whose kernels only the TU front end finds (the `checked` files with a
-    compile command whose sources hold builder code), read (--tu) or counted; every format
-    renders them (None: no database, or none of its TUs holds builder code)."""
+    """With -p: the TUs whose kernels only the TU front end finds (of the `checked` files in
+    which the scanner found no kernel, those with a compile command whose sources hold builder
+    code), read (--tu) or counted; every format renders them (None: no database, or none of
+    its TUs holds builder code)."""
     if options.build_dir is None:
         return None
     from cutlint.context.resolve import device_sm
@@ -533,7 +534,8 @@ def _streamed(
         report = report or _stream(fmt, flags.statistics, spool, shown)
         if accepting is not None:
             _warn_unmatched(accepting, baselined, recorder)
-        tus = _translation_units(files, options, flags)
+        read = set(judged)  # files whose kernels the scanner found: the TU front end adds none
+        tus = _translation_units([f for f in files if f not in read], options, flags)
         if tus is not None and tus.fails():
             code = max(code, FINDINGS)
         if target is None:
