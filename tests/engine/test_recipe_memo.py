@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cutlint import api
-from cutlint.cli.commands.check import exit_code
+from cutlint.cli.commands.check import exit_code_of
 from cutlint.engine import judge, run
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
@@ -171,6 +171,7 @@ def test_the_streamed_json_report_is_the_whole_results_report(tmp_path: Path) ->
     parsed = [parse_source(p, s) for p, s in sources.items()]
     result = judge_files(parsed, CheckOptions(arch="sm_100", cutlass_version="4.2.0"))
     result = result.model_copy(update={"skipped": ("jit_a.cu", "jit_b.cu")})
+    from cutlint.report import Ending
     from cutlint.report.json import Stream, render
 
     with (tmp_path / "rows").open("w+", encoding="utf-8") as rows:
@@ -178,7 +179,7 @@ def test_the_streamed_json_report_is_the_whole_results_report(tmp_path: Path) ->
         for f in result.files:
             stream.add(f)
         out = io.StringIO()
-        stream.finish(out, result.skipped)
+        stream.finish(out, Ending(result.skipped))
     assert out.getvalue() == render(result)
     assert '"CUT106": 2' in out.getvalue()  # the two kernels that leave no room
 
@@ -252,7 +253,7 @@ def test_parts_made_in_the_workers_are_the_held_report(
     from click.testing import CliRunner
 
     from cutlint.cli import main
-    from cutlint.cli.commands.check import exit_code
+    from cutlint.cli.commands.check import exit_code_of
 
     _workers_judge_all(monkeypatch)
 
@@ -275,7 +276,7 @@ def test_parts_made_in_the_workers_are_the_held_report(
     whole = _held(src, **held)
     assert streamed.stdout == out.read_text() == whole
     options = CheckOptions(arch="sm_100", cutlass_version="4.2.0", jobs=1, parse_timeout=1)
-    code = exit_code(api.check(src, options), "error")
+    code = exit_code_of(api.check(src, options).all_diagnostics(), "error")
     assert streamed.exit_code == written.exit_code == code, streamed.output
     assert "CUT106" in streamed.stdout and "CUT007" in streamed.stdout
 
@@ -322,7 +323,7 @@ def test_a_check_with_a_baseline_streams_the_held_report(
     held = io.StringIO()
     write(fmt, whole, held)
     assert streamed.stdout == out.read_text() == held.getvalue()
-    assert streamed.exit_code == written.exit_code == exit_code(whole, "error")
+    assert streamed.exit_code == written.exit_code == exit_code_of(whole.all_diagnostics(), "error")
     assert "matched 0" not in streamed.stderr
 
 
@@ -392,7 +393,7 @@ def test_statistics_stream_and_count_what_the_whole_result_counts(
     held = statistics.render(whole, "json" if fmt == "json" else "text")
     assert streamed.stdout == out.read_text() == held
     assert "CUT106" in held and "CUT002" in held
-    assert streamed.exit_code == written.exit_code == exit_code(whole, "error")
+    assert streamed.exit_code == written.exit_code == exit_code_of(whole.all_diagnostics(), "error")
 
 
 def _rows(result: FileResult) -> int:

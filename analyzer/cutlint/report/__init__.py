@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol, TextIO
 
 from cutlint.records import CheckResult, FileResult
@@ -29,6 +30,28 @@ made where the file is judged (`pieces`) and a `Stream` keeps what the report's 
 need (`stream`)."""
 
 
+@dataclass(frozen=True)
+class Ending:
+    """What a report's end says that is known only once every file is done, as each format's
+    `Stream.finish` is handed it."""
+
+    skipped: Sequence[str] = ()
+    """The FlashInfer JIT sources left out (no CUTLASS GEMM instantiation)."""
+    baselined: int = 0
+    """How many findings the baseline accepted."""
+    tus: TuSection | None = None
+    """`check -p`: the translation units only the TU front end reads."""
+
+    @classmethod
+    def of(cls, result: CheckResult, tus: TuSection | None = None) -> Ending:
+        """The end of a whole result's report."""
+        return cls(result.skipped, len(result.baselined), tus)
+
+
+NO_END = Ending()
+"""The end of a report with nothing left out, accepted or read by the TU front end."""
+
+
 class Stream(Protocol):
     """A streamed report (report/json.py, text.py, concise.py, github.py, sarif.py `Stream`):
     each file's piece added in input order, then the whole report written, byte for byte what
@@ -36,13 +59,7 @@ class Stream(Protocol):
 
     def add_piece(self, piece: Any) -> None: ...
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None: ...
+    def finish(self, out: TextIO, end: Ending = ...) -> None: ...
 
 
 def pieces(fmt: str, shown: Shown) -> Callable[[FileResult], object]:

@@ -16,10 +16,10 @@ dispatch condition; `quiet` keeps the findings. Then the TUs' summary line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
+from cutlint.report import NO_END, Ending
 from cutlint.report.escape import display_path, printable
 from cutlint.report.located import file_findings
 from cutlint.report.style import PLAIN, Shown, Style
@@ -59,18 +59,13 @@ class Stream(Spooled):
 
     parts_of = Parts
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
         self.copy_to(out)
         quiet, style = self.shown.quiet, self.shown.style
+        tus = end.tus
         lines = [] if tus is None else _kernels(tus, quiet, style)
         if not quiet:
-            lines.append(summary_of(self.tally, skipped, baselined).splitlines()[0])
+            lines.append(summary_of(self.tally, end.skipped, end.baselined).splitlines()[0])
             if tus is not None:
                 from cutlint.report.tu import summary_line
 

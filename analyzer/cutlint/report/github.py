@@ -10,11 +10,11 @@ root, which in a workflow is the checkout (GITHUB_WORKSPACE).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
+from cutlint.report import NO_END, Ending
 from cutlint.report.escape import printable
 from cutlint.report.located import file_findings, path_of, root_of
 from cutlint.report.style import Shown
@@ -73,20 +73,14 @@ class Stream(Spooled):
 
     parts_of = Parts
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
         """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line
         that chose the kernel; the TUs' summary line follows the summary."""
         self.copy_to(out)
-        root = self.shown.root or Path.cwd()
+        root, tus = self.shown.root or Path.cwd(), end.tus
         lines = [annotation(d, None, root) for d, _ in tu_diagnostics(tus, root)]
         tail = [] if tus is None else [printable(summary_line(tus) or "")]
-        summary = printable(summary_of(self.tally, skipped, baselined), newlines=True)
+        summary = printable(summary_of(self.tally, end.skipped, end.baselined), newlines=True)
         out.write("\n".join([*lines, summary, *tail]) + "\n")
 
 

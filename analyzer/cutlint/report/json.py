@@ -24,6 +24,7 @@ from cutlint.records import (
     StageCount,
     Variant,
 )
+from cutlint.report import NO_END, Ending
 from cutlint.report.tu import section_data
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -415,16 +416,10 @@ class Stream:
         for rule, n in p.rules:
             self._rules[rule] = self._rules.get(rule, 0) + n
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
-        """Write the report; `tus` (`check -p`): the translation units only the TU front end
-        reads, known once the files are."""
-        head = _head_of([], self._count, self._verdicts, self._rules, baselined, skipped)
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
+        """Write the report; `check -p`'s translation units last, as `chunks` writes them."""
+        counts = (self._count, self._verdicts, self._rules)
+        head = _head_of([], *counts, end.baselined, end.skipped)
         head["summary"]["files"] = len(self._files)
         # json.dumps(head) with the files' entries as they were made: the keys before `files`,
         # the entries, then the rest (json's default separators, `, ` and `: `, throughout)
@@ -437,4 +432,4 @@ class Stream:
         out.write("], " + json.dumps(rest)[1:-1] + ', "instantiations": [\n')
         self._rows.seek(0)
         shutil.copyfileobj(self._rows, out)
-        out.write(_tail(tus))
+        out.write(_tail(end.tus))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -33,6 +32,7 @@ from cutlint.context.render import ranked
 from cutlint.engine.loader import load_rules
 from cutlint.engine.schema import Rule
 from cutlint.records import CheckResult, Diagnostic, FileResult, Severity, SourceSpan
+from cutlint.report import NO_END, Ending
 from cutlint.report.located import file_findings, path_of, root_of
 from cutlint.report.rule_docs import render_rule
 from cutlint.report.style import Shown
@@ -227,18 +227,12 @@ class Stream(Spooled):
     between = ",\n"
     parts_of = Parts
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
         """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is a result after the
         files', at the line that chose the kernel; every kernel is in `translationUnits`."""
-        root = self.shown.root or Path.cwd()
+        root, tus = self.shown.root or Path.cwd(), end.tus
         document = json.dumps(
-            _document(root, ranked(self.tally.contexts), baselined, tus), indent=2
+            _document(root, ranked(self.tally.contexts), end.baselined, tus), indent=2
         )
         index = _rule_index()
         tu_results = [_result_text(d, None, index, root) for d, _ in tu_diagnostics(tus, root)]

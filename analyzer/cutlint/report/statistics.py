@@ -14,16 +14,15 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from cutlint.records import CheckResult, FileResult, Severity
+from cutlint.report import NO_END, Ending
 from cutlint.report.style import PLAIN, Style
 
 if TYPE_CHECKING:
     from cutlint.report.style import Shown
-    from cutlint.tu_records import TuSection
 
 
 @dataclass(frozen=True)
@@ -74,14 +73,8 @@ class Stream:
         ordered = sorted(self.counts.items(), key=lambda x: (-x[1], x[0]))
         return [(self.first[rule], n) for rule, n in ordered]
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str] = (),
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
-        del skipped, baselined, tus  # the files' findings only, as render counts them
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
+        del end  # the files' findings only, as render counts them
         out.write(_rendered(self.rows(), self.fmt, self.style))
 
 

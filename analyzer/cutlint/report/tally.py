@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import shutil
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, ClassVar, TextIO
 
@@ -21,6 +20,7 @@ from cutlint.build_context import BuildContext
 from cutlint.context.render import line as context_line
 from cutlint.families.registry import family_of
 from cutlint.records import CheckResult, FileResult, InstantiationResult, Severity, Verdict
+from cutlint.report import NO_END, Ending
 from cutlint.report.escape import display_path
 from cutlint.report.style import Shown
 
@@ -327,18 +327,12 @@ class Spooled:
         for f in result.files:
             stream.add(f)
         out = io.StringIO()
-        stream.finish(out, result.skipped, len(result.baselined), tus)
+        stream.finish(out, Ending.of(result, tus))
         return out.getvalue()
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
         """Write the report to `out`: the format's head, the spooled texts (`copy_to`), its
-        summary; `tus` (`check -p`): the translation units only the TU front end reads."""
+        summary and what `end` says."""
         raise NotImplementedError
 
     def add(self, f: FileResult) -> None:

@@ -16,6 +16,7 @@ from cutlint.records import (
     Resources,
     Verdict,
 )
+from cutlint.report import NO_END, Ending
 from cutlint.report.escape import display_path, printable
 from cutlint.report.style import PLAIN, Shown, Style
 from cutlint.report.tally import (
@@ -370,15 +371,9 @@ class Stream(Spooled):
 
     parts_of = Parts
 
-    def finish(
-        self,
-        out: TextIO,
-        skipped: Sequence[str],
-        baselined: int = 0,
-        tus: TuSection | None = None,
-    ) -> None:
-        """Write the report to `out`; `tus` (`check -p`): the translation units only the TU
-        front end reads (their kernels, or their count), after the summary."""
+    def finish(self, out: TextIO, end: Ending = NO_END) -> None:
+        """Write the report to `out`; `check -p`'s translation units (their kernels, or their
+        count) after the summary."""
         from cutlint.report.summary import act_on
 
         shown, style = self.shown, self.shown.style
@@ -390,12 +385,12 @@ class Stream(Spooled):
             self.copy_to(out)
             said.append("")
         rest = [t for t in [failures(self.tally, style)] if t]
-        rest.append(summary_of(self.tally, skipped, baselined))
+        rest.append(summary_of(self.tally, end.skipped, end.baselined))
         out.write(shown.safe(("\n\n" if said else "") + "\n\n".join(rest) + "\n"))
-        if tus is not None:
+        if end.tus is not None:
             from cutlint.report.tu import section_text
 
-            out.write(shown.safe(section_text(tus, shown.quiet)))
+            out.write(shown.safe(section_text(end.tus, shown.quiet)))
 
 
 def render(

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from cutlint.baseline import Baseline, BaselineEntry
     from cutlint.engine.replay import Recorder
     from cutlint.engine.selection import Selection
-    from cutlint.records import CheckResult, Diagnostic, FileResult
-    from cutlint.report import Stream
+    from cutlint.records import Diagnostic, FileResult
+    from cutlint.report import Ending, Stream
     from cutlint.report.style import Shown
     from cutlint.tu_records import TuSection
 
@@ -445,10 +445,6 @@ def _undefines(
     return tuple(dict.fromkeys([*kept, *undefine]))
 
 
-def exit_code(result: CheckResult, fail_on: str) -> int:
-    return exit_code_of(result.all_diagnostics(), fail_on)
-
-
 def exit_code_of(diags: Sequence[Diagnostic], fail_on: str) -> int:
     """The exit code findings `diags` give (of a whole run, or of one file: a run's is the
     greatest of its files')."""
@@ -506,6 +502,7 @@ def _streamed(
     where there is one. A worker that judged a file makes its piece there (`ToReport`)."""
     import tempfile
 
+    from cutlint.report import Ending
     from cutlint.report.style import Shown, style_for
 
     target = flags.output_file
@@ -538,11 +535,11 @@ def _streamed(
         tus = _translation_units([f for f in files if f not in read], options, flags)
         if tus is not None and tus.fails():
             code = max(code, FINDINGS)
+        end = Ending(skipped, baselined, tus)
         if target is None:
-            out = recorder.tee(sys.stdout) if recorder is not None else sys.stdout
-            report.finish(out, skipped, baselined, tus)
+            report.finish(recorder.tee(sys.stdout) if recorder is not None else sys.stdout, end)
         else:
-            _finish_into(report, target, files, skipped, baselined, tus, recorder)
+            _finish_into(report, target, files, end, recorder)
     return Streamed(code, files, [*judged, *skipped])
 
 
@@ -649,9 +646,7 @@ def _finish_into(
     report: Stream,
     target: Path,
     files: list[str],
-    skipped: list[str],
-    baselined: int,
-    tus: TuSection | None,
+    end: Ending,
     recorder: Recorder | None,
 ) -> None:
     """`-o`: the streamed report written into `target`, which output_target checks now that the
@@ -662,9 +657,7 @@ def _finish_into(
         recorder.target, recorder.checked = str(target), tuple(files)
     try:
         with output_target.opened(target, files) as out:
-            report.finish(
-                recorder.tee(out) if recorder is not None else out, skipped, baselined, tus
-            )
+            report.finish(recorder.tee(out) if recorder is not None else out, end)
     except output_target.OutputError as e:
         usage_error(str(e))
 
