@@ -74,7 +74,7 @@ class Stream(Spooled):
     parts_of = Parts
 
     def finish(self, out: TextIO, end: Ending = NO_END) -> None:
-        """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line
+        """`end.tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is annotated at the line
         that chose the kernel; the TUs' summary line follows the summary."""
         self.copy_to(out)
         root, tus = self.shown.root or Path.cwd(), end.tus

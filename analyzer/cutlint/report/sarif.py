@@ -228,7 +228,7 @@ class Stream(Spooled):
     parts_of = Parts
 
     def finish(self, out: TextIO, end: Ending = NO_END) -> None:
-        """`tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is a result after the
+        """`end.tus` (`check -p BUILD_DIR --tu`): a TU kernel's finding is a result after the
         files', at the line that chose the kernel; every kernel is in `translationUnits`."""
         root, tus = self.shown.root or Path.cwd(), end.tus
         document = json.dumps(
