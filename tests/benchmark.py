@@ -180,25 +180,66 @@ def startup(one_file: Path, runs: int, baseline: Path | None = None) -> None:
         cases[f"{label}cutlint --version"] = [*cutlint, "--version"]
         cases[f"{label}one-file check --no-cache"] = [*cutlint, *check, "--no-cache"]
         cases[f"{label}one-file check, cached"] = [*cutlint, *check]
-    with tempfile.TemporaryDirectory(prefix="cutlint-startup-cache-") as cache:
-        env = {**ENV, "CUTLINT_CACHE": cache}
+    # This checkout's first run again, handed to a running daemon (cutlint/daemon): the only
+    # case that is not given CUTLINT_NO_DAEMON. Its CPU is the client's; the run is the daemon's.
+    served = "one-file check --no-cache, daemon"
+    cases[served] = [*cases["one-file check --no-cache"]]
+    with (
+        tempfile.TemporaryDirectory(prefix="cutlint-startup-cache-") as cache,
+        tempfile.TemporaryDirectory(prefix="cutlint-d-") as daemons,
+    ):
+        env = {**ENV, "CUTLINT_CACHE": cache, "CUTLINT_DAEMON_DIR": daemons}
         env.pop("CUTLINT_NO_CACHE", None)
-        outputs: dict[str, set[bytes]] = {}
-        for argv in cases.values():  # warm-up: bytecode written, files in the page cache
-            subprocess.run(argv, capture_output=True, env=env, check=False)
-        samples: dict[str, list[float]] = {name: [] for name in cases}
-        cpu: dict[str, list[float]] = {name: [] for name in cases}
-        for _ in range(runs):
-            for name, argv in cases.items():
-                before = os.times()
-                start = time.perf_counter()
-                done = subprocess.run(argv, capture_output=True, env=env, check=False)
-                samples[name].append(1000 * (time.perf_counter() - start))
-                after = os.times()
-                used = after.children_user + after.children_system
-                cpu[name].append(1000 * (used - before.children_user - before.children_system))
-                if "check" in name:
-                    outputs.setdefault(name.split(": ")[-1], set()).add(done.stdout + done.stderr)
+        env.pop("CUTLINT_NO_DAEMON", None)
+        envs = {name: {**env, "CUTLINT_NO_DAEMON": "1"} for name in cases}
+        envs[served] = env
+        started = subprocess.run(
+            [sys.executable, "-m", "cutlint", "daemon", "start", "--idle-timeout", "600"],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if started.returncode != 0:
+            print(f"  (the daemon did not start: {started.stderr.strip()})")
+            del cases[served]
+        try:
+            _startup_runs(cases, envs, runs, one_file, pythons)
+        finally:
+            subprocess.run(
+                [sys.executable, "-m", "cutlint", "daemon", "stop"],
+                capture_output=True,
+                env=env,
+                check=False,
+            )
+
+
+def _startup_runs(
+    cases: dict[str, list[str]],
+    envs: dict[str, dict[str, str]],
+    runs: int,
+    one_file: Path,
+    pythons: dict[str, str],
+) -> None:
+    """`startup`'s measurements: the cases interleaved run by run, each in its environment."""
+    outputs: dict[str, set[bytes]] = {}
+    for name, argv in cases.items():  # warm-up: bytecode written, files in the page cache
+        subprocess.run(argv, capture_output=True, env=envs[name], check=False)
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    cpu: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, argv in cases.items():
+            before = os.times()
+            start = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, env=envs[name], check=False)
+            samples[name].append(1000 * (time.perf_counter() - start))
+            after = os.times()
+            used = after.children_user + after.children_system
+            cpu[name].append(1000 * (used - before.children_user - before.children_system))
+            if "check" in name:
+                outputs.setdefault(name.split(": ")[-1].removesuffix(", daemon"), set()).add(
+                    done.stdout + done.stderr
+                )
     medians = {name: statistics.median(v) for name, v in samples.items()}
     cpus = {name: statistics.median(v) for name, v in cpu.items()}
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -209,7 +250,13 @@ def startup(one_file: Path, runs: int, baseline: Path | None = None) -> None:
     for label in pythons:
         shown = ", ".join(
             f"{case} {medians[label + case]:.0f} ms (CPU {cpus[label + case]:.0f} ms)"
-            for case in ("cutlint --version", "one-file check --no-cache", "one-file check, cached")
+            for case in (
+                "cutlint --version",
+                "one-file check --no-cache",
+                "one-file check, cached",
+                *(["one-file check --no-cache, daemon"] if not label else []),
+            )
+            if label + case in medians
         )
         print(f"  {label.rstrip(': ') or 'this checkout'}: {shown}")
     same = all(len(v) == 1 for v in outputs.values())

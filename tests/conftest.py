@@ -17,6 +17,9 @@ from cutlint.producers.flashinfer.wheel import FlashInferError, download_wheel, 
 # Results are not kept between test runs or tests (engine/cache.py): a test that replaces a stage
 # in-process must see that stage run. tests/engine/test_cache.py turns the cache on where it tests it.
 os.environ.setdefault("CUTLINT_NO_CACHE", "1")
+# Nor is any check handed to a daemon a developer left running (cutlint/daemon): each command a
+# test runs is its own process. tests/daemon turns it back on where it tests it.
+os.environ.setdefault("CUTLINT_NO_DAEMON", "1")
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = Path(__file__).parent.parent / "fixtures"

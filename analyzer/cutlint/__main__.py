@@ -1,7 +1,11 @@
-"""`python -m cutlint` and the `cutlint` command: a `check` whose answer is kept is replayed, and
+"""`python -m cutlint` and the `cutlint` command: a `check` is handed to a running daemon for this
+cutlint and environment (cutlint/daemon), and one whose answer is kept is replayed, and
 `--version` answered, before click and the commands are imported; anything else is the command
 group (cutlint.cli). The process ends here (`_exit_now`), without Python's teardown of its heap.
-In-process callers use the command group (cutlint.cli.main) or the API, never `main`."""
+In-process callers use the command group (cutlint.cli.main) or the API, never `main`.
+
+The daemon's own process starts here too (`serve`): it imports what a check uses, then runs each
+check handed to it through `main`, in a fork of itself."""
 
 from __future__ import annotations
 
@@ -26,17 +30,25 @@ def main() -> None:
     _exit_now(0)
 
 
+_served = False
+"""Whether this process is a daemon's run of a check (`serve`): it runs the check itself."""
+
+
 def _command(argv: list[str]) -> None:
     if argv in (["--version"], ["-V"]):
         from cutlint.about import version_text
 
         sys.stdout.write(version_text() + "\n")
         return
+    if argv[:1] == ["check"] and not _served:
+        _hand_over(argv)
     if argv[:1] == ["check"] and not _cache_off(argv):
         _replay(argv)
-    from cutlint.cli import main as group
+    from cutlint import cli
 
-    group()
+    if _served:  # the daemon imported it, before this run's environment was set
+        cli.command_process()
+    cli.main()
 
 
 def _exit_now(code: int) -> None:
@@ -68,6 +80,80 @@ def _cache_off(argv: list[str]) -> bool:
     CUTLINT_REPLAY_LOG asks for its line, it is imported to write it."""
     off = "--no-cache" in argv or bool(os.environ.get(NO_CACHE))
     return off and not os.environ.get(REPLAY_LOG)
+
+
+def _hand_over(argv: list[str]) -> None:
+    """Exit with the status of `argv` run by this cutlint's daemon, if one is running for this
+    environment; else return (a listing of the daemon directory, when no daemon was started)."""
+    from cutlint.daemon import address
+
+    if not address.may_run():
+        return
+    from cutlint.daemon import client
+
+    code = client.handed_over(argv)
+    if code is not None:
+        sys.exit(code)
+
+
+PRELOADED = (
+    "cutlint.cli.commands.check",
+    "cutlint.api",
+    "cutlint.binaries",
+    "cutlint.context",
+    "cutlint.cutlass",
+    "cutlint.engine",
+    "cutlint.families",
+    "cutlint.model",
+    "cutlint.parse",
+    "cutlint.producers",
+    "cutlint.report",
+    "cutlint.runners",
+    "cutlint.sources",
+)
+"""What a daemon imports before it serves: the check's command and every package a check may
+import, each module of them (which families and formats a run needs depends on its files and
+flags). Not the other commands' packages (verify, pregen, explain, testing)."""
+
+
+def serve(key: str, path: str, idle_s: float) -> None:
+    """The daemon's process (`cutlint daemon start` runs it): import what a check uses, build the
+    records' validators and load libclang, then serve at `path` until idle for `idle_s` seconds.
+    `key` is what the starter computed; a daemon whose own key differs (its environment is not
+    the starter's) would answer for no one, and stops."""
+    import gc
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    from cutlint.daemon import address
+    from cutlint.daemon.server import Server
+
+    for name in PRELOADED:
+        module = importlib.import_module(name)
+        for info in pkgutil.walk_packages(getattr(module, "__path__", []), f"{name}."):
+            importlib.import_module(info.name)
+    from cutlint.parse import libclang, pool
+
+    pool.build_records()
+    try:
+        libclang.preload()
+    except libclang.ParserFailure:
+        pass  # the first file with an #if reports it, in its run
+    own = address.key()
+    if own != key:
+        sys.stderr.write(f"cutlint daemon: this process's key {own} is not {key}; stopping\n")
+        sys.exit(2)
+    gc.collect()
+    gc.freeze()  # the runs are forks: what is alive now is their start, never collected there
+    Server(Path(path), key, idle_s, _run_served).serve()
+
+
+def _run_served() -> None:
+    """A daemon's run: `main` for the command line the client sent (server._become set it)."""
+    global _served
+    _served = True
+    main()
 
 
 def _replay(argv: list[str]) -> None:

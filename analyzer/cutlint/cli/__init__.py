@@ -17,17 +17,25 @@ import importlib
 import os
 from typing import NamedTuple
 
-# A run of the command is short and its objects (imported modules, pydantic's schemas, the
-# records) live until it ends: the cyclic collector's default gen-0 threshold of 700 makes it
-# walk them hundreds of times during start-up alone. Collect rarely instead (as mypy does);
-# reference counting still frees what is not cyclic. The API leaves its caller's settings alone.
-gc.set_threshold(100_000, 50, 50)
 
-# pydantic looks for plugins (the `pydantic` entry points: a scan of every installed package's
-# metadata, 6-12 ms) when it builds its first validator. The command's records use none; in the
-# command's own process only, so that a user who wants one sets PYDANTIC_DISABLE_PLUGINS= to
-# anything else. The API leaves it to its caller.
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+def command_process() -> None:
+    """What the command sets in its own process, once on import and again in each run of a
+    daemon (whose environment is the caller's, set after this module was imported).
+
+    A run of the command is short and its objects (imported modules, pydantic's schemas, the
+    records) live until it ends: the cyclic collector's default gen-0 threshold of 700 makes it
+    walk them hundreds of times during start-up alone. Collect rarely instead (as mypy does);
+    reference counting still frees what is not cyclic.
+
+    pydantic looks for plugins (the `pydantic` entry points: a scan of every installed
+    package's metadata, 6-12 ms) when it builds its first validator. The command's records use
+    none; in the command's own process only, so that a user who wants one sets
+    PYDANTIC_DISABLE_PLUGINS= to anything else. The API leaves both to its caller."""
+    gc.set_threshold(100_000, 50, 50)
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+
+
+command_process()
 
 import click  # noqa: E402
 
@@ -60,6 +68,11 @@ COMMANDS: dict[str, Entry] = {
         "cutlint.cli.commands.check",
         "check",
         "Check generated CUTLASS instantiation files or directories.",
+    ),
+    "daemon": Entry(
+        "cutlint.cli.commands.daemon",
+        "daemon",
+        "Keep cutlint loaded in a process, so that checks start at once.",
     ),
     "explain": Entry(
         "cutlint.cli.commands.explain",

@@ -215,7 +215,7 @@ def prestart(limits: Limits = DEFAULT_LIMITS) -> None:
     second core (a one-file `cutlint check` waits for the load otherwise); skipped with one."""
     if _warm or (os.cpu_count() or 1) < 2:
         return
-    _build_records()
+    build_records()
     w = _start(limits, warm=True)
     if w is not None:
         _warm.append((w, limits.memory_bytes, _cwd()))
@@ -241,7 +241,7 @@ def _take_warm(limits: Limits) -> _Worker | None:
     return None
 
 
-def _build_records() -> None:
+def build_records() -> None:
     """The records are built on first use (defer_build): build ParsedFile's validator and
     serializer before forking, once, so that the workers inherit them instead of each building
     its own (and importing pydantic's plugin loader) before it can answer."""
@@ -341,7 +341,7 @@ def stream(
     workers: list[_Worker] = []
     if share is None:
         share = Share(fraction=1.0 if job.then is not None else 0.0, step=0.0)
-    _build_records()
+    build_records()
     following = 0
     try:
         for i in range(min(jobs, len(paths))):

@@ -1,0 +1,133 @@
+"""Where a daemon listens, and which daemon a process may hand its check to.
+
+A daemon's socket is named by a key of everything its imported state depends on. A client
+computes the same key from its own process; an equal key means the daemon's modules, data and
+environment are the ones the client would load itself, and any difference is another name:
+
+- cutlint's tool key (engine/tool.py: its version and every source, table and rule file);
+- the interpreter (`sys.executable`, its version, its flags) and the module path, with the stat
+  of each `site-packages` on it (an installed or upgraded package changes that directory's
+  mtime, so a daemon never answers with a pydantic or click that is no longer the one
+  installed);
+- the environment a check reads (engine/replay.py's ENV_EXACT and ENV_PREFIXES: colour, CI, the
+  locale, `CUTLINT_*`, `PYTHON*`, `PYDANTIC_*`, where a toolkit is found), and the temporary
+  directory;
+- the user (the directory is the user's own, mode 0700).
+
+The directory is `$CUTLINT_DAEMON_DIR`, else `$XDG_RUNTIME_DIR/cutlint`, else
+`$TMPDIR/cutlint-<uid>` (`/tmp` without TMPDIR): short (a Unix socket's path is at most 107 bytes), and on a local file
+system, which a socket needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+ENV_DIR = "CUTLINT_DAEMON_DIR"
+ENV_OFF = "CUTLINT_NO_DAEMON"
+"""Set (to anything but empty) to run every check in its own process, daemon or not."""
+ENV_TEMP = frozenset({"TMPDIR", "TEMP", "TMP"})
+"""Read once per process by the standard library (tempfile.gettempdir), so a daemon's answer is
+its runs' too: in the key."""
+PLUGINS, PLUGINS_OFF = "PYDANTIC_DISABLE_PLUGINS", "__all__"
+SUFFIX = ".sock"
+MAX_SOCKET_PATH = 107
+"""sizeof(sockaddr_un.sun_path) on Linux is 108, with the terminating NUL."""
+
+
+class AddressError(Exception):
+    """The daemon directory cannot be used: not ours, open to others, or its path too long."""
+
+
+def directory() -> Path:
+    given = os.environ.get(ENV_DIR)
+    if given:
+        return Path(given).expanduser()
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return Path(runtime) / "cutlint"
+    # Not tempfile.gettempdir(): it keeps its answer for the process's life, and a daemon's
+    # runs must each find their own caller's TMPDIR.
+    return Path(os.environ.get("TMPDIR") or "/tmp") / f"cutlint-{os.getuid()}"
+
+
+def may_run() -> bool:
+    """Whether any daemon may be listening: the directory holds a socket. Decided with one
+    listing and no key, so that a check where no daemon was ever started pays nothing more."""
+    if os.environ.get(ENV_OFF) or not hasattr(os, "fork"):
+        return False
+    try:
+        with os.scandir(directory()) as entries:
+            return any(e.name.endswith(SUFFIX) for e in entries)
+    except OSError:
+        return False
+
+
+def key() -> str:
+    """The key of this process's imported state, as its daemon would compute it."""
+    from cutlint.engine.replay import ENV_EXACT, ENV_PREFIXES
+    from cutlint.engine.tool import tool_key
+
+    read = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ENV_EXACT or k in ENV_TEMP or k.startswith(ENV_PREFIXES)
+    }
+    # The command's process sets it when unset (cutlint.cli.command_process), so that unset and
+    # its default are one environment, whether the command's modules were imported yet or not.
+    read.setdefault(PLUGINS, PLUGINS_OFF)
+    parts = (
+        "cutlint-daemon 1",
+        tool_key(),
+        sys.executable,
+        sys.version,
+        [(entry, _stat(entry)) for entry in sys.path],
+        sorted(read.items()),
+        repr(sys.flags),
+        os.getuid(),
+    )
+    data = repr(parts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _stat(entry: str) -> tuple[int, int] | None:
+    """Where packages are installed, the directory's stat: an install, upgrade or removal adds or
+    removes a `.dist-info` there. Not other entries' (a working directory on the path, `python -m`'s,
+    changes whenever a file is written in it)."""
+    if not entry.endswith(("site-packages", "dist-packages")):
+        return None
+    try:
+        st = os.stat(entry or ".")
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_ino)
+
+
+def socket_path(daemon_key: str) -> Path:
+    return directory() / f"{daemon_key[:24]}{SUFFIX}"
+
+
+def usable(path: Path) -> Path:
+    """`path`, once its directory exists, is ours and open to no one else; AddressError why not."""
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise AddressError(
+            f"the daemon's socket path is {len(os.fsencode(path))} bytes, more than a Unix "
+            f"socket's {MAX_SOCKET_PATH}: {path} (set {ENV_DIR} to a shorter directory)"
+        )
+    where = path.parent
+    try:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = where.stat()
+    except OSError as err:
+        raise AddressError(f"the daemon directory {where} cannot be made: {err}") from err
+    if st.st_uid != os.getuid():
+        raise AddressError(f"the daemon directory {where} belongs to another user")
+    if st.st_mode & 0o077:
+        raise AddressError(
+            f"the daemon directory {where} is open to other users (mode {st.st_mode & 0o777:o}); "
+            "it must be 700"
+        )
+    return path

@@ -1,0 +1,268 @@
+"""The daemon's server and client (cutlint/daemon), with runs that stand in for a check: what a
+run is given of its caller, how its end is told, signals, a client that goes away, and the
+sockets a client must not trust. Each server is a fork of the test process; each client a
+process of its own, as a `cutlint check` is."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from cutlint.daemon import wire
+from cutlint.daemon.server import Server
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the daemon needs fork")
+
+CLIENT = (
+    "import sys\n"
+    "from cutlint.daemon import client\n"
+    "code = client.run_at(sys.argv[1], sys.argv[2:])\n"
+    "print('no daemon' if code is None else '', end='')\n"
+    "sys.exit(99 if code is None else code)\n"
+)
+
+
+@pytest.fixture
+def where(tmp_path: Path) -> Path:
+    d = tmp_path / "d"
+    d.mkdir(mode=0o700)
+    return d / "k.sock"
+
+
+def _serve(path: Path, run: Callable[[], object], **kw: float) -> int:
+    """A server at `path` in a fork of this process; its pid, once it listens there."""
+    before = _inode(path)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            Server(
+                path, "test-key", kw.get("idle_s", 60.0), run, look_s=kw.get("look_s", 0.1)
+            ).serve()
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 10
+    while _inode(path) in (None, before):
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    return pid
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
+@pytest.fixture
+def servers() -> Iterator[list[int]]:
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _client(path: Path, *argv: str, **kw: object) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"}
+    env.update(kw.pop("env", {}))  # type: ignore[arg-type]
+    return subprocess.Popen(
+        [sys.executable, "-c", CLIENT, str(path), *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **kw,  # type: ignore[call-overload]
+    )
+
+
+def _ask(path: Path, op: str) -> dict[str, object] | None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(path))
+        wire.send(sock, {"op": op})
+        got = wire.receive(sock)
+    return got[0] if got else None
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return True
+        except ChildProcessError:  # not ours: alive while it can be signalled
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.02)
+    return False
+
+
+def _report() -> None:
+    """A run that says what it was given, on its stdout and stderr, and exits 3."""
+    state = {
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "umask": os.umask(0),
+        "env": os.environ.get("CUTLINT_TEST_VALUE"),
+        "group_leader": os.getpgid(0) == os.getpid(),
+        "stdout_line_buffered": sys.stdout.line_buffering,
+        "stderr_line_buffered": sys.stderr.line_buffering,
+        "sigint": signal.getsignal(signal.SIGINT) is signal.default_int_handler,
+    }
+    sys.stdout.write(json.dumps(state))
+    sys.stderr.write("to stderr\n")
+    sys.exit(3)
+
+
+def test_a_run_is_its_callers_process(where: Path, servers: list[int], tmp_path: Path) -> None:
+    servers.append(_serve(where, _report))
+    done = _client(
+        where,
+        "check",
+        "a b",
+        "--format",
+        "json",
+        cwd=tmp_path,
+        env={"CUTLINT_TEST_VALUE": "é x"},
+        preexec_fn=lambda: os.umask(0o027),
+    )
+    out, err = done.communicate(timeout=30)
+    assert done.returncode == 3
+    assert err == "to stderr\n"
+    state = json.loads(out)
+    assert state["argv"][1:] == ["check", "a b", "--format", "json"]
+    assert state["cwd"] == str(tmp_path)
+    assert state["umask"] == 0o027
+    assert state["env"] == "é x"
+    assert state["group_leader"] and state["sigint"]
+    # pipes, as for a fresh process: stdout block-buffered, stderr line-buffered
+    assert state["stdout_line_buffered"] is False and state["stderr_line_buffered"] is True
+    assert _ask(where, "status")["served"] == 1  # type: ignore[index]
+
+
+def _kill_self() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(30)
+
+
+def test_a_run_killed_by_a_signal_kills_its_client_by_it(where: Path, servers: list[int]) -> None:
+    servers.append(_serve(where, _kill_self))
+    done = _client(where, "check")
+    done.communicate(timeout=30)
+    assert done.returncode == -signal.SIGTERM
+
+
+def _wait_for_ctrl_c() -> None:
+    try:
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        time.sleep(30)
+    except KeyboardInterrupt:
+        sys.stdout.write("interrupted\n")
+        sys.stdout.flush()
+        os._exit(130)
+
+
+def test_ctrl_c_reaches_the_run(where: Path, servers: list[int]) -> None:
+    servers.append(_serve(where, _wait_for_ctrl_c))
+    done = _client(where, "check")
+    assert done.stdout is not None
+    assert done.stdout.readline() == "ready\n"
+    done.send_signal(signal.SIGINT)
+    out, _ = done.communicate(timeout=30)
+    assert (done.returncode, out) == (130, "interrupted\n")
+
+
+def _sleep_with_pid(tmp: Path) -> Callable[[], None]:
+    def run() -> None:
+        (tmp / "pid").write_text(str(os.getpid()))
+        time.sleep(30)
+
+    return run
+
+
+def test_a_client_that_goes_away_takes_its_run(
+    where: Path, servers: list[int], tmp_path: Path
+) -> None:
+    servers.append(_serve(where, _sleep_with_pid(tmp_path)))
+    done = _client(where, "check")
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "pid").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.1)
+    done.kill()
+    done.communicate(timeout=10)
+    assert _gone(int((tmp_path / "pid").read_text()))
+
+
+def test_a_directory_open_to_others_is_not_trusted(where: Path, servers: list[int]) -> None:
+    servers.append(_serve(where, _report))
+    where.parent.chmod(0o755)
+    done = _client(where, "check")
+    out, _ = done.communicate(timeout=30)
+    assert (done.returncode, out) == (99, "no daemon")
+    assert _ask(where, "status")["served"] == 0  # type: ignore[index]
+
+
+def test_a_dead_socket_is_not_a_daemon_and_is_removed(where: Path) -> None:
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(where))
+    dead.close()  # the file stays; nobody listens
+    done = _client(where, "check")
+    out, _ = done.communicate(timeout=30)
+    assert (done.returncode, out) == (99, "no daemon")
+    assert not where.exists()
+
+
+def test_stop_and_idle_and_a_replaced_socket_end_the_server(
+    where: Path, servers: list[int]
+) -> None:
+    first = _serve(where, _report)
+    servers.append(first)
+    assert _ask(where, "stop") == {"stopping": True, "pid": first}
+    assert _gone(first) and not where.exists()
+
+    idle = _serve(where, _report, idle_s=0.3)
+    servers.append(idle)
+    assert _gone(idle) and not where.exists()
+
+    old = _serve(where, _report)
+    servers.append(old)
+    new = _serve(where, _report)  # another `start`: its socket moved in over the old one's
+    servers.append(new)
+    assert _gone(old)
+    assert where.exists() and _ask(where, "status")["pid"] == new  # type: ignore[index]
+
+
+def test_a_malformed_request_costs_its_connection_only(where: Path, servers: list[int]) -> None:
+    servers.append(_serve(where, _report))
+    for junk in (b"\xff\xff\xff\xff", b"\x00\x00\x00\x05[1,2]", b"\x00\x00\x00\x09not json!"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.connect(str(where))
+            sock.sendall(junk)
+            sock.settimeout(10)
+            assert sock.recv(10) == b""  # closed, unanswered
+    done = _client(where, "check")
+    done.communicate(timeout=30)
+    assert done.returncode == 3
