@@ -81,3 +81,48 @@ def test_checks_run_by_the_daemon_are_the_checks_run_alone(
     assert "stopped" in stopped.stdout
     after = _cutlint(env, "daemon", "status", cwd=tmp_path)
     assert after.returncode == 1 and "not running" in after.stdout
+
+
+def _on_a_terminal(env: dict[str, str], *args: str, cwd: Path) -> tuple[int, bytes]:
+    """`cutlint ARGS` with stdout on a terminal (a pty): its exit code and what it wrote there."""
+    import pty
+
+    leader, follower = pty.openpty()
+    done = subprocess.Popen(
+        [sys.executable, "-m", "cutlint", *args],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # EIO: every writer closed it
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    done.communicate(timeout=300)
+    return done.returncode, b"".join(chunks)
+
+
+def test_a_terminal_stays_a_terminal(env: dict[str, str], tmp_path: Path) -> None:
+    """The daemon's run writes on the caller's terminal itself: colour where a check in its own
+    process colours, the same bytes."""
+    env.pop("NO_COLOR", None)
+    env["TERM"] = "xterm-256color"
+    assert _cutlint(env, "daemon", "start", cwd=tmp_path).returncode == 0
+    inputs = [str(FIXTURES / "sm90-collective-builder")]
+    served = _on_a_terminal(env, "check", "--no-config", *inputs, cwd=tmp_path)
+    own = _on_a_terminal(
+        {**env, "CUTLINT_NO_DAEMON": "1"}, "check", "--no-config", *inputs, cwd=tmp_path
+    )
+    assert served == own
+    assert b"\x1b[" in served[1]  # coloured: it was a terminal
+    status = _cutlint(env, "daemon", "status", "--json", cwd=tmp_path)
+    assert json.loads(status.stdout)["served"] == 1
