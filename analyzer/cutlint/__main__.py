@@ -144,6 +144,7 @@ def serve(key: str, path: str, idle_s: float) -> None:
     if own != key:
         sys.stderr.write(f"cutlint daemon: this process's key {own} is not {key}; stopping\n")
         sys.exit(2)
+    os.chdir("/")  # each run goes to its caller's; the daemon pins no directory of its starter's
     gc.collect()
     gc.freeze()  # the runs are forks: what is alive now is their start, never collected there
     Server(Path(path), key, idle_s, _run_served).serve()

@@ -126,3 +126,119 @@ def test_a_terminal_stays_a_terminal(env: dict[str, str], tmp_path: Path) -> Non
     assert b"\x1b[" in served[1]  # coloured: it was a terminal
     status = _cutlint(env, "daemon", "status", "--json", cwd=tmp_path)
     assert json.loads(status.stdout)["served"] == 1
+
+
+def _served_count(env: dict[str, str], cwd: Path) -> int:
+    status = _cutlint(env, "daemon", "status", "--json", cwd=cwd)
+    return int(json.loads(status.stdout).get("served", -1))
+
+
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_a_report_that_cannot_be_written_fails_as_alone(
+    env: dict[str, str], tmp_path: Path, unbuffered: bool
+) -> None:
+    """A full disk (/dev/full): the same exit code and message served as alone, buffered
+    (Python's exit reports the flush: 120) and under PYTHONUNBUFFERED (the write fails at once)."""
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    assert _cutlint(env, "daemon", "start", cwd=tmp_path).returncode == 0
+    args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder"), "--format", "json"]
+    ends = []
+    for e in (env, {**env, "CUTLINT_NO_DAEMON": "1"}):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "cutlint", *args],
+                env=e,
+                cwd=tmp_path,
+                stdin=subprocess.DEVNULL,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+        ends.append((done.returncode, done.stderr))
+    assert ends[0] == ends[1]
+    assert ends[0][0] != 0
+    assert _served_count(env, tmp_path) == 1
+
+
+def test_other_limits_are_not_served(env: dict[str, str], tmp_path: Path) -> None:
+    """A run inherits the daemon's resource limits: a check under another `ulimit` is not
+    handed over, and ends as it does alone."""
+    import resource
+
+    assert _cutlint(env, "daemon", "start", cwd=tmp_path).returncode == 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    lower = 1 << 20 if soft == resource.RLIM_INFINITY else soft // 2
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lower, hard))
+
+    args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder"), "-q"]
+    done = subprocess.run(
+        [sys.executable, "-m", "cutlint", *args],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _served_count(env, tmp_path) == 0
+    _cutlint(env, *args, cwd=tmp_path)
+    assert _served_count(env, tmp_path) == 1
+
+
+def test_the_cache_and_its_replay_through_the_daemon(env: dict[str, str], tmp_path: Path) -> None:
+    """With the cache on, the daemon's run keeps its report and a second run of the command is
+    replayed, as alone; the bytes are the same as a run alone, with its own cache."""
+    env.pop("CUTLINT_NO_CACHE", None)
+    env["CUTLINT_CACHE"] = str(tmp_path / "cache")
+    env["CUTLINT_REPLAY_LOG"] = str(tmp_path / "replay.log")
+    assert _cutlint(env, "daemon", "start", cwd=tmp_path).returncode == 0
+    args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder")]
+    served = [_cutlint(env, *args, cwd=tmp_path) for _ in range(2)]
+    alone_env = {**env, "CUTLINT_NO_DAEMON": "1", "CUTLINT_CACHE": str(tmp_path / "cache2")}
+    alone = _cutlint(alone_env, *args, cwd=tmp_path)
+    for s in served:
+        assert (s.returncode, s.stdout, s.stderr) == (alone.returncode, alone.stdout, alone.stderr)
+    log = (tmp_path / "replay.log").read_text().splitlines()
+    assert [line.split(":")[0] for line in log[:3]] == ["miss", "stored", "replayed"], log
+    assert _served_count(env, tmp_path) == 2
+
+
+def test_the_cutlint_command(env: dict[str, str], tmp_path: Path) -> None:
+    """The installed `cutlint` script (its module path is not `python -m`'s): served as alone."""
+    script = Path(sys.executable).with_name("cutlint")
+    if not script.exists():
+        pytest.skip("no `cutlint` script beside this interpreter")
+
+    def run(e: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(script), *args],
+            env=e,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    assert run(env, "daemon", "start").returncode == 0
+    args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder"), "--bogus"]
+    for extra in ([], ["--bogus"]):
+        served = run(env, *args[: 3 + len(extra)])
+        alone = run({**env, "CUTLINT_NO_DAEMON": "1"}, *args[: 3 + len(extra)])
+        assert (served.returncode, served.stdout, served.stderr) == (
+            alone.returncode,
+            alone.stdout,
+            alone.stderr,
+        )
+    status = json.loads(run(env, "daemon", "status", "--json").stdout)
+    assert status["served"] == 2
+    assert run(env, "daemon", "stop").returncode == 0

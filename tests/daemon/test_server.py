@@ -5,6 +5,7 @@ process of its own, as a `cutlint check` is."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -26,7 +27,8 @@ CLIENT = (
     "import sys\n"
     "from cutlint.daemon import client\n"
     "code = client.run_at(sys.argv[1], sys.argv[2:])\n"
-    "print('no daemon' if code is None else '', end='')\n"
+    "if code is None:\n"
+    "    print('no daemon', end='')\n"
     "sys.exit(99 if code is None else code)\n"
 )
 
@@ -44,6 +46,15 @@ def _serve(path: Path, run: Callable[[], object], **kw: float) -> int:
     pid = os.fork()
     if pid == 0:
         try:
+            # as in a daemon started with its output to its log: buffered, as a run's own
+            # streams are made from them (without PYTHONUNBUFFERED, which pytest's may be)
+            sys.stdout = io.TextIOWrapper(open(1, "wb", closefd=False), encoding="utf-8")
+            sys.stderr = io.TextIOWrapper(
+                open(2, "wb", closefd=False),
+                encoding="utf-8",
+                errors="backslashreplace",
+                line_buffering=True,
+            )
             Server(
                 path, "test-key", kw.get("idle_s", 60.0), run, look_s=kw.get("look_s", 0.1)
             ).serve()
@@ -266,3 +277,129 @@ def test_a_malformed_request_costs_its_connection_only(where: Path, servers: lis
     done = _client(where, "check")
     done.communicate(timeout=30)
     assert done.returncode == 3
+
+
+def _dispositions() -> None:
+    """A run that says which signals it ignores and blocks, and exits 3."""
+    state = {
+        "hup_ignored": signal.getsignal(signal.SIGHUP) is signal.SIG_IGN,
+        "int_ignored": signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+        "blocked": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+    }
+    sys.stdout.write(json.dumps(state))
+    sys.exit(3)
+
+
+def _ignore_hup_block_usr1() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+
+
+def test_a_run_ignores_and_blocks_what_its_caller_does(where: Path, servers: list[int]) -> None:
+    """As a fresh process inherits them across exec (nohup, `trap '' HUP`); the attendant's
+    blocking until the run began is undone."""
+    servers.append(_serve(where, _dispositions))
+    done = _client(where, "check", preexec_fn=_ignore_hup_block_usr1)
+    out, _ = done.communicate(timeout=30)
+    assert done.returncode == 3
+    assert json.loads(out) == {
+        "hup_ignored": True,
+        "int_ignored": False,
+        "blocked": [int(signal.SIGUSR1)],
+    }
+
+
+def test_an_ignored_signal_is_not_passed_on(where: Path, servers: list[int]) -> None:
+    servers.append(_serve(where, _wait_for_ctrl_c))
+    done = _client(where, "check", preexec_fn=_ignore_hup_block_usr1)
+    assert done.stdout is not None
+    assert done.stdout.readline() == "ready\n"
+    done.send_signal(signal.SIGHUP)  # nohup'd: neither the client nor the run ends
+    time.sleep(0.3)
+    assert done.poll() is None
+    done.send_signal(signal.SIGINT)
+    out, _ = done.communicate(timeout=30)
+    assert (done.returncode, out) == (130, "interrupted\n")
+
+
+def _mark(tmp: Path) -> Callable[[], None]:
+    def run() -> None:
+        (tmp / "ran").write_text("")
+
+    return run
+
+
+def test_a_client_that_gave_up_gets_no_run(where: Path, servers: list[int], tmp_path: Path) -> None:
+    """It runs the check itself: a run readied after it left must never begin on its
+    descriptors."""
+    servers.append(_serve(where, _mark(tmp_path)))
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(where))
+        wire.send(sock, {"op": "run", "argv": ["check"], "cwd": str(tmp_path), "env": {}})
+        assert wire.receive(sock) == ({"fds": True}, [])
+        wire.send(sock, {"op": "fds"}, [0, 1, 2])
+        got = wire.receive(sock)
+        assert got is not None and isinstance(got[0]["pid"], int)  # readied; no `go` follows
+    time.sleep(1.0)
+    assert not (tmp_path / "ran").exists()
+    assert _ask(where, "status")["served"] == 1  # type: ignore[index]
+
+
+def test_a_daemon_that_never_accepts_is_no_daemon(where: Path) -> None:
+    wedged = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    wedged.bind(str(where))
+    wedged.listen(0)
+    try:
+        code = CLIENT.replace("code = client", "client.FIRST_S = 0.5\ncode = client")
+        clients = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, str(where), "check"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"},
+            )
+            for _ in range(3)  # more than the backlog: a connect that would block
+        ]
+        for c in clients:
+            out, _ = c.communicate(timeout=30)
+            assert (c.returncode, out) == (99, "no daemon")
+    finally:
+        wedged.close()
+
+
+def _write_and_exit(code: object) -> Callable[[], None]:
+    def run() -> None:
+        sys.stdout.write("x" * 100)
+        raise SystemExit(code)
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "stderr"),
+    [
+        (0, 120, "Exception ignored in: <_io.TextIOWrapper name='<stdout>' mode='w'"),
+        ("a message", 120, "a message\nException ignored in"),
+    ],
+)
+def test_a_run_ends_as_pythons_exit_ends(
+    where: Path, servers: list[int], code: object, status: int, stderr: str
+) -> None:
+    """When cutlint's quick exit cannot end the run (stdout cannot be flushed: a full disk),
+    the run's status and message are Python's own: not 0 with nothing said."""
+    servers.append(_serve(where, _write_and_exit(code)))
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-c", CLIENT, str(where), "check"],
+            stdin=subprocess.DEVNULL,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"},
+            timeout=30,
+            check=False,
+        )
+    assert done.returncode == status
+    assert done.stderr.startswith(stderr)
+    assert "OSError: [Errno 28]" in done.stderr

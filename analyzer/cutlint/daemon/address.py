@@ -10,9 +10,11 @@ environment are the ones the client would load itself, and any difference is ano
   mtime, so a daemon never answers with a pydantic or click that is no longer the one
   installed);
 - the environment a check reads (engine/replay.py's ENV_EXACT and ENV_PREFIXES: colour, CI, the
-  locale, `CUTLINT_*`, `PYTHON*`, `PYDANTIC_*`, where a toolkit is found), and the temporary
-  directory;
-- the user (the directory is the user's own, mode 0700).
+  locale, `CUTLINT_*`, `PYTHON*`, `PYDANTIC_*`, which libclang is loaded, where a toolkit is
+  found), and the temporary directory;
+- the process's own settings, which a run inherits from the daemon and not from its caller:
+  user and groups, resource limits, priority, CPUs, control group, mount namespace and root
+  (`_process`).
 
 The directory is `$CUTLINT_DAEMON_DIR`, else `$XDG_RUNTIME_DIR/cutlint`, else
 `$TMPDIR/cutlint-<uid>` (`/tmp` without TMPDIR): short (a Unix socket's path is at most 107 bytes), and on a local file
@@ -23,15 +25,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import sys
 from pathlib import Path
 
 ENV_DIR = "CUTLINT_DAEMON_DIR"
 ENV_OFF = "CUTLINT_NO_DAEMON"
 """Set (to anything but empty) to run every check in its own process, daemon or not."""
-ENV_TEMP = frozenset({"TMPDIR", "TEMP", "TMP"})
-"""Read once per process by the standard library (tempfile.gettempdir), so a daemon's answer is
-its runs' too: in the key."""
+ENV_DAEMON = frozenset({"TMPDIR", "TEMP", "TMP"})
+"""Read once per process (tempfile.gettempdir keeps its answer), so that a daemon's answer is
+its runs' too."""
 PLUGINS, PLUGINS_OFF = "PYDANTIC_DISABLE_PLUGINS", "__all__"
 SUFFIX = ".sock"
 MAX_SOCKET_PATH = 107
@@ -61,7 +64,7 @@ def may_run() -> bool:
         return False
     try:
         with os.scandir(directory()) as entries:
-            return any(e.name.endswith(SUFFIX) for e in entries)
+            return any(e.name.endswith(SUFFIX) and e.name[0] != "." for e in entries)
     except OSError:
         return False
 
@@ -74,7 +77,7 @@ def key() -> str:
     read = {
         k: v
         for k, v in os.environ.items()
-        if k in ENV_EXACT or k in ENV_TEMP or k.startswith(ENV_PREFIXES)
+        if k in ENV_EXACT or k in ENV_DAEMON or k.startswith(ENV_PREFIXES)
     }
     # The command's process sets it when unset (cutlint.cli.command_process), so that unset and
     # its default are one environment, whether the command's modules were imported yet or not.
@@ -87,10 +90,60 @@ def key() -> str:
         [(entry, _stat(entry)) for entry in sys.path],
         sorted(read.items()),
         repr(sys.flags),
-        os.getuid(),
+        _process(),
     )
     data = repr(parts).encode("utf-8", "surrogatepass")
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _process() -> tuple[object, ...]:
+    """What a run inherits from the daemon, not from its caller, and a check could feel: the
+    user and groups, every resource limit (`ulimit -f` makes a report that cannot be written),
+    the scheduling priority and CPUs, the control group, the mount namespace and the root
+    (another namespace's paths name other files). A caller that differs in any is another
+    daemon's, or runs the check itself."""
+    import resource
+
+    limits = [
+        (name, resource.getrlimit(getattr(resource, name)))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    ]
+    try:
+        cpus: object = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = None
+    try:
+        priority: object = os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):
+        priority = None
+    return (
+        os.getuid(),
+        os.getgid(),
+        sorted(os.getgroups()),
+        limits,
+        priority,
+        cpus,
+        _read("/proc/self/cgroup"),
+        _inode("/proc/self/ns/mnt"),
+        _inode("/"),
+    )
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _inode(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _stat(entry: str) -> tuple[int, int] | None:
@@ -120,9 +173,11 @@ def usable(path: Path) -> Path:
     where = path.parent
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = where.stat()
+        st = os.lstat(where)
     except OSError as err:
         raise AddressError(f"the daemon directory {where} cannot be made: {err}") from err
+    if not stat.S_ISDIR(st.st_mode):  # a link another user made in /tmp leads elsewhere
+        raise AddressError(f"the daemon directory {where} is not a directory (a link?)")
     if st.st_uid != os.getuid():
         raise AddressError(f"the daemon directory {where} belongs to another user")
     if st.st_mode & 0o077:

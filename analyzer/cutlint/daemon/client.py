@@ -1,17 +1,20 @@
 """The check's side: hand the command to a daemon that may answer for this process, and wait.
 
-What goes over: the arguments, the program name, the working directory, the whole environment,
-the umask, and descriptors 0, 1 and 2 themselves, so that the run writes where this process
-would have (a terminal stays a terminal: colour, the progress bar). What comes back: the run's
-pid, then its exit status. While it runs, a SIGINT, SIGTERM or SIGHUP this process receives is
-passed on to the run's process group (the run and its parser workers), as a terminal's Ctrl-C
-reaches a check's whole group.
+What goes over: the arguments, the program name, the working directory (and the directory
+itself, as a descriptor), the whole environment, the umask, the signals this process ignores
+and its blocked-signal mask, and descriptors 0, 1 and 2 themselves, so that the run writes
+where this process would have (a terminal stays a terminal: colour, the progress bar). What
+comes back: the run's pid once it is ready (then this process says `go`), then its exit status.
+While it runs, the terminal's signals and a kill's (wire.FORWARDED) that this process receives
+are passed on to the run's process group (the run and its parser workers), as a terminal's
+reach a check's whole group; Ctrl-Z stops the run, then this process.
 
 A run ended by a signal ends this process by the same signal. Anything that goes wrong before
-the run began (no daemon, a stale socket, a daemon of another
-user, a closed standard descriptor) is None: the caller runs the check itself. Once it began,
-the run's own status is the answer; a run whose status never came (the daemon killed under it)
-is reported and ends with exit code 2, since its output may stop anywhere.
+the run began (no daemon, a stale socket, a daemon of another user, a closed standard
+descriptor, a daemon that does not answer in FIRST_S) is None: the caller runs the check itself,
+and a run the daemon readies after that never begins. Once it began, the run's own status is
+the answer; a run whose status never came (the daemon killed under it) is reported and ends
+with exit code 2, since its output may stop anywhere.
 """
 
 from __future__ import annotations
@@ -19,16 +22,16 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import stat
 import sys
 from collections.abc import Sequence
 from types import FrameType
 
 from cutlint.daemon import address, wire
 
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 FIRST_S = 10.0
-"""How long a daemon may take to say that the run began (it forks at once); one that does not is
-stopped or hung, and the check runs in its own process."""
+"""How long a daemon may take to accept and ready the run (it forks at once); one that does not
+is stopped or hung, and the check runs in its own process."""
 LOST = 2
 """exit_codes.USAGE, spelled here: the run's status never came."""
 
@@ -45,50 +48,74 @@ def handed_over(argv: Sequence[str]) -> int | None:
     return run_at(path, argv)
 
 
-def run_at(path: os.PathLike[str], argv: Sequence[str]) -> int | None:
+def run_at(path: os.PathLike[str] | str, argv: Sequence[str]) -> int | None:
     """`handed_over`, to the daemon listening at `path`."""
+    if not _trusted(path):
+        return None
     try:
-        if not _trusted(path):
-            return None
-        fds = [0, 1, 2]
-        for fd in fds:
+        for fd in (0, 1, 2):
             os.fstat(fd)  # a closed one: a fresh process would see None for it, not a daemon's
-        umask = os.umask(0o022)
-        os.umask(umask)
-        request: dict[str, object] = {
-            "op": "run",
-            "argv": list(argv),
-            "argv0": sys.argv[0],
-            # `python -m cutlint`: how click names the program in its messages
-            "main_package": getattr(sys.modules.get("__main__"), "__package__", None),
-            "cwd": os.getcwd(),
-            "env": dict(os.environ),
-            "umask": umask,
-        }
+        request = _request(argv)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError:
         return None
+    fds = [0, 1, 2]
+    try:
+        fds.append(os.open(".", os.O_RDONLY | os.O_DIRECTORY))
+    except OSError:
+        pass  # unreadable: the run goes there by its path
+    try:
+        return _run(sock, path, request, fds)
+    finally:
+        sock.close()
+        if len(fds) == 4:
+            os.close(fds[3])
+
+
+def _request(argv: Sequence[str]) -> dict[str, object]:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return {
+        "op": "run",
+        "argv": list(argv),
+        "argv0": sys.argv[0],
+        # `python -m cutlint`: how click names the program in its messages
+        "main_package": getattr(sys.modules.get("__main__"), "__package__", None),
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "umask": umask,
+        "ignored": sorted(int(s) for s in wire.IGNORABLE if signal.getsignal(s) is signal.SIG_IGN),
+        "mask": sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+    }
+
+
+def _run(
+    sock: socket.socket, path: os.PathLike[str] | str, request: dict[str, object], fds: list[int]
+) -> int | None:
+    sock.settimeout(FIRST_S)  # before connect: a daemon that never accepts fills its backlog
     try:
         sock.connect(os.fspath(path))
     except ConnectionRefusedError:
-        sock.close()
         _forget(path)
         return None
     except OSError:
-        sock.close()
         return None
-    with sock, _Forwarder(sock) as signals:
-        if not _same_user(sock):
-            return None
+    if not _same_user(sock):
+        return None
+    with _Forwarder(sock) as signals:
         try:
-            sock.settimeout(FIRST_S)
-            wire.send(sock, request, fds)
+            wire.send(sock, request)
+            asked = wire.receive(sock)
+            if asked is None or asked[0].get("fds") is not True:
+                return None
+            wire.send(sock, {"op": "fds"}, fds)  # only to a process that attends to them
             first = wire.receive(sock)
+            if first is None or not isinstance(first[0].get("pid"), int):
+                return None  # refused, or gone before the run began
+            wire.send(sock, {"op": "go"})
             sock.settimeout(None)
         except (OSError, wire.WireError):
             return None
-        if first is None or not isinstance(first[0].get("pid"), int):
-            return None  # the daemon refused or went away before the run began
         signals.begin()
         status = _wait(sock)
     if status < 0:  # the run was killed by a signal: so is this process, as a shell would see it
@@ -98,33 +125,34 @@ def run_at(path: os.PathLike[str], argv: Sequence[str]) -> int | None:
     return status
 
 
-def _forget(path: os.PathLike[str]) -> None:
+def _forget(path: os.PathLike[str] | str) -> None:
     """Remove a socket nobody listens at (its daemon was killed), so that later checks do not
     compute a key to find it again. A daemon starting now binds under another name and moves it
     into place, so a refused connection is a dead one; one moved in since is left alone."""
     try:
-        before = os.stat(path).st_ino
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        with probe:
+        before = os.lstat(path).st_ino
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.settimeout(1.0)
             try:
                 probe.connect(os.fspath(path))
                 return  # it answers now
             except ConnectionRefusedError:
                 pass
-        if os.stat(path).st_ino == before:
+        if os.lstat(path).st_ino == before:
             os.unlink(path)
     except OSError:
         pass
 
 
-def _trusted(path: os.PathLike[str]) -> bool:
-    """The directory is this user's own and closed to others: a socket another user planted
-    there must not be handed this process's environment and descriptors."""
+def _trusted(path: os.PathLike[str] | str) -> bool:
+    """The directory is a directory (not a link to one), this user's own and closed to others:
+    a socket another user planted must not be handed this process's environment and
+    descriptors."""
     try:
-        st = os.stat(os.path.dirname(os.fspath(path)))
+        st = os.lstat(os.path.dirname(os.fspath(path)))
     except OSError:
         return False
-    return st.st_uid == os.getuid() and not st.st_mode & 0o077
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
 def _same_user(sock: socket.socket) -> bool:
@@ -144,10 +172,12 @@ def _same_user(sock: socket.socket) -> bool:
 
 
 class _Forwarder:
-    """Passes SIGINT, SIGTERM and SIGHUP on to the run. Installed before the request goes, so
-    that none is missed between the run's start and this process's wait; until the run has
-    begun they are held (a message must not go in the middle of the request), and if it never
-    begins they are raised again here, for this process to handle as it would have."""
+    """Passes the signals of wire.FORWARDED on to the run, except those this process ignores
+    (they stay ignored, as the run's are). Installed before the request goes, so that none is
+    missed between the run's start and this process's wait; until the run has begun they are
+    held (a message must not go in the middle of the request), and if it never begins they are
+    raised again here, for this process to handle as it would have. Ctrl-Z stops the run, then
+    this process; `fg` continues this process, which continues the run."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
@@ -156,14 +186,18 @@ class _Forwarder:
         self.previous: dict[int, object] = {}
 
     def __enter__(self) -> _Forwarder:
-        self.previous = {s: signal.signal(s, self._received) for s in FORWARDED}
+        for s in wire.FORWARDED:
+            if signal.getsignal(s) is not signal.SIG_IGN:
+                self.previous[s] = signal.signal(s, self._received)
         return self
 
     def _received(self, signum: int, frame: FrameType | None) -> None:
-        if self.begun:
-            self._send(signum)
-        else:
+        if not self.begun:
             self.held.append(signum)
+            return
+        self._send(signum)
+        if signum == signal.SIGTSTP:
+            os.kill(os.getpid(), signal.SIGSTOP)  # stopped as the run is; SIGCONT goes on too
 
     def _send(self, signum: int) -> None:
         try:
@@ -175,13 +209,14 @@ class _Forwarder:
         self.begun = True
         held, self.held = self.held, []
         for signum in held:
-            self._send(signum)
+            self._received(signum, None)
 
     def __exit__(self, *exc: object) -> None:
         for s, handler in self.previous.items():
             signal.signal(s, handler)  # type: ignore[arg-type]
         for signum in self.held:  # the run never began: they were this process's own
-            signal.raise_signal(signum)
+            if signum not in (signal.SIGCONT, signal.SIGWINCH):
+                signal.raise_signal(signum)
 
 
 def _wait(sock: socket.socket) -> int:

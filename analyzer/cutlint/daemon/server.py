@@ -4,14 +4,18 @@ Three processes per run, so that the daemon itself never waits and a run's end i
 
 - the **server** (this loop) accepts a connection, reads the request and forks an attendant;
   it holds nothing of any run, and reaps nothing (SIGCHLD ignored);
-- the **attendant** forks the run, tells the client its pid, passes on the client's signals to
-  the run's process group, and sends the run's exit status once the run has ended, however it
-  ended (a signal is told as its negative number, as `os.waitstatus_to_exitcode` gives it). A
-  client that goes away takes its run with it (SIGTERM to the group), as a closed terminal
-  would;
-- the **run** takes the client's descriptors as 0, 1 and 2, its working directory, umask,
-  environment and arguments, new standard streams and a fresh process's signal handlers, then
-  calls what the server was given (`run`), which never returns.
+- the **attendant** asks the client for its descriptors, forks the run and, once the run has
+  become the caller's process, offers it to the client (`ready`). Only on the client's `go`
+  does the run begin: a client that gave up waiting (and runs the check itself) never gets a
+  second run writing on its descriptors. Then it passes the client's signals on to the run's process group and sends the run's exit status
+  once the run has ended, however it ended (a signal is told as its negative number, as
+  `os.waitstatus_to_exitcode` gives it). A client that goes away takes its run with it;
+- the **run** takes the client's descriptors as 0, 1 and 2, its working directory (by
+  descriptor), umask, environment, arguments and program name, new standard streams, and the
+  client's signal dispositions and mask (blocked until then, so a signal cannot reach it with
+  the daemon's handlers), then calls what the server was given (`run`). Where that returns
+  with SystemExit (cutlint's own quick exit could not finish), it ends as Python's own exit
+  would (`_exit_as_python`).
 
 The server stops when it has been idle `idle_s` seconds, when told (`stop`), on SIGTERM, and
 when its socket is gone or another daemon took the name (another `start`), removing the socket
@@ -20,6 +24,7 @@ only if it is still its own.
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import select
@@ -31,14 +36,19 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from cutlint.daemon import wire
 
 LOOK_S = 5.0
 """How often an idle server looks whether its socket is still its own."""
 REQUEST_S = 10.0
-"""How long a connection may take to send its request."""
+"""How long a connection may take to send its whole request."""
+GO_S = 30.0
+"""How long an attendant waits for the client's `go` once it offered the run."""
+CANNOT_BEGIN = 75
+"""A run that could not become the caller's process exits with this (EX_TEMPFAIL) before it
+writes anything: the client runs the check itself."""
 Run = Callable[[], object]
 
 
@@ -48,11 +58,12 @@ class Server:
     key: str
     idle_s: float
     run: Run
+    look_s: float = LOOK_S
     started: float = field(default_factory=time.time)
     served: int = 0
     last: float = field(default_factory=time.monotonic)
-    look_s: float = LOOK_S
     inode: int = 0
+    pid: int = field(default_factory=os.getpid)
 
     def serve(self) -> None:
         """Listen at `path` until stopped (module docstring)."""
@@ -69,9 +80,10 @@ class Server:
         except _Stop:
             pass
         finally:
-            listener.close()
-            if self._own_socket():
-                os.unlink(self.path)
+            if os.getpid() == self.pid:
+                listener.close()
+                if self._own_socket():
+                    os.unlink(self.path)
 
     def _listen(self) -> socket.socket:
         """Bind under a name of its own, then move it into place: a client finds the old daemon,
@@ -105,10 +117,9 @@ class Server:
             return True
         fds: list[int] = []
         try:
-            conn.settimeout(REQUEST_S)
             if not _same_user(conn):
                 return True
-            got = wire.receive(conn)
+            got = wire.receive(conn, deadline=time.monotonic() + REQUEST_S)
             if got is None:
                 return True
             request, fds = got
@@ -118,8 +129,8 @@ class Server:
             elif op == "stop":
                 wire.send(conn, {"stopping": True, "pid": os.getpid()})
                 return False
-            elif op == "run" and len(fds) == 3:
-                self._fork(listener, conn, request, fds)
+            elif op == "run" and not fds:
+                self._fork(listener, conn, request)
                 self.served += 1
                 self.last = time.monotonic()
         except (OSError, wire.WireError):
@@ -142,18 +153,16 @@ class Server:
         }
 
     def _fork(
-        self,
-        listener: socket.socket,
-        conn: socket.socket,
-        request: dict[str, object],
-        fds: list[int],
+        self, listener: socket.socket, conn: socket.socket, request: dict[str, object]
     ) -> None:
         for stream in (sys.stdout, sys.stderr):  # nothing of the server's may reach the caller
             stream.flush()
         if os.fork() == 0:
             try:
                 listener.close()
-                _attend(conn, request, fds, self.run)
+                fds = _descriptors(conn)
+                if fds is not None:
+                    _attend(conn, request, fds, self.run)
             finally:
                 os._exit(70)
 
@@ -177,45 +186,71 @@ def _same_user(conn: socket.socket) -> bool:
     return bool(uid == os.getuid())
 
 
+def _descriptors(conn: socket.socket) -> list[int] | None:
+    """Ask the client for its descriptors, now that a process attends to it: sent with the
+    request, they would sit in the socket's queue while the server is busy or stopped, and a
+    client that gave up and ran the check itself would find its stdout's reader waiting for
+    them to close (`cutlint check | cat` never ending)."""
+    try:
+        wire.send(conn, {"fds": True})
+        got = wire.receive(conn, deadline=time.monotonic() + REQUEST_S)
+    except (OSError, wire.WireError):
+        return None
+    if got is None:
+        return None
+    message, fds = got
+    if message.get("op") != "fds" or len(fds) not in (3, 4):
+        for fd in fds:
+            os.close(fd)
+        return None
+    return fds
+
+
 def _attend(conn: socket.socket, request: dict[str, object], fds: list[int], run: Run) -> None:
     """The attendant (module docstring); ends the process."""
     for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_DFL)
     conn.settimeout(None)
+    here, there = socket.socketpair()
+    signal.pthread_sigmask(signal.SIG_BLOCK, wire.FORWARDED)  # the run's, until it begins
     pid = os.fork()
     if pid == 0:
         conn.close()
-        code = 0
-        try:
-            _become(request, fds)
-            run()
-        except SystemExit as done:  # `run` ends the process itself; this is a fallback
-            code = done.code if isinstance(done.code, int) else 1
-        except BaseException:
-            traceback.print_exc()
-            code = 1
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        here.close()
+        _begin(request, fds, there, run)
+    there.close()
     try:
-        os.setpgid(pid, pid)  # as the run does itself: a signal passed on before it did reaches it
+        os.setpgid(pid, pid)  # as the run does itself: a signal passed on reaches its group
     except OSError:
         pass
     for fd in fds:
         os.close(fd)
+    if here.recv(1) != b"r":  # it could not become the caller's process
+        os.waitpid(pid, 0)
+        _tell(conn, {"refused": "the run could not take the caller's state"})
+        os._exit(0)
+    conn.settimeout(GO_S)
     try:
-        wire.send(conn, {"pid": pid})
-    except OSError:
-        _signal(pid, signal.SIGTERM)
+        _tell(conn, {"pid": pid})
+        got = wire.receive(conn)
+    except (OSError, wire.WireError):
+        got = None
+    if got is None or got[0].get("op") != "go":  # the client gave up: the run never began
+        _signal(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os._exit(0)
+    conn.settimeout(None)
+    here.sendall(b"g")
     status = _watch(conn, pid)
-    try:
-        wire.send(conn, {"exit": status})
-    except OSError:
-        pass
+    _tell(conn, {"exit": status})
     os._exit(0)
+
+
+def _tell(conn: socket.socket, message: dict[str, object]) -> None:
+    try:
+        wire.send(conn, message)
+    except OSError:
+        pass  # the client is gone
 
 
 def _watch(conn: socket.socket, pid: int) -> int:
@@ -245,13 +280,10 @@ def _watch(conn: socket.socket, pid: int) -> int:
             if message is None:  # the client is gone: nobody reads the run's output
                 client = False
                 _signal(pid, signal.SIGTERM)
+                _signal(pid, signal.SIGCONT)  # a stopped run must wake to die
             elif message[0].get("op") == "signal":
                 number = message[0].get("signal")
-                if isinstance(number, int) and number in (
-                    signal.SIGINT,
-                    signal.SIGTERM,
-                    signal.SIGHUP,
-                ):
+                if isinstance(number, int) and number in wire.FORWARDED:
                     _signal(pid, number)
 
 
@@ -265,14 +297,48 @@ def _signal(pid: int, number: int) -> None:
             pass  # already gone
 
 
+def _begin(
+    request: dict[str, object], fds: list[int], attendant: socket.socket, run: Run
+) -> NoReturn:
+    """The run: become the caller's process, say so, wait for the go, then run."""
+    try:
+        _become(request, fds)
+    except Exception:  # nothing written yet: the client runs the check itself
+        os._exit(CANNOT_BEGIN)
+    attendant.sendall(b"r")
+    if attendant.recv(1) != b"g":
+        os._exit(CANNOT_BEGIN)
+    attendant.close()
+    _restore_signals(request)
+    try:
+        run()
+    except SystemExit as done:
+        _exit_as_python(done.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        _flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Python ends by the signal it was sent
+        os.kill(os.getpid(), signal.SIGINT)
+        os._exit(130)
+    except BaseException:
+        traceback.print_exc()
+        _exit_as_python(1)
+    _exit_as_python(0)
+
+
 def _become(request: dict[str, object], fds: list[int]) -> None:
     """Turn this fork into the caller's process, as far as a check can tell."""
     os.setpgid(0, 0)
-    for target, fd in enumerate(fds):
+    for target, fd in enumerate(fds[:3]):
         if fd != target:
             os.dup2(fd, target)
             os.close(fd)
-    os.chdir(str(request["cwd"]))
+    cwd = str(request["cwd"])
+    if len(fds) == 4:  # the directory itself: its path may name another one here
+        os.fchdir(fds[3])
+        os.close(fds[3])
+    else:
+        os.chdir(cwd)
     umask = request.get("umask")
     os.umask(umask if isinstance(umask, int) else 0o022)
     env = request.get("env")
@@ -284,32 +350,97 @@ def _become(request: dict[str, object], fds: list[int]) -> None:
     sys.argv = [str(request.get("argv0", "cutlint")), *args]
     package = request.get("main_package")  # the program's name in click's messages
     sys.modules["__main__"].__package__ = package if isinstance(package, str) else None
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+    ignored = request.get("ignored")
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGQUIT, signal.SIGTSTP):
         signal.signal(s, signal.SIG_DFL)
+    # Python's own SIGINT handler, unless the caller ignores it (Python keeps an inherited
+    # SIG_IGN for SIGINT, as for the others).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in ignored if isinstance(ignored, list) else []:
+        if number in wire.IGNORABLE:
+            signal.signal(number, signal.SIG_IGN)
     _fresh_streams()
+
+
+def _restore_signals(request: dict[str, object]) -> None:
+    """The caller's blocked-signal mask, which also unblocks what the attendant blocked."""
+    mask = request.get("mask")
+    blocked = (
+        {signal.Signals(n) for n in mask if isinstance(n, int)} if isinstance(mask, list) else set()
+    )
+    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _fresh_streams() -> None:
     """New sys.stdin, stdout and stderr on descriptors 0-2, made as Python makes them at start
     (CPython's create_stdio): a terminal's stdout line-buffered, stderr always line-buffered and
-    with backslashreplace, the encoding and error handlers of this interpreter's own (the
-    locale and PYTHONIOENCODING are in the daemon's key)."""
+    with backslashreplace, unbuffered under `-u` or PYTHONUNBUFFERED (as the daemon's own are:
+    PYTHON* is in its key), the encoding and error handlers of this interpreter's own (the
+    locale and PYTHONIOENCODING are in the key too)."""
     old = (sys.stdin, sys.stdout, sys.stderr)
     made = []
     for fd, stream in enumerate(old):
         writing = fd > 0
-        buffered = open(fd, "wb" if writing else "rb", closefd=False)
-        buffered.raw.name = f"<{('stdin', 'stdout', 'stderr')[fd]}>"  # type: ignore[attr-defined]
+        unbuffered = writing and isinstance(getattr(stream, "buffer", None), io.FileIO)
+        binary: Any = open(
+            fd, "wb" if writing else "rb", buffering=0 if unbuffered else -1, closefd=False
+        )
+        raw = binary if unbuffered else binary.raw
+        raw.name = f"<{('stdin', 'stdout', 'stderr')[fd]}>"
         text = io.TextIOWrapper(
-            buffered,
+            binary,
             encoding=getattr(stream, "encoding", None),
             errors=getattr(stream, "errors", None),
             newline="\n",
             line_buffering=writing and (fd == 2 or os.isatty(fd)),
-            write_through=bool(getattr(stream, "write_through", False)),  # -u, PYTHONUNBUFFERED
+            write_through=bool(getattr(stream, "write_through", False)),
         )
         text.mode = "w" if writing else "r"  # type: ignore[misc]
         made.append(text)
     sys.stdin, sys.stdout, sys.stderr = made
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = made  # type: ignore[misc]
+
+
+def _exit_as_python(code: object) -> NoReturn:
+    """End as CPython's exit ends a process whose main module raised SystemExit(code): the
+    code (None: 0; an int; anything else printed on stderr, 1), the atexit handlers, then
+    stdout and stderr flushed, a failure to flush reported as an exception ignored and the
+    status 120 (`Py_FinalizeEx`'s flush_std_files). The process's heap is not torn down."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        try:
+            sys.stderr.write(f"{code}\n")
+        except (OSError, ValueError):
+            pass
+        status = 1
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()  # Python waits for its threads
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as err:
+        try:
+            sys.stderr.write(
+                f"Exception ignored in: {sys.stdout!r}\n"
+                + "".join(traceback.format_exception_only(type(err), err))
+            )
+        except (OSError, ValueError):
+            pass
+        status = 120
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        status = 120
+    os._exit(status & 0xFF)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass

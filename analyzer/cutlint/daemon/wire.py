@@ -5,14 +5,47 @@ of cutlint is imported."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import struct
+import time
 
 _LENGTH = struct.Struct("!I")
 MAX_MESSAGE = 16 << 20
 """A request carries the caller's whole environment and command line; anything longer than this
 is not one of ours."""
-MAX_FDS = 3
+MAX_FDS = 4
+"""Descriptors 0, 1 and 2, and the working directory."""
+
+FORWARDED = frozenset(
+    {
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGQUIT,
+        signal.SIGWINCH,
+        signal.SIGTSTP,
+        signal.SIGCONT,
+    }
+)
+"""The signals a client passes on to its run: the terminal's (Ctrl-C, Ctrl-\\, Ctrl-Z and
+`fg`, a resize) and a kill's."""
+IGNORABLE = frozenset(
+    {
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGQUIT,
+        signal.SIGTSTP,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGALRM,
+        signal.SIGTTIN,
+        signal.SIGTTOU,
+    }
+)
+"""The signals whose SIG_IGN in the client (nohup, `trap '' HUP`, a background job's SIGINT)
+the run takes too: a fresh process inherits an ignored signal across exec."""
 
 
 class WireError(Exception):
@@ -30,19 +63,25 @@ def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None 
         sock.sendall(framed)
 
 
-def receive(sock: socket.socket) -> tuple[dict[str, object], list[int]] | None:
+def receive(
+    sock: socket.socket, deadline: float | None = None
+) -> tuple[dict[str, object], list[int]] | None:
     """The next message and the descriptors that came with it; None when the other side closed
-    the connection before a message began."""
+    the connection before a message began. With `deadline` (time.monotonic()), the whole
+    message must have come by then (socket.timeout, an OSError, when not): a sender that
+    trickles bytes cannot hold the reader longer."""
+    if deadline is not None:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
     head, fds = _first(sock, _LENGTH.size)
     if not head:
         _close(fds)
         return None
     try:
-        head += _exactly(sock, _LENGTH.size - len(head))
+        head += _exactly(sock, _LENGTH.size - len(head), deadline)
         (length,) = _LENGTH.unpack(head)
         if length > MAX_MESSAGE:
             raise WireError(f"a message of {length} bytes")
-        message = json.loads(_exactly(sock, length))
+        message = json.loads(_exactly(sock, length, deadline))
     except (WireError, ValueError, OSError) as err:
         _close(fds)
         raise WireError(str(err)) from err
@@ -57,9 +96,11 @@ def _first(sock: socket.socket, size: int) -> tuple[bytes, list[int]]:
     return data, list(fds)
 
 
-def _exactly(sock: socket.socket, size: int) -> bytes:
+def _exactly(sock: socket.socket, size: int, deadline: float | None = None) -> bytes:
     chunks: list[bytes] = []
     while size > 0:
+        if deadline is not None:
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
             raise WireError("the connection closed in the middle of a message")

@@ -60,13 +60,15 @@ _ORPHAN_AGE_S = 3600
 ENV_EXACT = frozenset(
     {"NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI", "COLUMNS", "LANG"}
     | {"LANGUAGE", "HOME", "PATH", "VIRTUAL_ENV", "CUDA_HOME", "CUDA_PATH", "TZ"}
+    | {"LD_LIBRARY_PATH", "LD_PRELOAD"}
 )
-ENV_PREFIXES = ("CUTLINT_", "PYTHON", "PYDANTIC_", "LC_", "CLICK_")
+ENV_PREFIXES = ("CUTLINT_", "PYTHON", "PYDANTIC_", "LC_", "CLICK_", "LIBCLANG_")
 """The environment a check's report can depend on, all of it in the key: colour (report/style.py:
 NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE, TERM), `CI` (the progress bar), cutlint's own variables
 (`CUTLINT_PARSE_TIMEOUT` is an option's value), Python's (the encoding of stdout, the module
-path), the locale, and where a CUDA toolkit or an environment is looked up. Other variables (a
-shell's `OLDPWD`, `SHLVL`) leave the key alone."""
+path), which libclang parses (its bindings' `LIBCLANG_LIBRARY_FILE`, the dynamic loader's
+path), the locale, and where a CUDA toolkit or an environment is looked up. Other variables
+(a shell's `OLDPWD`, `SHLVL`) leave the key alone."""
 
 
 def directory() -> Path:

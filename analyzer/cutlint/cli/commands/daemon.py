@@ -123,15 +123,47 @@ def run_start(flags: StartFlags) -> None:
     usage_error(f"the daemon did not start (its log, {log}, ends: {tail})")
 
 
+@dataclass(frozen=True)
+class StopFlags:
+    """What `cutlint daemon stop`'s command line said."""
+
+    every: bool
+
+
 @daemon.command("stop")
-def stop() -> None:
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Every daemon of this user in the daemon directory: those of an older cutlint or "
+    "another environment too.",
+)
+def stop(**flags: Any) -> None:
     """Stop the daemon for this cutlint and environment, if it runs."""
-    path = _path()
-    answer = _ask(path, "stop")
-    if answer is None:
-        click.echo("cutlint daemon: none running for this cutlint and environment")
-        return
-    click.echo(f"cutlint daemon: stopped (pid {answer['pid']})")
+    run_stop(StopFlags(**flags))
+
+
+def run_stop(flags: StopFlags) -> None:
+    from cutlint.daemon import address
+
+    paths = [_path()]
+    if flags.every:
+        try:
+            where = address.directory()
+            paths = sorted(p for p in where.iterdir() if p.suffix == address.SUFFIX)
+        except OSError:
+            paths = []
+    stopped = 0
+    for path in paths:
+        answer = _ask(path, "stop")
+        if answer is not None:
+            stopped += 1
+            click.echo(f"cutlint daemon: stopped (pid {answer['pid']}): {path}")
+    if not stopped:
+        click.echo(
+            "cutlint daemon: none running"
+            + ("" if flags.every else " for this cutlint and environment")
+        )
 
 
 @daemon.command("status")
