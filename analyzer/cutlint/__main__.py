@@ -132,7 +132,10 @@ def serve(key: str, path: str, idle_s: float) -> None:
     for name in PRELOADED:
         module = importlib.import_module(name)
         for info in pkgutil.walk_packages(getattr(module, "__path__", []), f"{name}."):
-            importlib.import_module(info.name)
+            try:
+                importlib.import_module(info.name)
+            except ImportError:
+                pass  # an optional dependency: a run that needs the module imports it, as alone
     from cutlint.parse import libclang, pool
 
     pool.build_records()

@@ -133,6 +133,7 @@ def _served_count(env: dict[str, str], cwd: Path) -> int:
     return int(json.loads(status.stdout).get("served", -1))
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 @pytest.mark.parametrize("unbuffered", [False, True])
 def test_a_report_that_cannot_be_written_fails_as_alone(
     env: dict[str, str], tmp_path: Path, unbuffered: bool

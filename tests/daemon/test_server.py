@@ -376,6 +376,7 @@ def _write_and_exit(code: object) -> Callable[[], None]:
     return run
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 @pytest.mark.parametrize(
     ("code", "status", "stderr"),
     [

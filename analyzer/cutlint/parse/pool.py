@@ -407,8 +407,17 @@ class _Pool:
             wall_limit = self.limits.seconds_per_file * WALL_FACTOR
             for w in busy:
                 if w.conn in ready:
-                    if not _receive(w, self.results):
-                        self.replace(w, _death(w))
+                    # Everything it has sent, not one answer: what lies in the pipe is no answer
+                    # the share can see (it saw one at a time, so the workers were never given
+                    # more to judge), and a worker whose pipe is full waits, parsing nothing. A
+                    # FlashInfer cache's files (many kernels each, slow to judge here) kept the
+                    # worker at a third of a core.
+                    while True:
+                        if not _receive(w, self.results):
+                            self.replace(w, _death(w))
+                            break
+                        if not w.batch or not w.conn.poll():
+                            break
                 elif block:
                     why = _over(w, self.limits.seconds_per_file, wall_limit)
                     if why is not None:
