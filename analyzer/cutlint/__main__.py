@@ -91,7 +91,12 @@ def _hand_over(argv: list[str]) -> None:
         return
     from cutlint.daemon import client
 
-    code = client.handed_over(argv)
+    try:
+        code = client.handed_over(argv)
+    except KeyboardInterrupt:  # before the run began: this process's own, as at its start
+        from cutlint import exit_codes
+
+        exit_codes.interrupted()
     if code is not None:
         sys.exit(code)
 

@@ -243,3 +243,37 @@ def test_the_cutlint_command(env: dict[str, str], tmp_path: Path) -> None:
     status = json.loads(run(env, "daemon", "status", "--json").stdout)
     assert status["served"] == 2
     assert run(env, "daemon", "stop").returncode == 0
+
+
+def test_what_does_not_go_over_is_not_served(env: dict[str, str], tmp_path: Path) -> None:
+    """A descriptor beyond 0-2 meant for the check (`-o /dev/fd/3` with `3>out`) and interpreter
+    options (`python -W ...`) do not reach a daemon's run: such a check runs in its own process,
+    and ends as it does there."""
+    assert _cutlint(env, "daemon", "start", cwd=tmp_path).returncode == 0
+    fixture = str(FIXTURES / "sm90-collective-builder")
+    out = tmp_path / "out.json"
+    with open(out, "w") as target:
+        to_fd = ["--format", "json", "-o", f"/dev/fd/{target.fileno()}"]
+        done = subprocess.run(
+            [sys.executable, "-m", "cutlint", "check", "--no-config", fixture, *to_fd],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            pass_fds=(target.fileno(),),
+        )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["files"]
+    options = subprocess.run(
+        [sys.executable, "-W", "ignore", "-m", "cutlint", "check", "--no-config", fixture, "-q"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert options.returncode == 0, options.stderr
+    assert _served_count(env, tmp_path) == 0

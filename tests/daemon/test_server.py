@@ -404,3 +404,39 @@ def test_a_run_ends_as_pythons_exit_ends(
     assert done.returncode == status
     assert done.stderr.startswith(stderr)
     assert "OSError: [Errno 28]" in done.stderr
+
+
+def test_ctrl_c_before_a_stopped_daemon_answers_ends_the_check_at_once(
+    where: Path, servers: list[int]
+) -> None:
+    pid = _serve(where, _report)
+    servers.append(pid)
+    os.kill(pid, signal.SIGSTOP)  # accepts nothing: the client waits for its answer
+    try:
+        done = _client(where, "check")
+        time.sleep(0.5)
+        started = time.monotonic()
+        done.send_signal(signal.SIGINT)
+        done.communicate(timeout=30)
+        assert time.monotonic() - started < 2.0  # not the hand-over's 3 s
+        assert done.returncode == -signal.SIGINT  # this process's own Ctrl-C, as at a start
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_run_whose_attendant_is_killed_ends(
+    where: Path, servers: list[int], tmp_path: Path
+) -> None:
+    servers.append(_serve(where, _sleep_with_pid(tmp_path)))
+    done = _client(where, "check")
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "pid").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(0.1)
+    run = int((tmp_path / "pid").read_text())
+    attendant = int(Path(f"/proc/{run}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    os.kill(attendant, signal.SIGKILL)
+    _, err = done.communicate(timeout=30)
+    assert done.returncode == 2 and "went away" in err
+    assert _gone(run)

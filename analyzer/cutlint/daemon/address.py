@@ -13,8 +13,8 @@ environment are the ones the client would load itself, and any difference is ano
   locale, `CUTLINT_*`, `PYTHON*`, `PYDANTIC_*`, which libclang is loaded, where a toolkit is
   found), and the temporary directory;
 - the process's own settings, which a run inherits from the daemon and not from its caller:
-  user and groups, resource limits, priority, CPUs, control group, mount namespace and root
-  (`_process`).
+  user and groups, resource limits, priority, CPUs, the control group's limits, mount
+  namespace and root (`_process`).
 
 The directory is `$CUTLINT_DAEMON_DIR`, else `$XDG_RUNTIME_DIR/cutlint`, else
 `$TMPDIR/cutlint-<uid>` (`/tmp` without TMPDIR): short (a Unix socket's path is at most 107 bytes), and on a local file
@@ -59,8 +59,10 @@ def directory() -> Path:
 
 def may_run() -> bool:
     """Whether any daemon may be listening: the directory holds a socket. Decided with one
-    listing and no key, so that a check where no daemon was ever started pays nothing more."""
-    if os.environ.get(ENV_OFF) or not hasattr(os, "fork"):
+    listing and no key, so that a check where no daemon was ever started pays nothing more.
+    Never for a process given interpreter options (`python -X importtime -m cutlint`, `-u`,
+    `-W`): what they change happens at the daemon's start, not at the run's."""
+    if os.environ.get(ENV_OFF) or not hasattr(os, "fork") or interpreter_options():
         return False
     try:
         with os.scandir(directory()) as entries:
@@ -90,6 +92,7 @@ def key() -> str:
         [(entry, _stat(entry)) for entry in sys.path],
         sorted(read.items()),
         repr(sys.flags),
+        interpreter_options(),
         _process(),
     )
     data = repr(parts).encode("utf-8", "surrogatepass")
@@ -99,7 +102,7 @@ def key() -> str:
 def _process() -> tuple[object, ...]:
     """What a run inherits from the daemon, not from its caller, and a check could feel: the
     user and groups, every resource limit (`ulimit -f` makes a report that cannot be written),
-    the scheduling priority and CPUs, the control group, the mount namespace and the root
+    the scheduling priority and CPUs, the control group's limits, the mount namespace and the root
     (another namespace's paths name other files). A caller that differs in any is another
     daemon's, or runs the check itself."""
     import resource
@@ -124,10 +127,38 @@ def _process() -> tuple[object, ...]:
         limits,
         priority,
         cpus,
-        _read("/proc/self/cgroup"),
+        _cgroup_limits(),
         _inode("/proc/self/ns/mnt"),
         _inode("/"),
     )
+
+
+CGROUP_LIMITS = ("memory.max", "memory.high", "memory.swap.max", "cpu.max", "pids.max")
+"""What a control group can hold a process to (cgroup v2). Not the group's name: a desktop
+gives each terminal its own group, and a daemon started in one would serve no other."""
+
+
+def _cgroup_limits() -> object:
+    """The limits of this process's control group and its ancestors (cgroup v2); the groups'
+    names where their limits cannot be read (cgroup v1, no /sys/fs/cgroup)."""
+    text = _read("/proc/self/cgroup")
+    if text is None:
+        return None
+    unified = [line[3:] for line in text.splitlines() if line.startswith("0::")]
+    if len(text.splitlines()) != 1 or not unified:
+        return text  # v1 or hybrid: the names, as the safe answer
+    limits = []
+    group = unified[0].strip("/")
+    while True:
+        where = os.path.join("/sys/fs/cgroup", group)
+        for name in CGROUP_LIMITS:
+            value = _read(os.path.join(where, name))
+            if value is not None:
+                limits.append((name, value.strip()))
+        if not group:
+            break
+        group = os.path.dirname(group)
+    return limits
 
 
 def _read(path: str) -> str | None:
@@ -157,6 +188,18 @@ def _stat(entry: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_mtime_ns, st.st_ino)
+
+
+def interpreter_options() -> list[str]:
+    """The options this interpreter was started with, before its script, `-m` or `-c`."""
+    argv = list(getattr(sys, "orig_argv", []))[1:]
+    options: list[str] = []
+    while argv and argv[0].startswith("-") and argv[0] not in ("-", "-m", "-c"):
+        option = argv.pop(0)
+        options.append(option)
+        if option in ("-X", "-W") and argv:  # these take the next word
+            options.append(argv.pop(0))
+    return options
 
 
 def socket_path(daemon_key: str) -> Path:

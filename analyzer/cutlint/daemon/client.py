@@ -29,9 +29,12 @@ from types import FrameType
 
 from cutlint.daemon import address, wire
 
-FIRST_S = 10.0
-"""How long a daemon may take to accept and ready the run (it forks at once); one that does not
-is stopped or hung, and the check runs in its own process."""
+FIRST_S = 3.0
+"""How long a daemon may take to accept and ready the run (it forks at once: milliseconds); one
+that does not is stopped or hung, and the check runs in its own process."""
+ENDING = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT})
+"""A signal that ends a check: before its run began, it ends the hand-over at once (and is
+this process's own to handle)."""
 LOST = 2
 """exit_codes.USAGE, spelled here: the run's status never came."""
 
@@ -50,11 +53,9 @@ def handed_over(argv: Sequence[str]) -> int | None:
 
 def run_at(path: os.PathLike[str] | str, argv: Sequence[str]) -> int | None:
     """`handed_over`, to the daemon listening at `path`."""
-    if not _trusted(path):
+    if not _trusted(path) or not _handed_over_whole():
         return None
     try:
-        for fd in (0, 1, 2):
-            os.fstat(fd)  # a closed one: a fresh process would see None for it, not a daemon's
         request = _request(argv)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     except OSError:
@@ -70,6 +71,33 @@ def run_at(path: os.PathLike[str] | str, argv: Sequence[str]) -> int | None:
         sock.close()
         if len(fds) == 4:
             os.close(fds[3])
+
+
+def _handed_over_whole() -> bool:
+    """Whether what the run needs of this process goes over: descriptors 0, 1 and 2 are open (a
+    closed one is None in a fresh process, never a daemon's), no other is meant for it (one
+    inheritable, `3>out` or `<(...)`, is the caller's: `-o /dev/fd/3`), and this process is not
+    a background job on its terminal (`stty tostop` stops its writes; a run in the daemon's
+    session would write all the same)."""
+    try:
+        for fd in (0, 1, 2):
+            os.fstat(fd)
+        others = [int(n) for n in os.listdir("/dev/fd") if n.isdigit() and int(n) > 2]
+    except OSError:
+        return False
+    for fd in others:
+        try:
+            if os.get_inheritable(fd):
+                return False
+        except OSError:
+            pass  # the listing's own descriptor, closed since
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd) and os.tcgetpgrp(fd) != os.getpgrp():
+                return False
+        except OSError:
+            pass  # no controlling terminal of ours: no job control either
+    return True
 
 
 def _request(argv: Sequence[str]) -> dict[str, object]:
@@ -117,7 +145,7 @@ def _run(
         except (OSError, wire.WireError):
             return None
         signals.begin()
-        status = _wait(sock)
+        status = _wait(sock, first[0]["pid"])
     if status < 0:  # the run was killed by a signal: so is this process, as a shell would see it
         signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
@@ -194,10 +222,17 @@ class _Forwarder:
     def _received(self, signum: int, frame: FrameType | None) -> None:
         if not self.begun:
             self.held.append(signum)
+            if signum in ENDING:  # no waiting on a daemon to end: the hand-over is off
+                try:
+                    self.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
             return
         self._send(signum)
-        if signum == signal.SIGTSTP:
-            os.kill(os.getpid(), signal.SIGSTOP)  # stopped as the run is; SIGCONT goes on too
+        if signum == signal.SIGTSTP:  # stopped as the run is, by the same signal
+            signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTSTP)
+            signal.signal(signal.SIGTSTP, self._received)  # continued
 
     def _send(self, signum: int) -> None:
         try:
@@ -219,7 +254,7 @@ class _Forwarder:
                 signal.raise_signal(signum)
 
 
-def _wait(sock: socket.socket) -> int:
+def _wait(sock: socket.socket, run: object) -> int:
     """Wait for the run's exit status (signals go on meanwhile: _Forwarder)."""
     while True:
         try:
@@ -227,6 +262,11 @@ def _wait(sock: socket.socket) -> int:
         except (OSError, wire.WireError):
             reply = None
         if reply is None:
+            if isinstance(run, int) and run > 1:
+                try:
+                    os.killpg(run, signal.SIGKILL)  # where its parent-death signal did not
+                except OSError:
+                    pass
             sys.stderr.write(
                 "cutlint: the daemon running this check went away before it ended; its "
                 "output may be cut short (run it again, or set CUTLINT_NO_DAEMON=1)\n"

@@ -9,7 +9,9 @@ Three processes per run, so that the daemon itself never waits and a run's end i
   does the run begin: a client that gave up waiting (and runs the check itself) never gets a
   second run writing on its descriptors. Then it passes the client's signals on to the run's process group and sends the run's exit status
   once the run has ended, however it ended (a signal is told as its negative number, as
-  `os.waitstatus_to_exitcode` gives it). A client that goes away takes its run with it;
+  `os.waitstatus_to_exitcode` gives it). A client that goes away takes its run with it
+  (SIGKILL to its group, as a killed check's own process would end), and so does an attendant
+  that is killed (the run's parent-death signal, on Linux);
 - the **run** takes the client's descriptors as 0, 1 and 2, its working directory (by
   descriptor), umask, environment, arguments and program name, new standard streams, and the
   client's signal dispositions and mask (blocked until then, so a signal cannot reach it with
@@ -213,11 +215,12 @@ def _attend(conn: socket.socket, request: dict[str, object], fds: list[int], run
     conn.settimeout(None)
     here, there = socket.socketpair()
     signal.pthread_sigmask(signal.SIG_BLOCK, wire.FORWARDED)  # the run's, until it begins
+    attendant = os.getpid()
     pid = os.fork()
     if pid == 0:
         conn.close()
         here.close()
-        _begin(request, fds, there, run)
+        _begin(request, fds, there, attendant, run)
     there.close()
     try:
         os.setpgid(pid, pid)  # as the run does itself: a signal passed on reaches its group
@@ -277,10 +280,9 @@ def _watch(conn: socket.socket, pid: int) -> int:
                 message = wire.receive(conn)
             except (OSError, wire.WireError):
                 message = None
-            if message is None:  # the client is gone: nobody reads the run's output
+            if message is None:  # the client is gone, as the check's own process would be
                 client = False
-                _signal(pid, signal.SIGTERM)
-                _signal(pid, signal.SIGCONT)  # a stopped run must wake to die
+                _signal(pid, signal.SIGKILL)
             elif message[0].get("op") == "signal":
                 number = message[0].get("signal")
                 if isinstance(number, int) and number in wire.FORWARDED:
@@ -298,10 +300,15 @@ def _signal(pid: int, number: int) -> None:
 
 
 def _begin(
-    request: dict[str, object], fds: list[int], attendant: socket.socket, run: Run
+    request: dict[str, object],
+    fds: list[int],
+    attendant: socket.socket,
+    attendant_pid: int,
+    run: Run,
 ) -> NoReturn:
     """The run: become the caller's process, say so, wait for the go, then run."""
     try:
+        _die_with(signal.SIGKILL, attendant_pid)
         _become(request, fds)
     except Exception:  # nothing written yet: the client runs the check itself
         os._exit(CANNOT_BEGIN)
@@ -309,8 +316,8 @@ def _begin(
     if attendant.recv(1) != b"g":
         os._exit(CANNOT_BEGIN)
     attendant.close()
-    _restore_signals(request)
     try:
+        _restore_signals(request)  # a Ctrl-C held until now is raised here, as at a start
         run()
     except SystemExit as done:
         _exit_as_python(done.code)
@@ -324,6 +331,23 @@ def _begin(
         traceback.print_exc()
         _exit_as_python(1)
     _exit_as_python(0)
+
+
+def _die_with(number: int, parent: int) -> None:
+    """End this process when its parent (the attendant) ends, where Linux can say so
+    (PR_SET_PDEATHSIG): a run whose attendant was killed has no one to tell its client that it
+    ended, and the client has already said that it went away."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, number, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the attendant ended before the call
+        os._exit(CANNOT_BEGIN)
 
 
 def _become(request: dict[str, object], fds: list[int]) -> None:

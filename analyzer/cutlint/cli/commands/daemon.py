@@ -78,6 +78,11 @@ def run_start(flags: StartFlags) -> None:
 
     if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
         usage_error("the daemon needs a Unix system (fork and Unix sockets)")
+    if address.interpreter_options():
+        usage_error(
+            "the daemon serves checks run without interpreter options; start it as "
+            "`cutlint daemon start` or `python -m cutlint daemon start`"
+        )
     key = address.key()
     try:
         path = address.usable(address.socket_path(key))
