@@ -20,6 +20,7 @@ with exit code 2, since its output may stop anywhere.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import stat
@@ -53,7 +54,7 @@ def handed_over(argv: Sequence[str]) -> int | None:
 
 def run_at(path: os.PathLike[str] | str, argv: Sequence[str]) -> int | None:
     """`handed_over`, to the daemon listening at `path`."""
-    if not _trusted(path) or not _handed_over_whole():
+    if not _trusted(path) or not _handed_over_whole(argv):
         return None
     try:
         request = _request(argv)
@@ -73,24 +74,24 @@ def run_at(path: os.PathLike[str] | str, argv: Sequence[str]) -> int | None:
             os.close(fds[3])
 
 
-def _handed_over_whole() -> bool:
+_DESCRIPTOR_PATH = re.compile(r"/(?:dev/fd|proc/(?:self|thread-self|[0-9]+)/fd)/([0-9]+)")
+
+
+def _handed_over_whole(argv: Sequence[str]) -> bool:
     """Whether what the run needs of this process goes over: descriptors 0, 1 and 2 are open (a
-    closed one is None in a fresh process, never a daemon's), no other is meant for it (one
-    inheritable, `3>out` or `<(...)`, is the caller's: `-o /dev/fd/3`), and this process is not
-    a background job on its terminal (`stty tostop` stops its writes; a run in the daemon's
-    session would write all the same)."""
+    closed one is None in a fresh process, never a daemon's), the command names no other
+    descriptor (`-o /dev/fd/3` with `3>out`, a `<(...)` input: only 0-2 go over; a terminal or
+    an editor may leave others open that no check reads), and this process is not a background
+    job on its terminal (`stty tostop` stops its writes; a run in the daemon's session would
+    write all the same)."""
+    named = [*argv, *(v for k, v in os.environ.items() if k.startswith("CUTLINT_"))]
+    if any(int(m.group(1)) > 2 for a in named for m in _DESCRIPTOR_PATH.finditer(a)):
+        return False
     try:
         for fd in (0, 1, 2):
             os.fstat(fd)
-        others = [int(n) for n in os.listdir("/dev/fd") if n.isdigit() and int(n) > 2]
     except OSError:
         return False
-    for fd in others:
-        try:
-            if os.get_inheritable(fd):
-                return False
-        except OSError:
-            pass  # the listing's own descriptor, closed since
     for fd in (0, 1, 2):
         try:
             if os.isatty(fd) and os.tcgetpgrp(fd) != os.getpgrp():
