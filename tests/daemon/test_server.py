@@ -440,3 +440,18 @@ def test_a_run_whose_attendant_is_killed_ends(
     _, err = done.communicate(timeout=30)
     assert done.returncode == 2 and "went away" in err
     assert _gone(run)
+
+
+def test_ctrl_z_in_an_orphaned_group_stops_nothing(where: Path, servers: list[int]) -> None:
+    """The kernel discards a SIGTSTP to a process whose group is orphaned (`exec cutlint check`,
+    `ssh -t host cutlint check`): a check alone goes on, so the run must too, not stay stopped
+    with its client waiting."""
+    servers.append(_serve(where, _wait_for_ctrl_c))
+    done = _client(where, "check", start_new_session=True)  # its own session: orphaned
+    assert done.stdout is not None
+    assert done.stdout.readline() == "ready\n"
+    done.send_signal(signal.SIGTSTP)
+    time.sleep(0.5)
+    done.send_signal(signal.SIGINT)  # a run left stopped would never take it
+    out, _ = done.communicate(timeout=30)
+    assert (done.returncode, out) == (130, "interrupted\n")

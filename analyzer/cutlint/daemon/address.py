@@ -60,9 +60,9 @@ def directory() -> Path:
 def may_run() -> bool:
     """Whether any daemon may be listening: the directory holds a socket. Decided with one
     listing and no key, so that a check where no daemon was ever started pays nothing more.
-    Never for a process given interpreter options (`python -X importtime -m cutlint`, `-u`,
-    `-W`): what they change happens at the daemon's start, not at the run's."""
-    if os.environ.get(ENV_OFF) or not hasattr(os, "fork") or interpreter_options():
+    Never for a process given `-X`, `-W` or `-u` (`python -X importtime -m cutlint`): what
+    they change happens at the daemon's start, not at the run's."""
+    if os.environ.get(ENV_OFF) or not hasattr(os, "fork") or refused_options():
         return False
     try:
         with os.scandir(directory()) as entries:
@@ -200,6 +200,18 @@ def interpreter_options() -> list[str]:
         if option in ("-X", "-W") and argv:  # these take the next word
             options.append(argv.pop(0))
     return options
+
+
+def refused_options() -> list[str]:
+    """The interpreter options a daemon cannot take for its runs: `-X` (import times, dev mode,
+    ...) and `-W` act while modules are imported, `-u` on the streams Python makes at start.
+    Others (`-s`, `-E`, `-O`, `-B`, a script's shebang may carry them) show in `sys.flags`,
+    which is in the key, and the daemon is started with them."""
+    return [
+        o
+        for o in interpreter_options()
+        if not o.startswith("--") and (o.startswith(("-X", "-W")) or "u" in o[1:])
+    ]
 
 
 def socket_path(daemon_key: str) -> Path:

@@ -141,6 +141,7 @@ def _run(
             first = wire.receive(sock)
             if first is None or not isinstance(first[0].get("pid"), int):
                 return None  # refused, or gone before the run began
+            signals.going = True  # from here a Ctrl-C is the run's: held, then passed on
             wire.send(sock, {"op": "go"})
             sock.settimeout(None)
         except (OSError, wire.WireError):
@@ -211,6 +212,8 @@ class _Forwarder:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.held: list[int] = []
+        self.going = False
+        """The client is saying `go`: the run may begin any moment."""
         self.begun = False
         self.previous: dict[int, object] = {}
 
@@ -223,17 +226,29 @@ class _Forwarder:
     def _received(self, signum: int, frame: FrameType | None) -> None:
         if not self.begun:
             self.held.append(signum)
-            if signum in ENDING:  # no waiting on a daemon to end: the hand-over is off
+            if signum in ENDING and not self.going:  # no waiting on a daemon: the hand-over is off
                 try:
                     self.sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
             return
         self._send(signum)
-        if signum == signal.SIGTSTP:  # stopped as the run is, by the same signal
+        if signum == signal.SIGTSTP:
+            self._stop()
+
+    def _stop(self) -> None:
+        """Stop as the run was stopped, by the same signal. Where the kernel discards it (this
+        process's group is orphaned: `ssh -t host cutlint check`, `exec cutlint check`), a check
+        alone would go on, and so must the run: it is continued at once."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCONT})  # a `fg` is seen pending
+        try:
             signal.signal(signal.SIGTSTP, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTSTP)
-            signal.signal(signal.SIGTSTP, self._received)  # continued
+            os.kill(os.getpid(), signal.SIGTSTP)  # stopped here, or discarded
+            if signal.SIGCONT not in signal.sigpending():
+                self._send(signal.SIGCONT)
+        finally:
+            signal.signal(signal.SIGTSTP, self._received)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCONT})
 
     def _send(self, signum: int) -> None:
         try:

@@ -44,8 +44,12 @@ from cutlint.daemon import wire
 
 LOOK_S = 5.0
 """How often an idle server looks whether its socket is still its own."""
-REQUEST_S = 10.0
-"""How long a connection may take to send its whole request."""
+REQUEST_S = 1.0
+"""How long a connection may take to send its request (a client sends it as it connects), read
+by the server itself: a slow one holds the next checks up this long at most, under the 3 s a
+client waits (client.FIRST_S)."""
+DESCRIPTORS_S = 10.0
+"""How long the attendant waits for the client's descriptors."""
 GO_S = 30.0
 """How long an attendant waits for the client's `go` once it offered the run."""
 CANNOT_BEGIN = 75
@@ -195,7 +199,7 @@ def _descriptors(conn: socket.socket) -> list[int] | None:
     them to close (`cutlint check | cat` never ending)."""
     try:
         wire.send(conn, {"fds": True})
-        got = wire.receive(conn, deadline=time.monotonic() + REQUEST_S)
+        got = wire.receive(conn, deadline=time.monotonic() + DESCRIPTORS_S)
     except (OSError, wire.WireError):
         return None
     if got is None:

@@ -78,10 +78,11 @@ def run_start(flags: StartFlags) -> None:
 
     if not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
         usage_error("the daemon needs a Unix system (fork and Unix sockets)")
-    if address.interpreter_options():
+    refused = address.refused_options()
+    if refused:
         usage_error(
-            "the daemon serves checks run without interpreter options; start it as "
-            "`cutlint daemon start` or `python -m cutlint daemon start`"
+            f"the daemon serves no check run with {' '.join(refused)} (what -X, -W and -u change "
+            "happens at an interpreter's start); start it, and run checks, without them"
         )
     key = address.key()
     try:
@@ -97,6 +98,7 @@ def run_start(flags: StartFlags) -> None:
         process = subprocess.Popen(
             [
                 sys.executable,
+                *address.interpreter_options(),  # the same sys.flags: they are in the key
                 "-c",
                 _SERVE,
                 json.dumps(sys.path),
