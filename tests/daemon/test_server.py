@@ -249,10 +249,14 @@ def test_a_dead_socket_is_not_a_daemon_and_is_removed(where: Path) -> None:
 def test_stop_and_idle_and_a_replaced_socket_end_the_server(
     where: Path, servers: list[int]
 ) -> None:
+    log, kept = where.with_suffix(".log"), where.with_name("other.log")
+    log.write_text("")
+    kept.write_text("")
     first = _serve(where, _report)
     servers.append(first)
     assert _ask(where, "stop") == {"stopping": True, "pid": first}
     assert _gone(first) and not where.exists()
+    assert not log.exists() and kept.exists()  # its own empty log goes with it
 
     idle = _serve(where, _report, idle_s=0.3)
     servers.append(idle)

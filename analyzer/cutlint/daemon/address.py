@@ -218,6 +218,13 @@ def socket_path(daemon_key: str) -> Path:
     return directory() / f"{daemon_key[:24]}{SUFFIX}"
 
 
+def log_path(socket: Path) -> Path:
+    """Where the daemon at `socket` writes what it has to say (its start's errors): removed by
+    the daemon when it stops with nothing written, so that the directory does not fill with one
+    empty log per cutlint and environment ever served."""
+    return socket.with_suffix(".log")
+
+
 def usable(path: Path) -> Path:
     """`path`, once its directory exists, is ours and open to no one else; AddressError why not."""
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cutlint.daemon import wire
+from cutlint.daemon import address, wire
 
 LOOK_S = 5.0
 """How often an idle server looks whether its socket is still its own."""
@@ -90,6 +90,7 @@ class Server:
                 listener.close()
                 if self._own_socket():
                     os.unlink(self.path)
+                    _remove_if_empty(address.log_path(self.path))
 
     def _listen(self) -> socket.socket:
         """Bind under a name of its own, then move it into place: a client finds the old daemon,
@@ -171,6 +172,14 @@ class Server:
                     _attend(conn, request, fds, self.run)
             finally:
                 os._exit(70)
+
+
+def _remove_if_empty(log: Path) -> None:
+    try:
+        if os.stat(log).st_size == 0:
+            os.unlink(log)
+    except OSError:
+        pass  # none, or not ours to remove
 
 
 class _Stop(Exception):

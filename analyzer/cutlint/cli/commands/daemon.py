@@ -93,7 +93,7 @@ def run_start(flags: StartFlags) -> None:
     if running is not None:
         click.echo(f"cutlint daemon: already running (pid {running['pid']}): {path}")
         return
-    log = path.with_suffix(".log")
+    log = address.log_path(path)
     with open(log, "ab") as out:
         process = subprocess.Popen(
             [
