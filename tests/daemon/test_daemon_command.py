@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,17 +26,21 @@ CHECKS = (
 )
 
 
-def _cutlint(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], env: dict[str, str], cwd: Path, **kw: Any
+) -> subprocess.CompletedProcess[str]:
+    """`argv` to its end, stdout and stderr captured unless `kw` sends them elsewhere."""
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
     return subprocess.run(
-        [sys.executable, "-m", "cutlint", *args],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+        argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, text=True, timeout=300, check=False, **kw
     )
+
+
+def _cutlint(
+    env: dict[str, str], *args: str, cwd: Path, **kw: Any
+) -> subprocess.CompletedProcess[str]:
+    return _run([sys.executable, "-m", "cutlint", *args], env, cwd, **kw)
 
 
 @pytest.fixture
@@ -148,17 +153,7 @@ def test_a_report_that_cannot_be_written_fails_as_alone(
     ends = []
     for e in (env, {**env, "CUTLINT_NO_DAEMON": "1"}):
         with open("/dev/full", "w") as full:
-            done = subprocess.run(
-                [sys.executable, "-m", "cutlint", *args],
-                env=e,
-                cwd=tmp_path,
-                stdin=subprocess.DEVNULL,
-                stdout=full,
-                stderr=subprocess.PIPE,
-                text=True,
-                timeout=300,
-                check=False,
-            )
+            done = _cutlint(e, *args, cwd=tmp_path, stdout=full)
         ends.append((done.returncode, done.stderr))
     assert ends[0] == ends[1]
     assert ends[0][0] != 0
@@ -178,16 +173,7 @@ def test_other_limits_are_not_served(env: dict[str, str], tmp_path: Path) -> Non
         resource.setrlimit(resource.RLIMIT_FSIZE, (lower, hard))
 
     args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder"), "-q"]
-    done = subprocess.run(
-        [sys.executable, "-m", "cutlint", *args],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        preexec_fn=limited,
-    )
+    done = _cutlint(env, *args, cwd=tmp_path, preexec_fn=limited)
     assert done.returncode == 0, done.stderr
     assert _served_count(env, tmp_path) == 0
     _cutlint(env, *args, cwd=tmp_path)
@@ -219,22 +205,13 @@ def test_the_cutlint_command(env: dict[str, str], tmp_path: Path) -> None:
         pytest.skip("no `cutlint` script beside this interpreter")
 
     def run(e: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(script), *args],
-            env=e,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return _run([str(script), *args], e, tmp_path)
 
     assert run(env, "daemon", "start").returncode == 0
-    args = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder"), "--bogus"]
-    for extra in ([], ["--bogus"]):
-        served = run(env, *args[: 3 + len(extra)])
-        alone = run({**env, "CUTLINT_NO_DAEMON": "1"}, *args[: 3 + len(extra)])
+    check = ["check", "--no-config", str(FIXTURES / "sm90-collective-builder")]
+    for args in (check, [*check, "--bogus"]):  # a report, and a usage error
+        served = run(env, *args)
+        alone = run({**env, "CUTLINT_NO_DAEMON": "1"}, *args)
         assert (served.returncode, served.stdout, served.stderr) == (
             alone.returncode,
             alone.stdout,
@@ -254,26 +231,11 @@ def test_what_does_not_go_over_is_not_served(env: dict[str, str], tmp_path: Path
     out = tmp_path / "out.json"
     with open(out, "w") as target:
         to_fd = ["--format", "json", "-o", f"/dev/fd/{target.fileno()}"]
-        done = subprocess.run(
-            [sys.executable, "-m", "cutlint", "check", "--no-config", fixture, *to_fd],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-            pass_fds=(target.fileno(),),
-        )
+        check = ["check", "--no-config", fixture, *to_fd]
+        done = _cutlint(env, *check, cwd=tmp_path, pass_fds=(target.fileno(),))
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["files"]
-    options = subprocess.run(
-        [sys.executable, "-W", "ignore", "-m", "cutlint", "check", "--no-config", fixture, "-q"],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    warned = [sys.executable, "-W", "ignore", "-m", "cutlint", "check", "--no-config", fixture]
+    options = _run([*warned, "-q"], env, tmp_path)
     assert options.returncode == 0, options.stderr
     assert _served_count(env, tmp_path) == 0

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,17 +90,21 @@ def servers() -> Iterator[list[int]]:
             pass
 
 
-def _client(path: Path, *argv: str, **kw: object) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"}
-    env.update(kw.pop("env", {}))  # type: ignore[arg-type]
+def _client(
+    path: Path, *argv: str, code: str = CLIENT, env: dict[str, str] | None = None, **kw: Any
+) -> subprocess.Popen[str]:
+    """A check's process handing `argv` to the daemon at `path` (`code`: the client's program),
+    its stdout and stderr piped unless `kw` sends them elsewhere."""
+    whole = {k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"}
+    whole.update(env or {})
+    kw.setdefault("stdout", subprocess.PIPE)
+    kw.setdefault("stderr", subprocess.PIPE)
     return subprocess.Popen(
-        [sys.executable, "-c", CLIENT, str(path), *argv],
+        [sys.executable, "-c", code, str(path), *argv],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         text=True,
-        env=env,
-        **kw,  # type: ignore[call-overload]
+        env=whole,
+        **kw,
     )
 
 
@@ -212,19 +217,25 @@ def _sleep_with_pid(tmp: Path) -> Callable[[], None]:
     return run
 
 
+def _run_pid(tmp: Path) -> int:
+    """The pid `_sleep_with_pid`'s run wrote, once it has."""
+    deadline = time.monotonic() + 10
+    while not (tmp / "pid").exists():
+        assert time.monotonic() < deadline, "the run did not begin"
+        time.sleep(0.01)
+    time.sleep(0.1)  # written, and not half-written
+    return int((tmp / "pid").read_text())
+
+
 def test_a_client_that_goes_away_takes_its_run(
     where: Path, servers: list[int], tmp_path: Path
 ) -> None:
     servers.append(_serve(where, _sleep_with_pid(tmp_path)))
     done = _client(where, "check")
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "pid").exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    time.sleep(0.1)
+    run = _run_pid(tmp_path)
     done.kill()
     done.communicate(timeout=10)
-    assert _gone(int((tmp_path / "pid").read_text()))
+    assert _gone(run)
 
 
 def test_a_directory_open_to_others_is_not_trusted(where: Path, servers: list[int]) -> None:
@@ -355,16 +366,8 @@ def test_a_daemon_that_never_accepts_is_no_daemon(where: Path) -> None:
     wedged.listen(0)
     try:
         code = CLIENT.replace("code = client", "client.FIRST_S = 0.5\ncode = client")
-        clients = [
-            subprocess.Popen(
-                [sys.executable, "-c", code, str(where), "check"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                text=True,
-                env={k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"},
-            )
-            for _ in range(3)  # more than the backlog: a connect that would block
-        ]
+        # more than the backlog: a connect that would block
+        clients = [_client(where, "check", code=code) for _ in range(3)]
         for c in clients:
             out, _ = c.communicate(timeout=30)
             assert (c.returncode, out) == (99, "no daemon")
@@ -395,19 +398,11 @@ def test_a_run_ends_as_pythons_exit_ends(
     the run's status and message are Python's own: not 0 with nothing said."""
     servers.append(_serve(where, _write_and_exit(code)))
     with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            [sys.executable, "-c", CLIENT, str(where), "check"],
-            stdin=subprocess.DEVNULL,
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={k: v for k, v in os.environ.items() if k != "CUTLINT_NO_DAEMON"},
-            timeout=30,
-            check=False,
-        )
+        done = _client(where, "check", stdout=full)
+        _, err = done.communicate(timeout=30)
     assert done.returncode == status
-    assert done.stderr.startswith(stderr)
-    assert "OSError: [Errno 28]" in done.stderr
+    assert err.startswith(stderr)
+    assert "OSError: [Errno 28]" in err
 
 
 def test_ctrl_c_before_a_stopped_daemon_answers_ends_the_check_at_once(
@@ -433,12 +428,7 @@ def test_a_run_whose_attendant_is_killed_ends(
 ) -> None:
     servers.append(_serve(where, _sleep_with_pid(tmp_path)))
     done = _client(where, "check")
-    deadline = time.monotonic() + 10
-    while not (tmp_path / "pid").exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    time.sleep(0.1)
-    run = int((tmp_path / "pid").read_text())
+    run = _run_pid(tmp_path)
     attendant = int(Path(f"/proc/{run}/stat").read_text().rsplit(")", 1)[1].split()[1])
     os.kill(attendant, signal.SIGKILL)
     _, err = done.communicate(timeout=30)

@@ -225,6 +225,22 @@ def log_path(socket: Path) -> Path:
     return socket.with_suffix(".log")
 
 
+def untrusted(where: Path) -> str | None:
+    """Why the daemon directory `where` may not be trusted, or None: it must be a directory (not
+    a link another user made in /tmp), this user's own, and open to no one else."""
+    try:
+        st = os.lstat(where)
+    except OSError as err:
+        return f"cannot be read: {err}"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory (a link?)"
+    if st.st_uid != os.getuid():
+        return "belongs to another user"
+    if st.st_mode & 0o077:
+        return f"is open to other users (mode {st.st_mode & 0o777:o}); it must be 700"
+    return None
+
+
 def usable(path: Path) -> Path:
     """`path`, once its directory exists, is ours and open to no one else; AddressError why not."""
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
@@ -235,16 +251,9 @@ def usable(path: Path) -> Path:
     where = path.parent
     try:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.lstat(where)
     except OSError as err:
         raise AddressError(f"the daemon directory {where} cannot be made: {err}") from err
-    if not stat.S_ISDIR(st.st_mode):  # a link another user made in /tmp leads elsewhere
-        raise AddressError(f"the daemon directory {where} is not a directory (a link?)")
-    if st.st_uid != os.getuid():
-        raise AddressError(f"the daemon directory {where} belongs to another user")
-    if st.st_mode & 0o077:
-        raise AddressError(
-            f"the daemon directory {where} is open to other users (mode {st.st_mode & 0o777:o}); "
-            "it must be 700"
-        )
+    why = untrusted(where)
+    if why is not None:
+        raise AddressError(f"the daemon directory {where} {why}")
     return path

@@ -23,9 +23,9 @@ import os
 import re
 import signal
 import socket
-import stat
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
 
 from cutlint.daemon import address, wire
@@ -129,7 +129,7 @@ def _run(
         return None
     except OSError:
         return None
-    if not _same_user(sock):
+    if not wire.same_user(sock):
         return None
     with _Forwarder(sock) as signals:
         try:
@@ -175,30 +175,9 @@ def _forget(path: os.PathLike[str] | str) -> None:
 
 
 def _trusted(path: os.PathLike[str] | str) -> bool:
-    """The directory is a directory (not a link to one), this user's own and closed to others:
-    a socket another user planted must not be handed this process's environment and
-    descriptors."""
-    try:
-        st = os.lstat(os.path.dirname(os.fspath(path)))
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
-
-
-def _same_user(sock: socket.socket) -> bool:
-    """The daemon runs as this user (SO_PEERCRED where the system has it; else the directory's
-    mode is the guard)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True
-    import struct
-
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return False
-    _, uid, _ = struct.unpack("3i", creds)
-    return bool(uid == os.getuid())
+    """A socket another user planted must not be handed this process's environment and
+    descriptors: its directory must be this user's own and closed to others."""
+    return address.untrusted(Path(path).parent) is None
 
 
 class _Forwarder:

@@ -124,7 +124,7 @@ class Server:
             return True
         fds: list[int] = []
         try:
-            if not _same_user(conn):
+            if not wire.same_user(conn):
                 return True
             got = wire.receive(conn, deadline=time.monotonic() + REQUEST_S)
             if got is None:
@@ -188,17 +188,6 @@ class _Stop(Exception):
 
 def _stop_now(signum: int, frame: object) -> NoReturn:
     raise _Stop
-
-
-def _same_user(conn: socket.socket) -> bool:
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True  # the directory's mode (0700) is the guard
-    import struct
-
-    creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    _, uid, _ = struct.unpack("3i", creds)
-    return bool(uid == os.getuid())
 
 
 def _descriptors(conn: socket.socket) -> list[int] | None:

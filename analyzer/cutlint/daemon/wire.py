@@ -5,6 +5,7 @@ of cutlint is imported."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import struct
@@ -50,6 +51,20 @@ the run takes too: a fresh process inherits an ignored signal across exec."""
 
 class WireError(Exception):
     """The other side sent something that is not a message, or went away in the middle of one."""
+
+
+def same_user(sock: socket.socket) -> bool:
+    """The process at the other end of `sock` runs as this user (SO_PEERCRED). Where the system
+    has no such option, True: the daemon directory's mode (0700) is then the guard."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return False
+    _, uid, _ = struct.unpack("3i", creds)
+    return bool(uid == os.getuid())
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
@@ -110,8 +125,6 @@ def _exactly(sock: socket.socket, size: int, deadline: float | None = None) -> b
 
 
 def _close(fds: list[int]) -> None:
-    import os
-
     for fd in fds:
         try:
             os.close(fd)
