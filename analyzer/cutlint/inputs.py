@@ -268,11 +268,14 @@ def write_atomically(path: Path, data: bytes) -> bool:
     that a concurrent reader sees the whole file or the old one. False where it cannot be
     written (a cache that cannot be written is no error)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = _temporary(path)
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except BaseException:
             with suppress(OSError):
@@ -298,12 +301,15 @@ def _temporary(path: Path) -> tuple[int, str]:
         _TEMPORARY[pid] = (os.urandom(6).hex(), itertools.count())
     token, counter = _TEMPORARY[pid]
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    folder = str(path.parent)
     for _ in range(100):
-        tmp = str(path.parent / f".tmp-{token}-{next(counter)}{path.suffix}")
+        tmp = f"{folder}{os.sep}.tmp-{token}-{next(counter)}{path.suffix}"
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
             continue
+        except FileNotFoundError:  # no directory yet: made when missing, not tried per file
+            path.parent.mkdir(parents=True, exist_ok=True)
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
 
 

@@ -270,3 +270,46 @@ def test_an_entry_is_written_through_a_temporary_name_of_its_own(tmp_path: Path)
     os.waitpid(pid, 0)
     assert os.read(read, 64).decode() != token
     assert (tmp_path / "c.json").read_bytes() == b"3"
+
+
+def test_an_entry_makes_its_missing_directories_and_says_when_it_cannot(tmp_path: Path) -> None:
+    """The directories are made where the first write finds none (not tried for each write), and
+    a directory that cannot be made is no error: the write says False."""
+    from cutlint import inputs
+
+    deep = tmp_path / "ab" / "cd" / "e.json"
+    assert inputs.write_atomically(deep, b"1" * 100_000)
+    assert deep.read_bytes() == b"1" * 100_000
+    (tmp_path / "file").write_bytes(b"")
+    assert not inputs.write_atomically(tmp_path / "file" / "x.json", b"2")
+    assert sorted(p.name for p in (tmp_path / "ab" / "cd").iterdir()) == ["e.json"]
+
+
+def test_the_key_kept_per_run_is_the_key_made_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """context_key keeps the options' part per options object and the context's JSON per
+    context object: the same key as made with nothing kept, and another one for other options,
+    another working directory (the root's default) or another context."""
+    cu = tmp_path / "a.cu"
+    shutil.copy(HEADLINE, cu)
+    options = _options()
+    first = cache.context_key(str(cu), options)
+
+    def afresh(opts: api.CheckOptions) -> str:
+        cache._OPTIONS_PART.clear()
+        cache._CONTEXT_JSON.clear()
+        return cache.context_key(str(cu), opts)
+
+    assert cache.context_key(str(cu), options) == first == afresh(options)
+    other = _options(arch="sm_90a")
+    assert cache.context_key(str(cu), other) == afresh(other) != first
+    monkeypatch.chdir(tmp_path)
+    assert cache.context_key(str(cu), options) == afresh(options) != first
+    rooted = _options(root=tmp_path)
+    assert cache.context_key(str(cu), rooted) == afresh(rooted)
+    build = cache._resolve(str(cu), options)
+    changed = build.model_copy(update={"gpu": build.gpu.model_copy(update={"value": 90})})
+    assert cache.context_key(str(cu), options, changed) != cache.context_key(
+        str(cu), options, build
+    )

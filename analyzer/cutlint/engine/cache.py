@@ -63,29 +63,67 @@ def _resolve(path: str, options: CheckOptions) -> BuildContext:
 def context_key(path: str, options: CheckOptions, build: BuildContext | None = None) -> str:
     """What the judge reads besides the file's bytes. The one place to re-point when the build
     context is resolved elsewhere: every field that can change a file's result must be here."""
+    parts = (
+        os.path.abspath(path),
+        path,  # results carry the path as given
+        _options_part(options),
+        _context_json(build or _resolve(path, options)),
+    )
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+_OPTIONS_PART: dict[int, tuple[CheckOptions, str, str]] = {}
+"""id(options) -> (the options, the working directory, their part of a key): every file of a run
+keys the same options (a third of a key's cost on a cutlass_library file, made again for each)."""
+
+
+def _options_part(options: CheckOptions) -> str:
+    """The options the judge reads, as text: the same for every file of one run. Kept by the
+    options (frozen) and, where they name no root, the working directory, the root's default."""
+    cwd = str(options.root or Path.cwd())
+    held = _OPTIONS_PART.get(id(options))
+    if held is not None and held[0] is options and held[1] == cwd:
+        return held[2]
     cutlass = options.cutlass_version
     version_h = b""
     if cutlass is not None and Path(cutlass).is_dir():  # a CUTLASS include directory
         header = Path(cutlass) / "cutlass" / "version.h"
         version_h = header.read_bytes() if header.is_file() else b"?"
-    parts: tuple[object, ...] = (
-        os.path.abspath(path),
-        path,  # results carry the path as given
-        options.arch,
-        cutlass,
-        version_h.hex(),
-        sorted(guard_defines(options.arch, options.compile_command, options.defines).items()),
-        sorted(options.undefines),
-        options.flashinfer_version,
-        options.selection.select,
-        options.selection.ignore,
-        str(options.root or Path.cwd()),
-        options.build_dir,
-        options.compile_command,
-        tuple(options.site_packages),
-        (build or _resolve(path, options)).model_dump_json(),
+    part = repr(
+        (
+            options.arch,
+            cutlass,
+            version_h.hex(),
+            sorted(guard_defines(options.arch, options.compile_command, options.defines).items()),
+            sorted(options.undefines),
+            options.flashinfer_version,
+            options.selection.select,
+            options.selection.ignore,
+            cwd,
+            options.build_dir,
+            options.compile_command,
+            tuple(options.site_packages),
+        )
     )
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+    _OPTIONS_PART.clear()  # one run's options at a time
+    _OPTIONS_PART[id(options)] = (options, cwd, part)
+    return part
+
+
+_CONTEXT_JSON: dict[int, tuple[BuildContext, str]] = {}
+"""id(context) -> (the context, its JSON): the files of one directory built by one command share
+one resolved context (context/resolve.py), whose JSON was made again for each."""
+
+
+def _context_json(build: BuildContext) -> str:
+    held = _CONTEXT_JSON.get(id(build))
+    if held is not None and held[0] is build:  # the same object: frozen, so the same JSON
+        return held[1]
+    if len(_CONTEXT_JSON) >= 4096:
+        _CONTEXT_JSON.clear()
+    text = build.model_dump_json()
+    _CONTEXT_JSON[id(build)] = (build, text)
+    return text
 
 
 def _headers_read(path: str, data: bytes, build: BuildContext) -> list[tuple[str, bytes]]:
