@@ -313,3 +313,45 @@ def test_the_key_kept_per_run_is_the_key_made_afresh(
     assert cache.context_key(str(cu), options, changed) != cache.context_key(
         str(cu), options, build
     )
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0], ids=["judged-here", "judged-by-the-worker"])
+def test_a_file_is_keyed_once_where_it_is_unchanged_since_the_stat_phase(
+    tmp_path: Path, kept: Path, monkeypatch: pytest.MonkeyPatch, fraction: float
+) -> None:
+    """The key the stat phase made is the entry's key, where the file is judged here and where a
+    worker judges it: each file is keyed once (a worker counts in the same file, since it is
+    forked with the patch)."""
+    from cutlint.parse.pool import Share
+
+    src = _tree(tmp_path)
+    calls = tmp_path / "calls"
+    make = cache.ResultCache.key
+
+    def counted(self: cache.ResultCache, path: str, options: api.CheckOptions) -> str | None:
+        with calls.open("a") as f:
+            f.write(path + "\n")
+        return make(self, path, options)
+
+    monkeypatch.setattr(cache.ResultCache, "key", counted)
+    monkeypatch.setattr(stream, "share", lambda: Share(fraction=fraction, step=0.0))
+    first = api.check(src, api.CheckOptions(jobs=1, cache=True, root=tmp_path))
+    assert len(calls.read_text().splitlines()) == 3
+    assert len(_entries(kept)) == 3
+    _drop_packs(kept)
+    _judge_nothing(monkeypatch)
+    assert api.check(src, _options(root=tmp_path)) == first  # kept under the keys made
+
+
+def test_a_file_changed_since_the_stat_phase_is_keyed_again(tmp_path: Path, kept: Path) -> None:
+    from cutlint.inputs import signature
+
+    cu = tmp_path / "a.cu"
+    shutil.copy(HEADLINE, cu)
+    options = _options()
+    results = cache.ResultCache.open()
+    stage = stream.JudgeStage(options, tmp_path, results)
+    stage.known[str(cu)] = [*(signature(cu) or ()), "made before"]
+    assert stage.key(str(cu)) == "made before"
+    cu.write_bytes(cu.read_bytes() + b"\n// changed\n")
+    assert stage.key(str(cu)) == results.key(str(cu), options) != "made before"

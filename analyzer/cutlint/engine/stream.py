@@ -119,6 +119,10 @@ def _memo() -> Memo:
     return Memo()
 
 
+_Rows = dict[str, list[object]]
+"""A tree manifest's rows by path: a file's stat (size, mtime_ns, inode, ctime_ns), then its key."""
+
+
 @dataclass(frozen=True)
 class JudgeStage:
     """The engine's stage, run by a parser worker on each file it parsed (parse.Job.then)."""
@@ -132,6 +136,11 @@ class JudgeStage:
     memos: list[Memo] = field(default_factory=list, compare=False, repr=False)
     """This process's memo (`memo`), made when it first judges: the judge is imported then, not
     before a run's first batch is sent to its parser worker (`_parsed_stream`)."""
+    known: _Rows = field(default_factory=dict, compare=False, repr=False)
+    """The files to parse whose key the stat phase made (it reads each file and resolves its
+    build context): their rows, so that the entry of a file judged here or in a worker is kept
+    under that key, not one made again (a third of a first run's context resolutions, and in
+    the hundred-thousand-kernel first run 5 s of the worker's CPU, where it is the busier)."""
 
     @property
     def memo(self) -> Memo:
@@ -142,9 +151,23 @@ class JudgeStage:
 
     def __reduce__(
         self,
-    ) -> tuple[type[JudgeStage], tuple[CheckOptions, Path, ResultCache | None, Finish | None]]:
+    ) -> tuple[
+        type[JudgeStage],
+        tuple[CheckOptions, Path, ResultCache | None, Finish | None, list[Memo], _Rows],
+    ]:
         # the memo stays behind
-        return (JudgeStage, (self.options, self.root, self.cache, self.finish))
+        return (JudgeStage, (self.options, self.root, self.cache, self.finish, [], self.known))
+
+    def key(self, path: str) -> str | None:
+        """The file's entry key: the one made before the parse where the file's stat is still
+        the one it was made for, else one made now; None without a cache (or for a file that
+        cannot be read)."""
+        if self.cache is None:
+            return None
+        row = self.known.get(path)
+        if row is not None and list(signature(path) or ()) == row[:4]:
+            return str(row[4])
+        return self.cache.key(path, self.options)
 
     def __call__(self, parsed: ParsedFile) -> Encoded | Finished | str:
         """The outcome, encoded as the cache keeps it (and kept there): JSON that the parent
@@ -159,7 +182,7 @@ class JudgeStage:
             return Finished(out.path, len(out.instantiations), self.finish(out))
         from cutlint.engine.cache import encode
 
-        key = self.cache.key(parsed.path, self.options) if self.cache is not None else None
+        key = self.key(parsed.path)
         data = encode(self.outcome(parsed), key or "")
         if self.cache is not None and key is not None:
             self.cache.store(key, data)
@@ -267,6 +290,9 @@ def _outcomes(
             hits.add(i)
         else:
             misses.append(e.path)
+            row = tree.files.get(e.path) if tree is not None and i in keys else None
+            if isinstance(row, list) and len(row) == 5 and row[4] == keys[i]:
+                stage.known[e.path] = row
     jobs = options.jobs if options.jobs is not None else default_jobs()
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
@@ -291,12 +317,12 @@ def _outcomes(
                 got = _afresh(e.path, job, options)
                 if writer is not None and _failed(got):
                     writer.abandon()
-                out = _received(got, stage, _known(tree, e.path, keys.get(i)))
+                out = _received(got, stage)
             else:
                 got = next(fresh)
                 if writer is not None and _failed(got):
                     writer.abandon()  # a crash or a time-out is not the file's answer
-                out = _received(got, stage, _known(tree, e.path, keys.get(i)))
+                out = _received(got, stage)
             if writer is not None:
                 assert not isinstance(out, Finished), "a run with a cache finishes nothing"
                 writer.add(out)
@@ -388,21 +414,10 @@ def _failed(got: object) -> bool:
     )
 
 
-def _known(tree: TreeManifest | None, path: str, key: str | None) -> str | None:
-    """The key the stat phase made for `path`, if the file's stat is still the one it was made
-    for: making it again reads the file and resolves its build context a second time (a third
-    of the first run's context resolutions)."""
-    row = tree.files.get(path) if tree is not None and key is not None else None
-    if not isinstance(row, list) or len(row) != 5 or row[4] != key:
-        return None
-    return key if list(signature(path) or ()) == row[:4] else None
-
-
-def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outcome | Finished:
+def _received(got: object, stage: JudgeStage) -> Outcome | Finished:
     """A worker's answer as an outcome: judged there (Encoded, or Finished and a skipped file's
     path with a `finish`), or parsed only (judged here: all files when the workers only parse,
-    else a file the parser failed on). `known`: the file's entry key made before it was parsed,
-    if the file is unchanged since."""
+    else a file the parser failed on)."""
     if isinstance(got, Finished | str):
         return got
     if isinstance(got, Encoded):
@@ -415,7 +430,7 @@ def _received(got: object, stage: JudgeStage, known: str | None = None) -> Outco
     out = stage.outcome(got)
     failed = any(p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in got.problems)
     if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
-        key = known or stage.cache.key(got.path, stage.options)
+        key = stage.key(got.path)
         if key is not None:
             from cutlint.engine.cache import encode
 
