@@ -45,10 +45,11 @@ beside it, alternating run by run:
 10. over 100,000 kernels: a cutlass_library build for each arch of HUNDRED_K_ARCHS, each judged
    for its own target, with every FlashInfer 0.7.4 cache, in one check.
 
-Each checkout runs with its own empty cache, then again (the cached re-run: the same command, so
-a replay where cutlint keeps one), then cached in the formats for people (`-q`, concise, text),
-each twice (the tree pack's answer, then the replay); the outputs of all runs of a format are
-compared byte for byte.
+Each checkout runs with the cache off (`--no-cache`: the judging alone, issue 24's 60 s), then
+with its own empty cache (the default first run, which also writes the entries, the tree pack and
+the replay's copy), then again (the cached re-run: the same command, so a replay where cutlint
+keeps one), then cached in the formats for people (`-q`, concise, text), each twice (the tree
+pack's answer, then the replay); the outputs of all runs of a format are compared byte for byte.
 
     python tests/benchmark.py --big [--baseline /tmp/base] [--runs 1] [--workdir DIR]
 
@@ -405,7 +406,8 @@ def big_case(
             shutil.rmtree(cache, ignore_errors=True)
             env = {**ENV, "CUTLINT_CACHE": str(cache)}
             env.pop("CUTLINT_NO_CACHE", None)
-            steps = [("first run", ()), ("cached re-run", ()), *CACHED_FORMATS]
+            steps = [("no cache", ("--no-cache",)), ("first run", ()), ("cached re-run", ())]
+            steps += CACHED_FORMATS
             for step, fmt in steps:
                 out = work / "check-output"
                 cmd = [python, *argv[1:], *fmt]  # a later --format wins
