@@ -74,7 +74,8 @@ def context_key(path: str, options: CheckOptions, build: BuildContext | None = N
 
 _OPTIONS_PART: dict[int, tuple[CheckOptions, str, str]] = {}
 """id(options) -> (the options, the working directory, their part of a key): every file of a run
-keys the same options (a third of a key's cost on a cutlass_library file, made again for each)."""
+keys the same options, and their part was made again for each (with the context's JSON below, a
+fifth of a cutlass_library file's key: 81 to 64 us)."""
 
 
 def _options_part(options: CheckOptions) -> str:
