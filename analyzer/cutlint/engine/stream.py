@@ -140,7 +140,8 @@ class JudgeStage:
     """The files to parse whose key the stat phase made (it reads each file and resolves its
     build context): their rows, so that the entry of a file judged here or in a worker is kept
     under that key, not one made again (a third of a first run's context resolutions, and in
-    the hundred-thousand-kernel first run 5 s of the worker's CPU, where it is the busier)."""
+    the hundred-thousand-kernel first run 5 s of the worker's CPU, the busier process once the
+    stat phase is done)."""
 
     @property
     def memo(self) -> Memo:
