@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from cutlint.daemon import wire
+from cutlint.daemon import client, wire
 from cutlint.daemon.server import Server
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the daemon needs fork")
@@ -108,15 +108,6 @@ def _client(
     )
 
 
-def _ask(path: Path, op: str) -> dict[str, object] | None:
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(10)
-        sock.connect(str(path))
-        wire.send(sock, {"op": op})
-        got = wire.receive(sock)
-    return got[0] if got else None
-
-
 def _gone(pid: int, within: float = 10.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
@@ -173,7 +164,7 @@ def test_a_run_is_its_callers_process(where: Path, servers: list[int], tmp_path:
     assert state["group_leader"] and state["sigint"]
     # pipes, as for a fresh process: stdout block-buffered, stderr line-buffered
     assert state["stdout_line_buffered"] is False and state["stderr_line_buffered"] is True
-    assert _ask(where, "status")["served"] == 1  # type: ignore[index]
+    assert client.ask(where, "status")["served"] == 1  # type: ignore[index]
 
 
 def _kill_self() -> None:
@@ -244,7 +235,7 @@ def test_a_directory_open_to_others_is_not_trusted(where: Path, servers: list[in
     done = _client(where, "check")
     out, _ = done.communicate(timeout=30)
     assert (done.returncode, out) == (99, "no daemon")
-    assert _ask(where, "status")["served"] == 0  # type: ignore[index]
+    assert client.ask(where, "status")["served"] == 0  # type: ignore[index]
 
 
 def test_a_dead_socket_is_not_a_daemon_and_is_removed(where: Path) -> None:
@@ -265,7 +256,7 @@ def test_stop_and_idle_and_a_replaced_socket_end_the_server(
     kept.write_text("")
     first = _serve(where, _report)
     servers.append(first)
-    assert _ask(where, "stop") == {"stopping": True, "pid": first}
+    assert client.ask(where, "stop") == {"stopping": True, "pid": first}
     assert _gone(first) and not where.exists()
     assert not log.exists() and kept.exists()  # its own empty log goes with it
 
@@ -278,7 +269,7 @@ def test_stop_and_idle_and_a_replaced_socket_end_the_server(
     new = _serve(where, _report)  # another `start`: its socket moved in over the old one's
     servers.append(new)
     assert _gone(old)
-    assert where.exists() and _ask(where, "status")["pid"] == new  # type: ignore[index]
+    assert where.exists() and client.ask(where, "status")["pid"] == new  # type: ignore[index]
 
 
 def test_a_malformed_request_costs_its_connection_only(where: Path, servers: list[int]) -> None:
@@ -357,7 +348,7 @@ def test_a_client_that_gave_up_gets_no_run(where: Path, servers: list[int], tmp_
         assert got is not None and isinstance(got[0]["pid"], int)  # readied; no `go` follows
     time.sleep(1.0)
     assert not (tmp_path / "ran").exists()
-    assert _ask(where, "status")["served"] == 1  # type: ignore[index]
+    assert client.ask(where, "status")["served"] == 1  # type: ignore[index]
 
 
 def test_a_daemon_that_never_accepts_is_no_daemon(where: Path) -> None:

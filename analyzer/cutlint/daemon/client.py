@@ -155,6 +155,20 @@ def _run(
     return status
 
 
+def ask(path: os.PathLike[str] | str, op: str) -> dict[str, object] | None:
+    """The daemon's answer to `op` (status, stop: `cutlint daemon`), or None when none answers
+    at `path`."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10.0)
+            sock.connect(os.fspath(path))
+            wire.send(sock, {"op": op})
+            got = wire.receive(sock)
+    except (OSError, wire.WireError):
+        return None
+    return got[0] if got is not None else None
+
+
 def _forget(path: os.PathLike[str] | str) -> None:
     """Remove a socket nobody listens at (its daemon was killed), so that later checks do not
     compute a key to find it again. A daemon starting now binds under another name and moves it

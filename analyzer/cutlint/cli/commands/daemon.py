@@ -22,6 +22,7 @@ from typing import Any
 import click
 
 from cutlint.cli.errors import usage_error
+from cutlint.daemon import client
 
 START_S = 120.0
 """How long `start` waits for the daemon to answer: it imports every module a check may use and
@@ -89,7 +90,7 @@ def run_start(flags: StartFlags) -> None:
         path = address.usable(address.socket_path(key))
     except address.AddressError as err:
         usage_error(str(err))
-    running = _ask(path, "status")
+    running = client.ask(path, "status")
     if running is not None:
         click.echo(f"cutlint daemon: already running (pid {running['pid']}): {path}")
         return
@@ -114,7 +115,7 @@ def run_start(flags: StartFlags) -> None:
         )
     deadline = time.monotonic() + START_S
     while time.monotonic() < deadline:
-        answer = _ask(path, "status")
+        answer = client.ask(path, "status")
         if answer is not None and answer.get("key") == key:
             click.echo(
                 f"cutlint daemon: started (pid {answer['pid']}; stops after {flags.idle_s:g} s "
@@ -162,7 +163,7 @@ def run_stop(flags: StopFlags) -> None:
             paths = []
     stopped = 0
     for path in paths:
-        answer = _ask(path, "stop")
+        answer = client.ask(path, "stop")
         if answer is not None:
             stopped += 1
             click.echo(f"cutlint daemon: stopped (pid {answer['pid']}): {path}")
@@ -183,7 +184,7 @@ def status(**flags: Any) -> None:
 
 def run_status(flags: StatusFlags) -> None:
     path = _path()
-    answer = _ask(path, "status")
+    answer = client.ask(path, "status")
     if flags.as_json:
         click.echo(json.dumps({"running": answer is not None, **(answer or {})}, sort_keys=True))
     elif answer is None:
@@ -200,23 +201,6 @@ def _path() -> Path:
     from cutlint.daemon import address
 
     return address.socket_path(address.key())
-
-
-def _ask(path: Path, op: str) -> dict[str, object] | None:
-    """The daemon's answer to `op` (status, stop), or None when none answers at `path`."""
-    import socket
-
-    from cutlint.daemon import wire
-
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10.0)
-            sock.connect(os.fspath(path))
-            wire.send(sock, {"op": op})
-            got = wire.receive(sock)
-    except (OSError, wire.WireError):
-        return None
-    return got[0] if got is not None else None
 
 
 def _tail(log: Path) -> str:
