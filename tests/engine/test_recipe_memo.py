@@ -14,7 +14,7 @@ import pytest
 
 from cutlint import api
 from cutlint.cli.commands.check import exit_code_of
-from cutlint.engine import judge, run
+from cutlint.engine import cache, judge, run
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.parse.extract import parse_source
@@ -404,9 +404,10 @@ def _rows(result: FileResult) -> int:
 def test_a_finish_runs_in_the_worker_that_judged_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """engine/stream.py: with a `finish` and no cache, each file a worker judged (an unreadable
-    one too: its result says why) comes as `Finished`, what the finish made of it there; with
-    the cache on, the finish is not run (an entry and the tree pack keep the records)."""
+    """engine/stream.py: with a `finish`, each file a worker judged (an unreadable one too: its
+    result says why) comes as `Finished`, what the finish made of it there, with the cache on as
+    off (the worker keeps the entry, and the tree pack is written from its bytes); a file the
+    cache answers comes as its result."""
     from cutlint.engine.stream import Finished
 
     _workers_judge_all(monkeypatch)
@@ -421,5 +422,17 @@ def test_a_finish_runs_in_the_worker_that_judged_the_file(
     assert [g.kernels for g in got if isinstance(g, Finished)] == [1, 1, 0]
     monkeypatch.setenv("CUTLINT_CACHE", str(tmp_path / "cache"))
     cached = replace(options, cache=True)
+    decoded: list[bytes] = []
+    real_decode = cache.decode
+
+    def decode(raw: bytes, key: str) -> object:
+        decoded.append(raw)
+        return real_decode(raw, key)
+
+    monkeypatch.setattr(cache, "decode", decode)
     got = list(api.results(tmp_path / "src", cached, None, _rows))
-    assert [type(g).__name__ for g in got] == ["FileResult"] * 3
+    assert [g.value for g in got if isinstance(g, Finished)] == [1, 1, 0]
+    assert decoded == []  # this process decoded none: the tree pack came from the entries' bytes
+    again = list(api.results(tmp_path / "src", cached, None, _rows))
+    assert [type(g).__name__ for g in again] == ["FileResult"] * 3
+    assert [len(g.instantiations) for g in again if isinstance(g, FileResult)] == [1, 1, 0]

@@ -107,11 +107,11 @@ def test_a_changed_file_is_not_answered_by_the_pack(
         lambda b: b"",
         lambda b: b"not json\n" + b,
         lambda b: b.replace(b'"digest":"', b'"digest":"x', 1),
-        lambda b: b.replace(b'"schema":1', b'"schema":999', 1),
+        lambda b: b.replace(b'"schema":2', b'"schema":999', 1),
         lambda b: b[: len(b) // 2],
         lambda b: b.replace(b'"verdict":"', b'"verdict":"no such ', 1),
         lambda b: b.replace(b'"recipes":["cutlint.', b'"recipes":["os.', 1),
-        lambda b: b.replace(b"\nParch ", b"\nPos ", 1),
+        lambda b: b.replace(b"\nP{", b"\nP[", 1),
         lambda b: b + b"\nF{}",
     ],
     ids=[

@@ -23,10 +23,11 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import from_json, to_json
@@ -39,12 +40,32 @@ from cutlint.engine.options import CheckOptions
 from cutlint.engine.tool import ENV_OFF as ENV_OFF
 from cutlint.engine.tool import enabled as enabled
 from cutlint.engine.tool import tool_key as tool_key
-from cutlint.records import FileResult, Recipe, Resources
+from cutlint.records import (
+    ArchLimits,
+    FileResult,
+    Recipe,
+    Resources,
+    SmemLayout,
+    StageCount,
+    TmaPlan,
+)
 
-SCHEMA = 3
+_M = TypeVar("_M", bound=BaseModel)
+
+SCHEMA = 4
 """The layout of an entry; a new one is a new directory, so old entries are never read. (2: lines
 that pydantic validates from their bytes; 3: the context and each resources on a line of
-its own.)"""
+its own; 4: a resources' PARTS on lines of their own, which the tree pack keeps once.)"""
+
+PARTS: dict[str, type[BaseModel]] = {
+    "arch": ArchLimits,
+    "stage_count": StageCount,
+    "layout": SmemLayout,
+    "tma": TmaPlan,
+}
+"""The fields of a resources kept on lines of their own: the bulk of an entry's bytes (arch 4.2
+KB, layout 4.8, stage count 3.4, TMA plan 1.1 of 18 KB), and few distinct ones in a tree (a
+100a build's 5,869 kernels: 1 arch table, 417 layouts, 354 stage counts)."""
 
 
 def check_dir() -> Path:
@@ -172,16 +193,18 @@ class ResultCache:
         """Whether an entry is kept under `key` (what it holds is `load`'s to judge)."""
         return os.path.isfile(self._entry(key))
 
-    def load(self, key: str) -> FileResult | str | None:
-        """The kept result, or None: missing, unreadable, foreign or corrupt all read as a miss."""
+    def load(self, key: str) -> tuple[FileResult | str, bytes] | None:
+        """The kept result and the entry's bytes (a tree pack keeps those), or None: missing,
+        unreadable, foreign or corrupt all read as a miss."""
         try:
             raw = self._entry(key).read_bytes()
         except OSError:
             return None
         try:
-            return decode(raw, key)
+            result = decode(raw, key)
         except (ValueError, TypeError, KeyError, AttributeError, ImportError):
             return None  # ValidationError and JSON errors are ValueErrors
+        return None if result is None else (result, raw)
 
     def store(self, key: str, encoded: bytes) -> None:
         """Keep an entry `encode(result, key)` made; a cache that cannot be written is no error
@@ -191,89 +214,190 @@ class ResultCache:
 
 def encode(result: FileResult | str, key: str) -> bytes:
     """The entry, in lines: a header (schema, key, whether the file has a build context, and per
-    instantiation whether it has resources and the class of its recipe: JSON would write a
-    family's recipe fields without saying which record they belong to), the result with its
-    context, resources and recipes left null, then the context, then each instantiation's resources and
-    recipe. JSON strings hold no raw newline, so the lines split back exactly, and each is
-    validated by pydantic straight from its bytes (a third less than validating the decoded
-    objects); the context and the resources on lines of their own are decoded once for all
-    the files that share them (`_shared`). For a file that is no instantiation file (a
-    FlashInfer JIT source), the header alone, with its path."""
+    instantiation the shared parts of its resources, if it has resources, and the class of its
+    recipe: JSON would write a family's recipe fields without saying which record they belong
+    to), the result with its context, resources and recipes left null, then the context, then
+    each instantiation's resources (its own fields, then each of its PARTS) and recipe. JSON
+    strings hold no raw newline, so the lines split back exactly, and each is validated by
+    pydantic straight from its bytes (a third less than validating the decoded objects).
+
+    The context and the resources' lines are the shared ones (`line_kinds`): equal lines are
+    one record when decoded (`_shared`), and the tree pack (engine/tree_pack.py) keeps each once
+    from the entry's bytes alone, so that the process a file's result reaches as an entry does
+    not decode it to write the pack. A record dumped once is not dumped again for the next file
+    that shares it (`_dumped`: the judge's memo shares a tactic's resources between its
+    kernels). For a file that is no instantiation file (a FlashInfer JIT source), the header
+    alone, with its path."""
     if isinstance(result, str):
         return to_json({"schema": SCHEMA, "key": key, "skipped": result})
     rows = result.instantiations
-    names = [_recipe_name(r.recipe) for r in rows]
+    lines: list[bytes] = []
+    if result.context is not None:
+        lines.append(_dumped(result.context))
+    shared: list[list[str] | None] = []
+    for r in rows:
+        if r.resources is None:
+            shared.append(None)
+        else:
+            kinds, own = _resources_lines(r.resources)
+            shared.append(kinds)
+            lines.extend(own)
+        if r.recipe is not None:
+            lines.append(r.recipe.model_dump_json().encode())
     header = to_json(
         {
             "schema": SCHEMA,
             "key": key,
             "context": result.context is not None,
-            "resources": [r.resources is not None for r in rows],
-            "recipes": names,
+            "resources": shared,
+            "recipes": [_recipe_name(r.recipe) for r in rows],
         }
     )
     bare = tuple(r.model_copy(update={"recipe": None, "resources": None}) for r in rows)
     body = result.model_copy(update={"instantiations": bare, "context": None}).model_dump_json()
-    lines = [header, body.encode()]
-    if result.context is not None:
-        lines.append(result.context.model_dump_json().encode())
-    for r in rows:
-        if r.resources is not None:
-            lines.append(r.resources.model_dump_json().encode())
-        if r.recipe is not None:
-            lines.append(r.recipe.model_dump_json().encode())
-    return b"\n".join(lines)
+    return b"\n".join([header, body.encode(), *lines])
+
+
+CONTEXT = "context"
+RESOURCES = "resources"
+"""The kinds of an entry's shared lines besides PARTS: its context, a resources' own fields."""
+
+
+def line_kinds(header: dict[str, Any]) -> list[str | None]:
+    """The kind of each line after the body of the entry whose header is `header`: CONTEXT,
+    RESOURCES or a PARTS kind for a shared line, None for a recipe (its row's own)."""
+    kinds: list[str | None] = [CONTEXT] if header["context"] is True else []
+    for parts, name in zip(header["resources"], header["recipes"], strict=True):
+        if parts is not None:
+            if not isinstance(parts, list) or not set(parts) <= PARTS.keys():
+                raise ValueError("a resources' parts are PARTS kinds")
+            kinds.append(RESOURCES)
+            kinds.extend(parts)
+        if name is not None:
+            kinds.append(None)
+    return kinds
+
+
+_DUMPED: dict[int, tuple[BaseModel, object]] = {}
+"""id(record) -> (the record, its dumped line or lines): records are frozen, and holding one
+keeps its id from being reused."""
+
+DUMPED_KEPT = 4096
+
+
+def _held(record: BaseModel) -> object | None:
+    held = _DUMPED.get(id(record))
+    return held[1] if held is not None and held[0] is record else None
+
+
+def _hold(record: BaseModel, dumped: object) -> None:
+    if len(_DUMPED) >= DUMPED_KEPT:
+        _DUMPED.clear()
+    _DUMPED[id(record)] = (record, dumped)
+
+
+def _dumped(record: BaseModel) -> bytes:
+    """The record's JSON line, dumped once for the files that share the record."""
+    held = _held(record)
+    if isinstance(held, bytes):
+        return held
+    line = record.model_dump_json().encode()
+    _hold(record, line)
+    return line
+
+
+def _resources_lines(res: Resources) -> tuple[list[str], list[bytes]]:
+    """The PARTS a resources has, and its lines: its own fields, then each part's."""
+    held = _held(res)
+    if isinstance(held, tuple):
+        return held
+    parts = [(kind, getattr(res, kind)) for kind in PARTS]
+    kinds = [kind for kind, part in parts if part is not None]
+    own = res.model_dump_json(exclude=set(PARTS)).encode()
+    lines = [own, *(_dumped(part) for _, part in parts if part is not None)]
+    _hold(res, (kinds, lines))
+    return kinds, lines
 
 
 def _recipe_name(recipe: Recipe | None) -> str | None:
     return None if recipe is None else f"{type(recipe).__module__}:{type(recipe).__qualname__}"
 
 
+class Parts(Protocol):
+    """Where an entry's shared lines become records: validated once for equal lines."""
+
+    def record(self, cls: type[_M], line: bytes) -> _M:
+        """The CONTEXT (or a PARTS kind's) line as a `cls` record."""
+        ...
+
+    def resources(self, own: bytes, parts: list[tuple[str, bytes]]) -> Resources:
+        """A resources from its own fields' line and its PARTS' (kind, line)."""
+        ...
+
+
 def decode(raw: bytes, key: str) -> FileResult | str | None:
     """What `encode(result, key)` wrote, validated; None for an entry of another schema or key.
     Raises ValueError (and its kin) for one that is corrupt."""
-    header, _, rest = raw.partition(b"\n")
-    data = from_json(header)
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+    lines = iter(raw.split(b"\n"))
+    result = decode_lines(lines, key, ENTRY_PARTS)
+    if next(lines, None) is not None:
+        return None
+    return result
+
+
+def decode_lines(lines: Iterator[bytes], key: str | None, parts: Parts) -> FileResult | str | None:
+    """One entry taken from `lines` (its header first, and no line after its own), its shared
+    lines made records by `parts`; None for one of another schema or (unless `key` is None, as
+    in a tree pack, whose head answers for every key) another key. Raises ValueError (and its
+    kin) for one that is corrupt."""
+    data = from_json(_line(lines))
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        return None
+    if key is not None and data.get("key") != key:
         return None
     if "skipped" in data:
         skipped = data["skipped"]
-        return skipped if isinstance(skipped, str) and not rest else None
+        return skipped if isinstance(skipped, str) else None
     names: list[str | None] = data["recipes"]
-    has_resources: list[bool] = data["resources"]
-    body, _, rest = rest.partition(b"\n")
-    result = FileResult.model_validate_json(body)
-    parts = iter(rest.split(b"\n") if rest else [])
-    rows = result.instantiations
-    if not (isinstance(names, list) and isinstance(has_resources, list)):
+    shared: list[list[str] | None] = data["resources"]
+    if not (isinstance(names, list) and isinstance(shared, list)):
         return None
-    if not len(names) == len(has_resources) == len(rows):
+    kinds = line_kinds(data)  # checks the parts' kinds
+    result = FileResult.model_validate_json(_line(lines))
+    rows = result.instantiations
+    if not len(names) == len(shared) == len(rows):
         return None
     if any(r.recipe is not None or r.resources is not None for r in rows):
         return None
-    context = _shared(BuildContext, next(parts)) if data["context"] is True else None
+    context = parts.record(BuildContext, _line(lines)) if kinds[:1] == [CONTEXT] else None
     typed = []
-    for row, resources, name in zip(rows, has_resources, names, strict=True):
+    for row, held, name in zip(rows, shared, names, strict=True):
         update: dict[str, object] = {}
-        if resources is True:
-            update["resources"] = _shared(Resources, next(parts))
+        if held is not None:
+            own = _line(lines)
+            update["resources"] = parts.resources(own, [(kind, _line(lines)) for kind in held])
         if name is not None:
-            update["recipe"] = recipe_class(name).model_validate_json(next(parts))
+            update["recipe"] = recipe_class(name).model_validate_json(_line(lines))
         typed.append(row.model_copy(update=update) if update else row)
-    if next(parts, None) is not None:
-        return None
     return result.model_copy(update={"instantiations": tuple(typed), "context": context})
 
 
+def _line(lines: Iterator[bytes]) -> bytes:
+    line = next(lines, None)
+    if line is None:
+        raise ValueError("an entry cut short")
+    return line
+
+
 SHARED_KEPT = 2048
-"""Decoded contexts and resources kept by their bytes. Files of one build share their context,
-and kernels of one tactic their resources (the judge's recipe memo): decoded once, they are one
-record in this process as they were in the one that judged them, which the reports' caches of
-dumped parts key on (report/json.py). On 1,138 files of the hundred-thousand set, 17 distinct
-contexts; a resources line is 14 KB of the 16 KB a cutlass_library file's entry has."""
+"""Decoded contexts, resources and their parts kept by their bytes. Files of one build share
+their context, and kernels of one tactic their resources (the judge's recipe memo): decoded
+once, they are one record in this process as they were in the one that judged them, which the
+reports' caches of dumped parts key on (report/json.py). On 1,138 files of the hundred-thousand
+set, 17 distinct contexts; a resources' lines are 14 KB of the 16 KB a cutlass_library file's
+entry has."""
 
 _kept: dict[tuple[type[BaseModel], bytes], BaseModel] = {}
-_M = TypeVar("_M", bound=BaseModel)
 
 
 def _shared(cls: type[_M], line: bytes) -> _M:
@@ -286,6 +410,41 @@ def _shared(cls: type[_M], line: bytes) -> _M:
         _kept.clear()
     record = _kept[cls, digest] = cls.model_validate_json(line)
     return record
+
+
+def resources_of(own: bytes, parts: dict[str, BaseModel]) -> Resources:
+    """A resources from its own fields' line and its PARTS' records (validated as they are:
+    pydantic takes a record in a record's field without validating it again)."""
+    fields = from_json(own)
+    if not isinstance(fields, dict) or not fields.keys().isdisjoint(PARTS):
+        raise ValueError("a resources' own fields are an object without its parts")
+    fields.update(parts)
+    return Resources.model_validate(fields)
+
+
+class _EntryParts:
+    """An entry's shared lines, kept by their bytes (`_shared`)."""
+
+    def record(self, cls: type[_M], line: bytes) -> _M:
+        return _shared(cls, line)
+
+    def resources(self, own: bytes, parts: list[tuple[str, bytes]]) -> Resources:
+        h = hashlib.blake2b(own, digest_size=16)
+        for kind, line in parts:
+            h.update(f"\0{kind}\0{len(line)}\0".encode())
+            h.update(line)
+        digest = h.digest()
+        kept = _kept.get((Resources, digest))
+        if isinstance(kept, Resources):
+            return kept
+        made = resources_of(own, {kind: _shared(PARTS[kind], line) for kind, line in parts})
+        if len(_kept) >= SHARED_KEPT:
+            _kept.clear()
+        _kept[Resources, digest] = made
+        return made
+
+
+ENTRY_PARTS: Parts = _EntryParts()
 
 
 @cache

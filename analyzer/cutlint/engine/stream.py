@@ -131,8 +131,8 @@ class JudgeStage:
     root: Path
     cache: ResultCache | None
     finish: Finish | None = None
-    """What the caller makes of each result, run here in place of encoding the records (only
-    without a cache: an entry and the tree pack keep the records)."""
+    """What the caller makes of each result, run here and sent in place of the records (with a
+    cache, beside the entry, which the tree pack keeps)."""
     memos: list[Memo] = field(default_factory=list, compare=False, repr=False)
     """This process's memo (`memo`), made when it first judges: the judge is imported then, not
     before a run's first batch is sent to its parser worker (`_parsed_stream`)."""
@@ -174,20 +174,26 @@ class JudgeStage:
         """The outcome, encoded as the cache keeps it (and kept there): JSON that the parent
         validates at a third of what unpickling the records costs it (0.7 against 2.5 ms for a
         cutlass_library file, measured on a loaded 2-core machine), and the parent is the one
-        core every result passes through. With a `finish` (and no cache), what it makes of the
-        result instead, which the parent hands on as it is."""
-        if self.finish is not None and self.cache is None:
-            out = self.outcome(parsed)
+        core every result passes through. With a `finish`, also what it makes of the result,
+        which the parent hands on as it is: it then decodes nothing (the tree pack is written
+        from the entry's bytes), and without a cache it is sent alone."""
+        out = self.outcome(parsed)
+        finished = None
+        if self.finish is not None:
             if isinstance(out, str):
-                return out
-            return Finished(out.path, len(out.instantiations), self.finish(out))
+                if self.cache is None:
+                    return out
+            else:
+                finished = Finished(out.path, len(out.instantiations), self.finish(out))
+                if self.cache is None:
+                    return finished
         from cutlint.engine.cache import encode
 
         key = self.key(parsed.path)
-        data = encode(self.outcome(parsed), key or "")
+        data = encode(out, key or "")
         if self.cache is not None and key is not None:
             self.cache.store(key, data)
-        return Encoded(key or "", data)
+        return Encoded(key or "", data, finished)
 
     def outcome(self, parsed: ParsedFile) -> Outcome:
         if parsed.skipped:
@@ -204,6 +210,8 @@ class Encoded:
 
     key: str
     data: bytes
+    finished: Finished | None = None
+    """What the run's `Finish` made of it, which the parent hands on undecoded."""
 
 
 class Progress(Protocol):
@@ -236,8 +244,8 @@ def outcomes(
     finish: Finish | None = None,
 ) -> Iterator[Outcome] | Iterator[Outcome | Finished]:
     """Every file's outcome under `paths`, in input order (as `parse_paths` orders them). With
-    `finish` and no cache (`options.cache` off), a file a worker judged comes as `Finished`:
-    what `finish` made of its result there; the others (judged here) as their result."""
+    `finish`, a file a worker judged comes as `Finished`: what `finish` made of its result
+    there; the others (judged here, or kept) as their result."""
     with heap.settled():
         for outcome in _outcomes(paths, options, progress, finish):
             if progress is not None:
@@ -261,7 +269,6 @@ def _outcomes(
         paths = [paths]
     command_line(options.defines, options.undefines)  # ValueError now, for a define it refuses
     cache = _opened() if options.cache else None
-    finish = finish if cache is None else None  # an entry and the pack keep the records
     stage = JudgeStage(options, options.root or Path.cwd(), cache, finish)
     entries = walk.expand(paths, options.exclude)
     if progress is not None:
@@ -312,21 +319,19 @@ def _outcomes(
                 continue
             kept = _kept(cache, keys[i]) if i in hits else None
             out: Outcome | Finished
+            entry: bytes | None
             if kept is not None:
-                out = kept
-            elif i in hits:  # an entry that did not validate: the file is judged afresh
-                got = _afresh(e.path, job, options)
-                if writer is not None and _failed(got):
-                    writer.abandon()
-                out = _received(got, stage)
+                out, entry = kept
             else:
-                got = next(fresh)
-                if writer is not None and _failed(got):
-                    writer.abandon()  # a crash or a time-out is not the file's answer
-                out = _received(got, stage)
+                # an entry that did not validate is judged afresh; a crash or a time-out is not
+                # the file's answer, and the pack is not written
+                got = _afresh(e.path, job, options) if i in hits else next(fresh)
+                out, entry = _received(got, stage)
             if writer is not None:
-                assert not isinstance(out, Finished), "a run with a cache finishes nothing"
-                writer.add(out)
+                if entry is None:
+                    writer.abandon()
+                else:
+                    writer.add(entry)
             yield out
         if writer is not None:
             writer.commit()
@@ -393,7 +398,7 @@ def _pack(
     return None, tree_pack.Writer(where, wanted, len(files))
 
 
-def _kept(cache: ResultCache | None, key: str) -> Outcome | None:
+def _kept(cache: ResultCache | None, key: str) -> tuple[Outcome, bytes] | None:
     return cache.load(key) if cache is not None else None
 
 
@@ -415,35 +420,39 @@ def _failed(got: object) -> bool:
     )
 
 
-def _received(got: object, stage: JudgeStage) -> Outcome | Finished:
-    """A worker's answer as an outcome: judged there (Encoded, or Finished and a skipped file's
-    path with a `finish`), or parsed only (judged here: all files when the workers only parse,
-    else a file the parser failed on)."""
+def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes | None]:
+    """A worker's answer as an outcome, and its entry where the cache keeps one: judged there
+    (Encoded, with what the run's `Finish` made of it; or without a cache Finished and a
+    skipped file's path), or parsed only (judged here: all files when the workers only parse,
+    else a file the parser failed on, whose crash or time-out is not the file's answer)."""
     if isinstance(got, Finished | str):
-        return got
+        return got, None
     if isinstance(got, Encoded):
+        kept = got.data if stage.cache is not None and got.key else None  # else not an entry
+        if got.finished is not None:
+            return got.finished, kept
         from cutlint.engine.cache import decode
 
         decoded = decode(got.data, got.key)
         if decoded is not None:
-            return decoded
+            return decoded, kept
     assert isinstance(got, ParsedFile), f"a parser worker sent {type(got).__name__}"
     out = stage.outcome(got)
-    failed = any(p.code in (PARSER_FAILURE, INTERNAL_ERROR) for p in got.problems)
-    if stage.cache is not None and not failed:  # a crash or a time-out is not the file's answer
-        key = stage.key(got.path)
-        if key is not None:
-            from cutlint.engine.cache import encode
+    if stage.cache is None or _failed(got):
+        return out, None
+    key = stage.key(got.path)
+    if key is None:
+        return out, None
+    from cutlint.engine.cache import encode
 
-            try:
-                entry = encode(out, key)
-            except ValueError:
-                # A result JSON cannot hold: a file name that is not UTF-8 (`k\xff.cu`, read as
-                # a lone surrogate). The result is printed as usual, just not cached.
-                entry = None
-            if entry is not None:
-                stage.cache.store(key, entry)
-    return out
+    try:
+        entry = encode(out, key)
+    except ValueError:
+        # A result JSON cannot hold: a file name that is not UTF-8 (`k\xff.cu`, read as a lone
+        # surrogate). The result is printed as usual, just not kept.
+        return out, None
+    stage.cache.store(key, entry)
+    return out, entry
 
 
 def _manifest(

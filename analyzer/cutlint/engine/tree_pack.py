@@ -19,13 +19,14 @@ does not validate is ignored whole (the entries answer), and it is written to a 
 moved into place only when the run had every file's result, so a concurrent run reads a whole
 pack or none.
 
-    header   {"schema": 1, "digest": ..., "files": N}
-    parts    P<kind> <json>          a shared part, numbered in its kind's order of appearance
-    a file   F{"path", "parts": {field: n}, "resources": [{field: n} | null, ...], "recipes"}
-             the FileResult's JSON without its context, resources and recipes
-             <resources' own fields, one line per instantiation that has resources>
-             <one line per recipe>
-    or       F{"skipped": path}      a FlashInfer JIT source (CheckResult.skipped)
+A file's lines are its entry's (engine/cache.py `encode`), each shared line (a context, a
+resources' own fields, or one of its parts: arch table, stage count, layout, TMA plan) kept once
+and named by its number. The pack is written from the entries' bytes: the process that writes
+it decodes none of the results its parser workers judged.
+
+    header   {"schema": 2, "digest": ..., "files": N}
+    a part   P<line>             a shared line, numbered from 0 in order of appearance
+    a file   F<entry header>     then the entry's other lines, each shared one as its number
 """
 
 from __future__ import annotations
@@ -35,42 +36,22 @@ import os
 import tempfile
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import suppress
+from itertools import chain
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TypeVar
 
 from pydantic import BaseModel
 from pydantic_core import from_json, to_json
 
-from cutlint.build_context import BuildContext
-from cutlint.engine.cache import recipe_class
-from cutlint.records import (
-    ArchLimits,
-    FileResult,
-    Resources,
-    SmemLayout,
-    StageCount,
-    TmaPlan,
-)
+from cutlint.engine import cache
+from cutlint.records import FileResult, Resources
 
-SCHEMA = 1
-"""The layout of a pack; another one is another directory."""
-
-SHARED: dict[str, type[BaseModel]] = {
-    "arch": ArchLimits,
-    "stage_count": StageCount,
-    "layout": SmemLayout,
-    "tma": TmaPlan,
-}
-"""The Resources fields kept as parts: the bulk of an entry's bytes (arch 4.2 KB, layout 4.8,
-stage count 3.4, TMA plan 1.1 of 18 KB), and few distinct ones in a tree."""
-
-CONTEXT = "context"
-"""The FileResult field kept as a part: one per build directory, not per file."""
+SCHEMA = 2
+"""The layout of a pack; another one is another directory. (2: entries' lines, the shared ones
+by number.)"""
 
 Outcome = FileResult | str
-
-_BARE = {"resources": None, "recipe": None}
-"""A row as its file's line has it: its resources and recipe are lines of their own."""
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def digest(files: Sequence[tuple[str, str | None]]) -> str:
@@ -184,96 +165,71 @@ def wanted_files(head: bytes) -> int:
 
 
 def _decode(lines: Iterator[bytes], files: int) -> Iterator[Outcome]:
-    parts: dict[bytes, list[Any]] = {}
-    seen: _Seen = {}
+    parts = _PackParts()
     count = 0
     for line in lines:
         if line.startswith(b"P"):
-            kind, _, data = line[1:].partition(b" ")
-            parts.setdefault(kind, []).append(_part_class(kind).model_validate_json(data))
+            parts.lines.append(line[1:])
         elif line.startswith(b"F"):
             count += 1
             if count > files:
                 raise ValueError("more files than the head says")
-            yield _file(from_json(line[1:]), lines, parts, seen)
+            # the file's lines are taken from `lines` itself: the loop goes on after them
+            outcome = cache.decode_lines(chain((line[1:],), lines), None, parts)
+            if outcome is None:
+                raise ValueError("an entry of another schema")
+            yield outcome
         elif line:
             raise ValueError("not a pack line")
     if count != files:
         raise ValueError("a pack cut short")
 
 
-def _part_class(kind: bytes) -> type[BaseModel]:
-    name = kind.decode()
-    return BuildContext if name == CONTEXT else SHARED[name]
+class _PackParts:
+    """A pack's shared lines, each validated once (as the `cls` its first use asks for), and a
+    resources made once for equal own fields and parts: the records of the tree share them, as
+    the first run's memo made them share them (less memory, and the JSON report dumps a shared
+    part once)."""
 
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self._records: dict[tuple[int, type[BaseModel]], BaseModel] = {}
+        self._resources: dict[tuple[bytes, ...], Resources] = {}
 
-_Seen = dict[tuple[bytes, tuple[tuple[str, int], ...]], Resources]
-"""Resources made so far, by their own line and their parts."""
+    def record(self, cls: type[_M], line: bytes) -> _M:
+        n = int(line)
+        kept = self._records.get((n, cls))
+        if isinstance(kept, cls):
+            return kept
+        made = self._records[n, cls] = cls.model_validate_json(self._line(line))
+        return made
 
+    def _line(self, number: bytes) -> bytes:
+        n = int(number)
+        if n < 0:
+            raise IndexError("a part's number counts from 0")
+        return self.lines[n]
 
-def _file(head: dict[str, Any], lines: Any, parts: dict[bytes, list[Any]], seen: _Seen) -> Outcome:
-    if "skipped" in head:
-        skipped = head["skipped"]
-        if not isinstance(skipped, str):
-            raise TypeError("a skipped file's path is a string")
-        return skipped
-    result = FileResult.model_validate_json(next(lines))
-    if result.context is not None:
-        raise ValueError("the context is a part")
-    rows = []
-    for row, refs, name in zip(
-        result.instantiations, head["resources"], head["recipes"], strict=True
-    ):
-        if row.resources is not None or row.recipe is not None:
-            raise ValueError("resources and recipes are lines of their own")
-        update: dict[str, Any] = {}
-        if refs is not None:
-            update["resources"] = _resources(next(lines), refs, parts, seen)
-        if name is not None:
-            update["recipe"] = recipe_class(name).model_validate_json(next(lines))
-        rows.append(row.model_copy(update=update) if update else row)
-    update = {"instantiations": tuple(rows)}
-    ctx = head["parts"].get(CONTEXT)
-    if ctx is not None:
-        update[CONTEXT] = parts[CONTEXT.encode()][ctx]
-    if result.path != head["path"]:
-        raise ValueError("the file line and its result disagree")
-    return result.model_copy(update=update)
-
-
-def _resources(
-    line: bytes, refs: dict[str, int], parts: dict[bytes, list[Any]], seen: _Seen
-) -> Resources:
-    """A row's resources: its own fields and its shared parts, one record for equal ones (kept
-    under the `resources` kind: the rows of one tactic share it, as the first run's memo made
-    them, and the JSON report dumps it once)."""
-    if not isinstance(refs, dict):
-        raise TypeError("the parts of resources are an object")
-    key = (line, tuple(sorted(refs.items())))
-    found = seen.get(key)
-    if found is None:
-        own = from_json(line)
-        if not isinstance(own, dict):
-            raise TypeError("resources are an object")
-        for field, n in refs.items():
-            own[field] = parts[field.encode()][n]
-        found = seen[key] = Resources.model_validate(own)
-    return found
+    def resources(self, own: bytes, parts: list[tuple[str, bytes]]) -> Resources:
+        key = (own, *(b"%s=%s" % (kind.encode(), n) for kind, n in parts))
+        kept = self._resources.get(key)
+        if kept is None:
+            records = {kind: self.record(cache.PARTS[kind], n) for kind, n in parts}
+            kept = self._resources[key] = cache.resources_of(self._line(own), records)
+        return kept
 
 
 class Writer:
-    """A pack written as a run's outcomes stream out, moved into place by `commit` only when
-    every file's outcome was added; `abandon` (a result not to keep: a parser crash or time-out)
+    """A pack written as a run's entries stream out, moved into place by `commit` only when
+    every file's entry was added; `abandon` (a result not to keep: a parser crash or time-out)
     or an unfinished run leaves the old pack, or none."""
 
     def __init__(self, path: Path, wanted: str, files: int) -> None:
         self.path = path
         self.expected = files
         self.count = 0
-        self.numbers: dict[str, dict[bytes, int]] = {}
-        self.held: dict[int, tuple[object, str, int]] = {}
-        """id(part) -> (the part, its kind, its number): a part shared by object is dumped once
-        (the part is held so that its id is not reused)."""
+        self.numbers: dict[bytes, int] = {}
+        """Each shared line written, by its bytes: its number."""
         self.out: IO[bytes] | None = None
         self.tmp = ""
         try:
@@ -284,64 +240,39 @@ class Writer:
         except OSError:
             self.abandon()
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, entry: bytes) -> None:
+        """The next file's entry (`cache.encode`)."""
         if self.out is None:
             return
         try:
-            self._add(outcome)
-        except (OSError, ValueError):
-            self.abandon()  # a result JSON cannot hold (a path that is not UTF-8)
+            self._add(entry)
+        except (OSError, ValueError, TypeError, KeyError):
+            self.abandon()
 
-    def _add(self, outcome: Outcome) -> None:
+    def _add(self, entry: bytes) -> None:
         assert self.out is not None
         self.count += 1
-        if isinstance(outcome, str):
-            self.out.write(b"\nF" + to_json({"skipped": outcome}))
+        lines = entry.split(b"\n")
+        header = from_json(lines[0])
+        if "skipped" in header:
+            self.out.write(b"\nF" + lines[0])
             return
-        lines: list[bytes] = []
-        context = outcome.context
-        refs: list[dict[str, int] | None] = []
-        names: list[str | None] = []
-        for row in outcome.instantiations:
-            res, recipe = row.resources, row.recipe
-            names.append(None if recipe is None else recipe_name(recipe))
-            if res is None:
-                refs.append(None)
-            else:
-                shared = {f: self._part(f, getattr(res, f)) for f in SHARED}
-                own = res.model_dump_json(exclude=set(shared)).encode()
-                refs.append({f: n for f, n in shared.items() if n is not None})
-                lines.append(own)
-            if recipe is not None:
-                lines.append(recipe.model_dump_json().encode())
-        head = {
-            "path": outcome.path,
-            "parts": {CONTEXT: self._part(CONTEXT, context)},
-            "resources": refs,
-            "recipes": names,
-        }
-        bare = tuple(r.model_copy(update=_BARE) for r in outcome.instantiations)
-        body = outcome.model_copy(update={"instantiations": bare, CONTEXT: None}).model_dump_json()
-        self.out.write(b"".join(b"\n" + line for line in [b"F" + to_json(head), body.encode()]))
-        for line in lines:
-            self.out.write(b"\n" + line)
+        kinds = cache.line_kinds(header)
+        if len(kinds) != len(lines) - 2:
+            raise ValueError("an entry's lines and its header disagree")
+        out = [b"F" + lines[0], lines[1]]
+        for kind, line in zip(kinds, lines[2:], strict=True):
+            out.append(line if kind is None else self._number(line))
+        self.out.write(b"\n" + b"\n".join(out))
 
-    def _part(self, kind: str, part: BaseModel | None) -> int | None:
-        """The number of `part` in its kind, written first where it is new."""
-        if part is None:
-            return None
+    def _number(self, line: bytes) -> bytes:
+        """The number of a shared line, written first where it is new."""
         assert self.out is not None
-        held = self.held.get(id(part))
-        if held is not None and held[1] == kind:
-            return held[2]
-        data = part.model_dump_json().encode()
-        numbers = self.numbers.setdefault(kind, {})
-        n = numbers.get(data)
+        n = self.numbers.get(line)
         if n is None:
-            n = numbers[data] = len(numbers)
-            self.out.write(b"\nP" + kind.encode() + b" " + data)
-        self.held[id(part)] = (part, kind, n)
-        return n
+            n = self.numbers[line] = len(self.numbers)
+            self.out.write(b"\nP" + line)
+        return b"%d" % n
 
     def abandon(self) -> None:
         if self.out is not None:
@@ -367,7 +298,3 @@ class Writer:
             KEPT.add(self.path)
         except OSError:
             self.abandon()
-
-
-def recipe_name(recipe: BaseModel) -> str:
-    return f"{type(recipe).__module__}:{type(recipe).__qualname__}"
