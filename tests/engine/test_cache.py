@@ -3,6 +3,7 @@ that is corrupt, foreign or stale is never trusted."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -321,23 +322,33 @@ def test_a_file_is_keyed_once_where_it_is_unchanged_since_the_stat_phase(
 ) -> None:
     """The key the stat phase made is the entry's key, where the file is judged here and where a
     worker judges it: each file is keyed once (a worker counts in the same file, since it is
-    forked with the patch)."""
+    forked with the patch). Every entry is written by this process, the run's one writer
+    (JudgeStage.__call__ says why)."""
     from cutlint.parse.pool import Share
 
     src = _tree(tmp_path)
     calls = tmp_path / "calls"
+    stores = tmp_path / "stores"
     make = cache.ResultCache.key
+    store = cache.ResultCache.store
 
     def counted(self: cache.ResultCache, path: str, options: api.CheckOptions) -> str | None:
         with calls.open("a") as f:
             f.write(path + "\n")
         return make(self, path, options)
 
+    def stored(self: cache.ResultCache, key: str, encoded: bytes) -> None:
+        with stores.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        store(self, key, encoded)
+
     monkeypatch.setattr(cache.ResultCache, "key", counted)
+    monkeypatch.setattr(cache.ResultCache, "store", stored)
     monkeypatch.setattr(stream, "share", lambda: Share(fraction=fraction, step=0.0))
     first = api.check(src, api.CheckOptions(jobs=1, cache=True, root=tmp_path))
     assert len(calls.read_text().splitlines()) == 3
     assert len(_entries(kept)) == 3
+    assert stores.read_text().split() == [str(os.getpid())] * 3
     _drop_packs(kept)
     _judge_nothing(monkeypatch)
     assert api.check(src, _options(root=tmp_path)) == first  # kept under the keys made
