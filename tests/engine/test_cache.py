@@ -354,6 +354,33 @@ def test_a_file_is_keyed_once_where_it_is_unchanged_since_the_stat_phase(
     assert api.check(src, _options(root=tmp_path)) == first  # kept under the keys made
 
 
+def test_several_workers_keep_the_entries_they_judged(
+    tmp_path: Path, kept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one worker the parent writes every entry (above); with several, each worker writes
+    the entries of the files it judged (JudgeStage.workers_keep), and they answer the next run."""
+    from cutlint.parse.pool import Share
+
+    src = _tree(tmp_path)
+    stores = tmp_path / "stores"
+    store = cache.ResultCache.store
+
+    def stored(self: cache.ResultCache, key: str, encoded: bytes) -> None:
+        with stores.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        store(self, key, encoded)
+
+    monkeypatch.setattr(cache.ResultCache, "store", stored)
+    monkeypatch.setattr(stream, "share", lambda: Share(fraction=1.0, step=0.0))
+    first = api.check(src, api.CheckOptions(jobs=2, cache=True, root=tmp_path))
+    writers = stores.read_text().split()
+    assert len(writers) == 3
+    assert str(os.getpid()) not in writers
+    _drop_packs(kept)
+    _judge_nothing(monkeypatch)
+    assert api.check(src, _options(root=tmp_path)) == first
+
+
 def test_a_file_changed_since_the_stat_phase_is_keyed_again(tmp_path: Path, kept: Path) -> None:
     from cutlint.inputs import signature
 

@@ -283,6 +283,8 @@ _DUMPED: dict[int, tuple[BaseModel, object]] = {}
 keeps its id from being reused."""
 
 DUMPED_KEPT = 4096
+"""Records whose lines a process keeps: a worker lives as long as the run, and repeats sit near
+one another (a tactic's kernels, one build's context)."""
 
 
 def _held(record: BaseModel) -> object | None:

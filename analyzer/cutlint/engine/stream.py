@@ -133,6 +133,9 @@ class JudgeStage:
     finish: Finish | None = None
     """What the caller makes of each result, run here and sent in place of the records (with a
     cache, beside the entry, which the tree pack keeps)."""
+    workers_keep: bool = False
+    """Whether each worker writes the entries of the files it judged; else the parent writes
+    them (`__call__` says why: measured with one worker, so a run of several keeps theirs)."""
     memos: list[Memo] = field(default_factory=list, compare=False, repr=False)
     """This process's memo (`memo`), made when it first judges: the judge is imported then, not
     before a run's first batch is sent to its parser worker (`_parsed_stream`)."""
@@ -150,14 +153,12 @@ class JudgeStage:
             self.memos.append(_memo())
         return self.memos[0]
 
-    def __reduce__(
-        self,
-    ) -> tuple[
-        type[JudgeStage],
-        tuple[CheckOptions, Path, ResultCache | None, Finish | None, list[Memo], _Rows],
-    ]:
+    def __reduce__(self) -> tuple[type[JudgeStage], tuple[object, ...]]:
         # the memo stays behind
-        return (JudgeStage, (self.options, self.root, self.cache, self.finish, [], self.known))
+        return (
+            JudgeStage,
+            (self.options, self.root, self.cache, self.finish, self.workers_keep, [], self.known),
+        )
 
     def key(self, path: str) -> str | None:
         """The file's entry key: the one made before the parse where the file's stat is still
@@ -178,12 +179,14 @@ class JudgeStage:
         hands on as it is: it then decodes nothing (the tree pack is written from the entry's
         bytes), and without a cache it is sent alone.
 
-        The parent keeps the entry (`_received`), not this worker: a file created while another
-        process creates files costs several times its system time on the 2-core machine (27,680
-        entries of 18 KB: 1.1 to 1.5 s alone, 6 to 13 s each with a second writer, 5.7 s beside
-        a process that only computes), and the parent writes the entries of the files it judges
-        besides. One writer took the 100a build's first run from 28.5 to 25.7 s (medians of 5
-        alternating pairs, 10 % less CPU)."""
+        With one worker, the parent keeps the entry (`_received`), not this worker: a file
+        created while another process creates files costs several times its system time on the
+        2-core machine (27,680 entries of 18 KB: 1.1 to 1.5 s alone, 6 to 13 s each with a
+        second writer, 5.7 s beside a process that only computes), and the parent writes the
+        entries of the files it judges besides. One writer took the 100a build's first run from
+        28.5 to 25.7 s (medians of 5 alternating pairs, 10 % less CPU). With several workers,
+        each keeps its own (`workers_keep`): the parent is the one core every result passes
+        through, and that was not measured there."""
         out = self.outcome(parsed)
         finished = None
         if self.finish is not None:
@@ -197,7 +200,10 @@ class JudgeStage:
         from cutlint.engine.cache import encode
 
         key = self.key(parsed.path)
-        return Encoded(key or "", encode(out, key or ""), finished)
+        data = encode(out, key or "")
+        if self.workers_keep and self.cache is not None and key is not None:
+            self.cache.store(key, data)
+        return Encoded(key or "", data, finished)
 
     def outcome(self, parsed: ParsedFile) -> Outcome:
         if parsed.skipped:
@@ -273,7 +279,8 @@ def _outcomes(
         paths = [paths]
     command_line(options.defines, options.undefines)  # ValueError now, for a define it refuses
     cache = _opened() if options.cache else None
-    stage = JudgeStage(options, options.root or Path.cwd(), cache, finish)
+    jobs = options.jobs if options.jobs is not None else default_jobs()
+    stage = JudgeStage(options, options.root or Path.cwd(), cache, finish, jobs > 1)
     entries = walk.expand(paths, options.exclude)
     if progress is not None:
         progress.start(len(entries))
@@ -305,7 +312,6 @@ def _outcomes(
             row = tree.files.get(e.path) if tree is not None and i in keys else None
             if isinstance(row, list) and len(row) == 5 and row[4] == keys[i]:
                 stage.known[e.path] = row
-    jobs = options.jobs if options.jobs is not None else default_jobs()
     defines = guard_defines(options.arch, options.compile_command, options.defines)
     job = Job(
         defines=defines,
@@ -425,8 +431,8 @@ def _failed(got: object) -> bool:
 
 
 def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes | None]:
-    """A worker's answer as an outcome, and its entry where the cache keeps one (kept here, the
-    run's one writer of entries: JudgeStage.__call__): judged there (Encoded, with what the
+    """A worker's answer as an outcome, and its entry where the cache keeps one (kept here
+    unless the workers keep theirs: JudgeStage.__call__): judged there (Encoded, with what the
     run's `Finish` made of it; or without a cache Finished and a skipped file's path), or
     parsed only (judged here: all files when the workers only parse, else a file the parser
     failed on, whose crash or time-out is not the file's answer)."""
@@ -436,7 +442,8 @@ def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes
         kept = None
         if stage.cache is not None and got.key:  # else not an entry
             kept = got.data
-            stage.cache.store(got.key, kept)
+            if not stage.workers_keep:
+                stage.cache.store(got.key, kept)
         if got.finished is not None:
             return got.finished, kept
         from cutlint.engine.cache import decode
