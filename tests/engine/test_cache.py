@@ -299,7 +299,7 @@ def test_the_key_kept_per_run_is_the_key_made_afresh(
 
     def afresh(opts: api.CheckOptions) -> str:
         cache._OPTIONS_PART.clear()
-        cache._CONTEXT_JSON.clear()
+        cache._DUMPED.clear()
         return cache.context_key(str(cu), opts)
 
     assert cache.context_key(str(cu), options) == first == afresh(options)

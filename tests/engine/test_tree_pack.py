@@ -112,6 +112,7 @@ def test_a_changed_file_is_not_answered_by_the_pack(
         lambda b: b.replace(b'"verdict":"', b'"verdict":"no such ', 1),
         lambda b: b.replace(b'"recipes":["cutlint.', b'"recipes":["os.', 1),
         lambda b: b.replace(b"\nP{", b"\nP[", 1),
+        lambda b: b.replace(b'"resources":[["arch"', b'"resources":[["os"', 1),
         lambda b: b + b"\nF{}",
     ],
     ids=[
@@ -123,6 +124,7 @@ def test_a_changed_file_is_not_answered_by_the_pack(
         "not-validating",
         "foreign-class",
         "foreign-part",
+        "foreign-part-kind",
         "extra-file",
     ],
 )

@@ -439,18 +439,18 @@ def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes
     if isinstance(got, Finished | str):
         return got, None
     if isinstance(got, Encoded):
-        kept = None
+        entry = None
         if stage.cache is not None and got.key:  # else not an entry
-            kept = got.data
+            entry = got.data
             if not stage.workers_keep:
-                stage.cache.store(got.key, kept)
+                stage.cache.store(got.key, entry)
         if got.finished is not None:
-            return got.finished, kept
+            return got.finished, entry
         from cutlint.engine.cache import decode
 
         decoded = decode(got.data, got.key)
         if decoded is not None:
-            return decoded, kept
+            return decoded, entry
     assert isinstance(got, ParsedFile), f"a parser worker sent {type(got).__name__}"
     out = stage.outcome(got)
     if stage.cache is None or _failed(got):
