@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 
 from cutlint import api
 from cutlint.cli import main
-from cutlint.engine import cache, stream, tree_pack
+from cutlint.engine import cache, entry_log, stream, tree_pack
 from cutlint.records import FileResult, ParsedFile
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -41,8 +42,30 @@ def _options(**kw: object) -> api.CheckOptions:
     return api.CheckOptions(jobs=0, cache=True, **kw)  # type: ignore[arg-type]
 
 
-def _entries(kept: Path) -> list[Path]:
-    return sorted(kept.rglob("*.json"))
+def _entries(kept: Path) -> list[str]:
+    """The keys the cache's logs name (engine/entry_log.py)."""
+    return sorted(entry_log.EntryLogs(kept).keys())
+
+
+def _entry(kept: Path, key: str) -> bytes:
+    """The entry a lookup of `key` reads first."""
+    return next(entry_log.EntryLogs(kept).read(key))
+
+
+def _rewrite(kept: Path, change: Callable[[str, bytes], bytes]) -> None:
+    """Every entry of every log replaced by `change(key, entry)`: the logs and their indexes
+    written again."""
+    for index in kept.glob(f"*{entry_log.INDEX}"):
+        log = index.with_suffix(entry_log.LOG)
+        data = log.read_bytes()
+        entries, lines = [], []
+        for line in index.read_bytes().splitlines():
+            key, offset, length = line.decode().split()
+            new = change(key, data[int(offset) : int(offset) + int(length)])
+            lines.append(f"{key} {sum(map(len, entries))} {len(new)}\n")
+            entries.append(new)
+        log.write_bytes(b"".join(entries))
+        index.write_text("".join(lines))
 
 
 def _drop_packs(kept: Path) -> None:
@@ -120,11 +143,11 @@ def test_a_corrupt_or_foreign_entry_is_a_miss_and_is_replaced(
 ) -> None:
     src = _tree(tmp_path)
     first = api.check(src, _options(root=tmp_path))
-    for entry in _entries(kept):
-        entry.write_bytes(damage)
+    _rewrite(kept, lambda key, entry: damage)
     _drop_packs(kept)  # else the tree's pack answers without reading an entry
     assert api.check(src, _options(root=tmp_path)) == first
-    assert all(e.read_bytes() != damage for e in _entries(kept))
+    assert all(_entry(kept, key) != damage for key in _entries(kept))
+    assert all(cache.ResultCache.open().load(key) is not None for key in _entries(kept))
 
 
 def test_an_entry_found_corrupt_in_its_turn_is_judged_by_a_worker(
@@ -134,19 +157,17 @@ def test_an_entry_found_corrupt_in_its_turn_is_judged_by_a_worker(
     would all be held); one that does not decode then is parsed in a worker of its own."""
     src = _tree(tmp_path)
     first = api.check(src, _options(root=tmp_path))
-    for entry in _entries(kept):
-        entry.write_bytes(b"not json")
+    _rewrite(kept, lambda key, entry: b"not json")
     _drop_packs(kept)
     assert api.check(src, api.CheckOptions(jobs=1, cache=True, root=tmp_path)) == first
-    assert all(e.read_bytes() != b"not json" for e in _entries(kept))
+    assert all(_entry(kept, key) != b"not json" for key in _entries(kept))
 
 
 def test_an_entry_names_no_class_outside_cutlints_recipes(tmp_path: Path, kept: Path) -> None:
     src = _tree(tmp_path)
     first = api.check(src, _options(root=tmp_path))
-    entry = next(e for e in _entries(kept) if b'"recipes":["cutlint.' in e.read_bytes())
-    entry.write_bytes(entry.read_bytes().replace(b'"recipes":["cutlint.', b'"recipes":["os.'))
-    key = entry.stem
+    key = next(k for k in _entries(kept) if b'"recipes":["cutlint.' in _entry(kept, k))
+    _rewrite(kept, lambda k, e: e.replace(b'"recipes":["cutlint.', b'"recipes":["os.'))
     assert cache.ResultCache.open().load(key) is None
     assert api.check(src, _options(root=tmp_path)) == first
 
@@ -154,9 +175,12 @@ def test_an_entry_names_no_class_outside_cutlints_recipes(tmp_path: Path, kept: 
 def test_an_entry_that_does_not_validate_is_a_miss(tmp_path: Path, kept: Path) -> None:
     src = _tree(tmp_path)
     api.check(src, _options(root=tmp_path))
-    entry = _entries(kept)[0]
-    entry.write_bytes(entry.read_bytes().replace(b'"verdict":"', b'"verdict":"no such '))
-    assert cache.ResultCache.open().load(entry.stem) is None
+    key = _entries(kept)[0]
+    _rewrite(
+        kept, lambda k, e: e.replace(b'"verdict":"', b'"verdict":"no such ') if k == key else e
+    )
+    assert cache.ResultCache.open().load(key) is None
+    assert all(cache.ResultCache.open().load(k) is not None for k in _entries(kept)[1:])
 
 
 def test_no_cache_neither_reads_nor_writes(tmp_path: Path, kept: Path) -> None:

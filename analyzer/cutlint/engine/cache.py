@@ -12,10 +12,11 @@ An entry is keyed by everything its result depends on:
                                files and data tables, so that an edited model or rule is a
                                different key, not a stale answer)
 
-and lives in `$CUTLINT_CACHE/check/v<SCHEMA>/<key[:2]>/<key>.json`. Writes go to a temporary
-file in the same directory and are moved into place with `os.replace`, so a concurrent run reads
-a whole entry or none. A read is never trusted: an entry that is not JSON, has another schema or
-key, or does not validate as a `FileResult` is a miss (and is overwritten), never an error.
+and lives in `$CUTLINT_CACHE/check/v<SCHEMA>/`, appended to a log of the process that wrote it
+(engine/entry_log.py: a first run creates two files, not one per checked file), whose index line
+is written after the entry's bytes, so a concurrent run reads a whole entry or none. A read is
+never trusted: an entry that is not JSON, has another schema or key, or does not validate as a
+`FileResult` is a miss (and is appended again), never an error.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import hashlib
 import importlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -36,6 +37,7 @@ from cutlint import inputs
 from cutlint.build_context import BuildContext
 from cutlint.cache_dir import cache_dir
 from cutlint.context.arch_macros import guard_defines
+from cutlint.engine.entry_log import EntryLogs
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.tool import ENV_OFF as ENV_OFF
 from cutlint.engine.tool import enabled as enabled
@@ -52,10 +54,11 @@ from cutlint.records import (
 
 _M = TypeVar("_M", bound=BaseModel)
 
-SCHEMA = 4
-"""The layout of an entry; a new one is a new directory, so old entries are never read. (2: lines
-that pydantic validates from their bytes; 3: the context and each resources on a line of
-its own; 4: a resources' PARTS on lines of their own, which the tree pack keeps once.)"""
+SCHEMA = 5
+"""The layout of an entry and of where it is kept; a new one is a new directory, so old entries
+are never read. (2: lines that pydantic validates from their bytes; 3: the context and each
+resources on a line of its own; 4: a resources' PARTS on lines of their own, which the tree pack
+keeps once; 5: entries appended to logs, engine/entry_log.py, not a file each.)"""
 
 PARTS: dict[str, type[BaseModel]] = {
     "arch": ArchLimits,
@@ -149,6 +152,11 @@ class ResultCache:
     tool: str
     """tool_key(), computed once per run; a file's bytes and context complete the key."""
     directory: Path
+    logs: EntryLogs = field(init=False, compare=False, repr=False)
+    """Where the entries are (engine/entry_log.py): the indexes, read at the first lookup."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "logs", EntryLogs(self.directory))
 
     @classmethod
     def open(cls, directory: Path | None = None) -> ResultCache:
@@ -172,30 +180,30 @@ class ResultCache:
         h.update(context_key(path, options, build).encode())
         return h.hexdigest()
 
-    def _entry(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def has(self, key: str) -> bool:
         """Whether an entry is kept under `key` (what it holds is `load`'s to judge)."""
-        return os.path.isfile(self._entry(key))
+        return self.logs.has(key)
 
     def load(self, key: str) -> tuple[FileResult | str, bytes] | None:
         """The kept result and the entry's bytes (a tree pack keeps those), or None: missing,
         unreadable, foreign or corrupt all read as a miss."""
-        try:
-            raw = self._entry(key).read_bytes()
-        except OSError:
-            return None
-        try:
-            result = decode(raw, key)
-        except (ValueError, TypeError, KeyError, AttributeError, ImportError):
-            return None  # ValidationError and JSON errors are ValueErrors
-        return None if result is None else (result, raw)
+        for raw in self.logs.read(key):
+            try:
+                result = decode(raw, key)
+            except (ValueError, TypeError, KeyError, AttributeError, ImportError):
+                continue  # ValidationError and JSON errors are ValueErrors
+            if result is not None:
+                return result, raw
+        return None
 
     def store(self, key: str, encoded: bytes) -> None:
         """Keep an entry `encode(result, key)` made; a cache that cannot be written is no error
         (the run is still right)."""
-        inputs.write_atomically(self._entry(key), encoded)
+        self.logs.append(key, encoded)
+
+    def close(self) -> None:
+        """The run is done: this process's log is closed."""
+        self.logs.close()
 
 
 def encode(result: FileResult | str, key: str) -> bytes:
