@@ -292,10 +292,10 @@ _TEMPORARY: dict[int, tuple[str, Iterator[int]]] = {}
 
 def _temporary(path: Path) -> tuple[int, str]:
     """A new file beside `path`, created exclusively (O_EXCL), and its name: what
-    `tempfile.mkstemp` makes, at a third of its cost (it draws a random name for each file; a
-    first check writes a cache entry for each of 100,000). The token is drawn once per process
-    (a fork draws its own): runs on several machines may share a cache directory, and a name
-    taken all the same is passed over for the next."""
+    `tempfile.mkstemp` makes, at a third of its cost (it draws a random name for each file:
+    measured when each check cache entry was a file of its own). The token is drawn once per
+    process (a fork draws its own): runs on several machines may share a cache directory, and a
+    name taken all the same is passed over for the next."""
     pid = os.getpid()
     if pid not in _TEMPORARY:
         _TEMPORARY[pid] = (os.urandom(6).hex(), itertools.count())
