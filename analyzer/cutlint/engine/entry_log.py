@@ -5,9 +5,9 @@ checked file.
 A file each was what the first run of a big tree paid most for: on the 2-core machine, creating a
 file took about 240 us of system time (ext4, and several times that while the other core was
 busy), so that writing the 27,680 entries of a 100a `cutlass_library` build took the parent 6 to
-9 s; appended to one log they take 0.3 s. Measured on that build's first run (3 alternating
-pairs): 23.6 to 25.2 s wall and 41 to 43 s of CPU with a file each, 19.0 to 19.2 s and 31.5 to
-32.0 s with logs.
+9 s; appended to one log, 18 KB each, they take 0.3 s. That build's first run, 3 alternating
+pairs: 21.8 to 22.7 s wall and 36.0 to 39.0 s of CPU with a file each, 19.0 to 19.2 s and 31.6 to
+32.2 s with logs.
 
     <token>.entries    the entries' bytes (engine/cache.py `encode`), one after the other
     <token>.index      a line per entry, written once its bytes are: "<key> <offset> <length>"
@@ -193,7 +193,8 @@ def _read_indexes(directory: Path, older: dict[str, list[_Location]]) -> dict[st
     its newest entry, its earlier ones go to `older`. A line that is not whole, or not three
     fields of a key and two counts, is passed over."""
     try:
-        names = [e for e in os.scandir(directory) if e.name.endswith(INDEX)]
+        with os.scandir(directory) as listing:
+            names = [e for e in listing if e.name.endswith(INDEX)]
     except OSError:
         return {}
     found: list[tuple[int, str, bytes]] = []
