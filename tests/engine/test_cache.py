@@ -44,12 +44,12 @@ def _options(**kw: object) -> api.CheckOptions:
 
 def _entries(kept: Path) -> list[str]:
     """The keys the cache's logs name (engine/entry_log.py)."""
-    return sorted(entry_log.EntryLogs(kept).keys())
+    return sorted(entry_log.EntryLogs(kept, cache.tool_key()).keys())
 
 
 def _entry(kept: Path, key: str) -> bytes:
     """The entry a lookup of `key` reads first."""
-    return next(entry_log.EntryLogs(kept).read(key))
+    return next(entry_log.EntryLogs(kept, cache.tool_key()).read(key))
 
 
 def _rewrite(kept: Path, change: Callable[[str, bytes], bytes]) -> None:

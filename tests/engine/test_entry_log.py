@@ -20,6 +20,7 @@ HEADLINE = (
     / "CUT101-headline-flashinfer-0.7.2.cu"
 )
 KEY = "ab" * 20
+TOOL = "t" * 32
 
 
 def _logs(directory: Path) -> list[str]:
@@ -27,7 +28,7 @@ def _logs(directory: Path) -> list[str]:
 
 
 def test_an_entry_is_read_back_by_the_next_run(tmp_path: Path) -> None:
-    logs = entry_log.EntryLogs(tmp_path / "v")
+    logs = entry_log.EntryLogs(tmp_path / "v", TOOL)
     assert not logs.has(KEY)  # no directory yet: no index, no error
     assert logs.append(KEY, b"first") and logs.append("cd" * 20, b"second")
     assert not logs.has(KEY)  # the indexes were read at the first lookup: the next run's
@@ -35,7 +36,7 @@ def test_an_entry_is_read_back_by_the_next_run(tmp_path: Path) -> None:
     (log,) = (tmp_path / "v").glob(f"*{entry_log.LOG}")
     assert log.read_bytes() == b"firstsecond"
     assert log.with_suffix(entry_log.INDEX).read_text() == f"{KEY} 0 5\n{'cd' * 20} 5 6\n"
-    again = entry_log.EntryLogs(tmp_path / "v")
+    again = entry_log.EntryLogs(tmp_path / "v", TOOL)
     assert sorted(again.keys()) == [KEY, "cd" * 20]
     assert list(again.read(KEY)) == [b"first"]
     assert list(again.read("cd" * 20)) == [b"second"]
@@ -44,7 +45,7 @@ def test_an_entry_is_read_back_by_the_next_run(tmp_path: Path) -> None:
 def test_each_process_appends_to_a_log_of_its_own(tmp_path: Path) -> None:
     """A forked process (a parser worker that keeps its entries) never writes to its parent's
     log: each draws its own, so that no two writers share an offset."""
-    logs = entry_log.EntryLogs(tmp_path)
+    logs = entry_log.EntryLogs(tmp_path, TOOL)
     assert logs.append(KEY, b"parent's")
     pid = os.fork()
     if pid == 0:
@@ -53,7 +54,7 @@ def test_each_process_appends_to_a_log_of_its_own(tmp_path: Path) -> None:
     assert logs.append("ef" * 20, b"parent's again")
     logs.close()
     assert len(list(tmp_path.glob(f"*{entry_log.LOG}"))) == 2
-    again = entry_log.EntryLogs(tmp_path)
+    again = entry_log.EntryLogs(tmp_path, TOOL)
     assert [next(again.read(k)) for k in (KEY, "cd" * 20, "ef" * 20)] == [
         b"parent's",
         b"child's",
@@ -67,12 +68,12 @@ def test_an_index_line_cut_short_or_naming_what_is_not_there_is_passed_over(
 ) -> None:
     """A writer stopped mid-line (or writing it now), a line of another shape, and a line naming
     bytes past the log's end (a log cut short) name nothing."""
-    (tmp_path / f"t{entry_log.LOG}").write_bytes(b"0123456789")
-    (tmp_path / f"t{entry_log.INDEX}").write_bytes(
+    (tmp_path / f"{TOOL}-x{entry_log.LOG}").write_bytes(b"0123456789")
+    (tmp_path / f"{TOOL}-x{entry_log.INDEX}").write_bytes(
         b"%s 0 4\nnot a line\n%s 2 x\n%s 8 5\n%s 4 2"
         % (b"aa" * 20, b"bb" * 20, b"cc" * 20, KEY.encode())
     )
-    logs = entry_log.EntryLogs(tmp_path)
+    logs = entry_log.EntryLogs(tmp_path, TOOL)
     assert sorted(logs.keys()) == ["aa" * 20, "cc" * 20]
     assert list(logs.read("aa" * 20)) == [b"0123"]
     assert list(logs.read("cc" * 20)) == []  # past the end: nothing to read
@@ -80,15 +81,26 @@ def test_an_index_line_cut_short_or_naming_what_is_not_there_is_passed_over(
 
 
 def test_a_key_named_twice_reads_its_last_entry_first_then_the_earlier(tmp_path: Path) -> None:
-    logs = entry_log.EntryLogs(tmp_path)
+    logs = entry_log.EntryLogs(tmp_path, TOOL)
     assert logs.append(KEY, b"old") and logs.append(KEY, b"new")
     logs.close()
-    assert list(entry_log.EntryLogs(tmp_path).read(KEY)) == [b"new", b"old"]
+    assert list(entry_log.EntryLogs(tmp_path, TOOL).read(KEY)) == [b"new", b"old"]
+
+
+def test_another_cutlints_logs_are_not_read(tmp_path: Path) -> None:
+    """Every key hashes the cutlint that made it (engine/tool.py): another one's entries never
+    answer, so its indexes are not read (they would only grow what each run reads)."""
+    older = entry_log.EntryLogs(tmp_path, "o" * 32)
+    assert older.append(KEY, b"an older cutlint's")
+    older.close()
+    assert not entry_log.EntryLogs(tmp_path, TOOL).has(KEY)
+    assert entry_log.EntryLogs(tmp_path, "o" * 32).has(KEY)
+    assert all(p.name.startswith("o" * 32 + "-") for p in tmp_path.iterdir())
 
 
 def test_a_directory_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_bytes(b"")
-    logs = entry_log.EntryLogs(tmp_path / "file" / "v")
+    logs = entry_log.EntryLogs(tmp_path / "file" / "v", TOOL)
     assert not logs.append(KEY, b"x")
     assert not logs.append(KEY, b"x")  # not tried again for each entry
     assert not logs.has(KEY)
@@ -111,7 +123,7 @@ def test_a_run_writes_two_files_and_a_run_answered_by_its_entries_none(
     options = api.CheckOptions(jobs=0, cache=True, root=tmp_path)
     first = api.check(src, options)
     written = _logs(kept)
-    assert len(written) == 2 and len(entry_log.EntryLogs(kept).keys()) == 3
+    assert len(written) == 2 and len(entry_log.EntryLogs(kept, cache.tool_key()).keys()) == 3
     shutil.rmtree(kept.parent / f"packs-v{tree_pack.SCHEMA}")
     assert api.check(src, options) == first
     assert _logs(kept) == written

@@ -156,7 +156,7 @@ class ResultCache:
     """Where the entries are (engine/entry_log.py): the indexes, read at the first lookup."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "logs", EntryLogs(self.directory))
+        object.__setattr__(self, "logs", EntryLogs(self.directory, self.tool))
 
     @classmethod
     def open(cls, directory: Path | None = None) -> ResultCache:

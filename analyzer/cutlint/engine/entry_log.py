@@ -9,8 +9,14 @@ busy), so that writing the 27,680 entries of a 100a `cutlass_library` build took
 pairs: 21.8 to 22.7 s wall and 36.0 to 39.0 s of CPU with a file each, 19.0 to 19.2 s and 31.6 to
 32.2 s with logs.
 
-    <token>.entries    the entries' bytes (engine/cache.py `encode`), one after the other
-    <token>.index      a line per entry, written once its bytes are: "<key> <offset> <length>"
+    <tool>-<token>.entries    the entries' bytes (engine/cache.py `encode`), one after another
+    <tool>-<token>.index      a line per entry, written once its bytes are: "<key> <offset>
+                              <length>"
+
+`<tool>` is the cutlint that wrote them (engine/tool.py `tool_key`, which every entry's key
+hashes): a run reads only its own cutlint's indexes, so the logs an older cutlint (or an edited
+checkout) left are never read again, and the indexes a run reads grow only with the files that
+changed under one cutlint, not with every version the cache has seen.
 
 Safe under concurrent runs without a lock: a log has one writer (its token is drawn by the
 process that creates it, exclusively), which appends an entry's index line only after its bytes,
@@ -48,8 +54,10 @@ class EntryLogs:
     process's own log, made at its first append. Not shared across a fork: a forked process (a
     parser worker that keeps its entries) makes its own log, and a pickled one is made afresh."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, tool: str) -> None:
         self.directory = directory
+        self.tool = tool
+        """The cutlint whose logs these are (`tool_key`): the start of their names."""
         self._index: dict[str, _Location] | None = None
         self._older: dict[str, list[_Location]] = {}
         """The keys named more than once: their entries before the last, in order."""
@@ -57,8 +65,8 @@ class EntryLogs:
         self._unwritable = 0
         """The pid of a process that could not make or write its log: it writes no more."""
 
-    def __reduce__(self) -> tuple[type[EntryLogs], tuple[Path]]:
-        return (EntryLogs, (self.directory,))
+    def __reduce__(self) -> tuple[type[EntryLogs], tuple[Path, str]]:
+        return (EntryLogs, (self.directory, self.tool))
 
     def has(self, key: str) -> bool:
         """Whether an index names an entry for `key` (what it holds is the caller's to judge)."""
@@ -96,7 +104,7 @@ class EntryLogs:
             return False
         writer = self._writer
         if writer is None or writer.pid != pid:
-            writer = self._writer = _Writer.make(self.directory, pid)
+            writer = self._writer = _Writer.make(self.directory, self.tool, pid)
             if writer is None:
                 self._unwritable = pid
                 return False
@@ -115,7 +123,7 @@ class EntryLogs:
 
     def _locations(self) -> dict[str, _Location]:
         if self._index is None:
-            self._index = _read_indexes(self.directory, self._older)
+            self._index = _read_indexes(self.directory, self.tool, self._older)
         return self._index
 
 
@@ -129,9 +137,9 @@ class _Writer:
         self.offset = 0
 
     @classmethod
-    def make(cls, directory: Path, pid: int) -> _Writer | None:
+    def make(cls, directory: Path, tool: str, pid: int) -> _Writer | None:
         for _ in range(100):
-            stem = str(directory / os.urandom(8).hex())
+            stem = str(directory / f"{tool}-{os.urandom(8).hex()}")
             try:
                 entries = _create(stem + LOG, directory)
             except FileExistsError:
@@ -188,13 +196,15 @@ def _name(
     index[key] = where
 
 
-def _read_indexes(directory: Path, older: dict[str, list[_Location]]) -> dict[str, _Location]:
-    """Every index's lines, the indexes in the order they were last written: a key's last line is
-    its newest entry, its earlier ones go to `older`. A line that is not whole, or not three
-    fields of a key and two counts, is passed over."""
+def _read_indexes(
+    directory: Path, tool: str, older: dict[str, list[_Location]]
+) -> dict[str, _Location]:
+    """Every index of cutlint `tool`, its lines, the indexes in the order they were last written: a
+    key's last line is its newest entry, its earlier ones go to `older`. A line that is not whole,
+    or not three fields of a key and two counts, is passed over."""
     try:
         with os.scandir(directory) as listing:
-            names = [e for e in listing if e.name.endswith(INDEX)]
+            names = [e for e in listing if e.name.startswith(f"{tool}-") and e.name.endswith(INDEX)]
     except OSError:
         return {}
     found: list[tuple[int, str, bytes]] = []
