@@ -378,11 +378,11 @@ def test_a_file_is_keyed_once_where_it_is_unchanged_since_the_stat_phase(
     assert api.check(src, _options(root=tmp_path)) == first  # kept under the keys made
 
 
-def test_several_workers_keep_the_entries_they_judged(
+def test_with_several_workers_the_parent_keeps_every_entry(
     tmp_path: Path, kept: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With one worker the parent writes every entry (above); with several, each worker writes
-    the entries of the files it judged (JudgeStage.workers_keep), and they answer the next run."""
+    """With several workers judging every file, the parent still writes every entry (one log),
+    and they answer the next run."""
     from cutlint.parse.pool import Share
 
     src = _tree(tmp_path)
@@ -397,9 +397,8 @@ def test_several_workers_keep_the_entries_they_judged(
     monkeypatch.setattr(cache.ResultCache, "store", stored)
     monkeypatch.setattr(stream, "share", lambda: Share(fraction=1.0, step=0.0))
     first = api.check(src, api.CheckOptions(jobs=2, cache=True, root=tmp_path))
-    writers = stores.read_text().split()
-    assert len(writers) == 3
-    assert str(os.getpid()) not in writers
+    assert stores.read_text().split() == [str(os.getpid())] * 3
+    assert len(list(kept.glob(f"*{entry_log.LOG}"))) == 1
     _drop_packs(kept)
     _judge_nothing(monkeypatch)
     assert api.check(src, _options(root=tmp_path)) == first

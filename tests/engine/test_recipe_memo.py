@@ -406,8 +406,8 @@ def test_a_finish_runs_in_the_worker_that_judged_the_file(
 ) -> None:
     """engine/stream.py: with a `finish`, each file a worker judged (an unreadable one too: its
     result says why) comes as `Finished`, what the finish made of it there, with the cache on as
-    off (the worker keeps the entry, and the tree pack is written from its bytes); a file the
-    cache answers comes as its result."""
+    off (the parent keeps the entry the worker sent, and writes the tree pack from its bytes); a
+    file the cache answers comes as its result."""
     from cutlint.engine.stream import Finished
 
     _workers_judge_all(monkeypatch)

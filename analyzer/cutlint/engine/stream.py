@@ -133,9 +133,6 @@ class JudgeStage:
     finish: Finish | None = None
     """What the caller makes of each result, run here and sent in place of the records (with a
     cache, beside the entry, which the tree pack keeps)."""
-    workers_keep: bool = False
-    """Whether each worker writes the entries of the files it judged; else the parent writes
-    them (`__call__` says why: measured with one worker, so a run of several keeps theirs)."""
     memos: list[Memo] = field(default_factory=list, compare=False, repr=False)
     """This process's memo (`memo`), made when it first judges: the judge is imported then, not
     before a run's first batch is sent to its parser worker (`_parsed_stream`)."""
@@ -157,7 +154,7 @@ class JudgeStage:
         # the memo stays behind
         return (
             JudgeStage,
-            (self.options, self.root, self.cache, self.finish, self.workers_keep, [], self.known),
+            (self.options, self.root, self.cache, self.finish, [], self.known),
         )
 
     def key(self, path: str) -> str | None:
@@ -179,15 +176,11 @@ class JudgeStage:
         hands on as it is: it then decodes nothing (the tree pack is written from the entry's
         bytes), and without a cache it is sent alone.
 
-        With one worker, the parent keeps the entry (`_received`), not this worker: a file
-        created while another process creates files costs several times its system time on the
-        2-core machine (27,680 entries of 18 KB: 1.1 to 1.5 s alone, 6 to 13 s each with a
-        second writer, 5.7 s beside a process that only computes), and the parent writes the
-        entries of the files it judges besides. One writer took the 100a build's first run from
-        28.5 to 25.7 s (medians of 5 alternating pairs, 10 % less CPU). With several workers,
-        each keeps its own (`workers_keep`): the parent is the one core every result passes
-        through, and that was not measured there. (Measured while each entry was a file of its
-        own; appended to logs, engine/entry_log.py, an entry costs either process little.)"""
+        The parent keeps the entry (`_received`), not this worker: it has the entry's bytes for
+        the tree pack anyway, and one writer is one log (engine/entry_log.py). While each entry
+        was a file of its own, one writer also took the 100a build's first run from 28.5 to
+        25.7 s (medians of 5 alternating pairs): on the 2-core machine a file created while
+        another process creates files costs several times its system time."""
         out = self.outcome(parsed)
         finished = None
         if self.finish is not None:
@@ -202,8 +195,6 @@ class JudgeStage:
 
         key = self.key(parsed.path)
         data = encode(out, key or "")
-        if self.workers_keep and self.cache is not None and key is not None:
-            self.cache.store(key, data)
         return Encoded(key or "", data, finished)
 
     def outcome(self, parsed: ParsedFile) -> Outcome:
@@ -281,7 +272,7 @@ def _outcomes(
     command_line(options.defines, options.undefines)  # ValueError now, for a define it refuses
     cache = _opened() if options.cache else None
     jobs = options.jobs if options.jobs is not None else default_jobs()
-    stage = JudgeStage(options, options.root or Path.cwd(), cache, finish, jobs > 1)
+    stage = JudgeStage(options, options.root or Path.cwd(), cache, finish)
     entries = walk.expand(paths, options.exclude)
     if progress is not None:
         progress.start(len(entries))
@@ -434,8 +425,8 @@ def _failed(got: object) -> bool:
 
 
 def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes | None]:
-    """A worker's answer as an outcome, and its entry where the cache keeps one (kept here
-    unless the workers keep theirs: JudgeStage.__call__): judged there (Encoded, with what the
+    """A worker's answer as an outcome, and its entry where the cache keeps one (kept here:
+    JudgeStage.__call__): judged there (Encoded, with what the
     run's `Finish` made of it; or without a cache Finished and a skipped file's path), or
     parsed only (judged here: all files when the workers only parse, else a file the parser
     failed on, whose crash or time-out is not the file's answer)."""
@@ -445,8 +436,7 @@ def _received(got: object, stage: JudgeStage) -> tuple[Outcome | Finished, bytes
         entry = None
         if stage.cache is not None and got.key:  # else not an entry
             entry = got.data
-            if not stage.workers_keep:
-                stage.cache.store(got.key, entry)
+            stage.cache.store(got.key, entry)
         if got.finished is not None:
             return got.finished, entry
         from cutlint.engine.cache import decode
