@@ -211,8 +211,18 @@ class Recorder:
             return
         try:
             data = text.encode(encoding or "utf-8", errors or "strict")
+        except (UnicodeError, LookupError, ValueError) as err:
+            self.refuse(f"the report was not kept: {err}")
+            return
+        self.kept_bytes(data)
+
+    def kept_bytes(self, data: bytes) -> None:
+        """Bytes written to the stream's binary buffer (report/spool.py copies a spool so)."""
+        if self.body is None or self.refused is not None:
+            return
+        try:
             self.body.write(data)
-        except (OSError, UnicodeError, LookupError, ValueError) as err:
+        except (OSError, ValueError) as err:
             self.refuse(f"the report was not kept: {err}")
             return
         self.size += len(data)
@@ -265,6 +275,27 @@ class _Tee:
     def write(self, text: str) -> int:
         n = self._out.write(text)
         self._recorder.kept(text, self._out.encoding, self._out.errors)
+        return n
+
+    @property
+    def buffer(self) -> _TeeBuffer:
+        """The stream's binary buffer, kept as the text is."""
+        return _TeeBuffer(self._out.buffer, self._recorder)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+
+
+class _TeeBuffer:
+    """A `_Tee`'s binary buffer: what is written to it also kept (Recorder.kept_bytes)."""
+
+    def __init__(self, out: IO[bytes], recorder: Recorder) -> None:
+        self._out = out
+        self._recorder = recorder
+
+    def write(self, data: bytes) -> int:
+        n = self._out.write(data)
+        self._recorder.kept_bytes(data)
         return n
 
     def __getattr__(self, name: str) -> Any:

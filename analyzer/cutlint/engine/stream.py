@@ -25,8 +25,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
 
-from cutlint import heap, inputs
+from cutlint import heap
 from cutlint.context.arch_macros import guard_defines
+from cutlint.engine import keying
 from cutlint.engine.fingerprint import fingerprint_file, real_root
 from cutlint.engine.options import CheckOptions
 from cutlint.inputs import signature
@@ -277,11 +278,7 @@ def _outcomes(
     if progress is not None:
         progress.start(len(entries))
     tree = _manifest(cache, paths, options)
-    keys: dict[int, str] = {}
-    for i, e in enumerate(entries):
-        key = _key(cache, tree, e.path, options) if e.problem is None else None
-        if key is not None:
-            keys[i] = key
+    keys = keying.keys(cache, tree, entries, options, 0 if in_process(options.jobs) else jobs)
     if tree is not None:
         tree.save()
     packed, writer = _pack(cache, tree, entries, keys)
@@ -471,23 +468,6 @@ def _manifest(
     from cutlint.engine.tree_manifest import TreeManifest, configuration
 
     return TreeManifest.open(cache.directory, configuration(cache.tool, paths, options))
-
-
-def _key(
-    cache: ResultCache | None, tree: TreeManifest | None, path: str, options: CheckOptions
-) -> str | None:
-    """The entry key of `path`: the one the tree manifest remembers for it, else one made now
-    (and remembered). None without a cache, or for a file that cannot be read."""
-    if cache is None:
-        return None
-    key = tree.key(path) if tree is not None else None
-    if key is None:
-        before = signature(path)
-        with inputs.recording() as read:
-            key = cache.key(path, options)
-        if key is not None and tree is not None:
-            tree.remember(path, key, before, read)
-    return key
 
 
 def _parsed_stream(

@@ -132,6 +132,15 @@ class TreeManifest:
                 self.deps[dep] = signature(dep)
         self.changed = True
 
+    def adopt(self, rows: dict[str, Any], deps: dict[str, Any]) -> None:
+        """What another process remembered for files of this run: their rows and the
+        dependencies it found (engine/keying.py's helpers)."""
+        if rows or deps:
+            self.files.update(rows)
+            for dep, sig in deps.items():
+                self.deps.setdefault(dep, sig)
+            self.changed = True
+
     def save(self) -> None:
         """Write the manifest if this run added to it; a cache that cannot be written is no
         error."""

@@ -90,6 +90,7 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
     `warm`: load libclang before the first batch (a worker started ahead of the files,
     pool.prestart), so that the load overlaps the parent's own start-up."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    inputs.forget_recordings()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a libclang crash must not dump core
     if memory_bytes is not None:
         _limit_memory(memory_bytes)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, TextIO
@@ -24,7 +23,7 @@ from cutlint.records import (
     StageCount,
     Variant,
 )
-from cutlint.report import NO_END, Ending
+from cutlint.report import NO_END, Ending, spool
 from cutlint.report.tu import section_data
 
 if TYPE_CHECKING:  # a check without -p reads no translation unit
@@ -430,6 +429,5 @@ class Stream:
             out.write(("" if context is None else ', "context": ' + context) + "}")
         rest = {k: head[k] for k in ("summary", "skipped")}
         out.write("], " + json.dumps(rest)[1:-1] + ', "instantiations": [\n')
-        self._rows.seek(0)
-        shutil.copyfileobj(self._rows, out)
+        spool.copy(self._rows, out)
         out.write(_tail(end.tus))

@@ -12,7 +12,6 @@ sample messages are the first two distinct ones in finding order.
 from __future__ import annotations
 
 import io
-import shutil
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, ClassVar, TextIO
 
@@ -20,7 +19,7 @@ from cutlint.build_context import BuildContext
 from cutlint.context.render import line as context_line
 from cutlint.families.registry import family_of
 from cutlint.records import CheckResult, FileResult, InstantiationResult, Severity, Verdict
-from cutlint.report import NO_END, Ending
+from cutlint.report import NO_END, Ending, spool
 from cutlint.report.escape import display_path
 from cutlint.report.style import Shown
 
@@ -354,5 +353,4 @@ class Spooled:
 
     def copy_to(self, out: TextIO) -> None:
         """Write the files' texts to `out`."""
-        self._spool.seek(0)
-        shutil.copyfileobj(self._spool, out)
+        spool.copy(self._spool, out)
