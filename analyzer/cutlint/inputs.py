@@ -156,8 +156,11 @@ def _directory_fd(head: str, absolute: bool) -> int:
 def stat_path(path: str | Path) -> os.stat_result:
     """os.stat (following links) that also works for a path longer than PATH_MAX."""
     try:
-        with _parent(path) as (fd, name):
-            st = os.stat(name, dir_fd=fd)
+        if _is_long(path):
+            with _parent(path) as (fd, name):
+                st = os.stat(name, dir_fd=fd)
+        else:  # without the context manager: every file of a walk is stat'ed
+            st = os.stat(path)
     except BaseException:
         looked_at(path)
         raise
@@ -185,6 +188,30 @@ def listdir(path: str | Path) -> list[str]:
             return os.listdir(sub)
         finally:
             os.close(sub)
+
+
+def listdir_links(path: str | Path) -> list[tuple[str, bool]]:
+    """`listdir`, each name with whether it is a symlink, from its directory entry's type where
+    the file system keeps one (no lstat of each name: a 100,000-file walk spent 0.7 s on them)."""
+    looked_at(path)
+    if not _is_long(path):
+        with os.scandir(path) as listing:
+            return [(e.name, _entry_is_link(e)) for e in listing]
+    with _parent(path) as (fd, name):
+        sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        try:
+            with os.scandir(sub) as listing:
+                return [(e.name, _entry_is_link(e)) for e in listing]
+        finally:
+            os.close(sub)
+
+
+def _entry_is_link(entry: os.DirEntry[str]) -> bool:
+    """As `is_link`: False where it cannot be lstat'ed (a type the entry does not keep)."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 _RECORDERS: list[set[str]] = []
@@ -326,8 +353,11 @@ def _open(path: str | Path, limit: Limit) -> tuple[int, os.stat_result]:
     looked_at(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0)
     try:
-        with _parent(path) as (dir_fd, name):
-            fd = os.open(name, flags, dir_fd=dir_fd)
+        if _is_long(path):
+            with _parent(path) as (dir_fd, name):
+                fd = os.open(name, flags, dir_fd=dir_fd)
+        else:  # without the context manager: every file is read twice (its key, its parse)
+            fd = os.open(path, flags)
     except OSError as err:
         raise InputError(path, f"{_why(err)}") from None
     try:

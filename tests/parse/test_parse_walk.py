@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import random
+import re
 from pathlib import Path
 
 import pytest
 
 from cutlint.parse import parse_paths
-from cutlint.parse.walk import expand
+from cutlint.parse.walk import expand, natural_key
 
 GOOD = (
     "INSTANTIATE_TMA_WARP_SPECIALIZED_MOE_GEMM(Sm120, SafeFP4, SafeFP4, half, void, EpilogueOpDefault,"
@@ -126,3 +128,31 @@ def test_a_directory_without_sources_is_said_out_loud(tmp_path: Path) -> None:
     [only] = parse_paths([tmp_path])
     assert [p.code for p in only.problems] == ["CUT006"]
     assert "no `*.cu` or header" in only.problems[0].message
+
+
+def _runs(name: str) -> tuple[tuple[int, str], ...]:
+    """The natural order as a tuple of runs: `(-1, text)` or `(number, "")`."""
+    parts = re.split(r"([0-9]+)", name)
+    return tuple((int(p), "") if i % 2 else (-1, p) for i, p in enumerate(parts) if p)
+
+
+def test_the_natural_key_sorts_as_the_tuple_of_runs() -> None:
+    """natural_key is one string that orders names as the tuple of their text and number runs:
+    text before number, a shorter text before a longer one that starts the same, numbers by
+    value (`01` ties with `1`, and the sort keeps their order)."""
+    names = ["a1", "a01", "a", "ab", "a1b", "a10", "a2", "1", "01", "b", "a1a", "a1b2", "a1b10"]
+    names += ["x0", "x00", "x", "x_", "x-1", "a\x01", "a5", "g²", "group10", "group9", "0007z"]
+    rng = random.Random(7)
+    names += ["".join(rng.choice("a0192_.") for _ in range(rng.randint(1, 9))) for _ in range(500)]
+    for _ in range(5):
+        rng.shuffle(names)
+        assert sorted(names, key=natural_key) == sorted(names, key=_runs)
+
+
+def test_a_symlinked_file_is_found_through_the_listing(tmp_path: Path) -> None:
+    """Whether a name is a symlink comes from the directory's listing: a linked source is
+    checked once, under the name that reaches it without a link."""
+    (tmp_path / "real.cu").write_text(GOOD)
+    (tmp_path / "alias.cu").symlink_to(tmp_path / "real.cu")
+    [entry] = expand([tmp_path])
+    assert entry.path.endswith("real.cu") and not entry.via_link

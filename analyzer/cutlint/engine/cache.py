@@ -87,15 +87,31 @@ def _resolve(path: str, options: CheckOptions) -> BuildContext:
 def context_key(path: str, options: CheckOptions, build: BuildContext | None = None) -> str:
     """What the judge reads besides the file's bytes. The one place to re-point when the build
     context is resolved elsewhere: every field that can change a file's result must be here."""
-    parts = (
-        os.path.abspath(path),
-        path,  # results carry the path as given
-        _options_part(options),
-        # dumped once for the files of one directory built by one command, which share one
-        # resolved context (context/resolve.py)
-        _dumped(build or _resolve(path, options)).decode(),
-    )
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+    h = _shared_hash(_options_part(options), build or _resolve(path, options)).copy()
+    # the path as given too: results carry it
+    h.update(f"\0{os.path.abspath(path)}\0{path}".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+_SHARED_HASH: dict[int, tuple[BuildContext, str, hashlib.blake2b]] = {}
+"""id(context) -> (the context, the options' part, a hash of both): the files of one directory
+built by one command share one resolved context (context/resolve.py), so each file's key copies
+the hash and adds its path, where it hashed the options' part and the context's JSON again (2 KB,
+20 us a file)."""
+
+
+def _shared_hash(part: str, build: BuildContext) -> hashlib.blake2b:
+    held = _SHARED_HASH.get(id(build))
+    if held is not None and held[0] is build and held[1] is part:
+        return held[2]
+    h = hashlib.blake2b(digest_size=16)
+    # neither holds a NUL: a repr, and JSON (which escapes control characters)
+    h.update(f"{part}\0".encode("utf-8", "surrogatepass"))
+    h.update(_dumped(build))
+    if len(_SHARED_HASH) >= DUMPED_KEPT:
+        _SHARED_HASH.clear()
+    _SHARED_HASH[id(build)] = (build, part, h)
+    return h
 
 
 _OPTIONS_PART: dict[int, tuple[CheckOptions, str, str]] = {}
