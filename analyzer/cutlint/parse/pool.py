@@ -59,7 +59,7 @@ AHEAD = 8
 """Batches per worker that may lie answered and not yet taken by the caller: a caller slower
 than the workers stops them there (bounded memory) rather than let the answers pile up."""
 
-WANTED = 2
+WANTED = 3
 """Batches per worker lying answered for the caller from which the workers take a larger share
 of the judging (`Share`)."""
 
@@ -71,11 +71,12 @@ class Share:
     worker's output is encoded there and decoded here, and each process warms its own caches),
     but the caller alone is one core: the share is set so that neither side waits for the
     other. Before each batch: if the caller had to wait for an answer since the batch before,
-    the workers are behind and take less; if two batches per worker lie answered in order for
-    it, the caller is behind and the workers take more. (At one batch the share rose while the
-    caller still had the work to catch up, and the worker, parsing every file and judging its
+    the workers are behind and take less; if WANTED batches per worker lie answered in order
+    for it, the caller is behind and the workers take more. (At one batch the share rose while
+    the caller still had the work to catch up, and the worker, parsing every file and judging its
     share, left the caller waiting: the hundred-thousand-kernel first run, 4 alternating pairs,
-    62.5 to 67.9 s against 61.0 to 65.3 s with two.)"""
+    62.5 to 67.9 s with one, 61.0 to 65.3 s with two; then 62.0 to 64.5 s with two, 61.0 to
+    63.1 s with three.)"""
 
     fraction: float = 0.5
     """The share of batches the workers finish, 0 to 1."""
