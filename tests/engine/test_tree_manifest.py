@@ -11,6 +11,8 @@ import json
 import multiprocessing
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +174,28 @@ def test_a_run_keyed_by_helpers_is_answered_by_its_cache(
     first = api.check(src, options)
     assert first == api.check(src, api.CheckOptions(jobs=0, cache=False, root=tmp_path))
     assert api.check(src, options) == first
+
+
+def test_a_helper_writes_nothing_the_parent_wrote(tmp_path: Path) -> None:
+    """Text the parent had written to stdout but not flushed when it forked a helper is written
+    once: a child flushes the buffers it inherited when it ends, and multiprocessing empties
+    them before it forks (a helper forked any other way must too)."""
+    src = _tree(tmp_path, wider=True)
+    script = f"""
+import sys
+from cutlint.engine import cache, keying
+from cutlint.engine.options import CheckOptions
+from cutlint.engine.tree_manifest import TreeManifest
+from cutlint.parse import walk
+keying.SPLIT_MIN = 1
+sys.stdout.write("written once\\n")  # a pipe: held in the buffer
+results = cache.ResultCache.open()
+tree = TreeManifest.open(results.directory, "once")
+keys = keying.keys(results, tree, walk.expand([{str(src)!r}]), CheckOptions(), 1)
+assert keys
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "written once\n"
