@@ -183,15 +183,18 @@ def listdir_links(path: str | Path) -> list[tuple[str, bool]]:
     name: a 100,000-file walk spent 0.7 s on them)."""
     looked_at(path)  # a name added or removed is a change of the directory's own stat
     if not _is_long(path):
-        with os.scandir(path) as listing:
-            return [(e.name, _entry_is_link(e)) for e in listing]
+        return _listed(str(path))
     with _parent(path) as (fd, name):
         sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
         try:
-            with os.scandir(sub) as listing:
-                return [(e.name, _entry_is_link(e)) for e in listing]
+            return _listed(sub)
         finally:
             os.close(sub)
+
+
+def _listed(directory: str | int) -> list[tuple[str, bool]]:
+    with os.scandir(directory) as listing:
+        return [(e.name, _entry_is_link(e)) for e in listing]
 
 
 def _entry_is_link(entry: os.DirEntry[str]) -> bool:

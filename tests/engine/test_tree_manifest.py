@@ -154,8 +154,11 @@ def test_a_failed_helper_leaves_its_slice_to_the_parent(
     alone = _keyed(src, tmp_path, 0)
     helper = keying._helper
 
+    failed = tmp_path / "failed"
+
     def failing(*args: object) -> None:
         def fail(*args: object) -> str | None:
+            failed.touch()  # the helper did fail: the keys below are the parent's
             raise OSError("a helper that fails")
 
         keying.make = fail  # in the helper only: it is a process of its own
@@ -163,6 +166,7 @@ def test_a_failed_helper_leaves_its_slice_to_the_parent(
 
     monkeypatch.setattr(keying, "_helper", failing)
     assert _keyed(src, tmp_path, 1) == alone
+    assert failed.exists()
 
 
 def test_a_run_keyed_by_helpers_is_answered_by_its_cache(

@@ -15,14 +15,13 @@ def copy(spool: IO[str], out: TextIO) -> None:
     buffer, as bytes: the spool's bytes are then what `out` would make of its text, and a
     hundred-thousand-kernel JSON report (1 GB) was otherwise decoded and encoded again, and
     encoded once more for the replay's copy (engine/replay.py keeps the bytes as they pass)."""
-    spool.seek(0)  # also writes out what the text layer still holds
+    spool.seek(0)  # writes out what the text layer still holds, and rewinds its buffer too
     source = getattr(spool, "buffer", None)
     target = getattr(out, "buffer", None)
     if source is None or target is None or not (_utf8(spool) and _utf8(out)):
         shutil.copyfileobj(spool, out)
         return
     out.flush()  # what was written before the spool's text goes first
-    source.seek(0)
     shutil.copyfileobj(source, target, CHUNK)
 
 
