@@ -129,3 +129,50 @@ def test_an_unclosed_alias_is_not_read_and_the_next_one_is() -> None:
         "cutlass::gemm::kernel::DefaultGemmUniversal",
         "cutlass::gemm::device::RankK",
     ]
+
+
+def _renamed(name: bytes, text: bytes = SM120_CHAIN) -> bytes:
+    return text.replace(b"K_", name + b"_").replace(b"struct K :", b"struct " + name + b" :")
+
+
+def _read_plainly(text: bytes) -> object:
+    """The file's parse with the alias types' memo and its marked reading off."""
+    from unittest.mock import patch
+
+    from cutlint.parse import aliases
+
+    aliases._TYPES.clear()
+    with patch.object(aliases, "_abstracted", lambda text, stem: None):
+        out = parse_source("k.cu", text)
+    aliases._TYPES.clear()
+    return out
+
+
+def test_a_kernel_named_in_its_aliases_reads_as_it_does_without_the_mark() -> None:
+    """cutlass_library spells the kernel's name in its mainloop and kernel aliases
+    (`X_mainloop = ...<..., X_epilogue::SharedStorage ...>`): read with the name as a mark and
+    memoized, the next kernel's aliases read from the first one's, each with its own name put
+    back, and every answer is the one a plain reading gives. Where the name cannot stand for
+    a mark (too short, the mark spelled in the file, a line splice), the plain reading is the
+    only one."""
+    from cutlint.parse import aliases
+
+    names = [
+        b"cutlass3x_sm120_tensorop_gemm_e4m3_128x128x128_1x1x1",
+        b"cutlass3x_sm120_tensorop_gemm_e4m3_128x128x128_1x1x2",
+        b"_leading_underscore_kernel",
+        b"Kshort",  # under 8 characters: read plainly
+        b"Has_" + aliases._MARK + b"_inside",  # the mark in the file: read plainly
+    ]
+    aliases._TYPES.clear()
+    for name in names:
+        text = _renamed(name)
+        assert parse_source("k.cu", text) == _read_plainly(text)
+    spliced = _renamed(names[0]).replace(b"cute::Shape<int,int", b"cute::Shape<int,\\\nint")
+    assert parse_source("k.cu", spliced) == _read_plainly(spliced)
+    # two kernels of one tactic under two names: the second reads every alias from the memo
+    aliases._TYPES.clear()
+    parse_source("a.cu", _renamed(names[0]))
+    held = dict(aliases._TYPES)
+    parse_source("b.cu", _renamed(names[1]))
+    assert aliases._TYPES == held and len(held) == 3
