@@ -45,8 +45,10 @@ class Limits:
     """Address space a worker may add to what it starts with; None for no limit."""
     batch_size: int = 16
     """Files sent to a worker in one message (results still come back one by one). A worker is
-    sent its next batch when half of the one it is on is answered, so that it never waits for
-    the parent between two batches."""
+    sent its next batch while a whole one is still unanswered, so that it does not wait for the
+    parent between two batches: sent at half a batch, the worker of the hundred-thousand-kernel
+    first run waited 2.1 s in all for its next batch (the parent busy with one file's many
+    kernels), at a whole one 1.4 s."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -332,6 +334,7 @@ def stream(
     limits: Limits,
     share: Share | None = None,
     meanwhile: Callable[[], object] | None = None,
+    notes: Callable[[str], object] | None = None,
 ) -> Generator[object, None, None]:
     """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
     record as soon as it and every file before it are done: its ParsedFile, or, with
@@ -342,7 +345,12 @@ def stream(
     While the caller works on a result, the workers go on: each result handed over is followed
     by a look (without waiting) for what the workers sent, and their next batches. `meanwhile`
     is called once, when the first batches are sent, before the first wait for a result: what
-    the caller needs for the first result, done while the workers parse."""
+    the caller needs for the first result, done while the workers parse.
+
+    `notes`: what the caller says of a file to the job's later stage, asked here as the file is
+    sent to a worker that runs the stage on it, and sent with it: what the stage would otherwise
+    carry for every file of the run to every worker (the engine's keys, made before the parse:
+    in the hundred-thousand-kernel run 50 MB of the worker's memory)."""
     _reap()
     results: dict[int, object] = {}
     pending = deque(enumerate(paths))
@@ -358,7 +366,7 @@ def stream(
                 break
             workers.append(w)
         isolated = bool(workers)
-        pool = _Pool(workers, pending, results, job, limits, share)
+        pool = _Pool(workers, pending, results, job, limits, share, notes)
         pool.assign()
         if meanwhile is not None:
             meanwhile()
@@ -378,7 +386,8 @@ def stream(
 
                 parsed = parse_file(path, job)
                 later = job.then is not None and share.take()
-                results[i] = job.then(parsed) if later and job.then is not None else parsed
+                note = notes(path) if later and notes is not None else None
+                results[i] = job.then(parsed, note) if later and job.then is not None else parsed
         while following < len(paths):
             yield results.pop(following)
             following += 1
@@ -397,6 +406,8 @@ class _Pool:
     job: Job
     limits: Limits
     share: Share
+    notes: Callable[[str], object] | None = None
+    """What the caller says of a file to the job's later stage (`stream`)."""
     following: int = 0
     """The file the caller takes next."""
     waited: bool = False
@@ -453,7 +464,7 @@ class _Pool:
         (killed from outside) is replaced; no file is blamed, since it was on none."""
         size = self.limits.batch_size
         for w in list(self.workers):
-            if len(w.batch) > size // 2 or not self.pending:
+            if len(w.batch) > size or not self.pending:
                 continue
             if len(self.results) >= AHEAD * size * len(self.workers) and any(
                 v.batch for v in self.workers
@@ -465,12 +476,13 @@ class _Pool:
             self.share.adapt(self.waited, ready - self.following, WANTED * size * len(self.workers))
             self.waited = False
             later = self.job.then is not None and self.share.take()
-            sent: list[tuple[int, str, bool]] = []
+            notes = self.notes if later else None
+            sent: list[tuple[int, str, bool, object]] = []
             while self.pending and len(sent) < size:
                 index, path = self.pending.popleft()
-                sent.append((index, path, later))
+                sent.append((index, path, later, None if notes is None else notes(path)))
             idle = not w.batch
-            w.batch.extend((index, path) for index, path, _ in sent)
+            w.batch.extend((index, path) for index, path, _, _ in sent)
             # The job goes without its later stage until a batch needs it: unpickling the stage
             # imports the engine's judge in the worker (60 ms of a one-file check's start-up on
             # the 2-core machine, ahead of its parse) for a worker whose files the parent judges.
