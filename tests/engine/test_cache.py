@@ -417,3 +417,20 @@ def test_a_file_changed_since_the_stat_phase_is_keyed_again(tmp_path: Path, kept
     assert stage.key(str(cu)) == "made before"
     cu.write_bytes(cu.read_bytes() + b"\n// changed\n")
     assert stage.key(str(cu)) == results.key(str(cu), options) != "made before"
+
+
+def test_a_worker_is_not_sent_the_rows_of_the_whole_run(tmp_path: Path, kept: Path) -> None:
+    """The stage a worker is sent leaves the stat phase's rows behind (50 MB in a worker on the
+    hundred-thousand-kernel run): a file's row goes with the file (JudgeStage.note), and keys
+    the file there as it does here."""
+    import pickle
+
+    from cutlint.inputs import signature
+
+    cu = tmp_path / "a.cu"
+    shutil.copy(HEADLINE, cu)
+    stage = stream.JudgeStage(_options(), tmp_path, cache.ResultCache.open())
+    stage.known[str(cu)] = [*(signature(cu) or ()), "made before"]
+    sent = pickle.loads(pickle.dumps(stage))
+    assert sent == stage and sent.known == {}
+    assert sent.key(str(cu), stage.note(str(cu))) == "made before"

@@ -18,7 +18,7 @@ from cutlint.engine import cache, judge, run
 from cutlint.engine.options import CheckOptions
 from cutlint.engine.run import judge_files
 from cutlint.parse.extract import parse_source
-from cutlint.records import CheckResult, FileResult, NotModeled, Recipe, Verdict
+from cutlint.records import CheckResult, FileResult, NotModeled, Verdict
 from cutlint.report import write
 
 # One kernel as cutlass_library writes it (gemm_operation.py: one kernel per file, every alias
@@ -117,27 +117,13 @@ def test_kernels_that_differ_only_in_name_are_modeled_once_and_keep_their_own(
 
 def test_a_judgement_that_quotes_the_kernel_name_is_not_shared() -> None:
     k = "kernel_name_quoted_in_a_message"
-    inst = parse_source("x.cu", _kernel(256, "RowMajor")).instantiations[0]
     j = judge.Judgement(None, None, None, Verdict.FITS, ())
-    assert judge._shared(j, _recipe_named(inst, k), {}) is j
+    assert judge._shared(j, k + "_base", {}) is j
     quoting = judge.Judgement(
         None, None, NotModeled(reason=f"{k}: unreadable"), Verdict.NOT_MODELED, ()
     )
-    assert judge._shared(quoting, _recipe_named(inst, k), {}) is None
-
-
-def _recipe_named(inst: object, kernel: str) -> Recipe:
-    from cutlint.families.registry import claim
-    from cutlint.model.arch import arch_for
-    from cutlint.model.context import ModelContext
-    from cutlint.producers import cutlass_version
-
-    ctx = ModelContext(arch=arch_for(100), cutlass=cutlass_version.resolve("4.2.0", None))
-    claimed = claim(inst, ctx)  # type: ignore[arg-type]
-    assert claimed is not None
-    recipe = claimed[1]
-    assert isinstance(recipe, Recipe)
-    return recipe.model_copy(update={"kernel": kernel + "_base"})
+    assert judge._shared(quoting, k + "_base", {}) is None
+    assert judge._shared(quoting, None, {}) is quoting  # no kernel name: nothing to quote
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ and every other file's result is exactly what it is when parsed alone."""
 from __future__ import annotations
 
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 
@@ -161,7 +162,7 @@ def test_a_worker_started_in_another_directory_is_not_used(
     assert inst.args[7] == "256"
 
 
-def _judged(parsed: ParsedFile) -> tuple[str, int]:
+def _judged(parsed: ParsedFile, note: object = None) -> tuple[str, int]:
     """A later stage (`Job.then`, the engine's judge in a check): what a worker sends back instead
     of the ParsedFile for the files of its share."""
     return (parsed.path, len(parsed.instantiations))
@@ -207,7 +208,7 @@ class _Marking:
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (_unpickled, (self.marker,))
 
-    def __call__(self, parsed: ParsedFile) -> tuple[str, int]:
+    def __call__(self, parsed: ParsedFile, note: object = None) -> tuple[str, int]:
         return _judged(parsed)
 
 
@@ -232,6 +233,40 @@ def test_a_worker_gets_the_later_stage_only_for_its_share(tmp_path: Path, fracti
     assert [_path(o) for o in out] == paths
     assert all(isinstance(o, ParsedFile) for o in out) == (fraction == 0.0)
     assert marker.exists() == (fraction == 1.0)
+
+
+def _noted(parsed: ParsedFile, note: object = None) -> tuple[str, object]:
+    return (parsed.path, note)
+
+
+@pytest.mark.parametrize("jobs", [0, 1])
+def test_a_file_is_judged_with_the_note_the_caller_gave_it(tmp_path: Path, jobs: int) -> None:
+    """`notes`: what the caller says of a file reaches the later stage with that file, in a
+    worker (sent with its batch, not with the job: the engine's keys of the whole run) or,
+    where no worker can be started, here."""
+    paths = []
+    for i in range(7):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    asked: list[str] = []
+
+    def notes(path: str) -> object:
+        asked.append(path)
+        return ["row", Path(path).name]
+
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=(), then=_noted)
+    share = pool.Share(fraction=1.0, step=0.0)
+    if jobs == 0:
+        with (
+            patch.object(pool, "_start", return_value=None),
+            patch.object(pool, "_take_warm", return_value=None),
+        ):
+            out = list(pool.stream(paths, job, 1, Limits(batch_size=3), share, notes=notes))
+    else:
+        out = list(pool.stream(paths, job, 1, Limits(batch_size=3), share, notes=notes))
+    assert out == [(p, ["row", Path(p).name]) for p in paths]
+    assert sorted(asked) == sorted(paths)  # asked once per file
 
 
 def test_meanwhile_runs_once_before_the_first_result(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ file models each distinct tactic once, and its instantiations share one Resource
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -51,7 +52,8 @@ class Pending:
     """A judgement the recipe memo holds for its first kernel, not yet checked for sharing."""
 
     judgement: Judgement
-    recipe: Recipe
+    kernel: str | None
+    """The first kernel's name (its recipe's `kernel`), which `_shared` looks for."""
 
 
 @dataclass
@@ -64,7 +66,8 @@ class Memo:
     GemmUniversal<Shape, CollectiveMainloop, CollectiveEpilogue>`), and only the chain says which
     builders those names stand for (tests/engine/test_memo.py)."""
     recipes: dict[tuple[object, ...], Judgement | Pending | None] = field(default_factory=dict)
-    """By what decides a claimed instantiation's judgement (`recipe_key`). cutlass_library writes
+    """By what decides a claimed instantiation's judgement (`recipe_key`), held without its
+    recipe (a hit takes its own kernel's: `_judge`). cutlass_library writes
     one kernel per file, each under its own name (`cutlass3x_sm100_..._nnn_align8_1sm`), so
     `calls` never hits there; but the kernels of a build are far fewer distinct tactics, which
     the family models once each. None: a judgement that quotes the kernel's name (a message),
@@ -72,8 +75,9 @@ class Memo:
     and searched for the kernel's name) only when a second kernel has the key, as most keys of a
     build have one kernel (they differ in alignments and layouts)."""
 
-    resources: dict[str, Resources] = field(default_factory=dict)
-    """One record per distinct Resources (by its JSON), which the recipe memo's judgements share."""
+    resources: dict[bytes, Resources] = field(default_factory=dict)
+    """One record per distinct Resources (by its JSON's BLAKE2b digest, 128 bits), which the
+    recipe memo's judgements share."""
     contexts: dict[tuple[object, ...], ModelContext | str] = field(default_factory=dict)
     """Model contexts by (directory, build context, the file's own #defines): engine/run.py
     context_for."""
@@ -255,7 +259,8 @@ def recipe_key(family: Family, recipe: Recipe, ctx: ModelContext) -> tuple[objec
     """What decides a claimed instantiation's judgement: its family, its recipe as JSON with the
     kernel's own name (the `kernel` alias, less `Operation_`/`_base`) replaced by a mark, and
     the context. The name is only what the generator called the kernel: the recipe's other
-    fields are the types it is built from, read through the aliases."""
+    fields are the types it is built from, read through the aliases. The JSON is held as its
+    BLAKE2b digest (128 bits), not its 1 to 2 KB: the memo holds 16,384 keys in each process."""
     text = recipe.model_dump_json()
     kernel = getattr(recipe, "kernel", None)
     stem = (
@@ -263,23 +268,26 @@ def recipe_key(family: Family, recipe: Recipe, ctx: ModelContext) -> tuple[objec
     )
     if len(stem) >= MIN_STEM:
         text = text.replace(stem, "\x00")
-    return (family.name, type(recipe).__name__, text, ctx.key)
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return (family.name, type(recipe).__name__, digest, ctx.key)
 
 
 MIN_STEM = 8
 """A shorter kernel name (`Gemm`, `Kernel`) is not replaced: it could stand inside a type name."""
 
 
-def _shared(j: Judgement, recipe: Recipe, resources: dict[str, Resources]) -> Judgement | None:
+def _shared(
+    j: Judgement, kernel: str | None, resources: dict[bytes, Resources]
+) -> Judgement | None:
     """`j` to keep in the recipe memo, its Resources the one equal record the run already holds
     (`resources`, by its JSON: a build's kernels have far fewer distinct resources than recipes,
     and every result holds its own until the report is written); None when the judgement quotes
     the kernel's own name anywhere (a message), so is not shared."""
     dumped = j.resources.model_dump_json() if j.resources is not None else ""
     if j.resources is not None:
-        j = replace(j, resources=resources.setdefault(dumped, j.resources))
-    kernel = getattr(recipe, "kernel", None)
-    if not isinstance(kernel, str):
+        held = hashlib.blake2b(dumped.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        j = replace(j, resources=resources.setdefault(held, j.resources))
+    if kernel is None:
         return j
     stem = kernel.removeprefix("Operation_").removesuffix("_base")
     texts = [dumped, *(d.message for d in j.findings)]
@@ -319,13 +327,16 @@ def _judge(
     shared = memo.recipes.get(key)
     if isinstance(shared, Pending):
         # a second kernel of the key: now the first one's judgement is worth checking
-        shared = memo.recipes[key] = _shared(shared.judgement, shared.recipe, memo.resources)
+        shared = memo.recipes[key] = _shared(shared.judgement, shared.kernel, memo.resources)
     if shared is not None:
         # the findings keep the first kernel's place until `placed` gives them this one's
         return replace(shared, recipe=recipe)
     judged = _modeled(inst, family, recipe, ctx, selection)
     if key not in memo.recipes:
-        memo.recipes[key] = Pending(judged, recipe)
+        kernel = getattr(recipe, "kernel", None)
+        memo.recipes[key] = Pending(
+            replace(judged, recipe=None), kernel if isinstance(kernel, str) else None
+        )
     return judged
 
 

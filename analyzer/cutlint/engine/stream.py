@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, overload
@@ -145,7 +145,8 @@ class JudgeStage:
     build context): their rows, so that the entry of a file judged here or in a worker is kept
     under that key, not one made again (a third of a first run's context resolutions, and in
     the hundred-thousand-kernel first run 5 s of the worker's CPU, the busier process once the
-    stat phase is done)."""
+    stat phase is done). This process's only: a worker is sent a file's row with the file
+    (`note`, pool.stream's `notes`), not the rows of the whole run (50 MB there)."""
 
     @property
     def memo(self) -> Memo:
@@ -155,24 +156,26 @@ class JudgeStage:
         return self.memos[0]
 
     def __reduce__(self) -> tuple[type[JudgeStage], tuple[object, ...]]:
-        # the memo stays behind
-        return (
-            JudgeStage,
-            (self.options, self.root, self.cache, self.finish, [], self.known),
-        )
+        # the memo and the rows stay behind
+        return (JudgeStage, (self.options, self.root, self.cache, self.finish))
 
-    def key(self, path: str) -> str | None:
-        """The file's entry key: the one made before the parse where the file's stat is still
-        the one it was made for, else one made now; None without a cache (or for a file that
-        cannot be read)."""
+    def note(self, path: str) -> object:
+        """What a worker is sent with a file it judges (`__call__`'s `note`): its row."""
+        return self.known.get(path)
+
+    def key(self, path: str, row: object = None) -> str | None:
+        """The file's entry key: the one made before the parse (its row: `row`, else the one
+        `known` holds) where the file's stat is still the one it was made for, else one made
+        now; None without a cache (or for a file that cannot be read)."""
         if self.cache is None:
             return None
-        row = self.known.get(path)
+        if not isinstance(row, list):
+            row = self.known.get(path)
         if row is not None and list(signature(path) or ()) == row[:4]:
             return str(row[4])
         return self.cache.key(path, self.options)
 
-    def __call__(self, parsed: ParsedFile) -> Encoded | Finished | str:
+    def __call__(self, parsed: ParsedFile, note: object = None) -> Encoded | Finished | str:
         """The outcome, encoded as the cache keeps it: JSON that the parent validates at a
         third of what unpickling the records costs it (0.7 against 2.5 ms for a cutlass_library
         file, measured on a loaded 2-core machine), and the parent is the one core every result
@@ -197,7 +200,7 @@ class JudgeStage:
                     return finished
         from cutlint.engine.cache import encode
 
-        key = self.key(parsed.path)
+        key = self.key(parsed.path, note)
         data = encode(out, key or "")
         return Encoded(key or "", data, finished)
 
@@ -312,7 +315,7 @@ def _outcomes(
         then=stage,
         named=walk.named_files(paths),
     )
-    fresh = _parsed_stream(misses, job, jobs, options)
+    fresh = _parsed_stream(misses, job, jobs, options, stage.note if stage.known else None)
     try:
         for i, e in enumerate(entries):
             if i < start:
@@ -475,7 +478,11 @@ def _manifest(
 
 
 def _parsed_stream(
-    files: list[str], job: Job, jobs: int, options: CheckOptions
+    files: list[str],
+    job: Job,
+    jobs: int,
+    options: CheckOptions,
+    notes: Callable[[str], object] | None = None,
 ) -> Generator[object, None, None]:
     if not files:
         return _nothing()  # every file answered from the cache: no parser imported
@@ -486,7 +493,7 @@ def _parsed_stream(
     from cutlint.parse import pool  # multiprocessing: only for a run that starts workers
 
     limits = replace(pool.DEFAULT_LIMITS, seconds_per_file=options.parse_timeout)
-    return pool.stream(files, job, jobs, limits, share(), meanwhile=_judge_imported)
+    return pool.stream(files, job, jobs, limits, share(), meanwhile=_judge_imported, notes=notes)
 
 
 def _judge_imported() -> None:

@@ -8,10 +8,10 @@ is imported in the worker processes only.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from cutlint.records import ParsedFile
@@ -24,13 +24,20 @@ in flashinfer/jit/fused_moe.py (`gen_cutlass_fused_moe_sm120_module` and its sib
 Read-only, so that no caller changes everyone's default."""
 
 
+class Stage(Protocol):
+    """A job's later stage (`Job.then`): what becomes of a parsed file. `note`: what the run's
+    parent said of the file when it sent it (pool.stream's `notes`), or None."""
+
+    def __call__(self, parsed: ParsedFile, note: object = None) -> object: ...
+
+
 @dataclass(frozen=True)
 class Job:
     """What every file of a run is parsed with."""
 
     defines: Mapping[str, str]
     undefines: Sequence[str]
-    then: Callable[[ParsedFile], object] | None = None
+    then: Stage | None = None
     """A later stage the worker runs on each file it parsed, sending back its output instead
     (the engine's judge: judging on every core, not on the parent's alone). Pickled with each
     batch by reference to its module, so the parse stage imports nothing of it. An equal one

@@ -82,8 +82,9 @@ def _limit_memory(extra_bytes: int) -> None:
 
 
 def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None:
-    """Serve batches, `(job, [(index, path, later), ...])`, until the parent sends None or goes
-    away; `later`: whether to run the job's later stage on the file (pool.Share). The job comes
+    """Serve batches, `(job, [(index, path, later, note), ...])`, until the parent sends None or
+    goes away; `later`: whether to run the job's later stage on the file (pool.Share), and
+    `note` what the parent said of the file for that stage (pool.stream). The job comes
     with a worker's first batch only (None after): it names every file the user named, which
     for a long list of files is more than the batch.
 
@@ -116,12 +117,12 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
             current = job  # (and what it memoized); None: the job of the batch before
         if current is None:
             return  # a batch before any job: the parent is not ours to serve
-        for index, path, later in batch:
-            conn.send((index, payload(_run(current, path, later))))
+        for index, path, later, note in batch:
+            conn.send((index, payload(_run(current, path, later, note))))
 
 
-def _run(job: Job, path: str, later: bool = True) -> object:
-    """Parse `path`, then run the job's later stage on it, if any and if `later`. A file the
+def _run(job: Job, path: str, later: bool = True, note: object = None) -> object:
+    """Parse `path`, then run the job's later stage on it (with `note`), if any and if `later`. A file the
     parser failed on is sent back as parsed: what becomes of it (no cache entry for a crash or a
     time-out) is the parent's to decide, as for a worker that died on it. A bug in that stage is
     the stage's to report (the engine turns its own exceptions into CUT012); one that escapes
@@ -130,6 +131,6 @@ def _run(job: Job, path: str, later: bool = True) -> object:
     if job.then is None or not later or _failed(parsed):
         return parsed
     try:
-        return job.then(parsed)
+        return job.then(parsed, note)
     except Exception:
         return parsed
