@@ -18,3 +18,27 @@ def test_a_spliced_row_is_the_dumped_row(shared_result: CheckResult) -> None:
         for r in rows:
             expected = json.dumps(json_report._instantiation(r, {}))
             assert json_report._row_text(r, cache) == expected
+
+
+def test_a_streamed_report_of_many_files_is_the_whole_results_report(
+    shared_result: CheckResult,
+) -> None:
+    """`Stream.finish` writes the files' entries a thousand at a time: with more files than
+    that (and a count that is no multiple of it), the bytes are still those `chunks` writes."""
+    import io
+    import tempfile
+
+    files = [
+        f.model_copy(update={"path": f"{f.path}.{i}"})
+        for i in range(json_report.FILES_A_WRITE * 2 // len(shared_result.files) + 3)
+        for f in shared_result.files
+    ]
+    assert len(files) > 2 * json_report.FILES_A_WRITE and len(files) % 1000
+    whole = shared_result.model_copy(update={"files": files})
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        stream = json_report.Stream(spool)
+        for f in files:
+            stream.add(f)
+        out = io.StringIO()
+        stream.finish(out)
+    assert out.getvalue() == "".join(json_report.chunks(whole))

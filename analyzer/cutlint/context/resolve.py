@@ -70,14 +70,24 @@ def _option_gpu(spec: str) -> Sourced[int] | None:
     )
 
 
-@lru_cache(maxsize=4096)
 def _command_gpu(cmd: CompileCommand) -> Sourced[int] | None:
     """The one GPU a command builds SASS for (FlashInfer's JIT builds for the device it runs
-    on), if it builds for one; the files of one build share their command."""
+    on), if it builds for one; the files of one build share their command (one record: kept
+    by its identity, since hashing a pydantic record hashes all its fields, every file)."""
+    held = _COMMAND_GPU.get(id(cmd))
+    if held is not None and held[0] is cmd:
+        return held[1]
     sass = {t.sm for t in cmd.targets if not t.ptx}
+    gpu: Sourced[int] | None = None
     if len(sass) == 1:
-        return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
-    return None
+        gpu = Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+    if len(_COMMAND_GPU) >= 4096:
+        _COMMAND_GPU.clear()
+    _COMMAND_GPU[id(cmd)] = (cmd, gpu)
+    return gpu
+
+
+_COMMAND_GPU: dict[int, tuple[CompileCommand, Sourced[int] | None]] = {}
 
 
 def _installed_for(

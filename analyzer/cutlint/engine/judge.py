@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+from cutlint.build_context import BuildContext
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import core_facts
 from cutlint.engine.loader import rules_by_id
@@ -78,9 +79,11 @@ class Memo:
     resources: dict[bytes, Resources] = field(default_factory=dict)
     """One record per distinct Resources (by its JSON's BLAKE2b digest, 128 bits), which the
     recipe memo's judgements share."""
-    contexts: dict[tuple[object, ...], ModelContext | str] = field(default_factory=dict)
-    """Model contexts by (directory, build context, the file's own #defines): engine/run.py
-    context_for."""
+    contexts: dict[tuple[object, ...], tuple[BuildContext, ModelContext | str]] = field(
+        default_factory=dict
+    )
+    """Model contexts by (directory, build context's id, the file's own #defines), with the
+    build context they were made from: engine/run.py context_for."""
 
     def bound(self, calls: int, recipes: int) -> None:
         """Forget what is over a bound: a worker lives as long as the run, and an unbounded memo

@@ -65,11 +65,13 @@ def context_for(
     own = frozenset(parsed.defines)
     if memo is None or not CONTEXT_MEMO:
         return model_context(parsed.path, build, options, own)
-    key = (os.path.dirname(parsed.path), build, own)
+    # By the record's identity, held with the answer: resolve gives a directory's files one
+    # record, and hashing a pydantic record hashes every field (0.5 s of a hundred thousand).
+    key = (os.path.dirname(parsed.path), id(build), own)
     found = memo.contexts.get(key)
-    if found is None:
-        found = memo.contexts[key] = model_context(parsed.path, build, options, own)
-    return found
+    if found is None or found[0] is not build:
+        found = memo.contexts[key] = (build, model_context(parsed.path, build, options, own))
+    return found[1]
 
 
 def model_context(
