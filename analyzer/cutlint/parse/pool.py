@@ -335,6 +335,7 @@ def stream(
     share: Share | None = None,
     meanwhile: Callable[[], object] | None = None,
     notes: Callable[[str], object] | None = None,
+    idle: Callable[[], bool] | None = None,
 ) -> Generator[object, None, None]:
     """Parse `paths` in up to `jobs` workers and yield, in the order of `paths`, each file's
     record as soon as it and every file before it are done: its ParsedFile, or, with
@@ -350,7 +351,11 @@ def stream(
     `notes`: what the caller says of a file to the job's later stage, asked here as the file is
     sent to a worker that runs the stage on it, and sent with it: what the stage would otherwise
     carry for every file of the run to every worker (the engine's keys, made before the parse:
-    in the hundred-thousand-kernel run 50 MB of the worker's memory)."""
+    in the hundred-thousand-kernel run 50 MB of the worker's memory).
+
+    `idle`: the caller's own work, done a piece at a time where it would wait for a worker
+    (False: none is left); a wait is then only a wait with nothing else to do, as the share
+    sees it."""
     _reap()
     results: dict[int, object] = {}
     pending = deque(enumerate(paths))
@@ -372,7 +377,7 @@ def stream(
             meanwhile()
         while any(w.batch for w in workers):
             if pool.following not in results:
-                pool.round(block=True)
+                pool.round(block=idle is None or not idle())
                 continue
             yield results.pop(pool.following)
             pool.following += 1
