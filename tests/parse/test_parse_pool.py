@@ -235,6 +235,35 @@ def test_a_worker_gets_the_later_stage_only_for_its_share(tmp_path: Path, fracti
     assert marker.exists() == (fraction == 1.0)
 
 
+def _calls(tmp_path: Path, n: int) -> list[str]:
+    """`n` files of one macro call each."""
+    paths = []
+    for i in range(n):
+        p = tmp_path / f"f{i}.cu"
+        p.write_text(CALL)
+        paths.append(str(p))
+    return paths
+
+
+def test_the_callers_idle_work_fills_its_waits(tmp_path: Path) -> None:
+    """`idle`: the caller's work done a piece at a time where it would wait for a worker (the
+    engine keeps its cache entries so); once it says none is left, the caller waits as before,
+    and every result still comes, in order."""
+    paths = _calls(tmp_path, 6)
+    pieces = [3]
+
+    def idle() -> bool:
+        if pieces[0] == 0:
+            return False
+        pieces[0] -= 1
+        return True
+
+    job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
+    out = list(pool.stream(paths, job, 1, Limits(batch_size=2), idle=idle))
+    assert [_path(o) for o in out] == paths
+    assert pieces == [0]  # the first result is waited for: the idle work went first
+
+
 def _noted(parsed: ParsedFile, note: object = None) -> tuple[str, object]:
     return (parsed.path, note)
 
@@ -244,11 +273,7 @@ def test_a_file_is_judged_with_the_note_the_caller_gave_it(tmp_path: Path, jobs:
     """`notes`: what the caller says of a file reaches the later stage with that file, in a
     worker (sent with its batch, not with the job: the engine's keys of the whole run) or,
     where no worker can be started, here."""
-    paths = []
-    for i in range(7):
-        p = tmp_path / f"f{i}.cu"
-        p.write_text(CALL)
-        paths.append(str(p))
+    paths = _calls(tmp_path, 7)
     asked: list[str] = []
 
     def notes(path: str) -> object:
@@ -272,11 +297,7 @@ def test_a_file_is_judged_with_the_note_the_caller_gave_it(tmp_path: Path, jobs:
 def test_meanwhile_runs_once_before_the_first_result(tmp_path: Path) -> None:
     """`meanwhile` is the caller's own work done while the workers parse the first batch (the
     check imports its judge then): called once, after the batches are sent, before any result."""
-    paths = []
-    for i in range(5):
-        p = tmp_path / f"f{i}.cu"
-        p.write_text(CALL)
-        paths.append(str(p))
+    paths = _calls(tmp_path, 5)
     seen: list[str] = []
     job = Job(defines=dict(DEFAULT_DEFINES), undefines=())
     for out in pool.stream(paths, job, 2, Limits(batch_size=2), meanwhile=lambda: seen.append("")):
