@@ -259,7 +259,15 @@ def check(**flags: Any) -> None:
 
 def run(flags: CheckFlags) -> None:
     """The command; kept for replay (engine/replay.py) when `cutlint/__main__.py` found no
-    entry for this command line and left a Recorder for it."""
+    entry for this command line and left a Recorder for it. The collector is settled for all
+    of it (cutlint/heap.py), the replay's record at its end included."""
+    from cutlint import heap
+
+    with heap.settled():
+        _recorded(flags)
+
+
+def _recorded(flags: CheckFlags) -> None:
     recorder: Recorder | None = None
     if "cutlint.engine.replay" in sys.modules:  # cutlint/__main__.py's, for a run it may keep
         from cutlint.engine import replay
