@@ -247,7 +247,8 @@ def _type_of(
     `stem`: the alias's name less its last `_part` (`X` of `X_mainloop`), the kernel's own name
     in a cutlass_library file, where the mainloop and the kernel alias spell it (`X_epilogue`,
     `X_mainloop`): read with it as a mark (`_abstracted`), those texts repeat across a build's
-    kernels as well (8,000 of a 100a build's aliases: 14,833 distinct texts, 3,776 so)."""
+    kernels as well (the 23,551 aliases of 8,000 files of the 90a to 110a builds: 14,833
+    distinct texts, 3,776 so)."""
     padding = masked.padding
     if padding:
         lo = bisect.bisect_left(padding, rhs_at)
