@@ -1,10 +1,12 @@
 """verify's compiles on Dask (verify/dask_runner.py), with a real LocalCluster and a fake probe:
-no nvcc. A compile error is its file's result; a cluster given by address runs the compiles and
-the results land in the store a later plain run reads."""
+no nvcc. A compile error is its file's result; a lost worker's task runs again on another; a
+cluster given by address runs the compiles and the results land in the store a later plain run
+reads."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,6 +31,28 @@ def test_the_local_cluster_runs_tasks_and_errors_are_values() -> None:
         got = [pool.submit(dask_runner.outcome, _boom, x).result() for x in range(4)]
     assert got[:2] == [0, 10] and got[3] == 30
     assert isinstance(got[2], ValueError) and str(got[2]) == "nvcc said no"
+
+
+def _die_once(marker: str) -> int:
+    """Ends its worker's process the first time it runs (as an OOM kill or a lost machine
+    would), and answers its own pid the second."""
+    if not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return os.getpid()
+
+
+def test_a_lost_workers_task_runs_again_on_another(tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    with (
+        LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as c,
+        dask_runner.executor(jobs=0, scheduler=c.scheduler_address) as pool,
+    ):
+        pid = pool.submit(dask_runner.outcome, _die_once, str(marker)).result(timeout=120)
+    assert marker.exists()  # the first run's worker died
+    assert isinstance(pid, int) and pid != os.getpid()  # a worker process answered it
 
 
 @pytest.fixture
