@@ -157,6 +157,10 @@ def _entry(work: Path) -> Path:
     return header
 
 
+def _spool(body: Path) -> bool:
+    return body.name.endswith(".spool.out")
+
+
 def test_a_corrupt_or_foreign_entry_is_run_again(tree: Path) -> None:
     work = tree.parent
     first = cutlint(work, *CHECK)
@@ -166,10 +170,41 @@ def test_a_corrupt_or_foreign_entry_is_run_again(tree: Path) -> None:
         again = cutlint(work, *CHECK)
         assert again.said.startswith("miss: ") and again.said.endswith("stored")
         assert again.same(first)
-    (body,) = header.parent.glob("*.out")
-    body.write_bytes(body.read_bytes()[:-1])  # cut short
+    for spooled in (True, False):  # the report's files' texts, then its head and end
+        (body,) = (f for f in header.parent.glob("*.out") if _spool(f) == spooled)
+        body.write_bytes(body.read_bytes()[:-1])  # cut short
+        again = cutlint(work, *CHECK)
+        assert again.said.startswith("miss: the body is not the one kept") and again.same(first)
+    (spool,) = header.parent.glob("*.spool.out")
+    spool.unlink()
     again = cutlint(work, *CHECK)
-    assert again.said.startswith("miss: the body is not the one kept") and again.same(first)
+    assert again.said == "miss: no body\nstored" and again.same(first)
+    for segments in ("[[2, 0, 1]]", "[[0, 0, 1000000000]]", "[[0, -1, 1]]", "[[0, 0]]"):
+        data = header.read_text()
+        start = data.index('"segments":') + len('"segments":')
+        end = data.index(',"deps"')
+        header.write_text(data[:start] + segments + data[end:])
+        again = cutlint(work, *CHECK)
+        assert again.said == "miss: corrupt entry\nstored" and again.same(first)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_streamed_reports_spool_is_kept_once(tree: Path, fmt: str) -> None:
+    """The files' texts a streamed report spools are the entry's own file, not copied into its
+    body; the entries a run replaces leave no file behind."""
+    work = tree.parent
+    args = (*CHECK, "--format", fmt)
+    first = cutlint(work, *args)
+    header = _entry(work)
+    spool = next(header.parent.glob("*.spool.out")).read_bytes()
+    body = next(f for f in header.parent.glob("*.out") if not _spool(f))
+    assert spool and spool in first.out and len(body.read_bytes()) + len(spool) == len(first.out)
+    (tree / "more.cu").write_bytes(HEADLINE.read_bytes())  # another run, a new entry
+    second = cutlint(work, *args)
+    assert second.said.endswith("stored") and second.out != first.out
+    assert len(list(header.parent.glob("*.out"))) == 2  # the replaced entry's files removed
+    again = cutlint(work, *args)
+    assert again.said == "replayed" and again.same(second)
 
 
 def test_a_stderr_note_is_replayed(tree: Path) -> None:

@@ -14,17 +14,25 @@ is missing, cut short, foreign (another key, schema or cutlint) or names another
 that differs, a path that cannot be stat'ed, any error at all before the first byte is written,
 and the run goes the ordinary way (which keeps a new entry).
 
-    $CUTLINT_CACHE/check/replay-v1/<key[:2]>/<key>.json           the header: the key, the exit
+    $CUTLINT_CACHE/check/replay-v2/<key[:2]>/<key>.json           the header: the key, the exit
                                                                   code, stderr's text, -o's
                                                                   target, the checked paths, the
-                                                                  dependencies, the body's name
-    $CUTLINT_CACHE/check/replay-v1/<key[:2]>/<key>.<nonce>.out    the report's bytes, as the
+                                                                  dependencies, the body's files
+                                                                  and their segments
+    $CUTLINT_CACHE/check/replay-v2/<key[:2]>/<key>.<nonce>.out    the report's bytes, as the
                                                                   run wrote them
+    $CUTLINT_CACHE/check/replay-v2/<key[:2]>/<key>.<nonce>.spool.out   a streamed report's
+                                                                  spool (its files' texts)
 
-The body is written first under a name of its own and never changed; the header, which names it
-and its size, is moved into place last (`os.replace`), so that a concurrent reader finds a whole
-entry, an older whole entry, or none. This module imports only the standard library and
-cutlint's own small modules: it runs before the command line is parsed (cutlint/__main__.py).
+The body is written first under names of its own and never changed; the header, which names its
+files, their sizes and the segments of them the report is made of in order, is moved into place
+last (`os.replace`), so that a concurrent reader finds a whole entry, an older whole entry, or
+none. A streamed report (report/spool.py) writes its files' texts to a spool before its head,
+which comes first: where the run is kept, the spool is made beside the body (`Recorder.spool`)
+and is the entry's second file, so that the texts are written once, not copied into the body at
+the end (868 MB of a hundred thousand kernels' 1 GB JSON report). This module imports only the
+standard library and cutlint's own small modules: it runs before the command line is parsed
+(cutlint/__main__.py).
 """
 
 from __future__ import annotations
@@ -48,14 +56,18 @@ from cutlint.inputs import Signature
 if TYPE_CHECKING:
     from cutlint.engine.options import CheckOptions
 
-SCHEMA = 1
+SCHEMA = 2
 """The layout of an entry; another one is another directory."""
 
 ENV_LOG = "CUTLINT_REPLAY_LOG"
-# A body no header names, untouched this long, was left by a run stopped while writing it.
-_ORPHAN_AGE_S = 3600
 """A file that each `cutlint check` appends one line to: `replayed`, `stored`, or why it was not
 (`miss: ...`, `not stored: ...`). For the tests, and for asking why a run was not replayed."""
+
+_ORPHAN_AGE_S = 3600
+"""A body file no header names, untouched this long, was left by a run stopped while writing it."""
+
+_MAX_FILES = 2
+"""An entry's files: its body, and the spool of a streamed report (Recorder.spool)."""
 
 ENV_EXACT = frozenset(
     {"NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "CI", "COLUMNS", "LANG"}
@@ -146,6 +158,13 @@ class Recorder:
     body: IO[bytes] | None = None
     body_path: Path | None = None
     size: int = 0
+    """Bytes written to the body."""
+    spool_file: IO[str] | None = None
+    spool_path: Path | None = None
+    spool_size: int | None = None
+    """The spool's bytes once its text is in the report (`adopt`); None while it is not."""
+    segments: list[list[int]] = field(default_factory=list)
+    """The report in order: [file, offset, length] each, file 0 the body and 1 the spool."""
 
     def refuse(self, why: str) -> None:
         if self.refused is None:
@@ -194,17 +213,60 @@ class Recorder:
         """A line the command wrote to stderr (`click.echo(text, err=True)`)."""
         self.stderr.append(text + "\n")
 
-    def tee(self, out: TextIO) -> TextIO:
-        """`out`, with what is written to it also kept (encoded as `out` encodes it)."""
+    def _new_file(self, suffix: str) -> Path | None:
+        """A name of its own for one of this entry's files, its directory made; None (refused)
+        where it cannot be made."""
         folder = directory() / self.key[:2]
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            self.body_path = folder / f"{self.key}.{secrets.token_hex(8)}.out"
-            self.body = open(self.body_path, "xb")
+        except OSError as err:
+            self.refuse(f"cannot write the body: {err}")
+            return None
+        return folder / f"{self.key}.{secrets.token_hex(8)}{suffix}"
+
+    def spool(self) -> IO[str] | None:
+        """A spool for a streamed report (a text file, read and written) made as the entry's
+        second file, or None where it cannot be (the report spools to a temporary file, and the
+        body keeps a copy as before)."""
+        if self.refused is not None:
+            return None
+        where = self._new_file(".spool.out")
+        if where is None:
+            return None
+        try:
+            self.spool_file = open(where, "x+", encoding="utf-8")
+        except OSError as err:
+            self.refuse(f"cannot write the body: {err}")
+            return None
+        self.spool_path = where
+        return self.spool_file
+
+    def tee(self, out: TextIO) -> TextIO:
+        """`out`, with what is written to it also kept (encoded as `out` encodes it)."""
+        where = self._new_file(".out")
+        if where is None:
+            return out
+        try:
+            self.body = open(where, "xb")
         except OSError as err:
             self.refuse(f"cannot write the body: {err}")
             return out
+        self.body_path = where
         return cast("TextIO", _Tee(out, self))
+
+    def adopt(self, spool: IO[str]) -> bool:
+        """Whether `spool` (rewound, its text flushed) is this entry's own, now kept as the
+        report's next segment: then its bytes go to the report's stream only, not into the
+        body. False for another spool, or once the run keeps nothing."""
+        if spool is not self.spool_file or self.refused is not None or self.spool_size is not None:
+            return False
+        try:
+            self.spool_size = os.fstat(spool.fileno()).st_size
+        except (OSError, ValueError) as err:
+            self.refuse(f"the report was not kept: {err}")
+            return False
+        self.segments.append([1, 0, self.spool_size])
+        return True
 
     def kept(self, text: str, encoding: str | None, errors: str | None) -> None:
         if self.body is None or self.refused is not None:
@@ -225,6 +287,11 @@ class Recorder:
         except (OSError, ValueError) as err:
             self.refuse(f"the report was not kept: {err}")
             return
+        last = self.segments[-1] if self.segments else None
+        if last is not None and last[0] == 0 and last[1] + last[2] == self.size:
+            last[2] += len(data)  # the body's bytes so far, one segment
+        else:
+            self.segments.append([0, self.size, len(data)])
         self.size += len(data)
 
     def store(self, code: int) -> None:
@@ -233,6 +300,13 @@ class Recorder:
             if self.refused is None and self.body is not None:
                 self.body.close()
                 assert self.body_path is not None
+                files = [(self.body_path.name, self.size)]
+                if self.spool_size is not None:
+                    assert self.spool_file is not None and self.spool_path is not None
+                    self.spool_file.close()  # the check's own `with` may close it again
+                    if os.stat(self.spool_path).st_size != self.spool_size:
+                        raise OSError(f"{self.spool_path} was written after its text was kept")
+                    files.append((self.spool_path.name, self.spool_size))
                 header = {
                     "schema": SCHEMA,
                     "key": self.key,
@@ -240,13 +314,17 @@ class Recorder:
                     "stderr": "".join(self.stderr),
                     "target": self.target,
                     "checked": list(self.checked),
-                    "body": self.body_path.name,
-                    "size": self.size,
+                    "files": files,
+                    "segments": self.segments,
                     "deps": _grouped(self.deps),
                 }
                 data = json.dumps(header, ensure_ascii=False, separators=(",", ":"))
-                _replace_header(self.key, data.encode("utf-8"), self.body_path.name)
+                names = {name for name, _ in files}
+                _replace_header(self.key, data.encode("utf-8"), names)
                 self.body, self.body_path = None, None  # the entry's now
+                if self.spool_size is not None:
+                    self.spool_file, self.spool_path = None, None
+                self.discard()  # a spool the report did not take
                 log("stored")
                 return
             log(f"not stored: {self.refused or 'no report'}")
@@ -255,13 +333,15 @@ class Recorder:
         self.discard()
 
     def discard(self) -> None:
-        if self.body is not None:
-            with contextlib.suppress(OSError):
-                self.body.close()
-        if self.body_path is not None:
-            with contextlib.suppress(OSError):
-                self.body_path.unlink()
-        self.body = None
+        """Remove the files this run made and no entry names."""
+        for file, where in ((self.body, self.body_path), (self.spool_file, self.spool_path)):
+            if file is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    file.close()
+            if where is not None:
+                with contextlib.suppress(OSError):
+                    where.unlink()
+        self.body, self.body_path, self.spool_file, self.spool_path = None, None, None, None
 
 
 class _Tee:
@@ -298,6 +378,11 @@ class _TeeBuffer:
         self._recorder.kept_bytes(data)
         return n
 
+    def adopted(self, spool: IO[str]) -> IO[bytes] | None:
+        """Where to write `spool`'s bytes when the entry keeps the spool itself (the stream's
+        own buffer, not kept again); None when it does not (`Recorder.adopt`)."""
+        return self._out if self._recorder.adopt(spool) else None
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)
 
@@ -313,16 +398,16 @@ def _grouped(deps: Mapping[str, Signature | None]) -> dict[str, list[list[Any]]]
     return out
 
 
-def _replace_header(key: str, data: bytes, body: str) -> None:
-    """Move the new header into place, then remove the body the header it replaced named (every
-    other body where that header was corrupt), and bodies of the key that nothing has touched
-    for an hour (left by a run stopped half-way).
+def _replace_header(key: str, data: bytes, body: set[str]) -> None:
+    """Move the new header into place, then remove the body files the header it replaced named
+    (every other one where that header was corrupt), and body files of the key that nothing has
+    touched for an hour (left by a run stopped half-way). `body`: the new header's files.
 
-    Only the replaced header's body is removed at once: a writer installs its header once, so
-    that body can never be named again, while a concurrent run's body may be the one its header
-    has just installed (removing every other body, as a first version did, let two writers each
+    Only the replaced header's files are removed at once: a writer installs its header once, so
+    they can never be named again, while a concurrent run's body may be the one its header has
+    just installed (removing every other body, as a first version did, let two writers each
     remove the other's and leave the header naming none). A reader that already opened a removed
-    body keeps reading it; one that had not finds none, and its run is the ordinary one."""
+    file keeps reading it; one that had not finds none, and its run is the ordinary one."""
     from cutlint.inputs import write_atomically
 
     where = _header_path(key)
@@ -330,16 +415,57 @@ def _replace_header(key: str, data: bytes, body: str) -> None:
     old = _read_header(where, key)
     if not write_atomically(where, data):
         raise OSError(f"cannot write {where}")
-    replaced = old.get("body") if old is not None else None
+    named = _files(old.get("files"), key) if old is not None else None
+    replaced = {name for name, _ in named} if named is not None else set()
     # a header there but unreadable (corrupt, foreign) names no body: every other one goes
-    corrupt = existed and old is None
+    corrupt = existed and named is None
     stale = time.time() - _ORPHAN_AGE_S
     for other in where.parent.glob(f"{key}.*.out"):
-        if other.name == body:
+        if other.name in body:
             continue
         with contextlib.suppress(OSError):
-            if corrupt or other.name == replaced or other.stat().st_mtime < stale:
+            if corrupt or other.name in replaced or other.stat().st_mtime < stale:
                 other.unlink()
+
+
+def _files(files: Any, key: str) -> list[tuple[str, int]] | None:
+    """An entry's files as (name, size), or None where they are not an entry's: one or two,
+    each a name this key's entries take, in the header's directory."""
+    if not isinstance(files, list) or not 1 <= len(files) <= _MAX_FILES:
+        return None
+    out: list[tuple[str, int]] = []
+    for row in files:
+        if not (isinstance(row, list) and len(row) == 2):
+            return None
+        name, size = row
+        if not (
+            isinstance(name, str)
+            and name.startswith(f"{key}.")
+            and name.endswith(".out")
+            and "/" not in name
+            and isinstance(size, int)
+            and size >= 0
+        ):
+            return None
+        out.append((name, size))
+    return out
+
+
+def _segments(segments: Any, files: list[tuple[str, int]]) -> list[tuple[int, int, int]] | None:
+    """The report's segments as (file, offset, length), each within its file, or None."""
+    if not isinstance(segments, list):
+        return None
+    out: list[tuple[int, int, int]] = []
+    for row in segments:
+        if not (isinstance(row, list) and len(row) == 3 and all(type(x) is int for x in row)):
+            return None
+        file, offset, length = row
+        if not (0 <= file < len(files) and offset >= 0 and length >= 0):
+            return None
+        if offset + length > files[file][1]:
+            return None
+        out.append((file, offset, length))
+    return out
 
 
 # --- replaying ----------------------------------------------------------------------------------
@@ -418,46 +544,48 @@ def _entry(key: str) -> tuple[str, dict[str, Any] | None]:
     data = _read_header(where, key)
     if data is None:
         return "no entry", None
-    code, err, target, checked, body, size = (
-        data.get(k) for k in ("code", "stderr", "target", "checked", "body", "size")
-    )
+    code, err, target, checked = (data.get(k) for k in ("code", "stderr", "target", "checked"))
+    files = _files(data.get("files"), key)
+    segments = _segments(data.get("segments"), files) if files is not None else None
     if not (
         isinstance(code, int)
         and isinstance(err, str)
         and (target is None or isinstance(target, str))
         and isinstance(checked, list)
         and all(isinstance(c, str) for c in checked)
-        and isinstance(body, str)
-        and body.startswith(f"{key}.")
-        and body.endswith(".out")
-        and "/" not in body
-        and isinstance(size, int)
+        and files is not None
+        and segments is not None
     ):
         return "corrupt entry", None
     changed = _unchanged(data.get("deps"))
     if changed is not None:
         return f"changed: {changed}", None
-    data["body_path"] = where.parent / body
+    data["body_files"] = [(where.parent / name, size) for name, size in files]
+    data["body_segments"] = segments
     return "", data
 
 
 def _emit(entry: dict[str, Any], key: str) -> int | None:
     """Write the entry's stderr and body where the run wrote them; None, having written
-    nothing, if the body is not the one the header names."""
-    try:
-        body = open(entry["body_path"], "rb")
-    except OSError:
-        log("miss: no body")
-        return None
-    with body:
-        if os.fstat(body.fileno()).st_size != entry["size"]:
-            log("miss: the body is not the one kept")
-            return None
+    nothing, if a body file is missing or is not the one the header names."""
+    with contextlib.ExitStack() as stack:
+        files: list[IO[bytes]] = []
+        for where, size in entry["body_files"]:
+            try:
+                file = stack.enter_context(open(where, "rb"))
+            except OSError:
+                log("miss: no body")
+                return None
+            if os.fstat(file.fileno()).st_size != size:
+                log("miss: the body is not the one kept")
+                return None
+            files.append(file)
+        segments = [(files[i], offset, length) for i, offset, length in entry["body_segments"]]
         target: str | None = entry["target"]
         if target is None:
             _write_stderr(entry["stderr"])
             sys.stdout.flush()
-            _copy(body, sys.stdout.buffer)
+            _copy(segments, sys.stdout.buffer)
             sys.stdout.flush()
         else:
             from cutlint import output_target
@@ -468,7 +596,7 @@ def _emit(entry: dict[str, Any], key: str) -> int | None:
                     written = True
                     _write_stderr(entry["stderr"])
                     out.flush()
-                    _copy(body, out.buffer)
+                    _copy(segments, out.buffer)
             except output_target.OutputError as err:
                 if not written:
                     log("miss: -o refused (the command says why)")
@@ -489,9 +617,13 @@ def _write_stderr(text: str) -> None:
         sys.stderr.flush()
 
 
-def _copy(src: IO[bytes], dst: IO[bytes]) -> None:
-    while chunk := src.read(1 << 20):
-        dst.write(chunk)
+def _copy(segments: list[tuple[IO[bytes], int, int]], dst: IO[bytes]) -> None:
+    """Each segment's bytes (file, offset, length), in order."""
+    for src, offset, length in segments:
+        src.seek(offset)
+        while length > 0 and (chunk := src.read(min(length, 1 << 20))):
+            dst.write(chunk)
+            length -= len(chunk)
 
 
 pending: Recorder | None = None

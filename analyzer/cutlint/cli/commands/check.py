@@ -524,7 +524,8 @@ def _streamed(
     judged: list[str] = []
     code = OK
     baselined = 0
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+    kept = recorder.spool() if recorder is not None else None  # the replay keeps it whole
+    with kept or tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
         # made when the first file's piece comes: a format's modules import the families'
         # registry, which the parser worker's first batch need not wait for
         report: Stream | None = None
