@@ -323,7 +323,8 @@ def test_the_key_kept_per_run_is_the_key_made_afresh(
 
     def afresh(opts: api.CheckOptions) -> str:
         cache._OPTIONS_PART.clear()
-        cache._DUMPED.clear()
+        cache._LINE.clear()
+        cache._LINES.clear()
         cache._SHARED_HASH.clear()
         return cache.context_key(str(cu), opts)
 

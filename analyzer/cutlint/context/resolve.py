@@ -10,6 +10,7 @@ from cutlint.build_context import BuildContext, BuildInfo, Origin, Request, Sour
 from cutlint.context import build_files, headers, packages, sglang_jit
 from cutlint.context.command import CompileCommand, parse_command
 from cutlint.context.gpus import gpu_sm
+from cutlint.identity import ByIdentity
 from cutlint.sources import cutlass_library_files
 from cutlint.sources import flashinfer_cache as cache_layout
 
@@ -74,20 +75,17 @@ def _command_gpu(cmd: CompileCommand) -> Sourced[int] | None:
     """The one GPU a command builds SASS for (FlashInfer's JIT builds for the device it runs
     on), if it builds for one; the files of one build share their command (one record: kept
     by its identity, since hashing a pydantic record hashes all its fields, every file)."""
-    held = _COMMAND_GPU.get(id(cmd))
-    if held is not None and held[0] is cmd:
-        return held[1]
+    return _COMMAND_GPU.get(cmd, lambda: _sass_gpu(cmd))
+
+
+def _sass_gpu(cmd: CompileCommand) -> Sourced[int] | None:
     sass = {t.sm for t in cmd.targets if not t.ptx}
-    gpu: Sourced[int] | None = None
     if len(sass) == 1:
-        gpu = Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
-    if len(_COMMAND_GPU) >= 4096:
-        _COMMAND_GPU.clear()
-    _COMMAND_GPU[id(cmd)] = (cmd, gpu)
-    return gpu
+        return Sourced(value=sass.pop(), origin=Origin.COMMAND, where=cmd.where)
+    return None
 
 
-_COMMAND_GPU: dict[int, tuple[CompileCommand, Sourced[int] | None]] = {}
+_COMMAND_GPU: ByIdentity[Sourced[int] | None] = ByIdentity(bound=4096)
 
 
 def _installed_for(

@@ -42,6 +42,7 @@ from cutlint.engine.options import CheckOptions
 from cutlint.engine.tool import ENV_OFF as ENV_OFF
 from cutlint.engine.tool import enabled as enabled
 from cutlint.engine.tool import tool_key as tool_key
+from cutlint.identity import ByIdentity
 from cutlint.records import (
     ArchLimits,
     FileResult,
@@ -93,40 +94,43 @@ def context_key(path: str, options: CheckOptions, build: BuildContext | None = N
     return h.hexdigest()
 
 
-_SHARED_HASH: dict[int, tuple[BuildContext, str, hashlib.blake2b]] = {}
-"""id(context) -> (the context, the options' part, a hash of both): the files of one directory
-built by one command share one resolved context (context/resolve.py), so each file's key copies
-the hash and adds its path, where it hashed the options' part and the context's JSON again (2 KB,
-20 us a file)."""
+DUMPED_KEPT = 4096
+"""Records whose lines a process keeps: a worker lives as long as the run, and repeats sit near
+one another (a tactic's kernels, one build's context). Records are frozen."""
+
+_SHARED_HASH: ByIdentity[hashlib.blake2b] = ByIdentity(bound=DUMPED_KEPT)
+"""A hash of the options' part and a context, by (the context, the part): the files of one
+directory built by one command share one resolved context (context/resolve.py), so each file's
+key copies the hash and adds its path, where it hashed the options' part and the context's JSON
+again (2 KB, 20 us a file)."""
 
 
 def _shared_hash(part: str, build: BuildContext) -> hashlib.blake2b:
-    held = _SHARED_HASH.get(id(build))
-    if held is not None and held[0] is build and held[1] is part:
-        return held[2]
+    return _SHARED_HASH.get(build, lambda: _hash_of(part, build), part)
+
+
+def _hash_of(part: str, build: BuildContext) -> hashlib.blake2b:
     h = hashlib.blake2b(digest_size=16)
     # neither holds a NUL: a repr, and JSON (which escapes control characters)
     h.update(f"{part}\0".encode("utf-8", "surrogatepass"))
     h.update(_dumped(build))
-    if len(_SHARED_HASH) >= DUMPED_KEPT:
-        _SHARED_HASH.clear()
-    _SHARED_HASH[id(build)] = (build, part, h)
     return h
 
 
-_OPTIONS_PART: dict[int, tuple[CheckOptions, str, str]] = {}
-"""id(options) -> (the options, the working directory, their part of a key): every file of a run
-keys the same options, and their part was made again for each (with the context's JSON, now
-dumped once, `_dumped`: a fifth of a cutlass_library file's key, 81 to 64 us)."""
+_OPTIONS_PART: ByIdentity[str] = ByIdentity(bound=1)
+"""The options' part of a key, by (the options, the working directory): every file of a run keys
+the same options, and their part was made again for each (with the context's JSON, now dumped
+once, `_dumped`: a fifth of a cutlass_library file's key, 81 to 64 us). One run's at a time."""
 
 
 def _options_part(options: CheckOptions) -> str:
     """The options the judge reads, as text: the same for every file of one run. Kept by the
     options (frozen) and, where they name no root, the working directory, the root's default."""
     cwd = str(options.root or Path.cwd())
-    held = _OPTIONS_PART.get(id(options))
-    if held is not None and held[0] is options and held[1] == cwd:
-        return held[2]
+    return _OPTIONS_PART.get(options, lambda: _options_text(options, cwd), cwd)
+
+
+def _options_text(options: CheckOptions, cwd: str) -> str:
     cutlass = options.cutlass_version
     version_h = b""
     if cutlass is not None and Path(cutlass).is_dir():  # a CUTLASS include directory
@@ -148,8 +152,6 @@ def _options_part(options: CheckOptions) -> str:
             tuple(options.site_packages),
         )
     )
-    _OPTIONS_PART.clear()  # one run's options at a time
-    _OPTIONS_PART[id(options)] = (options, cwd, part)
     return part
 
 
@@ -288,46 +290,25 @@ def line_kinds(header: dict[str, Any]) -> list[str | None]:
     return kinds
 
 
-_DUMPED: dict[int, tuple[BaseModel, object]] = {}
-"""id(record) -> (the record, its dumped line or lines): records are frozen, and holding one
-keeps its id from being reused."""
-
-DUMPED_KEPT = 4096
-"""Records whose lines a process keeps: a worker lives as long as the run, and repeats sit near
-one another (a tactic's kernels, one build's context)."""
-
-
-def _held(record: BaseModel) -> object | None:
-    held = _DUMPED.get(id(record))
-    return held[1] if held is not None and held[0] is record else None
-
-
-def _hold(record: BaseModel, dumped: object) -> None:
-    if len(_DUMPED) >= DUMPED_KEPT:
-        _DUMPED.clear()
-    _DUMPED[id(record)] = (record, dumped)
+_LINE: ByIdentity[bytes] = ByIdentity(bound=DUMPED_KEPT)
+_LINES: ByIdentity[tuple[list[str], list[bytes]]] = ByIdentity(bound=DUMPED_KEPT)
 
 
 def _dumped(record: BaseModel) -> bytes:
     """The record's JSON line, dumped once for the files that share the record."""
-    held = _held(record)
-    if isinstance(held, bytes):
-        return held
-    line = record.model_dump_json().encode()
-    _hold(record, line)
-    return line
+    return _LINE.get(record, lambda: record.model_dump_json().encode())
 
 
 def _resources_lines(res: Resources) -> tuple[list[str], list[bytes]]:
     """The PARTS a resources has, and its lines: its own fields, then each part's."""
-    held = _held(res)
-    if isinstance(held, tuple):
-        return held
+    return _LINES.get(res, lambda: _lines_of(res))
+
+
+def _lines_of(res: Resources) -> tuple[list[str], list[bytes]]:
     parts = [(kind, getattr(res, kind)) for kind in PARTS]
     kinds = [kind for kind, part in parts if part is not None]
     own = res.model_dump_json(exclude=set(PARTS)).encode()
     lines = [own, *(_dumped(part) for _, part in parts if part is not None)]
-    _hold(res, (kinds, lines))
     return kinds, lines
 
 

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from cutlint.build_context import BuildContext
 from cutlint.engine.evaluate import diagnose
 from cutlint.engine.facts import core_facts
 from cutlint.engine.loader import rules_by_id
@@ -18,6 +17,7 @@ from cutlint.engine.schema import Kind, Rule
 from cutlint.engine.selection import Selection
 from cutlint.families.base import CannotRun, Facts, Family, Unreadable
 from cutlint.families.registry import claim
+from cutlint.identity import ByIdentity
 from cutlint.model.context import ModelContext
 from cutlint.model.occupancy import with_occupancy
 from cutlint.producers.flashinfer.modules import compiled_out
@@ -79,11 +79,9 @@ class Memo:
     resources: dict[bytes, Resources] = field(default_factory=dict)
     """One record per distinct Resources (by its JSON's BLAKE2b digest, 128 bits), which the
     recipe memo's judgements share."""
-    contexts: dict[tuple[object, ...], tuple[BuildContext, ModelContext | str]] = field(
-        default_factory=dict
-    )
-    """Model contexts by (directory, build context's id, the file's own #defines), with the
-    build context they were made from: engine/run.py context_for."""
+    contexts: ByIdentity[ModelContext | str] = field(default_factory=lambda: ByIdentity(None))
+    """Model contexts by (the build context's identity, the directory, the file's own #defines):
+    engine/run.py context_for. Bounded by `bound`."""
 
     def bound(self, calls: int, recipes: int) -> None:
         """Forget what is over a bound: a worker lives as long as the run, and an unbounded memo
@@ -271,8 +269,12 @@ def recipe_key(family: Family, recipe: Recipe, ctx: ModelContext) -> tuple[objec
     )
     if len(stem) >= MIN_STEM:
         text = text.replace(stem, "\x00")
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-    return (family.name, type(recipe).__name__, digest, ctx.key)
+    return (family.name, type(recipe).__name__, _digest(text), ctx.key)
+
+
+def _digest(text: str) -> bytes:
+    """What the memo keys a JSON text by: its BLAKE2b digest, 128 bits."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 MIN_STEM = 8
@@ -288,8 +290,7 @@ def _shared(
     the kernel's own name anywhere (a message), so is not shared."""
     dumped = j.resources.model_dump_json() if j.resources is not None else ""
     if j.resources is not None:
-        held = hashlib.blake2b(dumped.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        j = replace(j, resources=resources.setdefault(held, j.resources))
+        j = replace(j, resources=resources.setdefault(_digest(dumped), j.resources))
     if kernel is None:
         return j
     stem = kernel.removeprefix("Operation_").removesuffix("_base")

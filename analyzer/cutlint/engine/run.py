@@ -65,13 +65,13 @@ def context_for(
     own = frozenset(parsed.defines)
     if memo is None or not CONTEXT_MEMO:
         return model_context(parsed.path, build, options, own)
-    # By the record's identity, held with the answer: resolve gives a directory's files one
-    # record, and hashing a pydantic record hashes every field (0.5 s of a hundred thousand).
-    key = (os.path.dirname(parsed.path), id(build), own)
-    found = memo.contexts.get(key)
-    if found is None or found[0] is not build:
-        found = memo.contexts[key] = (build, model_context(parsed.path, build, options, own))
-    return found[1]
+    # by the record's identity: resolve gives a directory's files one record
+    return memo.contexts.get(
+        build,
+        lambda: model_context(parsed.path, build, options, own),
+        os.path.dirname(parsed.path),
+        own,
+    )
 
 
 def model_context(

@@ -20,6 +20,7 @@ from functools import cache
 from typing import TypeVar, cast
 
 from cutlint import tables
+from cutlint.identity import ByIdentity
 from cutlint.records import ArchLimits, Occupancy, RegisterUse, Resources
 
 _NO_LIMIT = 1 << 30
@@ -61,23 +62,14 @@ MEMO = 4096
 few hundred distinct threads, sizes and register plans)."""
 
 _T = TypeVar("_T")
-_BY_ARCH: dict[tuple[object, ...], tuple[ArchLimits, object]] = {}
+_BY_ARCH: ByIdentity[object] = ByIdentity(bound=MEMO)
 
 
 def _by_arch(arch: ArchLimits, key: tuple[Hashable, ...], compute: Callable[[], _T]) -> _T:
     """`compute()`, kept by (`key`, the arch record's identity). The arch is a frozen record
-    (one per arch: model.arch's table) that holds a dict, so it has no hash: its identity, kept
-    alive with the answer so that it is never reused, stands for its value. `key` must hold
-    every other argument `compute` reads."""
-    full = (id(arch), *key)
-    kept = _BY_ARCH.get(full)
-    if kept is not None and kept[0] is arch:
-        return cast(_T, kept[1])
-    value = compute()
-    if len(_BY_ARCH) >= MEMO:
-        _BY_ARCH.clear()
-    _BY_ARCH[full] = (arch, value)
-    return value
+    (one per arch: model.arch's table) that holds a dict, so it has no hash: its identity stands
+    for its value. `key` must hold every other argument `compute` reads."""
+    return cast(_T, _BY_ARCH.get(arch, compute, *key))
 
 
 def occupancy(

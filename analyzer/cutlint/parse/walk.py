@@ -232,8 +232,8 @@ def _walk(root: str, root_st: os.stat_result, excluded: Exclude) -> Iterator[Ent
                 yield Entry(path, _stat_problem(path, err))
             continue
         real = _realpath(path) if link else os.path.join(frame.real, name)
-        if real == path:
-            real = path  # one string, not two equal ones, for each file of a tree named by its real path
+        if real == path:  # one string, not two equal ones, for a file named by its real path
+            real = path
         if stat.S_ISDIR(st.st_mode):
             if name.endswith(".cu"):
                 yield Entry(path, _not_regular(path, st.st_mode))

@@ -122,11 +122,11 @@ def main(conn: Connection, memory_bytes: int | None, warm: bool = False) -> None
 
 
 def _run(job: Job, path: str, later: bool = True, note: object = None) -> object:
-    """Parse `path`, then run the job's later stage on it (with `note`), if any and if `later`. A file the
-    parser failed on is sent back as parsed: what becomes of it (no cache entry for a crash or a
-    time-out) is the parent's to decide, as for a worker that died on it. A bug in that stage is
-    the stage's to report (the engine turns its own exceptions into CUT012); one that escapes
-    costs this file its later stage, never the worker."""
+    """Parse `path`, then run the job's later stage on it (with `note`), if any and if `later`.
+    A file the parser failed on is sent back as parsed: what becomes of it (no cache entry for a
+    crash or a time-out) is the parent's to decide, as for a worker that died on it. A bug in
+    that stage is the stage's to report (the engine turns its own exceptions into CUT012); one
+    that escapes costs this file its later stage, never the worker."""
     parsed = parse_file(path, job)
     if job.then is None or not later or _failed(parsed):
         return parsed
